@@ -1,0 +1,208 @@
+/*
+ * cli.c - parse mha-tui's command line into struct cli. Every error names
+ * the flag, the value and what is allowed, in one line; nothing is printed
+ * here and nothing exits.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cli_usage[] =
+	"usage: mha-tui [options]\n"
+	"\n"
+	"  mha-tui                          resume where you left off, or open the lesson menu\n"
+	"  mha-tui --lesson ID              open lesson ID (number or name)\n"
+	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
+	"          [--causal] [--top-k K] [--no-scale] [--seed S]\n"
+	"                                   open the workbench with that configuration\n"
+	"  mha-tui --load FILE              open a saved session\n"
+	"  mha-tui --dump json [configuration flags | --load FILE]\n"
+	"                                   print the whole computation as JSON and exit\n"
+	"  mha-tui --check-lessons [DIR]    validate lesson files\n"
+	"  mha-tui --help | --version\n"
+	"\n"
+	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
+	"  --tokens N       tokens n, 1..64\n"
+	"  --d-model D      model width d_model, 1..1024\n"
+	"  --heads H        query heads h, 1..64\n"
+	"  --kv-heads G     key/value heads g, a divisor of h (default h; 1 = MQA)\n"
+	"  --d-k K          head size d_k = d_v, 1..1024 (default d_model / h)\n"
+	"  --causal         mask future tokens (query i sees keys j <= i)\n"
+	"  --top-k K        keep each query's K largest scores, 0..n (0 = off)\n"
+	"  --no-scale       leave out the 1/sqrt(d_k) scale\n"
+	"  --seed S         seed of the random matrices, 0..2^64-1 (default 1)\n"
+	"\n"
+	"other options:\n"
+	"  --lessons-dir DIR  where lesson files are (else $MHA_TUI_LESSONS, the source\n"
+	"                     tree, the installed data dir)\n"
+	"  --no-color         monochrome screen (also when NO_COLOR is set)\n"
+	"\n"
+	"exit status: 0 success, 1 failure (bad lesson or session file), 2 usage error\n";
+
+static int usage_error(char *msg, size_t len, const char *fmt, const char *a, const char *b)
+{
+	snprintf(msg, len, fmt, a, b);
+	return 2;
+}
+
+/* A whole number in [lo, hi], nothing else. */
+static int parse_int(const char *flag, const char *text, long lo, long hi, int *out,
+                     char *msg, size_t len)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || text[0] == ' ') {
+		snprintf(msg, len, "%s '%.40s' is not a whole number: allowed %ld..%ld", flag, text, lo, hi);
+		return 2;
+	}
+	if (errno == ERANGE || v < lo || v > hi) {
+		snprintf(msg, len, "%s %.40s is out of range: allowed %ld..%ld", flag, text, lo, hi);
+		return 2;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
+{
+	char *end = NULL;
+	errno = 0;
+	if (text[0] < '0' || text[0] > '9' || (*out = strtoull(text, &end, 10), *end != '\0') || errno == ERANGE) {
+		snprintf(msg, len, "--seed '%.40s' is not a whole number: allowed 0..%" PRIu64,
+		         text, UINT64_MAX);
+		return 2;
+	}
+	return 0;
+}
+
+struct flag {
+	const char *name;
+	bool takes_value; /* the next argument (or =VALUE) is its value */
+	bool config;      /* part of the layer's configuration */
+};
+
+static const struct flag flags[] = {
+	{ "--tokens", true, true }, { "--d-model", true, true }, { "--heads", true, true },
+	{ "--kv-heads", true, true }, { "--d-k", true, true }, { "--top-k", true, true },
+	{ "--seed", true, true }, { "--causal", false, true }, { "--no-scale", false, true },
+	{ "--load", true, false }, { "--lesson", true, false }, { "--lessons-dir", true, false },
+	{ "--dump", true, false }, { "--check-lessons", false, false }, { "--no-color", false, false },
+	{ "--help", false, false }, { "--version", false, false },
+};
+
+static const struct flag *flag_find(const char *name, size_t name_len)
+{
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+		if (strlen(flags[i].name) == name_len && strncmp(flags[i].name, name, name_len) == 0)
+			return &flags[i];
+	return NULL;
+}
+
+/* Configuration as typed, before defaults fill the gaps. -1: not given. */
+struct given {
+	int n, d, h, g, dk, top_k;
+};
+
+static int finish_config(const struct given *gv, struct cli *out, char *msg, size_t len)
+{
+	struct mha_config *c = &out->cfg;
+	if (gv->n >= 0) c->n = gv->n;
+	if (gv->d >= 0) c->d = gv->d;
+	if (gv->h >= 0) c->h = gv->h;
+	c->g = gv->g >= 0 ? gv->g : c->h;
+	if (gv->top_k >= 0) c->top_k = gv->top_k;
+	if (gv->dk >= 0) {
+		c->dk = gv->dk;
+	} else if (c->d % c->h != 0) {
+		snprintf(msg, len, "--d-model %d is not divisible by --heads %d: "
+		         "choose heads that divide it, or set the head size with --d-k K", c->d, c->h);
+		return 2;
+	} else {
+		c->dk = c->d / c->h;
+	}
+	char why[MHA_MSG_MAX];
+	if (mha_config_check(c, why, sizeof why) != MHA_OK) {
+		snprintf(msg, len, "invalid configuration: --%s", why);
+		return 2;
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
+{
+	memset(out, 0, sizeof *out);
+	out->mode = CLI_TUI;
+	out->cfg = mha_config_default();
+	struct given gv = { -1, -1, -1, -1, -1, -1 };
+	bool want_help = false, want_version = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0')
+			return usage_error(msg, len, "unexpected argument '%.60s'%s: see mha-tui --help", arg, "");
+		const char *eq = strchr(arg, '=');
+		size_t name_len = eq ? (size_t)(eq - arg) : strlen(arg);
+		const struct flag *f = flag_find(arg, name_len);
+		if (!f)
+			return usage_error(msg, len, "unknown option '%.60s'%s: see mha-tui --help", arg, "");
+		const char *val = NULL;
+		if (f->takes_value) {
+			if (eq) {
+				val = eq + 1;
+			} else if (i + 1 < argc) {
+				val = argv[++i];
+			} else {
+				return usage_error(msg, len, "%s needs a value%s: see mha-tui --help", f->name, "");
+			}
+		} else if (eq && strcmp(f->name, "--check-lessons") != 0) {
+			return usage_error(msg, len, "%s takes no value (got '%.40s')", f->name, eq + 1);
+		}
+
+		int rc = 0;
+		const char *name = f->name;
+		if (!strcmp(name, "--tokens"))        rc = parse_int(name, val, 1, MHA_MAX_TOKENS, &gv.n, msg, len);
+		else if (!strcmp(name, "--d-model"))  rc = parse_int(name, val, 1, MHA_MAX_D_MODEL, &gv.d, msg, len);
+		else if (!strcmp(name, "--heads"))    rc = parse_int(name, val, 1, MHA_MAX_HEADS, &gv.h, msg, len);
+		else if (!strcmp(name, "--kv-heads")) rc = parse_int(name, val, 1, MHA_MAX_HEADS, &gv.g, msg, len);
+		else if (!strcmp(name, "--d-k"))      rc = parse_int(name, val, 1, MHA_MAX_DK, &gv.dk, msg, len);
+		else if (!strcmp(name, "--top-k"))    rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &gv.top_k, msg, len);
+		else if (!strcmp(name, "--seed"))     rc = parse_seed(val, &out->cfg.seed, msg, len);
+		else if (!strcmp(name, "--causal"))   out->cfg.causal = true;
+		else if (!strcmp(name, "--no-scale")) out->cfg.scale = false;
+		else if (!strcmp(name, "--load"))     out->load = val;
+		else if (!strcmp(name, "--lesson"))   out->lesson = val;
+		else if (!strcmp(name, "--lessons-dir")) out->lessons_dir = val;
+		else if (!strcmp(name, "--no-color")) out->no_color = true;
+		else if (!strcmp(name, "--help"))     want_help = true;
+		else if (!strcmp(name, "--version"))  want_version = true;
+		else if (!strcmp(name, "--dump")) {
+			if (strcmp(val, "json") != 0)
+				return usage_error(msg, len, "--dump '%.40s' is not a format: allowed json%s", val, "");
+			out->mode = CLI_DUMP;
+		} else if (!strcmp(name, "--check-lessons")) {
+			out->mode = CLI_CHECK_LESSONS;
+			if (eq)
+				out->check_dir = eq + 1;
+			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+				out->check_dir = argv[++i];
+		}
+		if (rc)
+			return rc;
+		out->config_given |= f->config;
+	}
+
+	if (want_help) { out->mode = CLI_HELP; return 0; }
+	if (want_version) { out->mode = CLI_VERSION; return 0; }
+	if (out->load && out->config_given)
+		return usage_error(msg, len, "--load '%.60s' cannot be combined with configuration flags%s: "
+		                   "the session file holds the configuration", out->load, "");
+	if (out->lesson && (out->load || out->mode == CLI_DUMP))
+		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
+		                   out->lesson, "");
+	return finish_config(&gv, out, msg, len);
+}

@@ -1,0 +1,33 @@
+/*
+ * cli.h - the command line of mha-tui, parsed into a plain struct. No
+ * output and no exit here, so the parser can be tested and fuzzed.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mha.h"
+
+enum cli_mode { CLI_TUI, CLI_DUMP, CLI_CHECK_LESSONS, CLI_HELP, CLI_VERSION };
+
+struct cli {
+	enum cli_mode mode;
+	struct mha_config cfg;   /* valid (mha_config_check) when parse succeeds */
+	bool config_given;       /* a configuration flag was given */
+	const char *load;        /* --load FILE, or NULL */
+	const char *lesson;      /* --lesson ID, or NULL */
+	const char *lessons_dir; /* --lessons-dir DIR, or NULL */
+	const char *check_dir;   /* --check-lessons [DIR]: DIR, or NULL */
+	bool no_color;           /* --no-color */
+};
+
+/* Returns 0, or 2 (usage error) with a one-line message naming the flag,
+ * the value and what is allowed. argv strings are referenced, not copied. */
+int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len);
+
+/* The --help text. */
+extern const char cli_usage[];
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * config.c - the configuration of one attention layer: defaults, the
+ * validity rules, and the counts (parameters, FLOPs, KV cache) that follow
+ * from it. Nothing here touches matrices.
+ */
+#include "mha.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct mha_config mha_config_default(void)
+{
+	struct mha_config c;
+	memset(&c, 0, sizeof c);
+	c.n = 6;
+	c.d = 16;
+	c.h = 4;
+	c.g = 4;
+	c.dk = 4;
+	c.scale = true;
+	c.seed = 1;
+	return c;
+}
+
+static enum mha_status range_error(char *msg, size_t len, const char *field,
+                                   int value, int lo, int hi)
+{
+	snprintf(msg, len, "%s %d is out of range: allowed %d..%d", field, value, lo, hi);
+	return MHA_EINVAL;
+}
+
+enum mha_status mha_config_check(const struct mha_config *c, char *msg, size_t len)
+{
+	if (c->n < 1 || c->n > MHA_MAX_TOKENS)
+		return range_error(msg, len, "tokens", c->n, 1, MHA_MAX_TOKENS);
+	if (c->d < 1 || c->d > MHA_MAX_D_MODEL)
+		return range_error(msg, len, "d-model", c->d, 1, MHA_MAX_D_MODEL);
+	if (c->h < 1 || c->h > MHA_MAX_HEADS)
+		return range_error(msg, len, "heads", c->h, 1, MHA_MAX_HEADS);
+	if (c->dk < 1 || c->dk > MHA_MAX_DK)
+		return range_error(msg, len, "d-k", c->dk, 1, MHA_MAX_DK);
+	if (c->g < 1 || c->g > c->h)
+		return range_error(msg, len, "kv-heads", c->g, 1, c->h);
+	if (c->h % c->g != 0) {
+		snprintf(msg, len, "kv-heads %d does not divide heads %d: "
+		         "choose a divisor of %d (1 = MQA, %d = MHA)", c->g, c->h, c->h, c->h);
+		return MHA_EINVAL;
+	}
+	if ((long)c->h * c->dk > MHA_MAX_WIDTH) {
+		snprintf(msg, len, "heads x d-k = %d x %d = %ld is too wide: at most %d",
+		         c->h, c->dk, (long)c->h * c->dk, MHA_MAX_WIDTH);
+		return MHA_EINVAL;
+	}
+	if (c->top_k < 0 || c->top_k > c->n)
+		return range_error(msg, len, "top-k", c->top_k, 0, c->n);
+	if (len > 0)
+		msg[0] = '\0';
+	return MHA_OK;
+}
+
+/* LLaMA's repeat_kv: query heads are grouped in runs of h/g that share a kv head. */
+int mha_kv_head(const struct mha_config *c, int i)
+{
+	return i / (c->h / c->g);
+}
+
+/*
+ * Counts. A multiply-add is 2 FLOPs; max, subtract, exp, add and divide are
+ * 1 each. The 1/sqrt(dk) scale is not counted: it folds into W^Q for free.
+ * Causal and top-k masks are not subtracted: the products are computed
+ * densely, as on a GPU.
+ */
+struct mha_counts mha_counts(const struct mha_config *c)
+{
+	struct mha_counts k;
+	int64_t n = c->n, d = c->d, h = c->h, g = c->g, dk = c->dk;
+	k.params_wq = d * h * dk;
+	k.params_wk = d * g * dk;
+	k.params_wv = d * g * dk;
+	k.params_wo = h * dk * d;
+	k.params_total = k.params_wq + k.params_wk + k.params_wv + k.params_wo;
+	k.flops_projection = 2 * n * d * (h + 2 * g) * dk;
+	k.flops_scores = h * 2 * n * n * dk;
+	k.flops_softmax = h * 5 * n * n;
+	k.flops_weighted_sum = h * 2 * n * n * dk;
+	k.flops_output = 2 * n * h * dk * d;
+	k.flops_total = k.flops_projection + k.flops_scores + k.flops_softmax
+	              + k.flops_weighted_sum + k.flops_output;
+	k.kv_cache_per_token = 2 * g * dk;
+	/* one head of full dimension (h = g = 1, dk = d): 6nd^2 + 2n^2d + 5n^2 + 2n^2d + 2nd^2 */
+	k.flops_one_full_head = 8 * n * d * d + 4 * n * n * d + 5 * n * n;
+	return k;
+}
+
+const char *mha_strerror(enum mha_status s)
+{
+	switch (s) {
+	case MHA_OK: return "ok";
+	case MHA_EINVAL: return "invalid configuration";
+	case MHA_ENOMEM: return "out of memory";
+	case MHA_ERANGE: return "value out of range";
+	}
+	return "unknown error";
+}

@@ -1,0 +1,143 @@
+/*
+ * forward.c - one forward pass of multi-head attention, keeping every
+ * intermediate for the screen, the dump and the tests. The same pass runs
+ * with OpenBLAS products (mha_forward) or plain loops (mha_forward_naive);
+ * only the product differs, so the two can be compared cell by cell.
+ * This file allocates only in mha_acts_alloc.
+ */
+#include "mha.h"
+#include "gemm.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum mha_status mha_acts_alloc(struct mha_acts *a, const struct mha_config *c)
+{
+	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	size_t nn = (size_t)c->h * n * n;
+	size_t floats = n * hw + 2 * n * gw + 2 * nn + (size_t)c->h * n * c->dk + n * hw + n * c->d;
+	memset(a, 0, sizeof *a);
+	char *mem = calloc(1, floats * sizeof(float) + (size_t)c->h * n);
+	if (!mem)
+		return MHA_ENOMEM;
+	float *f = (float *)mem;
+	a->q = f;       f += n * hw;
+	a->k = f;       f += n * gw;
+	a->v = f;       f += n * gw;
+	a->scores = f;  f += nn;
+	a->weights = f; f += nn;
+	a->heads = f;   f += (size_t)c->h * n * c->dk;
+	a->concat = f;  f += n * hw;
+	a->y = f;       f += n * c->d;
+	a->dead_row = (unsigned char *)f;
+	a->mem = mem;
+	return MHA_OK;
+}
+
+void mha_acts_free(struct mha_acts *a)
+{
+	free(a->mem);
+	memset(a, 0, sizeof *a);
+}
+
+/* Is key j among the top_k largest of s[0..limit)? Rank by value, ties to
+ * the lower index, so exactly top_k keys are kept. O(limit) per key: the
+ * teaching sizes (n <= 64) make this cheaper than sorting. */
+static bool in_top_k(const float *s, int limit, int top_k, int j)
+{
+	int above = 0;
+	for (int t = 0; t < limit && above < top_k; t++)
+		if (s[t] > s[j] || (s[t] == s[j] && t < j))
+			above++;
+	return above < top_k;
+}
+
+bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
+{
+	if (limit > n)
+		limit = n;
+	bool topk = top_k > 0 && top_k < limit;
+	float m = -INFINITY;
+	int kept = 0;
+	for (int j = 0; j < n; j++) {
+		p[j] = 0.0f; /* 0 marks a masked key; 1 a kept one, for now */
+		if (j >= limit || (topk && !in_top_k(s, limit, top_k, j)))
+			continue;
+		p[j] = 1.0f;
+		kept++;
+		if (s[j] > m || isnan(s[j]))
+			m = s[j];
+	}
+	if (kept == 0)
+		return true;
+	/* Subtract the row max: softmax is shift-invariant, and exp(s) would
+	 * overflow for s > 88. With finite scores, s_j - m <= 0, so every
+	 * term is in (0, 1] and the sum in [1, n]: the result stays finite.
+	 * An infinite max (overflowed products) shares the weight among
+	 * the scores equal to it, instead of computing inf - inf = NaN. */
+	double sum = 0.0;
+	for (int j = 0; j < n; j++) {
+		if (p[j] == 0.0f)
+			continue;
+		float e = isinf(m) ? (s[j] == m ? 1.0f : 0.0f) : expf(s[j] - m);
+		p[j] = e;
+		sum += e;
+	}
+	float inv = (float)(1.0 / sum);
+	for (int j = 0; j < n; j++)
+		p[j] *= inv;
+	return false;
+}
+
+typedef void gemm_fn(bool ta, bool tb, int m, int n, int k, float alpha,
+                     const float *a, int lda, size_t a_len,
+                     const float *b, int ldb, size_t b_len,
+                     float *c, int ldc, size_t c_len);
+
+static void forward(const struct mha_config *c, const struct mha_weights *w,
+                    struct mha_acts *a, gemm_fn *mm)
+{
+	const int n = c->n, d = c->d, dk = c->dk, hw = c->h * c->dk, gw = c->g * c->dk;
+	const size_t nd = (size_t)n * d, nh = (size_t)n * hw, ng = (size_t)n * gw, nn = (size_t)n * n;
+	const float s = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f;
+
+	// Q (n,h*dk) = X (n,d) @ W^Q (d,h*dk); K, V (n,g*dk) likewise
+	mm(false, false, n, hw, d, 1.0f, w->x, d, nd, w->wq, hw, (size_t)d * hw, a->q, hw, nh);
+	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wk, gw, (size_t)d * gw, a->k, gw, ng);
+	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wv, gw, (size_t)d * gw, a->v, gw, ng);
+
+	for (int i = 0; i < c->h; i++) {
+		const int j = mha_kv_head(c, i);
+		const float *qi = a->q + (size_t)i * dk, *kj = a->k + (size_t)j * dk, *vj = a->v + (size_t)j * dk;
+		float *si = a->scores + i * nn, *pi = a->weights + i * nn, *oi = a->heads + i * (size_t)n * dk;
+		// S_i (n,n) = Q_i (n,dk) @ K_j^T (dk,n) * s, s = 1/sqrt(dk) or 1
+		mm(false, true, n, n, dk, s, qi, hw, nh - (size_t)i * dk, kj, gw, ng - (size_t)j * dk, si, n, nn);
+		// P_i = softmax(mask(S_i)), row by row; causal: query r sees keys <= r
+		for (int r = 0; r < n; r++)
+			a->dead_row[i * n + r] = mha_softmax_row(si + (size_t)r * n, pi + (size_t)r * n,
+			                                         n, c->causal ? r + 1 : n, c->top_k);
+		// O_i (n,dk) = P_i (n,n) @ V_j (n,dk)
+		mm(false, false, n, dk, n, 1.0f, pi, n, nn, vj, gw, ng - (size_t)j * dk, oi, dk, (size_t)n * dk);
+		// Concat[:, i*dk:(i+1)*dk] = O_i, or 0 for a head switched off
+		for (int r = 0; r < n; r++) {
+			float *dst = a->concat + (size_t)r * hw + (size_t)i * dk;
+			if (c->head_off[i])
+				memset(dst, 0, (size_t)dk * sizeof *dst);
+			else
+				memcpy(dst, oi + (size_t)r * dk, (size_t)dk * sizeof *dst);
+		}
+	}
+	// Y (n,d) = Concat (n,h*dk) @ W^O (h*dk,d)
+	mm(false, false, n, d, hw, 1.0f, a->concat, hw, nh, w->wo, d, (size_t)hw * d, a->y, d, nd);
+}
+
+void mha_forward(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
+{
+	forward(c, w, a, gemm_rm);
+}
+
+void mha_forward_naive(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
+{
+	forward(c, w, a, gemm_rm_naive);
+}

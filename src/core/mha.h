@@ -1,0 +1,180 @@
+/*
+ * mha.h - the compute core of mha-tui: multi-head attention, every stage kept.
+ *
+ * Dimension legend, used in every shape comment of the project:
+ *   n = tokens, d = d_model, h = heads, g = kv heads, dk = head size (d_v = dk)
+ *
+ * The core knows nothing of terminals or files. It never prints, exits or
+ * allocates behind the caller's back: allocation happens only in the
+ * *_alloc functions, and errors come back as an mha_status with a message.
+ *
+ * Usage:
+ *
+ *     struct mha_config cfg = mha_config_default();   // n 6, d 16, h 4
+ *     char msg[MHA_MSG_MAX];
+ *     if (mha_config_check(&cfg, msg, sizeof msg) != MHA_OK) { puts(msg); return; }
+ *     struct mha_weights w;  struct mha_acts a;
+ *     mha_weights_alloc(&w, &cfg);  mha_acts_alloc(&a, &cfg);
+ *     mha_weights_init(&w, &cfg, 42);       // seeded, same on every machine
+ *     mha_forward(&cfg, &w, &a);            // fills every intermediate
+ *     printf("%g\n", a.y[0]);               // Y[0][0]
+ *     struct mha_counts c = mha_counts(&cfg);
+ *     mha_acts_free(&a);  mha_weights_free(&w);
+ */
+#ifndef MHA_H
+#define MHA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	MHA_MAX_TOKENS = 64,   /* n in 1..64 */
+	MHA_MAX_D_MODEL = 1024, /* d in 1..1024 */
+	MHA_MAX_HEADS = 64,    /* h in 1..64 */
+	MHA_MAX_DK = 1024,     /* dk in 1..1024 */
+	MHA_MAX_WIDTH = 4096,  /* h * dk at most: keeps W^Q under 16 MiB */
+	MHA_LABEL_MAX = 16,    /* token label bytes, NUL included */
+	MHA_MSG_MAX = 256,     /* room for any message the core writes */
+};
+
+/* Inputs (X and the W's) must be finite and within this magnitude. With
+ * d, h*dk <= 4096 it keeps every intermediate finite in float:
+ * |Q| <= 1e6*1e6*1024 ~ 1e15, |scores| <= 1e15^2*1024 ~ 1e33 < 3.4e38. */
+#define MHA_VALUE_MAX 1e6f
+
+enum mha_status {
+	MHA_OK = 0,
+	MHA_EINVAL, /* a configuration field out of range or inconsistent */
+	MHA_ENOMEM, /* allocation failed */
+	MHA_ERANGE, /* an input value is not finite or beyond MHA_VALUE_MAX */
+};
+
+struct mha_config {
+	int n;        /* tokens, 1..MHA_MAX_TOKENS */
+	int d;        /* d_model, 1..MHA_MAX_D_MODEL */
+	int h;        /* query heads, 1..MHA_MAX_HEADS */
+	int g;        /* key/value heads; divides h (g = h: MHA, g = 1: MQA) */
+	int dk;       /* head size d_k = d_v, 1..MHA_MAX_DK; often d / h */
+	bool causal;  /* query i sees keys j <= i only */
+	int top_k;    /* keep each query's k largest scores; 0 = off */
+	bool scale;   /* multiply scores by 1/sqrt(dk) (true in the paper) */
+	uint64_t seed;                   /* seed of the last mha_weights_init */
+	bool head_off[MHA_MAX_HEADS];    /* true: head i switched off (pruned) */
+};
+
+/* Inputs the learner edits. Row-major, one allocation (freed by
+ * mha_weights_free). */
+struct mha_weights {
+	float *x;   /* (n, d)      token embeddings                       */
+	float *wq;  /* (d, h*dk)   W^Q, head i is column block i           */
+	float *wk;  /* (d, g*dk)   W^K, kv head j is column block j        */
+	float *wv;  /* (d, g*dk)   W^V                                    */
+	float *wo;  /* (h*dk, d)   W^O                                    */
+	char (*labels)[MHA_LABEL_MAX]; /* (n) token labels                */
+	void *mem;
+};
+
+/* Every intermediate of one forward pass. One allocation; the fields
+ * point into it. */
+struct mha_acts {
+	float *q;       /* (n, h*dk)   Q = X W^Q                                 */
+	float *k;       /* (n, g*dk)   K = X W^K                                 */
+	float *v;       /* (n, g*dk)   V = X W^V                                 */
+	float *scores;  /* (h, n, n)   S_i = Q_i K_j^T * s, before mask; s = 1/sqrt(dk) or 1 */
+	float *weights; /* (h, n, n)   P_i = softmax(mask(S_i)) row-wise         */
+	float *heads;   /* (h, n, dk)  O_i = P_i V_j                             */
+	float *concat;  /* (n, h*dk)   [O_1 ... O_h], zero blocks for heads off  */
+	float *y;       /* (n, d)      Y = Concat W^O                            */
+	unsigned char *dead_row; /* (h, n) 1 where every key was masked: row of P is all 0 */
+	void *mem;
+};
+
+/* Parameters and FLOPs. Convention: a multiply-add counts 2 FLOPs, every
+ * other arithmetic operation or exp counts 1. */
+struct mha_counts {
+	int64_t params_wq, params_wk, params_wv, params_wo, params_total;
+	int64_t flops_projection;   /* Q, K, V: 2 n d (h + 2g) dk              */
+	int64_t flops_scores;       /* 2 n^2 dk per head, + n^2 for the scale  */
+	int64_t flops_softmax;      /* per row: max n, subtract n, exp n, sum n, divide n: 5 n^2 per head */
+	int64_t flops_weighted_sum; /* 2 n^2 dk per head                        */
+	int64_t flops_output;       /* 2 n (h dk) d                             */
+	int64_t flops_total;
+	int64_t kv_cache_per_token; /* 2 g dk values (K and V)                  */
+	int64_t flops_one_full_head;/* one head with dk = d, no GQA: the "flat cost" reference */
+};
+
+/* Tensors in pipeline order. The table behind mha_tensor_info is what the
+ * dump, the TUI and the tests walk. */
+enum mha_tensor {
+	MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO,
+	MHA_T_Q, MHA_T_K, MHA_T_V,
+	MHA_T_SCORES, MHA_T_WEIGHTS, MHA_T_HEADS,
+	MHA_T_CONCAT, MHA_T_Y,
+	MHA_T_COUNT
+};
+
+struct mha_shape {
+	int count; /* matrices: h for per-head tensors, else 1 */
+	int rows, cols;
+};
+
+struct mha_tensor_info {
+	const char *name;    /* as on screen: "W^Q", "Q", "P" */
+	const char *key;     /* as in the JSON dump: "W_Q", "Q", "weights" */
+	const char *formula; /* "Q = X W^Q" */
+	bool input;          /* editable by the learner */
+};
+
+const struct mha_tensor_info *mha_tensor_info(enum mha_tensor t);
+struct mha_shape mha_tensor_shape(const struct mha_config *c, enum mha_tensor t);
+float *mha_tensor_data(const struct mha_weights *w, const struct mha_acts *a,
+                       enum mha_tensor t);
+
+/* Configuration. */
+struct mha_config mha_config_default(void);
+/* MHA_OK, or MHA_EINVAL with msg naming the field, its value and what is allowed. */
+enum mha_status mha_config_check(const struct mha_config *c, char *msg, size_t len);
+/* Which kv head query head i reads: floor(i / (h/g)) (LLaMA repeat_kv). */
+int mha_kv_head(const struct mha_config *c, int i);
+
+/* Inputs. */
+enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config *c);
+void mha_weights_free(struct mha_weights *w);
+void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed);
+void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c);
+/* Reshape-safe copy: every cell that exists in both shapes keeps its value,
+ * matched per head block for W^Q, W^K, W^V (columns) and W^O (rows); cells
+ * new to dst keep what dst already holds (the caller seeds them first). */
+void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
+                       const struct mha_weights *src, const struct mha_config *sc);
+/* MHA_OK, or MHA_ERANGE naming the first bad input cell. */
+enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
+                                  char *msg, size_t len);
+
+/* Activations and the forward pass. */
+enum mha_status mha_acts_alloc(struct mha_acts *a, const struct mha_config *c);
+void mha_acts_free(struct mha_acts *a);
+void mha_forward(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a);
+/* The same with plain loops in double accumulators: the reference the tests trust. */
+void mha_forward_naive(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a);
+
+/* One row of softmax with the mask and top-k applied, in place of the
+ * separate steps so that masked weights come out exactly 0:
+ *   p_j = exp(s_j - m) / sum_kept exp(s_k - m), m = max over kept keys,
+ * where key j is kept when j < limit (causal: limit = i + 1) and, with
+ * top_k > 0, s_j is among the top_k largest kept scores (ties: the lower
+ * index wins). Returns true when no key is kept: then p is all 0. */
+bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k);
+
+struct mha_counts mha_counts(const struct mha_config *c);
+
+/* Parse one typed or stored value: a whole decimal number ("0.5", "-3",
+ * "1e-3"), finite and within +-MHA_VALUE_MAX, nothing else on the line but
+ * spaces. Independent of the locale's decimal point. MHA_OK or MHA_ERANGE
+ * with a message saying what was wrong. */
+enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len);
+
+const char *mha_strerror(enum mha_status s);
+
+#endif

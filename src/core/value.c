@@ -1,0 +1,55 @@
+/*
+ * value.c - the one parser for a number a learner types or a file stores.
+ * Strict: a decimal number and nothing else, finite, within MHA_VALUE_MAX.
+ * The program never sets LC_NUMERIC, so strtod reads '.' as the decimal
+ * point whatever the user's locale.
+ */
+#include "mha.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { VALUE_TEXT_MAX = 64 }; /* longer than any useful float literal */
+
+static enum mha_status refuse(char *msg, size_t len, const char *text, const char *why)
+{
+	snprintf(msg, len, "'%.24s%s' %s", text, strlen(text) > 24 ? "..." : "", why);
+	return MHA_ERANGE;
+}
+
+enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len)
+{
+	const char *p = text;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strlen(p);
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
+		n--;
+	if (n == 0)
+		return refuse(msg, len, text, "is empty: type a number such as 0.5 or -1e-3");
+	if (n >= VALUE_TEXT_MAX)
+		return refuse(msg, len, text, "is too long to be a number");
+	char buf[VALUE_TEXT_MAX];
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	/* Only digits, sign, point and exponent: strtod alone would also take
+	 * "nan", "inf" and hexadecimal, none of which a learner means. */
+	if (strspn(buf, "0123456789+-.eE") != n)
+		return refuse(msg, len, text, "is not a number: use digits, '.', '-' and e (0.5, -3, 1e-3)");
+	errno = 0;
+	char *end = NULL;
+	double v = strtod(buf, &end);
+	if (end == buf || *end != '\0')
+		return refuse(msg, len, text, "is not a number: use digits, '.', '-' and e (0.5, -3, 1e-3)");
+	if (errno == ERANGE && fabs(v) > 1.0)
+		return refuse(msg, len, text, "is too large: values must be within +-1e6");
+	if (!isfinite(v) || fabs(v) > (double)MHA_VALUE_MAX)
+		return refuse(msg, len, text, "is too large: values must be within +-1e6");
+	*out = (float)v; /* underflow to 0 or a denormal is harmless */
+	if (len > 0)
+		msg[0] = '\0';
+	return MHA_OK;
+}

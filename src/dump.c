@@ -1,0 +1,137 @@
+/*
+ * dump.c - print configuration, counts, inputs and every intermediate as
+ * JSON. Floats use %.9g so a float32 reads back exactly; a non-finite value
+ * (impossible for checked inputs) prints as null rather than invalid JSON.
+ */
+#include "dump.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+static void put_float(FILE *f, float v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.9g", (double)v);
+	else
+		fputs("null", f);
+}
+
+/* A (rows, cols) row-major block with row stride ld, as an array of rows. */
+static void put_matrix(FILE *f, const float *p, int rows, int cols, int ld)
+{
+	fputc('[', f);
+	for (int r = 0; r < rows; r++) {
+		fputs(r ? ",\n  [" : "[", f);
+		for (int col = 0; col < cols; col++) {
+			if (col)
+				fputc(',', f);
+			put_float(f, p[(size_t)r * ld + col]);
+		}
+		fputc(']', f);
+	}
+	fputc(']', f);
+}
+
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void put_config(FILE *f, const struct mha_config *c)
+{
+	fprintf(f, "\"config\": {\"tokens\": %d, \"d_model\": %d, \"heads\": %d, \"kv_heads\": %d, "
+	        "\"d_k\": %d, \"d_v\": %d, \"causal\": %s, \"top_k\": %d, \"scale\": %s, "
+	        "\"seed\": %" PRIu64 ", \"heads_off\": [",
+	        c->n, c->d, c->h, c->g, c->dk, c->dk, c->causal ? "true" : "false",
+	        c->top_k, c->scale ? "true" : "false", c->seed);
+	int first = 1;
+	for (int i = 0; i < c->h; i++) {
+		if (!c->head_off[i])
+			continue;
+		fprintf(f, first ? "%d" : ", %d", i);
+		first = 0;
+	}
+	fputs("]}", f);
+}
+
+static void put_counts(FILE *f, const struct mha_config *c)
+{
+	struct mha_counts k = mha_counts(c);
+	fprintf(f, "\"counts\": {\"params\": {\"W_Q\": %" PRId64 ", \"W_K\": %" PRId64
+	        ", \"W_V\": %" PRId64 ", \"W_O\": %" PRId64 ", \"total\": %" PRId64 "},\n"
+	        "  \"flops\": {\"projection\": %" PRId64 ", \"scores\": %" PRId64
+	        ", \"softmax\": %" PRId64 ", \"weighted_sum\": %" PRId64 ", \"output\": %" PRId64
+	        ", \"total\": %" PRId64 "},\n  \"kv_cache_per_token\": %" PRId64 "}",
+	        k.params_wq, k.params_wk, k.params_wv, k.params_wo, k.params_total,
+	        k.flops_projection, k.flops_scores, k.flops_softmax, k.flops_weighted_sum,
+	        k.flops_output, k.flops_total, k.kv_cache_per_token);
+}
+
+/* One whole-matrix tensor from the table: "KEY": [[...]] */
+static void put_tensor(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+                       const struct mha_acts *a, enum mha_tensor t)
+{
+	struct mha_shape s = mha_tensor_shape(c, t);
+	fprintf(f, ",\n\"%s\": ", mha_tensor_info(t)->key);
+	put_matrix(f, mha_tensor_data(w, a, t), s.rows, s.cols, s.cols);
+}
+
+static void put_heads(FILE *f, const struct mha_config *c, const struct mha_acts *a)
+{
+	size_t nn = (size_t)c->n * c->n, ndk = (size_t)c->n * c->dk;
+	fputs(",\n\"heads\": [", f);
+	for (int i = 0; i < c->h; i++) {
+		fprintf(f, "%s{\"head\": %d, \"kv_head\": %d, \"on\": %s, \"scores\": ", i ? ",\n " : "",
+		        i, mha_kv_head(c, i), c->head_off[i] ? "false" : "true");
+		put_matrix(f, a->scores + i * nn, c->n, c->n, c->n);
+		fputs(",\n  \"weights\": ", f);
+		put_matrix(f, a->weights + i * nn, c->n, c->n, c->n);
+		fputs(",\n  \"output\": ", f);
+		put_matrix(f, a->heads + i * ndk, c->n, c->dk, c->dk);
+		fputs(",\n  \"dead_rows\": [", f);
+		int first = 1;
+		for (int r = 0; r < c->n; r++) {
+			if (!a->dead_row[i * c->n + r])
+				continue;
+			fprintf(f, first ? "%d" : ", %d", r);
+			first = 0;
+		}
+		fputs("]}", f);
+	}
+	fputc(']', f);
+}
+
+int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+              const struct mha_acts *a)
+{
+	fputc('{', f);
+	put_config(f, c);
+	fputs(",\n\"tokens\": [", f);
+	for (int i = 0; i < c->n; i++) {
+		if (i)
+			fputs(", ", f);
+		put_string(f, w->labels[i]);
+	}
+	fputs("],\n", f);
+	put_counts(f, c);
+	static const enum mha_tensor whole[] = {
+		MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO, MHA_T_Q, MHA_T_K, MHA_T_V,
+	};
+	for (size_t t = 0; t < sizeof whole / sizeof whole[0]; t++)
+		put_tensor(f, c, w, a, whole[t]);
+	put_heads(f, c, a);
+	put_tensor(f, c, w, a, MHA_T_CONCAT);
+	put_tensor(f, c, w, a, MHA_T_Y);
+	fputs("}\n", f);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}

@@ -1,0 +1,404 @@
+/*
+ * session.c - save and load the workbench as a text file a person can read
+ * (format: doc/SESSION.md). Loading is strict and line-numbered: anything
+ * unexpected is refused with "file:line: message", and the file is never
+ * written to. Saving is atomic: a reader sees the old file or the new one.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char magic[] = "mha-tui-session";
+
+/* ---- writing ---- */
+
+static void write_matrix(FILE *f, const char *key, const float *p, int rows, int cols)
+{
+	fprintf(f, "%s %d %d\n", key, rows, cols);
+	for (int r = 0; r < rows; r++) {
+		for (int col = 0; col < cols; col++)
+			fprintf(f, col ? " %.9g" : "%.9g", (double)p[(size_t)r * cols + col]);
+		fputc('\n', f);
+	}
+}
+
+static void write_session(FILE *f, const struct mha_config *c, const struct mha_weights *w)
+{
+	fprintf(f, "%s %d\n", magic, SESSION_VERSION);
+	fprintf(f, "# mha-tui workbench; format described in doc/SESSION.md\n");
+	fprintf(f, "tokens %d\nd_model %d\nheads %d\nkv_heads %d\nd_k %d\n", c->n, c->d, c->h, c->g, c->dk);
+	fprintf(f, "causal %d\ntop_k %d\nscale %d\nseed %" PRIu64 "\n", c->causal, c->top_k, c->scale, c->seed);
+	fputs("heads_off", f);
+	for (int i = 0; i < c->h; i++)
+		if (c->head_off[i])
+			fprintf(f, " %d", i);
+	fputs("\nlabels", f);
+	for (int i = 0; i < c->n; i++)
+		fprintf(f, " %s", w->labels[i]);
+	fputc('\n', f);
+	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
+		struct mha_shape s = mha_tensor_shape(c, t);
+		write_matrix(f, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
+	}
+	fputs("end\n", f);
+}
+
+static int fail_errno(char *msg, size_t len, const char *path, const char *what)
+{
+	snprintf(msg, len, "%s: %s: %s", path, what, strerror(errno));
+	return -1;
+}
+
+/* fsync the directory holding path, so the rename itself is durable. */
+static int sync_dir(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	int fd = open(dirname(buf), O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
+                 char *msg, size_t len)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp) {
+		snprintf(msg, len, "%.200s: path too long", path);
+		return -1;
+	}
+	int fd = mkstemp(tmp); /* same directory: rename cannot cross filesystems */
+	if (fd < 0)
+		return fail_errno(msg, len, path, "cannot create a temporary file beside it");
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return fail_errno(msg, len, path, "cannot write");
+	}
+	write_session(f, c, w);
+	/* check every step: a full disk shows up at fflush or fsync, not fprintf */
+	int bad = fflush(f) != 0 || ferror(f) || fsync(fd) != 0;
+	int saved_errno = errno;
+	bad |= fclose(f) != 0;
+	if (bad) {
+		unlink(tmp);
+		errno = saved_errno ? saved_errno : errno;
+		return fail_errno(msg, len, path, "write failed, previous file kept");
+	}
+	if (rename(tmp, path) != 0) {
+		saved_errno = errno;
+		unlink(tmp);
+		errno = saved_errno;
+		return fail_errno(msg, len, path, "cannot replace");
+	}
+	sync_dir(path); /* best effort: the data is already safe in the new file */
+	return 0;
+}
+
+/* ---- reading ---- */
+
+struct reader {
+	FILE *f;
+	const char *name;
+	int line;
+	char *buf;
+	size_t cap;
+	char *msg;
+	size_t len;
+};
+
+/* Next line that is neither blank nor a comment, without its newline (and
+ * without a CR, so CRLF files read the same). NULL at end of file. */
+static char *next_line(struct reader *rd)
+{
+	for (;;) {
+		ssize_t got = getline(&rd->buf, &rd->cap, rd->f);
+		if (got < 0)
+			return NULL;
+		rd->line++;
+		while (got > 0 && (rd->buf[got - 1] == '\n' || rd->buf[got - 1] == '\r'))
+			rd->buf[--got] = '\0';
+		if ((size_t)got != strlen(rd->buf)) {
+			rd->buf[0] = '\0'; /* a NUL byte inside: let the caller refuse it */
+			return rd->buf;
+		}
+		char *p = rd->buf;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '\0' && *p != '#')
+			return rd->buf;
+	}
+}
+
+static int bad(struct reader *rd, const char *fmt, const char *a, int b)
+{
+	char why[MHA_MSG_MAX];
+	snprintf(why, sizeof why, fmt, a, b);
+	snprintf(rd->msg, rd->len, "%s:%d: %s", rd->name, rd->line, why);
+	return -1;
+}
+
+static char *expect_line(struct reader *rd, const char *what)
+{
+	char *l = next_line(rd);
+	if (!l)
+		bad(rd, "file ends early: expected %s (the file is truncated)%.0d", what, 0);
+	return l;
+}
+
+/* "key VALUE" with an integer value in [lo, hi]. */
+static int read_int(struct reader *rd, const char *key, long lo, long hi, long *out)
+{
+	char *l = expect_line(rd, key);
+	if (!l)
+		return -1;
+	size_t kl = strlen(key);
+	if (strncmp(l, key, kl) != 0 || l[kl] != ' ')
+		return bad(rd, "expected '%s N' here", key, 0);
+	char *end;
+	errno = 0;
+	long v = strtol(l + kl + 1, &end, 10);
+	if (end == l + kl + 1 || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+		char why[96];
+		snprintf(why, sizeof why, "%s must be a whole number in %ld..%ld", key, lo, hi);
+		return bad(rd, "%s", why, 0);
+	}
+	*out = v;
+	return 0;
+}
+
+/* "seed S", S in 0..2^64-1. */
+static int read_seed(struct reader *rd, uint64_t *out)
+{
+	char *l = expect_line(rd, "seed");
+	if (!l)
+		return -1;
+	if (strncmp(l, "seed ", 5) != 0)
+		return bad(rd, "expected '%s N' here", "seed", 0);
+	char *end;
+	errno = 0;
+	*out = strtoull(l + 5, &end, 10);
+	if (l[5] < '0' || l[5] > '9' || *end != '\0' || errno == ERANGE)
+		return bad(rd, "seed must be a whole number in 0..%s", "18446744073709551615", 0);
+	return 0;
+}
+
+static int read_config(struct reader *rd, struct mha_config *c)
+{
+	enum { NFIELDS = 8 };
+	static const struct { const char *key; long lo, hi; } fields[NFIELDS] = {
+		{ "tokens", 1, MHA_MAX_TOKENS }, { "d_model", 1, MHA_MAX_D_MODEL },
+		{ "heads", 1, MHA_MAX_HEADS }, { "kv_heads", 1, MHA_MAX_HEADS },
+		{ "d_k", 1, MHA_MAX_DK }, { "causal", 0, 1 }, { "top_k", 0, MHA_MAX_TOKENS },
+		{ "scale", 0, 1 },
+	};
+	long v[NFIELDS];
+	for (int i = 0; i < NFIELDS; i++)
+		if (read_int(rd, fields[i].key, fields[i].lo, fields[i].hi, &v[i]) != 0)
+			return -1;
+	*c = mha_config_default();
+	c->n = (int)v[0]; c->d = (int)v[1]; c->h = (int)v[2]; c->g = (int)v[3]; c->dk = (int)v[4];
+	c->causal = v[5]; c->top_k = (int)v[6]; c->scale = v[7];
+	if (read_seed(rd, &c->seed) != 0)
+		return -1;
+	char why[MHA_MSG_MAX];
+	if (mha_config_check(c, why, sizeof why) != MHA_OK)
+		return bad(rd, "%s", why, 0);
+	return 0;
+}
+
+static int read_heads_off(struct reader *rd, struct mha_config *c)
+{
+	char *l = expect_line(rd, "heads_off");
+	if (!l)
+		return -1;
+	if (strncmp(l, "heads_off", 9) != 0 || (l[9] != ' ' && l[9] != '\0'))
+		return bad(rd, "expected 'heads_off' with the numbers of the heads switched off%s", "", 0);
+	for (char *tok = strtok(l + 9, " \t"); tok; tok = strtok(NULL, " \t")) {
+		char *end;
+		long i = strtol(tok, &end, 10);
+		if (*end != '\0' || i < 0 || i >= c->h)
+			return bad(rd, "heads_off: '%.20s' is not a head: heads are 0..%d", tok, c->h - 1);
+		c->head_off[i] = true;
+	}
+	return 0;
+}
+
+static int read_labels(struct reader *rd, const struct mha_config *c, struct mha_weights *w)
+{
+	char *l = expect_line(rd, "labels");
+	if (!l)
+		return -1;
+	if (strncmp(l, "labels ", 7) != 0)
+		return bad(rd, "expected 'labels' and one word per token%s", "", 0);
+	int i = 0;
+	for (char *tok = strtok(l + 7, " \t"); tok; tok = strtok(NULL, " \t"), i++) {
+		if (i >= c->n)
+			return bad(rd, "more labels than the %s%d tokens", "", c->n);
+		if (strlen(tok) >= MHA_LABEL_MAX)
+			return bad(rd, "label '%.20s' is too long: at most %d bytes", tok, MHA_LABEL_MAX - 1);
+		for (const char *p = tok; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				return bad(rd, "label %.0s%d holds a control character", "", i + 1);
+		memcpy(w->labels[i], tok, strlen(tok) + 1);
+	}
+	if (i != c->n)
+		return bad(rd, "%s%d labels given, one per token expected", "", i);
+	return 0;
+}
+
+static int read_matrix(struct reader *rd, const char *key, float *p, int rows, int cols)
+{
+	char *l = expect_line(rd, key);
+	if (!l)
+		return -1;
+	char head[64];
+	snprintf(head, sizeof head, "%s %d %d", key, rows, cols);
+	if (strcmp(l, head) != 0) {
+		char why[160];
+		snprintf(why, sizeof why, "expected '%s' (matrix name and shape from the configuration)", head);
+		return bad(rd, "%s", why, 0);
+	}
+	for (int r = 0; r < rows; r++) {
+		l = expect_line(rd, key);
+		if (!l)
+			return -1;
+		int col = 0;
+		for (char *tok = strtok(l, " \t"); tok; tok = strtok(NULL, " \t"), col++) {
+			if (col >= cols)
+				return bad(rd, "%s: row has more than %d values", key, cols);
+			char why[MHA_MSG_MAX];
+			if (mha_parse_value(tok, &p[(size_t)r * cols + col], why, sizeof why) != MHA_OK)
+				return bad(rd, "%s", why, 0);
+		}
+		if (col != cols)
+			return bad(rd, "%s: row has too few values: %d expected", key, cols);
+	}
+	return 0;
+}
+
+static int read_session(struct reader *rd, struct mha_config *c, struct mha_weights *w)
+{
+	char *l = next_line(rd);
+	char head[64];
+	snprintf(head, sizeof head, "%s %d", magic, SESSION_VERSION);
+	if (!l)
+		return bad(rd, "empty file: not an mha-tui session%s", "", 0);
+	if (strncmp(l, magic, strlen(magic)) != 0)
+		return bad(rd, "not an mha-tui session (first line must be '%s')", head, 0);
+	if (strcmp(l, head) != 0)
+		return bad(rd, "unsupported session version: this mha-tui reads '%s'", head, 0);
+	if (read_config(rd, c) != 0 || read_heads_off(rd, c) != 0)
+		return -1;
+	if (mha_weights_alloc(w, c) != MHA_OK)
+		return bad(rd, "out of memory%s", "", 0);
+	int rc = read_labels(rd, c, w);
+	for (enum mha_tensor t = MHA_T_X; rc == 0 && t <= MHA_T_WO; t++) {
+		struct mha_shape s = mha_tensor_shape(c, t);
+		rc = read_matrix(rd, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
+	}
+	if (rc == 0) {
+		l = expect_line(rd, "'end'");
+		if (!l)
+			rc = -1;
+		else if (strcmp(l, "end") != 0)
+			rc = bad(rd, "expected 'end' after the last matrix%s", "", 0);
+		else if (next_line(rd))
+			rc = bad(rd, "unexpected text after 'end'%s", "", 0);
+	}
+	if (rc != 0)
+		mha_weights_free(w);
+	return rc;
+}
+
+static int parse_stream(FILE *f, const char *name, struct mha_config *c, struct mha_weights *w,
+                        char *msg, size_t len)
+{
+	struct reader rd = { f, name, 0, NULL, 0, msg, len };
+	int rc = read_session(&rd, c, w);
+	free(rd.buf);
+	return rc;
+}
+
+int session_parse(const char *name, const char *text, size_t size,
+                  struct mha_config *c, struct mha_weights *w, char *msg, size_t len)
+{
+	if (size == 0) {
+		snprintf(msg, len, "%s:1: empty file: not an mha-tui session", name);
+		return -1;
+	}
+	FILE *f = fmemopen((void *)(uintptr_t)text, size, "r");
+	if (!f) {
+		snprintf(msg, len, "%s: cannot read: %s", name, strerror(errno));
+		return -1;
+	}
+	int rc = parse_stream(f, name, c, w, msg, len);
+	fclose(f);
+	return rc;
+}
+
+int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
+                 char *msg, size_t len)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return fail_errno(msg, len, path, "cannot open");
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(msg, len, "%s: is a directory, not a session file", path);
+		return -1;
+	}
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return fail_errno(msg, len, path, "cannot open");
+	int rc = parse_stream(f, path, c, w, msg, len);
+	fclose(f);
+	return rc;
+}
+
+/* mkdir -p for the state directory; fine if it exists. */
+static int make_dirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		int rc = mkdir(path, 0700);
+		*p = '/';
+		if (rc != 0 && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int session_default_path(char *out, size_t outlen, char *msg, size_t len)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char dir[4096];
+	if (state && state[0] == '/')
+		snprintf(dir, sizeof dir, "%s/mha-tui", state);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof dir, "%s/.local/state/mha-tui", home);
+	else {
+		snprintf(msg, len, "neither XDG_STATE_HOME nor HOME is set: cannot place the session file");
+		return -1;
+	}
+	if (make_dirs(dir) != 0)
+		return fail_errno(msg, len, dir, "cannot create directory");
+	if (snprintf(out, outlen, "%s/session.txt", dir) >= (int)outlen) {
+		snprintf(msg, len, "%.200s: path too long", dir);
+		return -1;
+	}
+	return 0;
+}

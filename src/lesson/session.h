@@ -1,0 +1,34 @@
+/*
+ * session.h - the workbench saved as a versioned text file: configuration,
+ * token labels and every input matrix. Format in doc/SESSION.md.
+ * No terminal here; files only.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include "mha.h"
+
+enum { SESSION_VERSION = 1 };
+
+/* Write atomically: a temporary file in the same directory, fsync, rename,
+ * fsync of the directory. On failure the previous file is intact.
+ * Returns 0, or -1 with msg ("path: reason"). */
+int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
+                 char *msg, size_t len);
+
+/* Read a session: on success *c is its configuration and *w is allocated
+ * (mha_weights_free) and filled. Returns 0, or -1 with msg as
+ * "path:line: message"; *w is then left unallocated. Never changes the file. */
+int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
+                 char *msg, size_t len);
+
+/* The same from a buffer in memory; name is used in messages. */
+int session_parse(const char *name, const char *text, size_t size,
+                  struct mha_config *c, struct mha_weights *w, char *msg, size_t len);
+
+/* Where the workbench is saved by default: $XDG_STATE_HOME/mha-tui/session.txt
+ * (else ~/.local/state/mha-tui/session.txt). Creates the directory.
+ * Returns 0, or -1 with msg. */
+int session_default_path(char *out, size_t outlen, char *msg, size_t len);
+
+#endif

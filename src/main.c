@@ -1,0 +1,106 @@
+/*
+ * main.c - mha-tui's entry: the command line decides between the headless
+ * JSON dump, the lesson checker and the interactive workbench. Every
+ * failure ends here with one line on stderr and exit 1 or 2.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "dump.h"
+#include "mha.h"
+#include "session.h"
+#include "tui.h"
+
+static int fail(int status, const char *msg)
+{
+	fprintf(stderr, "mha-tui: %s\n", msg);
+	return status;
+}
+
+/* Configuration and inputs from --load FILE, or from the flags and seed. */
+static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_weights *w)
+{
+	char msg[MHA_MSG_MAX + 4096];
+	if (cl->load) {
+		if (session_load(cl->load, c, w, msg, sizeof msg) != 0)
+			return fail(1, msg);
+		return 0;
+	}
+	*c = cl->cfg;
+	if (mha_weights_alloc(w, c) != MHA_OK)
+		return fail(1, "out of memory for the weights");
+	mha_weights_init(w, c, c->seed);
+	mha_weights_default_labels(w, c);
+	return 0;
+}
+
+static int run_dump(const struct cli *cl)
+{
+	struct mha_config c;
+	struct mha_weights w;
+	struct mha_acts a;
+	int rc = open_inputs(cl, &c, &w);
+	if (rc)
+		return rc;
+	if (mha_acts_alloc(&a, &c) != MHA_OK) {
+		mha_weights_free(&w);
+		return fail(1, "out of memory for the activations");
+	}
+	mha_forward(&c, &w, &a);
+	rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
+	mha_acts_free(&a);
+	mha_weights_free(&w);
+	return rc;
+}
+
+static int run_tui(const struct cli *cl)
+{
+	char path[4096], msg[MHA_MSG_MAX + 4096];
+	struct tui_options o = {
+		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
+		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
+		.lesson = cl->lesson, .lessons_dir = cl->lessons_dir,
+	};
+	if (cl->load) {
+		o.session_path = cl->load;
+	} else {
+		if (session_default_path(path, sizeof path, msg, sizeof msg) != 0)
+			return fail(1, msg);
+		o.session_path = path;
+	}
+	return tui_run(&o);
+}
+
+int main(int argc, char **argv)
+{
+	/* LC_CTYPE only: wide characters for the screen, while numbers keep
+	 * '.' as the decimal point in every locale. */
+	setlocale(LC_CTYPE, "");
+
+	struct cli cl;
+	char msg[512];
+	if (cli_parse(argc, argv, &cl, msg, sizeof msg) != 0) {
+		fprintf(stderr, "mha-tui: %s\n", msg);
+		return 2;
+	}
+	switch (cl.mode) {
+	case CLI_HELP:
+		fputs(cli_usage, stdout);
+		return 0;
+	case CLI_VERSION:
+		printf("mha-tui %s\n", MHA_VERSION);
+		return 0;
+	case CLI_DUMP:
+		return run_dump(&cl);
+	case CLI_CHECK_LESSONS:
+		return fail(1, "--check-lessons: lessons are not part of this build yet");
+	case CLI_TUI:
+		break;
+	}
+	return run_tui(&cl);
+}

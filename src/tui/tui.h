@@ -1,0 +1,25 @@
+/*
+ * tui.h - the interactive workbench. The only module that includes curses.h.
+ */
+#ifndef TUI_H
+#define TUI_H
+
+#include <stdbool.h>
+
+#include "mha.h"
+
+struct tui_options {
+	struct mha_config cfg;    /* configuration to open with (valid) */
+	bool config_given;        /* cfg came from flags: start fresh with it */
+	const char *load;         /* session file to open, or NULL */
+	const char *session_path; /* where w and q save (the --load file, else the state dir) */
+	bool no_color;            /* --no-color, or NO_COLOR set */
+	const char *lesson;       /* --lesson ID, or NULL */
+	const char *lessons_dir;  /* --lessons-dir, or NULL */
+};
+
+/* Run until the learner quits. The terminal is restored before return.
+ * Returns the process exit status (0, or 1 with a message on stderr). */
+int tui_run(const struct tui_options *o);
+
+#endif
