@@ -1,0 +1,20 @@
+/*
+ * counts_view.h - the counts panel: parameters of W^Q, W^K, W^V, W^O and
+ * total; FLOPs of each stage and total; KV-cache values per token; ratio of
+ * total compute to one head of full dimension (x1.00 when h*dk = d_model,
+ * whatever h is). Numbers with thousands separators (1,048,576), or k/M/G
+ * suffixes when narrow. Every figure comes from mha_counts().
+ */
+#ifndef COUNTS_VIEW_H
+#define COUNTS_VIEW_H
+
+#include <curses.h>
+
+#include "mha.h"
+
+/* Lines the panel needs at that width. */
+int counts_view_height(int width);
+/* Draws within (height, width) at (y, x); lines that do not fit are left out. */
+void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * heatmap.h - one matrix drawn as a grid of coloured, glyph-filled cells
+ * with token labels on both axes; a legend; and how many fit in a pane.
+ *
+ * Layout of one heatmap at (y, x), label column L wide (L = 4, or 2 when
+ * cell_w < 3), each cell cell_w wide:
+ *   y      title (truncated to the width)
+ *   y+1    L spaces, then one column label per cell
+ *   y+2..  row label (L-1 chars + space), then the cells of that row
+ * so heatmap_measure gives rows + 2 lines and L + cols * cell_w columns.
+ * The widgets never call refresh: the caller does.
+ */
+#ifndef HEATMAP_H
+#define HEATMAP_H
+
+#include <stdbool.h>
+
+#include <curses.h>
+
+#include "mha.h"
+
+enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 6 };
+
+struct heatmap {
+	const float *m;               /* (rows, cols) row-major */
+	int rows, cols;
+	float lo, hi;                 /* colour scale (softmax weights: 0..1; scores: the row range of all heads) */
+	const char (*labels)[MHA_LABEL_MAX]; /* token labels for both axes (may be NULL: numbers) */
+	const char *title;            /* "head 1 -> kv 0" */
+	int cur_row, cur_col;         /* cursor cell, or -1 */
+	bool off;                     /* head switched off: drawn dim, title says "off" */
+};
+
+struct heatmap_size { int rows, cols; }; /* screen cells needed */
+
+/* cell_w is clamped to HEATMAP_CELL_W_MIN..HEATMAP_CELL_W_MAX. */
+struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w);
+/* At cell_w >= 5 each cell also shows its value (".42", "-1.3"); a value
+ * that is NaN or infinite is drawn as "!" in ROLE_ERROR, never "nan". */
+void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_w);
+/* A horizontal legend on one line: lo value, the ramp, hi value, within width. */
+void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float hi);
+/* How many heatmaps of shape (rows, cols) fit in (height, width), one
+ * column of gap between them; *per_row (may be NULL) gets how many sit side
+ * by side. 0 when not even one fits. Paging: page p of total t shows maps
+ * p*fit .. min(t, (p+1)*fit) - 1. */
+int heatmap_fit(int rows, int cols, int height, int width, int cell_w, int *per_row);
+
+#endif
