@@ -29,6 +29,7 @@ struct heatmap {
 	const char *title;            /* "head 1 -> kv 0" */
 	int cur_row, cur_col;         /* cursor cell, or -1 */
 	bool off;                     /* head switched off: drawn dim, title says "off" */
+	attr_t title_attr;            /* title attributes, e.g. theme_head_attr(i); 0: ROLE_TITLE */
 };
 
 struct heatmap_size { int rows, cols; }; /* screen cells needed */
@@ -45,5 +46,11 @@ void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float h
  * by side. 0 when not even one fits. Paging: page p of total t shows maps
  * p*fit .. min(t, (p+1)*fit) - 1. */
 int heatmap_fit(int rows, int cols, int height, int width, int cell_w, int *per_row);
+/* Pages needed to show count heatmaps, fit per page: ceil(count / fit);
+ * 0 when fit <= 0 (nothing fits: the caller says the pane is too small). */
+int heatmap_pages(int count, int fit);
+/* The widest cell_w (HEATMAP_CELL_W_MAX down to HEATMAP_CELL_W_MIN) at which
+ * all count heatmaps fit at once; HEATMAP_CELL_W_MIN when none does (page). */
+int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count);
 
 #endif

@@ -50,5 +50,14 @@ attr_t theme_heat_attr(int level);
  * colour: UTF-8 blocks (" ░▒▓█") or ASCII (" .:-=+*#%@") when the locale
  * is not UTF-8. A NUL-terminated string of one display cell. */
 const char *theme_heat_glyph(int level);
+/* The same level on the ASCII ramp whatever the locale: for a cell drawn in
+ * reverse video (the cursor), where a solid block would read as empty. */
+char theme_heat_ascii(int level);
+
+/* Draw s at (y, x) with attributes a, at most width display columns and
+ * never past the window's right edge (no wrapping); multibyte text is
+ * decoded per the locale, a byte it cannot show becomes '?'. Returns the
+ * columns drawn. The one clipped-text primitive of the drawing modules. */
+int theme_addstr(WINDOW *win, int y, int x, int width, const char *s, attr_t a);
 
 #endif
