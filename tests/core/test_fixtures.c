@@ -1,0 +1,261 @@
+/*
+ * test_fixtures.c - mha_forward and mha_forward_naive against the float64
+ * reference of tools/gen_fixtures.py (numpy, written from FACTS.md, not
+ * from the C code), every intermediate, for each fixture in
+ * tests/fixtures/. The fixture files are read here in C: running the tests
+ * needs no Python. Fixtures are found through $MHA_SOURCE_ROOT.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check.h"
+#include "mha.h"
+
+/* Names as written by gen_fixtures.py, in pipeline order. Our own list,
+ * not the core's table: the fixture format must not depend on the code
+ * under test. */
+static const struct {
+	const char *name;
+	enum mha_tensor t;
+} names[] = {
+	{ "X", MHA_T_X }, { "W_Q", MHA_T_WQ }, { "W_K", MHA_T_WK }, { "W_V", MHA_T_WV },
+	{ "W_O", MHA_T_WO }, { "Q", MHA_T_Q }, { "K", MHA_T_K }, { "V", MHA_T_V },
+	{ "scores", MHA_T_SCORES }, { "weights", MHA_T_WEIGHTS }, { "heads", MHA_T_HEADS },
+	{ "concat", MHA_T_CONCAT }, { "Y", MHA_T_Y },
+};
+enum { NNAMES = sizeof names / sizeof names[0] };
+
+struct fixture {
+	const char *name;
+	struct mha_config c;
+	struct mha_weights w;
+	double *want[NNAMES]; /* the float64 reference of each output tensor */
+	size_t len[NNAMES];
+};
+
+/* Next whitespace-separated token, skipping '#' comments to end of line. */
+static int token(FILE *f, char *buf, size_t cap)
+{
+	int ch;
+	for (;;) {
+		while ((ch = getc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+			;
+		if (ch != '#')
+			break;
+		while ((ch = getc(f)) != '\n' && ch != EOF)
+			;
+	}
+	if (ch == EOF)
+		return 0;
+	size_t i = 0;
+	do {
+		if (i + 1 < cap)
+			buf[i++] = (char)ch;
+	} while ((ch = getc(f)) != EOF && ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r');
+	buf[i] = '\0';
+	return 1;
+}
+
+static double number(FILE *f, const char *what)
+{
+	char buf[64], *end;
+	if (!token(f, buf, sizeof buf))
+		fail_msg("fixture ends early: expected %s", what);
+	double v = strtod(buf, &end);
+	if (end == buf || *end != '\0')
+		fail_msg("fixture: '%s' is not a number (%s)", buf, what);
+	return v;
+}
+
+/* "key VALUE" pair of the config line. */
+static int field(FILE *f, const char *key)
+{
+	char buf[64];
+	if (!token(f, buf, sizeof buf) || strcmp(buf, key) != 0)
+		fail_msg("fixture config: expected '%s'", key);
+	return (int)number(f, key);
+}
+
+static void read_config(FILE *f, struct mha_config *c)
+{
+	char buf[64];
+	if (!token(f, buf, sizeof buf) || strcmp(buf, "config") != 0)
+		fail_msg("fixture: expected 'config'");
+	*c = mha_config_default();
+	c->n = field(f, "n");
+	c->d = field(f, "d");
+	c->h = field(f, "h");
+	c->g = field(f, "g");
+	c->dk = field(f, "dk");
+	c->causal = field(f, "causal");
+	c->top_k = field(f, "top_k");
+	c->scale = field(f, "scale");
+	int off = field(f, "heads_off");
+	for (int i = 0; i < off; i++) {
+		int head = (int)number(f, "head off");
+		assert_in_range(head, 0, c->h - 1);
+		c->head_off[head] = true;
+	}
+}
+
+/* One "matrix NAME COUNT ROWS COLS" block: inputs go into the weights as
+ * floats (written exactly by %.9g), outputs into a double array. */
+static void read_matrix(FILE *f, struct fixture *fx)
+{
+	char name[64];
+	if (!token(f, name, sizeof name))
+		fail_msg("fixture: expected a matrix name");
+	size_t k = 0;
+	while (k < NNAMES && strcmp(names[k].name, name) != 0)
+		k++;
+	if (k == NNAMES)
+		fail_msg("fixture: unknown matrix '%s'", name);
+	struct mha_shape s = mha_tensor_shape(&fx->c, names[k].t);
+	int count = (int)number(f, "count"), rows = (int)number(f, "rows"), cols = (int)number(f, "cols");
+	if (count != s.count || rows != s.rows || cols != s.cols)
+		fail_msg("%s: fixture has %s as %dx%dx%d, the core says %dx%dx%d", fx->name, name,
+		         count, rows, cols, s.count, s.rows, s.cols);
+	size_t len = (size_t)count * rows * cols;
+	if (names[k].t <= MHA_T_WO) {
+		float *dst = mha_tensor_data(&fx->w, NULL, names[k].t);
+		for (size_t i = 0; i < len; i++)
+			dst[i] = (float)number(f, name);
+		return;
+	}
+	fx->want[k] = calloc(len ? len : 1, sizeof(double));
+	assert_non_null(fx->want[k]);
+	fx->len[k] = len;
+	for (size_t i = 0; i < len; i++)
+		fx->want[k][i] = number(f, name);
+}
+
+static void fixture_load(struct fixture *fx, const char *name)
+{
+	const char *root = getenv("MHA_SOURCE_ROOT");
+	if (!root)
+		fail_msg("MHA_SOURCE_ROOT is not set: run under meson test");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/fixtures/%s.txt", root, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("cannot open fixture %s", path);
+	memset(fx, 0, sizeof *fx);
+	fx->name = name;
+	read_config(f, &fx->c);
+	char msg[MHA_MSG_MAX];
+	if (mha_config_check(&fx->c, msg, sizeof msg) != MHA_OK)
+		fail_msg("%s: config refused: %s", name, msg);
+	assert_int_equal(mha_weights_alloc(&fx->w, &fx->c), MHA_OK);
+	char buf[64];
+	while (token(f, buf, sizeof buf) && strcmp(buf, "end") != 0) {
+		if (strcmp(buf, "matrix") != 0)
+			fail_msg("%s: expected 'matrix' or 'end', got '%s'", name, buf);
+		read_matrix(f, fx);
+	}
+	fclose(f);
+	if (strcmp(buf, "end") != 0)
+		fail_msg("%s: no 'end': fixture truncated", name);
+	for (size_t k = MHA_T_Q; k < NNAMES; k++)
+		if (!fx->want[k])
+			fail_msg("%s: fixture lacks %s", name, names[k].name);
+	assert_int_equal(mha_weights_check(&fx->w, &fx->c, msg, sizeof msg), MHA_OK);
+}
+
+static void fixture_free(struct fixture *fx)
+{
+	for (size_t k = 0; k < NNAMES; k++)
+		free(fx->want[k]);
+	mha_weights_free(&fx->w);
+}
+
+/* Absolute tolerance scaled to the tensor: 1e-5 relative to its largest
+ * magnitude (and at least 1e-5), about 100 float32 ulps. */
+static double tolerance(const double *want, size_t len)
+{
+	double m = 1.0;
+	for (size_t i = 0; i < len; i++)
+		if (fabs(want[i]) > m)
+			m = fabs(want[i]);
+	return 1e-5 * m;
+}
+
+static void compare(const struct fixture *fx, const struct mha_acts *a, const char *path)
+{
+	for (size_t k = MHA_T_Q; k < NNAMES; k++) {
+		char label[128];
+		snprintf(label, sizeof label, "%s: %s (%s)", fx->name, names[k].name, path);
+		check_close_d(mha_tensor_data(&fx->w, a, names[k].t), fx->want[k], fx->len[k],
+		              tolerance(fx->want[k], fx->len[k]), label);
+	}
+	/* masked weights are exactly 0, where the reference has exactly 0 */
+	const float *p = a->weights;
+	for (size_t i = 0; i < fx->len[MHA_T_WEIGHTS]; i++)
+		if (fx->want[MHA_T_WEIGHTS][i] == 0.0 && p[i] != 0.0f)
+			fail_msg("%s: weights[%zu] = %g, masked so must be exactly 0 (%s)",
+			         fx->name, i, (double)p[i], path);
+	for (int i = 0; i < fx->c.h * fx->c.n; i++)
+		assert_int_equal(a->dead_row[i], 0);
+}
+
+static void check_fixture(const char *name)
+{
+	struct fixture fx;
+	fixture_load(&fx, name);
+	struct mha_acts a, b;
+	assert_int_equal(mha_acts_alloc(&a, &fx.c), MHA_OK);
+	assert_int_equal(mha_acts_alloc(&b, &fx.c), MHA_OK);
+	mha_forward(&fx.c, &fx.w, &a);
+	mha_forward_naive(&fx.c, &fx.w, &b);
+	compare(&fx, &a, "BLAS");
+	compare(&fx, &b, "naive");
+	mha_acts_free(&a);
+	mha_acts_free(&b);
+	fixture_free(&fx);
+}
+
+#define FIXTURE_TEST(name) \
+	static void test_fixture_##name##_matches_float64_reference(void **state) \
+	{ (void)state; check_fixture(#name); }
+
+FIXTURE_TEST(mha)
+FIXTURE_TEST(gqa)
+FIXTURE_TEST(mqa)
+FIXTURE_TEST(causal)
+FIXTURE_TEST(topk)
+FIXTURE_TEST(topk_causal)
+FIXTURE_TEST(dk_own)
+FIXTURE_TEST(noscale)
+FIXTURE_TEST(head_off)
+FIXTURE_TEST(one_token)
+FIXTURE_TEST(one_token_causal_topk)
+FIXTURE_TEST(gqa_causal_topk_off)
+FIXTURE_TEST(wide)
+
+#define FIXTURE_ENTRY(name) cmocka_unit_test(test_fixture_##name##_matches_float64_reference)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		FIXTURE_ENTRY(mha),
+		FIXTURE_ENTRY(gqa),
+		FIXTURE_ENTRY(mqa),
+		FIXTURE_ENTRY(causal),
+		FIXTURE_ENTRY(topk),
+		FIXTURE_ENTRY(topk_causal),
+		FIXTURE_ENTRY(dk_own),
+		FIXTURE_ENTRY(noscale),
+		FIXTURE_ENTRY(head_off),
+		FIXTURE_ENTRY(one_token),
+		FIXTURE_ENTRY(one_token_causal_topk),
+		FIXTURE_ENTRY(gqa_causal_topk_off),
+		FIXTURE_ENTRY(wide),
+	};
+	return cmocka_run_group_tests_name("fixtures", tests, NULL, NULL);
+}

@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""gen_fixtures.py - independent float64 reference for mha-tui's compute core.
+
+Writes tests/fixtures/<name>.txt: a configuration, float32 inputs drawn here
+with numpy (seeded, so the output is reproducible), and every intermediate of
+multi-head attention computed in float64 straight from the formulas in
+FACTS.md. Nothing is ported from the C code: the C tests read these files and
+compare mha_forward and mha_forward_naive with them.
+
+Run with Debian's numpy (python3-numpy): /usr/bin/python3 tools/gen_fixtures.py
+The tests themselves never run Python; they read the committed output.
+
+File format (whitespace separated, '#' lines are comments):
+    config n N d D h H g G dk K causal 0|1 top_k K scale 0|1 heads_off M i1 .. iM
+    matrix NAME COUNT ROWS COLS      then COUNT*ROWS lines of COLS numbers
+    ...
+    end
+Names: X W_Q W_K W_V W_O (inputs, float32 values written exactly with %.9g)
+and Q K V scores weights heads concat Y (float64 references, %.17g).
+"""
+
+import os
+import sys
+
+import numpy as np
+
+# name, n, d, h, g, dk, causal, top_k, scale, heads_off: every case the issue
+# names (MHA, GQA, MQA, causal, top-k with and without causal, d_k set on its
+# own, scale off, a head off, n = 1) and a wider one for the BLAS kernels.
+CASES = [
+    ("mha", 4, 8, 2, 2, 4, False, 0, True, []),
+    ("gqa", 5, 8, 4, 2, 2, False, 0, True, []),
+    ("mqa", 4, 6, 3, 1, 2, False, 0, True, []),
+    ("causal", 5, 8, 2, 2, 4, True, 0, True, []),
+    ("topk", 6, 8, 2, 2, 4, False, 2, True, []),
+    ("topk_causal", 6, 6, 3, 3, 2, True, 3, True, []),
+    ("dk_own", 4, 10, 3, 3, 4, False, 0, True, []),
+    ("noscale", 4, 4, 2, 2, 2, False, 0, False, []),
+    ("head_off", 4, 8, 4, 2, 2, False, 0, True, [2]),
+    ("one_token", 1, 4, 2, 2, 2, False, 0, True, []),
+    ("one_token_causal_topk", 1, 3, 1, 1, 3, True, 1, True, []),
+    ("gqa_causal_topk_off", 7, 12, 6, 3, 3, True, 2, True, [0, 5]),
+    ("wide", 12, 32, 4, 2, 8, False, 0, True, []),
+]
+
+# Scores closer than this in one row could rank differently in float32 than
+# in float64, which would make a top-k fixture test the rounding, not the
+# code: such draws are rejected and redrawn.
+TOPK_MARGIN = 1e-3
+
+
+def kv_head(i, h, g):
+    """FACTS.md: query head i uses key/value head floor(i / (h / h_kv))."""
+    return i // (h // g)
+
+
+def keep_mask(s, causal, top_k):
+    """Which keys each query keeps: causal keeps j <= i; top-k then keeps the
+    k largest kept scores, ties to the lower index (stable sort)."""
+    n = s.shape[0]
+    keep = np.ones((n, n), dtype=bool)
+    if causal:
+        keep &= np.tril(np.ones((n, n), dtype=bool))
+    if top_k > 0:
+        for r in range(n):
+            idx = np.flatnonzero(keep[r])
+            if len(idx) <= top_k:
+                continue
+            order = idx[np.argsort(-s[r, idx], kind="stable")]
+            keep[r] = False
+            keep[r, order[:top_k]] = True
+    return keep
+
+
+def topk_margin_ok(s, causal, top_k):
+    """True when the k-th and (k+1)-th kept scores of every row are apart."""
+    n = s.shape[0]
+    for r in range(n):
+        lim = r + 1 if causal else n
+        if top_k <= 0 or lim <= top_k:
+            continue
+        v = np.sort(s[r, :lim])[::-1]
+        if abs(v[top_k - 1] - v[top_k]) < TOPK_MARGIN * max(1.0, abs(v[top_k - 1])):
+            return False
+    return True
+
+
+def attention(x, wq, wk, wv, wo, n, d, h, g, dk, causal, top_k, scale, heads_off):
+    """Multi-head attention in float64, every stage returned."""
+    q, k, v = x @ wq, x @ wk, x @ wv
+    s_factor = 1.0 / np.sqrt(dk) if scale else 1.0
+    scores = np.zeros((h, n, n))
+    weights = np.zeros((h, n, n))
+    heads = np.zeros((h, n, dk))
+    concat = np.zeros((n, h * dk))
+    margin_ok = True
+    for i in range(h):
+        j = kv_head(i, h, g)
+        qi = q[:, i * dk:(i + 1) * dk]
+        kj = k[:, j * dk:(j + 1) * dk]
+        vj = v[:, j * dk:(j + 1) * dk]
+        s = (qi @ kj.T) * s_factor
+        scores[i] = s
+        margin_ok &= topk_margin_ok(s, causal, top_k)
+        keep = keep_mask(s, causal, top_k)
+        masked = np.where(keep, s, -np.inf)
+        m = masked.max(axis=1, keepdims=True)
+        e = np.where(keep, np.exp(masked - m), 0.0)
+        p = e / e.sum(axis=1, keepdims=True)
+        weights[i] = p
+        heads[i] = p @ vj
+        if i not in heads_off:
+            concat[:, i * dk:(i + 1) * dk] = heads[i]
+    y = concat @ wo
+    return dict(Q=q, K=k, V=v, scores=scores, weights=weights, heads=heads,
+                concat=concat, Y=y), margin_ok
+
+
+def draw(rng, shape, scale):
+    """Uniform float32 in [-scale, scale); returned as float64 holding
+    exactly the float32 values the C side will read."""
+    return rng.uniform(-scale, scale, size=shape).astype(np.float32).astype(np.float64)
+
+
+def write_matrix(f, name, a, fmt):
+    a = np.asarray(a)
+    if a.ndim == 2:
+        a = a[None]
+    count, rows, cols = a.shape
+    f.write("matrix %s %d %d %d\n" % (name, count, rows, cols))
+    for block in a:
+        for row in block:
+            f.write(" ".join(fmt % val for val in row) + "\n")
+
+
+def make_case(out_dir, seed, case):
+    name, n, d, h, g, dk, causal, top_k, scale, heads_off = case
+    rng = np.random.default_rng(seed)
+    while True:
+        # X wider than the weights so the softmax rows are far from uniform
+        x = draw(rng, (n, d), 2.0)
+        wq = draw(rng, (d, h * dk), 1.0)
+        wk = draw(rng, (d, g * dk), 1.0)
+        wv = draw(rng, (d, g * dk), 1.0)
+        wo = draw(rng, (h * dk, d), 1.0)
+        ref, margin_ok = attention(x, wq, wk, wv, wo, n, d, h, g, dk, causal, top_k,
+                                   scale, heads_off)
+        if margin_ok:
+            break
+    path = os.path.join(out_dir, name + ".txt")
+    with open(path, "w") as f:
+        f.write("# %s: generated by tools/gen_fixtures.py (numpy seed %d); do not edit\n"
+                % (name, seed))
+        f.write("config n %d d %d h %d g %d dk %d causal %d top_k %d scale %d heads_off %d%s\n"
+                % (n, d, h, g, dk, causal, top_k, scale, len(heads_off),
+                   "".join(" %d" % i for i in heads_off)))
+        for key, a in (("X", x), ("W_Q", wq), ("W_K", wk), ("W_V", wv), ("W_O", wo)):
+            write_matrix(f, key, a, "%.9g")
+        for key in ("Q", "K", "V", "scores", "weights", "heads", "concat", "Y"):
+            write_matrix(f, key, ref[key], "%.17g")
+        f.write("end\n")
+    return path
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out_dir = os.path.join(root, "tests", "fixtures")
+    os.makedirs(out_dir, exist_ok=True)
+    for seed, case in enumerate(CASES, start=1000):
+        print(make_case(out_dir, seed, case))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
