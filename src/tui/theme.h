@@ -42,8 +42,8 @@ attr_t theme_head_attr(int head);
 
 /* Distinct heat levels at this depth (>= 2, <= THEME_HEAT_MAX). */
 int theme_heat_levels(void);
-/* 0..levels-1 for v in [lo, hi], clamped outside; lo == hi, or any of
- * v, lo, hi not finite -> 0 (the caller marks non-finite values itself). */
+/* 0..levels-1 for v in [lo, hi], clamped outside (+inf -> top); lo >= hi,
+ * NaN, or lo / hi not finite -> 0 (the caller marks non-finite values). */
 int theme_heat_level(float v, float lo, float hi);
 attr_t theme_heat_attr(int level);
 /* A glyph whose density rises with the level, so the ramp reads without

@@ -1,0 +1,292 @@
+/*
+ * test_theme.c - the theme on virtual terminals (newterm on /dev/null, no
+ * real terminal): colour depth by terminal type and --no-color, a heat
+ * ramp that is monotonic, clamped and distinct at every depth, glyphs that
+ * still read without colour, ASCII glyphs when the locale is not UTF-8,
+ * head colours, and clipped text that never wraps.
+ */
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "theme.h"
+
+static FILE *tty_in, *tty_out;
+static SCREEN *scr;
+
+/* A 24x80 virtual screen of terminal type term in locale loc. */
+static void screen_open(const char *term, const char *loc, bool no_color)
+{
+	assert_non_null(setlocale(LC_CTYPE, loc));
+	unsetenv("LINES"); /* they would pin the size */
+	unsetenv("COLUMNS");
+	tty_in = fopen("/dev/null", "r");
+	tty_out = fopen("/dev/null", "w");
+	assert_true(tty_in && tty_out);
+	scr = newterm(term, tty_out, tty_in);
+	assert_non_null(scr);
+	resize_term(24, 80);
+	theme_init(no_color);
+}
+
+static void screen_close(void)
+{
+	endwin();
+	delscreen(scr);
+	fclose(tty_in);
+	fclose(tty_out);
+}
+
+static short pair_fg(attr_t a)
+{
+	short fg = -2, bg = -2;
+	pair_content((short)PAIR_NUMBER(a), &fg, &bg);
+	return fg;
+}
+
+/* Monotonic over a sweep from below lo to above hi, 0 at and below lo,
+ * the top level at and above hi. */
+static void check_ramp(float lo, float hi)
+{
+	int levels = theme_heat_levels(), prev = 0;
+	assert_true(levels >= 2 && levels <= THEME_HEAT_MAX);
+	for (int i = -20; i <= 120; i++) {
+		float v = lo + (hi - lo) * (float)i / 100.0f;
+		int l = theme_heat_level(v, lo, hi);
+		assert_true(l >= prev);
+		assert_true(l >= 0 && l < levels);
+		prev = l;
+	}
+	assert_int_equal(theme_heat_level(lo, lo, hi), 0);
+	assert_int_equal(theme_heat_level(lo - 1e30f, lo, hi), 0);
+	assert_int_equal(theme_heat_level(hi, lo, hi), levels - 1);
+	assert_int_equal(theme_heat_level(hi + 1e30f, lo, hi), levels - 1);
+}
+
+static void test_heat_levels_rise_with_the_value_and_clamp_at_every_depth(void **state)
+{
+	(void)state;
+	const char *terms[] = { "xterm-256color", "xterm", "xterm-256color" };
+	for (int i = 0; i < 3; i++) {
+		screen_open(terms[i], "C.UTF-8", i == 2);
+		check_ramp(0.0f, 1.0f);
+		check_ramp(-7.5f, 3.25f);
+		check_ramp(-3e38f, 3e38f); /* hi - lo overflows float */
+		screen_close();
+	}
+}
+
+static void test_heat_level_is_0_for_an_empty_range_or_nan_and_top_for_inf(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	int top = theme_heat_levels() - 1;
+	assert_int_equal(theme_heat_level(0.5f, 0.5f, 0.5f), 0);
+	assert_int_equal(theme_heat_level(0.5f, 1.0f, 0.0f), 0);
+	assert_int_equal(theme_heat_level(NAN, 0.0f, 1.0f), 0);
+	assert_int_equal(theme_heat_level(0.5f, NAN, 1.0f), 0);
+	assert_int_equal(theme_heat_level(0.5f, 0.0f, INFINITY), 0);
+	assert_int_equal(theme_heat_level(INFINITY, 0.0f, 1.0f), top);
+	assert_int_equal(theme_heat_level(-INFINITY, 0.0f, 1.0f), 0);
+	/* out-of-range levels are clamped by the other functions too */
+	assert_int_equal(theme_heat_attr(-3), theme_heat_attr(0));
+	assert_int_equal(theme_heat_attr(99), theme_heat_attr(top));
+	assert_string_equal(theme_heat_glyph(99), theme_heat_glyph(top));
+	screen_close();
+}
+
+static void test_256_colours_give_at_least_8_distinct_heat_colours(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	assert_int_equal(theme_depth(), THEME_256);
+	int levels = theme_heat_levels();
+	assert_true(levels >= 8);
+	for (int a = 0; a < levels; a++) {
+		assert_true(PAIR_NUMBER(theme_heat_attr(a)) > 0);
+		for (int b = 0; b < a; b++)
+			assert_int_not_equal(pair_fg(theme_heat_attr(a)), pair_fg(theme_heat_attr(b)));
+	}
+	screen_close();
+}
+
+static void test_8_colours_give_fewer_levels_each_its_own_colour(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	int levels_256 = theme_heat_levels();
+	screen_close();
+	screen_open("xterm", "C.UTF-8", false);
+	assert_int_equal(theme_depth(), THEME_8);
+	int levels = theme_heat_levels();
+	assert_true(levels >= 4 && levels < levels_256);
+	for (int a = 0; a < levels; a++) {
+		assert_true(pair_fg(theme_heat_attr(a)) < 8);
+		for (int b = 0; b < a; b++)
+			assert_int_not_equal(pair_fg(theme_heat_attr(a)), pair_fg(theme_heat_attr(b)));
+	}
+	/* glyph density still rises level by level */
+	assert_string_not_equal(theme_heat_glyph(1), theme_heat_glyph(levels - 1));
+	screen_close();
+}
+
+static void check_mono(void)
+{
+	assert_int_equal(theme_depth(), THEME_MONO);
+	int top = theme_heat_levels() - 1;
+	for (int l = 0; l <= top; l++)
+		assert_int_equal(theme_heat_attr(l) & A_COLOR, 0);
+	for (int r = 0; r < ROLE_COUNT; r++)
+		assert_int_equal(theme_attr((enum theme_role)r) & A_COLOR, 0);
+	/* low and high read apart by glyph and by brightness */
+	assert_string_not_equal(theme_heat_glyph(0), theme_heat_glyph(top));
+	assert_string_not_equal(theme_heat_glyph(1), theme_heat_glyph(top));
+	assert_true(theme_heat_attr(top) & A_BOLD);
+	assert_true(theme_heat_attr(0) & A_DIM);
+	assert_true(theme_attr(ROLE_SELECTED) & A_REVERSE);
+}
+
+static void test_no_color_gives_a_monochrome_ramp_that_still_reads(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", true);
+	check_mono();
+	screen_close();
+	screen_open("xterm-256color", "C", true);
+	check_mono();
+	screen_close();
+}
+
+static void test_a_terminal_without_colours_falls_back_to_monochrome(void **state)
+{
+	(void)state;
+	screen_open("vt100", "C.UTF-8", false);
+	check_mono();
+	screen_close();
+}
+
+static void test_c_locale_draws_ascii_glyphs_one_per_level(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C", false);
+	assert_false(theme_utf8());
+	int levels = theme_heat_levels();
+	char line[128] = "";
+	for (int l = 0; l < levels; l++) {
+		const char *g = theme_heat_glyph(l);
+		assert_int_equal(strlen(g), 1);
+		assert_true(g[0] >= ' ' && g[0] <= '~');
+		assert_int_equal(g[0], theme_heat_ascii(l));
+		for (int m = 0; m < l; m++)
+			assert_string_not_equal(g, theme_heat_glyph(m));
+		theme_addstr(stdscr, 0, l, 1, g, theme_heat_attr(l));
+		strcat(line, g);
+	}
+	/* what was drawn reads back as the same ASCII, nothing vanished */
+	char got[128] = "";
+	mvwinnstr(stdscr, 0, 0, got, levels);
+	assert_string_equal(got, line);
+	screen_close();
+}
+
+static void test_utf8_locale_draws_block_glyphs(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	assert_true(theme_utf8());
+	int top = theme_heat_levels() - 1;
+	assert_string_equal(theme_heat_glyph(0), " ");
+	assert_string_equal(theme_heat_glyph(top), "\u2588");
+	theme_addstr(stdscr, 1, 0, 1, theme_heat_glyph(top), theme_heat_attr(top));
+	cchar_t cell[2];
+	mvwin_wchnstr(stdscr, 1, 0, cell, 1);
+	wchar_t wc[CCHARW_MAX + 1];
+	attr_t a;
+	short pair;
+	getcchar(&cell[0], wc, &a, &pair, NULL);
+	assert_int_equal(wc[0], 0x2588);
+	assert_int_equal(pair, PAIR_NUMBER(theme_heat_attr(top)));
+	screen_close();
+}
+
+static void test_eight_heads_get_eight_colours_and_mono_alternates_bold_underline(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	for (int a = 0; a < 8; a++) {
+		assert_int_equal(theme_head_attr(a), theme_attr((enum theme_role)(ROLE_HEAD_0 + a)));
+		assert_int_equal(theme_head_attr(a + 8), theme_head_attr(a));
+		for (int b = 0; b < a; b++)
+			assert_int_not_equal(pair_fg(theme_head_attr(a)), pair_fg(theme_head_attr(b)));
+	}
+	screen_close();
+	screen_open("xterm", "C.UTF-8", false);
+	for (int a = 0; a < 8; a++)
+		for (int b = 0; b < a; b++)
+			assert_int_not_equal(theme_head_attr(a), theme_head_attr(b));
+	screen_close();
+	screen_open("xterm-256color", "C.UTF-8", true);
+	for (int a = 0; a < 8; a++)
+		assert_int_equal(theme_head_attr(a), a % 2 ? A_UNDERLINE : A_BOLD);
+	screen_close();
+}
+
+static void test_addstr_clips_at_the_width_and_the_right_edge_without_wrapping(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	char got[128];
+	assert_int_equal(theme_addstr(stdscr, 2, 10, 3, "abcdef", A_NORMAL), 3);
+	mvwinnstr(stdscr, 2, 8, got, 8);
+	assert_string_equal(got, "  abc   ");
+	assert_int_equal(theme_addstr(stdscr, 3, 76, 20, "0123456789", A_NORMAL), 4);
+	mvwinnstr(stdscr, 4, 0, got, 10);
+	assert_string_equal(got, "          ");
+	/* off the window: nothing */
+	assert_int_equal(theme_addstr(stdscr, 24, 0, 5, "x", A_NORMAL), 0);
+	assert_int_equal(theme_addstr(stdscr, -1, 0, 5, "x", A_NORMAL), 0);
+	/* a multibyte label keeps whole characters: "é" is one column */
+	assert_int_equal(theme_addstr(stdscr, 5, 0, 3, "caf\u00e9s", A_NORMAL), 3);
+	mvwinnstr(stdscr, 5, 0, got, 4);
+	assert_string_equal(got, "caf ");
+	assert_int_equal(theme_addstr(stdscr, 6, 0, 4, "caf\u00e9s", A_NORMAL), 4);
+	mvwinnstr(stdscr, 6, 0, got, 6); /* n counts bytes: é is 2 */
+	assert_string_equal(got, "caf\u00e9 ");
+	screen_close();
+}
+
+static void test_c_locale_shows_bytes_it_cannot_decode_as_question_marks(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C", false);
+	char got[16];
+	assert_int_equal(theme_addstr(stdscr, 0, 0, 10, "caf\u00e9", A_NORMAL), 5);
+	mvwinnstr(stdscr, 0, 0, got, 6);
+	assert_string_equal(got, "caf?? ");
+	screen_close();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_heat_levels_rise_with_the_value_and_clamp_at_every_depth),
+		cmocka_unit_test(test_heat_level_is_0_for_an_empty_range_or_nan_and_top_for_inf),
+		cmocka_unit_test(test_256_colours_give_at_least_8_distinct_heat_colours),
+		cmocka_unit_test(test_8_colours_give_fewer_levels_each_its_own_colour),
+		cmocka_unit_test(test_no_color_gives_a_monochrome_ramp_that_still_reads),
+		cmocka_unit_test(test_a_terminal_without_colours_falls_back_to_monochrome),
+		cmocka_unit_test(test_c_locale_draws_ascii_glyphs_one_per_level),
+		cmocka_unit_test(test_utf8_locale_draws_block_glyphs),
+		cmocka_unit_test(test_eight_heads_get_eight_colours_and_mono_alternates_bold_underline),
+		cmocka_unit_test(test_addstr_clips_at_the_width_and_the_right_edge_without_wrapping),
+		cmocka_unit_test(test_c_locale_shows_bytes_it_cannot_decode_as_question_marks),
+	};
+	return cmocka_run_group_tests_name("theme", tests, NULL, NULL);
+}
