@@ -1,0 +1,168 @@
+/*
+ * test_pty.c - the real mha-tui binary on a pseudo-terminal, read through
+ * libvterm: what a person at a terminal sees, and the state the terminal is
+ * left in. The harness is checked first against /bin/sh, so that a broken
+ * harness cannot pass the program's tests.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+
+#include "harness.h"
+
+static const char *program(void)
+{
+	const char *p = getenv("MHA_TUI");
+	return p ? p : "./mha-tui";
+}
+
+static int exit_code(int status)
+{
+	return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ---- the harness itself ---- */
+
+static void test_harness_sees_termios_left_raw(void **state)
+{
+	(void)state;
+	const char *argv[] = { "/bin/sh", "-c", "stty -echo -icanon; printf done", NULL };
+	struct pty *p = pty_start(argv, 24, 80, NULL);
+	assert_non_null(p);
+	assert_int_equal(exit_code(pty_wait_exit(p, 5000)), 0);
+	assert_non_null(strstr(pty_screen(p), "done"));
+	assert_false(pty_termios_restored(p));
+	pty_free(p);
+}
+
+static void test_harness_sees_alternate_screen_left_on(void **state)
+{
+	(void)state;
+	const char *argv[] = { "/bin/sh", "-c", "printf 'main'; printf '\\033[?1049h\\033[?25lalt'", NULL };
+	struct pty *p = pty_start(argv, 24, 80, NULL);
+	assert_non_null(p);
+	assert_int_equal(exit_code(pty_wait_exit(p, 5000)), 0);
+	assert_true(pty_altscreen(p));
+	assert_false(pty_cursor_visible(p));
+	assert_string_equal(pty_row(p, 0), "    alt"); /* 1049 keeps the cursor where it was */
+	assert_true(pty_termios_restored(p));
+	pty_free(p);
+}
+
+static void test_harness_passes_keys_and_size(void **state)
+{
+	(void)state;
+	const char *argv[] = { "/bin/sh", "-c", "stty size; read line; echo \"got $line\"", NULL };
+	struct pty *p = pty_start(argv, 30, 100, (const char *const[]){ "LINES=5", NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "30 100", 5000), 0);
+	pty_type(p, "abc\n");
+	assert_int_equal(exit_code(pty_wait_exit(p, 5000)), 0);
+	assert_non_null(strstr(pty_screen(p), "got abc"));
+	pty_free(p);
+}
+
+/* ---- mha-tui without a usable terminal ---- */
+
+/* The program must refuse with one clear line and a non-zero status,
+ * leave the terminal as it found it, and never claim success. */
+static void check_refuses_terminal(const char *term_setting)
+{
+	const char *argv[] = { program(), NULL };
+	struct pty *p = pty_start(argv, 24, 80, (const char *const[]){ term_setting, NULL });
+	assert_non_null(p);
+	int code = exit_code(pty_wait_exit(p, 5000));
+	const char *screen = pty_screen(p);
+	print_message("TERM setting '%s': exit %d, screen:\n%s", term_setting, code, screen);
+	assert_true(code > 0);
+	assert_non_null(strstr(screen, "mha-tui: "));
+	assert_false(pty_altscreen(p));
+	assert_true(pty_cursor_visible(p));
+	assert_true(pty_termios_restored(p));
+	assert_null(strstr(pty_output(p, NULL), "Sanitizer"));
+	pty_free(p);
+}
+
+static void test_term_unset_is_refused_clearly(void **state)
+{
+	(void)state;
+	check_refuses_terminal("TERM");
+}
+
+static void test_term_dumb_is_refused_clearly(void **state)
+{
+	(void)state;
+	check_refuses_terminal("TERM=dumb");
+}
+
+static void test_term_unknown_is_refused_clearly(void **state)
+{
+	(void)state;
+	check_refuses_terminal("TERM=no-such-terminal-xyz");
+}
+
+/* ---- headless modes on a terminal ---- */
+
+static void test_help_prints_usage_and_exits_zero(void **state)
+{
+	(void)state;
+	const char *argv[] = { program(), "--help", NULL };
+	struct pty *p = pty_start(argv, 60, 100, NULL);
+	assert_non_null(p);
+	assert_int_equal(exit_code(pty_wait_exit(p, 5000)), 0);
+	assert_non_null(strstr(pty_screen(p), "usage: mha-tui"));
+	assert_int_equal(pty_altscreen_entries(p), 0);
+	assert_true(pty_termios_restored(p));
+	pty_free(p);
+}
+
+static void test_dump_on_a_terminal_is_plain_json(void **state)
+{
+	(void)state;
+	const char *argv[] = { program(), "--dump", "json", "--tokens", "2", "--d-model", "4",
+	                       "--heads", "2", NULL };
+	struct pty *p = pty_start(argv, 24, 80, NULL);
+	assert_non_null(p);
+	assert_int_equal(exit_code(pty_wait_exit(p, 5000)), 0);
+	const char *out = pty_output(p, NULL);
+	assert_non_null(strstr(out, "\"output\": [["));
+	assert_null(strstr(out, "\033[")); /* no escape sequence: the dump never draws */
+	assert_null(strstr(out, "null"));
+	assert_null(strstr(out, "nan"));
+	assert_int_equal(pty_altscreen_entries(p), 0);
+	pty_free(p);
+}
+
+static void test_bad_flag_on_a_terminal_exits_2_with_one_line(void **state)
+{
+	(void)state;
+	const char *argv[] = { program(), "--heads", "-3", NULL };
+	struct pty *p = pty_start(argv, 24, 80, NULL);
+	assert_non_null(p);
+	assert_int_equal(exit_code(pty_wait_exit(p, 5000)), 2);
+	const char *first = pty_row(p, 0);
+	assert_true(strncmp(first, "mha-tui: --heads", 16) == 0 && strstr(first, "-3"));
+	assert_int_equal(strspn(pty_screen(p) + strcspn(pty_screen(p), "\n"), "\n"), 24);
+	assert_int_equal(pty_altscreen_entries(p), 0);
+	pty_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_harness_sees_termios_left_raw),
+		cmocka_unit_test(test_harness_sees_alternate_screen_left_on),
+		cmocka_unit_test(test_harness_passes_keys_and_size),
+		cmocka_unit_test(test_term_unset_is_refused_clearly),
+		cmocka_unit_test(test_term_dumb_is_refused_clearly),
+		cmocka_unit_test(test_term_unknown_is_refused_clearly),
+		cmocka_unit_test(test_help_prints_usage_and_exits_zero),
+		cmocka_unit_test(test_dump_on_a_terminal_is_plain_json),
+		cmocka_unit_test(test_bad_flag_on_a_terminal_exits_2_with_one_line),
+	};
+	return cmocka_run_group_tests_name("pty", tests, NULL, NULL);
+}
