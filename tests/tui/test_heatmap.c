@@ -1,0 +1,426 @@
+/*
+ * test_heatmap.c - heatmaps drawn on a virtual terminal (newterm on
+ * /dev/null) and read back cell by cell: token labels on both axes at every
+ * cell width, the cursor cell, values in wide cells, glyph and colour per
+ * cell, NaN / Inf marked and never printed, off heads, the legend, nothing
+ * outside the measured rectangle, and the small-multiples arithmetic
+ * (eight 6x6 heads at 80 columns x 14 rows, paging).
+ */
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "heatmap.h"
+#include "theme.h"
+
+static FILE *tty_in, *tty_out;
+static SCREEN *scr;
+
+static void screen_open(const char *loc, bool no_color)
+{
+	assert_non_null(setlocale(LC_CTYPE, loc));
+	unsetenv("LINES"); /* they would pin the size */
+	unsetenv("COLUMNS");
+	tty_in = fopen("/dev/null", "r");
+	tty_out = fopen("/dev/null", "w");
+	assert_true(tty_in && tty_out);
+	scr = newterm("xterm-256color", tty_out, tty_in);
+	assert_non_null(scr);
+	resize_term(24, 80);
+	theme_init(no_color);
+}
+
+static void screen_close(void)
+{
+	endwin();
+	delscreen(scr);
+	fclose(tty_in);
+	fclose(tty_out);
+}
+
+/* Screen line y from column x, n columns, as text. */
+static const char *line_at(int y, int x, int n)
+{
+	static char buf[8 * 80 + 1];
+	buf[0] = '\0';
+	mvwinnstr(stdscr, y, x, buf, n < (int)sizeof buf - 1 ? n : (int)sizeof buf - 1);
+	return buf;
+}
+
+/* The character and attributes of one cell. */
+static wchar_t cell_at(int y, int x, attr_t *a, short *pair)
+{
+	cchar_t cc[2];
+	wchar_t wc[CCHARW_MAX + 1] = { 0 };
+	mvwin_wchnstr(stdscr, y, x, cc, 1);
+	getcchar(&cc[0], wc, a, pair, NULL);
+	return wc[0];
+}
+
+static const char labels[6][MHA_LABEL_MAX] = { "the", "cat", "sat", "on", "a", "mat" };
+
+/* 6x6: row r, column c holds (r * 6 + c) / 35, so 0 at the top left and
+ * 1 at the bottom right. */
+static float ramp[36];
+
+static struct heatmap map_6x6(void)
+{
+	for (int i = 0; i < 36; i++)
+		ramp[i] = (float)i / 35.0f;
+	struct heatmap hm = { ramp, 6, 6, 0.0f, 1.0f, labels, "head 1 -> kv 0", -1, -1, false, 0 };
+	return hm;
+}
+
+static void fill(wchar_t ch)
+{
+	cchar_t cc;
+	wchar_t s[2] = { ch, 0 };
+	setcchar(&cc, s, A_NORMAL, 0, NULL);
+	for (int y = 0; y < LINES; y++)
+		for (int x = 0; x < COLS; x++)
+			mvwadd_wch(stdscr, y, x, &cc);
+}
+
+/* Every cell outside (y, x, h, w) still holds the '~' fill. */
+static void check_outside_untouched(int y0, int x0, int h, int w)
+{
+	for (int y = 0; y < LINES; y++)
+		for (int x = 0; x < COLS; x++) {
+			if (y >= y0 && y < y0 + h && x >= x0 && x < x0 + w)
+				continue;
+			attr_t a;
+			short p;
+			if (cell_at(y, x, &a, &p) != L'~')
+				fail_msg("drawn outside the rectangle at line %d column %d", y, x);
+		}
+}
+
+static void test_token_labels_appear_on_both_axes(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	heatmap_draw(stdscr, 2, 3, &hm, 4);
+	assert_string_equal(line_at(2, 3, 14), "head 1 -> kv 0");
+	assert_string_equal(line_at(3, 3, 27), "    the cat sat on  a   mat");
+	for (int r = 0; r < 6; r++)
+		assert_memory_equal(line_at(4 + r, 3, 3), labels[r], strlen(labels[r]));
+	screen_close();
+}
+
+static void test_narrow_cells_label_each_axis_with_one_letter(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	for (int w = 1; w <= 2; w++) {
+		erase();
+		heatmap_draw(stdscr, 0, 0, &hm, w);
+		const char *want = w == 1 ? " tcsoam" : "  t c s o a m";
+		assert_string_equal(line_at(1, 0, (int)strlen(want)), want);
+		for (int r = 0; r < 6; r++)
+			assert_int_equal(line_at(2 + r, 0, 1)[0], labels[r][0]);
+	}
+	screen_close();
+}
+
+static void test_without_labels_the_axes_show_token_indices(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	float m[12 * 12] = { 0 };
+	struct heatmap hm = { m, 12, 12, 0.0f, 1.0f, NULL, "h", -1, -1, false, 0 };
+	heatmap_draw(stdscr, 0, 0, &hm, 4);
+	assert_string_equal(line_at(1, 4, 12), "0   1   2   ");
+	assert_string_equal(line_at(13, 0, 3), "11 ");
+	erase();
+	heatmap_draw(stdscr, 0, 0, &hm, 1);
+	/* one column each: the last digit, so 9, 10, 11 read 9, 0, 1 */
+	assert_string_equal(line_at(1, 1, 12), "012345678901");
+	screen_close();
+}
+
+static void test_the_cursor_cell_and_its_labels_are_in_reverse_video(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	hm.cur_row = 2;
+	hm.cur_col = 3;
+	heatmap_draw(stdscr, 0, 0, &hm, 2);
+	attr_t a;
+	short p;
+	/* cell (2, 3) at line 2 + 2, column 2 + 3 * 2 */
+	cell_at(4, 8, &a, &p);
+	assert_true(a & A_REVERSE);
+	/* its glyph is an ASCII one: a solid block would read as empty in reverse */
+	wchar_t wc = cell_at(4, 8, &a, &p);
+	assert_true(wc > L' ' && wc < 127);
+	cell_at(4, 6, &a, &p);
+	assert_false(a & A_REVERSE);
+	cell_at(5, 8, &a, &p);
+	assert_false(a & A_REVERSE);
+	cell_at(4, 0, &a, &p); /* row label "sat" */
+	assert_true(a & A_REVERSE);
+	cell_at(1, 8, &a, &p); /* column label "on" */
+	assert_true(a & A_REVERSE);
+	cell_at(1, 6, &a, &p);
+	assert_false(a & A_REVERSE);
+	screen_close();
+}
+
+static void test_cells_from_width_5_show_their_value(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	float m[4] = { 0.42f, 1.0f, -0.004f, -12.5f };
+	struct heatmap hm = { m, 2, 2, -1.0f, 1.0f, NULL, "w", -1, -1, false, 0 };
+	heatmap_draw(stdscr, 0, 0, &hm, 5);
+	/* label column 4, then cells of 5: glyph, value in 3, space */
+	assert_string_equal(line_at(2, 5, 3), ".42");
+	assert_string_equal(line_at(2, 10, 3), "1.0");
+	assert_string_equal(line_at(3, 5, 3), ".00");
+	assert_string_equal(line_at(3, 10, 3), "-12");
+	erase();
+	heatmap_draw(stdscr, 0, 0, &hm, 6);
+	/* cells of 6: glyphs, value right-aligned in 4, space */
+	assert_string_equal(line_at(2, 6, 3), ".42");
+	assert_string_equal(line_at(2, 11, 4), "1.00");
+	assert_string_equal(line_at(3, 12, 3), "-12");
+	screen_close();
+}
+
+static void test_nan_and_inf_are_marked_and_never_printed(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	float m[4] = { NAN, INFINITY, -INFINITY, 0.5f };
+	struct heatmap hm = { m, 2, 2, 0.0f, 1.0f, NULL, "bad", 1, 1, false, 0 };
+	for (int w = 1; w <= 6; w++) {
+		erase();
+		heatmap_draw(stdscr, 0, 0, &hm, w);
+		for (int y = 0; y < 4; y++) {
+			const char *s = line_at(y, 0, 80);
+			assert_null(strstr(s, "nan"));
+			assert_null(strstr(s, "inf"));
+			assert_null(strstr(s, "NAN"));
+			assert_null(strstr(s, "INF"));
+		}
+		int x0 = w == 1 ? 1 : w == 2 ? 2 : 4;
+		assert_int_equal(line_at(2, x0, 1)[0], '!');
+		assert_int_equal(line_at(2, x0 + w, 1)[0], '!');
+		assert_int_equal(line_at(3, x0, 1)[0], '!');
+		attr_t a;
+		short p;
+		cell_at(2, x0, &a, &p);
+		assert_int_equal(p, PAIR_NUMBER(theme_attr(ROLE_ERROR)));
+	}
+	screen_close();
+}
+
+static void test_low_and_high_cells_differ_in_glyph_and_colour(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	heatmap_draw(stdscr, 0, 0, &hm, 2);
+	int top = theme_heat_levels() - 1;
+	attr_t a;
+	short p;
+	wchar_t lo = cell_at(2, 2, &a, &p);
+	assert_int_equal(lo, L' ');
+	assert_int_equal(p, PAIR_NUMBER(theme_heat_attr(0)));
+	wchar_t hi = cell_at(7, 2 + 5 * 2, &a, &p);
+	assert_int_equal(hi, 0x2588);
+	assert_int_equal(p, PAIR_NUMBER(theme_heat_attr(top)));
+	/* a middle cell: a lighter shade */
+	wchar_t mid = cell_at(4, 2 + 3 * 2, &a, &p);
+	assert_true(mid == 0x2591 || mid == 0x2592 || mid == 0x2593);
+	screen_close();
+}
+
+static void test_monochrome_ascii_cells_still_read_low_to_high(void **state)
+{
+	(void)state;
+	screen_open("C", true);
+	struct heatmap hm = map_6x6();
+	heatmap_draw(stdscr, 0, 0, &hm, 2);
+	attr_t a;
+	short p;
+	assert_int_equal(cell_at(2, 2, &a, &p), L' ');
+	assert_true(a & A_DIM);
+	assert_int_equal(cell_at(7, 12, &a, &p), L'@');
+	assert_true(a & A_BOLD);
+	assert_int_equal(p, 0);
+	/* along the last row the glyphs never get lighter */
+	const char *order = " .:-=+*#%@";
+	int prev = 0;
+	for (int c = 0; c < 6; c++) {
+		int g = (int)(strchr(order, (int)cell_at(7, 2 + 2 * c, &a, &p)) - order);
+		assert_true(g >= prev);
+		prev = g;
+	}
+	screen_close();
+}
+
+static void test_an_off_head_is_dim_and_its_title_says_off(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	hm.off = true;
+	hm.title = "head 2";
+	heatmap_draw(stdscr, 0, 0, &hm, 3);
+	assert_string_equal(line_at(0, 0, 12), "head 2 (off)");
+	attr_t a;
+	short p;
+	cell_at(7, 4 + 5 * 3, &a, &p);
+	assert_int_equal(p, PAIR_NUMBER(theme_attr(ROLE_DIM)));
+	/* narrow: "off" comes first so truncation keeps it */
+	erase();
+	hm.title = "head 2 -> kv 1";
+	heatmap_draw(stdscr, 0, 0, &hm, 1);
+	assert_string_equal(line_at(0, 0, 7), "off hea");
+	screen_close();
+}
+
+static void test_nothing_is_drawn_outside_the_measured_rectangle(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	hm.cur_row = 5;
+	hm.cur_col = 5;
+	hm.title = "a title much longer than any heatmap of six columns";
+	for (int w = 0; w <= 7; w++) { /* 0 and 7 are clamped to 1 and 6 */
+		fill(L'~');
+		struct heatmap_size s = heatmap_measure(&hm, w);
+		heatmap_draw(stdscr, 3, 5, &hm, w);
+		check_outside_untouched(3, 5, s.rows, s.cols);
+		/* and the rectangle is not larger than what is drawn */
+		assert_int_not_equal(line_at(3 + s.rows - 1, 5 + s.cols - 1, 1)[0], '~');
+		assert_int_not_equal(line_at(3, 5 + s.cols - 1, 1)[0], '~');
+	}
+	screen_close();
+}
+
+static void test_a_map_past_the_right_edge_is_clipped_not_wrapped(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	fill(L'~');
+	heatmap_draw(stdscr, 16, 70, &hm, 4);
+	check_outside_untouched(16, 70, 8, 10);
+	screen_close();
+}
+
+static void test_eight_6x6_heads_fit_at_80_columns_by_14_rows(void **state)
+{
+	(void)state;
+	int per_row = 0;
+	assert_true(heatmap_fit(6, 6, 14, 80, 1, &per_row) >= 8);
+	assert_true(per_row >= 8);
+	int w = heatmap_pick_cell_w(6, 6, 14, 80, 8);
+	assert_true(heatmap_fit(6, 6, 14, 80, w, NULL) >= 8);
+	/* and h <= 8 with n <= 8 */
+	w = heatmap_pick_cell_w(8, 8, 14, 80, 8);
+	assert_true(heatmap_fit(8, 8, 14, 80, w, NULL) >= 8);
+	/* with more room the cells get wider */
+	assert_true(heatmap_pick_cell_w(6, 6, 16, 80, 8) >= 2);
+	assert_true(heatmap_pick_cell_w(6, 6, 40, 200, 8) >= 5);
+	/* one head alone takes the widest cells */
+	assert_int_equal(heatmap_pick_cell_w(6, 6, 14, 80, 1), HEATMAP_CELL_W_MAX);
+}
+
+static void test_eight_heads_drawn_side_by_side_keep_their_titles(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	resize_term(14, 80);
+	struct heatmap hm = map_6x6();
+	int per_row, w = heatmap_pick_cell_w(6, 6, 14, 80, 8);
+	heatmap_fit(6, 6, 14, 80, w, &per_row);
+	struct heatmap_size s = heatmap_measure(&hm, w);
+	char titles[8][16];
+	for (int i = 0; i < 8; i++) {
+		snprintf(titles[i], sizeof titles[i], "h%d", i);
+		hm.title = titles[i];
+		heatmap_draw(stdscr, i / per_row * s.rows, i % per_row * (s.cols + 1), &hm, w);
+	}
+	for (int i = 0; i < 8; i++)
+		assert_string_equal(line_at(i / per_row * s.rows, i % per_row * (s.cols + 1), 2), titles[i]);
+	screen_close();
+}
+
+static void test_paging_shows_every_head_once(void **state)
+{
+	(void)state;
+	assert_int_equal(heatmap_pages(8, 8), 1);
+	assert_int_equal(heatmap_pages(9, 8), 2);
+	assert_int_equal(heatmap_pages(16, 10), 2);
+	assert_int_equal(heatmap_pages(64, 10), 7);
+	assert_int_equal(heatmap_pages(1, 10), 1);
+	assert_int_equal(heatmap_pages(8, 0), 0);
+	/* 64 heads of 6x6 at 80x14: pages of fit maps, the last one partial */
+	int fit = heatmap_fit(6, 6, 14, 80, 1, NULL), shown = 0;
+	int pages = heatmap_pages(64, fit);
+	for (int p = 0; p < pages; p++) {
+		int first = p * fit, last = first + fit < 64 ? first + fit : 64;
+		assert_true(last > first);
+		shown += last - first;
+	}
+	assert_int_equal(shown, 64);
+	/* too small for even one map */
+	assert_int_equal(heatmap_fit(6, 6, 7, 80, 1, NULL), 0);
+	assert_int_equal(heatmap_fit(6, 6, 14, 6, 1, NULL), 0);
+}
+
+static void test_the_legend_shows_the_range_and_the_ramp_within_its_width(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	fill(L'~');
+	heatmap_legend_draw(stdscr, 5, 10, 30, 0.0f, 1.0f);
+	check_outside_untouched(5, 10, 1, 30);
+	const char *s = line_at(5, 10, 30 * 4);
+	assert_memory_equal(s, "0 ", 2);
+	assert_non_null(strstr(s, "\u2588 1"));
+	fill(L'~');
+	heatmap_legend_draw(stdscr, 5, 10, 8, -2.5f, 1234.0f);
+	check_outside_untouched(5, 10, 1, 8);
+	fill(L'~');
+	heatmap_legend_draw(stdscr, 5, 10, 40, -2.5f, NAN);
+	check_outside_untouched(5, 10, 1, 40);
+	assert_null(strstr(line_at(5, 10, 40 * 4), "nan"));
+	screen_close();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_token_labels_appear_on_both_axes),
+		cmocka_unit_test(test_narrow_cells_label_each_axis_with_one_letter),
+		cmocka_unit_test(test_without_labels_the_axes_show_token_indices),
+		cmocka_unit_test(test_the_cursor_cell_and_its_labels_are_in_reverse_video),
+		cmocka_unit_test(test_cells_from_width_5_show_their_value),
+		cmocka_unit_test(test_nan_and_inf_are_marked_and_never_printed),
+		cmocka_unit_test(test_low_and_high_cells_differ_in_glyph_and_colour),
+		cmocka_unit_test(test_monochrome_ascii_cells_still_read_low_to_high),
+		cmocka_unit_test(test_an_off_head_is_dim_and_its_title_says_off),
+		cmocka_unit_test(test_nothing_is_drawn_outside_the_measured_rectangle),
+		cmocka_unit_test(test_a_map_past_the_right_edge_is_clipped_not_wrapped),
+		cmocka_unit_test(test_eight_6x6_heads_fit_at_80_columns_by_14_rows),
+		cmocka_unit_test(test_eight_heads_drawn_side_by_side_keep_their_titles),
+		cmocka_unit_test(test_paging_shows_every_head_once),
+		cmocka_unit_test(test_the_legend_shows_the_range_and_the_ramp_within_its_width),
+	};
+	return cmocka_run_group_tests_name("heatmap", tests, NULL, NULL);
+}
