@@ -1,0 +1,165 @@
+/*
+ * counts_view.c - the counts panel: what the configuration costs, from
+ * mha_counts() alone (this module never computes a count itself).
+ *
+ * Wide (>= COUNTS_WIDE columns): parameters and the KV cache per token on
+ * the left, FLOPs on the right, then the ratio to one full-dimension head.
+ * Narrow: one column, brief labels ("QK^T") where the full ones leave no
+ * room. Numbers carry thousands separators (1,048,576) and fall back to
+ * k/M/G suffixes (1.05M) when their field is too narrow. The ratio line
+ * says why it stays near x1.00 whatever h is: with h*d_k = d_model the
+ * projections and the score / weighted-sum products cost the same as one
+ * head of size d_model (only softmax's 5 n^2 per head grows with h).
+ *
+ * It does not refresh, and draws nothing outside (y, x, height, width).
+ */
+#include "counts_view.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "theme.h"
+
+enum {
+	COL_PARAMS = 20, /* "total 16,777,216" and room */
+	COL_GAP = 2,
+	COL_FLOPS = 27,  /* "weighted sum 2,214,592,512" */
+	COUNTS_WIDE = COL_PARAMS + COL_GAP + COL_FLOPS,
+	LINES_WIDE = 8,   /* titles, 6 rows, ratio */
+	LINES_NARROW = 16, /* title, 5, title, 6, KV, ratio, why */
+};
+
+/* v with thousands separators, or "1.05M" when that is wider than w;
+ * true when the exact form was used. */
+static bool count_format(char *buf, size_t len, int64_t v, int w)
+{
+	char digits[32], out[48];
+	int n = snprintf(digits, sizeof digits, "%" PRId64, v < 0 ? -v : v);
+	int o = 0;
+	if (v < 0)
+		out[o++] = '-';
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	if (o <= w) {
+		snprintf(buf, len, "%s", out);
+		return true;
+	}
+	static const char units[] = "kMGT";
+	double x = (double)v / 1e3;
+	int u = 0;
+	while ((x >= 999.5 || x <= -999.5) && units[u + 1]) {
+		x /= 1e3;
+		u++;
+	}
+	/* three significant digits: 1.05M, 10.5M, 105M */
+	double ax = x < 0 ? -x : x;
+	snprintf(buf, len, "%.*f%c", ax < 9.995 ? 2 : ax < 99.95 ? 1 : 0, x, units[u]);
+	return false;
+}
+
+struct row {
+	const char *label, *brief; /* brief: for narrow panels */
+	int64_t v;
+};
+
+/* "label ...... number" in width columns, the number right-aligned. In
+ * order of preference: full label and exact number, brief label and exact
+ * number, full label and 1.05M, brief label and 1.05M. */
+static void row_draw(WINDOW *win, int y, int x, int width, const struct row *r)
+{
+	char num[48];
+	const char *label = r->label;
+	int room = width - (int)strlen(r->label) - 1, brief_room = width - (int)strlen(r->brief) - 1;
+	if (!count_format(num, sizeof num, r->v, room)) {
+		if (count_format(num, sizeof num, r->v, brief_room) || (int)strlen(num) > room)
+			label = r->brief;
+		else
+			count_format(num, sizeof num, r->v, room);
+	}
+	int lw = (int)strlen(label), nw = (int)strlen(num);
+	theme_addstr(win, y, x, width, label, theme_attr(ROLE_NORMAL));
+	if (lw + 1 + nw <= width)
+		theme_addstr(win, y, x + width - nw, nw, num, theme_attr(ROLE_NORMAL));
+}
+
+/* The ratio of total compute to one head with d_k = d_model, fitted to
+ * width ("x1.00 of one full head"), and the reason ("h*d_k = d_model"). */
+static void ratio_text(char *fig, char *why, size_t len, const struct mha_config *c,
+                       const struct mha_counts *k, int width)
+{
+	double r = k->flops_one_full_head > 0 ? (double)k->flops_total / (double)k->flops_one_full_head : 0;
+	if (snprintf(fig, len, "x%.2f of one full head", r) > width)
+		snprintf(fig, len, "x%.2f vs 1 head", r);
+	int hdk = c->h * c->dk;
+	if (hdk != c->d)
+		snprintf(why, len, "h*d_k %d %s d_model %d", hdk, hdk < c->d ? "<" : ">", c->d);
+	else if (c->g != c->h)
+		snprintf(why, len, "h*d_k = d_model, %d kv heads", c->g);
+	else
+		snprintf(why, len, "h*d_k = d_model");
+}
+
+int counts_view_height(int width)
+{
+	return width >= COUNTS_WIDE ? LINES_WIDE : LINES_NARROW;
+}
+
+void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c)
+{
+	if (height <= 0 || width <= 0)
+		return;
+	const struct mha_counts k = mha_counts(c);
+	const struct row params[] = {
+		{ "W^Q", "W^Q", k.params_wq }, { "W^K", "W^K", k.params_wk },
+		{ "W^V", "W^V", k.params_wv }, { "W^O", "W^O", k.params_wo },
+		{ "total", "all", k.params_total },
+	}, flops[] = {
+		{ "Projection", "QKV", k.flops_projection }, { "Scores", "QK^T", k.flops_scores },
+		{ "Softmax", "soft", k.flops_softmax }, { "Weighted sum", "PV", k.flops_weighted_sum },
+		{ "W^O", "W^O", k.flops_output }, { "total", "all", k.flops_total },
+	}, kv = { "KV/token", "KV", k.kv_cache_per_token }; /* K and V values cached per token */
+	enum { NP = sizeof params / sizeof params[0], NF = sizeof flops / sizeof flops[0] };
+	attr_t title = theme_attr(ROLE_TITLE), normal = theme_attr(ROLE_NORMAL);
+	char fig[64], why[64], text[160];
+	int line = 0;
+
+	if (width >= COUNTS_WIDE) {
+		int fx = x + COL_PARAMS + COL_GAP;
+		theme_addstr(win, y, x, COL_PARAMS, "Parameters", title);
+		theme_addstr(win, y, fx, COL_FLOPS, "FLOPs", title);
+		for (line = 1; line <= NF && line < height; line++) {
+			/* the line under the parameters holds the KV cache */
+			row_draw(win, y + line, x, COL_PARAMS, line <= NP ? &params[line - 1] : &kv);
+			row_draw(win, y + line, fx, COL_FLOPS, &flops[line - 1]);
+		}
+		if (line < height) {
+			ratio_text(fig, why, sizeof fig, c, &k, width);
+			/* the long reason when it fits: the point of the ratio */
+			if (c->h * c->dk != c->d || c->g != c->h /* GQA: K, V follow g, not h */
+			    || snprintf(text, sizeof text, "%s: %s, so params and matmul FLOPs ignore h", fig, why) > width)
+				snprintf(text, sizeof text, "%s (%s)", fig, why);
+			theme_addstr(win, y + line, x, width, text, normal);
+		}
+		return;
+	}
+	if (line < height)
+		theme_addstr(win, y + line++, x, width, "Parameters", title);
+	for (int i = 0; i < NP && line < height; i++)
+		row_draw(win, y + line++, x, width, &params[i]);
+	if (line < height)
+		theme_addstr(win, y + line++, x, width, "FLOPs", title);
+	for (int i = 0; i < NF && line < height; i++)
+		row_draw(win, y + line++, x, width, &flops[i]);
+	if (line < height)
+		row_draw(win, y + line++, x, width, &kv);
+	ratio_text(fig, why, sizeof fig, c, &k, width);
+	if (line < height)
+		theme_addstr(win, y + line++, x, width, fig, normal);
+	if (line < height)
+		theme_addstr(win, y + line++, x, width, why, theme_attr(ROLE_HINT));
+}

@@ -1,0 +1,244 @@
+/*
+ * test_counts_view.c - the counts panel on a virtual terminal (newterm on
+ * /dev/null), read back as text: the paper's base model reads 1,048,576
+ * parameters, and so does every h with h*d_k = d_model; the matmul FLOPs do
+ * not move with h either, and the ratio says x1.00 and why; narrow panels
+ * switch to k/M/G; the panel uses exactly the lines it says it needs and
+ * nothing outside its rectangle.
+ */
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "counts_view.h"
+#include "theme.h"
+
+static FILE *tty_in, *tty_out;
+static SCREEN *scr;
+
+/* One 40x120 screen for the whole group: the panel draws, the tests read. */
+static int screen_setup(void **state)
+{
+	(void)state;
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		return -1;
+	unsetenv("LINES"); /* they would pin the size */
+	unsetenv("COLUMNS");
+	tty_in = fopen("/dev/null", "r");
+	tty_out = fopen("/dev/null", "w");
+	if (!tty_in || !tty_out || !(scr = newterm("xterm-256color", tty_out, tty_in)))
+		return -1;
+	resize_term(40, 120);
+	theme_init(false);
+	return 0;
+}
+
+static int screen_teardown(void **state)
+{
+	(void)state;
+	endwin();
+	delscreen(scr);
+	fclose(tty_in);
+	fclose(tty_out);
+	return 0;
+}
+
+/* The text of lines y .. y+n-1 from column x, width w, joined by '\n'. */
+static const char *panel_text(int y, int x, int n, int w)
+{
+	static char all[40 * 128];
+	all[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		char line[128] = "";
+		mvwinnstr(stdscr, y + i, x, line, w < 127 ? w : 127);
+		strcat(all, line);
+		strcat(all, "\n");
+	}
+	return all;
+}
+
+static struct mha_config config(int n, int d, int h, int g, int dk)
+{
+	struct mha_config c = mha_config_default();
+	c.n = n;
+	c.d = d;
+	c.h = h;
+	c.g = g;
+	c.dk = dk;
+	return c;
+}
+
+/* Draw c at (1, 2) in width w, return the panel's text. */
+static const char *draw(const struct mha_config *c, int w)
+{
+	erase();
+	counts_view_draw(stdscr, 1, 2, counts_view_height(w), w, c);
+	return panel_text(1, 2, counts_view_height(w), w);
+}
+
+/* The line of text that starts with label (after spaces), from the wide
+ * layout's FLOPs column or the narrow one. */
+static void row_of(const char *text, const char *label, char *out, size_t len)
+{
+	const char *p = strstr(text, label);
+	assert_non_null(p);
+	const char *end = strchr(p, '\n');
+	snprintf(out, len, "%.*s", (int)(end - p), p);
+}
+
+static void test_the_base_model_has_1048576_attention_parameters(void **state)
+{
+	(void)state;
+	struct mha_config c = config(6, 512, 8, 8, 64);
+	for (int w = 24; w <= 80; w += 28) {
+		const char *s = draw(&c, w);
+		assert_non_null(strstr(s, "1,048,576"));
+		assert_non_null(strstr(s, "262,144"));
+	}
+}
+
+static void test_h_4_and_16_with_h_dk_equal_d_model_keep_params_and_matmul_flops(void **state)
+{
+	(void)state;
+	struct mha_config c8 = config(6, 512, 8, 8, 64);
+	char want_proj[64], want_out[64], want_scores[64];
+	const char *s = draw(&c8, 60);
+	row_of(s, "Projection", want_proj, sizeof want_proj);
+	row_of(s, "Scores", want_scores, sizeof want_scores);
+	row_of(s, "Weighted", want_out, sizeof want_out);
+	const int hs[] = { 1, 4, 16 };
+	for (int i = 0; i < 3; i++) {
+		struct mha_config c = config(6, 512, hs[i], hs[i], 512 / hs[i]);
+		char got[64];
+		s = draw(&c, 60);
+		assert_non_null(strstr(s, "total      1,048,576"));
+		row_of(s, "Projection", got, sizeof got);
+		assert_string_equal(got, want_proj);
+		row_of(s, "Scores", got, sizeof got);
+		assert_string_equal(got, want_scores);
+		row_of(s, "Weighted", got, sizeof got);
+		assert_string_equal(got, want_out);
+		assert_non_null(strstr(s, "x1.00 of one full head"));
+		assert_non_null(strstr(s, "h*d_k = d_model"));
+	}
+}
+
+static void test_every_figure_comes_from_mha_counts(void **state)
+{
+	(void)state;
+	struct mha_config c = config(64, 1024, 16, 4, 64);
+	struct mha_counts k = mha_counts(&c);
+	const char *s = draw(&c, 80);
+	/* 16*64 = 1024: W^Q 1,048,576; GQA g = 4: W^K 262,144; KV 2*4*64 = 512 */
+	assert_int_equal(k.params_wk, 262144);
+	assert_non_null(strstr(s, "\nW^K          262,144  Scores"));
+	assert_non_null(strstr(s, "\nKV/token         512  total"));
+	char want[32];
+	snprintf(want, sizeof want, "%d,%03d,%03d", (int)(k.flops_total / 1000000),
+	         (int)(k.flops_total / 1000 % 1000), (int)(k.flops_total % 1000));
+	assert_non_null(strstr(s, want));
+}
+
+static void test_the_ratio_says_why_when_h_dk_differs_from_d_model(void **state)
+{
+	(void)state;
+	struct mha_config c = config(6, 16, 4, 4, 8);
+	const char *s = draw(&c, 60);
+	assert_non_null(strstr(s, "(h*d_k 32 > d_model 16)"));
+	assert_null(strstr(s, "x1.00"));
+	c.dk = 2;
+	s = draw(&c, 60);
+	assert_non_null(strstr(s, "(h*d_k 8 < d_model 16)"));
+	/* wide enough: the long explanation */
+	c = config(6, 512, 8, 8, 64);
+	s = draw(&c, 80);
+	assert_non_null(strstr(s, "h*d_k = d_model, so params and matmul FLOPs ignore h"));
+	/* with GQA, K and V follow g: the panel does not claim h is free */
+	c.g = 2;
+	s = draw(&c, 80);
+	assert_null(strstr(s, "ignore h"));
+	assert_non_null(strstr(s, "2 kv heads"));
+}
+
+static void test_a_narrow_panel_uses_k_m_g_suffixes_and_brief_labels(void **state)
+{
+	(void)state;
+	struct mha_config c = config(64, 1024, 16, 16, 64);
+	const char *s = draw(&c, 12);
+	assert_non_null(strstr(s, "total  4.19M\n"));
+	assert_non_null(strstr(s, "W^Q    1.05M\n"));
+	assert_non_null(strstr(s, "QKV     403M\n"));
+	assert_non_null(strstr(s, "Scores 8.39M\n"));
+	/* at 16 columns the exact figures fit */
+	s = draw(&c, 16);
+	assert_non_null(strstr(s, "total  4,194,304\n"));
+	assert_non_null(strstr(s, "QKV  402,653,184\n"));
+	/* the ratio and its reason on lines of their own */
+	assert_non_null(strstr(s, "x1.00 vs 1 head"));
+	assert_non_null(strstr(s, "h*d_k = d_model"));
+	s = draw(&c, 24);
+	assert_non_null(strstr(s, "x1.00 of one full head"));
+}
+
+static void test_the_panel_fills_exactly_the_lines_it_asks_for(void **state)
+{
+	(void)state;
+	struct mha_config c = config(6, 512, 8, 8, 64);
+	const int widths[] = { 12, 20, 30, 48, 49, 60, 80, 110 };
+	for (int i = 0; i < 8; i++) {
+		int w = widths[i], h = counts_view_height(w);
+		assert_true(h >= 8 && h < 38);
+		erase();
+		counts_view_draw(stdscr, 1, 2, h, w, &c);
+		char first[8] = "", last[8] = "", after[8] = "";
+		mvwinnstr(stdscr, 1, 2, first, 1);
+		mvwinnstr(stdscr, h, 2, last, 1);
+		mvwinnstr(stdscr, h + 1, 2, after, 1);
+		assert_string_not_equal(first, " ");
+		assert_string_not_equal(last, " ");
+		assert_string_equal(after, " ");
+	}
+}
+
+static void test_nothing_is_drawn_outside_the_rectangle(void **state)
+{
+	(void)state;
+	struct mha_config c = config(64, 1024, 64, 2, 64);
+	const int widths[] = { 1, 5, 12, 20, 49, 60, 100 };
+	for (int i = 0; i < 7; i++)
+		for (int h = 0; h <= 18; h += 3) {
+			int w = widths[i];
+			for (int y = 0; y < 40; y++)
+				mvhline(y, 0, '~', 120);
+			counts_view_draw(stdscr, 5, 7, h, w, &c);
+			for (int y = 0; y < 40; y++) {
+				char line[128] = "";
+				mvwinnstr(stdscr, y, 0, line, 120);
+				for (int x = 0; x < 120; x++) {
+					bool inside = y >= 5 && y < 5 + h && x >= 7 && x < 7 + w;
+					if (!inside && line[x] != '~')
+						fail_msg("width %d height %d: drawn at line %d column %d", w, h, y, x);
+				}
+			}
+		}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_base_model_has_1048576_attention_parameters),
+		cmocka_unit_test(test_h_4_and_16_with_h_dk_equal_d_model_keep_params_and_matmul_flops),
+		cmocka_unit_test(test_every_figure_comes_from_mha_counts),
+		cmocka_unit_test(test_the_ratio_says_why_when_h_dk_differs_from_d_model),
+		cmocka_unit_test(test_a_narrow_panel_uses_k_m_g_suffixes_and_brief_labels),
+		cmocka_unit_test(test_the_panel_fills_exactly_the_lines_it_asks_for),
+		cmocka_unit_test(test_nothing_is_drawn_outside_the_rectangle),
+	};
+	return cmocka_run_group_tests_name("counts_view", tests, screen_setup, screen_teardown);
+}
