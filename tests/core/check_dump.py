@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""check_dump.py - check one `mha-tui --dump json` output, with the standard
+library only (no numpy: the test suite must not need it).
+
+Usage: check_dump.py DUMP.json EXPECTED_CONFIG_JSON
+
+Checks that the dump parses as JSON, has every documented key with the
+shape its configuration implies, that its config matches the expected
+fields, that the counts follow the formulas of FACTS.md, and (below a size
+limit) that every intermediate agrees with attention recomputed here in
+float64 from the dump's own X and W's, to 1e-5 relative to each tensor's
+largest magnitude. Prints one line per problem; exits 1 if any.
+"""
+
+import json
+import math
+import sys
+
+RECOMPUTE_MAX_PARAMS = 200000  # pure Python: keep each check well under a second
+REL_TOL = 1e-5
+
+problems = []
+
+
+def problem(msg):
+    problems.append(msg)
+
+
+def shape_of(a):
+    """Rows x cols of a list of equal-length lists of numbers, or None."""
+    if not isinstance(a, list) or not all(isinstance(r, list) for r in a):
+        return None
+    cols = {len(r) for r in a}
+    if len(cols) > 1:
+        return None
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for r in a for v in r):
+        return None
+    return (len(a), cols.pop() if cols else 0)
+
+
+def expect_shape(name, a, rows, cols):
+    s = shape_of(a)
+    if s != (rows, cols):
+        problem("%s: shape %s, want %dx%d" % (name, s, rows, cols))
+        return False
+    return True
+
+
+def matmul(a, b):
+    bt = list(zip(*b))
+    return [[math.fsum(x * y for x, y in zip(row, col)) for col in bt] for row in a]
+
+
+def cols(a, lo, hi):
+    return [row[lo:hi] for row in a]
+
+
+def attention(cfg, x, wq, wk, wv, wo):
+    """Multi-head attention from FACTS.md, float64, every stage."""
+    n, h, g, dk = cfg["tokens"], cfg["heads"], cfg["kv_heads"], cfg["d_k"]
+    q, k, v = matmul(x, wq), matmul(x, wk), matmul(x, wv)
+    s = 1.0 / math.sqrt(dk) if cfg["scale"] else 1.0
+    heads = []
+    concat = [[0.0] * (h * dk) for _ in range(n)]
+    for i in range(h):
+        j = i // (h // g)
+        qi, kj, vj = cols(q, i * dk, (i + 1) * dk), cols(k, j * dk, (j + 1) * dk), cols(v, j * dk, (j + 1) * dk)
+        scores = [[math.fsum(a * b for a, b in zip(qr, kr)) * s for kr in kj] for qr in qi]
+        weights = []
+        for r in range(n):
+            keep = list(range(r + 1 if cfg["causal"] else n))
+            if 0 < cfg["top_k"] < len(keep):
+                keep = sorted(keep, key=lambda t: (-scores[r][t], t))[:cfg["top_k"]]
+            m = max(scores[r][t] for t in keep)
+            e = {t: math.exp(scores[r][t] - m) for t in keep}
+            z = math.fsum(e.values())
+            weights.append([e[t] / z if t in e else 0.0 for t in range(n)])
+        out = matmul(weights, vj)
+        heads.append({"scores": scores, "weights": weights, "output": out})
+        if i not in cfg["heads_off"]:
+            for r in range(n):
+                concat[r][i * dk:(i + 1) * dk] = out[r]
+    return dict(Q=q, K=k, V=v, heads=heads, concat=concat, output=matmul(concat, wo))
+
+
+def compare(name, got, want):
+    flat_w = [v for r in want for v in r]
+    flat_g = [v for r in got for v in r]
+    scale = max([1.0] + [abs(v) for v in flat_w])
+    worst, at = 0.0, 0
+    for i, (a, b) in enumerate(zip(flat_g, flat_w)):
+        if abs(a - b) > worst:
+            worst, at = abs(a - b), i
+    if worst > REL_TOL * scale:
+        problem("%s: worst element %d: got %.9g, want %.9g, |diff| %.3g > %.3g"
+                % (name, at, flat_g[at], flat_w[at], worst, REL_TOL * scale))
+
+
+def check_counts(cfg, counts):
+    n, d, h, g, dk = cfg["tokens"], cfg["d_model"], cfg["heads"], cfg["kv_heads"], cfg["d_k"]
+    want_params = {"W_Q": d * h * dk, "W_K": d * g * dk, "W_V": d * g * dk, "W_O": h * dk * d}
+    want_params["total"] = sum(want_params.values())
+    want_flops = {
+        "projection": 2 * n * d * (h + 2 * g) * dk,
+        "scores": 2 * n * n * dk * h,
+        "softmax": 5 * n * n * h,
+        "weighted_sum": 2 * n * n * dk * h,
+        "output": 2 * n * h * dk * d,
+    }
+    want_flops["total"] = sum(want_flops.values())
+    if counts.get("params") != want_params:
+        problem("counts.params %s, want %s" % (counts.get("params"), want_params))
+    if counts.get("flops") != want_flops:
+        problem("counts.flops %s, want %s" % (counts.get("flops"), want_flops))
+    if counts.get("kv_cache_per_token") != 2 * g * dk:
+        problem("counts.kv_cache_per_token %s, want %d" % (counts.get("kv_cache_per_token"), 2 * g * dk))
+
+
+def check(dump, expected):
+    keys = ["config", "tokens", "counts", "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V",
+            "heads", "concat", "output"]
+    for k in keys:
+        if k not in dump:
+            problem("key %r missing" % k)
+    extra = set(dump) - set(keys)
+    if extra:
+        problem("undocumented keys %s" % sorted(extra))
+    if problems:
+        return
+    cfg = dump["config"]
+    for k, v in expected.items():
+        if cfg.get(k) != v:
+            problem("config.%s = %r, want %r" % (k, cfg.get(k), v))
+    if cfg.get("d_v") != cfg.get("d_k"):
+        problem("config.d_v %r differs from d_k %r" % (cfg.get("d_v"), cfg.get("d_k")))
+    n, d, h, g, dk = cfg["tokens"], cfg["d_model"], cfg["heads"], cfg["kv_heads"], cfg["d_k"]
+    toks = dump["tokens"]
+    if not (isinstance(toks, list) and len(toks) == n and all(isinstance(t, str) and t for t in toks)):
+        problem("tokens %r: want %d non-empty strings" % (toks, n))
+    check_counts(cfg, dump["counts"])
+    shapes = {"X": (n, d), "W_Q": (d, h * dk), "W_K": (d, g * dk), "W_V": (d, g * dk),
+              "W_O": (h * dk, d), "Q": (n, h * dk), "K": (n, g * dk), "V": (n, g * dk),
+              "concat": (n, h * dk), "output": (n, d)}
+    ok = all([expect_shape(k, dump[k], *rc) for k, rc in shapes.items()])
+    heads = dump["heads"]
+    if not isinstance(heads, list) or len(heads) != h:
+        problem("heads: want a list of %d objects" % h)
+        return
+    for i, hd in enumerate(heads):
+        want_keys = {"head", "kv_head", "on", "scores", "weights", "output", "dead_rows"}
+        if not isinstance(hd, dict) or set(hd) != want_keys:
+            problem("heads[%d]: keys %s, want %s" % (i, sorted(hd) if isinstance(hd, dict) else hd,
+                                                      sorted(want_keys)))
+            return
+        if hd["head"] != i or hd["kv_head"] != i // (h // g):
+            problem("heads[%d]: head %r kv_head %r, want %d %d"
+                    % (i, hd["head"], hd["kv_head"], i, i // (h // g)))
+        if hd["on"] != (i not in cfg["heads_off"]):
+            problem("heads[%d].on = %r" % (i, hd["on"]))
+        if hd["dead_rows"] != []:
+            problem("heads[%d].dead_rows = %r: no row can be fully masked" % (i, hd["dead_rows"]))
+        ok &= expect_shape("heads[%d].scores" % i, hd["scores"], n, n)
+        ok &= expect_shape("heads[%d].weights" % i, hd["weights"], n, n)
+        ok &= expect_shape("heads[%d].output" % i, hd["output"], n, dk)
+    if not ok:
+        return
+    if cfg["causal"]:
+        for i, hd in enumerate(heads):
+            for r in range(n):
+                if any(hd["weights"][r][t] != 0 for t in range(r + 1, n)):
+                    problem("heads[%d].weights row %d: non-zero above the diagonal" % (i, r))
+    if dump["counts"]["params"]["total"] > RECOMPUTE_MAX_PARAMS:
+        return
+    ref = attention(cfg, dump["X"], dump["W_Q"], dump["W_K"], dump["W_V"], dump["W_O"])
+    for k in ("Q", "K", "V", "concat", "output"):
+        compare(k, dump[k], ref[k])
+    for i in range(h):
+        for k in ("scores", "weights", "output"):
+            compare("heads[%d].%s" % (i, k), heads[i][k], ref["heads"][i][k])
+
+
+def reject_constant(name):
+    raise ValueError("%s is not JSON" % name)
+
+
+def main():
+    if len(sys.argv) != 3:
+        print("usage: check_dump.py DUMP.json EXPECTED_CONFIG_JSON", file=sys.stderr)
+        return 2
+    try:
+        with open(sys.argv[1]) as f:
+            dump = json.load(f, parse_constant=reject_constant)
+    except (OSError, ValueError) as e:
+        print("%s: not valid JSON: %s" % (sys.argv[1], e))
+        return 1
+    check(dump, json.loads(sys.argv[2]))
+    for p in problems:
+        print("%s: %s" % (sys.argv[1], p))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+#!/bin/sh
+# test_cli.sh - the real mha-tui binary ($MHA_TUI) from the outside:
+# every usage error exits 2 with exactly one line on stderr naming the
+# flag and nothing on stdout; --help and --version exit 0; an unreadable
+# or corrupt --load file exits 1 with one "file..." line; and
+# --dump json parses and agrees with check_dump.py's own float64
+# recomputation for several configurations.
+# Every run has a timeout and stdin from /dev/null: a case that wrongly
+# reached the interactive screen fails instead of hanging.
+set -u
+bin=${MHA_TUI:?run under meson test, which sets MHA_TUI}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
+
+run() {
+	timeout 10 "$bin" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+}
+
+# expect_error STATUS TEXT ARGS...: exit STATUS, one stderr line
+# "mha-tui: ..." containing TEXT, empty stdout.
+expect_error() {
+	status=$1 text=$2
+	shift 2
+	run "$@"
+	rc=$?
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -ne "$status" ]; then
+		fail "mha-tui $*: exit $rc, want $status ($(head -c 200 "$tmp/err"))"
+	elif [ "$lines" -ne 1 ]; then
+		fail "mha-tui $*: $lines lines on stderr, want 1: $(head -c 300 "$tmp/err")"
+	elif ! grep -q '^mha-tui: ' "$tmp/err"; then
+		fail "mha-tui $*: stderr does not start with 'mha-tui: ': $(cat "$tmp/err")"
+	elif ! grep -qF -- "$text" "$tmp/err"; then
+		fail "mha-tui $*: stderr does not mention '$text': $(cat "$tmp/err")"
+	elif [ -s "$tmp/out" ]; then
+		fail "mha-tui $*: wrote to stdout on error"
+	else
+		pass
+	fi
+}
+
+# ---- usage errors: exit 2 ----
+expect_error 2 --bogus --bogus
+expect_error 2 --bogus --dump json --bogus=1
+expect_error 2 "'-h'" -h
+expect_error 2 "'tokens'" tokens
+expect_error 2 --causal --causal=1
+for flag in --tokens --d-model --heads --kv-heads --d-k --top-k --seed --load --lesson --lessons-dir --dump; do
+	expect_error 2 "$flag needs a value" "$flag"
+done
+for flag in --tokens --d-model --heads --kv-heads --d-k --top-k --seed; do
+	for value in abc 3x '' ' 3' 3.5 0x10 -1 99999999999999999999; do
+		expect_error 2 "$flag" --dump json "$flag" "$value"
+	done
+done
+expect_error 2 --tokens --dump json --tokens 0
+expect_error 2 --tokens --dump json --tokens 65
+expect_error 2 --d-model --dump json --d-model 1025
+expect_error 2 --heads --dump json --heads 65
+expect_error 2 --d-k --dump json --d-k 1025
+expect_error 2 --kv-heads --dump json --kv-heads 0
+expect_error 2 --top-k --dump json --top-k 65
+expect_error 2 --seed --dump json --seed 18446744073709551616
+expect_error 2 --d-k --dump json --d-model 10 --heads 3
+expect_error 2 --kv-heads --dump json --heads 4 --kv-heads 3
+expect_error 2 --kv-heads --dump json --heads 2 --kv-heads 4 --d-model 8
+expect_error 2 --top-k --dump json --tokens 3 --top-k 4
+expect_error 2 --heads --dump json --heads 64 --d-k 65
+expect_error 2 --dump --dump xml
+expect_error 2 --load --dump json --load s.txt --tokens 3
+expect_error 2 --load --load s.txt --seed 2
+expect_error 2 --lesson --lesson 2 --dump json
+expect_error 2 --lesson --lesson 2 --load s.txt
+
+# ---- --help and --version ----
+if run --help && grep -q '^usage: mha-tui' "$tmp/out" && [ ! -s "$tmp/err" ]; then pass; else fail "--help"; fi
+if run --version && grep -Eq '^mha-tui [0-9]+\.[0-9]+\.[0-9]+$' "$tmp/out" && [ ! -s "$tmp/err" ]; then
+	pass
+else
+	fail "--version: $(cat "$tmp/out" "$tmp/err")"
+fi
+
+# ---- --load failures: exit 1, one line naming the file ----
+expect_error 1 "$tmp/missing.txt" --dump json --load "$tmp/missing.txt"
+mkdir "$tmp/dir"
+expect_error 1 "$tmp/dir" --dump json --load "$tmp/dir"
+printf 'not a session\n' >"$tmp/foreign.txt"
+expect_error 1 "$tmp/foreign.txt:1:" --dump json --load "$tmp/foreign.txt"
+: >"$tmp/empty.txt"
+expect_error 1 "$tmp/empty.txt:" --dump json --load "$tmp/empty.txt"
+
+# ---- --dump json: parses, has every key, agrees with a float64 recomputation ----
+# check_dump NAME EXPECTED_CONFIG_JSON ARGS...
+check_dump() {
+	name=$1 want=$2
+	shift 2
+	run --dump json "$@"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "dump $name: exit $rc ($(head -c 200 "$tmp/err"))"
+		return
+	fi
+	cp "$tmp/out" "$tmp/$name.json"
+	if [ -s "$tmp/err" ]; then
+		fail "dump $name: wrote to stderr: $(head -c 200 "$tmp/err")"
+	elif python3 "$here/check_dump.py" "$tmp/$name.json" "$want"; then
+		pass
+	else
+		fail "dump $name ($*)"
+	fi
+}
+
+check_dump default '{"tokens": 6, "d_model": 16, "heads": 4, "kv_heads": 4, "d_k": 4, "causal": false, "top_k": 0, "scale": true, "seed": 1, "heads_off": []}'
+check_dump gqa '{"heads": 4, "kv_heads": 2, "d_k": 3, "seed": 11}' \
+	--tokens 7 --d-model 12 --heads 4 --kv-heads 2 --d-k 3 --seed 11
+check_dump mqa '{"heads": 6, "kv_heads": 1, "d_k": 2}' --d-model 12 --heads 6 --kv-heads 1 --seed 5
+check_dump causal '{"causal": true, "tokens": 9}' --tokens 9 --causal --seed 3
+check_dump topk '{"top_k": 3, "tokens": 8}' --tokens 8 --top-k 3 --seed 4
+check_dump topk_causal_gqa '{"top_k": 2, "causal": true, "kv_heads": 3}' \
+	--tokens 10 --d-model 18 --heads 6 --kv-heads 3 --top-k 2 --causal --seed 8
+check_dump dk_own '{"d_model": 10, "heads": 3, "d_k": 4}' --d-model 10 --heads 3 --d-k 4
+check_dump noscale '{"scale": false}' --no-scale --seed 6
+check_dump one_token '{"tokens": 1}' --tokens 1 --top-k 1 --causal
+check_dump big_seed '{"seed": 18446744073709551615}' --seed 18446744073709551615
+check_dump base_counts '{"d_model": 512, "heads": 8, "d_k": 64}' --tokens 2 --d-model 512 --heads 8
+if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; sys.exit(c["params"]["total"] != 1048576 or c["kv_cache_per_token"] != 1024)' "$tmp/base_counts.json"; then
+	pass
+else
+	fail "base model: params total is not 1,048,576 or KV cache not 1024"
+fi
+
+# Same flags, same dump: the seed fixes every number.
+run --dump json --seed 9 --tokens 5 && cp "$tmp/out" "$tmp/a.json"
+run --dump json --tokens 5 --seed 9 && cp "$tmp/out" "$tmp/b.json"
+if cmp -s "$tmp/a.json" "$tmp/b.json"; then pass; else fail "two dumps with the same flags differ"; fi
+
+# A session written by hand (doc/SESSION.md's example) dumps its own numbers.
+cat >"$tmp/session.txt" <<'EOF'
+mha-tui-session 1
+# written by test_cli.sh
+tokens 3
+d_model 4
+heads 2
+kv_heads 1
+d_k 2
+causal 1
+top_k 0
+scale 1
+seed 7
+heads_off 1
+labels the cat sat
+X 3 4
+0.5 -1 0.25 0
+1 0 -0.5 2
+-1.5 0.75 1 -0.25
+W_Q 4 4
+1 0 0 0
+0 1 0 0
+0 0 1 0
+0 0 0 1
+W_K 4 2
+0.5 0
+0 0.5
+1 0
+0 1
+W_V 4 2
+1 2
+3 4
+-1 0
+0 -1
+W_O 4 4
+1 0 0 0
+0 1 0 0
+0 0 1 0
+0 0 0 1
+end
+EOF
+cp "$tmp/session.txt" "$tmp/session.before"
+check_dump session '{"tokens": 3, "d_model": 4, "heads": 2, "kv_heads": 1, "d_k": 2, "causal": true, "top_k": 0, "scale": true, "seed": 7, "heads_off": [1]}' \
+	--load "$tmp/session.txt"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["tokens"] != ["the","cat","sat"] or d["X"][0] != [0.5,-1,0.25,0] or d["concat"][2][2:] != [0,0])' "$tmp/session.json"; then
+	pass
+else
+	fail "session dump: labels, X or the switched-off head's concat block differ from the file"
+fi
+if cmp -s "$tmp/session.txt" "$tmp/session.before"; then pass; else fail "--load changed the session file"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
