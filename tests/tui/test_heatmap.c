@@ -333,6 +333,13 @@ static void test_eight_6x6_heads_fit_at_80_columns_by_14_rows(void **state)
 	/* and h <= 8 with n <= 8 */
 	w = heatmap_pick_cell_w(8, 8, 14, 80, 8);
 	assert_true(heatmap_fit(8, 8, 14, 80, w, NULL) >= 8);
+	/* exact fits: 8 maps of 9 columns and 7 gaps are 79 columns; one 6x6
+	 * map at cell width 1 is 8 x 7 */
+	assert_int_equal(heatmap_fit(8, 8, 10, 79, 1, &per_row), 8);
+	assert_int_equal(per_row, 8);
+	assert_int_equal(heatmap_fit(8, 8, 10, 78, 1, NULL), 7);
+	assert_int_equal(heatmap_fit(6, 6, 8, 7, 1, NULL), 1);
+	assert_int_equal(heatmap_fit(6, 6, 16, 7, 1, NULL), 2);
 	/* with more room the cells get wider */
 	assert_true(heatmap_pick_cell_w(6, 6, 16, 80, 8) >= 2);
 	assert_true(heatmap_pick_cell_w(6, 6, 40, 200, 8) >= 5);
