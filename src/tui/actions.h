@@ -1,0 +1,42 @@
+/*
+ * actions.h - the one table of actions: key, name, help text, function.
+ * It feeds the key bindings, the help overlay and the status-line hints,
+ * so the three can never disagree (STYLE.md).
+ */
+#ifndef ACTIONS_H
+#define ACTIONS_H
+
+#include <stdbool.h>
+
+#include "app.h"
+
+enum { ACTION_KEYS_MAX = 8 };
+
+struct action {
+	int keys[ACTION_KEYS_MAX];  /* curses key codes; 0 ends the list */
+	const char *key_label;      /* as the help shows it: "Tab", "1-7", "Left h" */
+	const char *name;           /* short, for the hint bar: "stage" */
+	const char *help;           /* one line for the help overlay */
+	const char *group;          /* help section: "Move", "Edit", "Shape", "Session" */
+	bool hint;                  /* shown in the hint bar */
+	unsigned (*fn)(struct app *app, int arg, int key);
+	int arg;
+};
+
+/* The table, and its length. */
+const struct action *actions_table(int *count);
+/* The action bound to key, or NULL. */
+const struct action *actions_lookup(int key);
+
+/* One key pressed: the help overlay, the value being typed, or the
+ * table. Returns APP_* flags. */
+unsigned app_key(struct app *app, int key);
+
+/* Rule for what survives a change of shape, as the help overlay and the
+ * man page state it. */
+extern const char actions_keep_rule[];
+
+/* Lines of the help overlay (for scrolling): the table, then the rule. */
+int actions_help_lines(void);
+
+#endif

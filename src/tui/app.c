@@ -1,0 +1,375 @@
+/*
+ * app.c - the workbench's model operations: edit a cell, change the
+ * configuration (keeping what fits), draw new inputs, undo, save. Each
+ * records what it needs to be undone and says, in APP_* flags, what the
+ * loop must redo. No curses here, and no attention arithmetic: mha_forward
+ * computes everything; only the Reshape proof multiplies X by one block of
+ * W here, because showing that product done a second way is its point.
+ */
+#include "app.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+static bool same_shape(const struct mha_config *a, const struct mha_config *b)
+{
+	return a->n == b->n && a->d == b->d && a->h == b->h && a->g == b->g && a->dk == b->dk;
+}
+
+/* Floats of every tensor, in table order: the size of the prev snapshot. */
+static size_t all_floats(const struct mha_config *c)
+{
+	size_t total = 0;
+	for (int t = 0; t < MHA_T_COUNT; t++) {
+		struct mha_shape s = mha_tensor_shape(c, (enum mha_tensor)t);
+		total += (size_t)s.count * s.rows * s.cols;
+	}
+	return total;
+}
+
+static size_t tensor_offset(const struct mha_config *c, enum mha_tensor t)
+{
+	size_t off = 0;
+	for (int k = 0; k < (int)t; k++) {
+		struct mha_shape s = mha_tensor_shape(c, (enum mha_tensor)k);
+		off += (size_t)s.count * s.rows * s.cols;
+	}
+	return off;
+}
+
+/* Copy every tensor's values before an edit, so the cells it changes can
+ * be marked after the recompute. */
+static void snapshot(struct app *app)
+{
+	size_t need = all_floats(&app->cfg);
+	if (need != app->prev_len) {
+		free(app->prev);
+		app->prev = malloc(need * sizeof *app->prev);
+		app->prev_len = app->prev ? need : 0;
+	}
+	if (!app->prev)
+		return;
+	float *dst = app->prev;
+	for (int t = 0; t < MHA_T_COUNT; t++) {
+		struct mha_shape s = mha_tensor_shape(&app->cfg, (enum mha_tensor)t);
+		size_t len = (size_t)s.count * s.rows * s.cols;
+		memcpy(dst, mha_tensor_data(&app->w, &app->a, (enum mha_tensor)t), len * sizeof *dst);
+		dst += len;
+	}
+	app->changed_until_ms = app->now_ms + APP_CHANGED_MS;
+}
+
+bool app_cell_changed(const struct app *app, enum mha_tensor t, int m, int r, int c)
+{
+	if (!app->prev || app->now_ms >= app->changed_until_ms)
+		return false;
+	struct mha_shape s = mha_tensor_shape(&app->cfg, t);
+	size_t i = ((size_t)m * s.rows + r) * s.cols + c;
+	const float *now = mha_tensor_data(&app->w, &app->a, t);
+	return app->prev[tensor_offset(&app->cfg, t) + i] != now[i];
+}
+
+static void forget_marks(struct app *app)
+{
+	app->changed_until_ms = 0;
+}
+
+static int copy_weights(struct mha_weights *dst, const struct mha_weights *src, const struct mha_config *c)
+{
+	if (mha_weights_alloc(dst, c) != MHA_OK)
+		return -1;
+	mha_weights_carry(dst, c, src, c); /* same shape: every cell and label */
+	return 0;
+}
+
+int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *w,
+             char *msg, size_t len)
+{
+	memset(app, 0, sizeof *app);
+	app->cfg = *cfg;
+	app->w = *w;
+	memset(w, 0, sizeof *w);
+	if (mha_acts_alloc(&app->a, &app->cfg) != MHA_OK) {
+		snprintf(msg, len, "out of memory for the activations");
+		mha_weights_free(&app->w);
+		return -1;
+	}
+	app->stage = STAGE_PROJECTION;
+	app_recompute(app);
+	return 0;
+}
+
+static void undo_entry_free(struct undo_entry *e)
+{
+	if (e->kind == UNDO_ALL)
+		mha_weights_free(&e->w);
+	memset(e, 0, sizeof *e);
+}
+
+void app_free(struct app *app)
+{
+	while (app->undo_count > 0) {
+		app->undo_top = (app->undo_top + APP_UNDO_MAX - 1) % APP_UNDO_MAX;
+		undo_entry_free(&app->undo[app->undo_top]);
+		app->undo_count--;
+	}
+	mha_acts_free(&app->a);
+	mha_weights_free(&app->w);
+	free(app->prev);
+	app->prev = NULL;
+}
+
+void app_recompute(struct app *app)
+{
+	mha_forward(&app->cfg, &app->w, &app->a);
+}
+
+void app_message(struct app *app, bool error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(app->status, sizeof app->status, fmt, ap);
+	va_end(ap);
+	app->status_error = error;
+	app->status_until_ms = app->now_ms + APP_STATUS_MS;
+}
+
+void app_view(const struct app *app, struct stage_view *v)
+{
+	stage_view(app->stage, &app->cfg, app->head, app->proj, v);
+}
+
+void app_clamp(struct app *app)
+{
+	if (app->head >= app->cfg.h)
+		app->head = app->cfg.h - 1;
+	if (app->head < 0)
+		app->head = 0;
+	struct stage_view v;
+	app_view(app, &v);
+	struct app_cursor *cu = &app->cur[app->stage];
+	if (cu->panel >= v.count)
+		cu->panel = v.count - 1;
+	if (cu->panel < 0)
+		cu->panel = 0;
+	const struct panel *p = &v.p[cu->panel];
+	if (cu->row >= p->rows)
+		cu->row = p->rows - 1;
+	if (cu->col >= p->cols)
+		cu->col = p->cols - 1;
+	if (cu->row < 0)
+		cu->row = 0;
+	if (cu->col < 0)
+		cu->col = 0;
+}
+
+bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel **panel,
+                     struct stage_view *v)
+{
+	app_view(app, v);
+	const struct app_cursor *cu = &app->cur[app->stage];
+	if (v->count == 0 || cu->panel >= v->count)
+		return false;
+	const struct panel *p = &v->p[cu->panel];
+	*out = (struct cell){ p->t, p->m, cu->row, p->col0 + cu->col };
+	if (panel)
+		*panel = p;
+	return true;
+}
+
+float app_panel_value(const struct app *app, const struct panel *p, int r, int c)
+{
+	const struct mha_config *cf = &app->cfg;
+	if (p->proof) {
+		// X (n,d) @ W[:, col0 + c]: the head block computed from the inputs, in double
+		enum mha_tensor wt = p->t == MHA_T_Q ? MHA_T_WQ : p->t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
+		const float *wm = mha_tensor_data(&app->w, NULL, wt);
+		int wc = mha_tensor_shape(cf, wt).cols;
+		double sum = 0.0;
+		for (int k = 0; k < cf->d; k++)
+			sum += (double)app->w.x[(size_t)r * cf->d + k] * wm[(size_t)k * wc + p->col0 + c];
+		return (float)sum;
+	}
+	struct mha_shape s = mha_tensor_shape(cf, p->t);
+	const float *m = mha_tensor_data(&app->w, &app->a, p->t);
+	return m[((size_t)p->m * s.rows + r) * s.cols + p->col0 + c];
+}
+
+/* ---- undo ---- */
+
+static struct undo_entry *undo_push(struct app *app)
+{
+	struct undo_entry *e = &app->undo[app->undo_top];
+	if (app->undo_count == APP_UNDO_MAX)
+		undo_entry_free(e); /* the oldest level goes */
+	else
+		app->undo_count++;
+	app->undo_top = (app->undo_top + 1) % APP_UNDO_MAX;
+	memset(e, 0, sizeof *e);
+	return e;
+}
+
+unsigned app_set_cell(struct app *app, float v)
+{
+	struct stage_view sv;
+	struct cell cell;
+	const struct panel *p;
+	if (!app_cursor_cell(app, &cell, &p, &sv) || !mha_tensor_info(cell.t)->input || p->proof)
+		return APP_REDRAW;
+	struct mha_shape s = mha_tensor_shape(&app->cfg, cell.t);
+	float *m = mha_tensor_data(&app->w, NULL, cell.t);
+	size_t i = (size_t)cell.r * s.cols + cell.c;
+	if (m[i] == v)
+		return APP_REDRAW;
+	struct undo_entry *e = undo_push(app);
+	e->kind = UNDO_CELL;
+	e->t = cell.t;
+	e->index = i;
+	e->old = m[i];
+	snapshot(app);
+	m[i] = v;
+	return APP_RECOMPUTE | APP_REDRAW;
+}
+
+/* Swap in a new configuration and inputs; the old ones go to an undo level. */
+static unsigned replace_all(struct app *app, const struct mha_config *next, struct mha_weights *nw)
+{
+	struct mha_acts na;
+	if (mha_acts_alloc(&na, next) != MHA_OK) {
+		mha_weights_free(nw);
+		app_message(app, true, "out of memory for that configuration; nothing changed");
+		return APP_REDRAW;
+	}
+	struct undo_entry *e = undo_push(app);
+	e->kind = UNDO_ALL;
+	e->cfg = app->cfg;
+	e->w = app->w;
+	mha_acts_free(&app->a);
+	app->a = na;
+	app->w = *nw;
+	app->cfg = *next;
+	forget_marks(app);
+	app_clamp(app);
+	return APP_RECOMPUTE | APP_REDRAW;
+}
+
+unsigned app_change_config(struct app *app, const struct mha_config *next_in, const char *what)
+{
+	char msg[MHA_MSG_MAX];
+	struct mha_config next = *next_in;
+	for (int i = next.h; i < MHA_MAX_HEADS; i++)
+		next.head_off[i] = false;
+	if (mha_config_check(&next, msg, sizeof msg) != MHA_OK) {
+		app_message(app, true, "not changed: %s", msg);
+		return APP_REDRAW;
+	}
+	if (same_shape(&next, &app->cfg)) {
+		struct undo_entry *e = undo_push(app);
+		e->kind = UNDO_CONFIG;
+		e->cfg = app->cfg;
+		snapshot(app);
+		app->cfg = next;
+		app_message(app, false, "%s", what);
+		return APP_RECOMPUTE | APP_REDRAW;
+	}
+	/* keep what fits: the new shape drawn from the same seed, then every
+	 * cell that exists in both shapes carried over (mha_weights_carry) */
+	struct mha_weights nw;
+	if (mha_weights_alloc(&nw, &next) != MHA_OK) {
+		app_message(app, true, "out of memory for that configuration; nothing changed");
+		return APP_REDRAW;
+	}
+	mha_weights_init(&nw, &next, app->cfg.seed);
+	mha_weights_default_labels(&nw, &next);
+	mha_weights_carry(&nw, &next, &app->w, &app->cfg);
+	unsigned f = replace_all(app, &next, &nw);
+	if (f & APP_RECOMPUTE)
+		app_message(app, false, "%s", what);
+	return f;
+}
+
+unsigned app_reseed(struct app *app, unsigned long long seed, const char *what)
+{
+	struct mha_weights nw;
+	if (copy_weights(&nw, &app->w, &app->cfg) != 0) {
+		app_message(app, true, "out of memory; nothing changed");
+		return APP_REDRAW;
+	}
+	struct undo_entry *e = undo_push(app);
+	e->kind = UNDO_ALL;
+	e->cfg = app->cfg;
+	e->w = nw; /* the copy is the undo level; the inputs are redrawn in place */
+	snapshot(app);
+	mha_weights_init(&app->w, &app->cfg, seed);
+	app_message(app, false, "%s", what);
+	return APP_RECOMPUTE | APP_REDRAW;
+}
+
+unsigned app_undo(struct app *app)
+{
+	if (app->undo_count == 0) {
+		app_message(app, false, "nothing to undo");
+		return APP_REDRAW;
+	}
+	app->undo_top = (app->undo_top + APP_UNDO_MAX - 1) % APP_UNDO_MAX;
+	app->undo_count--;
+	struct undo_entry *e = &app->undo[app->undo_top];
+	switch (e->kind) {
+	case UNDO_CELL:
+		snapshot(app);
+		mha_tensor_data(&app->w, NULL, e->t)[e->index] = e->old;
+		app_message(app, false, "undone: %s cell restored", mha_tensor_info(e->t)->name);
+		break;
+	case UNDO_CONFIG:
+		snapshot(app);
+		app->cfg = e->cfg;
+		app_message(app, false, "undone: setting restored");
+		break;
+	case UNDO_ALL:
+		if (same_shape(&e->cfg, &app->cfg)) {
+			snapshot(app);
+			mha_weights_free(&app->w);
+			app->w = e->w;
+			app->cfg = e->cfg;
+		} else {
+			struct mha_acts na;
+			if (mha_acts_alloc(&na, &e->cfg) != MHA_OK) {
+				app->undo_top = (app->undo_top + 1) % APP_UNDO_MAX;
+				app->undo_count++;
+				app_message(app, true, "out of memory: cannot undo");
+				return APP_REDRAW;
+			}
+			mha_acts_free(&app->a);
+			app->a = na;
+			mha_weights_free(&app->w);
+			app->w = e->w;
+			app->cfg = e->cfg;
+			forget_marks(app);
+		}
+		memset(&e->w, 0, sizeof e->w);
+		app_message(app, false, "undone: inputs and shape restored");
+		break;
+	}
+	memset(e, 0, sizeof *e);
+	app_clamp(app);
+	return APP_RECOMPUTE | APP_REDRAW;
+}
+
+int app_save(struct app *app)
+{
+	char msg[MHA_MSG_MAX + 4096];
+	if (!app->session_path) {
+		app_message(app, true, "no session file to save to");
+		return -1;
+	}
+	if (session_save(app->session_path, &app->cfg, &app->w, msg, sizeof msg) != 0) {
+		app_message(app, true, "not saved: %s", msg);
+		return -1;
+	}
+	app_message(app, false, "saved to %s", app->session_path);
+	return 0;
+}

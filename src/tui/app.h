@@ -1,0 +1,109 @@
+/*
+ * app.h - the workbench's state: the model (configuration, inputs,
+ * activations, cursor, undo stack) and the view (focused stage, status
+ * message, overlays). One struct app, passed by pointer; no globals.
+ * Everything here works without a terminal, so the tests drive it directly.
+ */
+#ifndef APP_H
+#define APP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "deps.h"
+#include "mha.h"
+#include "stage.h"
+
+enum {
+	APP_UNDO_MAX = 64,           /* undo levels kept */
+	APP_EDIT_MAX = 32,           /* bytes of a typed value */
+	APP_STATUS_MAX = 320,
+	APP_STATUS_MS = 4000,        /* a message shows this long */
+	APP_CHANGED_MS = 1500,       /* cells changed by an edit stay marked this long */
+};
+
+/* What app_apply changed: the loop recomputes and redraws accordingly. */
+enum app_flags {
+	APP_REDRAW = 1 << 0,
+	APP_RECOMPUTE = 1 << 1,  /* inputs or configuration changed: run mha_forward */
+	APP_QUIT = 1 << 2,
+};
+
+struct app_cursor {
+	int panel, row, col;  /* panel of the stage view, cell within it */
+};
+
+struct undo_entry {
+	enum { UNDO_CELL, UNDO_CONFIG, UNDO_ALL } kind;
+	enum mha_tensor t;        /* UNDO_CELL: which input, */
+	size_t index;             /*   which cell, */
+	float old;                /*   and its value before */
+	struct mha_config cfg;    /* UNDO_CONFIG / UNDO_ALL: the configuration before */
+	struct mha_weights w;     /* UNDO_ALL: every input before (owned) */
+};
+
+struct app {
+	/* model */
+	struct mha_config cfg;        /* valid at all times */
+	struct mha_weights w;         /* the inputs the learner edits */
+	struct mha_acts a;            /* every intermediate of cfg, w (after app_recompute) */
+	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */
+	size_t prev_len;              /* floats in prev */
+	long long changed_until_ms;   /* mark cells that differ from prev until then */
+	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer */
+	int undo_top, undo_count;
+	const char *session_path;     /* where w and q save (not owned) */
+
+	/* view */
+	enum stage stage;             /* the focused stage */
+	struct app_cursor cur[STAGE_COUNT]; /* a cursor per stage */
+	int head;                     /* the head the stage screens show */
+	enum proj proj;               /* Q, K or V on Projection and Reshape */
+	int heat_page;                /* heatmap page when they do not all fit */
+	int heat_per_page;            /* as last drawn (for paging) */
+	bool help_open;               /* the help overlay is up */
+	int help_scroll;              /* first help line shown */
+	bool editing;                 /* typing a value into the cursor's cell */
+	char edit[APP_EDIT_MAX];      /* what was typed */
+	char status[APP_STATUS_MAX];  /* message for the status line */
+	bool status_error;
+	long long status_until_ms;    /* show the message until then */
+	bool quit_armed;              /* q failed to save: a second q quits anyway */
+	long long now_ms;             /* the clock, as of the last app_tick (tests set it) */
+};
+
+/* Start with cfg (valid) and w (allocated; ownership passes to the app). */
+int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *w,
+             char *msg, size_t len);
+void app_free(struct app *app);
+
+/* mha_forward over the current inputs. */
+void app_recompute(struct app *app);
+
+/* A status-line message for APP_STATUS_MS. */
+void app_message(struct app *app, bool error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The stage view of the focused stage, and the cell under the cursor
+ * (false when the stage shows nothing). */
+void app_view(const struct app *app, struct stage_view *v);
+bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel **panel,
+                     struct stage_view *v);
+
+/* Value of a panel cell (proof panels compute X . W block in double). */
+float app_panel_value(const struct app *app, const struct panel *p, int r, int c);
+/* Was this cell changed by the last edit (and is the mark still shown)? */
+bool app_cell_changed(const struct app *app, enum mha_tensor t, int m, int r, int c);
+
+/* Model operations, each recording undo. Return APP_* flags. */
+unsigned app_set_cell(struct app *app, float v);             /* the cursor's input cell */
+unsigned app_change_config(struct app *app, const struct mha_config *next, const char *what);
+unsigned app_reseed(struct app *app, unsigned long long seed, const char *what);
+unsigned app_undo(struct app *app);
+/* Save to session_path; 0 or -1 with a message shown. */
+int app_save(struct app *app);
+
+/* Keep cursor and head inside the current shapes. */
+void app_clamp(struct app *app);
+
+#endif

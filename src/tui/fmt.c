@@ -1,0 +1,83 @@
+/*
+ * fmt.c - number formatting for matrix cells and the status line. The cell
+ * format depends on the width only, never on the value's neighbours, so a
+ * screen reads the same on every machine (the golden screens rely on it).
+ * No curses here.
+ */
+#include "fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Compact exponent: mantissa with as many decimals as fit, "e", exponent
+ * without '+' or leading zeros: 1.2e5, -3e12, 5e-7. */
+static int fmt_exp(char *out, size_t len, double v, int width)
+{
+	int ex = (int)floor(log10(fabs(v)));
+	double mant = v / pow(10.0, ex);
+	if (fabs(mant) >= 9.5) { /* rounding to 0 decimals would print 10e.. */
+		mant /= 10.0;
+		ex++;
+	}
+	char tail[8];
+	snprintf(tail, sizeof tail, "e%d", ex);
+	for (int dec = 2; dec >= 0; dec--) {
+		char m[16];
+		snprintf(m, sizeof m, "%.*f", dec, mant);
+		if (strcmp(m, "10") == 0 || strcmp(m, "-10") == 0)
+			continue;
+		if ((int)(strlen(m) + strlen(tail)) <= width) {
+			snprintf(out, len, "%s%s", m, tail);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+char *fmt_num(char *buf, size_t len, float v, int width)
+{
+	char s[32] = "";
+	if (width < 3)
+		width = 3;
+	if (width > 15)
+		width = 15;
+	if (isnan(v)) {
+		strcpy(s, "?");
+	} else if (isinf(v)) {
+		strcpy(s, v > 0 ? "inf" : "-inf");
+	} else {
+		/* decimals by width: 6 -> 3, 5 -> 2, 4 -> 1; the sign and "0." use the rest */
+		int dec = width - 3 > 0 ? width - 3 : 0;
+		if (dec > 4)
+			dec = 4;
+		double d = (double)v;
+		for (; dec >= 0; dec--) {
+			snprintf(s, sizeof s, "%.*f", dec, d);
+			if ((int)strlen(s) <= width)
+				break;
+		}
+		if (dec < 0 && fmt_exp(s, sizeof s, d, width) != 0)
+			strcpy(s, d > 0 ? "big" : "-big");
+		/* "-0.000": the value rounds to zero, the sign says nothing */
+		if (s[0] == '-' && strspn(s + 1, "0.") == strlen(s + 1))
+			memmove(s, s + 1, strlen(s));
+		/* small values that round to zero keep their magnitude visible */
+		if (d != 0.0 && strspn(s, "-0.") == strlen(s) && fmt_exp(s, sizeof s, d, width) != 0)
+			strcpy(s, "0");
+	}
+	snprintf(buf, len, "%*s", width, s);
+	return buf;
+}
+
+char *fmt_full(char *buf, size_t len, float v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "? (not a number)");
+	else if (isinf(v))
+		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
+	else
+		snprintf(buf, len, "%.9g", (double)v);
+	return buf;
+}

@@ -1,0 +1,234 @@
+/*
+ * layout.c - the geometry of the screen: the frame of a terminal size, the
+ * split of the body between matrices, heatmaps and counts, and the packing
+ * of a stage's matrices. No drawing here (STYLE.md: drawing follows a pure,
+ * tested layout).
+ */
+#include "layout.h"
+
+#include <string.h>
+
+#include "heatmap.h"
+
+enum {
+	INFO_LINES = 2,
+	NUMBERS_MIN = 7,     /* rows the matrices keep below the heatmaps: title, header, 5 rows */
+};
+
+static struct rect mk(int y, int x, int h, int w)
+{
+	if (h < 0)
+		h = 0;
+	if (w < 0)
+		w = 0;
+	return (struct rect){ y, x, h, w };
+}
+
+struct layout layout_compute(int rows, int cols)
+{
+	struct layout l;
+	memset(&l, 0, sizeof l);
+	if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS) {
+		l.too_small = true;
+		return l;
+	}
+	l.bar = mk(0, 0, 1, cols);
+	l.status = mk(rows - 2, 0, 1, cols);
+	l.hints = mk(rows - 1, 0, 1, cols);
+	int body_h = rows - 3;
+	if (cols >= LAYOUT_WIDE_COLS) {
+		l.side = mk(1, cols - LAYOUT_SIDE_COLS, body_h, LAYOUT_SIDE_COLS);
+		l.body = mk(1, 0, body_h, cols - LAYOUT_SIDE_COLS - 1);
+	} else {
+		l.body = mk(1, 0, body_h, cols);
+	}
+	return l;
+}
+
+static int ceil_div(int a, int b)
+{
+	return (a + b - 1) / b;
+}
+
+/* Rows a strip of all h heatmaps needs at this width and cell width, with
+ * the legend line; 0 when not even one fits the width. */
+static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
+{
+	struct heatmap hm;
+	memset(&hm, 0, sizeof hm);
+	hm.rows = n;
+	hm.cols = n;
+	struct heatmap_size one = heatmap_measure(&hm, cell_w);
+	if (heatmap_fit(n, n, one.rows, width, cell_w, per_row) == 0 || *per_row <= 0)
+		return 0;
+	return ceil_div(h, *per_row) * one.rows + 1;
+}
+
+/* The heatmaps take a strip across the bottom of a: every head at the
+ * widest cells that leave the matrices NUMBERS_MIN rows, else one band of
+ * them, paged. Returns what is left above. */
+static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h)
+{
+	int per_row = 0;
+	for (int cw = HEATMAP_CELL_W_MAX - 1; cw >= HEATMAP_CELL_W_MIN; cw--) {
+		int need = strip_rows(n, h, a.w, cw, &per_row);
+		if (need > 0 && a.h - need >= NUMBERS_MIN) {
+			b->heat = mk(a.y + a.h - need, a.x, need, a.w);
+			b->heat_cell_w = cw;
+			b->heat_per_page = h;
+			b->heat_per_row = per_row;
+			return mk(a.y, a.x, a.h - need - 1, a.w);
+		}
+	}
+	/* one band, paged: cells of 2 if that fits, else 1 */
+	int cw = 2, need = strip_rows(n, 1, a.w, cw, &per_row);
+	if (need == 0 || a.h - need < NUMBERS_MIN) {
+		cw = 1;
+		need = strip_rows(n, 1, a.w, cw, &per_row);
+	}
+	if (need == 0 || a.h - need < NUMBERS_MIN) {
+		/* not even one heatmap fits: one line says so */
+		b->heat = mk(a.y + a.h - 1, a.x, 1, a.w);
+		b->heat_cell_w = cw;
+		return mk(a.y, a.x, a.h - 2, a.w);
+	}
+	b->heat = mk(a.y + a.h - need, a.x, need, a.w);
+	b->heat_cell_w = cw;
+	b->heat_per_page = per_row < h ? per_row : h;
+	b->heat_per_row = per_row;
+	return mk(a.y, a.x, a.h - need - 1, a.w);
+}
+
+struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
+                               int (*counts_lines)(int width))
+{
+	struct body_layout b;
+	memset(&b, 0, sizeof b);
+	if (l->too_small)
+		return b;
+	struct rect a = l->body;
+	b.info = mk(a.y, a.x, INFO_LINES, a.w);
+	a = mk(a.y + INFO_LINES, a.x, a.h - INFO_LINES, a.w);
+	if (heat)
+		a = split_heat(&b, a, n, h);
+	if (l->side.w > 0) {
+		/* wide: counts atop the side column, the lesson pane below */
+		int ch = counts_lines(l->side.w);
+		if (ch > l->side.h)
+			ch = l->side.h;
+		b.counts = mk(l->side.y, l->side.x, ch, l->side.w);
+		b.lesson = mk(l->side.y + ch + 1, l->side.x, l->side.h - ch - 1, l->side.w);
+		b.numbers = a;
+	} else {
+		/* narrow: counts in a column right of the matrices, as tall as they are */
+		b.counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, a.h, LAYOUT_COUNTS_COLS);
+		b.numbers = mk(a.y, a.x, a.h, a.w - LAYOUT_COUNTS_COLS - 1);
+	}
+	return b;
+}
+
+/* Widths for count panels side by side in width w: each gets what it wants
+ * when all fit, else the narrow ones keep theirs and the rest share. */
+static void share_widths(int w, int count, const struct rect *want, int *out)
+{
+	int room = w - (count - 1), left = count;
+	bool fixed[LAYOUT_PANELS_MAX] = { false };
+	for (bool changed = true; changed && left > 0;) {
+		changed = false;
+		int share = room / left;
+		for (int i = 0; i < count; i++)
+			if (!fixed[i] && want[i].w <= share) {
+				out[i] = want[i].w;
+				fixed[i] = true;
+				room -= want[i].w;
+				left--;
+				changed = true;
+			}
+	}
+	for (int i = 0, k = 0; i < count; i++)
+		if (!fixed[i])
+			out[i] = room / left + (k++ < room % left ? 1 : 0);
+}
+
+int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out)
+{
+	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX], shelves = 0;
+	if (count > LAYOUT_PANELS_MAX)
+		count = LAYOUT_PANELS_MAX;
+	if (count <= 0)
+		return 0;
+	/* shelves: side by side while the wanted widths fit */
+	int used = 0;
+	for (int i = 0; i < count; i++) {
+		int w = want[i].w;
+		if (shelves == 0 || used + 1 + w > area.w) {
+			shelf_h[shelves++] = 0;
+			used = w;
+		} else {
+			used += 1 + w;
+		}
+		shelf_of[i] = shelves - 1;
+		if (want[i].h > shelf_h[shelves - 1])
+			shelf_h[shelves - 1] = want[i].h;
+	}
+	/* one blank line between shelves when everything fits, none when short */
+	int total = 0, tallest = 0;
+	for (int s = 0; s < shelves; s++)
+		total += shelf_h[s];
+	int gap = total + shelves - 1 <= area.h ? 1 : 0;
+	/* too short for shelves to show 3 rows of numbers each, but wide enough
+	 * for every panel side by side at min_w: one shelf, narrower panels */
+	for (int i = 0; i < count; i++)
+		if (want[i].h > tallest)
+			tallest = want[i].h;
+	if (shelves > 1 && area.h - gap * (shelves - 1) < shelves * 5 &&
+	    area.w - (count - 1) >= count * min_w) {
+		int w[LAYOUT_PANELS_MAX];
+		share_widths(area.w, count, want, w);
+		int h = tallest < area.h ? tallest : area.h, x = area.x;
+		for (int i = 0; i < count; i++) {
+			out[i] = mk(area.y, x, h, w[i]);
+			x += w[i] + 1;
+		}
+		return count;
+	}
+	/* heights: water-filling, so short shelves keep all they want and tall
+	 * ones share the rest */
+	int give[LAYOUT_PANELS_MAX] = { 0 };
+	int room = area.h - gap * (shelves - 1);
+	for (bool more = true; more && room > 0;) {
+		more = false;
+		for (int s = 0; s < shelves && room > 0; s++) {
+			if (give[s] < shelf_h[s]) {
+				int step = give[s] == 0 ? (shelf_h[s] < 3 ? shelf_h[s] : 3) : 1;
+				if (step > room)
+					step = room;
+				give[s] += step;
+				room -= step;
+				more = true;
+			}
+		}
+	}
+	int placed = 0, y = area.y;
+	for (int s = 0; s < shelves; s++) {
+		int x = area.x;
+		for (int i = 0; i < count; i++) {
+			if (shelf_of[i] != s)
+				continue;
+			int w = want[i].w;
+			/* the last panel on a shelf may use what is left of the width */
+			bool last = true;
+			for (int k = i + 1; k < count; k++)
+				if (shelf_of[k] == s)
+					last = false;
+			if (x + w > area.x + area.w || (last && w < want[i].w))
+				w = area.x + area.w - x;
+			out[i] = mk(y, x, give[s], w);
+			if (give[s] > 0 && w > 0)
+				placed++;
+			x += w + 1;
+		}
+		y += give[s] + (give[s] > 0 ? gap : 0);
+	}
+	return placed;
+}

@@ -1,0 +1,60 @@
+/*
+ * layout.h - where everything goes on a terminal of a given size. Pure
+ * functions of the size (and of the shapes to show), unit-tested; drawing
+ * only follows what they say.
+ */
+#ifndef LAYOUT_H
+#define LAYOUT_H
+
+#include <stdbool.h>
+
+enum {
+	LAYOUT_MIN_ROWS = 24,
+	LAYOUT_MIN_COLS = 80,
+	LAYOUT_WIDE_COLS = 130,  /* from here on a side column holds counts and the lesson pane */
+	LAYOUT_SIDE_COLS = 50,   /* room for the counts panel's two-column form */
+	LAYOUT_COUNTS_COLS = 20, /* the counts column on narrow terminals */
+	LAYOUT_PANELS_MAX = 8,
+};
+
+struct rect {
+	int y, x, h, w;
+};
+
+/* The frame: pipeline bar, body, side column (wide terminals only; w = 0
+ * otherwise), status line, key hints. too_small: below 80x24, draw only the
+ * "needs 80x24" screen. */
+struct layout {
+	bool too_small;
+	struct rect bar, body, side, status, hints;
+};
+
+struct layout layout_compute(int rows, int cols);
+
+/* The body of one stage: two lines of formula and note; the heatmaps with
+ * their legend in a strip across the bottom (h = 0 when the stage has
+ * none); the matrices above them; the counts panel right of the matrices
+ * (narrow) or atop the side column (wide), and the lesson pane below it
+ * (h = 0 when narrow). */
+struct body_layout {
+	struct rect info, numbers, heat, counts, lesson;
+	int heat_cell_w;     /* cell width for heatmap_draw */
+	int heat_per_page;   /* heatmaps shown at once (0: not even one fits) */
+	int heat_per_row;
+};
+
+/* heat: the stage shows heatmaps of h matrices n x n. counts_lines(width)
+ * is the counts panel's wish (counts_view_height). */
+struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
+                               int (*counts_lines)(int width));
+
+/* Place count panels wanting want[i] (h, w) in area, in reading order:
+ * side by side while they fit the width, else on the next shelf; shelves
+ * share the height, none taller than it wants, at least 3 rows each while
+ * there is room. When the area is too short for that to leave each shelf
+ * 5 rows and wide enough for all panels at min_w columns, they all go side
+ * by side instead. Panels that get no room have h = 0. Returns the number
+ * placed with h > 0. */
+int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out);
+
+#endif

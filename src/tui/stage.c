@@ -1,0 +1,170 @@
+/*
+ * stage.c - what each stage of the workbench shows: which tensors, which
+ * head's block, the formula with shapes. The views draw what this says;
+ * the tests check it without a terminal. Nothing here computes attention:
+ * the numbers come from the core's activations.
+ */
+#include "stage.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const labels[STAGE_COUNT] = {
+	"Projection", "Reshape", "Scores", "Softmax", "Weighted sum", "Concat", "W^O",
+};
+
+const char *stage_label(enum stage s)
+{
+	return s >= 0 && s < STAGE_COUNT ? labels[s] : "?";
+}
+
+bool stage_has_heatmaps(enum stage s)
+{
+	return s >= STAGE_SCORES;
+}
+
+/* A whole tensor (matrix m). */
+static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
+{
+	struct mha_shape s = mha_tensor_shape(c, t);
+	struct panel p;
+	memset(&p, 0, sizeof p);
+	p.t = t;
+	p.m = m;
+	p.fixed_head = -1;
+	p.cols = s.cols;
+	p.rows = s.rows;
+	p.row_tokens = t != MHA_T_WQ && t != MHA_T_WK && t != MHA_T_WV && t != MHA_T_WO;
+	p.col_tokens = t == MHA_T_SCORES || t == MHA_T_WEIGHTS;
+	if (s.count > 1)
+		snprintf(p.title, sizeof p.title, "%s_%d %dx%d", mha_tensor_info(t)->name, m, s.rows, s.cols);
+	else
+		snprintf(p.title, sizeof p.title, "%s %dx%d", mha_tensor_info(t)->name, s.rows, s.cols);
+	return p;
+}
+
+/* Column block `block` (of width dk) of Q, K or V: head block Q_i. */
+static struct panel block(const struct mha_config *c, enum mha_tensor t, int b)
+{
+	struct panel p = whole(c, t, 0);
+	p.col0 = b * c->dk;
+	p.cols = c->dk;
+	snprintf(p.title, sizeof p.title, "%s_%d %dx%d", mha_tensor_info(t)->name, b, p.rows, p.cols);
+	return p;
+}
+
+static const enum mha_tensor proj_out[PROJ_COUNT] = { MHA_T_Q, MHA_T_K, MHA_T_V };
+static const enum mha_tensor proj_w[PROJ_COUNT] = { MHA_T_WQ, MHA_T_WK, MHA_T_WV };
+
+/* "kv 0 <- q 0 1 | kv 1 <- q 2 3": which query heads share each kv head. */
+static void gqa_note(const struct mha_config *c, char *out, size_t len)
+{
+	size_t used = (size_t)snprintf(out, len, "%s: ", c->g == c->h ? "MHA" : c->g == 1 ? "MQA" : "GQA");
+	for (int j = 0; j < c->g && used < len; j++) {
+		used += (size_t)snprintf(out + used, len - used, "%skv %d <- q", j ? " | " : "", j);
+		for (int i = 0; i < c->h && used < len; i++)
+			if (mha_kv_head(c, i) == j)
+				used += (size_t)snprintf(out + used, len - used, " %d", i);
+	}
+}
+
+static void mask_note(const struct mha_config *c, char *out, size_t len)
+{
+	char topk[24] = "off";
+	if (c->top_k > 0)
+		snprintf(topk, sizeof topk, "%d", c->top_k);
+	snprintf(out, len, "mask %s, top-k %s, scale %s", c->causal ? "causal (j > i is -inf)" : "none",
+	         topk, c->scale ? "1/sqrt(d_k)" : "off (1)");
+}
+
+void stage_view(enum stage s, const struct mha_config *c, int head, enum proj proj,
+                struct stage_view *v)
+{
+	memset(v, 0, sizeof *v);
+	int i = head < 0 ? 0 : head >= c->h ? c->h - 1 : head;
+	int j = mha_kv_head(c, i);
+	enum proj pj = proj >= 0 && proj < PROJ_COUNT ? proj : PROJ_Q;
+	enum mha_tensor out = proj_out[pj], w = proj_w[pj];
+	/* Q is cut into h blocks; K and V into g blocks, read by query head i as kv head j */
+	int blk = pj == PROJ_Q ? i : j;
+	const char *on = mha_tensor_info(out)->name, *wn = mha_tensor_info(w)->name;
+	int ow = mha_tensor_shape(c, out).cols;
+
+	switch (s) {
+	case STAGE_PROJECTION:
+		v->p[0] = whole(c, MHA_T_X, 0);
+		v->p[1] = whole(c, w, 0);
+		v->p[2] = whole(c, out, 0);
+		v->count = 3;
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d . %s %dx%d", on, c->n, ow,
+		         c->n, c->d, wn, c->d, ow);
+		snprintf(v->note, sizeof v->note, "v: show Q / K / V    one product projects every head at once");
+		break;
+	case STAGE_RESHAPE:
+		v->p[0] = whole(c, out, 0);
+		v->p[0].colour_cols = c->dk;
+		v->p[1] = block(c, out, blk);
+		v->p[1].colour_cols = c->dk;
+		v->p[1].col0 = blk * c->dk;
+		v->p[2] = v->p[1];
+		v->p[2].proof = true;
+		snprintf(v->p[2].title, sizeof v->p[2].title, "X . %s[:,%d:%d] %dx%d", wn, blk * c->dk,
+		         (blk + 1) * c->dk, c->n, c->dk);
+		v->count = 3;
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d -> %d heads of %dx%d: %s_%d = X . %s_%d",
+		         on, c->n, ow, ow / c->dk, c->n, c->dk, on, blk, wn, blk);
+		gqa_note(c, v->note, sizeof v->note);
+		break;
+	case STAGE_SCORES:
+		v->p[0] = block(c, MHA_T_Q, i);
+		v->p[1] = block(c, MHA_T_K, j);
+		v->p[2] = whole(c, MHA_T_SCORES, i);
+		v->p[2].masked = true;
+		v->count = 3;
+		snprintf(v->formula, sizeof v->formula, "S_%d %dx%d = Q_%d %dx%d . K_%d^T %dx%d%s", i, c->n, c->n,
+		         i, c->n, c->dk, j, c->dk, c->n, c->scale ? " / sqrt(d_k)" : "");
+		mask_note(c, v->note, sizeof v->note);
+		break;
+	case STAGE_SOFTMAX:
+		v->p[0] = whole(c, MHA_T_SCORES, i);
+		v->p[0].masked = true;
+		v->p[1] = whole(c, MHA_T_WEIGHTS, i);
+		v->p[1].row_stats = true;
+		v->count = 2;
+		snprintf(v->formula, sizeof v->formula, "P_%d %dx%d = softmax(S_%d) by rows: each sums to 1",
+		         i, c->n, c->n, i);
+		mask_note(c, v->note, sizeof v->note);
+		break;
+	case STAGE_WSUM:
+		v->p[0] = whole(c, MHA_T_WEIGHTS, i);
+		v->p[1] = block(c, MHA_T_V, j);
+		v->p[2] = whole(c, MHA_T_HEADS, i);
+		v->count = 3;
+		snprintf(v->formula, sizeof v->formula, "O_%d %dx%d = P_%d %dx%d . V_%d %dx%d", i, c->n, c->dk,
+		         i, c->n, c->n, j, c->n, c->dk);
+		snprintf(v->note, sizeof v->note, "each output row is a mix of V's rows, weighted by P's row");
+		break;
+	case STAGE_CONCAT:
+		v->p[0] = whole(c, MHA_T_HEADS, i);
+		v->p[0].fixed_head = i;
+		v->p[1] = whole(c, MHA_T_CONCAT, 0);
+		v->p[1].colour_cols = c->dk;
+		v->count = 2;
+		snprintf(v->formula, sizeof v->formula, "Concat %dx%d = [O_0 ... O_%d], each %dx%d", c->n,
+		         c->h * c->dk, c->h - 1, c->n, c->dk);
+		snprintf(v->note, sizeof v->note, "heads switched off (x) give zero blocks");
+		break;
+	case STAGE_OUTPUT:
+	default:
+		v->p[0] = whole(c, MHA_T_CONCAT, 0);
+		v->p[0].colour_cols = c->dk;
+		v->p[1] = whole(c, MHA_T_WO, 0);
+		v->p[1].colour_rows = c->dk;
+		v->p[2] = whole(c, MHA_T_Y, 0);
+		v->count = 3;
+		snprintf(v->formula, sizeof v->formula, "Y %dx%d = Concat %dx%d . W^O %dx%d", c->n, c->d,
+		         c->n, c->h * c->dk, c->h * c->dk, c->d);
+		snprintf(v->note, sizeof v->note, "W^O mixes the heads back into d_model columns");
+		break;
+	}
+}
