@@ -95,6 +95,13 @@ expect_error 1 "$tmp/foreign.txt:1:" --dump json --load "$tmp/foreign.txt"
 : >"$tmp/empty.txt"
 expect_error 1 "$tmp/empty.txt:" --dump json --load "$tmp/empty.txt"
 
+# ---- a dump that cannot be written: exit 1, one line, never a silent 0 ----
+if [ -w /dev/full ]; then
+	timeout 10 "$bin" --dump json </dev/null >/dev/full 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then pass; else fail "--dump json >/dev/full: exit $rc"; fi
+fi
+
 # ---- --dump json: parses, has every key, agrees with a float64 recomputation ----
 # check_dump NAME EXPECTED_CONFIG_JSON ARGS...
 check_dump() {
