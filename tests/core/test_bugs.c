@@ -5,7 +5,6 @@
  * test until the bugs are fixed; then each test moves to the file of its
  * module and this file shrinks. Works in a temporary directory only.
  */
-#include <ftw.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,27 +24,7 @@
 #include "dump.h"
 #include "mha.h"
 #include "session.h"
-
-static char dir[256];
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
-
-static int make_dir(void **state)
-{
-	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/mha-bugs-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	return nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
-}
+#include "tmpdir.h"
 
 /* doc/SESSION.md's example: n 3, d 4, h 2, g 1, dk 2. Line numbers:
  * 1 magic, 2 tokens, 3 d_model, 4 heads, 5 kv_heads, 6 d_k, 7 causal,
@@ -93,7 +72,7 @@ static void test_empty_session_file_is_reported_at_line_1(void **state)
 {
 	(void)state;
 	char path[320], msg[512];
-	snprintf(path, sizeof path, "%s/empty.txt", dir);
+	tmpdir_path(path, sizeof path, "empty.txt");
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fclose(f);
@@ -141,7 +120,7 @@ static void test_labels_with_spaces_or_empty_survive_save_and_load(void **state)
 		snprintf(w.labels[0], MHA_LABEL_MAX, "%s", labels[i]);
 		snprintf(w.labels[1], MHA_LABEL_MAX, "ok");
 		char path[320], msg[512];
-		snprintf(path, sizeof path, "%s/labels.txt", dir);
+		tmpdir_path(path, sizeof path, "labels.txt");
 		int saved = session_save(path, &c, &w, msg, sizeof msg);
 		if (saved == 0) {
 			if (session_load(path, &back, &wb, msg, sizeof msg) != 0)
@@ -306,5 +285,5 @@ int main(void)
 		cmocka_unit_test(test_trailing_spaces_are_accepted_on_every_line),
 		cmocka_unit_test(test_loading_a_device_is_refused_without_reading_it_all),
 	};
-	return cmocka_run_group_tests_name("bugs", tests, make_dir, remove_dir);
+	return cmocka_run_group_tests_name("bugs", tests, tmpdir_make, tmpdir_remove);
 }

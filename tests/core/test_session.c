@@ -7,7 +7,6 @@
  * fresh temporary directory, removed at the end.
  */
 #include <dirent.h>
-#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,33 +23,7 @@
 
 #include "mha.h"
 #include "session.h"
-
-static char dir[256];
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st; (void)flag; (void)ftw;
-	return remove(path);
-}
-
-static int make_dir(void **state)
-{
-	(void)state;
-	const char *base = getenv("TMPDIR");
-	snprintf(dir, sizeof dir, "%s/mha-session-XXXXXX", base && base[0] ? base : "/tmp");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	(void)state;
-	return nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
-}
-
-static void path_in_dir(char *out, size_t len, const char *name)
-{
-	snprintf(out, len, "%s/%s", dir, name);
-}
+#include "tmpdir.h"
 
 /* Whole file into a malloc'd, NUL-terminated buffer; *size its length. */
 static char *slurp(const char *path, size_t *size)
@@ -140,7 +113,7 @@ static void test_save_then_load_gives_back_every_bit(void **state)
 	struct mha_weights w, wb;
 	example(&c, &w);
 	char path[320], msg[MHA_MSG_MAX + 512];
-	path_in_dir(path, sizeof path, "round.txt");
+	tmpdir_path(path, sizeof path, "round.txt");
 	if (session_save(path, &c, &w, msg, sizeof msg) != 0)
 		fail_msg("save: %s", msg);
 	if (session_load(path, &back, &wb, msg, sizeof msg) != 0)
@@ -159,8 +132,8 @@ static void test_round_trip_holds_for_many_shapes(void **state)
 		{ 2, 16, 64, 64, 1, 0, 0, 1 }, { 4, 8, 8, 1, 2, 1, 0, 0 },
 	};
 	char a[320], b[320], msg[MHA_MSG_MAX + 512];
-	path_in_dir(a, sizeof a, "sweep-a.txt");
-	path_in_dir(b, sizeof b, "sweep-b.txt");
+	tmpdir_path(a, sizeof a, "sweep-a.txt");
+	tmpdir_path(b, sizeof b, "sweep-b.txt");
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
 		const int *s = shapes[i];
 		struct mha_config c = mha_config_default(), back;
@@ -193,7 +166,7 @@ static char *example_text(size_t *size)
 	struct mha_weights w;
 	example(&c, &w);
 	char path[320], msg[MHA_MSG_MAX + 512];
-	path_in_dir(path, sizeof path, "base.txt");
+	tmpdir_path(path, sizeof path, "base.txt");
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
 	mha_weights_free(&w);
 	return slurp(path, size);
@@ -206,7 +179,7 @@ static void expect_refused_file(const char *name, const char *text, size_t size,
                                 int want_line, const char *words)
 {
 	char path[320], msg[MHA_MSG_MAX + 512];
-	path_in_dir(path, sizeof path, name);
+	tmpdir_path(path, sizeof path, name);
 	spit(path, text, size);
 	struct mha_config c;
 	struct mha_weights w;
@@ -447,7 +420,7 @@ static void test_text_after_end_is_refused(void **state)
 static void expect_loads_like_the_example(const char *name, const char *text, size_t size)
 {
 	char path[320], msg[MHA_MSG_MAX + 512];
-	path_in_dir(path, sizeof path, name);
+	tmpdir_path(path, sizeof path, name);
 	spit(path, text, size);
 	struct mha_config c, back;
 	struct mha_weights w, wb;
@@ -512,9 +485,9 @@ static void test_missing_file_and_directory_are_refused(void **state)
 {
 	(void)state;
 	char path[320];
-	path_in_dir(path, sizeof path, "does-not-exist.txt");
+	tmpdir_path(path, sizeof path, "does-not-exist.txt");
 	expect_refused_reason(path, "No such file");
-	path_in_dir(path, sizeof path, "a-directory");
+	tmpdir_path(path, sizeof path, "a-directory");
 	assert_int_equal(mkdir(path, 0700), 0);
 	expect_refused_reason(path, "directory");
 	struct stat st;
@@ -531,7 +504,7 @@ static void test_save_replaces_atomically_and_cleans_up(void **state)
 	struct mha_weights w;
 	example(&c, &w);
 	char path[320], msg[MHA_MSG_MAX + 512];
-	path_in_dir(path, sizeof path, "atomic.txt");
+	tmpdir_path(path, sizeof path, "atomic.txt");
 	spit(path, "old contents\n", 13);
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
 	size_t len;
@@ -541,7 +514,7 @@ static void test_save_replaces_atomically_and_cleans_up(void **state)
 
 	/* onto a non-empty directory: rename fails, the directory stays */
 	char target[320], inner[400];
-	path_in_dir(target, sizeof target, "busy");
+	tmpdir_path(target, sizeof target, "busy");
 	assert_int_equal(mkdir(target, 0700), 0);
 	snprintf(inner, sizeof inner, "%s/keep", target);
 	spit(inner, "x", 1);
@@ -549,16 +522,16 @@ static void test_save_replaces_atomically_and_cleans_up(void **state)
 	if (strncmp(msg, target, strlen(target)) != 0)
 		fail_msg("message '%s' should start with the path", msg);
 	/* into a directory that does not exist */
-	path_in_dir(target, sizeof target, "no/such/dir/s.txt");
+	tmpdir_path(target, sizeof target, "no/such/dir/s.txt");
 	assert_int_equal(session_save(target, &c, &w, msg, sizeof msg), -1);
 	assert_non_null(strstr(msg, target));
 
 	/* no temporary files left behind in the directory */
-	DIR *d = opendir(dir);
+	DIR *d = opendir(tmpdir_get());
 	assert_non_null(d);
 	for (struct dirent *e; (e = readdir(d)) != NULL;)
 		if (strstr(e->d_name, ".tmp."))
-			fail_msg("temporary file %s left in %s", e->d_name, dir);
+			fail_msg("temporary file %s left in %s", e->d_name, tmpdir_get());
 	closedir(d);
 	mha_weights_free(&w);
 }
@@ -570,21 +543,21 @@ static void test_default_path_follows_xdg_state_home_then_home(void **state)
 	char *old_state = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
 	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
 
-	snprintf(want, sizeof want, "%s/xdg/deep", dir);
+	tmpdir_path(want, sizeof want, "xdg/deep");
 	setenv("XDG_STATE_HOME", want, 1);
 	assert_int_equal(session_default_path(out, sizeof out, msg, sizeof msg), 0);
-	snprintf(want, sizeof want, "%s/xdg/deep/mha-tui/session.txt", dir);
+	tmpdir_path(want, sizeof want, "xdg/deep/mha-tui/session.txt");
 	assert_string_equal(out, want);
 	struct stat st;
-	snprintf(want, sizeof want, "%s/xdg/deep/mha-tui", dir);
+	tmpdir_path(want, sizeof want, "xdg/deep/mha-tui");
 	assert_int_equal(stat(want, &st), 0); /* the directory was created */
 	assert_true(S_ISDIR(st.st_mode));
 
 	setenv("XDG_STATE_HOME", "relative/path", 1); /* not absolute: ignored */
-	snprintf(want, sizeof want, "%s/home", dir);
+	tmpdir_path(want, sizeof want, "home");
 	setenv("HOME", want, 1);
 	assert_int_equal(session_default_path(out, sizeof out, msg, sizeof msg), 0);
-	snprintf(want, sizeof want, "%s/home/.local/state/mha-tui/session.txt", dir);
+	tmpdir_path(want, sizeof want, "home/.local/state/mha-tui/session.txt");
 	assert_string_equal(out, want);
 
 	unsetenv("XDG_STATE_HOME");
@@ -615,5 +588,5 @@ int main(void)
 		cmocka_unit_test(test_save_replaces_atomically_and_cleans_up),
 		cmocka_unit_test(test_default_path_follows_xdg_state_home_then_home),
 	};
-	return cmocka_run_group_tests_name("session", tests, make_dir, remove_dir);
+	return cmocka_run_group_tests_name("session", tests, tmpdir_make, tmpdir_remove);
 }
