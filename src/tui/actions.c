@@ -321,53 +321,56 @@ static unsigned act_lesson(struct app *app, int arg, int key)
 	return APP_REDRAW;
 }
 
+/* key(s), label, hint name, help, help keys (NULL: the label; "": shown on
+ * the line above), group, in the hint bar, function, argument */
 static const struct action table[] = {
-	{ { '?' }, "?", "help", "show or hide this help", "General", true, act_help, 0 },
-	{ { 'q' }, "q", "quit", "save the session and quit", "General", true, act_quit, 0 },
-	{ { 'w' }, "w", "save", "save the session file", "General", true, act_save, 0 },
-	{ { '\t' }, "Tab", "stage", "next stage", "Move", true, act_stage, 1 },
-	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "Move", false, act_stage, -1 },
-	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7", "jump", "jump to stage 1..7", "Move", false, act_stage_jump, 0 },
-	{ { KEY_LEFT, 'h' }, "Left h", "left", "cursor left", "Move", false, act_move, 0 },
-	{ { KEY_DOWN, 'j' }, "Down j", "down", "cursor down", "Move", false, act_move, 1 },
-	{ { KEY_UP, 'k' }, "Up k", "up", "cursor up", "Move", false, act_move, 2 },
-	{ { KEY_RIGHT, 'l' }, "Right l", "right", "cursor right", "Move", false, act_move, 3 },
-	{ { 'c' }, "c", "matrix", "cursor to the stage's next matrix", "Move", true, act_panel, 1 },
-	{ { 'C' }, "C", "prev matrix", "cursor to the previous matrix", "Move", false, act_panel, -1 },
-	{ { 'L' }, "L", "next head", "show the next head", "Move", false, act_head, 1 },
-	{ { 'H' }, "H", "prev head", "show the previous head", "Move", false, act_head, -1 },
-	{ { 'v' }, "v", "Q/K/V", "Projection, Reshape: show Q, K or V", "Move", false, act_proj, 0 },
-	{ { KEY_NPAGE }, "PgDn", "page", "next page of heatmaps", "Move", false, act_page, 1 },
-	{ { KEY_PPAGE }, "PgUp", "page", "previous page of heatmaps", "Move", false, act_page, -1 },
-	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value (Enter confirms, Esc cancels)", "Edit", true, act_edit, 0 },
-	{ { '+', '=' }, "+", "nudge", "add 0.1 to the cell", "Edit", true, act_nudge, 1 },
-	{ { '-', '_' }, "-", "nudge", "subtract 0.1 from the cell", "Edit", false, act_nudge, -1 },
-	{ { 'u' }, "u", "undo", "undo (64 levels)", "Edit", true, act_undo, 0 },
-	{ { 'r' }, "r", "reseed", "draw every input again with a new seed", "Edit", false, act_reseed, 1 },
-	{ { 'R' }, "R", "reset", "draw every input again from the seed", "Edit", false, act_reseed, 0 },
-	{ { ']' }, "]", "heads+", "more heads (d_k follows when h x d_k = d)", "Shape", true, act_heads, 1 },
-	{ { '[' }, "[", "heads-", "fewer heads", "Shape", false, act_heads, -1 },
-	{ { '}' }, "}", "d_k+", "larger d_k", "Shape", false, act_dk, 1 },
-	{ { '{' }, "{", "d_k-", "smaller d_k", "Shape", false, act_dk, -1 },
-	{ { '>' }, ">", "kv+", "more kv heads (GQA; = h is MHA)", "Shape", false, act_kv, 1 },
-	{ { '<' }, "<", "kv-", "fewer kv heads (1 is MQA)", "Shape", false, act_kv, -1 },
-	{ { '.' }, ".", "tokens+", "one more token", "Shape", false, act_tokens, 1 },
-	{ { ',' }, ",", "tokens-", "one token fewer", "Shape", false, act_tokens, -1 },
-	{ { 'D' }, "D", "d_model+", "larger d_model (by h when h x d_k = d)", "Shape", false, act_dmodel, 1 },
-	{ { 'd' }, "d", "d_model-", "smaller d_model", "Shape", false, act_dmodel, -1 },
-	{ { 'm' }, "m", "mask", "causal mask on / off", "Shape", true, act_toggle, 0 },
-	{ { 's' }, "s", "scale", "1/sqrt(d_k) scale on / off", "Shape", false, act_toggle, 1 },
-	{ { 't' }, "t", "top-k+", "keep one more score per query", "Shape", false, act_topk, 1 },
-	{ { 'T' }, "T", "top-k-", "keep one score fewer (0: off)", "Shape", false, act_topk, -1 },
-	{ { 'x' }, "x", "head off", "switch the shown head off / on", "Shape", false, act_toggle, 2 },
-	{ { 'n' }, "n", "next step", "next lesson step", "Lesson", false, act_lesson, 1 },
-	{ { 'p' }, "p", "prev step", "previous lesson step", "Lesson", false, act_lesson, -1 },
+	{ { '?' }, "?", "help", "this help", NULL, "General", true, act_help, 0 },
+	{ { 'q' }, "q", "quit", "save the session and quit", NULL, "General", true, act_quit, 0 },
+	{ { 'w' }, "w", "save", "save the session", NULL, "General", true, act_save, 0 },
+	{ { '\t' }, "Tab", "stage", "next / previous stage", "Tab S-Tab", "Move", true, act_stage, 1 },
+	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "", "Move", false, act_stage, -1 },
+	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7", "jump", "jump to a stage", NULL, "Move", false, act_stage_jump, 0 },
+	{ { KEY_LEFT, 'h' }, "Left h", "left", "move the cursor", "arrows hjkl", "Move", false, act_move, 0 },
+	{ { KEY_DOWN, 'j' }, "Down j", "down", "cursor down", "", "Move", false, act_move, 1 },
+	{ { KEY_UP, 'k' }, "Up k", "up", "cursor up", "", "Move", false, act_move, 2 },
+	{ { KEY_RIGHT, 'l' }, "Right l", "right", "cursor right", "", "Move", false, act_move, 3 },
+	{ { 'c' }, "c", "matrix", "next / previous matrix", "c C", "Move", true, act_panel, 1 },
+	{ { 'C' }, "C", "prev matrix", "previous matrix", "", "Move", false, act_panel, -1 },
+	{ { 'L' }, "L", "next head", "next / previous head", "L H", "Move", false, act_head, 1 },
+	{ { 'H' }, "H", "prev head", "previous head", "", "Move", false, act_head, -1 },
+	{ { 'v' }, "v", "Q/K/V", "Q, K or V (stages 1, 2)", NULL, "Move", false, act_proj, 0 },
+	{ { KEY_NPAGE }, "PgDn", "page", "page the heatmaps", "PgDn PgUp", "Move", false, act_page, 1 },
+	{ { KEY_PPAGE }, "PgUp", "page", "previous heatmaps", "", "Move", false, act_page, -1 },
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", true, act_edit, 0 },
+	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", true, act_nudge, 1 },
+	{ { '-', '_' }, "-", "nudge", "subtract 0.1", "", "Edit", false, act_nudge, -1 },
+	{ { 'u' }, "u", "undo", "undo (64 levels)", NULL, "Edit", true, act_undo, 0 },
+	{ { 'r' }, "r", "reseed", "new seed, new inputs", NULL, "Edit", false, act_reseed, 1 },
+	{ { 'R' }, "R", "reset", "inputs back to the seed", NULL, "Edit", false, act_reseed, 0 },
+	{ { ']' }, "]", "heads+", "more / fewer heads", "] [", "Shape", true, act_heads, 1 },
+	{ { '[' }, "[", "heads-", "fewer heads", "", "Shape", false, act_heads, -1 },
+	{ { '}' }, "}", "d_k+", "larger / smaller d_k", "} {", "Shape", false, act_dk, 1 },
+	{ { '{' }, "{", "d_k-", "smaller d_k", "", "Shape", false, act_dk, -1 },
+	{ { '>' }, ">", "kv+", "more / fewer kv heads", "> <", "Shape", false, act_kv, 1 },
+	{ { '<' }, "<", "kv-", "fewer kv heads", "", "Shape", false, act_kv, -1 },
+	{ { '.' }, ".", "tokens+", "more / fewer tokens", ". ,", "Shape", false, act_tokens, 1 },
+	{ { ',' }, ",", "tokens-", "fewer tokens", "", "Shape", false, act_tokens, -1 },
+	{ { 'D' }, "D", "d_model+", "larger / smaller d_model", "D d", "Shape", false, act_dmodel, 1 },
+	{ { 'd' }, "d", "d_model-", "smaller d_model", "", "Shape", false, act_dmodel, -1 },
+	{ { 'm' }, "m", "mask", "causal mask on / off", NULL, "Shape", true, act_toggle, 0 },
+	{ { 's' }, "s", "scale", "1/sqrt(d_k) on / off", NULL, "Shape", false, act_toggle, 1 },
+	{ { 't' }, "t", "top-k+", "top-k up / down (0 off)", "t T", "Shape", false, act_topk, 1 },
+	{ { 'T' }, "T", "top-k-", "top-k down", "", "Shape", false, act_topk, -1 },
+	{ { 'x' }, "x", "head off", "this head off / on", NULL, "Shape", false, act_toggle, 2 },
+	{ { 'n' }, "n", "next step", "next / previous step", "n p", "Lesson", false, act_lesson, 1 },
+	{ { 'p' }, "p", "prev step", "previous lesson step", "", "Lesson", false, act_lesson, -1 },
 };
 
 const char actions_keep_rule[] =
-	"When a shape changes, every input cell whose row, head and column within "
-	"the head exist in the new shape keeps its value, yours or the seed's; "
-	"new cells are drawn from the seed. Token labels stay with their rows.";
+	"] and [ keep h x d_k = d_model when it holds. When a shape changes, every "
+	"input cell whose row, head and column within the head exist in the new "
+	"shape keeps its value, yours or the seed's; new cells are drawn from the "
+	"seed. Token labels stay with their rows.";
 
 const struct action *actions_table(int *count)
 {
@@ -382,11 +385,6 @@ const struct action *actions_lookup(int key)
 			if (table[i].keys[k] == key)
 				return &table[i];
 	return NULL;
-}
-
-int actions_help_lines(void)
-{
-	return (int)(sizeof table / sizeof table[0]);
 }
 
 /* The value being typed: digits and the rest go to the buffer, Enter

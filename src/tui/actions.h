@@ -17,6 +17,9 @@ struct action {
 	const char *key_label;      /* as the help shows it: "Tab", "1-7", "Left h" */
 	const char *name;           /* short, for the hint bar: "stage" */
 	const char *help;           /* one line for the help overlay */
+	const char *help_keys;      /* keys as the help's line shows them when this row
+	                             * speaks for the rows after it ("] ["); those rows
+	                             * have help_keys "" and no line of their own */
 	const char *group;          /* help section: "Move", "Edit", "Shape", "Session" */
 	bool hint;                  /* shown in the hint bar */
 	unsigned (*fn)(struct app *app, int arg, int key);
@@ -35,8 +38,5 @@ unsigned app_key(struct app *app, int key);
 /* Rule for what survives a change of shape, as the help overlay and the
  * man page state it. */
 extern const char actions_keep_rule[];
-
-/* Lines of the help overlay (for scrolling): the table, then the rule. */
-int actions_help_lines(void);
 
 #endif

@@ -518,8 +518,10 @@ static int help_line(int i, char *buf, size_t len, attr_t *a)
 				return 1;
 			}
 		}
+		if (t[k].help_keys && !t[k].help_keys[0])
+			continue; /* shown on the line of the row above */
 		if (line++ == i) {
-			snprintf(buf, len, "  %-8s %s", t[k].key_label, t[k].help);
+			snprintf(buf, len, " %-11s %s", t[k].help_keys ? t[k].help_keys : t[k].key_label, t[k].help);
 			*a = theme_attr(ROLE_NORMAL);
 			return 1;
 		}
@@ -552,8 +554,8 @@ static void draw_help(const struct app *app, int rows, int cols)
 		while (*s == ' ')
 			s++;
 	}
-	int avail = h - 2 - rule_lines - 1;
-	int colw = cols >= 84 ? (cols - 2) / 2 : cols - 2;
+	int avail = h - 2 - rule_lines;
+	int colw = (cols - 2) / 2;
 	int ncol = colw < cols - 2 ? 2 : 1;
 	char buf[160];
 	attr_t a;

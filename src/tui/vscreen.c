@@ -1,0 +1,78 @@
+/*
+ * vscreen.c - the headless screen of the tests and the benchmark: curses
+ * on /dev/null, read back with mvwinnstr. It keeps its screen and files in
+ * file-scope variables because there is one such screen per process and
+ * the callers are test programs; the workbench itself never uses this.
+ */
+#include "vscreen.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "theme.h"
+
+static SCREEN *vs;
+static FILE *vs_in, *vs_out;
+
+int vscreen_open(int rows, int cols, const char *term, bool no_color)
+{
+	unsetenv("LINES");
+	unsetenv("COLUMNS");
+	vs_in = fopen("/dev/null", "r");
+	vs_out = fopen("/dev/null", "w");
+	if (!vs_in || !vs_out)
+		return -1;
+	vs = newterm(term ? term : "xterm-256color", vs_out, vs_in);
+	if (!vs)
+		return -1;
+	set_term(vs);
+	resize_term(rows, cols);
+	theme_init(no_color);
+	return 0;
+}
+
+void vscreen_resize(int rows, int cols)
+{
+	resize_term(rows, cols);
+}
+
+void vscreen_close(void)
+{
+	if (vs) {
+		endwin();
+		delscreen(vs);
+		vs = NULL;
+	}
+	if (vs_in)
+		fclose(vs_in);
+	if (vs_out)
+		fclose(vs_out);
+	vs_in = vs_out = NULL;
+}
+
+size_t vscreen_text(char *out, size_t len)
+{
+	size_t used = 0;
+	char line[1024 * 4];
+	if (len == 0)
+		return 0;
+	out[0] = '\0';
+	for (int y = 0; y < LINES; y++) {
+		int n = COLS < (int)sizeof line - 1 ? COLS : (int)sizeof line - 1;
+		line[0] = '\0';
+		if (mvwinnstr(stdscr, y, 0, line, n) == ERR)
+			line[0] = '\0';
+		size_t l = strlen(line);
+		while (l > 0 && line[l - 1] == ' ')
+			line[--l] = '\0';
+		if (used + l + 2 > len)
+			break;
+		memcpy(out + used, line, l);
+		used += l;
+		out[used++] = '\n';
+		out[used] = '\0';
+	}
+	return used;
+}

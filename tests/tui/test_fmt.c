@@ -1,0 +1,77 @@
+/*
+ * test_fmt.c - numbers fit their columns, keep a fixed precision per width,
+ * and never print "nan".
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fmt.h"
+
+static void test_values_use_fixed_decimals_per_width(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(fmt_num(b, sizeof b, 0.5f, 6), " 0.500");
+	assert_string_equal(fmt_num(b, sizeof b, -0.125f, 6), "-0.125");
+	assert_string_equal(fmt_num(b, sizeof b, -0.126f, 5), "-0.13");
+	assert_string_equal(fmt_num(b, sizeof b, 1.0f, 5), " 1.00");
+}
+
+static void test_large_values_drop_decimals_then_use_an_exponent(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(fmt_num(b, sizeof b, 123.456f, 6), "123.46");
+	assert_string_equal(fmt_num(b, sizeof b, 12345.0f, 6), " 12345");
+	assert_string_equal(fmt_num(b, sizeof b, 1e6f, 6), "1.00e6");
+	assert_string_equal(fmt_num(b, sizeof b, -1e6f, 5), " -1e6");
+	assert_string_equal(fmt_num(b, sizeof b, 3e33f, 6), "3.00e33");
+}
+
+static void test_every_value_fits_its_width(void **state)
+{
+	(void)state;
+	char b[32];
+	const float vals[] = { 0.0f, -0.0f, 1e-9f, -1e-9f, 0.0004f, 999999.0f, -999999.0f, 1e15f, -3.4e38f, 7.77f };
+	for (int w = 4; w <= 8; w++)
+		for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+			fmt_num(b, sizeof b, vals[i], w);
+			assert_int_equal((int)strlen(b), w);
+		}
+}
+
+static void test_tiny_values_show_their_magnitude_and_zero_has_no_sign(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(fmt_num(b, sizeof b, -0.0f, 6), " 0.000");
+	assert_string_equal(fmt_num(b, sizeof b, -0.0001f, 6), " -1e-4");
+	assert_string_equal(fmt_num(b, sizeof b, 0.002f, 5), " 2e-3");
+}
+
+static void test_nan_and_inf_never_print_nan(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(fmt_num(b, sizeof b, NAN, 6), "     ?");
+	assert_string_equal(fmt_num(b, sizeof b, -INFINITY, 6), "  -inf");
+	assert_null(strstr(fmt_full(b, sizeof b, NAN), "nan"));
+	assert_string_equal(fmt_full(b, sizeof b, 0.1f), "0.100000001");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values_use_fixed_decimals_per_width),
+		cmocka_unit_test(test_large_values_drop_decimals_then_use_an_exponent),
+		cmocka_unit_test(test_every_value_fits_its_width),
+		cmocka_unit_test(test_tiny_values_show_their_magnitude_and_zero_has_no_sign),
+		cmocka_unit_test(test_nan_and_inf_never_print_nan),
+	};
+	return cmocka_run_group_tests_name("fmt", tests, NULL, NULL);
+}

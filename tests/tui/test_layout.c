@@ -1,0 +1,118 @@
+/*
+ * test_layout.c - the pure geometry: the frame at 80x24 and larger, the
+ * "too small" verdict, where heatmaps and counts go, and the packing of a
+ * stage's matrices.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "counts_view.h"
+#include "layout.h"
+
+static void test_below_80x24_the_layout_is_too_small(void **state)
+{
+	(void)state;
+	assert_true(layout_compute(23, 80).too_small);
+	assert_true(layout_compute(24, 79).too_small);
+	assert_true(layout_compute(20, 70).too_small);
+	assert_false(layout_compute(24, 80).too_small);
+}
+
+static void test_80x24_has_bar_body_status_and_hints_without_side_column(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(24, 80);
+	assert_int_equal(l.bar.y, 0);
+	assert_int_equal(l.status.y, 22);
+	assert_int_equal(l.hints.y, 23);
+	assert_int_equal(l.body.y, 1);
+	assert_int_equal(l.body.h, 21);
+	assert_int_equal(l.body.w, 80);
+	assert_int_equal(l.side.w, 0);
+}
+
+static void test_wide_terminals_get_a_side_column_for_counts_and_lesson(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(50, 160);
+	assert_int_equal(l.side.w, LAYOUT_SIDE_COLS);
+	assert_int_equal(l.body.w + 1 + l.side.w, 160);
+	struct body_layout b = layout_body(&l, false, 6, 4, counts_view_height);
+	assert_int_equal(b.counts.x, l.side.x);
+	assert_true(b.lesson.h > 10);
+	assert_int_equal(b.heat.h, 0);
+}
+
+static void test_eight_heads_of_eight_tokens_all_fit_at_80x24(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(24, 80);
+	struct body_layout b = layout_body(&l, true, 8, 8, counts_view_height);
+	assert_int_equal(b.heat_per_page, 8);
+	assert_true(b.heat.y + b.heat.h <= 22);
+	assert_true(b.numbers.h >= 5);
+	assert_true(b.counts.h > 0);
+}
+
+static void test_sixteen_heads_page_at_80x24(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(24, 80);
+	struct body_layout b = layout_body(&l, true, 8, 16, counts_view_height);
+	assert_true(b.heat_per_page > 0);
+	assert_true(b.heat_per_page < 16);
+}
+
+static void test_sixty_four_tokens_say_the_heatmaps_do_not_fit(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(24, 80);
+	struct body_layout b = layout_body(&l, true, 64, 8, counts_view_height);
+	assert_int_equal(b.heat_per_page, 0);
+	assert_int_equal(b.heat.h, 1);
+}
+
+static void test_panels_share_a_shelf_when_they_fit_side_by_side(void **state)
+{
+	(void)state;
+	struct rect area = { 3, 0, 20, 59 };
+	struct rect want[3] = { { 0, 0, 8, 29 }, { 0, 0, 8, 29 }, { 0, 0, 8, 41 } };
+	struct rect got[3];
+	assert_int_equal(layout_panels(area, 3, want, 17, got), 3);
+	assert_int_equal(got[0].y, got[1].y);
+	assert_int_equal(got[1].x, 30);
+	assert_true(got[2].y > got[0].y);
+	assert_int_equal(got[0].h, 8);
+}
+
+static void test_short_areas_put_every_panel_side_by_side(void **state)
+{
+	(void)state;
+	struct rect area = { 3, 0, 9, 59 };
+	struct rect want[3] = { { 0, 0, 8, 101 }, { 0, 0, 18, 101 }, { 0, 0, 8, 101 } };
+	struct rect got[3];
+	assert_int_equal(layout_panels(area, 3, want, 17, got), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(got[i].y, 3);
+		assert_true(got[i].w >= 17);
+	}
+	assert_true(got[2].x + got[2].w <= 59);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_below_80x24_the_layout_is_too_small),
+		cmocka_unit_test(test_80x24_has_bar_body_status_and_hints_without_side_column),
+		cmocka_unit_test(test_wide_terminals_get_a_side_column_for_counts_and_lesson),
+		cmocka_unit_test(test_eight_heads_of_eight_tokens_all_fit_at_80x24),
+		cmocka_unit_test(test_sixteen_heads_page_at_80x24),
+		cmocka_unit_test(test_sixty_four_tokens_say_the_heatmaps_do_not_fit),
+		cmocka_unit_test(test_panels_share_a_shelf_when_they_fit_side_by_side),
+		cmocka_unit_test(test_short_areas_put_every_panel_side_by_side),
+	};
+	return cmocka_run_group_tests_name("layout", tests, NULL, NULL);
+}

@@ -1,0 +1,201 @@
+/*
+ * test_screens.c - every stage drawn on a virtual screen (newterm on
+ * /dev/null) at 80x24 and 160x50 from the default workbench and scripted
+ * keys, read back as text and compared with tests/screens/NAME.txt.
+ * MHA_UPDATE_SCREENS=1 rewrites the goldens instead (then review the diff).
+ * The locale is C, so the heatmaps use the ASCII ramp and the text is
+ * byte-stable; numbers have a fixed precision per width.
+ */
+#include <curses.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "actions.h"
+#include "app.h"
+#include "draw.h"
+#include "vscreen.h"
+
+enum { SCREEN_MAX = 64 * 1024 };
+
+static struct app *open_app(const struct mha_config *c)
+{
+	struct app *app = calloc(1, sizeof *app);
+	struct mha_weights w;
+	char msg[MHA_MSG_MAX];
+	assert_int_equal(mha_weights_alloc(&w, c), MHA_OK);
+	struct mha_config cc = *c;
+	mha_weights_init(&w, &cc, cc.seed);
+	mha_weights_default_labels(&w, &cc);
+	assert_int_equal(app_init(app, &cc, &w, msg, sizeof msg), 0);
+	return app;
+}
+
+static void keys(struct app *app, const char *s)
+{
+	for (; *s; s++) {
+		unsigned f = app_key(app, *s == '\n' ? '\r' : (unsigned char)*s);
+		if (f & APP_RECOMPUTE)
+			app_recompute(app);
+	}
+}
+
+/* Draw app at rows x cols and compare with the golden NAME. */
+static void expect_screen(struct app *app, int rows, int cols, const char *name)
+{
+	static char got[SCREEN_MAX], want[SCREEN_MAX];
+	char path[4096];
+	const char *root = getenv("MHA_SOURCE_ROOT");
+	snprintf(path, sizeof path, "%s/tests/screens/%s.txt", root ? root : ".", name);
+	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
+	app->now_ms = 1000000; /* messages and change marks of the keys have expired */
+	draw_screen(app, rows, cols);
+	size_t n = vscreen_text(got, sizeof got);
+	vscreen_close();
+	if (getenv("MHA_UPDATE_SCREENS")) {
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fwrite(got, 1, n, f);
+		fclose(f);
+		return;
+	}
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: missing golden (run with MHA_UPDATE_SCREENS=1)\n%s", path, got);
+	size_t m = fread(want, 1, sizeof want - 1, f);
+	fclose(f);
+	want[m] = '\0';
+	if (strcmp(got, want) != 0) {
+		/* the first line that differs, both ways */
+		const char *g = got, *w = want;
+		int line = 1;
+		while (*g && *g == *w) {
+			if (*g == '\n')
+				line++;
+			g++;
+			w++;
+		}
+		fail_msg("%s: line %d differs\n--- got:\n%s", path, line, got);
+	}
+}
+
+static void stage_screens(int rows, int cols)
+{
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	for (int s = 0; s < STAGE_COUNT; s++) {
+		char k[2] = { (char)('1' + s), 0 }, name[64];
+		keys(app, k);
+		snprintf(name, sizeof name, "stage%d_%dx%d", s + 1, cols, rows);
+		expect_screen(app, rows, cols, name);
+	}
+	app_free(app);
+	free(app);
+}
+
+static void test_every_stage_at_80x24(void **state)
+{
+	(void)state;
+	stage_screens(24, 80);
+}
+
+static void test_every_stage_at_160x50(void **state)
+{
+	(void)state;
+	stage_screens(50, 160);
+}
+
+static void test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	c.n = 8;
+	c.h = c.g = 8;
+	c.dk = 2;
+	struct app *app = open_app(&c);
+	keys(app, "4");
+	expect_screen(app, 24, 80, "heads8_tokens8_80x24");
+	app_free(app);
+	free(app);
+}
+
+static void test_the_causal_mask_on_scores_and_softmax(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "m3");
+	expect_screen(app, 24, 80, "causal_scores_80x24");
+	keys(app, "4jjl");
+	expect_screen(app, 24, 80, "causal_softmax_80x24");
+	app_free(app);
+	free(app);
+}
+
+static void test_the_trace_and_the_edit_prompt(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "7cclljj"); /* the cursor on Y[sat,2] */
+	expect_screen(app, 50, 160, "trace_output_160x50");
+	keys(app, "1\n-0.5");
+	expect_screen(app, 24, 80, "edit_prompt_80x24");
+	app_free(app);
+	free(app);
+}
+
+static void test_help_overlay_and_small_terminal(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "?");
+	expect_screen(app, 24, 80, "help_80x24");
+	keys(app, "?");
+	expect_screen(app, 20, 70, "too_small_70x20");
+	app_free(app);
+	free(app);
+}
+
+static void test_no_color_still_draws_every_stage(void **state)
+{
+	(void)state;
+	static char text[SCREEN_MAX];
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	for (int s = 0; s < STAGE_COUNT; s++) {
+		char k[2] = { (char)('1' + s), 0 };
+		keys(app, k);
+		assert_int_equal(vscreen_open(24, 80, "xterm-256color", true), 0);
+		draw_screen(app, 24, 80);
+		vscreen_text(text, sizeof text);
+		vscreen_close();
+		assert_non_null(strstr(text, "1 Projection  2 Reshape"));
+		assert_non_null(strstr(text, "Parameters"));
+		assert_null(strstr(text, "nan"));
+	}
+	app_free(app);
+	free(app);
+}
+
+int main(void)
+{
+	setlocale(LC_CTYPE, "C");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_stage_at_80x24),
+		cmocka_unit_test(test_every_stage_at_160x50),
+		cmocka_unit_test(test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24),
+		cmocka_unit_test(test_the_causal_mask_on_scores_and_softmax),
+		cmocka_unit_test(test_the_trace_and_the_edit_prompt),
+		cmocka_unit_test(test_help_overlay_and_small_terminal),
+		cmocka_unit_test(test_no_color_still_draws_every_stage),
+	};
+	return cmocka_run_group_tests_name("screens", tests, NULL, NULL);
+}
