@@ -6,11 +6,14 @@
  * This file allocates only in mha_acts_alloc.
  */
 #include "mha.h"
+#include "forward.h"
 #include "gemm.h"
+#include "softmax.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum mha_status mha_acts_alloc(struct mha_acts *a, const struct mha_config *c)
 {
@@ -41,63 +44,46 @@ void mha_acts_free(struct mha_acts *a)
 	memset(a, 0, sizeof *a);
 }
 
-/* Is key j among the top_k largest of s[0..limit)? Rank by value, ties to
- * the lower index, so exactly top_k keys are kept. O(limit) per key: the
- * teaching sizes (n <= 64) make this cheaper than sorting. */
-static bool in_top_k(const float *s, int limit, int top_k, int j)
-{
-	int above = 0;
-	for (int t = 0; t < limit && above < top_k; t++)
-		if (s[t] > s[j] || (s[t] == s[j] && t < j))
-			above++;
-	return above < top_k;
-}
-
-bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
-{
-	if (limit > n)
-		limit = n;
-	bool topk = top_k > 0 && top_k < limit;
-	float m = -INFINITY;
-	int kept = 0;
-	for (int j = 0; j < n; j++) {
-		p[j] = 0.0f; /* 0 marks a masked key; 1 a kept one, for now */
-		if (j >= limit || (topk && !in_top_k(s, limit, top_k, j)))
-			continue;
-		p[j] = 1.0f;
-		kept++;
-		if (s[j] > m || isnan(s[j]))
-			m = s[j];
-	}
-	if (kept == 0)
-		return true;
-	/* Subtract the row max: softmax is shift-invariant, and exp(s) would
-	 * overflow for s > 88. With finite scores, s_j - m <= 0, so every
-	 * term is in (0, 1] and the sum in [1, n]: the result stays finite.
-	 * An infinite max (overflowed products) shares the weight among
-	 * the scores equal to it, instead of computing inf - inf = NaN. */
-	double sum = 0.0;
-	for (int j = 0; j < n; j++) {
-		if (p[j] == 0.0f)
-			continue;
-		float e = isinf(m) ? (s[j] == m ? 1.0f : 0.0f) : expf(s[j] - m);
-		p[j] = e;
-		sum += e;
-	}
-	float inv = (float)(1.0 / sum);
-	for (int j = 0; j < n; j++)
-		p[j] *= inv;
-	return false;
-}
-
 typedef void gemm_fn(bool ta, bool tb, int m, int n, int k, float alpha,
                      const float *a, int lda, size_t a_len,
                      const float *b, int ldb, size_t b_len,
                      float *c, int ldc, size_t c_len);
+/* One row of softmax (mha_softmax_row's contract); work: n floats. */
+typedef bool softmax_fn(const float *s, float *p, int n, int limit, int top_k, float *work);
 
-static void forward(const struct mha_config *c, const struct mha_weights *w,
-                    struct mha_acts *a, gemm_fn *mm)
+static bool softmax_plain(const float *s, float *p, int n, int limit, int top_k, float *work)
 {
+	(void)work;
+	return mha_softmax_row(s, p, n, limit, top_k);
+}
+
+static bool softmax_vector(const float *s, float *p, int n, int limit, int top_k, float *work)
+{
+	return softmax_row_fast(s, p, n, limit, top_k, work, NULL);
+}
+
+double stage_clock(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void stage_lap(double *seconds, enum mha_stage st, double *t0)
+{
+	if (!seconds)
+		return;
+	double t = stage_clock();
+	seconds[st] += t - *t0;
+	*t0 = t;
+}
+
+/* seconds: per-stage clocks, or NULL */
+static void forward(const struct mha_config *c, const struct mha_weights *w,
+                    struct mha_acts *a, gemm_fn *mm, softmax_fn *softmax, double *seconds)
+{
+	float work[MHA_MAX_TOKENS];
+	double t0 = seconds ? stage_clock() : 0.0;
 	const int n = c->n, d = c->d, dk = c->dk, hw = c->h * c->dk, gw = c->g * c->dk;
 	const size_t nd = (size_t)n * d, nh = (size_t)n * hw, ng = (size_t)n * gw, nn = (size_t)n * n;
 	const float s = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f;
@@ -106,6 +92,7 @@ static void forward(const struct mha_config *c, const struct mha_weights *w,
 	mm(false, false, n, hw, d, 1.0f, w->x, d, nd, w->wq, hw, (size_t)d * hw, a->q, hw, nh);
 	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wk, gw, (size_t)d * gw, a->k, gw, ng);
 	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wv, gw, (size_t)d * gw, a->v, gw, ng);
+	stage_lap(seconds, MHA_STAGE_PROJECT, &t0);
 
 	for (int i = 0; i < c->h; i++) {
 		const int j = mha_kv_head(c, i);
@@ -113,10 +100,12 @@ static void forward(const struct mha_config *c, const struct mha_weights *w,
 		float *si = a->scores + i * nn, *pi = a->weights + i * nn, *oi = a->heads + i * (size_t)n * dk;
 		// S_i (n,n) = Q_i (n,dk) @ K_j^T (dk,n) * s, s = 1/sqrt(dk) or 1
 		mm(false, true, n, n, dk, s, qi, hw, nh - (size_t)i * dk, kj, gw, ng - (size_t)j * dk, si, n, nn);
+		stage_lap(seconds, MHA_STAGE_SCORES, &t0);
 		// P_i = softmax(mask(S_i)), row by row; causal: query r sees keys <= r
 		for (int r = 0; r < n; r++)
-			a->dead_row[i * n + r] = mha_softmax_row(si + (size_t)r * n, pi + (size_t)r * n,
-			                                         n, c->causal ? r + 1 : n, c->top_k);
+			a->dead_row[i * n + r] = softmax(si + (size_t)r * n, pi + (size_t)r * n,
+			                                 n, c->causal ? r + 1 : n, c->top_k, work);
+		stage_lap(seconds, MHA_STAGE_SOFTMAX, &t0);
 		// O_i (n,dk) = P_i (n,n) @ V_j (n,dk)
 		mm(false, false, n, dk, n, 1.0f, pi, n, nn, vj, gw, ng - (size_t)j * dk, oi, dk, (size_t)n * dk);
 		// Concat[:, i*dk:(i+1)*dk] = O_i, or 0 for a head switched off
@@ -127,17 +116,27 @@ static void forward(const struct mha_config *c, const struct mha_weights *w,
 			else
 				memcpy(dst, oi + (size_t)r * dk, (size_t)dk * sizeof *dst);
 		}
+		stage_lap(seconds, MHA_STAGE_WEIGHTED, &t0);
 	}
 	// Y (n,d) = Concat (n,h*dk) @ W^O (h*dk,d)
 	mm(false, false, n, d, hw, 1.0f, a->concat, hw, nh, w->wo, d, (size_t)hw * d, a->y, d, nd);
+	stage_lap(seconds, MHA_STAGE_OUTPUT, &t0);
+}
+
+void forward_fast(const struct mha_config *c, const struct mha_weights *w,
+                  struct mha_acts *a, double *seconds)
+{
+	/* the vector softmax needs n floats of scratch, kept on the stack:
+	 * beyond the teaching sizes the reference row does without */
+	forward(c, w, a, gemm_rm, c->n <= MHA_MAX_TOKENS ? softmax_vector : softmax_plain, seconds);
 }
 
 void mha_forward(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
 {
-	forward(c, w, a, gemm_rm);
+	forward_fast(c, w, a, NULL);
 }
 
 void mha_forward_naive(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
 {
-	forward(c, w, a, gemm_rm_naive);
+	forward(c, w, a, gemm_rm_naive, softmax_plain, NULL);
 }

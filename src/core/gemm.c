@@ -6,6 +6,7 @@
 #include "gemm.h"
 
 #include <assert.h>
+#include <stdio.h>
 
 #ifndef MHA_BLAS_REFERENCE
 #include <cblas.h>
@@ -72,5 +73,30 @@ void gemm_rm(bool ta, bool tb, int m, int n, int k, float alpha,
 	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
 	            tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
 	            a, lda, b, ldb, 0.0f, c, ldc);
+#endif
+}
+
+int gemm_threads_set(int threads)
+{
+#ifdef MHA_BLAS_REFERENCE
+	(void)threads;
+	return 1;
+#else
+	int had = openblas_get_num_threads();
+	if (threads != had)
+		openblas_set_num_threads(threads);
+	return had;
+#endif
+}
+
+const char *gemm_backend(void)
+{
+#ifdef MHA_BLAS_REFERENCE
+	return "reference loops";
+#else
+	static char name[160];
+	if (!name[0])
+		snprintf(name, sizeof name, "OpenBLAS %s (%s)", openblas_get_corename(), openblas_get_config());
+	return name;
 #endif
 }

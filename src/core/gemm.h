@@ -24,4 +24,11 @@ void gemm_rm_naive(bool ta, bool tb, int m, int n, int k, float alpha,
                    const float *b, int ldb, size_t b_len,
                    float *c, int ldc, size_t c_len);
 
+/* Set the BLAS library's own thread count (OpenBLAS); returns the count
+ * it had. With -Dblas=reference there are no BLAS threads: returns 1. */
+int gemm_threads_set(int threads);
+/* What does the products: "OpenBLAS <core> <build config>" or
+ * "reference loops". */
+const char *gemm_backend(void);
+
 #endif

@@ -1,0 +1,460 @@
+/*
+ * mha_bench.c - how fast the compute core runs, measured against the
+ * machine's own sgemm in the same run. For each shape and thread count:
+ * the median time of one planned forward (mha_plan_forward), its GFLOP/s
+ * (mha_counts' FLOPs), the GFLOP/s of one sgemm of the projection's size
+ * (n x d times d x d, through gemm_rm with as many BLAS threads), their
+ * ratio, the share of each stage, and the peak memory. Forward and sgemm
+ * samples are taken in alternating rounds so that load from other
+ * processes falls on both. Output: an aligned table, or JSON (--json).
+ * It checks nothing by default; --check exits 1 when a target is missed.
+ */
+#include "mha.h"
+#include "gemm.h"
+#include "vexp.h"
+
+#ifdef MHA_BENCH_UI
+#include "bench_ui.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX_SHAPES = 16, MAX_THREADS = 4, MAX_SAMPLES = 512 };
+
+struct shape {
+	int n, d, h;
+};
+
+static const struct shape default_shapes[] = {
+	{ 16, 64, 4 }, { 128, 512, 8 }, { 512, 512, 8 }, { 1024, 512, 8 }, { 2048, 512, 8 },
+};
+
+struct options {
+	struct shape shapes[MAX_SHAPES];
+	int nshapes;
+	int threads[MAX_THREADS];
+	int nthreads;
+	int rounds;       /* alternating forward / sgemm rounds */
+	int block_rows;   /* 0: the plan's choice */
+	double min_time;  /* seconds of forward samples per round, at least */
+	bool json, check, causal;
+};
+
+struct result {
+	struct shape s;
+	int threads;
+	bool large;
+	double fwd_ms, fwd_p90_ms, gflops, sgemm_gflops, ratio;
+	double share[MHA_STAGE_COUNT];
+	double peak_mib, base_mib, plan_mib;
+};
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* q-quantile (0.5: median) of v[0..n), sorting v */
+static double quantile(double *v, int n, double q)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	int i = (int)(q * (n - 1) + 0.5);
+	return v[i];
+}
+
+/* VmRSS / VmHWM of this process, MiB; -1 when /proc is not there */
+static double status_mib(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return -1.0;
+	char line[256];
+	double kib = -1.0;
+	size_t klen = strlen(key);
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':')
+			kib = atof(line + klen + 1);
+	fclose(f);
+	return kib < 0 ? -1.0 : kib / 1024.0;
+}
+
+/* Reset the peak RSS to the current RSS (Linux >= 4.0), so that VmHWM
+ * afterwards is the peak of what follows. */
+static void reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
+static float *filled(size_t len)
+{
+	float *p = malloc(len * sizeof *p);
+	if (p)
+		for (size_t i = 0; i < len; i++)
+			p[i] = (float)((i * 2654435761u) % 2001u) / 1000.0f - 1.0f;
+	return p;
+}
+
+/* Median seconds per call of fn over samples of k calls each, k chosen
+ * so that a sample lasts at least 50 us. Appends to v. */
+struct timed {
+	double v[MAX_SAMPLES];
+	int n;
+};
+
+static void sample(struct timed *t, void (*fn)(void *), void *ctx, double min_time)
+{
+	double t0 = now();
+	fn(ctx);
+	double one = now() - t0;
+	int k = one > 50e-6 ? 1 : (int)(50e-6 / (one > 1e-9 ? one : 1e-9)) + 1;
+	double start = now();
+	do {
+		double a = now();
+		for (int i = 0; i < k; i++)
+			fn(ctx);
+		if (t->n < MAX_SAMPLES)
+			t->v[t->n++] = (now() - a) / k;
+	} while (now() - start < min_time && t->n < MAX_SAMPLES);
+}
+
+struct fwd_ctx {
+	struct mha_plan *plan;
+	struct mha_weights *w;
+};
+
+static void run_forward(void *ctx)
+{
+	struct fwd_ctx *f = ctx;
+	mha_plan_forward(f->plan, f->w);
+}
+
+struct sgemm_ctx {
+	int n, d;
+	float *a, *b, *c;
+};
+
+// C (n,d) = A (n,d) @ B (d,d): the size of one projection
+static void run_sgemm(void *ctx)
+{
+	struct sgemm_ctx *g = ctx;
+	size_t nd = (size_t)g->n * g->d, dd = (size_t)g->d * g->d;
+	gemm_rm(false, false, g->n, g->d, g->d, 1.0f, g->a, g->d, nd, g->b, g->d, dd, g->c, g->d, nd);
+}
+
+static int measure(const struct options *o, struct shape s, int threads, struct result *r)
+{
+	char msg[MHA_MSG_MAX];
+	struct mha_config c = mha_config_default();
+	c.n = s.n; c.d = s.d; c.h = s.h; c.g = s.h; c.dk = s.d / s.h;
+	c.causal = o->causal;
+	memset(r, 0, sizeof *r);
+	r->s = s;
+	r->threads = threads;
+	struct sgemm_ctx g = { s.n, s.d, filled((size_t)s.n * s.d), filled((size_t)s.d * s.d),
+	                       filled((size_t)s.n * s.d) };
+	if (!g.a || !g.b || !g.c) {
+		fprintf(stderr, "mha-bench: out of memory\n");
+		return -1;
+	}
+	r->base_mib = status_mib("VmRSS");
+	reset_peak();
+	struct mha_weights w;
+	struct mha_plan *plan = NULL;
+	struct mha_plan_options po = { .threads = threads, .block_rows = o->block_rows };
+	if (mha_weights_alloc(&w, &c) != MHA_OK) {
+		fprintf(stderr, "mha-bench: out of memory for the weights\n");
+		return -1;
+	}
+	mha_weights_init(&w, &c, 7);
+	if (mha_plan_create(&plan, &c, &po, msg, sizeof msg) != MHA_OK) {
+		fprintf(stderr, "mha-bench: n %d d %d h %d: %s\n", s.n, s.d, s.h, msg);
+		mha_weights_free(&w);
+		return -1;
+	}
+	r->large = mha_plan_is_large(plan);
+	r->plan_mib = (double)mha_plan_bytes(plan) / (1024.0 * 1024.0);
+	struct fwd_ctx f = { plan, &w };
+	static struct timed tf, tg;
+	tf.n = tg.n = 0;
+	for (int i = 0; i < 3; i++)
+		run_forward(&f);
+	for (int round = 0; round < o->rounds; round++) {
+		sample(&tf, run_forward, &f, o->min_time);
+		if (round == 0)
+			r->peak_mib = status_mib("VmHWM");
+		int had = gemm_threads_set(threads);
+		run_sgemm(&g);
+		sample(&tg, run_sgemm, &g, o->min_time / 2);
+		gemm_threads_set(had);
+		/* OpenBLAS's idle workers poll for a while before they sleep:
+		 * let them, or they compete with the next forward's threads */
+		if (threads > 1)
+			usleep(150000);
+	}
+	mha_plan_profile(plan, true);
+	double t0 = now();
+	int calls = 0;
+	do {
+		run_forward(&f);
+		calls++;
+	} while (now() - t0 < o->min_time && calls < 100000);
+	double sec[MHA_STAGE_COUNT], total = 0.0;
+	mha_plan_stage_seconds(plan, sec);
+	for (int i = 0; i < MHA_STAGE_COUNT; i++)
+		total += sec[i];
+	for (int i = 0; i < MHA_STAGE_COUNT; i++)
+		r->share[i] = total > 0 ? sec[i] / total : 0.0;
+
+	struct mha_counts k = mha_counts(&c);
+	double fwd = quantile(tf.v, tf.n, 0.5);
+	r->fwd_p90_ms = quantile(tf.v, tf.n, 0.9) * 1e3;
+	double sg = quantile(tg.v, tg.n, 0.5);
+	r->fwd_ms = fwd * 1e3;
+	r->gflops = (double)k.flops_total / fwd * 1e-9;
+	r->sgemm_gflops = 2.0 * s.n * (double)s.d * s.d / sg * 1e-9;
+	r->ratio = r->gflops / r->sgemm_gflops;
+	mha_plan_destroy(plan);
+	mha_weights_free(&w);
+	free(g.a); free(g.b); free(g.c);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: mha-bench [options]\n"
+	      "Times mha-tui's forward pass against one sgemm of the projection's size.\n"
+	      "  --shape N,D,H     a shape to run (repeatable); default: 16,64,4 128,512,8\n"
+	      "                    512,512,8 1024,512,8 2048,512,8\n"
+	      "  --threads LIST    thread counts, comma separated (default 1,2)\n"
+	      "  --rounds R        alternating forward/sgemm rounds (default 5)\n"
+	      "  --min-time S      seconds of forward samples per round (default 0.2)\n"
+	      "  --quick           1 round of 0.05 s: a smoke run\n"
+	      "  --block-rows R    query rows per block on the large path (default: auto)\n"
+	      "  --causal          causal mask (the FLOP count stays dense)\n"
+	      "  --json            JSON instead of the table\n"
+	      "  --check           exit 1 if a speed target is missed\n"
+	      "  --help            this text\n", f);
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->rounds = 5;
+	o->min_time = 0.2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "--json")) {
+			o->json = true;
+		} else if (!strcmp(a, "--check")) {
+			o->check = true;
+		} else if (!strcmp(a, "--causal")) {
+			o->causal = true;
+		} else if (!strcmp(a, "--quick")) {
+			o->rounds = 1;
+			o->min_time = 0.05;
+		} else if (!strcmp(a, "--shape") && v) {
+			struct shape s;
+			if (o->nshapes == MAX_SHAPES || sscanf(v, "%d,%d,%d", &s.n, &s.d, &s.h) != 3
+			    || s.h < 1 || s.d % s.h != 0) {
+				fprintf(stderr, "mha-bench: --shape wants N,D,H with H dividing D, got '%s'\n", v);
+				return -1;
+			}
+			o->shapes[o->nshapes++] = s;
+			i++;
+		} else if (!strcmp(a, "--threads") && v) {
+			o->nthreads = 0;
+			for (const char *p = v; *p && o->nthreads < MAX_THREADS; ) {
+				int t = atoi(p);
+				if (t < 1 || t > 64) {
+					fprintf(stderr, "mha-bench: --threads wants counts 1..64, got '%s'\n", v);
+					return -1;
+				}
+				o->threads[o->nthreads++] = t;
+				p = strchr(p, ',');
+				p = p ? p + 1 : "";
+			}
+			i++;
+		} else if (!strcmp(a, "--rounds") && v && atoi(v) > 0) {
+			o->rounds = atoi(v);
+			i++;
+		} else if (!strcmp(a, "--block-rows") && v && atoi(v) > 0) {
+			o->block_rows = atoi(v);
+			i++;
+		} else if (!strcmp(a, "--min-time") && v && atof(v) > 0) {
+			o->min_time = atof(v);
+			i++;
+		} else {
+			fprintf(stderr, "mha-bench: unknown or incomplete option '%s'\n", a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (o->nshapes == 0) {
+		o->nshapes = (int)(sizeof default_shapes / sizeof default_shapes[0]);
+		memcpy(o->shapes, default_shapes, sizeof default_shapes);
+	}
+	if (o->nthreads == 0) {
+		o->threads[0] = 1;
+		o->threads[1] = 2;
+		o->nthreads = 2;
+	}
+	return 0;
+}
+
+/* The targets, from the rows measured. */
+struct verdict {
+	bool have_ratio, have_speedup, have_small;
+	double worst_ratio, speedup, small_us;
+};
+
+static struct verdict judge(const struct result *r, int nr)
+{
+	struct verdict v = { .worst_ratio = 1e9 };
+	const struct result *one = NULL, *two = NULL;
+	for (int i = 0; i < nr; i++) {
+		if (r[i].s.n >= 512 && r[i].threads == 1) {
+			v.have_ratio = true;
+			if (r[i].ratio < v.worst_ratio)
+				v.worst_ratio = r[i].ratio;
+		}
+		if (r[i].s.n == 2048 && r[i].threads == 1)
+			one = &r[i];
+		if (r[i].s.n == 2048 && r[i].threads == 2)
+			two = &r[i];
+		if (r[i].s.n == 16 && r[i].s.d == 64 && r[i].s.h == 4 && r[i].threads == 1) {
+			v.have_small = true;
+			v.small_us = r[i].fwd_ms * 1e3;
+		}
+	}
+	if (one && two) {
+		v.have_speedup = true;
+		v.speedup = one->fwd_ms / two->fwd_ms;
+	}
+	return v;
+}
+
+static bool verdict_ok(struct verdict v)
+{
+	return (!v.have_ratio || v.worst_ratio >= 0.75) && (!v.have_speedup || v.speedup >= 1.7)
+	       && (!v.have_small || v.small_us < 12.0);
+}
+
+static void print_table(const struct result *r, int nr, struct verdict v)
+{
+	printf("mha-bench: %s; softmax exp: %s\n", gemm_backend(), vexp_isa_name(vexp_isa()));
+	printf("%5s %4s %3s %3s %5s %10s %9s %8s %8s %6s", "n", "d", "h", "thr", "path",
+	       "median_ms", "p90_ms", "GFLOP/s", "sgemm", "ratio");
+	for (int s = 0; s < MHA_STAGE_COUNT; s++)
+		printf(" %8s", mha_stage_name((enum mha_stage)s));
+	printf(" %8s %8s\n", "peak_MiB", "plan_MiB");
+	for (int i = 0; i < nr; i++) {
+		const struct result *x = &r[i];
+		printf("%5d %4d %3d %3d %5s %10.4f %9.4f %8.1f %8.1f %5.0f%%", x->s.n, x->s.d, x->s.h,
+		       x->threads, x->large ? "large" : "small", x->fwd_ms, x->fwd_p90_ms,
+		       x->gflops, x->sgemm_gflops, 100.0 * x->ratio);
+		for (int s = 0; s < MHA_STAGE_COUNT; s++)
+			printf(" %7.1f%%", 100.0 * x->share[s]);
+		printf(" %8.1f %8.2f\n", x->peak_mib - x->base_mib, x->plan_mib);
+	}
+	printf("peak_MiB: resident memory added while the shape ran (weights, plan, sgemm buffers not counted)\n");
+	if (v.have_ratio)
+		printf("target: n >= 512, 1 thread, forward >= 75%% of sgemm: worst %.0f%% %s\n",
+		       100.0 * v.worst_ratio, v.worst_ratio >= 0.75 ? "met" : "MISSED");
+	if (v.have_speedup)
+		printf("target: n = 2048, 2 threads >= 1.7x 1 thread: %.2fx %s\n",
+		       v.speedup, v.speedup >= 1.7 ? "met" : "MISSED");
+	if (v.have_small)
+		printf("target: n = 16, d 64, h 4 under 12 us: %.2f us %s\n",
+		       v.small_us, v.small_us < 12.0 ? "met" : "MISSED");
+}
+
+static void print_json(const struct result *r, int nr, struct verdict v)
+{
+	printf("{\n  \"blas\": \"%s\",\n  \"exp\": \"%s\",\n  \"results\": [\n",
+	       gemm_backend(), vexp_isa_name(vexp_isa()));
+	for (int i = 0; i < nr; i++) {
+		const struct result *x = &r[i];
+		printf("    {\"n\": %d, \"d\": %d, \"h\": %d, \"threads\": %d, \"path\": \"%s\", "
+		       "\"median_ms\": %.6f, \"p90_ms\": %.6f, \"gflops\": %.3f, \"sgemm_gflops\": %.3f, "
+		       "\"ratio\": %.4f, \"peak_mib\": %.2f, \"plan_mib\": %.3f, \"stage_share\": {",
+		       x->s.n, x->s.d, x->s.h, x->threads, x->large ? "large" : "small", x->fwd_ms,
+		       x->fwd_p90_ms, x->gflops, x->sgemm_gflops, x->ratio, x->peak_mib - x->base_mib,
+		       x->plan_mib);
+		for (int s = 0; s < MHA_STAGE_COUNT; s++)
+			printf("%s\"%s\": %.4f", s ? ", " : "", mha_stage_name((enum mha_stage)s), x->share[s]);
+		printf("}}%s\n", i + 1 < nr ? "," : "");
+	}
+	printf("  ],\n  \"targets\": {");
+	bool first = true;
+	if (v.have_ratio) {
+		printf("\"worst_ratio_n512_plus_1_thread\": %.4f", v.worst_ratio);
+		first = false;
+	}
+	if (v.have_speedup) {
+		printf("%s\"speedup_2_threads_n2048\": %.3f", first ? "" : ", ", v.speedup);
+		first = false;
+	}
+	if (v.have_small)
+		printf("%s\"small_us\": %.3f", first ? "" : ", ", v.small_us);
+	printf("%s\"met\": %s}\n}\n", (v.have_ratio || v.have_speedup || v.have_small) ? ", " : "",
+	       verdict_ok(v) ? "true" : "false");
+}
+
+#ifdef MHA_BENCH_UI
+/* edit -> recompute -> draw in the TUI, at a small and the largest screen shape */
+static void print_ui(bool json)
+{
+	static const int shapes[2][3] = { { 8, 16, 4 }, { 64, 512, 8 } };
+	for (int i = 0; i < 2; i++) {
+		double med = 0.0, p90 = 0.0;
+		int rc = bench_ui_measure(shapes[i][0], shapes[i][1], shapes[i][2], 200, &med, &p90);
+		if (json)
+			fprintf(stderr, "ui n %d d %d h %d: rc %d median %.4f ms p90 %.4f ms\n",
+			        shapes[i][0], shapes[i][1], shapes[i][2], rc, med, p90);
+		else
+			printf("ui: edit -> recompute -> draw, n %d d %d h %d: median %.4f ms, p90 %.4f ms%s\n",
+			       shapes[i][0], shapes[i][1], shapes[i][2], med, p90, rc ? " (failed)" : "");
+	}
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	if (parse_args(argc, argv, &o) != 0)
+		return 2;
+	static struct result res[MAX_SHAPES * MAX_THREADS];
+	int nr = 0;
+	for (int i = 0; i < o.nshapes; i++)
+		for (int t = 0; t < o.nthreads; t++)
+			if (measure(&o, o.shapes[i], o.threads[t], &res[nr]) == 0)
+				nr++;
+	struct verdict v = judge(res, nr);
+	if (o.json)
+		print_json(res, nr, v);
+	else
+		print_table(res, nr, v);
+#ifdef MHA_BENCH_UI
+	print_ui(o.json);
+#endif
+	return o.check && !verdict_ok(v) ? 1 : 0;
+}

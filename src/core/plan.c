@@ -1,0 +1,294 @@
+/*
+ * plan.c - the planned forward (mha_plan_* in mha.h): every allocation
+ * and the threads made once, then forwards that allocate nothing. At
+ * teaching sizes it is mha_forward on the plan's own activations. At large
+ * n it never holds the n x n scores: each thread reuses one block of
+ * (rows, n) scores for one head and one run of query rows at a time,
+ *   S_b = Q_i[rows] K_j^T s,  P_b = exp(S_b - m) unnormalised (in place),
+ *   Concat[rows, head i] = diag(1 / rowsum) (P_b V_j),
+ * so the block stays in the core's cache between the three steps and the
+ * normalisation costs dk multiplies per row instead of n.
+ * The numbers are mha_forward's; only the order of work differs.
+ */
+#include "mha.h"
+#include "forward.h"
+#include "gemm.h"
+#include "pool.h"
+#include "softmax.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-thread stage clocks, a cache line each so threads do not share one. */
+struct clocks {
+	double seconds[MHA_STAGE_COUNT];
+	char pad[64 - (MHA_STAGE_COUNT * sizeof(double)) % 64];
+};
+
+struct mha_plan {
+	struct mha_config c;
+	bool large;
+	int rb;                   /* query rows per block */
+	int nb;                   /* blocks per head: ceil(n / rb) */
+	int chunk;                /* rows per projection task */
+	struct pool *pool;
+	struct mha_acts a;        /* all of it (small), or q k v concat y dead_row (large) */
+	float *blocks;            /* (threads, block_floats): scores, inv, work */
+	size_t block_floats;      /* rb*n + rb + n */
+	size_t bytes;
+	bool profile;
+	struct clocks *clocks;    /* (threads) */
+	const struct mha_weights *w; /* during a forward */
+};
+
+/* Time since *t0 goes to stage st of this thread; *t0 moves on. */
+static void lap(struct mha_plan *p, int thread, enum mha_stage st, double *t0)
+{
+	stage_lap(p->profile ? p->clocks[thread].seconds : NULL, st, t0);
+}
+
+enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len)
+{
+	if (c->n < 1 || c->n > MHA_PLAN_MAX_TOKENS) {
+		snprintf(msg, len, "tokens %d is out of range: allowed 1..%d", c->n, MHA_PLAN_MAX_TOKENS);
+		return MHA_EINVAL;
+	}
+	if (c->top_k < 0 || c->top_k > c->n) {
+		snprintf(msg, len, "top-k %d is out of range: allowed 0..%d", c->top_k, c->n);
+		return MHA_EINVAL;
+	}
+	/* every other rule is mha_config_check's, which knows n only as <= 64 */
+	struct mha_config t = *c;
+	if (t.n > MHA_MAX_TOKENS) {
+		t.n = MHA_MAX_TOKENS;
+		t.top_k = 0;
+	}
+	return mha_config_check(&t, msg, len);
+}
+
+/* Rows per block: the (rows, n) block about 512 KiB, in the core's L2
+ * with room for the V block beside it; 16..256 rows. */
+static int auto_block_rows(int n)
+{
+	int rb = (int)((512u * 1024u / sizeof(float)) / (unsigned)n);
+	if (rb > 256)
+		rb = 256;
+	if (rb < 16)
+		rb = 16;
+	return rb & ~7;
+}
+
+static enum mha_status alloc_large(struct mha_plan *p, int threads)
+{
+	const struct mha_config *c = &p->c;
+	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	size_t floats = n * hw + 2 * n * gw + n * hw + n * (size_t)c->d;
+	size_t act_bytes = floats * sizeof(float) + (size_t)c->h * n;
+	char *mem = calloc(1, act_bytes);
+	p->block_floats = (size_t)p->rb * n + (size_t)p->rb + n;
+	p->blocks = calloc((size_t)threads * p->block_floats, sizeof(float));
+	if (!mem || !p->blocks) {
+		free(mem);
+		return MHA_ENOMEM;
+	}
+	float *f = (float *)mem;
+	p->a.q = f;      f += n * hw;
+	p->a.k = f;      f += n * gw;
+	p->a.v = f;      f += n * gw;
+	p->a.concat = f; f += n * hw;
+	p->a.y = f;      f += n * (size_t)c->d;
+	p->a.dead_row = (unsigned char *)f;
+	p->a.mem = mem;
+	p->bytes = act_bytes + (size_t)threads * p->block_floats * sizeof(float);
+	return MHA_OK;
+}
+
+enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *c,
+                                const struct mha_plan_options *o, char *msg, size_t len)
+{
+	*out = NULL;
+	enum mha_status st = mha_plan_check(c, msg, len);
+	if (st != MHA_OK)
+		return st;
+	struct mha_plan_options opt = { 0 };
+	if (o)
+		opt = *o;
+	int threads = opt.threads < 1 ? 1 : opt.threads;
+	struct mha_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		goto nomem;
+	p->c = *c;
+	p->large = opt.large || c->n > MHA_MAX_TOKENS;
+	if (!p->large)
+		threads = 1; /* a few microseconds of work: waking a thread costs more */
+	p->rb = opt.block_rows > 0 ? opt.block_rows : auto_block_rows(c->n);
+	if (p->rb > c->n)
+		p->rb = c->n;
+	p->nb = (c->n + p->rb - 1) / p->rb;
+	/* projection tasks: several per thread so that a thread slowed by
+	 * another process does not hold the others up; at least 32 rows */
+	int tasks = threads == 1 ? 1 : 4 * threads;
+	p->chunk = (c->n + tasks - 1) / tasks;
+	if (p->chunk < 32)
+		p->chunk = 32;
+	p->clocks = calloc((size_t)threads, sizeof *p->clocks);
+	p->pool = pool_create(threads);
+	if (!p->clocks || !p->pool)
+		goto nomem;
+	if (p->large) {
+		if (alloc_large(p, threads) != MHA_OK)
+			goto nomem;
+	} else {
+		if (mha_acts_alloc(&p->a, c) != MHA_OK)
+			goto nomem;
+		size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+		p->bytes = (3 * n * hw + 2 * n * gw + 2 * (size_t)c->h * n * n + n * (size_t)c->d)
+		           * sizeof(float) + (size_t)c->h * n;
+	}
+	*out = p;
+	return MHA_OK;
+nomem:
+	mha_plan_destroy(p);
+	snprintf(msg, len, "out of memory for a plan of %d tokens", c->n);
+	return MHA_ENOMEM;
+}
+
+void mha_plan_destroy(struct mha_plan *p)
+{
+	if (!p)
+		return;
+	pool_destroy(p->pool);
+	free(p->a.mem);
+	free(p->blocks);
+	free(p->clocks);
+	free(p);
+}
+
+const struct mha_acts *mha_plan_acts(const struct mha_plan *p) { return &p->a; }
+int mha_plan_threads(const struct mha_plan *p) { return pool_threads(p->pool); }
+bool mha_plan_is_large(const struct mha_plan *p) { return p->large; }
+size_t mha_plan_bytes(const struct mha_plan *p) { return p->bytes; }
+
+void mha_plan_profile(struct mha_plan *p, bool on)
+{
+	p->profile = on;
+	memset(p->clocks, 0, (size_t)pool_threads(p->pool) * sizeof *p->clocks);
+}
+
+void mha_plan_stage_seconds(const struct mha_plan *p, double *seconds)
+{
+	for (int s = 0; s < MHA_STAGE_COUNT; s++) {
+		seconds[s] = 0.0;
+		for (int t = 0; t < pool_threads(p->pool); t++)
+			seconds[s] += p->clocks[t].seconds[s];
+	}
+}
+
+const char *mha_stage_name(enum mha_stage s)
+{
+	static const char *names[MHA_STAGE_COUNT] = {
+		"project", "scores", "softmax", "weighted", "output",
+	};
+	return (unsigned)s < MHA_STAGE_COUNT ? names[s] : "?";
+}
+
+// Q, K, V [rows] (r,h*dk | g*dk) = X [rows] (r,d) @ W^Q | W^K | W^V
+static void project_task(void *ctx, int task, int thread)
+{
+	struct mha_plan *p = ctx;
+	const struct mha_config *c = &p->c;
+	const struct mha_weights *w = p->w;
+	double t0 = p->profile ? stage_clock() : 0.0;
+	const int d = c->d, hw = c->h * c->dk, gw = c->g * c->dk;
+	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
+	size_t left = (size_t)(c->n - r0);
+	const float *x = w->x + (size_t)r0 * d;
+	gemm_rm(false, false, rows, hw, d, 1.0f, x, d, left * d, w->wq, hw, (size_t)d * hw,
+	        p->a.q + (size_t)r0 * hw, hw, left * hw);
+	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wk, gw, (size_t)d * gw,
+	        p->a.k + (size_t)r0 * gw, gw, left * gw);
+	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wv, gw, (size_t)d * gw,
+	        p->a.v + (size_t)r0 * gw, gw, left * gw);
+	lap(p, thread, MHA_STAGE_PROJECT, &t0);
+}
+
+// one head, one block of query rows: S, softmax, P V into the concat
+static void attend_task(void *ctx, int task, int thread)
+{
+	struct mha_plan *p = ctx;
+	const struct mha_config *c = &p->c;
+	double t0 = p->profile ? stage_clock() : 0.0;
+	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk;
+	const int i = task / p->nb, r0 = (task % p->nb) * p->rb;
+	const int rows = n - r0 < p->rb ? n - r0 : p->rb;
+	const size_t out_len = (size_t)(n - r0) * hw - (size_t)i * dk;
+	float *out = p->a.concat + (size_t)r0 * hw + (size_t)i * dk;
+	if (c->head_off[i]) {
+		/* a head switched off contributes a zero block, as in mha_forward */
+		for (int r = 0; r < rows; r++)
+			memset(out + (size_t)r * hw, 0, (size_t)dk * sizeof *out);
+		memset(p->a.dead_row + (size_t)i * n + r0, 0, (size_t)rows);
+		return;
+	}
+	const int j = mha_kv_head(c, i);
+	/* causal: no row of this block sees keys past its last row */
+	const int cols = c->causal ? r0 + rows : n;
+	const float s = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f;
+	const size_t ng = (size_t)n * gw;
+	float *blk = p->blocks + (size_t)thread * p->block_floats;
+	float *inv = blk + (size_t)p->rb * n, *work = inv + p->rb;
+	const float *qi = p->a.q + (size_t)r0 * hw + (size_t)i * dk;
+	const float *kj = p->a.k + (size_t)j * dk, *vj = p->a.v + (size_t)j * dk;
+
+	// S_b (rows,cols) = Q_i[rows] (rows,dk) @ K_j[:cols]^T (dk,cols) * s
+	gemm_rm(false, true, rows, cols, dk, s, qi, hw, (size_t)(n - r0) * hw - (size_t)i * dk,
+	        kj, gw, ng - (size_t)j * dk, blk, cols, (size_t)p->rb * n);
+	lap(p, thread, MHA_STAGE_SCORES, &t0);
+	// P_b = exp(mask(S_b) - m) in place; inv_r = 1 / row sum
+	for (int r = 0; r < rows; r++) {
+		int q = r0 + r;
+		p->a.dead_row[(size_t)i * n + q] = softmax_row_fast(
+			blk + (size_t)r * cols, blk + (size_t)r * cols, cols,
+			c->causal ? q + 1 : n, c->top_k, work, &inv[r]);
+	}
+	lap(p, thread, MHA_STAGE_SOFTMAX, &t0);
+	// Concat[rows, i*dk:(i+1)*dk] = diag(inv) P_b (rows,cols) @ V_j[:cols] (cols,dk)
+	gemm_rm(false, false, rows, dk, cols, 1.0f, blk, cols, (size_t)p->rb * n,
+	        vj, gw, ng - (size_t)j * dk, out, hw, out_len);
+	for (int r = 0; r < rows; r++)
+		for (int e = 0; e < dk; e++)
+			out[(size_t)r * hw + e] *= inv[r];
+	lap(p, thread, MHA_STAGE_WEIGHTED, &t0);
+}
+
+// Y [rows] (r,d) = Concat [rows] (r,h*dk) @ W^O (h*dk,d)
+static void output_task(void *ctx, int task, int thread)
+{
+	struct mha_plan *p = ctx;
+	const struct mha_config *c = &p->c;
+	double t0 = p->profile ? stage_clock() : 0.0;
+	const int d = c->d, hw = c->h * c->dk;
+	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
+	size_t left = (size_t)(c->n - r0);
+	gemm_rm(false, false, rows, d, hw, 1.0f, p->a.concat + (size_t)r0 * hw, hw, left * hw,
+	        p->w->wo, d, (size_t)hw * d, p->a.y + (size_t)r0 * d, d, left * d);
+	lap(p, thread, MHA_STAGE_OUTPUT, &t0);
+}
+
+void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
+{
+	if (!p->large) {
+		forward_fast(&p->c, w, &p->a, p->profile ? p->clocks[0].seconds : NULL);
+		return;
+	}
+	p->w = w;
+	int had = gemm_threads_set(1);
+	int chunks = (p->c.n + p->chunk - 1) / p->chunk;
+	pool_run(p->pool, project_task, p, chunks);
+	pool_run(p->pool, attend_task, p, p->c.h * p->nb);
+	pool_run(p->pool, output_task, p, chunks);
+	gemm_threads_set(had);
+	p->w = NULL;
+}
