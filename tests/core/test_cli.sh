@@ -135,12 +135,23 @@ check_dump dk_own '{"d_model": 10, "heads": 3, "d_k": 4}' --d-model 10 --heads 3
 check_dump noscale '{"scale": false}' --no-scale --seed 6
 check_dump one_token '{"tokens": 1}' --tokens 1 --top-k 1 --causal
 check_dump big_seed '{"seed": 18446744073709551615}' --seed 18446744073709551615
+check_dump heads64 '{"heads": 64, "d_k": 1}' --tokens 12 --d-model 64 --heads 64 --seed 12
+check_dump mqa_dk1 '{"heads": 8, "kv_heads": 1, "d_k": 1}' --d-model 3 --heads 8 --kv-heads 1 --d-k 1
+check_dump max_tokens '{"tokens": 64, "top_k": 64, "causal": true}' --tokens 64 --top-k 64 --causal --d-model 8 --heads 2
+check_dump top1 '{"tokens": 20, "top_k": 1}' --tokens 20 --top-k 1 --d-model 8 --heads 2 --kv-heads 1 --seed 2
+check_dump d1 '{"d_model": 1, "heads": 1, "d_k": 1}' --d-model 1 --heads 1 --tokens 4 --no-scale
+check_dump wide_dk '{"d_k": 40, "heads": 3, "kv_heads": 3}' --d-model 8 --heads 3 --d-k 40 --tokens 5 --causal --top-k 2
 check_dump base_counts '{"d_model": 512, "heads": 8, "d_k": 64}' --tokens 2 --d-model 512 --heads 8
 if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; sys.exit(c["params"]["total"] != 1048576 or c["kv_cache_per_token"] != 1024)' "$tmp/base_counts.json"; then
 	pass
 else
 	fail "base model: params total is not 1,048,576 or KV cache not 1024"
 fi
+
+# The locale does not change a byte of the dump (decimal point, digits).
+LC_ALL=C.UTF-8 run --dump json --seed 4 && cp "$tmp/out" "$tmp/utf8.json"
+LC_ALL=C run --dump json --seed 4 && cp "$tmp/out" "$tmp/c.json"
+if cmp -s "$tmp/utf8.json" "$tmp/c.json"; then pass; else fail "the dump differs between LC_ALL=C.UTF-8 and C"; fi
 
 # Same flags, same dump: the seed fixes every number.
 run --dump json --seed 9 --tokens 5 && cp "$tmp/out" "$tmp/a.json"
