@@ -1,0 +1,32 @@
+#!/bin/sh
+# NO_COLOR=1 and TERM=xterm still render every stage; LC_ALL=C gives the
+# ASCII ramp, C.UTF-8 the block characters.
+. "$(dirname "$0")/lib.sh"
+start 80 24 NO_COLOR=1 TERM=xterm
+wait_for "1 Projection"
+for k in 2 3 4 5 6 7; do
+	keys "$k"
+	wait_for "Parameters"
+done
+wait_for "head 3"
+keys q
+wait_for "EXIT=0"
+stop
+start 80 24 LC_ALL=C -- --no-color
+wait_for "1 Projection"
+keys 4
+wait_for "head 3"
+quiet
+if screen | grep -q '[░▒▓█]'; then fail "UTF-8 blocks under LC_ALL=C"; fi
+screen | grep -q '##@@ 1' || fail "no ASCII legend under LC_ALL=C"
+keys q
+wait_for "EXIT=0"
+stop
+start 160 50 LC_ALL=C.UTF-8
+wait_for "1 Projection"
+keys 4
+wait_for "head 3"
+screen | grep -q '█' || fail "no block characters under C.UTF-8"
+keys q
+wait_for "EXIT=0"
+pass
