@@ -42,15 +42,26 @@ if [ "$only" != valgrind ]; then
 fi
 
 if [ "$only" != asan ]; then
-	# Left out under valgrind: 'e2e' (tmux shell scripts: valgrind would
-	# check the shell, not mha-tui) and 'perf' (timings mean nothing at
-	# valgrind's 20-50x slowdown). Every other suite runs.
+	# Left out under valgrind: tests that are scripts (valgrind would check
+	# the shell or python, not mha-tui: the binaries they start are checked
+	# by the ASan run above), and the suites 'e2e' (tmux) and 'perf'/'bench'
+	# (timings mean nothing at valgrind's 20-50x slowdown).
 	echo "== valgrind ($vg_build)"
 	if [ ! -f "$vg_build/build.ninja" ]; then
 		CC=gcc meson setup "$vg_build" -Dbuildtype=debugoptimized >/dev/null
 	fi
 	ninja -C "$vg_build" >/dev/null
-	meson test -C "$vg_build" --setup valgrind --no-suite e2e --no-suite perf \
-		--print-errorlogs --num-processes 2 || status=1
+	mapfile -t vg_tests < <(meson introspect --tests "$vg_build" | python3 -c '
+import json, sys
+for t in json.load(sys.stdin):
+    suites = {s.split(":")[-1] for s in t["suite"]}
+    with open(t["cmd"][0], "rb") as f:
+        script = f.read(2) == b"#!"
+    if script or suites & {"e2e", "perf", "bench"}:
+        print("valgrind: leaving out", t["name"], "(script)" if script else sorted(suites), file=sys.stderr)
+    else:
+        print(t["name"])')
+	meson test -C "$vg_build" --setup valgrind --print-errorlogs --num-processes 2 \
+		"${vg_tests[@]}" || status=1
 fi
 exit "$status"

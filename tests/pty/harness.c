@@ -312,6 +312,10 @@ int pty_paste(struct pty *p, const char *bytes, size_t n, int deadline_ms)
 
 void pty_click(struct pty *p, int row, int col, int button)
 {
+	/* libvterm 0.1.4 encodes a click even when the program never asked
+	 * for mouse reports; xterm and every real terminal send nothing then. */
+	if (p->mouse == VTERM_PROP_MOUSE_NONE)
+		return;
 	vterm_mouse_move(p->vt, row, col, VTERM_MOD_NONE);
 	vterm_mouse_button(p->vt, button, true, VTERM_MOD_NONE);
 	vterm_mouse_button(p->vt, button, false, VTERM_MOD_NONE);

@@ -48,7 +48,8 @@ void pty_type(struct pty *p, const char *ascii);
  * the kernel's buffer is full so that neither side blocks. Returns 0, or
  * -1 when the program stopped reading until deadline_ms. */
 int pty_paste(struct pty *p, const char *bytes, size_t n, int deadline_ms);
-/* Click (press and release) button 1..3 at a 0-based cell. */
+/* Click (press and release) button 1..3 at a 0-based cell; like a real
+ * terminal, sends nothing unless the program turned mouse reports on. */
 void pty_click(struct pty *p, int row, int col, int button);
 /* Change the terminal's size: the kernel sends SIGWINCH. */
 void pty_resize(struct pty *p, int rows, int cols);

@@ -79,7 +79,9 @@ static void check_refuses_terminal(const char *term_setting)
 	const char *screen = pty_screen(p);
 	print_message("TERM setting '%s': exit %d, screen:\n%s", term_setting, code, screen);
 	assert_true(code > 0);
-	assert_non_null(strstr(screen, "mha-tui: "));
+	assert_true(strncmp(screen, "mha-tui: ", 9) == 0);
+	assert_non_null(strstr(screen, "TERM")); /* names the cause */
+	assert_non_null(strstr(pty_output(p, NULL), "--dump json")); /* and the way out */
 	assert_false(pty_altscreen(p));
 	assert_true(pty_cursor_visible(p));
 	assert_true(pty_termios_restored(p));
