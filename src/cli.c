@@ -56,7 +56,7 @@ static int parse_int(const char *flag, const char *text, long lo, long hi, int *
 	char *end = NULL;
 	errno = 0;
 	long v = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || text[0] == ' ') {
+	if (end == text || *end != '\0' || !(text[0] == '-' || text[0] == '+' || (text[0] >= '0' && text[0] <= '9'))) {
 		snprintf(msg, len, "%s '%.40s' is not a whole number: allowed %ld..%ld", flag, text, lo, hi);
 		return 2;
 	}

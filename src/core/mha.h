@@ -95,7 +95,7 @@ struct mha_acts {
 struct mha_counts {
 	int64_t params_wq, params_wk, params_wv, params_wo, params_total;
 	int64_t flops_projection;   /* Q, K, V: 2 n d (h + 2g) dk              */
-	int64_t flops_scores;       /* 2 n^2 dk per head, + n^2 for the scale  */
+	int64_t flops_scores;       /* 2 n^2 dk per head (the scale folds into W^Q) */
 	int64_t flops_softmax;      /* per row: max n, subtract n, exp n, sum n, divide n: 5 n^2 per head */
 	int64_t flops_weighted_sum; /* 2 n^2 dk per head                        */
 	int64_t flops_output;       /* 2 n (h dk) d                             */
@@ -148,6 +148,10 @@ void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *
  * new to dst keep what dst already holds (the caller seeds them first). */
 void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
                        const struct mha_weights *src, const struct mha_config *sc);
+/* A token label is 1..MHA_LABEL_MAX-1 bytes of valid UTF-8 with no space
+ * or control character, so it reads back from a session file and prints
+ * as JSON unchanged. */
+bool mha_label_valid(const char *s);
 /* MHA_OK, or MHA_ERANGE naming the first bad input cell. */
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len);

@@ -18,7 +18,7 @@ static const struct mha_tensor_info table[MHA_T_COUNT] = {
 	[MHA_T_V]       = { "V",      "V",       "V = X W^V",                  false },
 	[MHA_T_SCORES]  = { "S",      "scores",  "S_i = Q_i K_j^T / sqrt(d_k)", false },
 	[MHA_T_WEIGHTS] = { "P",      "weights", "P_i = softmax(mask(S_i))",   false },
-	[MHA_T_HEADS]   = { "O",      "output",  "O_i = P_i V_j",              false },
+	[MHA_T_HEADS]   = { "O",      "heads",   "O_i = P_i V_j",              false },
 	[MHA_T_CONCAT]  = { "Concat", "concat",  "Concat = [O_1 ... O_h]",     false },
 	[MHA_T_Y]       = { "Y",      "output",  "Y = Concat W^O",             false },
 };

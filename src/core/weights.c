@@ -131,6 +131,31 @@ void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
 		memcpy(dst->labels[i], src->labels[i], MHA_LABEL_MAX);
 }
 
+bool mha_label_valid(const char *s)
+{
+	size_t len = strlen(s);
+	if (len == 0 || len >= MHA_LABEL_MAX)
+		return false;
+	for (size_t i = 0; i < len;) {
+		unsigned char ch = (unsigned char)s[i];
+		/* sequence length from the lead byte; 0 = not a lead byte */
+		size_t n = ch < 0x80 ? 1 : (ch & 0xE0) == 0xC0 ? 2 : (ch & 0xF0) == 0xE0 ? 3
+		         : (ch & 0xF8) == 0xF0 ? 4 : 0;
+		if (n == 0 || i + n > len || ch <= 0x20 || ch == 0x7f || ch == 0xC0 || ch == 0xC1)
+			return false;
+		for (size_t k = 1; k < n; k++)
+			if (((unsigned char)s[i + k] & 0xC0) != 0x80)
+				return false;
+		/* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
+		unsigned char next = n > 1 ? (unsigned char)s[i + 1] : 0;
+		if ((ch == 0xE0 && next < 0xA0) || (ch == 0xED && next >= 0xA0) ||
+		    (ch == 0xF0 && next < 0x90) || (ch == 0xF4 && next >= 0x90) || ch > 0xF4)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len)
 {

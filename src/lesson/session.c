@@ -73,6 +73,13 @@ static int sync_dir(const char *path)
 int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
                  char *msg, size_t len)
 {
+	for (int i = 0; i < c->n; i++) {
+		if (!mha_label_valid(w->labels[i])) {
+			snprintf(msg, len, "%.200s: not saved: label %d is empty or holds a space or "
+			         "control character", path, i + 1);
+			return -1;
+		}
+	}
 	char tmp[4096];
 	if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp) {
 		snprintf(msg, len, "%.200s: path too long", path);
@@ -109,44 +116,71 @@ int session_save(const char *path, const struct mha_config *c, const struct mha_
 
 /* ---- reading ---- */
 
+/* The longest line a valid session has: a row of MHA_MAX_WIDTH values of
+ * at most 16 bytes each ("-1.23456789e-05 "), with room to spare. A longer
+ * line is refused before it is all in memory. */
+enum { LINE_MAX_BYTES = MHA_MAX_WIDTH * 24 };
+
 struct reader {
 	FILE *f;
 	const char *name;
 	int line;
-	char *buf;
-	size_t cap;
+	char buf[LINE_MAX_BYTES + 2];
+	bool broken; /* a line was too long or held a NUL byte: stop reading */
 	char *msg;
 	size_t len;
 };
 
-/* Next line that is neither blank nor a comment, without its newline (and
- * without a CR, so CRLF files read the same). NULL at end of file. */
+static int bad(struct reader *rd, const char *fmt, const char *a, int b);
+
+/* Read one raw line into rd->buf without its line end (LF or CRLF) and
+ * trailing blanks. Returns false at end of file or when the line is bad
+ * (rd->broken set, message written). */
+static bool read_raw_line(struct reader *rd)
+{
+	size_t n = 0;
+	int ch;
+	while ((ch = getc(rd->f)) != EOF && ch != '\n') {
+		if (ch == '\0' || n == LINE_MAX_BYTES) {
+			rd->line++;
+			rd->broken = true;
+			bad(rd, ch == '\0' ? "a NUL byte: this is not a text file%s"
+			                   : "line too long (over %s%d bytes): not a session line", "",
+			    LINE_MAX_BYTES);
+			return false;
+		}
+		rd->buf[n++] = (char)ch;
+	}
+	if (ch == EOF && n == 0)
+		return false;
+	rd->line++;
+	while (n > 0 && (rd->buf[n - 1] == '\r' || rd->buf[n - 1] == ' ' || rd->buf[n - 1] == '\t'))
+		n--;
+	rd->buf[n] = '\0';
+	return true;
+}
+
+/* Next line that is neither blank nor a comment. NULL at end of file or
+ * after a bad line. */
 static char *next_line(struct reader *rd)
 {
-	for (;;) {
-		ssize_t got = getline(&rd->buf, &rd->cap, rd->f);
-		if (got < 0)
-			return NULL;
-		rd->line++;
-		while (got > 0 && (rd->buf[got - 1] == '\n' || rd->buf[got - 1] == '\r'))
-			rd->buf[--got] = '\0';
-		if ((size_t)got != strlen(rd->buf)) {
-			rd->buf[0] = '\0'; /* a NUL byte inside: let the caller refuse it */
-			return rd->buf;
-		}
+	while (!rd->broken && read_raw_line(rd)) {
 		char *p = rd->buf;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p != '\0' && *p != '#')
 			return rd->buf;
 	}
+	return NULL;
 }
 
 static int bad(struct reader *rd, const char *fmt, const char *a, int b)
 {
+	if (rd->broken && rd->msg[0])
+		return -1; /* keep the first message: it says why reading stopped */
 	char why[MHA_MSG_MAX];
 	snprintf(why, sizeof why, fmt, a, b);
-	snprintf(rd->msg, rd->len, "%s:%d: %s", rd->name, rd->line, why);
+	snprintf(rd->msg, rd->len, "%s:%d: %s", rd->name, rd->line > 0 ? rd->line : 1, why);
 	return -1;
 }
 
@@ -205,18 +239,43 @@ static int read_config(struct reader *rd, struct mha_config *c)
 		{ "scale", 0, 1 },
 	};
 	long v[NFIELDS];
-	for (int i = 0; i < NFIELDS; i++)
+	int line[NFIELDS];
+	for (int i = 0; i < NFIELDS; i++) {
 		if (read_int(rd, fields[i].key, fields[i].lo, fields[i].hi, &v[i]) != 0)
 			return -1;
+		line[i] = rd->line;
+	}
 	*c = mha_config_default();
 	c->n = (int)v[0]; c->d = (int)v[1]; c->h = (int)v[2]; c->g = (int)v[3]; c->dk = (int)v[4];
 	c->causal = v[5]; c->top_k = (int)v[6]; c->scale = v[7];
 	if (read_seed(rd, &c->seed) != 0)
 		return -1;
 	char why[MHA_MSG_MAX];
-	if (mha_config_check(c, why, sizeof why) != MHA_OK)
-		return bad(rd, "%s", why, 0);
-	return 0;
+	if (mha_config_check(c, why, sizeof why) == MHA_OK)
+		return 0;
+	/* A rule across fields failed. The core's message starts with the
+	 * field at fault in flag spelling (kv-heads); point at that field's
+	 * line and speak of it by its key here (kv_heads). */
+	int at = -1;
+	size_t at_len = 0;
+	for (int i = 0; i < NFIELDS; i++) {
+		char flag[32];
+		snprintf(flag, sizeof flag, "%s ", fields[i].key);
+		for (char *p = flag; *p; p++)
+			if (*p == '_')
+				*p = '-';
+		if (strncmp(why, flag, strlen(flag)) == 0 && strlen(flag) > at_len) {
+			at = i;
+			at_len = strlen(flag);
+		}
+	}
+	if (at >= 0) {
+		rd->line = line[at];
+		char keyed[MHA_MSG_MAX + 32];
+		snprintf(keyed, sizeof keyed, "%s %s", fields[at].key, why + at_len);
+		return bad(rd, "%s", keyed, 0);
+	}
+	return bad(rd, "%s", why, 0);
 }
 
 static int read_heads_off(struct reader *rd, struct mha_config *c)
@@ -249,9 +308,8 @@ static int read_labels(struct reader *rd, const struct mha_config *c, struct mha
 			return bad(rd, "more labels than the %s%d tokens", "", c->n);
 		if (strlen(tok) >= MHA_LABEL_MAX)
 			return bad(rd, "label '%.20s' is too long: at most %d bytes", tok, MHA_LABEL_MAX - 1);
-		for (const char *p = tok; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				return bad(rd, "label %.0s%d holds a control character", "", i + 1);
+		if (!mha_label_valid(tok))
+			return bad(rd, "label %.0s%d is not valid UTF-8 text without control characters", "", i + 1);
 		memcpy(w->labels[i], tok, strlen(tok) + 1);
 	}
 	if (i != c->n)
@@ -326,9 +384,16 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 static int parse_stream(FILE *f, const char *name, struct mha_config *c, struct mha_weights *w,
                         char *msg, size_t len)
 {
-	struct reader rd = { f, name, 0, NULL, 0, msg, len };
-	int rc = read_session(&rd, c, w);
-	free(rd.buf);
+	struct reader *rd = calloc(1, sizeof *rd); /* ~100 KiB: not on the stack */
+	if (!rd) {
+		snprintf(msg, len, "%s: out of memory", name);
+		return -1;
+	}
+	*rd = (struct reader){ .f = f, .name = name, .msg = msg, .len = len };
+	if (len > 0)
+		msg[0] = '\0';
+	int rc = read_session(rd, c, w);
+	free(rd);
 	return rc;
 }
 
@@ -357,6 +422,10 @@ int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
 		return fail_errno(msg, len, path, "cannot open");
 	if (S_ISDIR(st.st_mode)) {
 		snprintf(msg, len, "%s: is a directory, not a session file", path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(msg, len, "%s: is not a regular file (a device or pipe), not a session file", path);
 		return -1;
 	}
 	FILE *f = fopen(path, "r");

@@ -322,12 +322,12 @@ static void test_damaged_lines_are_refused_with_their_line_number(void **state)
 		{ "tokens", "d_model 6", "tokens" },
 		{ "d_model", "d_model 1025", "d_model" },
 		{ "heads ", "heads -4", "heads" },
-		{ "kv_heads", "kv_heads 3", "kv-heads", true }, /* does not divide 4 */
+		{ "kv_heads", "kv_heads 3", "kv_heads", true }, /* does not divide 4 */
 		{ "kv_heads", "kv_heads 99999999999999999999", "kv_heads" },
 		{ "d_k", "d_k 0", "d_k" },
 		{ "causal", "causal 2", "causal" },
 		{ "causal", "causal yes", "causal" },
-		{ "top_k", "top_k 6", "top-k", true },         /* more than 5 tokens */
+		{ "top_k", "top_k 6", "top_k", true },         /* more than 5 tokens */
 		{ "scale", "scale -1", "scale" },
 		{ "seed", "seed -1", "seed" },
 		{ "seed", "seed 18446744073709551616", "seed" },

@@ -1,9 +1,8 @@
 /*
- * test_bugs.c - tests that fail on the current core: each one pins a bug
- * found by the core suite, with the expected behaviour. Built on demand
- * (ninja -C BUILD tests/core/test_bugs) but not registered with meson
- * test until the bugs are fixed; then each test moves to the file of its
- * module and this file shrinks. Works in a temporary directory only.
+ * test_regressions.c - each test pins a bug the core suite once found
+ * (session lines, labels, JSON validity, key uniqueness, CLI white space,
+ * devices), with the behaviour expected since the fix. Works in a
+ * temporary directory only.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -65,7 +64,7 @@ static int parse_with(int line, const char *with, char *msg, size_t len)
 	return rc;
 }
 
-/* BUG 1 (src/lesson/session.c, read_session / session_load): an empty
+/* Bug 1, fixed (src/lesson/session.c, read_session / session_load): an empty
  * file is reported at line 0, which does not exist: "s.txt:0: empty
  * file". session_parse says ":1:" for the same input. */
 static void test_empty_session_file_is_reported_at_line_1(void **state)
@@ -85,7 +84,7 @@ static void test_empty_session_file_is_reported_at_line_1(void **state)
 		fail_msg("got '%s', want it to start '%s'", msg, want);
 }
 
-/* BUG 2 (src/lesson/session.c, read_config): rules across fields are
+/* Bug 2, fixed (src/lesson/session.c, read_config): rules across fields are
  * checked only after the seed line, so the message names the seed's
  * line (10) instead of the line of the field in error. */
 static void test_cross_field_errors_name_the_fields_line(void **state)
@@ -102,7 +101,7 @@ static void test_cross_field_errors_name_the_fields_line(void **state)
 		fail_msg("top_k 4: got '%s', want 's.txt:8: ...'", msg);
 }
 
-/* BUG 3 (src/lesson/session.c, write_session): labels are written as
+/* Bug 3, fixed (src/lesson/session.c, write_session): labels are written as
  * they are, so a label that is empty or holds a space (the TUI can set
  * any label) gives a file that session_load refuses: the session the
  * program just saved cannot be opened again. Expected: save refuses such
@@ -132,7 +131,7 @@ static void test_labels_with_spaces_or_empty_survive_save_and_load(void **state)
 	}
 }
 
-/* BUG 4 (src/dump.c, put_string): label bytes >= 0x80 are copied as they
+/* Bug 4, fixed (src/dump.c, put_string): label bytes >= 0x80 are copied as they
  * are, so a session label in Latin-1 ("caf\xe9", which session_load
  * accepts) makes --dump json print invalid UTF-8, i.e. invalid JSON
  * (RFC 8259 section 8.1). Expected: load refuses invalid UTF-8 labels, or
@@ -184,7 +183,7 @@ static void test_dump_is_valid_utf8_whatever_the_labels(void **state)
 		fail_msg("the dump of a session with label 'caf\\xe9' is not valid UTF-8, so not JSON");
 }
 
-/* BUG 5 (src/core/tensor.c, table): MHA_T_HEADS and MHA_T_Y both have
+/* Bug 5, fixed (src/core/tensor.c, table): MHA_T_HEADS and MHA_T_Y both have
  * the key "output" (the dump's Y is "output" at top level, each head's O
  * is "output" in its object). The table is what the dump, the TUI and the
  * lessons walk; one key must name one tensor. */
@@ -198,7 +197,7 @@ static void test_every_tensor_has_its_own_key(void **state)
 				         mha_tensor_info(a)->name, mha_tensor_info(a)->key);
 }
 
-/* BUG 6 (src/cli.c, parse_int): only a leading ' ' is refused, but
+/* Bug 6, fixed (src/cli.c, parse_int): only a leading ' ' is refused, but
  * strtol skips any white space, so "--tokens $'\t3'" and "--tokens
  * $'\n3'" are taken as 3 while "--tokens ' 3'" is refused. */
 static void test_numbers_with_leading_white_space_are_refused(void **state)
@@ -217,7 +216,7 @@ static void test_numbers_with_leading_white_space_are_refused(void **state)
 	}
 }
 
-/* BUG 7 (src/lesson/session.c, read_int / read_matrix header): trailing
+/* Bug 7, fixed (src/lesson/session.c, read_int / read_matrix header): trailing
  * spaces (common after hand edits) are refused on "tokens 3 " with a
  * misleading "must be a whole number in 1..64" and on "X 3 4 ", while
  * matrix rows and heads_off accept them. Expected: accepted everywhere,
@@ -234,7 +233,7 @@ static void test_trailing_spaces_are_accepted_on_every_line(void **state)
 		fail_msg("row with trailing spaces: %s", msg);
 }
 
-/* BUG 8 (src/lesson/session.c, session_load / next_line): a device or a
+/* Bug 8, fixed (src/lesson/session.c, session_load / next_line): a device or a
  * file with no newline is read by getline without a bound: --load
  * /dev/zero eats memory until malloc fails, and then the failure is
  * reported as "empty file" at line 0. Expected: refuse what is not a
@@ -285,5 +284,5 @@ int main(void)
 		cmocka_unit_test(test_trailing_spaces_are_accepted_on_every_line),
 		cmocka_unit_test(test_loading_a_device_is_refused_without_reading_it_all),
 	};
-	return cmocka_run_group_tests_name("bugs", tests, tmpdir_make, tmpdir_remove);
+	return cmocka_run_group_tests_name("regressions", tests, tmpdir_make, tmpdir_remove);
 }
