@@ -20,6 +20,7 @@
 #include "actions.h"
 #include "app.h"
 #include "draw.h"
+#include "theme.h"
 #include "vscreen.h"
 
 enum { SCREEN_MAX = 64 * 1024 };
@@ -185,6 +186,67 @@ static void test_no_color_still_draws_every_stage(void **state)
 	free(app);
 }
 
+/* Screen line (0-based) whose text starts with prefix, or -1. */
+static int find_line(const char *prefix)
+{
+	char line[512];
+	for (int y = 0; y < LINES; y++) {
+		mvwinnstr(stdscr, y, 0, line, (int)strlen(prefix));
+		if (strncmp(line, prefix, strlen(prefix)) == 0)
+			return y;
+	}
+	return -1;
+}
+
+static attr_t attr_at(int y, int x)
+{
+	return (attr_t)(mvwinch(stdscr, y, x) & (A_ATTRIBUTES | A_COLOR));
+}
+
+static void test_the_cells_an_output_reads_are_highlighted(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "7cc"); /* the cursor on Y[the,0] */
+	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
+	app->now_ms = 1000000;
+	draw_screen(app, 50, 160);
+	int title = find_line("Concat 6x16");
+	assert_true(title >= 0);
+	/* Concat row "the" (its whole row) is traced, row "cat" is not */
+	attr_t trace = theme_attr(ROLE_TRACE);
+	assert_int_equal(attr_at(title + 2, 8), trace);
+	assert_int_equal(attr_at(title + 2, 5 + 7 * 10 + 3), trace);
+	assert_true(attr_at(title + 3, 8) != trace);
+	vscreen_close();
+	app_free(app);
+	free(app);
+}
+
+static void test_cells_changed_by_an_edit_are_marked_for_a_moment(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	app->now_ms = 5000;
+	keys(app, "\n3\n"); /* X[the,0] = 3 */
+	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
+	keys(app, "2"); /* Reshape: Q and its head block */
+	draw_screen(app, 50, 160);
+	int q = find_line("Q 6x16");
+	assert_true(q >= 0);
+	attr_t changed = theme_attr(ROLE_CHANGED);
+	assert_int_equal(attr_at(q + 2, 15), changed); /* Q[the,1] changed (the cursor is on [the,0]) */
+	assert_true(attr_at(q + 3, 15) != changed);    /* Q[cat,1] did not */
+	app->now_ms = 5000 + APP_CHANGED_MS;          /* the moment has passed */
+	draw_screen(app, 50, 160);
+	assert_true(attr_at(q + 2, 15) != changed);
+	vscreen_close();
+	app_free(app);
+	free(app);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -196,6 +258,8 @@ int main(void)
 		cmocka_unit_test(test_the_trace_and_the_edit_prompt),
 		cmocka_unit_test(test_help_overlay_and_small_terminal),
 		cmocka_unit_test(test_no_color_still_draws_every_stage),
+		cmocka_unit_test(test_the_cells_an_output_reads_are_highlighted),
+		cmocka_unit_test(test_cells_changed_by_an_edit_are_marked_for_a_moment),
 	};
 	return cmocka_run_group_tests_name("screens", tests, NULL, NULL);
 }
