@@ -11,6 +11,7 @@
  * The numbers are mha_forward's; only the order of work differs.
  */
 #include "mha.h"
+#include "attn.h"
 #include "forward.h"
 #include "gemm.h"
 #include "pool.h"
@@ -35,6 +36,11 @@ struct mha_plan {
 	int chunk;                /* rows per projection task */
 	struct pool *pool;
 	struct mha_acts a;        /* all of it (small), or q k v concat y dead_row (large) */
+	int lanes;                /* attn.h kernels' width, or 0: products by gemm_rm */
+	float *kh, *vh;           /* (g, n, dk) K and V again, one kv head after the other:
+	                           * the attention's products read them contiguously */
+	float *kp;                /* (g, packed) K in attn_pack_k's panels (lanes > 0) */
+	size_t kp_len;            /* floats of one kv head in kp */
 	float *blocks;            /* (threads, block_floats): scores, inv, work */
 	size_t block_floats;      /* rb*n + rb + n */
 	size_t bytes;
@@ -84,7 +90,16 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 {
 	const struct mha_config *c = &p->c;
 	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-	size_t floats = n * hw + 2 * n * gw + n * hw + n * (size_t)c->d;
+	size_t floats = n * hw + 4 * n * gw + n * hw + n * (size_t)c->d;
+	p->lanes = attn_lanes(c->dk);
+	p->kp_len = attn_packed_len(c->n, c->dk, p->lanes);
+	if (p->lanes) {
+		/* K goes to the panels instead of Kh; zero padding set here, once */
+		floats -= n * gw;
+		p->kp = calloc((size_t)c->g * p->kp_len, sizeof(float));
+		if (!p->kp)
+			return MHA_ENOMEM;
+	}
 	size_t act_bytes = floats * sizeof(float) + (size_t)c->h * n;
 	char *mem = calloc(1, act_bytes);
 	p->block_floats = (size_t)p->rb * n + (size_t)p->rb + n;
@@ -97,11 +112,17 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 	p->a.q = f;      f += n * hw;
 	p->a.k = f;      f += n * gw;
 	p->a.v = f;      f += n * gw;
+	if (!p->lanes) {
+		p->kh = f;
+		f += n * gw;
+	}
+	p->vh = f;       f += n * gw;
 	p->a.concat = f; f += n * hw;
 	p->a.y = f;      f += n * (size_t)c->d;
 	p->a.dead_row = (unsigned char *)f;
 	p->a.mem = mem;
-	p->bytes = act_bytes + (size_t)threads * p->block_floats * sizeof(float);
+	p->bytes = act_bytes + (size_t)threads * p->block_floats * sizeof(float)
+	           + (size_t)c->g * p->kp_len * sizeof(float);
 	return MHA_OK;
 }
 
@@ -162,6 +183,7 @@ void mha_plan_destroy(struct mha_plan *p)
 	pool_destroy(p->pool);
 	free(p->a.mem);
 	free(p->blocks);
+	free(p->kp);
 	free(p->clocks);
 	free(p);
 }
@@ -211,6 +233,18 @@ static void project_task(void *ctx, int task, int thread)
 	        p->a.k + (size_t)r0 * gw, gw, left * gw);
 	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wv, gw, (size_t)d * gw,
 	        p->a.v + (size_t)r0 * gw, gw, left * gw);
+	// Vh[j][r] = V[r, j*dk:(j+1)*dk], Kh or the K panels likewise: while the rows are in cache
+	const size_t dk = (size_t)c->dk;
+	for (int j = 0; j < c->g; j++) {
+		if (p->lanes)
+			attn_pack_k(p->lanes, p->a.k + j * dk, gw, r0, r0 + rows, c->dk, p->kp + j * p->kp_len);
+		for (int r = r0; r < r0 + rows; r++) {
+			size_t from = (size_t)r * gw + j * dk, to = ((size_t)j * c->n + r) * dk;
+			if (!p->lanes)
+				memcpy(p->kh + to, p->a.k + from, dk * sizeof(float));
+			memcpy(p->vh + to, p->a.v + from, dk * sizeof(float));
+		}
+	}
 	lap(p, thread, MHA_STAGE_PROJECT, &t0);
 }
 
@@ -220,7 +254,7 @@ static void attend_task(void *ctx, int task, int thread)
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
 	double t0 = p->profile ? stage_clock() : 0.0;
-	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk;
+	const int n = c->n, dk = c->dk, hw = c->h * dk;
 	const int i = task / p->nb, r0 = (task % p->nb) * p->rb;
 	const int rows = n - r0 < p->rb ? n - r0 : p->rb;
 	const size_t out_len = (size_t)(n - r0) * hw - (size_t)i * dk;
@@ -236,15 +270,18 @@ static void attend_task(void *ctx, int task, int thread)
 	/* causal: no row of this block sees keys past its last row */
 	const int cols = c->causal ? r0 + rows : n;
 	const float s = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f;
-	const size_t ng = (size_t)n * gw;
+	const size_t nk = (size_t)n * dk; /* one kv head of Kh, Vh */
 	float *blk = p->blocks + (size_t)thread * p->block_floats;
 	float *inv = blk + (size_t)p->rb * n, *work = inv + p->rb;
 	const float *qi = p->a.q + (size_t)r0 * hw + (size_t)i * dk;
-	const float *kj = p->a.k + (size_t)j * dk, *vj = p->a.v + (size_t)j * dk;
+	const float *vj = p->vh + (size_t)j * nk;
 
 	// S_b (rows,cols) = Q_i[rows] (rows,dk) @ K_j[:cols]^T (dk,cols) * s
-	gemm_rm(false, true, rows, cols, dk, s, qi, hw, (size_t)(n - r0) * hw - (size_t)i * dk,
-	        kj, gw, ng - (size_t)j * dk, blk, cols, (size_t)p->rb * n);
+	if (p->lanes)
+		attn_scores(p->lanes, qi, hw, p->kp + (size_t)j * p->kp_len, rows, cols, dk, s, blk, cols);
+	else
+		gemm_rm(false, true, rows, cols, dk, s, qi, hw, (size_t)(n - r0) * hw - (size_t)i * dk,
+		        p->kh + (size_t)j * nk, dk, nk, blk, cols, (size_t)p->rb * n);
 	lap(p, thread, MHA_STAGE_SCORES, &t0);
 	// P_b = exp(mask(S_b) - m) in place; inv_r = 1 / row sum
 	for (int r = 0; r < rows; r++) {
@@ -255,11 +292,15 @@ static void attend_task(void *ctx, int task, int thread)
 	}
 	lap(p, thread, MHA_STAGE_SOFTMAX, &t0);
 	// Concat[rows, i*dk:(i+1)*dk] = diag(inv) P_b (rows,cols) @ V_j[:cols] (cols,dk)
-	gemm_rm(false, false, rows, dk, cols, 1.0f, blk, cols, (size_t)p->rb * n,
-	        vj, gw, ng - (size_t)j * dk, out, hw, out_len);
-	for (int r = 0; r < rows; r++)
-		for (int e = 0; e < dk; e++)
-			out[(size_t)r * hw + e] *= inv[r];
+	if (p->lanes) {
+		attn_weighted(p->lanes, blk, cols, vj, rows, cols, dk, inv, out, hw);
+	} else {
+		gemm_rm(false, false, rows, dk, cols, 1.0f, blk, cols, (size_t)p->rb * n,
+		        vj, dk, nk, out, hw, out_len);
+		for (int r = 0; r < rows; r++)
+			for (int e = 0; e < dk; e++)
+				out[(size_t)r * hw + e] *= inv[r];
+	}
 	lap(p, thread, MHA_STAGE_WEIGHTED, &t0);
 }
 

@@ -322,14 +322,21 @@ static void test_mha_forward_equals_the_plain_loops(void **state)
 	}
 }
 
-/* planned forward (large path forced or by size) against the plain loops */
+/* planned forward (large path forced or by size) against the plain loops,
+ * with every exp and attention kernel version the CPU has (scalar: the
+ * products go through gemm_rm instead) */
 static void check_plan(int n, int d, int h, int g, int block_rows, int threads, bool large)
 {
 	struct mha_config c;
 	struct mha_weights w;
 	char msg[MHA_MSG_MAX];
 	make(&c, &w, n, d, h, g);
-	for (int v = 0; v < 8; v++) {
+	for (int vi = 0; vi < 3 * 8; vi++) {
+		int v = vi % 8;
+		if (v == 0 && !vexp_use(all_isas[vi / 8])) {
+			vi += 7;
+			continue;
+		}
 		vary(&c, v);
 		struct mha_plan *p;
 		struct mha_plan_options o = { .threads = threads, .block_rows = block_rows, .large = large };
@@ -346,6 +353,7 @@ static void check_plan(int n, int d, int h, int g, int block_rows, int threads, 
 		mha_acts_free(&plain);
 		mha_plan_destroy(p);
 	}
+	use_widest();
 	mha_weights_free(&w);
 }
 
@@ -362,9 +370,11 @@ static void test_large_path_equals_the_plain_loops_for_blocks_that_straddle_n(vo
 static void test_large_path_beyond_the_screen_limit_equals_the_plain_loops(void **state)
 {
 	(void)state;
-	check_plan(150, 64, 4, 2, 32, 1, false);
+	check_plan(150, 64, 4, 2, 32, 1, false);  /* dk 16: 16 lanes */
 	check_plan(150, 64, 4, 4, 0, 2, false);
-	check_plan(97, 96, 3, 1, 16, 2, false);
+	check_plan(97, 96, 3, 1, 16, 2, false);   /* dk 32 */
+	check_plan(130, 256, 4, 4, 40, 2, false); /* dk 64, as in the bench */
+	check_plan(70, 48, 4, 4, 16, 1, false);   /* dk 12: no kernel fits, gemm_rm */
 }
 
 static void test_teaching_path_of_the_plan_equals_mha_forward(void **state)
