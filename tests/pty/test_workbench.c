@@ -204,7 +204,7 @@ static void test_resize_storm_ends_in_the_right_frame(void **state)
 	pty_free(p);
 }
 
-/* Find the one input cell that holds v exactly; -1 when none. */
+/* How many input cells hold exactly v. */
 static int count_cells_equal(const struct mha_config *c, const struct mha_weights *w, float v)
 {
 	int n = 0;
@@ -274,6 +274,91 @@ static void test_mouse_click_changes_nothing_while_mouse_is_off(void **state)
 	pty_free(p);
 }
 
+/* ---- typed values ---- */
+
+/* Nothing on screen reads as NaN or Inf, whatever the case. */
+static void assert_no_nan_or_inf(struct pty *p, const char *when)
+{
+	const char *screen = pty_screen(p);
+	static const char *const bad[] = { "nan", "NaN", "NAN", "inf", "Inf", "INF" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		if (strstr(screen, bad[i])) {
+			print_message("'%s' on screen %s\n", bad[i], when);
+			show("screen", screen);
+		}
+		assert_null(strstr(screen, bad[i]));
+	}
+}
+
+/* Each bad value typed into a cell is refused on the status line, and the
+ * cell keeps its value. */
+static void test_typed_garbage_is_refused_on_the_status_line(void **state)
+{
+	(void)state;
+	char long_value[501];
+	memset(long_value, '1', 500);
+	long_value[500] = '\0';
+	const char *const bad[] = { "abc", "1e309", "nan", "-inf", "", "1.2.3", "1e30", long_value };
+	struct pty *p = start_workbench(24, 80);
+	char *before = strdup(pty_row(p, 5)); /* the first row of X */
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		pty_type(p, "\n");
+		pty_type(p, bad[i]);
+		pty_type(p, "\n");
+		assert_int_equal(pty_wait_quiet(p, 100, 5000), 0);
+		const char *status = pty_row(p, 22);
+		if (!strstr(status, "not changed"))
+			show("status line", status);
+		assert_non_null(strstr(status, "not changed"));
+		assert_string_equal(pty_row(p, 5), before);
+		/* the status names the value, not NaN or Inf: only the input shows */
+		if (strcmp(bad[i], "nan") && strcmp(bad[i], "-inf"))
+			assert_no_nan_or_inf(p, bad[i]);
+	}
+	free(before);
+	pty_char(p, 'q');
+	assert_int_equal(WEXITSTATUS(pty_wait_exit(p, EXIT_MS)), 0);
+	pty_free(p);
+}
+
+/* +-1e6 typed into X and every W, then every stage at two sizes: no NaN,
+ * no Inf anywhere on screen. */
+static void test_extreme_typed_weights_never_show_nan_or_inf(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	/* Two cells each of X, W^Q, W^K, W^V, W^O at +1e6 and -1e6. In
+	 * Projection, c steps X -> W^Q -> Q -> X and v shows Q, K or V. */
+	static const char *const route[] = { "", "c", "ccvc", "ccvc", "7c" };
+	for (size_t i = 0; i < sizeof route / sizeof route[0]; i++) {
+		pty_type(p, route[i]);
+		pty_type(p, "\n1e6\nl\n-1e6\n");
+		assert_int_equal(pty_wait_quiet(p, 50, 5000), 0);
+		assert_no_nan_or_inf(p, route[i]);
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (char st = '1'; st <= '7'; st++) {
+			pty_char(p, (uint32_t)st);
+			assert_int_equal(pty_wait_quiet(p, 80, 5000), 0);
+			char when[32];
+			snprintf(when, sizeof when, "stage %c pass %d", st, pass);
+			assert_no_nan_or_inf(p, when);
+		}
+		pty_resize(p, 50, 160);
+		pty_wait_quiet(p, 100, 5000);
+	}
+	pty_char(p, 'q');
+	assert_int_equal(WEXITSTATUS(pty_wait_exit(p, EXIT_MS)), 0);
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(session_path, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(count_cells_equal(&c, &w, 1e6f), 5);
+	assert_int_equal(count_cells_equal(&c, &w, -1e6f), 5);
+	mha_weights_free(&w);
+	pty_free(p);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, make_state, remove_state)
@@ -287,6 +372,8 @@ int main(void)
 		T(test_resize_storm_ends_in_the_right_frame),
 		T(test_paste_of_10000_keys_loses_none),
 		T(test_mouse_click_changes_nothing_while_mouse_is_off),
+		T(test_typed_garbage_is_refused_on_the_status_line),
+		T(test_extreme_typed_weights_never_show_nan_or_inf),
 	};
 #undef T
 	return cmocka_run_group_tests_name("workbench on a pty", tests, NULL, NULL);
