@@ -7,6 +7,8 @@
  * ratio, the share of each stage, and the peak memory. Forward and sgemm
  * samples are taken in alternating rounds so that load from other
  * processes falls on both. Output: an aligned table, or JSON (--json).
+ * Built with the TUI's bench_ui.c, it also times edit -> recompute ->
+ * draw on the workbench at (8,16,4) and (64,512,8).
  * It checks nothing by default; --check exits 1 when a target is missed.
  */
 #include "mha.h"
@@ -41,8 +43,31 @@ struct options {
 	int rounds;       /* alternating forward / sgemm rounds */
 	int block_rows;   /* 0: the plan's choice */
 	double min_time;  /* seconds of forward samples per round, at least */
-	bool json, check, causal;
+	bool json, check, causal, no_ui;
 };
+
+/* The TUI's edit -> recompute -> draw (bench_ui.h), when built with it. */
+struct ui_result {
+	int n, d, h, rc;
+	double median_ms, p90_ms;
+};
+
+static const int ui_shapes[][3] = { { 8, 16, 4 }, { 64, 512, 8 } };
+enum { UI_SHAPES = 2 };
+
+static int measure_ui(struct ui_result *u)
+{
+#ifdef MHA_BENCH_UI
+	for (int i = 0; i < UI_SHAPES; i++) {
+		u[i] = (struct ui_result){ ui_shapes[i][0], ui_shapes[i][1], ui_shapes[i][2], 0, 0.0, 0.0 };
+		u[i].rc = bench_ui_measure(u[i].n, u[i].d, u[i].h, 200, &u[i].median_ms, &u[i].p90_ms);
+	}
+	return UI_SHAPES;
+#else
+	(void)u;
+	return 0;
+#endif
+}
 
 struct result {
 	struct shape s;
@@ -247,6 +272,7 @@ static void usage(FILE *f)
 	      "  --quick           1 round of 0.05 s: a smoke run\n"
 	      "  --block-rows R    query rows per block on the large path (default: auto)\n"
 	      "  --causal          causal mask (the FLOP count stays dense)\n"
+	      "  --no-ui           skip the TUI's edit -> recompute -> draw timing\n"
 	      "  --json            JSON instead of the table\n"
 	      "  --check           exit 1 if a speed target is missed\n"
 	      "  --help            this text\n", f);
@@ -266,6 +292,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->json = true;
 		} else if (!strcmp(a, "--check")) {
 			o->check = true;
+		} else if (!strcmp(a, "--no-ui")) {
+			o->no_ui = true;
 		} else if (!strcmp(a, "--causal")) {
 			o->causal = true;
 		} else if (!strcmp(a, "--quick")) {
@@ -358,7 +386,8 @@ static bool verdict_ok(struct verdict v)
 	       && (!v.have_small || v.small_us < 12.0);
 }
 
-static void print_table(const struct result *r, int nr, struct verdict v)
+static void print_table(const struct result *r, int nr, struct verdict v,
+                        const struct ui_result *u, int nu)
 {
 	printf("mha-bench: %s; softmax exp: %s\n", gemm_backend(), vexp_isa_name(vexp_isa()));
 	printf("%5s %4s %3s %3s %5s %10s %9s %8s %8s %6s", "n", "d", "h", "thr", "path",
@@ -375,7 +404,8 @@ static void print_table(const struct result *r, int nr, struct verdict v)
 			printf(" %7.1f%%", 100.0 * x->share[s]);
 		printf(" %8.1f %8.2f\n", x->peak_mib - x->base_mib, x->plan_mib);
 	}
-	printf("peak_MiB: resident memory added while the shape ran (weights, plan, sgemm buffers not counted)\n");
+	printf("peak_MiB: peak resident memory added while the shape ran: its weights, plan and "
+	       "forwards (not the sgemm's buffers)\n");
 	if (v.have_ratio)
 		printf("target: n >= 512, 1 thread, forward >= 75%% of sgemm: worst %.0f%% %s\n",
 		       100.0 * v.worst_ratio, v.worst_ratio >= 0.75 ? "met" : "MISSED");
@@ -385,9 +415,13 @@ static void print_table(const struct result *r, int nr, struct verdict v)
 	if (v.have_small)
 		printf("target: n = 16, d 64, h 4 under 12 us: %.2f us %s\n",
 		       v.small_us, v.small_us < 12.0 ? "met" : "MISSED");
+	for (int i = 0; i < nu; i++)
+		printf("ui: edit -> recompute -> draw, n %d d %d h %d: median %.4f ms, p90 %.4f ms%s\n",
+		       u[i].n, u[i].d, u[i].h, u[i].median_ms, u[i].p90_ms, u[i].rc ? " (failed)" : "");
 }
 
-static void print_json(const struct result *r, int nr, struct verdict v)
+static void print_json(const struct result *r, int nr, struct verdict v,
+                       const struct ui_result *u, int nu)
 {
 	printf("{\n  \"blas\": \"%s\",\n  \"exp\": \"%s\",\n  \"results\": [\n",
 	       gemm_backend(), vexp_isa_name(vexp_isa()));
@@ -415,27 +449,15 @@ static void print_json(const struct result *r, int nr, struct verdict v)
 	}
 	if (v.have_small)
 		printf("%s\"small_us\": %.3f", first ? "" : ", ", v.small_us);
-	printf("%s\"met\": %s}\n}\n", (v.have_ratio || v.have_speedup || v.have_small) ? ", " : "",
+	printf("%s\"met\": %s},\n", (v.have_ratio || v.have_speedup || v.have_small) ? ", " : "",
 	       verdict_ok(v) ? "true" : "false");
+	printf("  \"ui\": [");
+	for (int i = 0; i < nu; i++)
+		printf("%s\n    {\"n\": %d, \"d\": %d, \"h\": %d, \"ok\": %s, \"median_ms\": %.6f, "
+		       "\"p90_ms\": %.6f}", i ? "," : "", u[i].n, u[i].d, u[i].h,
+		       u[i].rc ? "false" : "true", u[i].median_ms, u[i].p90_ms);
+	printf("%s]\n}\n", nu ? "\n  " : "");
 }
-
-#ifdef MHA_BENCH_UI
-/* edit -> recompute -> draw in the TUI, at a small and the largest screen shape */
-static void print_ui(bool json)
-{
-	static const int shapes[2][3] = { { 8, 16, 4 }, { 64, 512, 8 } };
-	for (int i = 0; i < 2; i++) {
-		double med = 0.0, p90 = 0.0;
-		int rc = bench_ui_measure(shapes[i][0], shapes[i][1], shapes[i][2], 200, &med, &p90);
-		if (json)
-			fprintf(stderr, "ui n %d d %d h %d: rc %d median %.4f ms p90 %.4f ms\n",
-			        shapes[i][0], shapes[i][1], shapes[i][2], rc, med, p90);
-		else
-			printf("ui: edit -> recompute -> draw, n %d d %d h %d: median %.4f ms, p90 %.4f ms%s\n",
-			       shapes[i][0], shapes[i][1], shapes[i][2], med, p90, rc ? " (failed)" : "");
-	}
-}
-#endif
 
 int main(int argc, char **argv)
 {
@@ -448,13 +470,12 @@ int main(int argc, char **argv)
 		for (int t = 0; t < o.nthreads; t++)
 			if (measure(&o, o.shapes[i], o.threads[t], &res[nr]) == 0)
 				nr++;
+	struct ui_result ui[UI_SHAPES];
+	int nu = o.no_ui ? 0 : measure_ui(ui);
 	struct verdict v = judge(res, nr);
 	if (o.json)
-		print_json(res, nr, v);
+		print_json(res, nr, v, ui, nu);
 	else
-		print_table(res, nr, v);
-#ifdef MHA_BENCH_UI
-	print_ui(o.json);
-#endif
+		print_table(res, nr, v, ui, nu);
 	return o.check && !verdict_ok(v) ? 1 : 0;
 }

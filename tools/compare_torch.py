@@ -104,7 +104,7 @@ def run_children(threads_list, shapes, min_time):
 
 
 def run_bench(bench, threads_list, shapes, rounds):
-    cmd = [bench, "--json", "--rounds", str(rounds), "--threads", ",".join(map(str, threads_list))]
+    cmd = [bench, "--json", "--no-ui", "--rounds", str(rounds), "--threads", ",".join(map(str, threads_list))]
     for s in shapes:
         cmd += ["--shape", "%d,%d,%d" % s]
     res = subprocess.run(cmd, check=True, capture_output=True, text=True)

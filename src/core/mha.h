@@ -195,10 +195,14 @@ struct mha_counts mha_counts(const struct mha_config *c);
  *    query rows of one head it makes S, turns it into P in place, and
  *    multiplies by V straight into the concat. Q, K, V, concat, Y and
  *    dead_row are kept in mha_plan_acts; scores, weights, heads are NULL.
+ *    The projections are BLAS products; S = Q K^T and P V use the core's
+ *    own AVX-512 / AVX2 kernels where dk is a multiple of 8 (BLAS else).
  *    Work is split over the plan's threads (rows of the projections,
  *    (head, row block) pairs of the attention), and BLAS runs single-
  *    threaded inside them: mha_plan_forward sets OpenBLAS to 1 thread for
- *    its duration and puts the caller's count back before returning.
+ *    its duration and puts the caller's count back before returning, so
+ *    OPENBLAS_NUM_THREADS never multiplies the plan's own threads.
+ * doc/PERFORMANCE.md has the figures and what bounds them.
  */
 enum { MHA_PLAN_MAX_TOKENS = 16384 };
 

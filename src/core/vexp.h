@@ -12,7 +12,8 @@
  *   - exp(r) by a degree-5 polynomial fitted for least relative error;
  *   - times 2^k built in the exponent bits (AVX-512: scalef), in two
  *     halves where k = 128 (x up to ln FLT_MAX = 88.72) would not fit.
- *   Relative error at most 4e-7 (about 3 ulp; measured 2.6e-7) for x in
+ *   Relative error at most 4e-7 (about 3 ulp; measured: 2.2e-7 in C, 2.0e-7
+ *   with AVX2 or AVX-512, over 201,787 points) for x in
  *   [ln FLT_MIN, ln FLT_MAX] = [-87.34, 88.72] (tests/perf sweeps it).
  *   x < -87.34 gives exactly 0 (the true value is below FLT_MIN = 1.2e-38,
  *   a subnormal: flushing keeps the kernel free of slow subnormal
