@@ -1,0 +1,162 @@
+/*
+ * checker.c - the lesson checker for authors and for the test suite. For
+ * each exercise it does what a learner would: set the step up, run the
+ * forward pass, see the goal unmet; apply the solution, run it again, see
+ * the goal met. Parsing problems come from parse.c and set.c; this file
+ * adds what needs the computation, and the lint rules.
+ */
+#include "checker.h"
+#include "exercise.h"
+#include "lesson_int.h"
+#include "pane.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Every {key:ACTION} in text names a known action. */
+static void check_keys(const struct lesson *l, const struct lesson_step *s, const char *text,
+                       struct lesson_errors *errs)
+{
+	for (const char *p = text ? strstr(text, "{key:") : NULL; p; p = strstr(p + 1, "{key:")) {
+		const char *close = strchr(p, '}');
+		char action[32];
+		size_t n = close ? (size_t)(close - p - 5) : 0;
+		if (!close || n >= sizeof action) {
+			lesson_errors_add(errs, "%s:%d: step '%s': unclosed {key:...} placeholder", l->path,
+			                  s->line, s->id);
+			return;
+		}
+		memcpy(action, p + 5, n);
+		action[n] = '\0';
+		if (lesson_key_action_known(action))
+			continue;
+		int nact = 0;
+		while (lesson_key_actions[nact])
+			nact++;
+		const char *near = nearest_word(action, lesson_key_actions, nact);
+		lesson_errors_add(errs, "%s:%d: step '%s': unknown key {key:%s}%s%s%s", l->path, s->line,
+		                  s->id, action, near ? ": did you mean {key:" : "", near ? near : "",
+		                  near ? "}?" : "");
+	}
+}
+
+/* Set up, forward, evaluate; then solve, forward, evaluate. */
+static void check_exercise(const struct lesson *l, int i, struct lesson_errors *errs)
+{
+	const struct lesson_step *s = &l->steps[i];
+	struct mha_config c = mha_config_default();
+	struct mha_weights w = { 0 };
+	struct mha_acts a = { 0 };
+	struct lesson_run run;
+	char msg[1024];
+	int at = s->goals[0].line;
+	if (lesson_run_start(&run, l, i, true, &c, &w, msg, sizeof msg) < 0) {
+		lesson_errors_add(errs, "%s:%d: step '%s': set-up fails: %s", l->path, s->line, s->id, msg);
+		return;
+	}
+	if (mha_acts_alloc(&a, &c) != MHA_OK)
+		goto oom;
+	mha_forward(&c, &w, &a);
+	if (lesson_run_eval(&run, &c, &w, &a) & LESSON_EVAL_MET)
+		lesson_errors_add(errs, "%s:%d: step '%s': the goal already holds before the learner does "
+		                  "anything (%s)", l->path, at, s->id, run.status);
+	int rc = lesson_run_solve(&run, &c, &w, msg, sizeof msg);
+	if (rc < 0) {
+		lesson_errors_add(errs, "%s:%d: step '%s': the solution cannot be applied: %s", l->path,
+		                  s->nsolution ? s->solution[0].line : s->line, s->id, msg);
+	} else {
+		mha_acts_free(&a);
+		if (mha_acts_alloc(&a, &c) != MHA_OK)
+			goto oom;
+		mha_forward(&c, &w, &a);
+		if (!(lesson_run_eval(&run, &c, &w, &a) & LESSON_EVAL_MET))
+			lesson_errors_add(errs, "%s:%d: step '%s': the goal does not hold after the solution "
+			                  "(%s)", l->path, at, s->id, run.status);
+	}
+	mha_acts_free(&a);
+	mha_weights_free(&w);
+	lesson_run_end(&run);
+	return;
+oom:
+	lesson_errors_add(errs, "%s:%d: step '%s': out of memory", l->path, s->line, s->id);
+	mha_weights_free(&w);
+	lesson_run_end(&run);
+}
+
+static void check_step(const struct lesson *l, int i, struct lesson_errors *errs)
+{
+	const struct lesson_step *s = &l->steps[i];
+	check_keys(l, s, s->prose, errs);
+	for (int k = 0; k < s->nhints; k++)
+		check_keys(l, s, s->hints[k], errs);
+	if (s->question)
+		check_keys(l, s, s->question->text, errs);
+	if (!lesson_step_is_exercise(s)) {
+		/* a prose step must still set up, if it sets anything up */
+		struct mha_config c;
+		struct mha_weights w;
+		char msg[1024];
+		if (s->resets || i == 0) {
+			if (lesson_step_setup(l, i, &c, &w, msg, sizeof msg) != 0)
+				lesson_errors_add(errs, "%s:%d: step '%s': set-up fails: %s", l->path, s->line,
+				                  s->id, msg);
+			else
+				mha_weights_free(&w);
+		}
+		return;
+	}
+	if (s->nhints == 0)
+		lesson_errors_add(errs, "%s:%d: step '%s': an exercise needs at least one @hint", l->path,
+		                  s->line, s->id);
+	if (s->nsolution == 0)
+		lesson_errors_add(errs, "%s:%d: step '%s': an exercise needs a @solution", l->path,
+		                  s->line, s->id);
+	else
+		check_exercise(l, i, errs);
+}
+
+int lesson_check_set(const struct lesson_set *set, struct lesson_errors *errs,
+                     struct lesson_check_stats *st)
+{
+	int before = errs->count + errs->dropped;
+	memset(st, 0, sizeof *st);
+	for (int k = 0; k < set->count; k++) {
+		const struct lesson *l = &set->lessons[k];
+		st->lessons++;
+		st->steps += l->nsteps;
+		st->exercises += l->nexercises;
+		for (int i = 0; i < l->nsteps; i++)
+			check_step(l, i, errs);
+	}
+	return errs->count + errs->dropped > before ? -1 : 0;
+}
+
+int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, FILE *out, FILE *err)
+{
+	char dir[4096], msg[8192];
+	if (!dir_or_null) {
+		if (lesson_find_dir(lessons_dir_flag, dir, sizeof dir, msg, sizeof msg) != 0) {
+			fprintf(err, "mha-tui: --check-lessons: %s\n", msg);
+			return 1;
+		}
+		dir_or_null = dir;
+	}
+	struct lesson_set set;
+	struct lesson_errors errs = { 0 };
+	struct lesson_check_stats st;
+	lesson_set_load(&set, dir_or_null, &errs);
+	lesson_check_set(&set, &errs, &st);
+	int bad = errs.count + errs.dropped;
+	for (int i = 0; i < errs.count; i++)
+		fprintf(err, "%s\n", errs.msg[i]);
+	if (errs.dropped)
+		fprintf(err, "... and %d more errors\n", errs.dropped);
+	if (bad)
+		fprintf(err, "mha-tui: --check-lessons %s: %d lessons, %d steps, %d exercises: %d error%s\n",
+		        dir_or_null, st.lessons, st.steps, st.exercises, bad, bad == 1 ? "" : "s");
+	else
+		fprintf(out, "%d lessons, %d steps, %d exercises: ok\n", st.lessons, st.steps, st.exercises);
+	lesson_set_free(&set);
+	lesson_errors_free(&errs);
+	return bad ? 1 : 0;
+}

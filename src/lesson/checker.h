@@ -1,0 +1,29 @@
+/*
+ * checker.h - mha-tui --check-lessons: every lesson parses, every step's
+ * set-up applies, every exercise's goal is false in its starting state and
+ * true once its solution is applied (both on the real forward pass), every
+ * exercise has a hint and a solution, every {key:ACTION} is known.
+ */
+#ifndef CHECKER_H
+#define CHECKER_H
+
+#include <stdio.h>
+
+#include "lesson.h"
+
+struct lesson_check_stats {
+	int lessons, steps, exercises;
+};
+
+/* Check a loaded set; errors ("file:line: message") appended to errs.
+ * Returns 0 when nothing was wrong. */
+int lesson_check_set(const struct lesson_set *set, struct lesson_errors *errs,
+                     struct lesson_check_stats *st);
+
+/* The whole command: check dir_or_null, or when NULL the directory found
+ * by lesson_find_dir(lessons_dir_flag). Prints "N lessons, M steps, K
+ * exercises: ok" to out and returns 0; or prints every error to err and
+ * returns 1. main.c: return lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr); */
+int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, FILE *out, FILE *err);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * goal.c - evaluating an exercise's goal on the live computation: each
+ * condition (a cell against a value, a row's arg-max, a count or
+ * configuration field, a head on or off, the output unchanged since the
+ * step began, the learner's answer) gives true or false and a short reason
+ * the pane shows as it is. Reads only; changes nothing but the run's status.
+ */
+#include "exercise.h"
+#include "lesson_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool compare(double x, enum lesson_cmp cmp, double a, double b)
+{
+	/* "=" allows float32 rounding: a cell set to 0.1 holds 0.1f */
+	bool eq = fabs(x - a) <= 1e-6 * fmax(1.0, fabs(a));
+	switch (cmp) {
+	case LESSON_LT: return x < a;
+	case LESSON_LE: return x <= a || eq;
+	case LESSON_GT: return x > a;
+	case LESSON_GE: return x >= a || eq;
+	case LESSON_EQ: return eq;
+	case LESSON_NE: return !eq;
+	case LESSON_IN: return x >= a && x <= b;
+	}
+	return false;
+}
+
+/* "want > 0.8", "want within 0.1..0.3". */
+static void want_text(const struct lesson_cond *cond, char *buf, size_t len)
+{
+	if (cond->cmp == LESSON_IN)
+		snprintf(buf, len, "want within %g..%g", cond->a, cond->b);
+	else
+		snprintf(buf, len, "want %s %g", cmp_text(cond->cmp), cond->a);
+}
+
+/* "P[1][5][4] = 0.91 > 0.8" when met, "P[1][5][4] = 0.31, want > 0.8" when not. */
+static void verdict(bool ok, const char *what, const char *value, const struct lesson_cond *cond,
+                    char *why, size_t len)
+{
+	char want[64];
+	want_text(cond, want, sizeof want);
+	if (ok)
+		snprintf(why, len, "%s = %s %s", what, value, want + strlen("want "));
+	else
+		snprintf(why, len, "%s = %s, %s", what, value, want);
+}
+
+static const char *label(const struct mha_weights *w, const struct mha_config *c, int i)
+{
+	return w && w->labels && i >= 0 && i < c->n ? w->labels[i] : "";
+}
+
+/* The data of cond's tensor, with its shape in *s and its reference as
+ * text in name; NULL with why when the cells do not exist under c. */
+static const float *ref_data(const struct lesson_cond *cond, const struct mha_config *c,
+                             const struct mha_weights *w, const struct mha_acts *a,
+                             struct mha_shape *s, char *name, size_t nlen, char *why, size_t len)
+{
+	ref_format(&cond->ref, name, nlen);
+	const float *p = mha_tensor_data(w, a, cond->ref.t);
+	if (!p) {
+		snprintf(why, len, "%s: not computed yet", name);
+		return NULL;
+	}
+	if (ref_check(&cond->ref, c, why, len) != 0)
+		return NULL;
+	*s = mha_tensor_shape(c, cond->ref.t);
+	return p;
+}
+
+static bool eval_cell(const struct lesson_cond *cond, const struct mha_config *c,
+                      const struct mha_weights *w, const struct mha_acts *a, char *why, size_t len)
+{
+	char name[96], value[32];
+	struct mha_shape s;
+	const float *p = ref_data(cond, c, w, a, &s, name, sizeof name, why, len);
+	if (!p)
+		return false;
+	size_t at = ((size_t)cond->ref.r[0].lo * s.rows + cond->ref.r[1].lo) * s.cols + cond->ref.r[2].lo;
+	double x = p[at];
+	bool ok = compare(x, cond->cmp, cond->a, cond->b);
+	snprintf(value, sizeof value, "%.4g", x);
+	verdict(ok, name, value, cond, why, len);
+	return ok;
+}
+
+static bool eval_argmax(const struct lesson_cond *cond, const struct mha_config *c,
+                        const struct mha_weights *w, const struct mha_acts *a, char *why, size_t len)
+{
+	char name[96];
+	struct mha_shape s;
+	const float *p = ref_data(cond, c, w, a, &s, name, sizeof name, why, len);
+	if (!p)
+		return false;
+	const float *row = p + ((size_t)cond->ref.r[0].lo * s.rows + cond->ref.r[1].lo) * s.cols;
+	int best = -1;
+	for (int j = 0; j < s.cols; j++) /* ties go to the lower index; NaN never wins */
+		if (row[j] == row[j] && (best < 0 || row[j] > row[best]))
+			best = j;
+	int want = (int)cond->a;
+	bool ok = cond->cmp == LESSON_EQ ? best == want : best != want;
+	bool tokens = cond->ref.t == MHA_T_SCORES || cond->ref.t == MHA_T_WEIGHTS;
+	char bl[MHA_LABEL_MAX + 4] = "", wl[MHA_LABEL_MAX + 4] = "";
+	if (tokens) { /* columns are tokens: name them */
+		snprintf(bl, sizeof bl, " (%s)", label(w, c, best));
+		snprintf(wl, sizeof wl, " (%s)", label(w, c, want));
+	}
+	if (ok && cond->cmp == LESSON_EQ)
+		snprintf(why, len, "argmax %s = %d%s", name, best, bl);
+	else if (ok)
+		snprintf(why, len, "argmax %s = %d%s, not %d%s", name, best, bl, want, wl);
+	else if (cond->cmp == LESSON_EQ)
+		snprintf(why, len, "argmax %s = %d%s, want %d%s", name, best, bl, want, wl);
+	else
+		snprintf(why, len, "argmax %s = %d%s, want any column but %d", name, best, bl, want);
+	return ok;
+}
+
+static bool eval_reduce(const struct lesson_cond *cond, const struct mha_config *c,
+                        const struct mha_weights *w, const struct mha_acts *a, char *why, size_t len)
+{
+	static const char *const names[] = { "max", "min", "sum" };
+	char name[96], what[120], value[32];
+	struct mha_shape s;
+	const float *p = ref_data(cond, c, w, a, &s, name, sizeof name, why, len);
+	if (!p)
+		return false;
+	snprintf(what, sizeof what, "%s %s", names[cond->reduce], name);
+	int lo[3], hi[3];
+	const int dim[3] = { s.count, s.rows, s.cols };
+	for (int i = 0; i < 3; i++)
+		range_resolve(cond->ref.r[i], dim[i], &lo[i], &hi[i]);
+	double acc = cond->reduce == 0 ? -INFINITY : cond->reduce == 1 ? INFINITY : 0.0;
+	for (int m = lo[0]; m <= hi[0]; m++)
+		for (int r = lo[1]; r <= hi[1]; r++)
+			for (int col = lo[2]; col <= hi[2]; col++) {
+				double v = p[((size_t)m * s.rows + r) * s.cols + col];
+				acc = cond->reduce == 0 ? fmax(acc, v) : cond->reduce == 1 ? fmin(acc, v) : acc + v;
+			}
+	bool ok = compare(acc, cond->cmp, cond->a, cond->b);
+	snprintf(value, sizeof value, "%.4g", acc);
+	verdict(ok, what, value, cond, why, len);
+	return ok;
+}
+
+static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_run *run,
+                           const struct mha_config *c, const struct mha_weights *w,
+                           const struct mha_acts *a, char *why, size_t len)
+{
+	const char *name = mha_tensor_info(cond->ref.t)->name;
+	if (!run || !run->has_ref) {
+		snprintf(why, len, "%s: no starting point to compare with", name);
+		return false;
+	}
+	struct mha_shape s = mha_tensor_shape(c, cond->ref.t), s0 = mha_tensor_shape(&run->ref_cfg, cond->ref.t);
+	const float *p = mha_tensor_data(w, a, cond->ref.t);
+	/* only computed tensors are kept at the start: inputs give NULL */
+	const float *p0 = mha_tensor_data(NULL, &run->ref, cond->ref.t);
+	if (!p || !p0 || s.count != s0.count || s.rows != s0.rows || s.cols != s0.cols) {
+		snprintf(why, len, "%s changed shape since the step began", name);
+		return false;
+	}
+	size_t n = (size_t)s.count * s.rows * s.cols;
+	double worst = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		double d = fabs((double)p[i] - (double)p0[i]);
+		if (!(d <= worst)) /* NaN counts as the worst */
+			worst = d == d ? d : INFINITY;
+	}
+	bool ok = worst <= cond->a;
+	snprintf(why, len, "%s moved by at most %.3g since the step began, %s %g", name, worst,
+	         ok ? "within" : "want within", cond->a);
+	return ok;
+}
+
+static void qty_text(enum lesson_qty q, double v, char *buf, size_t len)
+{
+	if (q == LESSON_Q_CAUSAL || q == LESSON_Q_SCALE)
+		snprintf(buf, len, "%s", v != 0 ? "on" : "off");
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *run,
+                      const struct mha_config *c, const struct mha_weights *w,
+                      const struct mha_acts *a, char *why, size_t len)
+{
+	char value[32];
+	bool ok;
+	switch (cond->kind) {
+	case LESSON_COND_CELL:
+		return eval_cell(cond, c, w, a, why, len);
+	case LESSON_COND_ARGMAX:
+		return eval_argmax(cond, c, w, a, why, len);
+	case LESSON_COND_REDUCE:
+		return eval_reduce(cond, c, w, a, why, len);
+	case LESSON_COND_QTY: {
+		double x = (double)lesson_qty_value(c, cond->qty);
+		ok = compare(x, cond->cmp, cond->a, cond->b);
+		qty_text(cond->qty, x, value, sizeof value);
+		if (cond->qty == LESSON_Q_CAUSAL || cond->qty == LESSON_Q_SCALE)
+			snprintf(why, len, "%s is %s, want %s", lesson_qty_name(cond->qty), value,
+			         (cond->cmp == LESSON_EQ) == (cond->a != 0) ? "on" : "off");
+		else
+			verdict(ok, lesson_qty_name(cond->qty), value, cond, why, len);
+		return ok;
+	}
+	case LESSON_COND_HEAD:
+		if (cond->head >= c->h) {
+			snprintf(why, len, "head %d does not exist with %d heads", cond->head, c->h);
+			return false;
+		}
+		ok = c->head_off[cond->head] == cond->off;
+		snprintf(why, len, "head %d is %s, want %s", cond->head,
+		         c->head_off[cond->head] ? "off" : "on", cond->off ? "off" : "on");
+		return ok;
+	case LESSON_COND_UNCHANGED:
+		return eval_unchanged(cond, run, c, w, a, why, len);
+	case LESSON_COND_ANSWER:
+		ok = run && run->answered && run->answer_right;
+		snprintf(why, len, "%s", ok ? "answered right" : run && run->answered
+		         ? "that answer is not right: try again" : "answer the question");
+		return ok;
+	}
+	snprintf(why, len, "?");
+	return false;
+}
+
+int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
+                    const struct mha_weights *w, const struct mha_acts *a)
+{
+	const struct lesson_step *s = lesson_run_step(run);
+	if (s->ngoals == 0) {
+		run->status[0] = '\0';
+		return 0;
+	}
+	char why[LESSON_STATUS_MAX], first[LESSON_STATUS_MAX] = "", last[LESSON_STATUS_MAX] = "";
+	int met = 0;
+	for (int i = 0; i < s->ngoals; i++) {
+		if (lesson_cond_eval(&s->goals[i], run, c, w, a, why, sizeof why)) {
+			met++;
+			snprintf(last, sizeof last, "%s", why);
+		} else if (!first[0]) {
+			snprintf(first, sizeof first, "%s", why);
+		}
+	}
+	bool was = run->met;
+	run->met = met == s->ngoals;
+	run->conds_met = met;
+	if (run->met && s->ngoals == 1)
+		snprintf(run->status, sizeof run->status, "Goal met: %s", last);
+	else if (run->met)
+		snprintf(run->status, sizeof run->status, "Goal met: all %d conditions hold", s->ngoals);
+	else if (s->ngoals == 1)
+		snprintf(run->status, sizeof run->status, "Not yet: %s", first);
+	else
+		snprintf(run->status, sizeof run->status, "Not yet (%d of %d hold): %s", met, s->ngoals,
+		         first);
+	return run->met ? LESSON_EVAL_MET | (was ? 0 : LESSON_EVAL_JUST_MET) : 0;
+}

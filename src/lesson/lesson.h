@@ -1,0 +1,306 @@
+/*
+ * lesson.h - guided lessons: what a lesson file holds once parsed, the
+ * parser, the set of lessons in a directory, and where that directory is.
+ * The file format is documented with a complete example in lessons/README.md.
+ * No terminal here: the TUI asks exercise.h and pane.h for state and for
+ * lines of text, and draws them.
+ *
+ * Indices in lesson files are 0-based, as on screen (head 0, S_0, token 0).
+ * Tensors are named as on screen (mha_tensor_info()->name): X, W^Q, W^K,
+ * W^V, W^O, Q, K, V, S, P, O, Concat, Y. A reference NAME[m][r][c] names
+ * cells of a per-head tensor (S, P, O: m is the head); NAME[r][c] any
+ * other. Each index is a number, a range lo..hi, or * (all).
+ *
+ * Usage (the TUI):
+ *
+ *     char dir[4096], msg[4096];
+ *     if (lesson_find_dir(flag_dir, dir, sizeof dir, msg, sizeof msg) != 0) fail(msg);
+ *     struct lesson_set set;
+ *     struct lesson_errors errs = { 0 };
+ *     lesson_set_load(&set, dir, &errs);        // what parsed is usable even when errs.count > 0
+ *     const struct lesson *l = lesson_set_find(&set, "3");   // or "reshape"
+ *     struct lesson_run run;                     // exercise.h
+ *     lesson_run_start(&run, l, 0, &cfg, &w, msg, sizeof msg);
+ *     ... after every mha_forward: lesson_run_eval(&run, &cfg, &w, &acts);
+ *     ... draw lesson_run_pane(&run, width, keys, ctx, utf8, &text)  // pane.h
+ *     lesson_run_end(&run);  lesson_set_free(&set);  lesson_errors_free(&errs);
+ */
+#ifndef LESSON_H
+#define LESSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mha.h"
+
+enum {
+	LESSON_FORMAT_VERSION = 1, /* first line of a lesson file: "mha-tui-lesson 1" */
+	LESSON_ID_MAX = 40,        /* bytes of a step id, NUL included */
+	LESSON_NAME_MAX = 48,      /* bytes of a lesson name ("reshape"), NUL included */
+	LESSON_FILE_MAX = 1 << 20, /* larger lesson or asset files are refused */
+	LESSON_ERRORS_MAX = 200,   /* errors kept per load; more are counted only */
+};
+
+/* The pipeline's stages, labels exactly as on screen (lesson_stage_name). */
+enum lesson_stage {
+	LESSON_STAGE_PROJECTION, LESSON_STAGE_RESHAPE, LESSON_STAGE_SCORES,
+	LESSON_STAGE_SOFTMAX, LESSON_STAGE_WEIGHTED_SUM, LESSON_STAGE_CONCAT,
+	LESSON_STAGE_WO,
+	LESSON_STAGE_COUNT
+};
+const char *lesson_stage_name(enum lesson_stage s);
+
+/* What goals compare and edits assign, by their names in lesson files.
+ * The first LESSON_Q_CONFIG_COUNT are fields of struct mha_config (causal
+ * and scale read on / off); heads_off counts heads switched off; the rest
+ * are mha_counts() figures. */
+enum lesson_qty {
+	LESSON_Q_TOKENS, LESSON_Q_D_MODEL, LESSON_Q_HEADS, LESSON_Q_KV_HEADS, LESSON_Q_D_K,
+	LESSON_Q_CAUSAL, LESSON_Q_TOP_K, LESSON_Q_SCALE, LESSON_Q_SEED,
+	LESSON_Q_CONFIG_COUNT,
+	LESSON_Q_HEADS_OFF = LESSON_Q_CONFIG_COUNT,
+	LESSON_Q_PARAMS, LESSON_Q_PARAMS_WQ, LESSON_Q_PARAMS_WK, LESSON_Q_PARAMS_WV,
+	LESSON_Q_PARAMS_WO, LESSON_Q_FLOPS, LESSON_Q_FLOPS_PROJECTION, LESSON_Q_FLOPS_SCORES,
+	LESSON_Q_FLOPS_SOFTMAX, LESSON_Q_FLOPS_WEIGHTED_SUM, LESSON_Q_FLOPS_OUTPUT,
+	LESSON_Q_FLOPS_ONE_FULL_HEAD, LESSON_Q_KV_CACHE,
+	LESSON_Q_COUNT
+};
+const char *lesson_qty_name(enum lesson_qty q);
+/* The quantity's value for configuration c (counts from mha_counts). */
+long long lesson_qty_value(const struct mha_config *c, enum lesson_qty q);
+
+/* One index of a reference: lo..hi inclusive; hi = -1 means "to the last". */
+struct lesson_range {
+	int lo, hi;
+};
+
+/* Cells of one tensor: r[0] is the matrix (the head of S, P, O; always
+ * 0..0 for the others), r[1] the rows, r[2] the columns. */
+struct lesson_ref {
+	enum mha_tensor t;
+	struct lesson_range r[3];
+};
+
+/* One change to the workbench (@set and @solution lines). */
+enum lesson_edit_kind {
+	LESSON_EDIT_SET,    /* REF = v: every cell of ref (an input) becomes v */
+	LESSON_EDIT_SCALE,  /* REF *= v: every cell of ref is multiplied by v */
+	LESSON_EDIT_CONFIG, /* FIELD = v: a configuration field (shapes may change) */
+	LESSON_EDIT_HEAD,   /* head H off | on */
+	LESSON_EDIT_ANSWER, /* answer TEXT: the learner's answer (solutions only) */
+};
+
+struct lesson_edit {
+	enum lesson_edit_kind kind;
+	int line;                /* in the lesson file */
+	struct lesson_ref ref;   /* SET, SCALE */
+	double value;            /* SET: the value; SCALE: the factor; CONFIG: the field's value */
+	enum lesson_qty field;   /* CONFIG */
+	int head;                /* HEAD */
+	bool off;                /* HEAD */
+	const char *answer;      /* ANSWER */
+};
+
+/* One condition of an exercise's goal (@goal lines, all must hold). */
+enum lesson_cond_kind {
+	LESSON_COND_CELL,      /* REF op a [b]: one cell of any tensor */
+	LESSON_COND_ARGMAX,    /* argmax REF op a: REF is one row; a is a column */
+	LESSON_COND_REDUCE,    /* max|min|sum REF op a [b]: over every cell of REF */
+	LESSON_COND_QTY,       /* QUANTITY op a [b] */
+	LESSON_COND_HEAD,      /* head H off | on */
+	LESSON_COND_UNCHANGED, /* unchanged T a: every cell of T within a of the step's start */
+	LESSON_COND_ANSWER,    /* the learner answered the step's question right */
+};
+
+enum lesson_cmp {
+	LESSON_LT, LESSON_LE, LESSON_GT, LESSON_GE, LESSON_EQ, LESSON_NE,
+	LESSON_IN, /* a <= x <= b ("within") */
+};
+
+struct lesson_cond {
+	enum lesson_cond_kind kind;
+	int line;
+	const char *text;        /* the condition as written, for messages */
+	struct lesson_ref ref;   /* CELL, ARGMAX, REDUCE, UNCHANGED (t only) */
+	enum lesson_qty qty;     /* QTY */
+	enum lesson_cmp cmp;     /* CELL, ARGMAX (EQ or NE), REDUCE, QTY */
+	int reduce;              /* REDUCE: 0 max, 1 min, 2 sum */
+	double a, b;             /* the value, or the range a..b for LESSON_IN */
+	int head;                /* HEAD */
+	bool off;                /* HEAD */
+};
+
+/* A question the learner answers: multiple choice (choices, answer is a
+ * key) or numeric (no choices, value within tol). */
+struct lesson_choice {
+	const char *key;  /* "a" */
+	const char *text; /* "the previous token" */
+};
+
+struct lesson_question {
+	const char *text;
+	int line;
+	struct lesson_choice *choices;
+	int nchoices;
+	const char *answer;  /* as written after @answer */
+	double value, tol;   /* numeric questions */
+};
+
+/* What stays hidden until the learner commits an answer (predict, then
+ * reveal). STAGE hides that stage and every later one. */
+enum lesson_hide_kind { LESSON_HIDE_STAGE, LESSON_HIDE_COUNTS, LESSON_HIDE_CELLS };
+
+struct lesson_hide {
+	enum lesson_hide_kind kind;
+	enum lesson_stage stage; /* STAGE */
+	struct lesson_ref ref;   /* CELLS */
+};
+
+/* Something the step points at: a head (its heatmap, its blocks) or cells. */
+struct lesson_mark {
+	bool is_head;
+	int head;
+	struct lesson_ref ref;
+};
+
+/* How a step sets the workbench up. Directives before the first @step set
+ * the lesson's base; a step's own directives change that base for that
+ * step only. Applied in order: configuration, seed, labels, operations. */
+enum lesson_op_kind {
+	LESSON_OP_MATRIX,   /* inline @matrix block or @preset asset: whole matrix */
+	LESSON_OP_ZERO,     /* @fill T zero */
+	LESSON_OP_IDENTITY, /* @fill T identity: 1 where row = column */
+	LESSON_OP_EMBED,    /* @embed TOKENS POSITIONS: X[i] = tokens[label i] + positions[i] */
+	LESSON_OP_EDIT,     /* @set EDIT */
+};
+
+struct lesson_feature { /* one row of a .feat asset */
+	const char *key;
+	float *v;
+};
+
+struct lesson_op {
+	enum lesson_op_kind kind;
+	int line;
+	enum mha_tensor t;     /* MATRIX, ZERO, IDENTITY */
+	const char *asset;     /* @preset / @embed: first asset name, else NULL */
+	const char *asset2;    /* @embed: the positions asset */
+	float *data;           /* MATRIX: rows x cols values, row-major */
+	int rows, cols;        /* MATRIX; EMBED: cols is the feature width */
+	struct lesson_feature *tokens, *positions; /* EMBED, once loaded */
+	int ntokens, npositions;
+	struct lesson_edit edit; /* EDIT */
+};
+
+struct lesson_setup {
+	unsigned given;                    /* bit q: field q of @config given */
+	long long value[LESSON_Q_CONFIG_COUNT];
+	int config_line;
+	const char **labels;               /* @labels, or NULL */
+	int nlabels, labels_line;
+	struct lesson_op *ops;
+	int nops;
+};
+
+struct lesson_step {
+	const char *id;           /* stable id, unique in the lesson */
+	const char *title;        /* may be "" */
+	int line;                 /* of its @step */
+	const char *prose;        /* raw prose lines joined by '\n' (lesson_wrap them) */
+	struct lesson_setup setup;/* its own set-up directives */
+	bool resets;              /* entering it sets the workbench up (own set-up, or an exercise) */
+	int focus;                /* enum lesson_stage, or -1 */
+	struct lesson_mark *marks;
+	int nmarks;
+	struct lesson_cond *goals;/* empty: no exercise */
+	int ngoals;
+	const char **hints;
+	int nhints;
+	struct lesson_edit *solution;
+	int nsolution;
+	struct lesson_question *question; /* or NULL */
+	struct lesson_hide *hides;
+	int nhides;
+	struct mha_config cfg;    /* its starting configuration, resolved */
+};
+
+struct lesson_arena;
+
+struct lesson {
+	const char *path;         /* as given to lesson_load (or the name) */
+	const char *name;         /* "reshape" for 03-reshape.lesson */
+	const char *stem;         /* "03-reshape" */
+	int number;               /* @lesson */
+	int number_line;          /* where @lesson is */
+	const char *title;        /* @title */
+	const char *objective;    /* @objective: the one-line goal */
+	struct lesson_setup base;
+	struct lesson_step *steps;
+	int nsteps;
+	int nexercises;
+	struct lesson_arena *arena; /* owns everything above */
+};
+
+static inline bool lesson_step_is_exercise(const struct lesson_step *s)
+{
+	return s->ngoals > 0;
+}
+
+/* Messages as "file:line: message", in order. */
+struct lesson_errors {
+	char **msg;
+	int count;   /* kept (at most LESSON_ERRORS_MAX) */
+	int dropped; /* beyond that */
+};
+void lesson_errors_add(struct lesson_errors *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lesson_errors_free(struct lesson_errors *e);
+
+/* Parse a lesson from memory. name is used in messages and gives the
+ * lesson's name and stem ("dir/03-reshape.lesson" -> "reshape",
+ * "03-reshape"). Assets (@preset, @embed, @include) are read from
+ * assets_dir; NULL refuses them. Never crashes, whatever the bytes.
+ * Returns 0, or -1 with every error appended to errs (*out is then empty
+ * and needs no lesson_free). */
+int lesson_parse(const char *name, const char *text, size_t size, const char *assets_dir,
+                 struct lesson *out, struct lesson_errors *errs);
+int lesson_load(const char *path, const char *assets_dir, struct lesson *out,
+                struct lesson_errors *errs);
+void lesson_free(struct lesson *l);
+
+/* The directive nearest to a misspelled one ("hnit" -> "hint"), or NULL
+ * when none is close. */
+const char *lesson_nearest_directive(const char *word);
+
+/* Every NN-slug.lesson in a directory, in file-name order. */
+struct lesson_set {
+	struct lesson *lessons;
+	int count;
+	char *dir;
+	char *assets_dir; /* where its assets were found, or NULL */
+};
+
+/* Load every lesson of dir; lessons that fail to parse are left out and
+ * their errors appended. Also checks the set: numbers 1..N in file order,
+ * each matching its file name's NN. Returns 0 when all is well, -1 when
+ * errs got anything (set is still usable: free it either way). */
+int lesson_set_load(struct lesson_set *set, const char *dir, struct lesson_errors *errs);
+void lesson_set_free(struct lesson_set *set);
+/* By number ("3"), name ("reshape") or stem ("03-reshape"); NULL if none. */
+const struct lesson *lesson_set_find(const struct lesson_set *set, const char *id);
+/* Index of a step by id, or -1. */
+int lesson_step_index(const struct lesson *l, const char *id);
+
+/* Where the lessons are: flag_dir (--lessons-dir) when given, and then no
+ * other; else $MHA_TUI_LESSONS, the source tree (MHA_LESSONS_SOURCE_DIR,
+ * when the program runs from a build directory), the installed data dir
+ * (MHA_LESSONS_INSTALL_DIR). A candidate counts when it holds at least one
+ * .lesson file. Returns 0 with the directory in out, or -1 with a message
+ * listing every path tried and why it did not count. */
+int lesson_find_dir(const char *flag_dir, char *out, size_t outlen, char *msg, size_t len);
+/* The assets directory for a lessons directory: DIR/assets, DIR/../assets,
+ * then beside the source and installed lessons. 0, or -1 with the paths
+ * tried in msg. */
+int lesson_find_assets(const char *lessons_dir, char *out, size_t outlen, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * pane.c - the lesson pane and the lesson menu as lines of text: the step's
+ * heading, prose, question, the goal's live status, hints shown, the
+ * solution, a keys line; the menu with done marks and overall progress.
+ * Composition only: wrapping is wrap.c's, evaluation goal.c's, drawing the
+ * TUI's.
+ */
+#include "pane.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Add one line of text, wrapped when longer than the width. */
+static int add(struct lesson_text *out, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
+               void *ctx, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int add(struct lesson_text *out, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
+               void *ctx, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return lesson_wrap(out, buf, width, kind, keys, ctx);
+}
+
+static int blank(struct lesson_text *out)
+{
+	if (out->count == 0 || out->lines[out->count - 1].kind == LESSON_LINE_BLANK)
+		return 0;
+	return lesson_text_add(out, LESSON_LINE_BLANK, "", 0);
+}
+
+static int question_lines(const struct lesson_run *run, int width, lesson_key_fn *keys, void *ctx,
+                          struct lesson_text *out)
+{
+	const struct lesson_question *q = lesson_run_step(run)->question;
+	int rc = blank(out);
+	rc |= add(out, LESSON_LINE_QUESTION, width, keys, ctx, "%s", q->text);
+	for (int i = 0; i < q->nchoices && rc == 0; i++)
+		rc = add(out, LESSON_LINE_CHOICE, width, keys, ctx, "  %s) %s", q->choices[i].key,
+		         q->choices[i].text);
+	if (rc == 0 && run->answered)
+		rc = add(out, LESSON_LINE_ANSWER, width, keys, ctx, "Your answer: %s (%s)", run->answer,
+		         run->answer_right ? "right" : "not right yet");
+	else if (rc == 0)
+		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "Commit your answer with {key:answer} "
+		         "before looking%s", lesson_run_step(run)->nhides ? ": part of the screen stays "
+		         "hidden until then" : "");
+	return rc;
+}
+
+int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys, void *ctx,
+                    bool utf8, struct lesson_text *out)
+{
+	const struct lesson *l = run->lesson;
+	const struct lesson_step *s = lesson_run_step(run);
+	int rc = add(out, LESSON_LINE_TITLE, width, keys, ctx, "Lesson %d: %s", l->number, l->title);
+	rc |= add(out, LESSON_LINE_TITLE, width, keys, ctx, "Step %d of %d%s%s", run->step + 1,
+	          l->nsteps, s->title[0] ? ": " : "", s->title);
+	rc |= blank(out);
+	rc |= lesson_wrap(out, s->prose, width, LESSON_LINE_PROSE, keys, ctx);
+	if (rc == 0 && s->question)
+		rc = question_lines(run, width, keys, ctx, out);
+	if (rc == 0 && lesson_step_is_exercise(s)) {
+		rc = blank(out);
+		const char *mark = run->met ? (utf8 ? "\u2713" : "[x]") : (utf8 ? "\u25cb" : "[ ]");
+		rc |= add(out, run->met ? LESSON_LINE_MET : LESSON_LINE_UNMET, width, keys, ctx, "%s %s",
+		          mark, run->status[0] ? run->status : "Not yet checked");
+		for (int i = 0; i < run->hints_shown && i < s->nhints && rc == 0; i++)
+			rc = add(out, LESSON_LINE_HINT, width, keys, ctx, "Hint %d of %d: %s", i + 1,
+			         s->nhints, s->hints[i]);
+		if (rc == 0 && run->solution_shown) {
+			char all[1024] = "", one[160];
+			for (int i = 0; i < s->nsolution; i++) {
+				lesson_edit_describe(&s->solution[i], one, sizeof one);
+				size_t at = strlen(all);
+				snprintf(all + at, sizeof all - at, "%s%s", i ? "; " : "", one);
+			}
+			rc = add(out, LESSON_LINE_SOLUTION, width, keys, ctx, "Solution applied: %s", all);
+		}
+		if (rc == 0 && !run->met) {
+			int left = s->nhints - run->hints_shown;
+			if (left > 0)
+				rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "{key:hint} hint (%d left), "
+				         "{key:solution} solution", left);
+			else
+				rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "{key:solution} shows the solution");
+		}
+	}
+	if (rc == 0)
+		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s{key:next} next step, {key:prev} "
+		         "previous, {key:leave} free workbench",
+		         run->step + 1 == l->nsteps ? "Last step. " : "");
+	return rc ? -1 : 0;
+}
+
+void lesson_progress_counts(const struct lesson *l, const struct progress *p, int *steps_done,
+                            int *exercises_done)
+{
+	*steps_done = *exercises_done = 0;
+	for (int i = 0; i < l->nsteps; i++) {
+		char key[PROGRESS_KEY_MAX];
+		lesson_step_key(l, i, key, sizeof key);
+		if (p && progress_is_done(p, key)) {
+			(*steps_done)++;
+			*exercises_done += lesson_step_is_exercise(&l->steps[i]);
+		}
+	}
+}
+
+bool lesson_is_done(const struct lesson *l, const struct progress *p)
+{
+	int steps, exercises;
+	lesson_progress_counts(l, p, &steps, &exercises);
+	return l->nsteps > 0 && steps == l->nsteps;
+}
+
+int lesson_menu(const struct lesson_set *set, const struct progress *p, int width, bool utf8,
+                struct lesson_text *out)
+{
+	int lessons_done = 0, ex_done = 0, ex_total = 0;
+	int rc = add(out, LESSON_LINE_TITLE, width, NULL, NULL, "%s", "Lessons");
+	for (int i = 0; i < set->count && rc == 0; i++) {
+		const struct lesson *l = &set->lessons[i];
+		int steps, exercises;
+		lesson_progress_counts(l, p, &steps, &exercises);
+		bool done = l->nsteps > 0 && steps == l->nsteps;
+		lessons_done += done;
+		ex_done += exercises;
+		ex_total += l->nexercises;
+		const char *mark = done ? (utf8 ? "\u2713" : "x") : steps > 0 ? (utf8 ? "\u2026" : ".") : " ";
+		char line[512];
+		snprintf(line, sizeof line, "%2d %s %s (%d/%d)", l->number, mark, l->title, exercises,
+		         l->nexercises);
+		/* one line per lesson, whatever the width: cut, never wrapped */
+		rc = lesson_text_add(out, done ? LESSON_LINE_MENU_DONE : LESSON_LINE_MENU, line, width);
+	}
+	if (rc == 0)
+		rc = blank(out);
+	if (rc == 0)
+		rc = add(out, LESSON_LINE_KEYS, width, NULL, NULL, "Done: %d of %d lessons, %d of %d "
+		         "exercises", lessons_done, set->count, ex_done, ex_total);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,210 @@
+/*
+ * progress.c - reading and writing the learner's progress file. Strict on
+ * reading (a line it does not understand is an error with its number, not
+ * something to skip), so a foreign or damaged file is never taken for
+ * progress and later overwritten with less. Does not know what lessons
+ * exist: keys are checked for form only.
+ */
+#include "progress.h"
+#include "statefile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char magic[] = "mha-tui-progress";
+
+void progress_init(struct progress *p)
+{
+	memset(p, 0, sizeof *p);
+}
+
+void progress_free(struct progress *p)
+{
+	for (int i = 0; i < p->ndone; i++)
+		free(p->done[i]);
+	free(p->done);
+	progress_init(p);
+}
+
+/* A key or name we can write on one line and read back: printable, no blanks. */
+static bool key_ok(const char *k, size_t max)
+{
+	size_t n = strlen(k);
+	if (n == 0 || n >= max)
+		return false;
+	for (const char *c = k; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			return false;
+	return true;
+}
+
+bool progress_is_done(const struct progress *p, const char *key)
+{
+	for (int i = 0; i < p->ndone; i++)
+		if (!strcmp(p->done[i], key))
+			return true;
+	return false;
+}
+
+int progress_mark_done(struct progress *p, const char *key)
+{
+	if (!key_ok(key, PROGRESS_KEY_MAX) || p->ndone >= PROGRESS_DONE_MAX)
+		return -1;
+	if (progress_is_done(p, key))
+		return 0;
+	if (p->ndone == p->cap) {
+		int cap = p->cap ? p->cap * 2 : 32;
+		char **grown = realloc(p->done, (size_t)cap * sizeof *grown);
+		if (!grown)
+			return -1;
+		p->done = grown;
+		p->cap = cap;
+	}
+	char *copy = strdup(key);
+	if (!copy)
+		return -1;
+	p->done[p->ndone++] = copy;
+	return 0;
+}
+
+void progress_set_place(struct progress *p, const char *lesson, const char *step, bool in_lesson)
+{
+	bool ok = lesson && step && key_ok(lesson, sizeof p->lesson) && key_ok(step, sizeof p->step);
+	snprintf(p->lesson, sizeof p->lesson, "%s", ok ? lesson : "");
+	snprintf(p->step, sizeof p->step, "%s", ok ? step : "");
+	p->in_lesson = ok && in_lesson;
+}
+
+int progress_default_path(char *out, size_t outlen, char *msg, size_t len)
+{
+	char dir[4096];
+	if (statefile_dir(dir, sizeof dir, msg, len) != 0)
+		return -1;
+	if ((size_t)snprintf(out, outlen, "%s/progress.txt", dir) >= outlen) {
+		snprintf(msg, len, "%.200s: path too long", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void write_progress(FILE *f, const void *ctx)
+{
+	const struct progress *p = ctx;
+	fprintf(f, "%s %d\n", magic, PROGRESS_VERSION);
+	fprintf(f, "place %s %s\n", p->lesson[0] ? p->lesson : "-", p->step[0] ? p->step : "-");
+	fprintf(f, "mode %s\n", p->in_lesson ? "lesson" : "free");
+	for (int i = 0; i < p->ndone; i++)
+		fprintf(f, "done %s\n", p->done[i]);
+}
+
+int progress_save(const char *path, const struct progress *p, char *msg, size_t len)
+{
+	return statefile_write(path, write_progress, p, msg, len);
+}
+
+static int bad(const char *name, int line, char *msg, size_t len, const char *why)
+{
+	snprintf(msg, len, "%s:%d: %s", name, line, why);
+	return -1;
+}
+
+/* One line (NUL-terminated, no newline) of the file, line number ln. */
+static int parse_line(const char *name, int ln, char *l, struct progress *p, bool *seen,
+                      char *msg, size_t len)
+{
+	char head[32];
+	snprintf(head, sizeof head, "%s %d", magic, PROGRESS_VERSION);
+	if (ln == 1) {
+		if (strncmp(l, magic, strlen(magic)) != 0)
+			return bad(name, ln, msg, len, "not an mha-tui progress file (first line must be "
+			           "'mha-tui-progress 1'): left as it is");
+		return strcmp(l, head) ? bad(name, ln, msg, len, "unsupported progress version") : 0;
+	}
+	if (!l[0] || l[0] == '#')
+		return 0;
+	char a[128], b[128];
+	int n = 0;
+	if (!strncmp(l, "place ", 6)) {
+		if (sscanf(l + 6, "%127s %127s %n", a, b, &n) != 2 || l[6 + n] != '\0' ||
+		    strlen(a) >= sizeof p->lesson || strlen(b) >= sizeof p->step)
+			return bad(name, ln, msg, len, "expected 'place LESSON STEP'");
+		bool none = !strcmp(a, "-");
+		snprintf(p->lesson, sizeof p->lesson, "%s", none ? "" : a);
+		snprintf(p->step, sizeof p->step, "%s", none ? "" : b);
+		seen[0] = true;
+	} else if (!strcmp(l, "mode lesson") || !strcmp(l, "mode free")) {
+		p->in_lesson = !strcmp(l, "mode lesson");
+		seen[1] = true;
+	} else if (!strncmp(l, "done ", 5)) {
+		if (progress_mark_done(p, l + 5) != 0)
+			return bad(name, ln, msg, len, "expected 'done LESSON/STEP'");
+	} else {
+		return bad(name, ln, msg, len, "unexpected line: expected place, mode or done");
+	}
+	return 0;
+}
+
+int progress_parse(const char *name, const char *text, size_t size, struct progress *p,
+                   char *msg, size_t len)
+{
+	progress_init(p);
+	bool seen[2] = { false, false };
+	int ln = 0, rc = 0;
+	const char *s = text, *end = text + size;
+	if (size == 0)
+		return bad(name, 1, msg, len, "empty file: not an mha-tui progress file");
+	while (s < end && rc == 0) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		ln++;
+		char line[256];
+		if (n && s[n - 1] == '\r')
+			n--;
+		if (n >= sizeof line || memchr(s, '\0', n))
+			rc = bad(name, ln, msg, len, n >= sizeof line ? "line too long" : "holds a NUL byte");
+		else {
+			memcpy(line, s, n);
+			line[n] = '\0';
+			rc = parse_line(name, ln, line, p, seen, msg, len);
+		}
+		s += n + (nl ? 1 + (s[n] == '\r') : 0);
+	}
+	if (rc == 0 && (!seen[0] || !seen[1]))
+		rc = bad(name, ln, msg, len, "file ends early: 'place' and 'mode' lines expected");
+	if (rc != 0)
+		progress_free(p);
+	return rc;
+}
+
+int progress_load(const char *path, struct progress *p, char *msg, size_t len)
+{
+	progress_init(p);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		if (errno == ENOENT)
+			return 0; /* first run */
+		snprintf(msg, len, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 22)) {
+		fclose(f);
+		snprintf(msg, len, "%s: not a regular progress file (or too large): left as it is", path);
+		return -1;
+	}
+	size_t size = (size_t)st.st_size;
+	char *buf = malloc(size + 1);
+	size_t got = buf ? fread(buf, 1, size, f) : 0;
+	fclose(f);
+	if (!buf || got != size) {
+		free(buf);
+		snprintf(msg, len, "%s: cannot read", path);
+		return -1;
+	}
+	int rc = progress_parse(path, buf, size, p, msg, len);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * progress.h - what the learner has done and where they are, kept in
+ * $XDG_STATE_HOME/mha-tui/progress.txt (else ~/.local/state/mha-tui/).
+ * Steps are keyed "lesson-name/step-id" (lesson_step_key), so inserting a
+ * lesson or a step never shifts what was done. Saving is atomic; a corrupt
+ * file is refused with "path:line: message" and never overwritten by a load.
+ *
+ * File format (text, one fact a line):
+ *     mha-tui-progress 1
+ *     place reshape split       the lesson and step the learner is on (or "place - -")
+ *     mode lesson               "lesson", or "free" (in the free workbench, can come back)
+ *     done one-head/look        one line per completed step
+ */
+#ifndef PROGRESS_H
+#define PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { PROGRESS_VERSION = 1, PROGRESS_KEY_MAX = 96, PROGRESS_DONE_MAX = 10000 };
+
+struct progress {
+	char lesson[64];  /* name of the lesson the learner is on, "" for none */
+	char step[48];    /* id of the step there */
+	bool in_lesson;   /* false: out in the free workbench (lesson/step: where to come back) */
+	char **done;      /* keys of completed steps */
+	int ndone, cap;
+};
+
+void progress_init(struct progress *p);
+void progress_free(struct progress *p);
+
+/* The default file: statefile_dir() + "/progress.txt". 0, or -1 with msg. */
+int progress_default_path(char *out, size_t outlen, char *msg, size_t len);
+/* Load path into *p (initialised here). A missing file is a first run:
+ * empty progress, returns 0. Returns -1 with msg "path:line: message" on a
+ * corrupt or foreign file (which is left untouched; *p is then empty). */
+int progress_load(const char *path, struct progress *p, char *msg, size_t len);
+int progress_parse(const char *name, const char *text, size_t size, struct progress *p,
+                   char *msg, size_t len);
+/* Atomic (statefile_write). 0, or -1 with msg; the old file is then intact. */
+int progress_save(const char *path, const struct progress *p, char *msg, size_t len);
+
+bool progress_is_done(const struct progress *p, const char *key);
+/* Mark key done (idempotent). 0, or -1 for a key that cannot be stored
+ * (empty, too long, blanks or control characters) or out of memory. */
+int progress_mark_done(struct progress *p, const char *key);
+void progress_set_place(struct progress *p, const char *lesson, const char *step, bool in_lesson);
+
+#endif

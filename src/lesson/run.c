@@ -1,0 +1,231 @@
+/*
+ * run.c - the step the learner is on: starting it (set-up and the
+ * reference the 'unchanged' goals compare with), hints one at a time, the
+ * solution, the learner's answer, and what the step hides until that
+ * answer or highlights. Evaluation itself is in goal.c; drawing is the
+ * TUI's, from the lines pane.c builds.
+ */
+#include "exercise.h"
+#include "lesson_int.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static bool wants_reference(const struct lesson_step *s)
+{
+	for (int i = 0; i < s->ngoals; i++)
+		if (s->goals[i].kind == LESSON_COND_UNCHANGED)
+			return true;
+	return false;
+}
+
+int lesson_run_start(struct lesson_run *run, const struct lesson *l, int i, bool force,
+                     struct mha_config *c, struct mha_weights *w, char *msg, size_t len)
+{
+	memset(run, 0, sizeof *run);
+	if (!l || i < 0 || i >= l->nsteps) {
+		snprintf(msg, len, "%s: no step %d", l ? l->path : "lesson", i);
+		return -1;
+	}
+	const struct lesson_step *s = &l->steps[i];
+	int fresh = 0;
+	if (s->resets || force) {
+		struct mha_config nc;
+		struct mha_weights nw;
+		if (lesson_step_setup(l, i, &nc, &nw, msg, len) != 0)
+			return -1;
+		mha_weights_free(w);
+		*c = nc;
+		*w = nw;
+		fresh = 1;
+	}
+	run->lesson = l;
+	run->step = i;
+	if (wants_reference(s)) {
+		if (mha_acts_alloc(&run->ref, c) != MHA_OK) {
+			snprintf(msg, len, "out of memory");
+			memset(run, 0, sizeof *run);
+			return -1;
+		}
+		mha_forward(c, w, &run->ref);
+		run->ref_cfg = *c;
+		run->has_ref = true;
+	}
+	return fresh;
+}
+
+void lesson_run_end(struct lesson_run *run)
+{
+	if (run->has_ref)
+		mha_acts_free(&run->ref);
+	memset(run, 0, sizeof *run);
+}
+
+const char *lesson_run_next_hint(struct lesson_run *run)
+{
+	const struct lesson_step *s = lesson_run_step(run);
+	if (run->hints_shown >= s->nhints)
+		return NULL;
+	return s->hints[run->hints_shown++];
+}
+
+int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_weights *w,
+                     char *msg, size_t len)
+{
+	const struct lesson_step *s = lesson_run_step(run);
+	bool shape;
+	if (lesson_edits_apply(s->solution, s->nsolution, c, w, &shape, msg, len) != 0)
+		return -1;
+	for (int i = 0; i < s->nsolution; i++)
+		if (s->solution[i].kind == LESSON_EDIT_ANSWER &&
+		    lesson_run_answer(run, s->solution[i].answer, msg, len) < 0)
+			return -1;
+	run->solution_shown = true;
+	return shape ? 1 : 0;
+}
+
+/* "1,048,576" and "1 048 576" read as 1048576. */
+static int read_answer_number(const char *text, double *out)
+{
+	char buf[64];
+	size_t n = 0;
+	for (const char *p = text; *p; p++) {
+		if (*p == ',' || *p == '_' || *p == ' ' || *p == '\t')
+			continue;
+		if (n + 1 >= sizeof buf)
+			return -1;
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	const char *end;
+	if (n == 0 || parse_number(buf, &end, out) != 0 || *end)
+		return -1;
+	return 0;
+}
+
+int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_t len)
+{
+	const struct lesson_question *q = lesson_run_step(run)->question;
+	if (!q) {
+		snprintf(msg, len, "this step asks no question");
+		return -1;
+	}
+	char t[LESSON_ANSWER_MAX];
+	const char *p = skip_blanks(text);
+	size_t n = strlen(p);
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	if (n == 0 || n >= sizeof t) {
+		snprintf(msg, len, "type your answer first");
+		return -1;
+	}
+	memcpy(t, p, n);
+	t[n] = '\0';
+	bool right;
+	if (q->nchoices > 0) {
+		int k = 0;
+		while (k < q->nchoices && strcasecmp(q->choices[k].key, t) != 0)
+			k++;
+		if (k == q->nchoices) {
+			int at = snprintf(msg, len, "type one of:");
+			for (int i = 0; i < q->nchoices && at >= 0 && (size_t)at < len; i++)
+				at += snprintf(msg + at, len - (size_t)at, " %s", q->choices[i].key);
+			return -1;
+		}
+		right = strcasecmp(q->answer, t) == 0;
+	} else {
+		double v;
+		if (read_answer_number(t, &v) != 0) {
+			snprintf(msg, len, "type a number, such as 42 or 0.25");
+			return -1;
+		}
+		right = fabs(v - q->value) <= q->tol + 1e-9 * fmax(1.0, fabs(q->value));
+	}
+	run->answered = true;
+	run->answer_right = right;
+	snprintf(run->answer, sizeof run->answer, "%s", t);
+	snprintf(msg, len, "%s", right ? "right" : "not quite: look at the screen and try again");
+	return right ? 1 : 0;
+}
+
+/* The first stage whose screen shows tensor t (inputs: none). */
+static int stage_of(enum mha_tensor t)
+{
+	switch (t) {
+	case MHA_T_Q: case MHA_T_K: case MHA_T_V: return LESSON_STAGE_PROJECTION;
+	case MHA_T_SCORES: return LESSON_STAGE_SCORES;
+	case MHA_T_WEIGHTS: return LESSON_STAGE_SOFTMAX;
+	case MHA_T_HEADS: return LESSON_STAGE_WEIGHTED_SUM;
+	case MHA_T_CONCAT: return LESSON_STAGE_CONCAT;
+	case MHA_T_Y: return LESSON_STAGE_WO;
+	default: return LESSON_STAGE_COUNT;
+	}
+}
+
+static bool hiding(const struct lesson_run *run)
+{
+	return run && run->lesson && !run->answered && lesson_run_step(run)->nhides > 0;
+}
+
+bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c)
+{
+	if (!hiding(run))
+		return false;
+	const struct lesson_step *s = lesson_run_step(run);
+	for (int i = 0; i < s->nhides; i++) {
+		const struct lesson_hide *h = &s->hides[i];
+		if (h->kind == LESSON_HIDE_STAGE && stage_of(t) < LESSON_STAGE_COUNT &&
+		    stage_of(t) >= (int)h->stage)
+			return true;
+		if (h->kind == LESSON_HIDE_CELLS && h->ref.t == t && ref_contains(&h->ref, m, r, c))
+			return true;
+	}
+	return false;
+}
+
+bool lesson_run_stage_hidden(const struct lesson_run *run, enum lesson_stage st)
+{
+	if (!hiding(run))
+		return false;
+	const struct lesson_step *s = lesson_run_step(run);
+	for (int i = 0; i < s->nhides; i++)
+		if (s->hides[i].kind == LESSON_HIDE_STAGE && st >= s->hides[i].stage)
+			return true;
+	return false;
+}
+
+bool lesson_run_counts_hidden(const struct lesson_run *run)
+{
+	if (!hiding(run))
+		return false;
+	const struct lesson_step *s = lesson_run_step(run);
+	for (int i = 0; i < s->nhides; i++)
+		if (s->hides[i].kind == LESSON_HIDE_COUNTS)
+			return true;
+	return false;
+}
+
+bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c)
+{
+	if (!run || !run->lesson)
+		return false;
+	const struct lesson_step *s = lesson_run_step(run);
+	for (int i = 0; i < s->nmarks; i++)
+		if (!s->marks[i].is_head && s->marks[i].ref.t == t && ref_contains(&s->marks[i].ref, m, r, c))
+			return true;
+	return false;
+}
+
+bool lesson_run_head_marked(const struct lesson_run *run, int h)
+{
+	if (!run || !run->lesson)
+		return false;
+	const struct lesson_step *s = lesson_run_step(run);
+	for (int i = 0; i < s->nmarks; i++)
+		if (s->marks[i].is_head && s->marks[i].head == h)
+			return true;
+	return false;
+}

@@ -1,0 +1,254 @@
+/*
+ * setup.c - putting a lesson step onto the workbench: a configuration,
+ * seeded weights, labels, then the step's operations (presets, inline
+ * matrices, fills, the sentence embedding, cell edits); and applying edits
+ * (a solution) to a live workbench. Only config and weights change here:
+ * the caller runs the forward pass. Shapes were checked by the parser, and
+ * are checked again, so nothing here writes outside a matrix.
+ */
+#include "exercise.h"
+#include "lesson_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static float *input_data(const struct mha_weights *w, enum mha_tensor t)
+{
+	return mha_tensor_info(t)->input ? mha_tensor_data(w, NULL, t) : NULL;
+}
+
+/* Every cell of ref: set to v, or multiply by v. */
+static int edit_cells(const struct lesson_edit *e, const struct mha_config *c,
+                      struct mha_weights *w, char *msg, size_t len)
+{
+	char why[256];
+	float *p = input_data(w, e->ref.t);
+	if (!p || ref_check(&e->ref, c, why, sizeof why) != 0) {
+		snprintf(msg, len, "line %d: %s", e->line, p ? why : "not an input");
+		return -1;
+	}
+	struct mha_shape s = mha_tensor_shape(c, e->ref.t);
+	int r0, r1, c0, c1;
+	range_resolve(e->ref.r[1], s.rows, &r0, &r1);
+	range_resolve(e->ref.r[2], s.cols, &c0, &c1);
+	for (int r = r0; r <= r1; r++) {
+		for (int col = c0; col <= c1; col++) {
+			float *cell = &p[(size_t)r * s.cols + col];
+			double v = e->kind == LESSON_EDIT_SET ? e->value : (double)*cell * e->value;
+			if (!(fabs(v) <= MHA_VALUE_MAX)) {
+				snprintf(msg, len, "line %d: %s[%d][%d] would be %g: inputs stay within +-1e6",
+				         e->line, mha_tensor_info(e->ref.t)->name, r, col, v);
+				return -1;
+			}
+			*cell = (float)v;
+		}
+	}
+	return 0;
+}
+
+static int edit_one(const struct lesson_edit *e, struct mha_config *c, struct mha_weights *w,
+                    char *msg, size_t len)
+{
+	switch (e->kind) {
+	case LESSON_EDIT_SET:
+	case LESSON_EDIT_SCALE:
+		return edit_cells(e, c, w, msg, len);
+	case LESSON_EDIT_HEAD:
+		if (e->head < 0 || e->head >= c->h) {
+			snprintf(msg, len, "line %d: head %d does not exist: there are %d heads (0..%d)",
+			         e->line, e->head, c->h, c->h - 1);
+			return -1;
+		}
+		c->head_off[e->head] = e->off;
+		return 0;
+	case LESSON_EDIT_CONFIG:
+	case LESSON_EDIT_ANSWER:
+		break;
+	}
+	return 0;
+}
+
+static void set_field(struct mha_config *c, enum lesson_qty f, double v)
+{
+	int iv = (int)v;
+	switch (f) {
+	case LESSON_Q_TOKENS: c->n = iv; break;
+	case LESSON_Q_D_MODEL: c->d = iv; break;
+	case LESSON_Q_HEADS: c->h = iv; break;
+	case LESSON_Q_KV_HEADS: c->g = iv; break;
+	case LESSON_Q_D_K: c->dk = iv; break;
+	case LESSON_Q_CAUSAL: c->causal = iv != 0; break;
+	case LESSON_Q_TOP_K: c->top_k = iv; break;
+	case LESSON_Q_SCALE: c->scale = iv != 0; break;
+	default: break; /* the parser lets no other field through */
+	}
+}
+
+int lesson_edits_apply(const struct lesson_edit *e, int n, struct mha_config *c,
+                       struct mha_weights *w, bool *changed_shape, char *msg, size_t len)
+{
+	struct mha_config nc = *c;
+	bool config = false;
+	if (changed_shape)
+		*changed_shape = false;
+	for (int i = 0; i < n; i++) {
+		if (e[i].kind == LESSON_EDIT_CONFIG) {
+			set_field(&nc, e[i].field, e[i].value);
+			config = true;
+		}
+	}
+	for (int i = nc.h; i < MHA_MAX_HEADS; i++)
+		nc.head_off[i] = false; /* heads that no longer exist are not "off" */
+	if (config && mha_config_check(&nc, msg, len) != MHA_OK)
+		return -1;
+	/* cell edits go to a copy, so a failure leaves the workbench as it was */
+	struct mha_weights nw;
+	if (mha_weights_alloc(&nw, &nc) != MHA_OK) {
+		snprintf(msg, len, "out of memory");
+		return -1;
+	}
+	bool shape = nc.n != c->n || nc.d != c->d || nc.h != c->h || nc.g != c->g || nc.dk != c->dk;
+	if (shape) {
+		mha_weights_init(&nw, &nc, c->seed);
+		mha_weights_default_labels(&nw, &nc);
+		nc.seed = c->seed;
+	}
+	mha_weights_carry(&nw, &nc, w, c);
+	for (int i = 0; i < n; i++) {
+		if (edit_one(&e[i], &nc, &nw, msg, len) != 0) {
+			mha_weights_free(&nw);
+			return -1;
+		}
+	}
+	mha_weights_free(w);
+	*w = nw;
+	*c = nc;
+	if (changed_shape)
+		*changed_shape = shape;
+	return 0;
+}
+
+void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len)
+{
+	char ref[96];
+	switch (e->kind) {
+	case LESSON_EDIT_SET:
+	case LESSON_EDIT_SCALE:
+		ref_format(&e->ref, ref, sizeof ref);
+		snprintf(buf, len, "%s %s %g", ref, e->kind == LESSON_EDIT_SET ? "=" : "*=", e->value);
+		return;
+	case LESSON_EDIT_CONFIG:
+		if (e->field == LESSON_Q_CAUSAL || e->field == LESSON_Q_SCALE)
+			snprintf(buf, len, "%s %s", lesson_qty_name(e->field), e->value ? "on" : "off");
+		else
+			snprintf(buf, len, "%s = %g", lesson_qty_name(e->field), e->value);
+		return;
+	case LESSON_EDIT_HEAD:
+		snprintf(buf, len, "head %d %s", e->head, e->off ? "off" : "on");
+		return;
+	case LESSON_EDIT_ANSWER:
+		snprintf(buf, len, "answer %s", e->answer);
+		return;
+	}
+	snprintf(buf, len, "?");
+}
+
+static void fill_identity(float *p, struct mha_shape s)
+{
+	memset(p, 0, (size_t)s.rows * s.cols * sizeof *p);
+	for (int i = 0; i < s.rows && i < s.cols; i++)
+		p[(size_t)i * s.cols + i] = 1.0f;
+}
+
+/* X[i] = token features of label i + position features of i. */
+static int embed(const struct lesson_op *op, const struct mha_config *c, struct mha_weights *w,
+                 char *msg, size_t len)
+{
+	if (op->cols != c->d || op->npositions < c->n) {
+		snprintf(msg, len, "line %d: the features do not fit this configuration", op->line);
+		return -1;
+	}
+	for (int i = 0; i < c->n; i++) {
+		const struct lesson_feature *tok = NULL;
+		for (int k = 0; k < op->ntokens && !tok; k++)
+			if (!strcmp(op->tokens[k].key, w->labels[i]))
+				tok = &op->tokens[k];
+		if (!tok) {
+			snprintf(msg, len, "line %d: no token features for '%s'", op->line, w->labels[i]);
+			return -1;
+		}
+		for (int j = 0; j < c->d; j++)
+			w->x[(size_t)i * c->d + j] = tok->v[j] + op->positions[i].v[j];
+	}
+	return 0;
+}
+
+static int apply_op(const struct lesson_op *op, struct mha_config *c, struct mha_weights *w,
+                    char *msg, size_t len)
+{
+	struct mha_shape s = mha_tensor_shape(c, op->t);
+	float *p = input_data(w, op->t);
+	switch (op->kind) {
+	case LESSON_OP_MATRIX:
+		if (!p || !op->data || s.rows != op->rows || s.cols != op->cols) {
+			snprintf(msg, len, "line %d: the matrix does not fit this configuration", op->line);
+			return -1;
+		}
+		memcpy(p, op->data, (size_t)s.rows * s.cols * sizeof *p);
+		return 0;
+	case LESSON_OP_ZERO:
+		if (p)
+			memset(p, 0, (size_t)s.rows * s.cols * sizeof *p);
+		return 0;
+	case LESSON_OP_IDENTITY:
+		if (p)
+			fill_identity(p, s);
+		return 0;
+	case LESSON_OP_EMBED:
+		return embed(op, c, w, msg, len);
+	case LESSON_OP_EDIT:
+		return edit_one(&op->edit, c, w, msg, len);
+	}
+	return 0;
+}
+
+int lesson_step_setup(const struct lesson *l, int i, struct mha_config *c, struct mha_weights *w,
+                      char *msg, size_t len)
+{
+	if (i < 0 || i >= l->nsteps) {
+		snprintf(msg, len, "%s: no step %d", l->path, i);
+		return -1;
+	}
+	const struct lesson_step *s = &l->steps[i];
+	struct mha_config nc = s->cfg;
+	struct mha_weights nw;
+	if (mha_weights_alloc(&nw, &nc) != MHA_OK) {
+		snprintf(msg, len, "out of memory");
+		return -1;
+	}
+	mha_weights_init(&nw, &nc, nc.seed);
+	mha_weights_default_labels(&nw, &nc);
+	const struct lesson_setup *lab = s->setup.labels ? &s->setup : &l->base;
+	for (int k = 0; k < lab->nlabels && k < nc.n; k++)
+		snprintf(nw.labels[k], MHA_LABEL_MAX, "%s", lab->labels[k]);
+	char why[256];
+	const struct lesson_setup *layers[2] = { &l->base, &s->setup };
+	for (int ly = 0; ly < 2; ly++) {
+		for (int k = 0; k < layers[ly]->nops; k++) {
+			if (apply_op(&layers[ly]->ops[k], &nc, &nw, why, sizeof why) != 0) {
+				snprintf(msg, len, "%s: step '%s': %s", l->path, s->id, why);
+				mha_weights_free(&nw);
+				return -1;
+			}
+		}
+	}
+	*c = nc;
+	*w = nw;
+	return 0;
+}
+
+void lesson_step_key(const struct lesson *l, int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", l->name, i >= 0 && i < l->nsteps ? l->steps[i].id : "?");
+}

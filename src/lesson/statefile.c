@@ -1,0 +1,105 @@
+/*
+ * statefile.c - the state directory and atomic replacement of a file in
+ * it: temporary file beside the target, fsync, rename, fsync of the
+ * directory. Knows nothing of what the files hold.
+ */
+#include "statefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int fail_errno(char *msg, size_t len, const char *path, const char *what)
+{
+	snprintf(msg, len, "%s: %s: %s", path, what, strerror(errno));
+	return -1;
+}
+
+/* mkdir -p; fine if it exists. */
+static int make_dirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		int rc = mkdir(path, 0700);
+		*p = '/';
+		if (rc != 0 && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int statefile_dir(char *out, size_t outlen, char *msg, size_t len)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char dir[4096];
+	if (state && state[0] == '/')
+		snprintf(dir, sizeof dir, "%s/mha-tui", state);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof dir, "%s/.local/state/mha-tui", home);
+	else {
+		snprintf(msg, len, "neither XDG_STATE_HOME nor HOME is set: nowhere to keep state");
+		return -1;
+	}
+	if (make_dirs(dir) != 0)
+		return fail_errno(msg, len, dir, "cannot create directory");
+	if ((size_t)snprintf(out, outlen, "%s", dir) >= outlen) {
+		snprintf(msg, len, "%.200s: path too long", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* fsync the directory holding path, so the rename itself is durable. */
+static void sync_dir(const char *path)
+{
+	char buf[4096];
+	snprintf(buf, sizeof buf, "%s", path);
+	int fd = open(dirname(buf), O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return; /* best effort: the data is already safe in the new file */
+	fsync(fd);
+	close(fd);
+}
+
+int statefile_write(const char *path, void (*write)(FILE *f, const void *ctx), const void *ctx,
+                    char *msg, size_t len)
+{
+	char tmp[4096];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp) {
+		snprintf(msg, len, "%.200s: path too long", path);
+		return -1;
+	}
+	int fd = mkstemp(tmp); /* same directory: rename cannot cross filesystems */
+	if (fd < 0)
+		return fail_errno(msg, len, path, "cannot create a temporary file beside it");
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return fail_errno(msg, len, path, "cannot write");
+	}
+	write(f, ctx);
+	/* a full disk shows at fflush or fsync, not at fprintf */
+	int bad = fflush(f) != 0 || ferror(f) || fsync(fd) != 0;
+	int saved = errno;
+	bad |= fclose(f) != 0;
+	if (bad) {
+		unlink(tmp);
+		errno = saved ? saved : errno;
+		return fail_errno(msg, len, path, "write failed, previous file kept");
+	}
+	if (rename(tmp, path) != 0) {
+		saved = errno;
+		unlink(tmp);
+		errno = saved;
+		return fail_errno(msg, len, path, "cannot replace");
+	}
+	sync_dir(path);
+	return 0;
+}

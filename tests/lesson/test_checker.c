@@ -1,0 +1,273 @@
+/*
+ * test_checker.c - mha-tui --check-lessons: the shipped curriculum passes
+ * (at least 13 lessons and 25 exercises); each rule the checker adds to the
+ * parser catches what it should; lessons are found in the documented order
+ * and a failure lists every place tried.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "checker.h"
+#include "lesson_int.h"
+#include "lesson_test.h"
+
+static const char *shipped(void)
+{
+	const char *dir = getenv("MHA_TUI_LESSONS");
+	assert_non_null(dir); /* set by tests/meson.build */
+	return dir;
+}
+
+static void test_the_shipped_lessons_pass_the_checker(void **state)
+{
+	(void)state;
+	struct lesson_set set;
+	struct lesson_errors errs = { 0 };
+	struct lesson_check_stats st;
+	lesson_set_load(&set, shipped(), &errs);
+	lesson_check_set(&set, &errs, &st);
+	for (int i = 0; i < errs.count; i++)
+		print_error("%s\n", errs.msg[i]);
+	assert_int_equal(errs.count, 0);
+	assert_true(st.lessons >= 13);
+	assert_true(st.exercises >= 25);
+	for (int i = 0; i < set.count; i++) /* numbered 1..N in order */
+		assert_int_equal(set.lessons[i].number, i + 1);
+	assert_non_null(lesson_set_find(&set, "7"));
+	assert_string_equal(lesson_set_find(&set, "several-heads")->title, "Why several heads");
+	assert_ptr_equal(lesson_set_find(&set, "07-several-heads"), lesson_set_find(&set, "7"));
+	assert_null(lesson_set_find(&set, "99"));
+	assert_null(lesson_set_find(&set, "no-such-lesson"));
+	lesson_set_free(&set);
+	lesson_errors_free(&errs);
+}
+
+static void test_the_command_prints_one_summary_line(void **state)
+{
+	(void)state;
+	FILE *out = tmpfile(), *err = tmpfile();
+	assert_int_equal(lesson_check_command(shipped(), NULL, out, err), 0);
+	char line[256] = "";
+	rewind(out);
+	assert_non_null(fgets(line, sizeof line, out));
+	int lessons, steps, exercises, used = 0;
+	assert_int_equal(sscanf(line, "%d lessons, %d steps, %d exercises: ok\n%n", &lessons, &steps,
+	                        &exercises, &used), 3);
+	assert_int_equal((size_t)used, strlen(line));
+	assert_true(lessons >= 13 && exercises >= 25 && steps > exercises);
+	assert_int_equal(ftell(err), 0);
+	fclose(out);
+	fclose(err);
+}
+
+/* Check one lesson given as text; the errors come back in errs. */
+static int check_text(const char *text, struct lesson_errors *errs)
+{
+	struct lesson l;
+	struct lesson_check_stats st;
+	assert_int_equal(test_parse(text, &l, errs), 0);
+	struct lesson_set set = { &l, 1, NULL, NULL };
+	int rc = lesson_check_set(&set, errs, &st);
+	lesson_free(&l);
+	return rc;
+}
+
+static void expect_check_error(const char *text, const char *want)
+{
+	struct lesson_errors errs = { 0 };
+	assert_int_equal(check_text(text, &errs), -1);
+	bool found = false;
+	for (int i = 0; i < errs.count; i++) {
+		found |= strstr(errs.msg[i], want) != NULL;
+		if (!found)
+			print_error("got: %s\n", errs.msg[i]);
+	}
+	if (!found)
+		print_error("wanted: %s\n", want);
+	assert_true(found);
+	lesson_errors_free(&errs);
+}
+
+#define HEAD "mha-tui-lesson 1\n@lesson 1\n@title t\n@objective o\n@config tokens=2 d_model=2 heads=1\n"
+
+static void test_a_goal_met_before_any_edit_is_an_error(void **state)
+{
+	(void)state;
+	expect_check_error(HEAD "@step s\n@goal heads = 1\n@hint h\n@solution heads = 1\n",
+	                   "t.lesson:7: step 's': the goal already holds before the learner does "
+	                   "anything (Goal met: heads = 1 = 1)");
+}
+
+static void test_a_solution_that_misses_the_goal_is_an_error(void **state)
+{
+	(void)state;
+	expect_check_error(HEAD "@step s\n@goal heads = 2\n@hint h\n@solution W^Q[0][0] = 1\n",
+	                   "t.lesson:7: step 's': the goal does not hold after the solution "
+	                   "(Not yet: heads = 1, want = 2)");
+}
+
+static void test_a_solution_that_cannot_apply_is_an_error(void **state)
+{
+	(void)state;
+	expect_check_error(HEAD "@step s\n@goal heads = 2\n@hint h\n@solution heads = 2\n"
+	                   "@solution kv_heads = 3\n",
+	                   "t.lesson:9: step 's': the solution cannot be applied: kv-heads 3");
+}
+
+static void test_an_exercise_needs_a_hint_and_a_solution(void **state)
+{
+	(void)state;
+	expect_check_error(HEAD "@step s\n@goal heads = 2\n@solution heads = 2\n",
+	                   "t.lesson:6: step 's': an exercise needs at least one @hint");
+	expect_check_error(HEAD "@step s\n@goal heads = 2\n@hint h\n",
+	                   "t.lesson:6: step 's': an exercise needs a @solution");
+}
+
+static void test_unknown_key_placeholders_are_errors(void **state)
+{
+	(void)state;
+	expect_check_error(HEAD "@step s\nPress {key:hnit} now.\n",
+	                   "t.lesson:6: step 's': unknown key {key:hnit}: did you mean {key:hint}?");
+}
+
+static void test_a_correct_exercise_passes(void **state)
+{
+	(void)state;
+	struct lesson_errors errs = { 0 };
+	assert_int_equal(check_text(HEAD "@step s\n@goal heads = 2\n@hint h\n@solution heads = 2\n",
+	                            &errs), 0);
+	assert_int_equal(errs.count, 0);
+}
+
+static char tmp[256];
+
+static void write_lesson(const char *name, int number)
+{
+	char path[400];
+	snprintf(path, sizeof path, "%s/%s", tmp, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "mha-tui-lesson 1\n@lesson %d\n@title t\n@objective o\n@step s\nText.\n", number);
+	fclose(f);
+}
+
+static void test_lesson_numbers_run_without_gaps(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof tmp, "/tmp/mha-check-XXXXXX");
+	assert_non_null(mkdtemp(tmp));
+	write_lesson("01-a.lesson", 1);
+	write_lesson("03-b.lesson", 3);
+	FILE *out = tmpfile(), *err = tmpfile();
+	assert_int_equal(lesson_check_command(tmp, NULL, out, err), 1);
+	char text[2048] = "", want[600];
+	rewind(err);
+	size_t n = fread(text, 1, sizeof text - 1, err);
+	text[n] = '\0';
+	snprintf(want, sizeof want, "%s/03-b.lesson:2: lesson number 3, expected 2: numbers run 1..2 "
+	         "without gaps, in file-name order\n", tmp);
+	assert_non_null(strstr(text, want));
+	snprintf(want, sizeof want, "mha-tui: --check-lessons %s: 2 lessons, 2 steps, 0 exercises: "
+	         "1 error\n", tmp);
+	assert_non_null(strstr(text, want));
+	assert_int_equal(ftell(out), 0);
+	fclose(out);
+	fclose(err);
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_lessons_are_found_in_the_documented_order(void **state)
+{
+	(void)state;
+	char out[4096], msg[8192];
+	const char *dir = shipped();
+	/* the flag wins, and is the only place tried when given */
+	assert_int_equal(lessons_dir_search(dir, "/nowhere", NULL, false, "/nowhere", out, sizeof out,
+	                                    msg, sizeof msg), 0);
+	assert_string_equal(out, dir);
+	assert_int_equal(lessons_dir_search("/no/such", dir, dir, true, dir, out, sizeof out, msg,
+	                                    sizeof msg), -1);
+	assert_string_equal(msg, "--lessons-dir /no/such: No such file or directory");
+	/* then the environment, the source tree, the installed dir */
+	assert_int_equal(lessons_dir_search(NULL, dir, "/src", true, "/inst", out, sizeof out, msg,
+	                                    sizeof msg), 0);
+	assert_string_equal(out, dir);
+	assert_int_equal(lessons_dir_search(NULL, "/env", dir, true, "/inst", out, sizeof out, msg,
+	                                    sizeof msg), 0);
+	assert_string_equal(out, dir);
+	assert_int_equal(lessons_dir_search(NULL, NULL, "/src", false, dir, out, sizeof out, msg,
+	                                    sizeof msg), 0);
+	assert_string_equal(out, dir);
+}
+
+static void test_not_finding_lessons_lists_every_path_tried(void **state)
+{
+	(void)state;
+	char out[4096], msg[8192];
+	assert_int_equal(lessons_dir_search(NULL, "/env", "/src", true, "/inst", out, sizeof out, msg,
+	                                    sizeof msg), -1);
+	assert_string_equal(msg, "no lessons found; tried $MHA_TUI_LESSONS=/env (No such file or "
+	                    "directory); /src (No such file or directory); /inst (No such file or "
+	                    "directory). Give the directory with --lessons-dir DIR");
+	assert_int_equal(lessons_dir_search(NULL, "", "/src", false, "/tmp", out, sizeof out, msg,
+	                                    sizeof msg), -1);
+	assert_string_equal(msg, "no lessons found; tried $MHA_TUI_LESSONS (not set); /src (source "
+	                    "tree: not running from a build directory); /tmp (no .lesson files). "
+	                    "Give the directory with --lessons-dir DIR");
+}
+
+static void test_the_readme_example_is_a_lesson_that_passes(void **state)
+{
+	(void)state;
+	char path[4096];
+	const char *root = getenv("MHA_SOURCE_ROOT");
+	assert_non_null(root);
+	snprintf(path, sizeof path, "%s/lessons/README.md", root);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char text[1 << 16], example[1 << 16];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	/* the complete example is the first ```lesson block */
+	const char *start = strstr(text, "```lesson\n");
+	assert_non_null(start);
+	start += strlen("```lesson\n");
+	const char *end = strstr(start, "\n```");
+	assert_non_null(end);
+	memcpy(example, start, (size_t)(end - start) + 1);
+	example[end - start + 1] = '\0';
+	struct lesson_errors errs = { 0 };
+	int rc = check_text(example, &errs);
+	for (int i = 0; i < errs.count; i++)
+		print_error("%s\n", errs.msg[i]);
+	assert_int_equal(rc, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_shipped_lessons_pass_the_checker),
+		cmocka_unit_test(test_the_command_prints_one_summary_line),
+		cmocka_unit_test(test_a_goal_met_before_any_edit_is_an_error),
+		cmocka_unit_test(test_a_solution_that_misses_the_goal_is_an_error),
+		cmocka_unit_test(test_a_solution_that_cannot_apply_is_an_error),
+		cmocka_unit_test(test_an_exercise_needs_a_hint_and_a_solution),
+		cmocka_unit_test(test_unknown_key_placeholders_are_errors),
+		cmocka_unit_test(test_a_correct_exercise_passes),
+		cmocka_unit_test(test_lesson_numbers_run_without_gaps),
+		cmocka_unit_test(test_lessons_are_found_in_the_documented_order),
+		cmocka_unit_test(test_not_finding_lessons_lists_every_path_tried),
+		cmocka_unit_test(test_the_readme_example_is_a_lesson_that_passes),
+	};
+	return cmocka_run_group_tests_name("lesson checker", tests, NULL, NULL);
+}

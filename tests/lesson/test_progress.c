@@ -1,0 +1,226 @@
+/*
+ * test_progress.c - the learner's progress file: a save and load round
+ * trip, a first run without a file, the default place under
+ * $XDG_STATE_HOME, and a corrupt or foreign file refused with file:line
+ * and left exactly as it was.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "progress.h"
+
+static char dir[256];
+
+static int make_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/mha-progress-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	(void)state;
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path_of(char *out, size_t len, const char *name)
+{
+	snprintf(out, len, "%s/%s", dir, name);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *read_file(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+static void test_progress_survives_a_round_trip(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "progress.txt");
+	struct progress p, q;
+	progress_init(&p);
+	assert_int_equal(progress_mark_done(&p, "one-head/look"), 0);
+	assert_int_equal(progress_mark_done(&p, "reshape/split"), 0);
+	assert_int_equal(progress_mark_done(&p, "one-head/look"), 0); /* once only */
+	progress_set_place(&p, "reshape", "split", true);
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_string_equal(read_file(path), "mha-tui-progress 1\nplace reshape split\nmode lesson\n"
+	                                     "done one-head/look\ndone reshape/split\n");
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_string_equal(q.lesson, "reshape");
+	assert_string_equal(q.step, "split");
+	assert_true(q.in_lesson);
+	assert_int_equal(q.ndone, 2);
+	assert_true(progress_is_done(&q, "reshape/split"));
+	assert_false(progress_is_done(&q, "reshape/other"));
+	progress_free(&p);
+	progress_free(&q);
+}
+
+static void test_leaving_for_the_free_workbench_keeps_the_place(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "free.txt");
+	struct progress p, q;
+	progress_init(&p);
+	progress_set_place(&p, "gqa", "kv-cache", false);
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_false(q.in_lesson);
+	assert_string_equal(q.lesson, "gqa");
+	progress_free(&p);
+	progress_free(&q);
+}
+
+static void test_a_missing_file_is_a_first_run(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "none.txt");
+	struct progress p;
+	assert_int_equal(progress_load(path, &p, msg, sizeof msg), 0);
+	assert_int_equal(p.ndone, 0);
+	assert_string_equal(p.lesson, "");
+	assert_false(p.in_lesson);
+	progress_free(&p);
+}
+
+static void refused_and_untouched(const char *name, const char *text, const char *want_suffix)
+{
+	char path[300], msg[512], want[700];
+	path_of(path, sizeof path, name);
+	write_file(path, text);
+	struct progress p;
+	assert_int_equal(progress_load(path, &p, msg, sizeof msg), -1);
+	snprintf(want, sizeof want, "%s:%s", path, want_suffix);
+	assert_string_equal(msg, want);
+	assert_int_equal(p.ndone, 0);
+	assert_string_equal(read_file(path), text);
+}
+
+static void test_a_corrupt_file_is_refused_with_its_line(void **state)
+{
+	(void)state;
+	refused_and_untouched("bad-line.txt", "mha-tui-progress 1\nplace a b\nmode lesson\nbanana\n",
+	                      "4: unexpected line: expected place, mode or done");
+	refused_and_untouched("bad-done.txt", "mha-tui-progress 1\nplace a b\nmode free\ndone \n",
+	                      "4: expected 'done LESSON/STEP'");
+	refused_and_untouched("truncated.txt", "mha-tui-progress 1\nplace a b\n",
+	                      "2: file ends early: 'place' and 'mode' lines expected");
+	refused_and_untouched("half-place.txt", "mha-tui-progress 1\nplace a\n",
+	                      "2: expected 'place LESSON STEP'");
+}
+
+static void test_a_foreign_file_is_refused(void **state)
+{
+	(void)state;
+	refused_and_untouched("foreign.txt", "mha-tui-session 1\ntokens 6\n",
+	                      "1: not an mha-tui progress file (first line must be 'mha-tui-progress 1'): "
+	                      "left as it is");
+	refused_and_untouched("future.txt", "mha-tui-progress 2\n", "1: unsupported progress version");
+}
+
+static void test_saving_leaves_no_temporary_files(void **state)
+{
+	(void)state;
+	char sub[300], path[400], msg[512];
+	path_of(sub, sizeof sub, "clean");
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(path, sizeof path, "%s/progress.txt", sub);
+	struct progress p;
+	progress_init(&p);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	DIR *d = opendir(sub);
+	int files = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		files += e->d_name[0] != '.';
+	closedir(d);
+	assert_int_equal(files, 1);
+	progress_free(&p);
+}
+
+static void test_saving_into_a_missing_directory_fails_cleanly(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "no/such/dir/progress.txt");
+	struct progress p;
+	progress_init(&p);
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "cannot create a temporary file beside it"));
+}
+
+static void test_the_default_path_is_under_xdg_state_home(void **state)
+{
+	(void)state;
+	char path[600], want[600], msg[512];
+	setenv("XDG_STATE_HOME", dir, 1);
+	assert_int_equal(progress_default_path(path, sizeof path, msg, sizeof msg), 0);
+	snprintf(want, sizeof want, "%s/mha-tui/progress.txt", dir);
+	assert_string_equal(path, want);
+	setenv("XDG_STATE_HOME", "relative/is/ignored", 1);
+	setenv("HOME", dir, 1);
+	assert_int_equal(progress_default_path(path, sizeof path, msg, sizeof msg), 0);
+	snprintf(want, sizeof want, "%s/.local/state/mha-tui/progress.txt", dir);
+	assert_string_equal(path, want);
+}
+
+static void test_keys_that_cannot_be_stored_are_refused(void **state)
+{
+	(void)state;
+	struct progress p;
+	progress_init(&p);
+	assert_int_equal(progress_mark_done(&p, ""), -1);
+	assert_int_equal(progress_mark_done(&p, "has space"), -1);
+	assert_int_equal(progress_mark_done(&p, "new\nline"), -1);
+	assert_int_equal(p.ndone, 0);
+	progress_set_place(&p, "bad name", "x", true);
+	assert_string_equal(p.lesson, "");
+	assert_false(p.in_lesson);
+	progress_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_progress_survives_a_round_trip),
+		cmocka_unit_test(test_leaving_for_the_free_workbench_keeps_the_place),
+		cmocka_unit_test(test_a_missing_file_is_a_first_run),
+		cmocka_unit_test(test_a_corrupt_file_is_refused_with_its_line),
+		cmocka_unit_test(test_a_foreign_file_is_refused),
+		cmocka_unit_test(test_saving_leaves_no_temporary_files),
+		cmocka_unit_test(test_saving_into_a_missing_directory_fails_cleanly),
+		cmocka_unit_test(test_the_default_path_is_under_xdg_state_home),
+		cmocka_unit_test(test_keys_that_cannot_be_stored_are_refused),
+	};
+	return cmocka_run_group_tests_name("lesson progress", tests, make_dir, remove_dir);
+}

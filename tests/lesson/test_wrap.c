@@ -1,0 +1,165 @@
+/*
+ * test_wrap.c - lesson text as lines: paragraphs re-wrapped to the width,
+ * indented lines verbatim, long words cut, UTF-8 never split, key
+ * placeholders resolved; the step pane and the lesson menu.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lesson_test.h"
+#include "pane.h"
+
+static void expect_lines(const struct lesson_text *t, const char *const *want, int n)
+{
+	for (int i = 0; i < t->count && i < n; i++)
+		if (strcmp(t->lines[i].text, want[i]) != 0)
+			print_error("line %d: got '%s', want '%s'\n", i, t->lines[i].text, want[i]);
+	assert_int_equal(t->count, n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(t->lines[i].text, want[i]);
+}
+
+static void test_paragraphs_are_rewrapped_to_the_width(void **state)
+{
+	(void)state;
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_wrap(&t, "one two three\nfour five six seven\n\neight nine", 12,
+	                             LESSON_LINE_PROSE, NULL, NULL), 0);
+	const char *want[] = { "one two", "three four", "five six", "seven", "", "eight nine" };
+	expect_lines(&t, want, 6);
+	assert_int_equal(t.lines[0].kind, LESSON_LINE_PROSE);
+	assert_int_equal(t.lines[4].kind, LESSON_LINE_BLANK);
+	lesson_text_free(&t);
+}
+
+static void test_indented_lines_stay_verbatim(void **state)
+{
+	(void)state;
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_wrap(&t, "Formula:\n    q.k = sum q_i k_i\n\tS = Q K^T\nafter it", 40,
+	                             LESSON_LINE_PROSE, NULL, NULL), 0);
+	const char *want[] = { "Formula:", "    q.k = sum q_i k_i", "    S = Q K^T", "after it" };
+	expect_lines(&t, want, 4);
+	assert_int_equal(t.lines[1].kind, LESSON_LINE_VERBATIM);
+	lesson_text_free(&t);
+	/* cut, not wrapped, when wider than the pane */
+	assert_int_equal(lesson_wrap(&t, "  0123456789", 6, LESSON_LINE_PROSE, NULL, NULL), 0);
+	const char *cut[] = { "  0123" };
+	expect_lines(&t, cut, 1);
+	lesson_text_free(&t);
+}
+
+static void test_long_words_are_cut_and_utf8_is_never_split(void **state)
+{
+	(void)state;
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_wrap(&t, "abcdefghij x", 4, LESSON_LINE_PROSE, NULL, NULL), 0);
+	const char *want[] = { "abcd", "efgh", "ij x" };
+	expect_lines(&t, want, 3);
+	lesson_text_free(&t);
+	assert_int_equal(lesson_wrap(&t, "\u221ad\u2096 \u2713\u2713\u2713", 3, LESSON_LINE_PROSE,
+	                             NULL, NULL), 0);
+	const char *utf[] = { "\u221ad\u2096", "\u2713\u2713\u2713" };
+	expect_lines(&t, utf, 2);
+	lesson_text_free(&t);
+}
+
+static const char *keys(const char *action, void *ctx)
+{
+	(void)ctx;
+	return !strcmp(action, "hint") ? "H" : NULL;
+}
+
+static void test_key_placeholders_are_resolved(void **state)
+{
+	(void)state;
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_wrap(&t, "Press {key:hint}, {key:next} or {key:scale}.", 80,
+	                             LESSON_LINE_PROSE, keys, NULL), 0);
+	const char *want[] = { "Press H, n or [scale]." };
+	expect_lines(&t, want, 1);
+	lesson_text_free(&t);
+	assert_true(lesson_key_action_known("solution"));
+	assert_false(lesson_key_action_known("sollution"));
+}
+
+static void test_the_pane_shows_prose_status_hints_and_keys(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	test_bench_open(&b, "mha-tui-lesson 1\n@lesson 2\n@title Two\n@objective o\n"
+	                "@config tokens=2 d_model=2 heads=1\n@step s Title\nMake it big.\n"
+	                "@goal W^Q[0][0] > 5\n@hint Type 6.\n@solution W^Q[0][0] = 6\n", 0);
+	lesson_run_eval(&b.run, &b.c, &b.w, &b.a);
+	lesson_run_next_hint(&b.run);
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_run_pane(&b.run, 60, keys, NULL, false, &t), 0);
+	char want_status[128];
+	snprintf(want_status, sizeof want_status, "[ ] Not yet: W^Q[0][0] = %.4g, want > 5",
+	         (double)b.w.wq[0]);
+	const char *want[] = {
+		"Lesson 2: Two", "Step 1 of 1: Title", "", "Make it big.", "", want_status,
+		"Hint 1 of 1: Type 6.", "[solution] shows the solution",
+		"Last step. n next step, p previous, [leave] free workbench",
+	};
+	expect_lines(&t, want, 9);
+	assert_int_equal(t.lines[5].kind, LESSON_LINE_UNMET);
+	lesson_text_free(&t);
+	b.w.wq[0] = 6.0f;
+	test_forward(&b.c, &b.w, &b.a);
+	lesson_run_eval(&b.run, &b.c, &b.w, &b.a);
+	assert_int_equal(lesson_run_pane(&b.run, 60, keys, NULL, true, &t), 0);
+	assert_string_equal(t.lines[5].text, "\u2713 Goal met: W^Q[0][0] = 6 > 5");
+	assert_int_equal(t.lines[5].kind, LESSON_LINE_MET);
+	lesson_text_free(&t);
+	test_bench_close(&b);
+}
+
+static void test_the_menu_lists_lessons_with_done_marks(void **state)
+{
+	(void)state;
+	struct lesson ls[2];
+	struct lesson_errors errs = { 0 };
+	static const char a[] = "mha-tui-lesson 1\n@lesson 1\n@title Alpha\n@objective o\n"
+	                        "@step x\nText.\n";
+	static const char b[] = "mha-tui-lesson 1\n@lesson 2\n@title Beta\n@objective o\n"
+	                        "@step y\nText.\n@step z\n@goal heads = 2\n@hint h\n@solution heads = 2\n";
+	assert_int_equal(lesson_parse("01-a.lesson", a, strlen(a), NULL, &ls[0], &errs), 0);
+	assert_int_equal(lesson_parse("02-b.lesson", b, strlen(b), NULL, &ls[1], &errs), 0);
+	struct lesson_set set = { ls, 2, NULL, NULL };
+	struct progress p;
+	progress_init(&p);
+	progress_mark_done(&p, "a/x");
+	progress_mark_done(&p, "b/z");
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_menu(&set, &p, 30, false, &t), 0);
+	const char *want[] = { "Lessons", " 1 x Alpha (0/0)", " 2 . Beta (1/1)", "",
+	                       "Done: 1 of 2 lessons, 1 of 1", "exercises" };
+	expect_lines(&t, want, 6);
+	assert_int_equal(t.lines[1].kind, LESSON_LINE_MENU_DONE);
+	assert_int_equal(t.lines[2].kind, LESSON_LINE_MENU);
+	assert_true(lesson_is_done(&ls[0], &p));
+	assert_false(lesson_is_done(&ls[1], &p));
+	lesson_text_free(&t);
+	progress_free(&p);
+	lesson_free(&ls[0]);
+	lesson_free(&ls[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_paragraphs_are_rewrapped_to_the_width),
+		cmocka_unit_test(test_indented_lines_stay_verbatim),
+		cmocka_unit_test(test_long_words_are_cut_and_utf8_is_never_split),
+		cmocka_unit_test(test_key_placeholders_are_resolved),
+		cmocka_unit_test(test_the_pane_shows_prose_status_hints_and_keys),
+		cmocka_unit_test(test_the_menu_lists_lessons_with_done_marks),
+	};
+	return cmocka_run_group_tests_name("lesson text", tests, NULL, NULL);
+}
