@@ -272,6 +272,8 @@ static void usage(FILE *f)
 	      "  --quick           1 round of 0.05 s: a smoke run\n"
 	      "  --block-rows R    query rows per block on the large path (default: auto)\n"
 	      "  --causal          causal mask (the FLOP count stays dense)\n"
+	      "  --isa NAME        exp and attention kernels: avx512f, avx2 or scalar\n"
+	      "                    (default: the widest the CPU has)\n"
 	      "  --no-ui           skip the TUI's edit -> recompute -> draw timing\n"
 	      "  --json            JSON instead of the table\n"
 	      "  --check           exit 1 if a speed target is missed\n"
@@ -292,6 +294,15 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->json = true;
 		} else if (!strcmp(a, "--check")) {
 			o->check = true;
+		} else if (!strcmp(a, "--isa") && v) {
+			enum vexp_isa isa = !strcmp(v, "avx512f") ? VEXP_AVX512
+			                    : !strcmp(v, "avx2") ? VEXP_AVX2 : VEXP_SCALAR;
+			if ((strcmp(v, "scalar") && isa == VEXP_SCALAR) || !vexp_use(isa)) {
+				fprintf(stderr, "mha-bench: --isa %s: not one of avx512f, avx2, scalar "
+				        "that this CPU has\n", v);
+				return -1;
+			}
+			i++;
 		} else if (!strcmp(a, "--no-ui")) {
 			o->no_ui = true;
 		} else if (!strcmp(a, "--causal")) {
