@@ -5,7 +5,9 @@
  * Wide (>= COUNTS_WIDE columns): parameters and the KV cache per token on
  * the left, FLOPs on the right, then the ratio to one full-dimension head.
  * Narrow: one column, brief labels ("QK^T") where the full ones leave no
- * room. Numbers carry thousands separators (1,048,576) and fall back to
+ * room. Shorter than either form needs (80x24 from Scores on): the compact
+ * form, which keeps the totals, KV/token and the ratio and fills the rest
+ * with the breakdowns, most telling first. Numbers carry thousands separators (1,048,576) and fall back to
  * k/M/G suffixes (1.05M) when their field is too narrow. The ratio line
  * says why it stays near x1.00 whatever h is: with h*d_k = d_model the
  * projections and the score / weighted-sum products cost the same as one
@@ -109,11 +111,72 @@ int counts_view_height(int width)
 	return width >= COUNTS_WIDE ? LINES_WIDE : LINES_NARROW;
 }
 
+/* The compact form, for panels shorter than the full one: totals first,
+ * each breakdown indented under its total, as many lines as the height
+ * allows. Lines are chosen by importance (the totals, KV/token and the ratio
+ * are never dropped while there is a line for them: PRODUCT.md's essentials)
+ * and shown in reading order. */
+enum compact_kind { C_ROW, C_SUB, C_FIG, C_WHY };
+struct compact_line {
+	int prio;               /* 0 = kept first */
+	enum compact_kind kind;
+	struct row row;         /* C_ROW, C_SUB */
+};
+
+static void compact_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c,
+                         const struct mha_counts *k)
+{
+	const struct compact_line lines[] = {
+		{ 0, C_ROW, { "Parameters", "params", k->params_total } },
+		{ 10, C_SUB, { "W^Q", "W^Q", k->params_wq } },
+		{ 11, C_SUB, { "W^K", "W^K", k->params_wk } },
+		{ 12, C_SUB, { "W^V", "W^V", k->params_wv } },
+		{ 13, C_SUB, { "W^O", "W^O", k->params_wo } },
+		{ 1, C_ROW, { "FLOPs", "FLOPs", k->flops_total } },
+		{ 5, C_SUB, { "Projection", "QKV", k->flops_projection } },
+		{ 6, C_SUB, { "Scores", "QK^T", k->flops_scores } },
+		{ 8, C_SUB, { "Softmax", "soft", k->flops_softmax } },
+		{ 7, C_SUB, { "Weighted sum", "PV", k->flops_weighted_sum } },
+		{ 9, C_SUB, { "W^O", "W^O", k->flops_output } },
+		{ 2, C_ROW, { "KV/token", "KV", k->kv_cache_per_token } },
+		{ 3, C_FIG, { "", "", 0 } },
+		{ 4, C_WHY, { "", "", 0 } },
+	};
+	enum { N = sizeof lines / sizeof lines[0] };
+	char fig[64], why[64];
+	ratio_text(fig, why, sizeof fig, c, k, width);
+	int line = 0;
+	for (int i = 0; i < N && line < height; i++) {
+		if (lines[i].prio >= height)
+			continue; /* height h keeps the h most important lines */
+		int yy = y + line++;
+		switch (lines[i].kind) {
+		case C_ROW:
+			row_draw(win, yy, x, width, &lines[i].row);
+			break;
+		case C_SUB: /* one space of indent: a part of the total above */
+			if (width > 1)
+				row_draw(win, yy, x + 1, width - 1, &lines[i].row);
+			break;
+		case C_FIG:
+			theme_addstr(win, yy, x, width, fig, theme_attr(ROLE_NORMAL));
+			break;
+		case C_WHY:
+			theme_addstr(win, yy, x, width, why, theme_attr(ROLE_HINT));
+			break;
+		}
+	}
+}
+
 void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c)
 {
 	if (height <= 0 || width <= 0)
 		return;
 	const struct mha_counts k = mha_counts(c);
+	if (height < counts_view_height(width)) {
+		compact_draw(win, y, x, height, width, c, &k);
+		return;
+	}
 	const struct row params[] = {
 		{ "W^Q", "W^Q", k.params_wq }, { "W^K", "W^K", k.params_wk },
 		{ "W^V", "W^V", k.params_wv }, { "W^O", "W^O", k.params_wo },

@@ -12,9 +12,13 @@
 
 #include "mha.h"
 
-/* Lines the panel needs at that width. */
+/* Lines the panel's full form needs at that width. */
 int counts_view_height(int width);
-/* Draws within (height, width) at (y, x); lines that do not fit are left out. */
+/* Draws within (height, width) at (y, x). Shorter than counts_view_height:
+ * the compact form, totals first with their parts indented below them
+ * ("Parameters", " W^Q", "FLOPs", " Projection", ..., "KV/token", the ratio),
+ * keeping the `height` most important lines: the parameter total, the
+ * FLOP total, KV/token and the ratio go last (they need 4 lines). */
 void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c);
 
 #endif

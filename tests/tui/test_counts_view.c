@@ -4,7 +4,8 @@
  * parameters, and so does every h with h*d_k = d_model; the matmul FLOPs do
  * not move with h either, and the ratio says x1.00 and why; narrow panels
  * switch to k/M/G; the panel uses exactly the lines it says it needs and
- * nothing outside its rectangle.
+ * nothing outside its rectangle; a short panel keeps the totals, KV/token
+ * and the ratio.
  */
 #include <locale.h>
 #include <setjmp.h>
@@ -206,6 +207,78 @@ static void test_the_panel_fills_exactly_the_lines_it_asks_for(void **state)
 	}
 }
 
+/* Draw c at (1, 2) in height h and width w, return the panel's text. */
+static const char *draw_short(const struct mha_config *c, int h, int w)
+{
+	erase();
+	counts_view_draw(stdscr, 1, 2, h, w, c);
+	/* without the padding mvwinnstr reads after each line */
+	static char out[40 * 128];
+	const char *in = panel_text(1, 2, h, w);
+	size_t o = 0;
+	for (; *in; in++) {
+		if (*in == '\n')
+			while (o > 0 && out[o - 1] == ' ')
+				o--;
+		out[o++] = *in;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static void test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio(void **state)
+{
+	(void)state;
+	/* the base model: 1,048,576 parameters; KV 2*8*64 = 1,024 per token */
+	struct mha_config c = config(6, 512, 8, 8, 64);
+	struct mha_counts k = mha_counts(&c);
+	char flops[32];
+	snprintf(flops, sizeof flops, "%d,%03d,%03d", (int)(k.flops_total / 1000000),
+	         (int)(k.flops_total / 1000 % 1000), (int)(k.flops_total % 1000));
+	const int widths[] = { 20, 24, 30 };
+	for (int i = 0; i < 3; i++)
+		for (int h = 4; h < counts_view_height(widths[i]); h++) {
+			const char *s = draw_short(&c, h, widths[i]);
+			if (!strstr(s, "Parameters") || !strstr(s, "1,048,576") || !strstr(s, "FLOPs") ||
+			    !strstr(s, flops) || !strstr(s, "KV/token") || !strstr(s, "1,024") ||
+			    !strstr(s, "x1.00"))
+				fail_msg("width %d height %d lost an essential:\n%s", widths[i], h, s);
+		}
+	/* 4 lines: exactly the essentials, totals first */
+	const char *s = draw_short(&c, 4, 20);
+	assert_string_equal(s, "Parameters 1,048,576\nFLOPs     12,658,080\nKV/token       1,024\nx1.00 vs 1 head\n");
+	assert_int_equal(k.flops_total, 12658080);
+}
+
+static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void **state)
+{
+	(void)state;
+	struct mha_config c = config(6, 16, 4, 4, 4);
+	/* 8 lines (80x24 from Scores on): the reason and the biggest FLOP parts too */
+	const char *s = draw_short(&c, 8, 20);
+	assert_string_equal(s, "Parameters     1,024\n"
+	                       "FLOPs         15,312\n"
+	                       " Projection    9,216\n"
+	                       " Scores        1,152\n"
+	                       " Weighted sum  1,152\n"
+	                       "KV/token          32\n"
+	                       "x1.04 vs 1 head\n"
+	                       "h*d_k = d_model\n");
+	/* every line used, at every short height (the compact form has 14) */
+	for (int h = 1; h <= 14 && h < counts_view_height(20); h++) {
+		draw_short(&c, h, 20);
+		char last[4] = "", after[4] = "";
+		mvwinnstr(stdscr, h, 2, last, 1);
+		mvwinnstr(stdscr, h + 1, 2, after, 1);
+		assert_string_not_equal(last, " ");
+		assert_string_equal(after, " ");
+	}
+	/* one line short of the full form: every matrix's parameters, indented */
+	s = draw_short(&c, counts_view_height(20) - 2, 20);
+	assert_non_null(strstr(s, "\n W^Q             256\n W^K             256\n"));
+	assert_non_null(strstr(s, "\n Softmax         720\n"));
+}
+
 static void test_nothing_is_drawn_outside_the_rectangle(void **state)
 {
 	(void)state;
@@ -238,6 +311,8 @@ int main(void)
 		cmocka_unit_test(test_the_ratio_says_why_when_h_dk_differs_from_d_model),
 		cmocka_unit_test(test_a_narrow_panel_uses_k_m_g_suffixes_and_brief_labels),
 		cmocka_unit_test(test_the_panel_fills_exactly_the_lines_it_asks_for),
+		cmocka_unit_test(test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio),
+		cmocka_unit_test(test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow),
 		cmocka_unit_test(test_nothing_is_drawn_outside_the_rectangle),
 	};
 	return cmocka_run_group_tests_name("counts_view", tests, screen_setup, screen_teardown);
