@@ -387,24 +387,26 @@ static void draw_heat(const struct app *app, const struct body_layout *b)
 		}
 		heatmap_draw(stdscr, r.y + row * one.rows, r.x + col * (one.cols + 1), &hm, b->heat_cell_w);
 	}
-	/* the legend, the page, and the value under the cursor */
+	/* the legend, the value under the cursor, and the page */
 	int ly = r.y + r.h - 1;
-	char tail[96] = "";
+	char tail[160] = "";
 	size_t l = 0;
-	if (pages > 1)
-		l += (size_t)snprintf(tail, sizeof tail, " page %d/%d PgDn", page + 1, pages);
 	if (have && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
 		char val[32];
-		fmt_full(val, sizeof val, app->a.weights[((size_t)cell.m * c->n + cell.r) * c->n + cell.c]);
-		if (cell.t == MHA_T_SCORES)
-			fmt_full(val, sizeof val, app->a.scores[((size_t)cell.m * c->n + cell.r) * c->n + cell.c]);
-		snprintf(tail + l, sizeof tail - l, " %s_%d[%s,%s]=%s", cell.t == MHA_T_SCORES ? "S" : "P", cell.m,
-		         app->w.labels[cell.r], app->w.labels[cell.c], val);
+		const float *m = cell.t == MHA_T_SCORES ? app->a.scores : app->a.weights;
+		fmt_full(val, sizeof val, m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c]);
+		l += (size_t)snprintf(tail, sizeof tail, " %s_%d[%s,%s]=%s", cell.t == MHA_T_SCORES ? "S" : "P", cell.m,
+		                      app->w.labels[cell.r], app->w.labels[cell.c], val);
 	}
-	int tl = (int)strlen(tail);
-	int lw = r.w - tl;
-	if (lw > 40)
-		lw = 40;
+	if (pages > 1 && l < sizeof tail)
+		snprintf(tail + l, sizeof tail - l, " page %d/%d PgDn", page + 1, pages);
+	/* the legend keeps its values whole: it gets its natural width, the
+	 * tail what is left (cut at its end: the page hint goes before the value) */
+	int lw = heatmap_legend_width(lo, hi), tl = (int)strlen(tail);
+	if (lw > r.w)
+		lw = r.w;
+	if (lw < r.w - tl)
+		lw = r.w - tl < 40 ? r.w - tl : 40; /* the tail keeps its old place when it fits */
 	heatmap_legend_draw(stdscr, ly, r.x, lw, lo, hi);
 	put(ly, r.x + lw, r.w - lw, tail, theme_attr(ROLE_DIM));
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "theme.h"
 
 enum { MAP_GAP = 1 }; /* columns between maps side by side */
@@ -181,13 +182,27 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 	}
 }
 
-/* A legend bound: 3 significant digits, "!" for a non-finite one. */
+/* A legend bound: 3 significant digits ("1.06", "-0.997"), the compact
+ * exponent form ("1.2e15", not "1.2e+15") when that is wider than 7 or
+ * needs an exponent anyway, "!" for a
+ * non-finite one. Never cut: the legend shrinks its ramp instead. */
 static void bound_format(char *buf, size_t len, float v)
 {
-	if (!isfinite(v))
+	if (!isfinite(v)) {
 		snprintf(buf, len, "!");
-	else if (snprintf(buf, len, "%.3g", (double)v) > 6)
-		value_format(buf, len, v, 6);
+	} else if (snprintf(buf, len, "%.3g", (double)v) > 7 || strchr(buf, 'e')) {
+		char t[32];
+		fmt_num(t, sizeof t, v, 7);
+		snprintf(buf, len, "%s", t + strspn(t, " "));
+	}
+}
+
+int heatmap_legend_width(float lo, float hi)
+{
+	char los[32], his[32];
+	bound_format(los, sizeof los, lo);
+	bound_format(his, sizeof his, hi);
+	return (int)(strlen(los) + strlen(his)) + 2 + 2 * theme_heat_levels();
 }
 
 void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float hi)
@@ -197,17 +212,26 @@ void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float h
 	bound_format(his, sizeof his, hi);
 	int levels = theme_heat_levels();
 	int nlo = (int)strlen(los), nhi = (int)strlen(his);
-	int rw = nlo + nhi + 2 + 2 * levels <= width ? 2 : 1;
-	bool values = nlo + nhi + 2 + rw * levels <= width;
+	/* the values come first: the ramp takes what is left, two cells a
+	 * level, else one, else a sample of the levels (never fewer than the
+	 * lowest and the highest); below that, the ramp alone */
+	int slots = width - nlo - nhi - 2;
+	bool values = slots >= 2;
+	if (!values)
+		slots = width;
+	if (slots > 2 * levels)
+		slots = 2 * levels;
 	int cx = x;
 	attr_t normal = theme_attr(ROLE_NORMAL);
 	if (values) {
 		cx += theme_addstr(win, y, cx, nlo, los, normal);
 		cx += theme_addstr(win, y, cx, 1, " ", normal);
 	}
-	for (int l = 0; l < levels; l++)
-		for (int k = 0; k < rw && cx < x + width; k++)
-			cx += theme_addstr(win, y, cx, 1, theme_heat_glyph(l), theme_heat_attr(l));
+	for (int k = 0; k < slots && cx < x + width; k++) {
+		/* slot k of slots shows level k * levels / slots, the last the top */
+		int l = slots >= levels ? k * levels / slots : slots > 1 ? k * (levels - 1) / (slots - 1) : levels - 1;
+		cx += theme_addstr(win, y, cx, 1, theme_heat_glyph(l), theme_heat_attr(l));
+	}
 	if (values) {
 		cx += theme_addstr(win, y, cx, 1, " ", normal);
 		theme_addstr(win, y, cx, nhi, his, normal);

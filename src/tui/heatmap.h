@@ -39,8 +39,13 @@ struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w);
 /* At cell_w >= 5 each cell also shows its value (".42", "-1.3"); a value
  * that is NaN or infinite is drawn as "!" in ROLE_ERROR, never "nan". */
 void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_w);
-/* A horizontal legend on one line: lo value, the ramp, hi value, within width. */
+/* A horizontal legend on one line: lo value, the ramp, hi value, within
+ * width. The values are never cut (exponent form for huge ones, "!" for
+ * non-finite ones): a narrow legend shows fewer ramp cells, and below 2 of
+ * them the ramp alone. */
 void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float hi);
+/* The columns the legend takes at its widest (two ramp cells a level). */
+int heatmap_legend_width(float lo, float hi);
 /* How many heatmaps of shape (rows, cols) fit in (height, width), one
  * column of gap between them; *per_row (may be NULL) gets how many sit side
  * by side. 0 when not even one fits. Paging: page p of total t shows maps

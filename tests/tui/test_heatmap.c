@@ -410,6 +410,44 @@ static void test_the_legend_shows_the_range_and_the_ramp_within_its_width(void *
 	screen_close();
 }
 
+static void test_the_legend_never_cuts_its_values_and_writes_huge_ones_as_exponents(void **state)
+{
+	(void)state;
+	screen_open("C", false); /* ASCII ramp: one byte a cell */
+	const float pairs[][2] = { { -1.0f, 1.06f }, { -0.997f, 12.3f }, { -1e15f, 1e33f }, { 2.5e-7f, 123456.0f } };
+	for (int i = 0; i < 4; i++) {
+		float lo = pairs[i][0], hi = pairs[i][1];
+		int natural = heatmap_legend_width(lo, hi);
+		char want_lo[32], want_hi[32];
+		/* the legend at its widest: the two ends tell us the bounds as drawn */
+		fill(L'~');
+		heatmap_legend_draw(stdscr, 5, 0, natural, lo, hi);
+		snprintf(want_lo, sizeof want_lo, "%s", line_at(5, 0, natural));
+		*strchr(want_lo, ' ') = '\0';
+		snprintf(want_hi, sizeof want_hi, "%s", strrchr(line_at(5, 0, natural), ' ') + 1);
+		assert_true(strlen(want_lo) <= 7 && strlen(want_hi) <= 7);
+		assert_null(strpbrk(want_hi, "#kMGT")); /* no "######", no "1000000000T" */
+		/* every narrower width down to two ramp cells keeps both whole */
+		for (int w = natural; w >= (int)(strlen(want_lo) + strlen(want_hi)) + 4; w--) {
+			fill(L'~');
+			heatmap_legend_draw(stdscr, 5, 0, w, lo, hi);
+			check_outside_untouched(5, 0, 1, w);
+			const char *s = line_at(5, 0, w);
+			if (strncmp(s, want_lo, strlen(want_lo)) != 0 ||
+			    strcmp(s + w - strlen(want_hi), want_hi) != 0 || s[w - strlen(want_hi) - 1] != ' ')
+				fail_msg("width %d cut a value: \"%s\" (want %s .. %s)", w, s, want_lo, want_hi);
+			/* the ramp still runs from the lowest glyph to the highest */
+			assert_int_equal(s[strlen(want_lo) + 1], theme_heat_ascii(0));
+			assert_int_equal(s[w - strlen(want_hi) - 2], theme_heat_ascii(theme_heat_levels() - 1));
+		}
+	}
+	fill(L'~');
+	heatmap_legend_draw(stdscr, 5, 0, 40, -1e15f, 1e33f);
+	assert_non_null(strstr(line_at(5, 0, 40), "-1.0e15 "));
+	assert_non_null(strstr(line_at(5, 0, 40), " 1.00e33"));
+	screen_close();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_eight_heads_drawn_side_by_side_keep_their_titles),
 		cmocka_unit_test(test_paging_shows_every_head_once),
 		cmocka_unit_test(test_the_legend_shows_the_range_and_the_ramp_within_its_width),
+		cmocka_unit_test(test_the_legend_never_cuts_its_values_and_writes_huge_ones_as_exponents),
 	};
 	return cmocka_run_group_tests_name("heatmap", tests, NULL, NULL);
 }

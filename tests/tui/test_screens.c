@@ -247,6 +247,46 @@ static void test_cells_changed_by_an_edit_are_marked_for_a_moment(void **state)
 	free(app);
 }
 
+/* The legend's high end as drawn: the word after the ramp's top glyphs. */
+static void legend_hi(const char *screen, char *out, size_t len)
+{
+	const char *p = strstr(screen, "%@@ ");
+	assert_non_null(p);
+	p += 4;
+	size_t n = strcspn(p, " \n");
+	snprintf(out, len, "%.*s", (int)n, p);
+}
+
+static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void **state)
+{
+	(void)state;
+	static char text[SCREEN_MAX];
+	struct mha_config c = mha_config_default();
+	c.h = 8;
+	c.g = 8;
+	c.dk = 2;
+	c.n = 9; /* at 80x24: 7 maps of 8 a page, so the page hint joins the line too */
+	struct app *app = open_app(&c);
+	for (int i = 0; i < c.n; i++)
+		snprintf(app->w.labels[i], MHA_LABEL_MAX, "longtoken%05d", i % 10);
+	keys(app, "3cc"); /* the cursor on S_0: its value joins the legend line */
+	char wide[32], narrow[32];
+	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
+	draw_screen(app, 50, 160);
+	vscreen_text(text, sizeof text);
+	vscreen_close();
+	legend_hi(text, wide, sizeof wide);
+	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
+	draw_screen(app, 24, 80);
+	vscreen_text(text, sizeof text);
+	vscreen_close();
+	legend_hi(text, narrow, sizeof narrow);
+	assert_string_equal(narrow, wide);
+	assert_true(strlen(wide) >= 3);
+	app_free(app);
+	free(app);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -256,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24),
 		cmocka_unit_test(test_the_causal_mask_on_scores_and_softmax),
 		cmocka_unit_test(test_the_trace_and_the_edit_prompt),
+		cmocka_unit_test(test_the_legend_keeps_its_end_value_beside_a_long_cursor_value),
 		cmocka_unit_test(test_help_overlay_and_small_terminal),
 		cmocka_unit_test(test_no_color_still_draws_every_stage),
 		cmocka_unit_test(test_the_cells_an_output_reads_are_highlighted),
