@@ -27,10 +27,40 @@ static int put(int y, int x, int width, const char *s, attr_t a)
 	return width > 0 ? theme_addstr(stdscr, y, x, width, s, a) : 0;
 }
 
-/* Cell width: numbers of 6 characters on wide screens, 5 on 80 columns. */
-static int cell_width(int cols)
+/* What each panel of v wants at cell width cw: its rows plus title and
+ * header, its columns plus the row labels (and the softmax row stats). */
+static void panel_wants(const struct stage_view *v, int cw, struct rect *want)
 {
-	return cols >= 120 ? 7 : 6;
+	for (int i = 0; i < v->count; i++) {
+		const struct panel *p = &v->p[i];
+		want[i] = (struct rect){ 0, 0, p->rows + 2, LABEL_W + p->cols * cw + (p->row_stats ? 2 * cw : 0) };
+	}
+}
+
+/* Cell width, separator included: 6 (5-character numbers, "-0.56") on 80
+ * columns; on wide terminals 7 ("-0.556") when every matrix still shows
+ * all its columns and the shelves stay as few, else 6, so that a large
+ * terminal shows more columns rather than more decimals of fewer. */
+static int cell_width(const struct stage_view *v, int width, int cols)
+{
+	if (cols < 120)
+		return 6;
+	struct rect w7[STAGE_PANELS_MAX], w6[STAGE_PANELS_MAX];
+	panel_wants(v, 7, w7);
+	panel_wants(v, 6, w6);
+	for (int i = 0; i < v->count; i++)
+		if (w7[i].w > width)
+			return 6;
+	return layout_panels_height(width, v->count, w7) > layout_panels_height(width, v->count, w6) ? 6 : 7;
+}
+
+/* Rows the stage's matrices use at cell width cw (the Reshape proof adds
+ * two lines under them). */
+static int numbers_rows(const struct app *app, const struct stage_view *v, int width, int cw)
+{
+	struct rect want[STAGE_PANELS_MAX];
+	panel_wants(v, cw, want);
+	return layout_panels_height(width, v->count, want) + (app->stage == STAGE_RESHAPE && v->count == 3 ? 2 : 0);
 }
 
 static void draw_bar(const struct app *app, struct rect r)
@@ -257,17 +287,16 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 	         c0, c1, wn, c0, c1, worst);
 }
 
-static void draw_stage(const struct app *app, const struct stage_view *v, struct rect area, int cols)
+static void draw_stage(const struct app *app, const struct stage_view *v, struct rect area, int cw)
 {
 	struct rect want[STAGE_PANELS_MAX], got[STAGE_PANELS_MAX];
-	int cw = cell_width(cols);
-	for (int i = 0; i < v->count; i++) {
-		const struct panel *p = &v->p[i];
-		want[i] = (struct rect){ 0, 0, p->rows + 2, LABEL_W + p->cols * cw + (p->row_stats ? 2 * cw : 0) };
-	}
+	panel_wants(v, cw, want);
 	if (app->stage == STAGE_RESHAPE && v->count == 3 && area.h > 8) {
-		/* the proof, under its two matrices */
+		/* the proof, under its two matrices (right under them when there is room) */
 		char proof[160];
+		int ph = layout_panels_height(area.w, v->count, want);
+		if (ph + 2 < area.h)
+			area.h = ph + 2;
 		reshape_proof(app, v, proof, sizeof proof);
 		put(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));
 		area.h -= 2;
@@ -605,15 +634,17 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols)
 		draw_too_small(rows, cols);
 		return b;
 	}
-	b = layout_body(&l, stage_has_heatmaps(app->stage), app->cfg.n, app->cfg.h, counts_view_height);
+	struct stage_view v;
+	app_view(app, &v);
+	int nw = layout_numbers_width(&l), cw = cell_width(&v, nw, cols);
+	b = layout_body(&l, stage_has_heatmaps(app->stage), app->cfg.n, app->cfg.h, counts_view_height,
+	                numbers_rows(app, &v, nw, cw));
 	draw_bar(app, l.bar);
 	if (app->help_open) {
 		draw_help(app, rows, cols);
 	} else {
-		struct stage_view v;
-		app_view(app, &v);
 		draw_info(app, &v, b.info);
-		draw_stage(app, &v, b.numbers, cols);
+		draw_stage(app, &v, b.numbers, cw);
 		draw_heat(app, &b);
 		counts_view_draw(stdscr, b.counts.y, b.counts.x, b.counts.h, b.counts.w, &app->cfg);
 		draw_lesson(b.lesson);

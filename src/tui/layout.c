@@ -64,22 +64,27 @@ static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
 	return ceil_div(h, *per_row) * one.rows + 1;
 }
 
-/* The heatmaps take a strip across the bottom of a: every head at the
- * widest cells that leave the matrices NUMBERS_MIN rows, else one band of
- * them, paged. Returns what is left above. */
-static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h)
+/* The heatmaps take a strip below the matrices: the widest cells (up to
+ * HEATMAP_CELL_W_MAX) at which every head fits and the matrices keep all
+ * the rows they want (numbers_want > 0); else every head at the widest
+ * cells that leave the matrices NUMBERS_MIN rows; else one band of them,
+ * paged. The strip sits at the bottom of a; the caller may lift it. Returns
+ * what is left above. */
+static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want)
 {
 	int per_row = 0;
-	for (int cw = HEATMAP_CELL_W_MAX - 1; cw >= HEATMAP_CELL_W_MIN; cw--) {
-		int need = strip_rows(n, h, a.w, cw, &per_row);
-		if (need > 0 && a.h - need >= NUMBERS_MIN) {
-			b->heat = mk(a.y + a.h - need, a.x, need, a.w);
-			b->heat_cell_w = cw;
-			b->heat_per_page = h;
-			b->heat_per_row = per_row;
-			return mk(a.y, a.x, a.h - need - 1, a.w);
+	for (int pass = numbers_want > 0 ? 0 : 1; pass < 2; pass++)
+		for (int cw = pass == 0 ? HEATMAP_CELL_W_MAX : HEATMAP_CELL_W_MAX - 1; cw >= HEATMAP_CELL_W_MIN; cw--) {
+			int need = strip_rows(n, h, a.w, cw, &per_row);
+			int keep = pass == 0 && numbers_want + 1 > NUMBERS_MIN ? numbers_want + 1 : NUMBERS_MIN;
+			if (need > 0 && a.h - need >= keep) {
+				b->heat = mk(a.y + a.h - need, a.x, need, a.w);
+				b->heat_cell_w = cw;
+				b->heat_per_page = h;
+				b->heat_per_row = per_row;
+				return mk(a.y, a.x, a.h - need - 1, a.w);
+			}
 		}
-	}
 	/* one band, paged: cells of 2 if that fits, else 1 */
 	int cw = 2, need = strip_rows(n, 1, a.w, cw, &per_row);
 	if (need == 0 || a.h - need < NUMBERS_MIN) {
@@ -99,8 +104,26 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 	return mk(a.y, a.x, a.h - need - 1, a.w);
 }
 
+int layout_numbers_width(const struct layout *l)
+{
+	return l->side.w > 0 ? l->body.w : l->body.w - LAYOUT_COUNTS_COLS - 1;
+}
+
+/* Lift the heat strip to just below the matrices' top rows (keep of
+ * them): the blank band that was between them moves under the strip. */
+static void lift_heat(struct body_layout *b, int keep)
+{
+	int gap = b->numbers.h - keep;
+	if (keep <= 0 || gap <= 0 || b->heat.h <= 0)
+		return;
+	b->numbers.h = keep;
+	b->heat.y -= gap;
+	if (b->lesson.h == 0 && b->counts.x > b->numbers.x) /* narrow: the counts column follows */
+		b->counts.h = keep;
+}
+
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
-                               int (*counts_lines)(int width))
+                               int (*counts_lines)(int width), int numbers_want)
 {
 	struct body_layout b;
 	memset(&b, 0, sizeof b);
@@ -110,7 +133,7 @@ struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
 	b.info = mk(a.y, a.x, INFO_LINES, a.w);
 	a = mk(a.y + INFO_LINES, a.x, a.h - INFO_LINES, a.w);
 	if (heat)
-		a = split_heat(&b, a, n, h);
+		a = split_heat(&b, a, n, h, numbers_want);
 	if (l->side.w > 0) {
 		/* wide: counts atop the side column, the lesson pane below */
 		int ch = counts_lines(l->side.w);
@@ -122,7 +145,15 @@ struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
 	} else {
 		/* narrow: counts in a column right of the matrices, as tall as they are */
 		b.counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, a.h, LAYOUT_COUNTS_COLS);
-		b.numbers = mk(a.y, a.x, a.h, a.w - LAYOUT_COUNTS_COLS - 1);
+		b.numbers = mk(a.y, a.x, a.h, layout_numbers_width(l));
+	}
+	if (heat && numbers_want > 0) {
+		int keep = numbers_want;
+		if (l->side.w == 0) { /* narrow: the counts column keeps its full form's height if it can */
+			int ch = counts_lines(LAYOUT_COUNTS_COLS);
+			keep = ch > keep ? ch : keep;
+		}
+		lift_heat(&b, keep);
 	}
 	return b;
 }
@@ -150,27 +181,46 @@ static void share_widths(int w, int count, const struct rect *want, int *out)
 			out[i] = room / left + (k++ < room % left ? 1 : 0);
 }
 
-int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out)
+/* Shelves: panels side by side while the wanted widths fit in width w.
+ * Fills each panel's shelf and each shelf's height; returns the count. */
+static int shelve(int w, int count, const struct rect *want, int *shelf_of, int *shelf_h)
 {
-	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX], shelves = 0;
-	if (count > LAYOUT_PANELS_MAX)
-		count = LAYOUT_PANELS_MAX;
-	if (count <= 0)
-		return 0;
-	/* shelves: side by side while the wanted widths fit */
-	int used = 0;
+	int shelves = 0, used = 0;
 	for (int i = 0; i < count; i++) {
-		int w = want[i].w;
-		if (shelves == 0 || used + 1 + w > area.w) {
+		if (shelves == 0 || used + 1 + want[i].w > w) {
 			shelf_h[shelves++] = 0;
-			used = w;
+			used = want[i].w;
 		} else {
-			used += 1 + w;
+			used += 1 + want[i].w;
 		}
 		shelf_of[i] = shelves - 1;
 		if (want[i].h > shelf_h[shelves - 1])
 			shelf_h[shelves - 1] = want[i].h;
 	}
+	return shelves;
+}
+
+int layout_panels_height(int width, int count, const struct rect *want)
+{
+	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX];
+	if (count > LAYOUT_PANELS_MAX)
+		count = LAYOUT_PANELS_MAX;
+	if (count <= 0)
+		return 0;
+	int shelves = shelve(width, count, want, shelf_of, shelf_h), total = shelves - 1;
+	for (int s = 0; s < shelves; s++)
+		total += shelf_h[s];
+	return total;
+}
+
+int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out)
+{
+	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX];
+	if (count > LAYOUT_PANELS_MAX)
+		count = LAYOUT_PANELS_MAX;
+	if (count <= 0)
+		return 0;
+	int shelves = shelve(area.w, count, want, shelf_of, shelf_h);
 	/* one blank line between shelves when everything fits, none when short */
 	int total = 0, tallest = 0;
 	for (int s = 0; s < shelves; s++)

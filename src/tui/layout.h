@@ -43,10 +43,19 @@ struct body_layout {
 	int heat_per_row;
 };
 
+/* The width of the matrices' area (the body, less the counts column when
+ * narrow): known before the body is split. */
+int layout_numbers_width(const struct layout *l);
+
 /* heat: the stage shows heatmaps of h matrices n x n. counts_lines(width)
- * is the counts panel's wish (counts_view_height). */
+ * is the counts panel's wish (counts_view_height). numbers_want: the rows
+ * the matrices would use (layout_panels_height), or 0 when unknown. When
+ * known, the heatmaps take the widest cells (up to HEATMAP_CELL_W_MAX) that
+ * still leave the matrices those rows, and the strip sits right under them
+ * (narrow: under the counts column's full height, if that is taller), so
+ * a large terminal has no blank band between matrices and heatmaps. */
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
-                               int (*counts_lines)(int width));
+                               int (*counts_lines)(int width), int numbers_want);
 
 /* Place count panels wanting want[i] (h, w) in area, in reading order:
  * side by side while they fit the width, else on the next shelf; shelves
@@ -56,5 +65,8 @@ struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
  * by side instead. Panels that get no room have h = 0. Returns the number
  * placed with h > 0. */
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out);
+/* Rows the panels take when shelved in width columns with room to spare:
+ * the shelves' heights and one blank line between shelves. */
+int layout_panels_height(int width, int count, const struct rect *want);
 
 #endif

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "counts_view.h"
+#include "heatmap.h"
 #include "layout.h"
 
 static void test_below_80x24_the_layout_is_too_small(void **state)
@@ -40,7 +41,7 @@ static void test_wide_terminals_get_a_side_column_for_counts_and_lesson(void **s
 	struct layout l = layout_compute(50, 160);
 	assert_int_equal(l.side.w, LAYOUT_SIDE_COLS);
 	assert_int_equal(l.body.w + 1 + l.side.w, 160);
-	struct body_layout b = layout_body(&l, false, 6, 4, counts_view_height);
+	struct body_layout b = layout_body(&l, false, 6, 4, counts_view_height, 0);
 	assert_int_equal(b.counts.x, l.side.x);
 	assert_true(b.lesson.h > 10);
 	assert_int_equal(b.heat.h, 0);
@@ -50,7 +51,7 @@ static void test_eight_heads_of_eight_tokens_all_fit_at_80x24(void **state)
 {
 	(void)state;
 	struct layout l = layout_compute(24, 80);
-	struct body_layout b = layout_body(&l, true, 8, 8, counts_view_height);
+	struct body_layout b = layout_body(&l, true, 8, 8, counts_view_height, 0);
 	assert_int_equal(b.heat_per_page, 8);
 	assert_true(b.heat.y + b.heat.h <= 22);
 	assert_true(b.numbers.h >= 5);
@@ -61,7 +62,7 @@ static void test_sixteen_heads_page_at_80x24(void **state)
 {
 	(void)state;
 	struct layout l = layout_compute(24, 80);
-	struct body_layout b = layout_body(&l, true, 8, 16, counts_view_height);
+	struct body_layout b = layout_body(&l, true, 8, 16, counts_view_height, 0);
 	assert_true(b.heat_per_page > 0);
 	assert_true(b.heat_per_page < 16);
 }
@@ -70,9 +71,51 @@ static void test_sixty_four_tokens_say_the_heatmaps_do_not_fit(void **state)
 {
 	(void)state;
 	struct layout l = layout_compute(24, 80);
-	struct body_layout b = layout_body(&l, true, 64, 8, counts_view_height);
+	struct body_layout b = layout_body(&l, true, 64, 8, counts_view_height, 0);
 	assert_int_equal(b.heat_per_page, 0);
 	assert_int_equal(b.heat.h, 1);
+}
+
+static void test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(50, 160);
+	/* Scores of 6 tokens: three 8-row matrices on one shelf */
+	struct rect want[3] = { { 0, 0, 8, 29 }, { 0, 0, 8, 29 }, { 0, 0, 8, 41 } };
+	int rows = layout_panels_height(layout_numbers_width(&l), 3, want);
+	assert_int_equal(rows, 8);
+	struct body_layout old = layout_body(&l, true, 6, 4, counts_view_height, 0);
+	struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
+	/* the old split: the strip at the bottom, a band of blank rows above it */
+	assert_int_equal(old.heat.y + old.heat.h, l.body.y + l.body.h);
+	assert_true(old.heat.y - (old.numbers.y + rows) > 10);
+	/* now: the widest cells, every head, one blank line under the matrices */
+	assert_int_equal(b.heat_cell_w, HEATMAP_CELL_W_MAX);
+	assert_int_equal(b.heat_per_page, 4);
+	assert_int_equal(b.numbers.h, rows);
+	assert_int_equal(b.heat.y, b.numbers.y + rows + 1);
+	assert_true(b.heat_cell_w > old.heat_cell_w);
+	/* eight heads of eight tokens: smaller cells, so the matrices keep their two shelves */
+	struct rect want8[3] = { { 0, 0, 10, 53 }, { 0, 0, 10, 53 }, { 0, 0, 10, 53 } };
+	rows = layout_panels_height(layout_numbers_width(&l), 3, want8);
+	assert_int_equal(rows, 21);
+	b = layout_body(&l, true, 8, 8, counts_view_height, rows);
+	assert_int_equal(b.heat_per_page, 8);
+	assert_true(b.numbers.h >= rows);
+	assert_true(b.heat.y + b.heat.h <= l.body.y + l.body.h);
+}
+
+static void test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(24, 80);
+	const int wants[] = { 0, 17, 30 };
+	struct body_layout ref = layout_body(&l, true, 6, 4, counts_view_height, 0);
+	for (int i = 1; i < 3; i++) {
+		struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, wants[i]);
+		assert_memory_equal(&b, &ref, sizeof b);
+	}
+	assert_int_equal(layout_numbers_width(&l), 80 - LAYOUT_COUNTS_COLS - 1);
 }
 
 static void test_panels_share_a_shelf_when_they_fit_side_by_side(void **state)
@@ -111,6 +154,8 @@ int main(void)
 		cmocka_unit_test(test_eight_heads_of_eight_tokens_all_fit_at_80x24),
 		cmocka_unit_test(test_sixteen_heads_page_at_80x24),
 		cmocka_unit_test(test_sixty_four_tokens_say_the_heatmaps_do_not_fit),
+		cmocka_unit_test(test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices),
+		cmocka_unit_test(test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have),
 		cmocka_unit_test(test_panels_share_a_shelf_when_they_fit_side_by_side),
 		cmocka_unit_test(test_short_areas_put_every_panel_side_by_side),
 	};
