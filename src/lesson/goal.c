@@ -43,7 +43,9 @@ static void verdict(bool ok, const char *what, const char *value, const struct l
 {
 	char want[64];
 	want_text(cond, want, sizeof want);
-	if (ok)
+	if (ok && cond->cmp == LESSON_EQ)
+		snprintf(why, len, "%s = %s", what, value);
+	else if (ok)
 		snprintf(why, len, "%s = %s %s", what, value, want + strlen("want "));
 	else
 		snprintf(why, len, "%s = %s, %s", what, value, want);
@@ -120,6 +122,28 @@ static bool eval_argmax(const struct lesson_cond *cond, const struct mha_config 
 	return ok;
 }
 
+/* A running max (0), min (1), sum (2), or largest |p - p0| (3). */
+struct fold {
+	const float *p, *p0;
+	int op;
+	double acc;
+};
+
+static bool fold_cell(size_t at, void *ctx)
+{
+	struct fold *f = ctx;
+	double v = f->p[at];
+	if (f->op == 0)
+		f->acc = fmax(f->acc, v);
+	else if (f->op == 1)
+		f->acc = fmin(f->acc, v);
+	else if (f->op == 2)
+		f->acc += v;
+	else if (!(fabs(v - f->p0[at]) <= f->acc)) /* NaN counts as the worst */
+		f->acc = v == v && f->p0[at] == f->p0[at] ? fabs(v - f->p0[at]) : INFINITY;
+	return true;
+}
+
 static bool eval_reduce(const struct lesson_cond *cond, const struct mha_config *c,
                         const struct mha_weights *w, const struct mha_acts *a, char *why, size_t len)
 {
@@ -130,17 +154,10 @@ static bool eval_reduce(const struct lesson_cond *cond, const struct mha_config 
 	if (!p)
 		return false;
 	snprintf(what, sizeof what, "%s %s", names[cond->reduce], name);
-	int lo[3], hi[3];
-	const int dim[3] = { s.count, s.rows, s.cols };
-	for (int i = 0; i < 3; i++)
-		range_resolve(cond->ref.r[i], dim[i], &lo[i], &hi[i]);
-	double acc = cond->reduce == 0 ? -INFINITY : cond->reduce == 1 ? INFINITY : 0.0;
-	for (int m = lo[0]; m <= hi[0]; m++)
-		for (int r = lo[1]; r <= hi[1]; r++)
-			for (int col = lo[2]; col <= hi[2]; col++) {
-				double v = p[((size_t)m * s.rows + r) * s.cols + col];
-				acc = cond->reduce == 0 ? fmax(acc, v) : cond->reduce == 1 ? fmin(acc, v) : acc + v;
-			}
+	struct fold f = { p, NULL, cond->reduce, cond->reduce == 0 ? -INFINITY
+	                                         : cond->reduce == 1 ? INFINITY : 0.0 };
+	ref_visit(&cond->ref, s, fold_cell, &f);
+	double acc = f.acc;
 	bool ok = compare(acc, cond->cmp, cond->a, cond->b);
 	snprintf(value, sizeof value, "%.4g", acc);
 	verdict(ok, what, value, cond, why, len);
@@ -151,7 +168,8 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
                            const struct mha_config *c, const struct mha_weights *w,
                            const struct mha_acts *a, char *why, size_t len)
 {
-	const char *name = mha_tensor_info(cond->ref.t)->name;
+	char name[96];
+	ref_format(&cond->ref, name, sizeof name);
 	if (!run || !run->has_ref) {
 		snprintf(why, len, "%s: no starting point to compare with", name);
 		return false;
@@ -164,13 +182,11 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
 		snprintf(why, len, "%s changed shape since the step began", name);
 		return false;
 	}
-	size_t n = (size_t)s.count * s.rows * s.cols;
-	double worst = 0.0;
-	for (size_t i = 0; i < n; i++) {
-		double d = fabs((double)p[i] - (double)p0[i]);
-		if (!(d <= worst)) /* NaN counts as the worst */
-			worst = d == d ? d : INFINITY;
-	}
+	if (ref_check(&cond->ref, c, why, len) != 0)
+		return false;
+	struct fold f = { p, p0, 3, 0.0 };
+	ref_visit(&cond->ref, s, fold_cell, &f);
+	double worst = f.acc;
 	bool ok = worst <= cond->a;
 	snprintf(why, len, "%s moved by at most %.3g since the step began, %s %g", name, worst,
 	         ok ? "within" : "want within", cond->a);

@@ -50,6 +50,11 @@ const char *cmp_text(enum lesson_cmp c);
 void ref_format(const struct lesson_ref *r, char *buf, size_t len);
 /* Clamp a range to 0..n-1; false when empty or out of range. */
 bool range_resolve(struct lesson_range r, int n, int *lo, int *hi);
+/* Call fn with the flat index (m * rows + r) * cols + c of every cell of
+ * ref within shape s (ranges clamped to it); stops early when fn returns
+ * false. */
+void ref_visit(const struct lesson_ref *ref, struct mha_shape s,
+               bool (*fn)(size_t at, void *ctx), void *ctx);
 /* Is (m, r, c) inside ref? */
 bool ref_contains(const struct lesson_ref *ref, int m, int r, int c);
 /* Every index of ref within the shape of its tensor under c? why says which not. */

@@ -285,6 +285,21 @@ bool range_resolve(struct lesson_range r, int n, int *lo, int *hi)
 	return *lo <= *hi && *hi < n;
 }
 
+void ref_visit(const struct lesson_ref *ref, struct mha_shape s,
+               bool (*fn)(size_t at, void *ctx), void *ctx)
+{
+	int lo[3], hi[3];
+	const int dim[3] = { s.count, s.rows, s.cols };
+	for (int i = 0; i < 3; i++)
+		if (!range_resolve(ref->r[i], dim[i], &lo[i], &hi[i]))
+			return;
+	for (int m = lo[0]; m <= hi[0]; m++)
+		for (int r = lo[1]; r <= hi[1]; r++)
+			for (int c = lo[2]; c <= hi[2]; c++)
+				if (!fn(((size_t)m * s.rows + r) * s.cols + c, ctx))
+					return;
+}
+
 bool ref_contains(const struct lesson_ref *ref, int m, int r, int c)
 {
 	const int idx[3] = { m, r, c };

@@ -41,6 +41,7 @@ struct parser {
 	char *prose;                /* current step's prose (malloc) */
 	size_t prose_len, prose_cap;
 	int title_line, objective_line, number_line;
+	bool base_labels_bad;       /* reported already */
 	/* an open @matrix block */
 	struct lesson_op *block;    /* NULL when none */
 	int block_line;
@@ -1024,9 +1025,11 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 		struct lesson_edit *e = need(ps, arena_push(ps->a, (void **)&s->solution, &s->nsolution,
 		                                            &caps->solution, sizeof *e));
 		if (e) {
+			char num[40];
+			snprintf(num, sizeof num, "%.15g", q->value); /* without the tolerance */
 			e->kind = LESSON_EDIT_ANSWER;
 			e->line = q->line;
-			e->answer = q->answer;
+			e->answer = q->nchoices ? q->answer : need(ps, arena_strdup(ps->a, num));
 		}
 	}
 }
@@ -1042,9 +1045,11 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 		return;
 	}
 	const struct lesson_setup *lab = s->setup.labels ? &s->setup : &l->base;
-	if (lab->labels && lab->nlabels != s->cfg.n)
+	if (lab->labels && lab->nlabels != s->cfg.n && !(lab == &l->base && ps->base_labels_bad)) {
 		err(ps, lab->labels_line, "%d labels for %d tokens in step '%s'", lab->nlabels, s->cfg.n,
 		    s->id);
+		ps->base_labels_bad |= lab == &l->base; /* once is enough */
+	}
 	/* each base operation is reported once, for the first step it fails in */
 	for (int i = 0; i < l->base.nops; i++) {
 		bool rep = false;

@@ -10,12 +10,31 @@
 #include "lesson_int.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 static float *input_data(const struct mha_weights *w, enum mha_tensor t)
 {
 	return mha_tensor_info(t)->input ? mha_tensor_data(w, NULL, t) : NULL;
+}
+
+struct cell_edit {
+	float *p;
+	const struct lesson_edit *e;
+	size_t bad; /* first cell whose result is out of range, or SIZE_MAX */
+};
+
+static bool edit_cell(size_t at, void *ctx)
+{
+	struct cell_edit *ce = ctx;
+	double v = ce->e->kind == LESSON_EDIT_SET ? ce->e->value : (double)ce->p[at] * ce->e->value;
+	if (!(fabs(v) <= MHA_VALUE_MAX)) {
+		ce->bad = at;
+		return false;
+	}
+	ce->p[at] = (float)v;
+	return true;
 }
 
 /* Every cell of ref: set to v, or multiply by v. */
@@ -29,20 +48,13 @@ static int edit_cells(const struct lesson_edit *e, const struct mha_config *c,
 		return -1;
 	}
 	struct mha_shape s = mha_tensor_shape(c, e->ref.t);
-	int r0, r1, c0, c1;
-	range_resolve(e->ref.r[1], s.rows, &r0, &r1);
-	range_resolve(e->ref.r[2], s.cols, &c0, &c1);
-	for (int r = r0; r <= r1; r++) {
-		for (int col = c0; col <= c1; col++) {
-			float *cell = &p[(size_t)r * s.cols + col];
-			double v = e->kind == LESSON_EDIT_SET ? e->value : (double)*cell * e->value;
-			if (!(fabs(v) <= MHA_VALUE_MAX)) {
-				snprintf(msg, len, "line %d: %s[%d][%d] would be %g: inputs stay within +-1e6",
-				         e->line, mha_tensor_info(e->ref.t)->name, r, col, v);
-				return -1;
-			}
-			*cell = (float)v;
-		}
+	struct cell_edit ce = { p, e, SIZE_MAX };
+	ref_visit(&e->ref, s, edit_cell, &ce);
+	if (ce.bad != SIZE_MAX) {
+		snprintf(msg, len, "line %d: %s[%zu][%zu] would leave +-1e6: inputs stay within it",
+		         e->line, mha_tensor_info(e->ref.t)->name, ce.bad / (size_t)s.cols,
+		         ce.bad % (size_t)s.cols);
+		return -1;
 	}
 	return 0;
 }
