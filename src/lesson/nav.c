@@ -1,0 +1,50 @@
+/*
+ * nav.c - resuming and recording the learner's place and progress. Reads
+ * and changes a struct progress only; saving it is the caller's
+ * (progress_save), loading lessons is set.c's.
+ */
+#include "nav.h"
+#include "pane.h"
+
+#include <string.h>
+
+enum lesson_resume lesson_resume(const struct lesson_set *set, const struct progress *p,
+                                 int *lesson, int *step)
+{
+	*lesson = *step = 0;
+	if (!p->lesson[0])
+		return LESSON_RESUME_MENU;
+	for (int i = 0; i < set->count; i++) {
+		if (strcmp(set->lessons[i].name, p->lesson) != 0)
+			continue;
+		int s = lesson_step_index(&set->lessons[i], p->step);
+		*lesson = i;
+		*step = s >= 0 ? s : 0; /* a renamed step: the lesson's start */
+		return p->in_lesson ? LESSON_RESUME_LESSON : LESSON_RESUME_FREE;
+	}
+	return LESSON_RESUME_MENU; /* the lesson is gone (renamed, or another lessons dir) */
+}
+
+bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bool leaving,
+                            bool in_lesson)
+{
+	const struct lesson *l = run->lesson;
+	const struct lesson_step *s = lesson_run_step(run);
+	bool changed = strcmp(p->lesson, l->name) != 0 || strcmp(p->step, s->id) != 0 ||
+	               p->in_lesson != in_lesson;
+	progress_set_place(p, l->name, s->id, in_lesson);
+	char key[PROGRESS_KEY_MAX];
+	lesson_step_key(l, run->step, key, sizeof key);
+	bool done = lesson_step_is_exercise(s) ? run->met : leaving;
+	if (done && !progress_is_done(p, key) && progress_mark_done(p, key) == 0)
+		changed = true;
+	return changed;
+}
+
+int lesson_next_undone(const struct lesson_set *set, const struct progress *p)
+{
+	for (int i = 0; i < set->count; i++)
+		if (!lesson_is_done(&set->lessons[i], p))
+			return i;
+	return 0;
+}

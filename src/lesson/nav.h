@@ -1,0 +1,37 @@
+/*
+ * nav.h - where the learner goes: resuming at start-up, and recording
+ * progress as they move. Small decisions the TUI would otherwise make on
+ * its own, kept here so that they are tested without a terminal.
+ */
+#ifndef NAV_H
+#define NAV_H
+
+#include <stdbool.h>
+
+#include "exercise.h"
+#include "lesson.h"
+#include "progress.h"
+
+enum lesson_resume {
+	LESSON_RESUME_MENU,   /* first run, or the saved place no longer exists: show the menu */
+	LESSON_RESUME_LESSON, /* open *lesson at *step (lesson_run_start with force) */
+	LESSON_RESUME_FREE,   /* the learner was in the free workbench; *lesson, *step say where to come back */
+};
+
+/* What `mha-tui` with no arguments opens. *lesson and *step are indices
+ * into set and its lesson, valid unless LESSON_RESUME_MENU. */
+enum lesson_resume lesson_resume(const struct lesson_set *set, const struct progress *p,
+                                 int *lesson, int *step);
+
+/* Record the run in p: its place (in the lesson, or left for the free
+ * workbench when in_lesson is false), and the step as done when its goal
+ * holds (run->met, after lesson_run_eval) or, for a step without an
+ * exercise, when the learner is moving on from it (leaving). Returns true
+ * when p changed (save it). */
+bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bool leaving,
+                            bool in_lesson);
+
+/* The first lesson of the set not yet done (for the menu's cursor), or 0. */
+int lesson_next_undone(const struct lesson_set *set, const struct progress *p);
+
+#endif
