@@ -27,6 +27,23 @@ static int add(struct lesson_text *out, enum lesson_line_kind kind, int width, l
 	return lesson_wrap(out, buf, width, kind, keys, ctx);
 }
 
+/* text wrapped to width behind an ASCII prefix; continuation lines are
+ * indented to line up under the text ("  a) ...", then "     ..."). */
+static int add_hanging(struct lesson_text *out, enum lesson_line_kind kind, int width,
+                       lesson_key_fn *keys, void *ctx, const char *prefix, const char *text)
+{
+	int pl = (int)strlen(prefix);
+	struct lesson_text body = { 0 };
+	int rc = lesson_wrap(&body, text, width - pl > 8 ? width - pl : 8, kind, keys, ctx);
+	for (int i = 0; i < body.count && rc == 0; i++) {
+		char line[2048];
+		snprintf(line, sizeof line, "%*s%s", pl, i ? "" : prefix, body.lines[i].text);
+		rc = lesson_text_add(out, kind, line, width);
+	}
+	lesson_text_free(&body);
+	return rc;
+}
+
 static int blank(struct lesson_text *out)
 {
 	if (out->count == 0 || out->lines[out->count - 1].kind == LESSON_LINE_BLANK)
@@ -40,9 +57,11 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 	const struct lesson_question *q = lesson_run_step(run)->question;
 	int rc = blank(out);
 	rc |= add(out, LESSON_LINE_QUESTION, width, keys, ctx, "%s", q->text);
-	for (int i = 0; i < q->nchoices && rc == 0; i++)
-		rc = add(out, LESSON_LINE_CHOICE, width, keys, ctx, "  %s) %s", q->choices[i].key,
-		         q->choices[i].text);
+	for (int i = 0; i < q->nchoices && rc == 0; i++) {
+		char prefix[16];
+		snprintf(prefix, sizeof prefix, "  %.8s) ", q->choices[i].key);
+		rc = add_hanging(out, LESSON_LINE_CHOICE, width, keys, ctx, prefix, q->choices[i].text);
+	}
 	if (rc == 0 && run->answered)
 		rc = add(out, LESSON_LINE_ANSWER, width, keys, ctx, "Your answer: %s (%s)", run->answer,
 		         run->answer_right ? "right" : "not right yet");
@@ -91,6 +110,8 @@ int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys
 				rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "{key:solution} shows the solution");
 		}
 	}
+	if (rc == 0)
+		rc = blank(out);
 	if (rc == 0)
 		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s{key:next} next step, {key:prev} "
 		         "previous, {key:leave} free workbench",

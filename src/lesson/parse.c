@@ -760,7 +760,7 @@ static void d_include(struct parser *ps, const char *arg)
 		if (nl)
 			*nl = '\0';
 		char buf[1024];
-		snprintf(buf, sizeof buf, "    %s", l);
+		snprintf(buf, sizeof buf, "  %s", l);
 		prose_add(ps, buf);
 		if (!nl)
 			break;

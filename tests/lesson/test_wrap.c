@@ -104,10 +104,10 @@ static void test_the_pane_shows_prose_status_hints_and_keys(void **state)
 	         (double)b.w.wq[0]);
 	const char *want[] = {
 		"Lesson 2: Two", "Step 1 of 1: Title", "", "Make it big.", "", want_status,
-		"Hint 1 of 1: Type 6.", "[solution] shows the solution",
+		"Hint 1 of 1: Type 6.", "[solution] shows the solution", "",
 		"Last step. n next step, p previous, [leave] free workbench",
 	};
-	expect_lines(&t, want, 9);
+	expect_lines(&t, want, 10);
 	assert_int_equal(t.lines[5].kind, LESSON_LINE_UNMET);
 	lesson_text_free(&t);
 	b.w.wq[0] = 6.0f;
@@ -116,6 +116,24 @@ static void test_the_pane_shows_prose_status_hints_and_keys(void **state)
 	assert_int_equal(lesson_run_pane(&b.run, 60, keys, NULL, true, &t), 0);
 	assert_string_equal(t.lines[5].text, "\u2713 Goal met: W^Q[0][0] = 6 > 5");
 	assert_int_equal(t.lines[5].kind, LESSON_LINE_MET);
+	lesson_text_free(&t);
+	test_bench_close(&b);
+}
+
+static void test_choices_wrap_under_their_text(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	test_bench_open(&b, "mha-tui-lesson 1\n@lesson 1\n@title T\n@objective o\n@step s\n"
+	                "@question Which?\n@choice a the token just before this one\n@choice b no\n"
+	                "@answer a\n@hint h\n", 0);
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_run_pane(&b.run, 20, NULL, NULL, false, &t), 0);
+	const char *want[] = { "  a) the token just", "     before this one", "  b) no" };
+	assert_string_equal(t.lines[4].text, want[0]);
+	assert_string_equal(t.lines[5].text, want[1]);
+	assert_string_equal(t.lines[6].text, want[2]);
+	assert_int_equal(t.lines[5].kind, LESSON_LINE_CHOICE);
 	lesson_text_free(&t);
 	test_bench_close(&b);
 }
@@ -159,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_long_words_are_cut_and_utf8_is_never_split),
 		cmocka_unit_test(test_key_placeholders_are_resolved),
 		cmocka_unit_test(test_the_pane_shows_prose_status_hints_and_keys),
+		cmocka_unit_test(test_choices_wrap_under_their_text),
 		cmocka_unit_test(test_the_menu_lists_lessons_with_done_marks),
 	};
 	return cmocka_run_group_tests_name("lesson text", tests, NULL, NULL);
