@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "checker.h"
 #include "dump.h"
 #include "mha.h"
 #include "session.h"
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
 	case CLI_DUMP:
 		return run_dump(&cl);
 	case CLI_CHECK_LESSONS:
-		return fail(1, "--check-lessons: lessons are not part of this build yet");
+		return lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr);
 	case CLI_TUI:
 		break;
 	}
