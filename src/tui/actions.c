@@ -405,7 +405,10 @@ static unsigned edit_key(struct app *app, int key)
 			app_message(app, true, "not changed: %s", msg);
 			return APP_REDRAW;
 		}
+		struct mha_config before = app->cfg;
 		unsigned f = app_set_cell(app, v);
+		if (f & APP_RECOMPUTE)
+			app_edited(app, &before);
 		char full[48];
 		snprintf(full, sizeof full, "%.9g", (double)v);
 		app_message(app, false, "set to %s; everything downstream recomputed (u undoes)", full);
@@ -445,6 +448,10 @@ unsigned app_key(struct app *app, int key)
 {
 	if (key == KEY_RESIZE)
 		return APP_REDRAW;
+	if (app->notice && key != ERR) { /* read: the status line shows the cursor's cell again */
+		app->notice = false;
+		app->status_until_ms = 0;
+	}
 	if (app->editing)
 		return edit_key(app, key);
 	if (app->help_open)
@@ -457,5 +464,9 @@ unsigned app_key(struct app *app, int key)
 			app_message(app, false, "key not bound; ? lists the keys");
 		return key != ERR ? APP_REDRAW : 0;
 	}
-	return a->fn(app, a->arg, key);
+	struct mha_config before = app->cfg;
+	unsigned f = a->fn(app, a->arg, key);
+	if (f & APP_RECOMPUTE)
+		app_edited(app, &before); /* counts toward the next autosave */
+	return f;
 }

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "session.h"
 
@@ -361,7 +363,7 @@ unsigned app_undo(struct app *app)
 
 int app_save(struct app *app)
 {
-	char msg[MHA_MSG_MAX + 4096];
+	char msg[MHA_MSG_MAX + 4096], auto_path[4096];
 	if (!app->session_path) {
 		app_message(app, true, "no session file to save to");
 		return -1;
@@ -370,6 +372,62 @@ int app_save(struct app *app)
 		app_message(app, true, "not saved: %s", msg);
 		return -1;
 	}
+	app->edits_unsaved = 0;
+	/* the session holds every edit now: the autosave has done its work */
+	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
+		unlink(auto_path);
 	app_message(app, false, "saved to %s", app->session_path);
 	return 0;
+}
+
+int app_autosave_path(const struct app *app, char *buf, size_t len)
+{
+	if (!app->session_path)
+		return -1;
+	int n = snprintf(buf, len, "%s.autosave", app->session_path);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* Write the autosave; a failure is shown but changes nothing else (the
+ * session itself is still saved on quit). */
+static void autosave(struct app *app)
+{
+	char path[4096], msg[MHA_MSG_MAX + 4096];
+	app->edits_unsaved = 0;
+	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
+		return;
+	if (session_save(path, &app->cfg, &app->w, msg, sizeof msg) != 0)
+		app_message(app, true, "autosave failed: %s", msg);
+}
+
+void app_edited(struct app *app, const struct mha_config *before)
+{
+	if (++app->edits_unsaved >= APP_AUTOSAVE_EDITS || !same_shape(before, &app->cfg))
+		autosave(app);
+}
+
+/* a is newer than b (nanoseconds where the file system keeps them) */
+static bool newer(const struct stat *a, const struct stat *b)
+{
+	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+		return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+	return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+}
+
+bool app_autosave_check(struct app *app)
+{
+	char path[4096];
+	struct stat as, ss;
+	if (app_autosave_path(app, path, sizeof path) != 0 || stat(path, &as) != 0)
+		return false;
+	bool session = stat(app->session_path, &ss) == 0;
+	if (session && !newer(&as, &ss))
+		return false; /* older: left by a run whose session save came after; ours to replace */
+	app->autosave_held = true;
+	/* the command first: it is what must survive an 80-column status line */
+	app_message(app, true, "recover: mha-tui --load %s   (edits a run left unsaved; kept until you load them)",
+	            path);
+	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
+	app->notice = true;
+	return true;
 }

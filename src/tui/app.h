@@ -20,6 +20,8 @@ enum {
 	APP_STATUS_MAX = 320,
 	APP_STATUS_MS = 4000,        /* a message shows this long */
 	APP_CHANGED_MS = 1500,       /* cells changed by an edit stay marked this long */
+	APP_AUTOSAVE_EDITS = 20,     /* edits between autosaves (a shape change saves at once) */
+	APP_NOTICE_MS = 60000,       /* the "an autosave is waiting" notice shows this long, or until a key */
 };
 
 /* What app_apply changed: the loop recomputes and redraws accordingly. */
@@ -53,6 +55,10 @@ struct app {
 	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer */
 	int undo_top, undo_count;
 	const char *session_path;     /* where w and q save (not owned) */
+	int edits_unsaved;            /* edits since the last save or autosave */
+	bool autosave_held;           /* an autosave newer than the session was found at
+	                               * start: this run neither overwrites nor removes it */
+	bool notice;                  /* the status message goes at the next key */
 
 	/* view */
 	enum stage stage;             /* the focused stage */
@@ -100,8 +106,23 @@ unsigned app_set_cell(struct app *app, float v);             /* the cursor's inp
 unsigned app_change_config(struct app *app, const struct mha_config *next, const char *what);
 unsigned app_reseed(struct app *app, unsigned long long seed, const char *what);
 unsigned app_undo(struct app *app);
-/* Save to session_path; 0 or -1 with a message shown. */
+/* Save to session_path; 0 or -1 with a message shown. A successful save
+ * removes the autosave (unless it is held). */
 int app_save(struct app *app);
+
+/* Autosave: "<session_path>.autosave", written atomically (session_save)
+ * so that a crash or kill -9 loses at most APP_AUTOSAVE_EDITS - 1 edits;
+ * removed by a clean save. app_autosave_path: 0, or -1 when there is no
+ * session path (or it is too long). */
+int app_autosave_path(const struct app *app, char *buf, size_t len);
+/* One change of the inputs or configuration went through (app_key calls
+ * it with the configuration before): counts it, and autosaves every
+ * APP_AUTOSAVE_EDITS edits and on every change of shape. */
+void app_edited(struct app *app, const struct mha_config *before);
+/* At start: an autosave newer than the session (or with no session) is
+ * held, never loaded or removed, and the status line says how to open it
+ * (mha-tui --load PATH). Returns true when one was found. */
+bool app_autosave_check(struct app *app);
 
 /* Keep cursor and head inside the current shapes. */
 void app_clamp(struct app *app);

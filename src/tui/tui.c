@@ -2,7 +2,8 @@
  * tui.c - tui_run: open the inputs (--load, the flags, the saved session or
  * the default workbench), open the terminal, and run the loop
  *   draw -> key (100 ms timeout) -> action -> recompute if told -> draw
- * until q or a signal, saving the session on the way out. Errors before the
+ * until q or a signal, saving the session on the way out (edits are also
+ * autosaved beside it as they go: app_edited). Errors before the
  * terminal opens are printed as they are; after, the terminal is restored
  * first. The loop owns no state of its own beyond the app.
  */
@@ -60,6 +61,7 @@ int tui_run(const struct tui_options *o)
 		return fail(msg);
 	}
 	app.now_ms = term_now_ms();
+	app_autosave_check(&app); /* a crashed run's edits: say where, never load them silently */
 	bool dirty = true;
 	int sig = 0;
 	for (;;) {

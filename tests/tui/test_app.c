@@ -3,7 +3,8 @@
  * typed values recompute everything downstream, bad values are refused
  * and change nothing, undo walks back several levels, shape tweaks keep
  * what fits and h x d_k = d_model keeps the counts flat, the mask zeroes
- * the upper triangle, and sessions save and load.
+ * the upper triangle, sessions save and load, and edits are autosaved
+ * beside the session until a clean save.
  */
 #include <curses.h>
 #include <math.h>
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -263,6 +266,119 @@ static void test_save_writes_a_session_that_loads_back(void **state)
 	rmdir(dir);
 }
 
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* A temporary directory with the session's and the autosave's paths in it. */
+struct files {
+	char dir[32], path[64], autop[80];
+};
+
+static struct app *open_app_in(struct files *f)
+{
+	snprintf(f->dir, sizeof f->dir, "/tmp/mha-test-app-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof f->path, "%s/s.txt", f->dir);
+	snprintf(f->autop, sizeof f->autop, "%s.autosave", f->path);
+	struct app *app = open_app();
+	app->session_path = f->path;
+	return app;
+}
+
+static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **state)
+{
+	(void)state;
+	char msg[MHA_MSG_MAX + 4096];
+	struct files f;
+	struct app *app = open_app_in(&f);
+	const char *path = f.path, *autop = f.autop;
+	char got[96];
+	assert_int_equal(app_autosave_path(app, got, sizeof got), 0);
+	assert_string_equal(got, autop);
+	float x0 = app->w.x[0];
+	for (int i = 0; i < APP_AUTOSAVE_EDITS - 1; i++)
+		keys(app, "+");
+	assert_false(exists(autop)); /* 19 edits: not yet */
+	keys(app, "l\n0.5\n");      /* the 20th, typed into X[the,1] */
+	assert_true(exists(autop));
+	assert_false(exists(path));  /* the session itself is only written by w, q and signals */
+	struct mha_config c;
+	struct mha_weights w;
+	assert_int_equal(session_load(autop, &c, &w, msg, sizeof msg), 0);
+	assert_true(w.x[0] > x0);                 /* the nudges */
+	assert_float_equal(w.x[1], 0.5f, 0.0f);   /* the typed value */
+	mha_weights_free(&w);
+	/* moving the cursor is no edit; a change of shape autosaves at once */
+	unlink(autop);
+	keys(app, "hjkl");
+	assert_false(exists(autop));
+	keys(app, "]");
+	assert_true(exists(autop));
+	assert_int_equal(session_load(autop, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(c.h, 8);
+	mha_weights_free(&w);
+	/* a clean save removes it */
+	keys(app, "w");
+	assert_true(exists(path));
+	assert_false(exists(autop));
+	close_app(app);
+	unlink(path);
+	rmdir(f.dir);
+}
+
+static void test_a_newer_autosave_is_announced_and_never_loaded_or_removed(void **state)
+{
+	(void)state;
+	char msg[MHA_MSG_MAX + 4096];
+	struct files f;
+	struct app *app = open_app_in(&f);
+	const char *path = f.path, *autop = f.autop;
+	/* the session, then an autosave with a later edit (as a killed run leaves them) */
+	keys(app, "w");
+	keys(app, "]");
+	assert_true(exists(autop));
+	struct timespec later[2] = { { 0, UTIME_OMIT }, { 2000000000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, autop, later, 0), 0);
+	close_app(app);
+
+	app = open_app();
+	app->session_path = path;
+	app->now_ms = 1000;
+	assert_true(app_autosave_check(app));
+	assert_true(app->autosave_held);
+	assert_non_null(strstr(app->status, "mha-tui --load "));
+	assert_non_null(strstr(app->status, autop));
+	assert_true(app->status_until_ms >= 1000 + APP_NOTICE_MS);
+	assert_int_equal(app->cfg.h, 4); /* not loaded */
+	keys(app, "l");                  /* the notice goes at the first key */
+	assert_int_equal(app->status_until_ms, 0);
+	/* edits and saves of this run leave it alone */
+	for (int i = 0; i < APP_AUTOSAVE_EDITS; i++)
+		keys(app, "+");
+	keys(app, "w");
+	assert_true(exists(autop));
+	struct mha_config c;
+	struct mha_weights w;
+	assert_int_equal(session_load(autop, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(c.h, 8);
+	mha_weights_free(&w);
+	close_app(app);
+
+	/* older than the session: not announced, and the next clean save removes it */
+	struct timespec earlier[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, autop, earlier, 0), 0);
+	app = open_app();
+	app->session_path = path;
+	assert_false(app_autosave_check(app));
+	keys(app, "w");
+	assert_false(exists(autop));
+	close_app(app);
+	unlink(path);
+	rmdir(f.dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +394,8 @@ int main(void)
 		cmocka_unit_test(test_reseed_and_reset_redraw_the_inputs_and_undo),
 		cmocka_unit_test(test_every_action_has_a_help_line_and_n_says_no_lesson),
 		cmocka_unit_test(test_save_writes_a_session_that_loads_back),
+		cmocka_unit_test(test_edits_are_autosaved_every_20_and_on_a_change_of_shape),
+		cmocka_unit_test(test_a_newer_autosave_is_announced_and_never_loaded_or_removed),
 	};
 	return cmocka_run_group_tests_name("app", tests, NULL, NULL);
 }

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Autosave: 20 edits are written beside the session as they happen, so a
+# kill -9 loses none of them; the next start says where they are (and does
+# not load them), a clean quit leaves them alone, and --load opens them.
+. "$(dirname "$0")/lib.sh"
+AUTOSAVE="$SESSION_FILE.autosave"
+start 80 24
+wait_for "X[the,0] = 0.13312304"
+i=0
+while [ $i -lt 20 ]; do
+	keys +
+	i=$((i + 1))
+done
+wait_for "X[the,0] = 2.1331"
+end=$(( $(date +%s) + DEADLINE ))
+until [ -f "$AUTOSAVE" ]; do
+	[ "$(date +%s)" -le "$end" ] || fail "no autosave after 20 edits"
+	sleep 0.05
+done
+pid=$(pgrep -n -f "^$MHA_TUI" || true)
+[ -n "$pid" ] || fail "no mha-tui process"
+kill -9 "$pid"
+# (no clean exit to wait for: the terminal stays raw, so poll the process)
+end=$(( $(date +%s) + DEADLINE ))
+while kill -0 "$pid" 2>/dev/null; do
+	[ "$(date +%s)" -le "$end" ] || fail "kill -9 did not end the program"
+	sleep 0.05
+done
+[ ! -f "$SESSION_FILE" ] || fail "kill -9 cannot have saved the session"
+grep -A1 '^X 6 16' "$AUTOSAVE" | tail -1 | grep -q '^2.1331' || fail "the autosave lacks the 20 edits"
+stop
+# the next start opens the default workbench and names the autosave
+start 80 24
+wait_for "recover: mha-tui --load $AUTOSAVE"
+keys l   # the notice stays until a key
+wait_for "X[the,1] = 0.49"
+keys q
+wait_for "EXIT=0"
+[ -f "$AUTOSAVE" ] || fail "a clean quit removed an autosave it had not saved"
+stop
+start 80 24 -- --load "$AUTOSAVE"
+wait_for "X[the,0] = 2.1331"
+keys q
+wait_for "EXIT=0"
+pass
