@@ -66,9 +66,10 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 		rc = add(out, LESSON_LINE_ANSWER, width, keys, ctx, "Your answer: %s (%s)", run->answer,
 		         run->answer_right ? "right" : "not right yet");
 	else if (rc == 0)
-		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "Commit your answer with {key:answer} "
-		         "before looking%s", lesson_run_step(run)->nhides ? ": part of the screen stays "
-		         "hidden until then" : "");
+		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s",
+		         lesson_run_step(run)->nhides
+		         ? "Commit your answer with {key:answer}: part of the screen stays hidden until then"
+		         : "Answer with {key:answer}");
 	return rc;
 }
 
