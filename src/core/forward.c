@@ -1,9 +1,11 @@
 /*
  * forward.c - one forward pass of multi-head attention, keeping every
  * intermediate for the screen, the dump and the tests. The same pass runs
- * with OpenBLAS products (mha_forward) or plain loops (mha_forward_naive);
- * only the product differs, so the two can be compared cell by cell.
- * This file allocates only in mha_acts_alloc.
+ * with OpenBLAS products and the vector softmax (mha_forward) or plain
+ * loops and the reference softmax row (mha_forward_naive); only the
+ * product and the row differ, so the two can be compared cell by cell.
+ * The planned forward (plan.c) reuses it, with per-stage clocks, at
+ * teaching sizes. This file allocates only in mha_acts_alloc.
  */
 #include "mha.h"
 #include "forward.h"
