@@ -64,6 +64,9 @@ int ref_check(const struct lesson_ref *ref, const struct mha_config *c, char *wh
 int parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena *a, bool allow_answer,
                char *why, size_t len);
 
+/* A @goal line's condition (the kinds of lesson.h). */
+int parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len);
+
 /* A configuration from mha_config_default changed by base then step
  * (kv_heads defaults to heads, d_k to d_model / heads). 0, or -1 with why. */
 int setup_resolve_config(const struct lesson_setup *base, const struct lesson_setup *step,

@@ -10,6 +10,7 @@
  * is the checker's job (checker.c), not this file's.
  */
 #include "lesson_int.h"
+#include "parser.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,37 +22,7 @@
 
 enum where { HEADER = 1, STEP = 2, ANYWHERE = 3 };
 
-struct caps { /* capacities of the arrays being grown */
-	int ops, labels, marks, goals, hints, solution, hides, choices;
-};
-
-struct parser {
-	const char *file;           /* for messages */
-	struct lesson *l;
-	struct lesson_arena *a;
-	struct lesson_errors *errs;
-	const char *assets_dir;
-	int nerr;                   /* errors of this file */
-	bool oom;
-	bool foreign;               /* not a lesson file at all: report only that */
-	int line;
-	int steps_cap;
-	int cur;                    /* current step, -1 in the header */
-	struct caps base_caps, step_caps;
-	char *prose;                /* current step's prose (malloc) */
-	size_t prose_len, prose_cap;
-	int title_line, objective_line, number_line;
-	bool base_labels_bad;       /* reported already */
-	/* an open @matrix block */
-	struct lesson_op *block;    /* NULL when none */
-	int block_line;
-	float *rows;                /* its numbers (malloc) */
-	int nvals, vals_cap, block_cols, block_rows;
-};
-
-static void err(struct parser *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void err(struct parser *ps, int line, const char *fmt, ...)
+void parser_err(struct parser *ps, int line, const char *fmt, ...)
 {
 	char why[768];
 	va_list ap;
@@ -62,12 +33,11 @@ static void err(struct parser *ps, int line, const char *fmt, ...)
 	ps->nerr++;
 }
 
-/* Out of memory is reported once; the parse then stops. */
-static void *need(struct parser *ps, void *p)
+void *parser_need(struct parser *ps, void *p)
 {
 	if (!p && !ps->oom) {
 		ps->oom = true;
-		err(ps, ps->line, "out of memory");
+		parser_err(ps, ps->line, "out of memory");
 	}
 	return p;
 }
@@ -90,7 +60,7 @@ static void prose_add(struct parser *ps, const char *text)
 	size_t n = strlen(text);
 	if (ps->prose_len + n + 2 > ps->prose_cap) {
 		size_t cap = (ps->prose_len + n + 2) * 2;
-		char *p = need(ps, realloc(ps->prose, cap));
+		char *p = parser_need(ps, realloc(ps->prose, cap));
 		if (!p)
 			return;
 		ps->prose = p;
@@ -119,7 +89,7 @@ static void prose_finish(struct parser *ps)
 		else if (p[i] != ' ' && p[i] != '\t')
 			break;
 	}
-	s->prose = need(ps, arena_strndup(ps->a, p + start, n - start));
+	s->prose = parser_need(ps, arena_strndup(ps->a, p + start, n - start));
 	ps->prose_len = 0;
 }
 
@@ -130,29 +100,30 @@ static void d_lesson(struct parser *ps, const char *arg)
 	long long n;
 	const char *end;
 	if (ps->number_line) {
-		err(ps, ps->line, "@lesson given twice (first at line %d)", ps->number_line);
+		parser_err(ps, ps->line, "@lesson given twice (first at line %d)", ps->number_line);
 		return;
 	}
 	ps->number_line = ps->l->number_line = ps->line;
 	if (parse_int(arg, &end, &n) != 0 || *skip_blanks(end) || n < 1 || n > 99) {
-		err(ps, ps->line, "bad lesson number '%.20s': @lesson takes a whole number 1..99", arg);
+		parser_err(ps, ps->line, "bad lesson number '%.20s': @lesson takes a whole number 1..99", arg);
 		return;
 	}
 	ps->l->number = (int)n;
 }
 
-static void d_text(struct parser *ps, const char *arg, const char **dst, int *line, const char *what)
+static void d_text(struct parser *ps, const char *arg, const char **dst, int *line,
+                   const char *what)
 {
 	if (*line) {
-		err(ps, ps->line, "@%s given twice (first at line %d)", what, *line);
+		parser_err(ps, ps->line, "@%s given twice (first at line %d)", what, *line);
 		return;
 	}
 	*line = ps->line;
 	if (!*arg) {
-		err(ps, ps->line, "@%s needs its text on the same line", what);
+		parser_err(ps, ps->line, "@%s needs its text on the same line", what);
 		return;
 	}
-	*dst = need(ps, arena_strdup(ps->a, arg));
+	*dst = parser_need(ps, arena_strdup(ps->a, arg));
 }
 
 static void d_title(struct parser *ps, const char *arg)
@@ -172,7 +143,7 @@ static void d_step(struct parser *ps, const char *arg)
 	char id[LESSON_ID_MAX + 8];
 	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-_");
 	if (n == 0 || n >= LESSON_ID_MAX || (arg[n] && arg[n] != ' ' && arg[n] != '\t')) {
-		err(ps, ps->line, "@step needs an id: lower-case letters, digits, '-' and '_', at most %d "
+		parser_err(ps, ps->line, "@step needs an id: lower-case letters, digits, '-' and '_', at most %d "
 		    "bytes (\"@step scores-2 Title\")", LESSON_ID_MAX - 1);
 		n = (size_t)snprintf(id, sizeof id, "step-at-line-%d", ps->line);
 	} else {
@@ -181,17 +152,17 @@ static void d_step(struct parser *ps, const char *arg)
 	}
 	for (int i = 0; i < ps->l->nsteps; i++)
 		if (!strcmp(ps->l->steps[i].id, id))
-			err(ps, ps->line, "duplicate step id '%s' (also at line %d): ids must be unique in a "
+			parser_err(ps, ps->line, "duplicate step id '%s' (also at line %d): ids must be unique in a "
 			    "lesson", id, ps->l->steps[i].line);
 	prose_finish(ps);
-	struct lesson_step *s = need(ps, arena_push(ps->a, (void **)&ps->l->steps, &ps->l->nsteps,
+	struct lesson_step *s = parser_need(ps, arena_push(ps->a, (void **)&ps->l->steps, &ps->l->nsteps,
 	                                            &ps->steps_cap, sizeof *s));
 	if (!s)
 		return;
 	ps->cur = ps->l->nsteps - 1;
 	memset(&ps->step_caps, 0, sizeof ps->step_caps);
-	s->id = need(ps, arena_strdup(ps->a, id));
-	s->title = need(ps, arena_strdup(ps->a, skip_blanks(arg + n)));
+	s->id = parser_need(ps, arena_strdup(ps->a, id));
+	s->title = parser_need(ps, arena_strdup(ps->a, skip_blanks(arg + n)));
 	s->line = ps->line;
 	s->focus = -1;
 }
@@ -203,15 +174,15 @@ static void d_config(struct parser *ps, const char *arg)
 	struct caps *caps;
 	struct lesson_setup *su = setup(ps, &caps);
 	if (su->config_line)
-		err(ps, ps->line, "@config given twice here (first at line %d): put every field on one line",
-		    su->config_line);
+		parser_err(ps, ps->line, "@config given twice here (first at line %d): put every field "
+		           "on one line", su->config_line);
 	su->config_line = ps->line;
 	static const char *const fields[LESSON_Q_CONFIG_COUNT] = {
 		"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed",
 	};
 	const char *p = skip_blanks(arg);
 	if (!*p)
-		err(ps, ps->line, "@config needs fields: @config tokens=8 d_model=16 heads=4");
+		parser_err(ps, ps->line, "@config needs fields: @config tokens=8 d_model=16 heads=4");
 	while (*p) {
 		char name[32];
 		const char *q = read_word(p, name, sizeof name);
@@ -219,18 +190,18 @@ static void d_config(struct parser *ps, const char *arg)
 		if (*q != '=' || f >= LESSON_Q_CONFIG_COUNT) {
 			const char *near = nearest_word(name, fields, LESSON_Q_CONFIG_COUNT);
 			if (*q != '=' && f < LESSON_Q_CONFIG_COUNT)
-				err(ps, ps->line, "@config: write %s=VALUE, with no spaces around '='", name);
+				parser_err(ps, ps->line, "@config: write %s=VALUE, with no spaces around '='", name);
 			else if (near)
-				err(ps, ps->line, "@config: unknown field '%s': did you mean %s?", name, near);
+				parser_err(ps, ps->line, "@config: unknown field '%s': did you mean %s?", name, near);
 			else
-				err(ps, ps->line, "@config: unknown field '%.24s': fields are tokens, d_model, "
+				parser_err(ps, ps->line, "@config: unknown field '%.24s': fields are tokens, d_model, "
 				    "heads, kv_heads, d_k, causal, top_k, scale, seed", name);
 			return;
 		}
 		double v;
 		if (parse_qty_value(q + 1, &q, &v) != 0 || (*q && *q != ' ' && *q != '\t') ||
 		    v != floor(v) || v < 0 || v > (f == LESSON_Q_SEED ? 9e15 : 1e6)) {
-			err(ps, ps->line, "@config: %s needs a whole number >= 0%s", name,
+			parser_err(ps, ps->line, "@config: %s needs a whole number >= 0%s", name,
 			    f == LESSON_Q_CAUSAL || f == LESSON_Q_SCALE ? " or on / off" : "");
 			return;
 		}
@@ -245,34 +216,34 @@ static void d_labels(struct parser *ps, const char *arg)
 	struct caps *caps;
 	struct lesson_setup *su = setup(ps, &caps);
 	if (su->labels_line)
-		err(ps, ps->line, "@labels given twice here (first at line %d)", su->labels_line);
+		parser_err(ps, ps->line, "@labels given twice here (first at line %d)", su->labels_line);
 	su->labels_line = ps->line;
 	su->nlabels = 0;
 	for (const char *p = skip_blanks(arg); *p; p = skip_blanks(p)) {
 		size_t n = strcspn(p, " \t");
 		if (n >= MHA_LABEL_MAX) {
-			err(ps, ps->line, "label '%.20s' is too long: at most %d bytes", p, MHA_LABEL_MAX - 1);
+			parser_err(ps, ps->line, "label '%.20s' is too long: at most %d bytes", p, MHA_LABEL_MAX - 1);
 			return;
 		}
 		if (su->nlabels >= MHA_MAX_TOKENS) {
-			err(ps, ps->line, "more than %d labels", MHA_MAX_TOKENS);
+			parser_err(ps, ps->line, "more than %d labels", MHA_MAX_TOKENS);
 			return;
 		}
-		const char **slot = need(ps, arena_push(ps->a, (void **)&su->labels, &su->nlabels,
+		const char **slot = parser_need(ps, arena_push(ps->a, (void **)&su->labels, &su->nlabels,
 		                                        &caps->labels, sizeof *slot));
-		if (!slot || !(*slot = need(ps, arena_strndup(ps->a, p, n))))
+		if (!slot || !(*slot = parser_need(ps, arena_strndup(ps->a, p, n))))
 			return;
 		p += n;
 	}
 	if (su->nlabels == 0)
-		err(ps, ps->line, "@labels needs one word per token");
+		parser_err(ps, ps->line, "@labels needs one word per token");
 }
 
 static struct lesson_op *new_op(struct parser *ps, enum lesson_op_kind kind)
 {
 	struct caps *caps;
 	struct lesson_setup *su = setup(ps, &caps);
-	struct lesson_op *op = need(ps, arena_push(ps->a, (void **)&su->ops, &su->nops, &caps->ops,
+	struct lesson_op *op = parser_need(ps, arena_push(ps->a, (void **)&su->ops, &su->nops, &caps->ops,
 	                                           sizeof *op));
 	if (op) {
 		op->kind = kind;
@@ -289,7 +260,7 @@ static int input_tensor(struct parser *ps, const char *arg, const char *what, en
 	const char *q = read_word(skip_blanks(arg), name, sizeof name);
 	*t = tensor_by_name(name);
 	if (*t == MHA_T_COUNT || !mha_tensor_info(*t)->input) {
-		err(ps, ps->line, "%s: '%.24s' is not an input: use X, W^Q, W^K, W^V or W^O", what, name);
+		parser_err(ps, ps->line, "%s: '%.24s' is not an input: use X, W^Q, W^K, W^V or W^O", what, name);
 		return -1;
 	}
 	*rest = skip_blanks(q);
@@ -303,7 +274,7 @@ static void d_matrix(struct parser *ps, const char *arg)
 	if (input_tensor(ps, arg, "@matrix", &t, &rest) != 0)
 		return;
 	if (*rest)
-		err(ps, ps->line, "@matrix takes only the matrix name; its rows follow, then @end");
+		parser_err(ps, ps->line, "@matrix takes only the matrix name; its rows follow, then @end");
 	struct lesson_op *op = new_op(ps, LESSON_OP_MATRIX);
 	if (!op)
 		return;
@@ -321,16 +292,16 @@ static void block_row(struct parser *ps, const char *l)
 		double v;
 		if (parse_number(l, &l, &v) != 0 || (*l && *l != ' ' && *l != '\t') ||
 		    fabs(v) > MHA_VALUE_MAX) {
-			err(ps, ps->line, "matrix row: '%.20s' is not a number within +-1e6", l);
+			parser_err(ps, ps->line, "matrix row: '%.20s' is not a number within +-1e6", l);
 			return;
 		}
 		if (ps->nvals == ps->vals_cap) {
 			int cap = ps->vals_cap ? ps->vals_cap * 2 : 256;
 			if (cap > MHA_MAX_D_MODEL * MHA_MAX_WIDTH) {
-				err(ps, ps->line, "matrix too large");
+				parser_err(ps, ps->line, "matrix too large");
 				return;
 			}
-			float *r = need(ps, realloc(ps->rows, (size_t)cap * sizeof *r));
+			float *r = parser_need(ps, realloc(ps->rows, (size_t)cap * sizeof *r));
 			if (!r)
 				return;
 			ps->rows = r;
@@ -340,7 +311,7 @@ static void block_row(struct parser *ps, const char *l)
 		n++;
 	}
 	if (ps->block_cols >= 0 && n != ps->block_cols) {
-		err(ps, ps->line, "matrix row has %d numbers where the rows above have %d", n,
+		parser_err(ps, ps->line, "matrix row has %d numbers where the rows above have %d", n,
 		    ps->block_cols);
 		ps->nvals -= n;
 		return;
@@ -354,10 +325,10 @@ static void block_close(struct parser *ps)
 	struct lesson_op *op = ps->block;
 	ps->block = NULL;
 	if (ps->block_rows == 0) {
-		err(ps, ps->block_line, "@matrix block has no rows");
+		parser_err(ps, ps->block_line, "@matrix block has no rows");
 		return;
 	}
-	op->data = need(ps, arena_alloc(ps->a, (size_t)ps->nvals * sizeof(float)));
+	op->data = parser_need(ps, arena_alloc(ps->a, (size_t)ps->nvals * sizeof(float)));
 	if (!op->data)
 		return;
 	memcpy(op->data, ps->rows, (size_t)ps->nvals * sizeof(float));
@@ -368,12 +339,12 @@ static void block_close(struct parser *ps)
 static void d_end(struct parser *ps, const char *arg)
 {
 	(void)arg;
-	err(ps, ps->line, "@end without an open @matrix block");
+	parser_err(ps, ps->line, "@end without an open @matrix block");
 }
 
 static void asset_error(struct parser *ps, const char *why)
 {
-	err(ps, ps->line, "%s", why);
+	parser_err(ps, ps->line, "%s", why);
 }
 
 static void d_preset(struct parser *ps, const char *arg)
@@ -385,14 +356,14 @@ static void d_preset(struct parser *ps, const char *arg)
 		return;
 	const char *after = read_word(rest, name, sizeof name);
 	if (!name[0] || *skip_blanks(after)) {
-		err(ps, ps->line, "@preset takes a matrix and an asset name: @preset W^Q sentence-wq");
+		parser_err(ps, ps->line, "@preset takes a matrix and an asset name: @preset W^Q sentence-wq");
 		return;
 	}
 	struct lesson_op *op = new_op(ps, LESSON_OP_MATRIX);
 	if (!op)
 		return;
 	op->t = t;
-	op->asset = need(ps, arena_strdup(ps->a, name));
+	op->asset = parser_need(ps, arena_strdup(ps->a, name));
 	if (op->asset && asset_load_matrix(ps->assets_dir, op, ps->a, why, sizeof why) != 0)
 		asset_error(ps, why);
 }
@@ -405,7 +376,7 @@ static void d_fill(struct parser *ps, const char *arg)
 		return;
 	bool zero = !strcmp(rest, "zero"), identity = !strcmp(rest, "identity");
 	if (!zero && !identity) {
-		err(ps, ps->line, "@fill %s needs 'zero' or 'identity'", mha_tensor_info(t)->name);
+		parser_err(ps, ps->line, "@fill %s needs 'zero' or 'identity'", mha_tensor_info(t)->name);
 		return;
 	}
 	struct lesson_op *op = new_op(ps, zero ? LESSON_OP_ZERO : LESSON_OP_IDENTITY);
@@ -419,7 +390,7 @@ static void d_embed(struct parser *ps, const char *arg)
 	const char *p = read_word(skip_blanks(arg), tok, sizeof tok);
 	p = read_word(skip_blanks(p), pos, sizeof pos);
 	if (!tok[0] || !pos[0] || *skip_blanks(p)) {
-		err(ps, ps->line, "@embed takes two assets: token features, position features "
+		parser_err(ps, ps->line, "@embed takes two assets: token features, position features "
 		    "(@embed sentence-tokens sentence-positions)");
 		return;
 	}
@@ -427,8 +398,8 @@ static void d_embed(struct parser *ps, const char *arg)
 	if (!op)
 		return;
 	op->t = MHA_T_X;
-	op->asset = need(ps, arena_strdup(ps->a, tok));
-	op->asset2 = need(ps, arena_strdup(ps->a, pos));
+	op->asset = parser_need(ps, arena_strdup(ps->a, tok));
+	op->asset2 = parser_need(ps, arena_strdup(ps->a, pos));
 	if (op->asset && op->asset2 && asset_load_embed(ps->assets_dir, op, ps->a, why, sizeof why) != 0)
 		asset_error(ps, why);
 }
@@ -438,11 +409,11 @@ static void d_set(struct parser *ps, const char *arg)
 	struct lesson_edit e = { 0 };
 	char why[256];
 	if (parse_edit(arg, &e, ps->a, false, why, sizeof why) != 0) {
-		err(ps, ps->line, "@set: %s", why);
+		parser_err(ps, ps->line, "@set: %s", why);
 		return;
 	}
 	if (e.kind == LESSON_EDIT_CONFIG) {
-		err(ps, ps->line, "@set: put %s in @config", lesson_qty_name(e.field));
+		parser_err(ps, ps->line, "@set: put %s in @config", lesson_qty_name(e.field));
 		return;
 	}
 	struct lesson_op *op = new_op(ps, LESSON_OP_EDIT);
@@ -458,7 +429,7 @@ static void d_focus(struct parser *ps, const char *arg)
 {
 	int st = stage_by_name(arg);
 	if (st < 0) {
-		err(ps, ps->line, "@focus: '%.24s' is not a stage: Projection, Reshape, Scores, Softmax, "
+		parser_err(ps, ps->line, "@focus: '%.24s' is not a stage: Projection, Reshape, Scores, Softmax, "
 		    "Weighted sum, Concat, W^O (or 1-7)", arg);
 		return;
 	}
@@ -472,7 +443,7 @@ static int ref_arg(struct parser *ps, const char *arg, struct lesson_ref *ref, c
 	const char *end = arg;
 	if (parse_ref(arg, &end, ref, why, sizeof why) == 0 && !*skip_blanks(end))
 		return 0;
-	err(ps, ps->line, "%s: %s", what, why[0] ? why : "unexpected text after the cells");
+	parser_err(ps, ps->line, "%s: %s", what, why[0] ? why : "unexpected text after the cells");
 	return -1;
 }
 
@@ -485,7 +456,7 @@ static void d_highlight(struct parser *ps, const char *arg)
 		const char *end;
 		if (parse_int(skip_blanks(arg + 5), &end, &h) != 0 || *skip_blanks(end) || h < 0 ||
 		    h >= MHA_MAX_HEADS) {
-			err(ps, ps->line, "@highlight head H: H must be a head number");
+			parser_err(ps, ps->line, "@highlight head H: H must be a head number");
 			return;
 		}
 		m.is_head = true;
@@ -493,7 +464,7 @@ static void d_highlight(struct parser *ps, const char *arg)
 	} else if (ref_arg(ps, arg, &m.ref, "@highlight takes 'head H' or cells (P[0][3])") != 0) {
 		return;
 	}
-	struct lesson_mark *slot = need(ps, arena_push(ps->a, (void **)&s->marks, &s->nmarks,
+	struct lesson_mark *slot = parser_need(ps, arena_push(ps->a, (void **)&s->marks, &s->nmarks,
 	                                               &ps->step_caps.marks, sizeof *slot));
 	if (slot)
 		*slot = m;
@@ -514,7 +485,7 @@ static void d_hide(struct parser *ps, const char *arg)
 		if (ref_arg(ps, arg, &h.ref, "@hide takes a stage, 'counts' or cells (P[0][3])") != 0)
 			return;
 	}
-	struct lesson_hide *slot = need(ps, arena_push(ps->a, (void **)&s->hides, &s->nhides,
+	struct lesson_hide *slot = parser_need(ps, arena_push(ps->a, (void **)&s->hides, &s->nhides,
 	                                               &ps->step_caps.hides, sizeof *slot));
 	if (slot)
 		*slot = h;
@@ -522,132 +493,18 @@ static void d_hide(struct parser *ps, const char *arg)
 
 /* ---- exercises ---- */
 
-/* "a" or "a b" or "a..b" after a comparison; the second only for 'within'. */
-static int cond_values(const char *p, struct lesson_cond *c, char *why, size_t len)
-{
-	p = skip_blanks(p);
-	if (parse_qty_value(p, &p, &c->a) != 0) {
-		snprintf(why, len, "expected a number after '%s'", cmp_text(c->cmp));
-		return -1;
-	}
-	if (c->cmp == LESSON_IN) {
-		p = p[0] == '.' && p[1] == '.' ? p + 2 : skip_blanks(p);
-		if (parse_qty_value(p, &p, &c->b) != 0 || c->b < c->a) {
-			snprintf(why, len, "'within' takes two numbers, low then high: within 0.1 0.3");
-			return -1;
-		}
-	}
-	if (*skip_blanks(p)) {
-		snprintf(why, len, "unexpected '%.20s' at the end", skip_blanks(p));
-		return -1;
-	}
-	return 0;
-}
-
-static bool single(struct lesson_range r)
-{
-	return r.lo == r.hi;
-}
-
-static int parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len)
-{
-	char word[32];
-	const char *p = skip_blanks(arg), *after = read_word(p, word, sizeof word);
-	if (!strcmp(word, "answer") && !*skip_blanks(after)) {
-		c->kind = LESSON_COND_ANSWER;
-		return 0;
-	}
-	if (!strcmp(word, "head")) {
-		struct lesson_edit e = { 0 };
-		c->kind = LESSON_COND_HEAD;
-		if (parse_edit(p, &e, NULL, false, why, len) != 0)
-			return -1;
-		c->head = e.head;
-		c->off = e.off;
-		return 0;
-	}
-	if (!strcmp(word, "unchanged")) {
-		c->kind = LESSON_COND_UNCHANGED;
-		p = skip_blanks(after);
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
-			return -1;
-		p = skip_blanks(p);
-		if (parse_number(p, &p, &c->a) != 0 || c->a < 0 || *skip_blanks(p)) {
-			snprintf(why, len, "expected 'unchanged TENSOR TOLERANCE' (unchanged Y 0.05)");
-			return -1;
-		}
-		return 0;
-	}
-	if (!strcmp(word, "argmax")) {
-		c->kind = LESSON_COND_ARGMAX;
-		p = skip_blanks(after);
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
-			return -1;
-		if (!single(c->ref.r[0]) || !single(c->ref.r[1]) || c->ref.r[2].lo != 0 ||
-		    c->ref.r[2].hi != -1) {
-			snprintf(why, len, "argmax takes one row: argmax P[head][row] = column");
-			return -1;
-		}
-		int cmp = parse_cmp(skip_blanks(p), &p);
-		long long col;
-		if ((cmp != LESSON_EQ && cmp != LESSON_NE) || parse_int(skip_blanks(p), &p, &col) != 0 ||
-		    col < 0 || *skip_blanks(p)) {
-			snprintf(why, len, "expected '= COLUMN' or '!= COLUMN' after the row");
-			return -1;
-		}
-		c->cmp = (enum lesson_cmp)cmp;
-		c->a = (double)col;
-		return 0;
-	}
-	static const char *const reducers[] = { "max", "min", "sum" };
-	enum lesson_qty q = qty_by_name(word);
-	for (int r = 0; r < 3; r++) {
-		if (strcmp(word, reducers[r]) != 0)
-			continue;
-		c->kind = LESSON_COND_REDUCE;
-		c->reduce = r;
-		p = skip_blanks(after);
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
-			return -1;
-		break;
-	}
-	if (c->kind == LESSON_COND_REDUCE) {
-		/* the comparison follows below */
-	} else if (q != LESSON_Q_COUNT) {
-		c->kind = LESSON_COND_QTY;
-		c->qty = q;
-		p = after;
-	} else {
-		c->kind = LESSON_COND_CELL;
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
-			return -1;
-		if (!single(c->ref.r[0]) || !single(c->ref.r[1]) || !single(c->ref.r[2])) {
-			snprintf(why, len, "a goal compares one cell: give every index (P[head][row][column])");
-			return -1;
-		}
-	}
-	int cmp = parse_cmp(skip_blanks(p), &p);
-	if (cmp < 0) {
-		snprintf(why, len, "expected a comparison (<, <=, >, >=, =, !=, within) after '%.30s'",
-		         word);
-		return -1;
-	}
-	c->cmp = (enum lesson_cmp)cmp;
-	return cond_values(p, c, why, len);
-}
-
 static void d_goal(struct parser *ps, const char *arg)
 {
 	struct lesson_step *s = step(ps);
 	struct lesson_cond c = { 0 };
 	char why[256];
 	if (parse_cond(arg, &c, why, sizeof why) != 0) {
-		err(ps, ps->line, "@goal: %s", why);
+		parser_err(ps, ps->line, "@goal: %s", why);
 		return;
 	}
 	c.line = ps->line;
-	c.text = need(ps, arena_strdup(ps->a, arg));
-	struct lesson_cond *slot = need(ps, arena_push(ps->a, (void **)&s->goals, &s->ngoals,
+	c.text = parser_need(ps, arena_strdup(ps->a, arg));
+	struct lesson_cond *slot = parser_need(ps, arena_push(ps->a, (void **)&s->goals, &s->ngoals,
 	                                               &ps->step_caps.goals, sizeof *slot));
 	if (slot)
 		*slot = c;
@@ -657,13 +514,13 @@ static void d_hint(struct parser *ps, const char *arg)
 {
 	struct lesson_step *s = step(ps);
 	if (!*arg) {
-		err(ps, ps->line, "@hint needs its text on the same line");
+		parser_err(ps, ps->line, "@hint needs its text on the same line");
 		return;
 	}
-	const char **slot = need(ps, arena_push(ps->a, (void **)&s->hints, &s->nhints,
+	const char **slot = parser_need(ps, arena_push(ps->a, (void **)&s->hints, &s->nhints,
 	                                        &ps->step_caps.hints, sizeof *slot));
 	if (slot)
-		*slot = need(ps, arena_strdup(ps->a, arg));
+		*slot = parser_need(ps, arena_strdup(ps->a, arg));
 }
 
 static void d_solution(struct parser *ps, const char *arg)
@@ -672,11 +529,11 @@ static void d_solution(struct parser *ps, const char *arg)
 	struct lesson_edit e = { 0 };
 	char why[256];
 	if (parse_edit(arg, &e, ps->a, true, why, sizeof why) != 0) {
-		err(ps, ps->line, "@solution: %s", why);
+		parser_err(ps, ps->line, "@solution: %s", why);
 		return;
 	}
 	e.line = ps->line;
-	struct lesson_edit *slot = need(ps, arena_push(ps->a, (void **)&s->solution, &s->nsolution,
+	struct lesson_edit *slot = parser_need(ps, arena_push(ps->a, (void **)&s->solution, &s->nsolution,
 	                                               &ps->step_caps.solution, sizeof *slot));
 	if (slot)
 		*slot = e;
@@ -686,17 +543,17 @@ static void d_question(struct parser *ps, const char *arg)
 {
 	struct lesson_step *s = step(ps);
 	if (s->question) {
-		err(ps, ps->line, "one @question per step (the first is at line %d)", s->question->line);
+		parser_err(ps, ps->line, "one @question per step (the first is at line %d)", s->question->line);
 		return;
 	}
 	if (!*arg) {
-		err(ps, ps->line, "@question needs its text on the same line");
+		parser_err(ps, ps->line, "@question needs its text on the same line");
 		return;
 	}
-	s->question = need(ps, arena_alloc(ps->a, sizeof *s->question));
+	s->question = parser_need(ps, arena_alloc(ps->a, sizeof *s->question));
 	if (!s->question)
 		return;
-	s->question->text = need(ps, arena_strdup(ps->a, arg));
+	s->question->text = parser_need(ps, arena_strdup(ps->a, arg));
 	s->question->line = ps->line;
 }
 
@@ -704,7 +561,7 @@ static struct lesson_question *question(struct parser *ps, const char *what)
 {
 	struct lesson_question *q = step(ps)->question;
 	if (!q)
-		err(ps, ps->line, "@%s before any @question in this step", what);
+		parser_err(ps, ps->line, "@%s before any @question in this step", what);
 	return q;
 }
 
@@ -716,18 +573,18 @@ static void d_choice(struct parser *ps, const char *arg)
 	size_t n = strcspn(arg, " \t");
 	const char *text = skip_blanks(arg + n);
 	if (n == 0 || n > 8 || !*text) {
-		err(ps, ps->line, "@choice takes a short key and its text: @choice a the previous token");
+		parser_err(ps, ps->line, "@choice takes a short key and its text: @choice a the previous token");
 		return;
 	}
 	for (int i = 0; i < q->nchoices; i++)
 		if (strlen(q->choices[i].key) == n && !strncmp(q->choices[i].key, arg, n))
-			err(ps, ps->line, "choice '%.8s' given twice", arg);
-	struct lesson_choice *c = need(ps, arena_push(ps->a, (void **)&q->choices, &q->nchoices,
+			parser_err(ps, ps->line, "choice '%.8s' given twice", arg);
+	struct lesson_choice *c = parser_need(ps, arena_push(ps->a, (void **)&q->choices, &q->nchoices,
 	                                              &ps->step_caps.choices, sizeof *c));
 	if (!c)
 		return;
-	c->key = need(ps, arena_strndup(ps->a, arg, n));
-	c->text = need(ps, arena_strdup(ps->a, text));
+	c->key = parser_need(ps, arena_strndup(ps->a, arg, n));
+	c->text = parser_need(ps, arena_strdup(ps->a, text));
 }
 
 static void d_answer(struct parser *ps, const char *arg)
@@ -736,14 +593,14 @@ static void d_answer(struct parser *ps, const char *arg)
 	if (!q)
 		return;
 	if (q->answer) {
-		err(ps, ps->line, "@answer given twice");
+		parser_err(ps, ps->line, "@answer given twice");
 		return;
 	}
 	if (!*arg) {
-		err(ps, ps->line, "@answer needs the right choice's key, or a number");
+		parser_err(ps, ps->line, "@answer needs the right choice's key, or a number");
 		return;
 	}
-	q->answer = need(ps, arena_strdup(ps->a, arg));
+	q->answer = parser_need(ps, arena_strdup(ps->a, arg));
 }
 
 static void d_include(struct parser *ps, const char *arg)
@@ -751,7 +608,7 @@ static void d_include(struct parser *ps, const char *arg)
 	char *text, why[512];
 	size_t size;
 	if (asset_read(ps->assets_dir, arg, ".txt", ps->a, &text, &size, why, sizeof why) != 0) {
-		err(ps, ps->line, "@include: %s", why);
+		parser_err(ps, ps->line, "@include: %s", why);
 		return;
 	}
 	/* included text is shown verbatim: indent every line */
@@ -806,7 +663,7 @@ static void directive(struct parser *ps, const char *l)
 	while (n && (a[n - 1] == ' ' || a[n - 1] == '\t'))
 		n--;
 	if (n >= sizeof arg) {
-		err(ps, ps->line, "line too long: at most %zu bytes after the directive", sizeof arg - 1);
+		parser_err(ps, ps->line, "line too long: at most %zu bytes after the directive", sizeof arg - 1);
 		return;
 	}
 	memcpy(arg, a, n);
@@ -816,11 +673,11 @@ static void directive(struct parser *ps, const char *l)
 		if (strcmp(word, d->name) != 0)
 			continue;
 		if (*after && *after != ' ' && *after != '\t') {
-			err(ps, ps->line, "@%s: put a space between the directive and its text", d->name);
+			parser_err(ps, ps->line, "@%s: put a space between the directive and its text", d->name);
 		} else if (!(d->where & STEP) && ps->cur >= 0) {
-			err(ps, ps->line, "@%s belongs before the first @step", d->name);
+			parser_err(ps, ps->line, "@%s belongs before the first @step", d->name);
 		} else if (!(d->where & HEADER) && ps->cur < 0) {
-			err(ps, ps->line, "@%s belongs inside a step: start one with @step ID", d->name);
+			parser_err(ps, ps->line, "@%s belongs inside a step: start one with @step ID", d->name);
 		} else {
 			d->fn(ps, arg);
 		}
@@ -828,9 +685,9 @@ static void directive(struct parser *ps, const char *l)
 	}
 	const char *near = lesson_nearest_directive(word);
 	if (near)
-		err(ps, ps->line, "unknown directive @%.30s: did you mean @%s?", word, near);
+		parser_err(ps, ps->line, "unknown directive @%.30s: did you mean @%s?", word, near);
 	else
-		err(ps, ps->line, "unknown directive @%.30s (directives are listed in lessons/README.md)",
+		parser_err(ps, ps->line, "unknown directive @%.30s (directives are listed in lessons/README.md)",
 		    word);
 }
 
@@ -865,7 +722,7 @@ static void line(struct parser *ps, char *l, size_t n)
 	if (n && l[n - 1] == '\r')
 		l[--n] = '\0';
 	if (memchr(l, '\0', n) || !text_ok((const unsigned char *)l, n)) {
-		err(ps, ps->line, "this line is not UTF-8 text (or holds control characters)");
+		parser_err(ps, ps->line, "this line is not UTF-8 text (or holds control characters)");
 		return;
 	}
 	if (ps->block) {
@@ -879,7 +736,7 @@ static void line(struct parser *ps, char *l, size_t n)
 				block_row(ps, l);
 			return;
 		}
-		err(ps, ps->block_line, "@matrix %s block is not closed: add @end after its rows",
+		parser_err(ps, ps->block_line, "@matrix %s block is not closed: add @end after its rows",
 		    mha_tensor_info(ps->block->t)->name);
 		block_close(ps);
 	}
@@ -892,231 +749,10 @@ static void line(struct parser *ps, char *l, size_t n)
 	const char *text = l[0] == '\\' && (l[1] == '@' || l[1] == '#') ? l + 1 : l;
 	if (ps->cur < 0) {
 		if (*skip_blanks(text))
-			err(ps, ps->line, "text before the first @step: prose belongs inside a step");
+			parser_err(ps, ps->line, "text before the first @step: prose belongs inside a step");
 		return;
 	}
 	prose_add(ps, text);
-}
-
-/* ---- after the last line: resolve and check against each step's configuration ---- */
-
-static void check_op(struct parser *ps, const struct lesson_op *op, const struct lesson_step *s,
-                     const char *const *labels, int nlabels, bool *reported)
-{
-	const struct mha_config *c = &s->cfg;
-	char why[256];
-	if (*reported)
-		return;
-	int before = ps->nerr;
-	if (op->kind == LESSON_OP_MATRIX && op->data) {
-		struct mha_shape sh = mha_tensor_shape(c, op->t);
-		if (sh.rows != op->rows || sh.cols != op->cols)
-			err(ps, op->line, "%s is %dx%d in step '%s' (tokens %d, d_model %d, heads %d, d_k %d), "
-			    "but this matrix is %dx%d", mha_tensor_info(op->t)->name, sh.rows, sh.cols, s->id,
-			    c->n, c->d, c->h, c->dk, op->rows, op->cols);
-	} else if (op->kind == LESSON_OP_EMBED && op->tokens) {
-		if (op->cols != c->d)
-			err(ps, op->line, "@embed: features are %d wide but d_model is %d in step '%s'",
-			    op->cols, c->d, s->id);
-		else if (op->npositions < c->n)
-			err(ps, op->line, "@embed: %d position rows for %d tokens", op->npositions, c->n);
-		else if (!labels)
-			err(ps, op->line, "@embed needs @labels: each label picks its token features");
-		for (int i = 0; i < op->npositions && i < c->n && ps->nerr == before; i++) {
-			char key[16];
-			snprintf(key, sizeof key, "%d", i);
-			if (strcmp(op->positions[i].key, key) != 0)
-				err(ps, op->line, "@embed: position row %d is keyed '%s', expected '%d'", i,
-				    op->positions[i].key, i);
-		}
-		for (int i = 0; labels && i < nlabels && ps->nerr == before; i++) {
-			int k = 0;
-			while (k < op->ntokens && strcmp(op->tokens[k].key, labels[i]) != 0)
-				k++;
-			if (k == op->ntokens)
-				err(ps, op->line, "@embed: no token features for label '%s'", labels[i]);
-		}
-	} else if (op->kind == LESSON_OP_EDIT) {
-		if (op->edit.kind == LESSON_EDIT_HEAD && op->edit.head >= c->h)
-			err(ps, op->line, "@set: head %d does not exist: there are %d heads (0..%d)",
-			    op->edit.head, c->h, c->h - 1);
-		else if ((op->edit.kind == LESSON_EDIT_SET || op->edit.kind == LESSON_EDIT_SCALE) &&
-		         ref_check(&op->edit.ref, c, why, sizeof why) != 0)
-			err(ps, op->line, "@set: %s", why);
-	}
-	*reported = ps->nerr != before;
-}
-
-static bool solution_reshapes(const struct lesson_step *s)
-{
-	for (int i = 0; i < s->nsolution; i++)
-		if (s->solution[i].kind == LESSON_EDIT_CONFIG)
-			return true;
-	return false;
-}
-
-static void check_cond(struct parser *ps, const struct lesson_step *s, const struct lesson_cond *c)
-{
-	char why[256];
-	bool later = solution_reshapes(s); /* shapes may change: the checker tries it */
-	if (c->kind == LESSON_COND_HEAD && c->head >= s->cfg.h && !later)
-		err(ps, c->line, "@goal names head %d, which does not exist: there are %d heads (0..%d)",
-		    c->head, s->cfg.h, s->cfg.h - 1);
-	if ((c->kind == LESSON_COND_CELL || c->kind == LESSON_COND_ARGMAX ||
-	     c->kind == LESSON_COND_REDUCE) && !later &&
-	    ref_check(&c->ref, &s->cfg, why, sizeof why) != 0)
-		err(ps, c->line, "@goal: %s", why);
-	if (c->kind == LESSON_COND_ARGMAX && !later && c->a >= mha_tensor_shape(&s->cfg, c->ref.t).cols)
-		err(ps, c->line, "@goal: column %g does not exist: %s has %d columns", c->a,
-		    mha_tensor_info(c->ref.t)->name, mha_tensor_shape(&s->cfg, c->ref.t).cols);
-	if (c->kind == LESSON_COND_ANSWER && !s->question)
-		err(ps, c->line, "@goal answer needs a @question in the step");
-}
-
-static void check_question(struct parser *ps, struct lesson_step *s, struct caps *caps)
-{
-	struct lesson_question *q = s->question;
-	if (!q) {
-		for (int i = 0; i < s->nsolution; i++)
-			if (s->solution[i].kind == LESSON_EDIT_ANSWER)
-				err(ps, s->solution[i].line, "@solution answer needs a @question in the step");
-		if (s->nhides)
-			err(ps, s->line, "step '%s': @hide needs a @question: what is hidden shows once the "
-			    "learner answers", s->id);
-		return;
-	}
-	if (!q->answer) {
-		err(ps, q->line, "@question without @answer");
-		return;
-	}
-	if (q->nchoices == 1)
-		err(ps, q->line, "a multiple-choice question needs at least two @choice lines");
-	if (q->nchoices > 0) {
-		int i = 0;
-		while (i < q->nchoices && strcmp(q->choices[i].key, q->answer) != 0)
-			i++;
-		if (i == q->nchoices)
-			err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
-	} else {
-		const char *p = q->answer;
-		if (parse_number(p, &p, &q->value) != 0 ||
-		    (*skip_blanks(p) && parse_number(skip_blanks(p), &p, &q->tol) != 0) ||
-		    *skip_blanks(p) || q->tol < 0)
-			err(ps, q->line, "@answer of a question without choices is a number and an optional "
-			    "tolerance: @answer 0.25 0.01");
-	}
-	/* a question is an exercise whose goal is the right answer */
-	bool has = false;
-	for (int i = 0; i < s->ngoals; i++)
-		has |= s->goals[i].kind == LESSON_COND_ANSWER;
-	if (!has) {
-		struct lesson_cond *c = need(ps, arena_push(ps->a, (void **)&s->goals, &s->ngoals,
-		                                            &caps->goals, sizeof *c));
-		if (c) {
-			c->kind = LESSON_COND_ANSWER;
-			c->line = q->line;
-			c->text = "answer";
-		}
-	}
-	has = false;
-	for (int i = 0; i < s->nsolution; i++)
-		has |= s->solution[i].kind == LESSON_EDIT_ANSWER;
-	if (!has) {
-		struct lesson_edit *e = need(ps, arena_push(ps->a, (void **)&s->solution, &s->nsolution,
-		                                            &caps->solution, sizeof *e));
-		if (e) {
-			char num[40];
-			snprintf(num, sizeof num, "%.15g", q->value); /* without the tolerance */
-			e->kind = LESSON_EDIT_ANSWER;
-			e->line = q->line;
-			e->answer = q->nchoices ? q->answer : need(ps, arena_strdup(ps->a, num));
-		}
-	}
-}
-
-static void check_step(struct parser *ps, struct lesson_step *s, struct caps *caps)
-{
-	struct lesson *l = ps->l;
-	char why[256];
-	if (setup_resolve_config(&l->base, &s->setup, &s->cfg, why, sizeof why) != 0) {
-		int at = s->setup.config_line ? s->setup.config_line
-		       : l->base.config_line ? l->base.config_line : s->line;
-		err(ps, at, "configuration of step '%s': %s", s->id, why);
-		return;
-	}
-	const struct lesson_setup *lab = s->setup.labels ? &s->setup : &l->base;
-	if (lab->labels && lab->nlabels != s->cfg.n && !(lab == &l->base && ps->base_labels_bad)) {
-		err(ps, lab->labels_line, "%d labels for %d tokens in step '%s'", lab->nlabels, s->cfg.n,
-		    s->id);
-		ps->base_labels_bad |= lab == &l->base; /* once is enough */
-	}
-	/* each base operation is reported once, for the first step it fails in */
-	for (int i = 0; i < l->base.nops; i++) {
-		bool rep = false;
-		if (l->base.ops[i].line < 0)
-			continue;
-		check_op(ps, &l->base.ops[i], s, lab->labels, lab->nlabels, &rep);
-		if (rep)
-			l->base.ops[i].line = -l->base.ops[i].line; /* mark: do not report again */
-	}
-	for (int i = 0; i < s->setup.nops; i++) {
-		bool rep = false;
-		check_op(ps, &s->setup.ops[i], s, lab->labels, lab->nlabels, &rep);
-	}
-	for (int i = 0; i < s->nmarks; i++) {
-		const struct lesson_mark *m = &s->marks[i];
-		if (m->is_head ? m->head >= s->cfg.h : ref_check(&m->ref, &s->cfg, why, sizeof why) != 0)
-			err(ps, s->line, "step '%s': @highlight %s", s->id,
-			    m->is_head ? "names a head that does not exist" : why);
-	}
-	for (int i = 0; i < s->nhides; i++)
-		if (s->hides[i].kind == LESSON_HIDE_CELLS &&
-		    ref_check(&s->hides[i].ref, &s->cfg, why, sizeof why) != 0)
-			err(ps, s->line, "step '%s': @hide %s", s->id, why);
-	check_question(ps, s, caps);
-	for (int i = 0; i < s->ngoals; i++)
-		check_cond(ps, s, &s->goals[i]);
-	if (s->ngoals == 0 && (s->nhints || s->nsolution))
-		err(ps, s->line, "step '%s' has hints or a solution but no @goal", s->id);
-	s->resets = s->setup.given || s->setup.labels || s->setup.nops || s->ngoals > 0;
-	l->nexercises += s->ngoals > 0;
-}
-
-static void finish(struct parser *ps)
-{
-	struct lesson *l = ps->l;
-	if (ps->block) {
-		err(ps, ps->block_line, "@matrix %s block is not closed: add @end after its rows",
-		    mha_tensor_info(ps->block->t)->name);
-		ps->block = NULL;
-	}
-	prose_finish(ps);
-	int last = ps->line > 0 ? ps->line : 1;
-	if (!ps->number_line)
-		err(ps, 1, "missing @lesson N: every lesson has a number");
-	if (!ps->title_line)
-		err(ps, 1, "missing @title: every lesson has a title");
-	if (!ps->objective_line)
-		err(ps, 1, "missing @objective: every lesson has a one-line goal");
-	if (l->nsteps == 0)
-		err(ps, last, "no @step: a lesson needs at least one");
-	/* the file name's number, when it has one, must agree */
-	long long fnum;
-	const char *end;
-	if (ps->number_line && l->number && parse_int(l->stem, &end, &fnum) == 0 && *end == '-' &&
-	    fnum != l->number)
-		err(ps, ps->number_line, "@lesson %d, but the file name says %lld", l->number, fnum);
-	for (int i = 0; i < l->nsteps && !ps->oom; i++) {
-		struct caps caps = { 0 };
-		struct lesson_step *s = &l->steps[i];
-		/* arrays may grow here: count as full so the push reallocates */
-		caps.goals = s->ngoals;
-		caps.solution = s->nsolution;
-		check_step(ps, s, &caps);
-	}
-	for (int i = 0; i < l->base.nops; i++)
-		if (l->base.ops[i].line < 0)
-			l->base.ops[i].line = -l->base.ops[i].line;
 }
 
 /* "dir/03-reshape.lesson" -> stem "03-reshape", name "reshape". */
@@ -1127,7 +763,7 @@ static void names_from_path(struct parser *ps, const char *path)
 	size_t n = strlen(base);
 	if (n > 7 && !strcmp(base + n - 7, ".lesson"))
 		n -= 7;
-	ps->l->stem = need(ps, arena_strndup(ps->a, base, n));
+	ps->l->stem = parser_need(ps, arena_strndup(ps->a, base, n));
 	const char *s = base;
 	while (s < base + n && isdigit((unsigned char)*s))
 		s++;
@@ -1138,7 +774,7 @@ static void names_from_path(struct parser *ps, const char *path)
 	size_t nl = (size_t)(base + n - s);
 	if (nl >= LESSON_NAME_MAX)
 		nl = LESSON_NAME_MAX - 1;
-	ps->l->name = need(ps, arena_strndup(ps->a, s, nl));
+	ps->l->name = parser_need(ps, arena_strndup(ps->a, s, nl));
 }
 
 int lesson_parse(const char *name, const char *text, size_t size, const char *assets_dir,
@@ -1152,15 +788,15 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 		lesson_errors_add(errs, "%s: out of memory", name);
 		return -1;
 	}
-	out->path = need(&ps, arena_strdup(ps.a, name));
+	out->path = parser_need(&ps, arena_strdup(ps.a, name));
 	names_from_path(&ps, name);
 	if (size > LESSON_FILE_MAX) {
-		err(&ps, 1, "file too large: lessons are at most %d bytes", LESSON_FILE_MAX);
+		parser_err(&ps, 1, "file too large: lessons are at most %d bytes", LESSON_FILE_MAX);
 		ps.foreign = true;
 	} else {
 		char *copy = malloc(size + 1);
 		if (!copy) {
-			need(&ps, NULL);
+			parser_need(&ps, NULL);
 		} else {
 			memcpy(copy, text, size);
 			copy[size] = '\0';
@@ -1176,7 +812,7 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 					if (n && p[n - 1] == '\r')
 						p[n - 1] = '\0';
 					if (strcmp(p, magic) != 0) {
-						err(&ps, 1, !strncmp(p, "mha-tui-lesson ", 15)
+						parser_err(&ps, 1, !strncmp(p, "mha-tui-lesson ", 15)
 						    ? "unsupported lesson format: this mha-tui reads '%s'"
 						    : "not a lesson file: the first line must be '%s'", magic);
 						ps.foreign = true;
@@ -1188,14 +824,21 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 				p += n + 1;
 			}
 			if (size == 0) {
-				err(&ps, 1, "empty file: the first line must be '%s'", magic);
+				parser_err(&ps, 1, "empty file: the first line must be '%s'", magic);
 				ps.foreign = true;
 			}
 			free(copy);
 		}
 	}
-	if (!ps.oom && !ps.foreign)
-		finish(&ps);
+	if (!ps.oom && !ps.foreign) {
+		if (ps.block) {
+			parser_err(&ps, ps.block_line, "@matrix %s block is not closed: add @end after its rows",
+			    mha_tensor_info(ps.block->t)->name);
+			ps.block = NULL;
+		}
+		prose_finish(&ps);
+		parser_finish(&ps);
+	}
 	free(ps.prose);
 	free(ps.rows);
 	if (ps.nerr) {

@@ -1,0 +1,48 @@
+/*
+ * parser.h - the lesson parser's state, shared by its two halves: parse.c
+ * reads the lines and directives, resolve.c checks the result against each
+ * step's configuration once the last line is read. Private to the lesson
+ * module.
+ */
+#ifndef PARSER_H
+#define PARSER_H
+
+#include "lesson_int.h"
+
+struct caps { /* capacities of the arrays being grown */
+	int ops, labels, marks, goals, hints, solution, hides, choices;
+};
+
+struct parser {
+	const char *file;           /* for messages */
+	struct lesson *l;
+	struct lesson_arena *a;
+	struct lesson_errors *errs;
+	const char *assets_dir;
+	int nerr;                   /* errors of this file */
+	bool oom;
+	bool foreign;               /* not a lesson file at all: report only that */
+	int line;
+	int steps_cap;
+	int cur;                    /* current step, -1 in the header */
+	struct caps base_caps, step_caps;
+	char *prose;                /* current step's prose (malloc) */
+	size_t prose_len, prose_cap;
+	int title_line, objective_line, number_line;
+	bool base_labels_bad;       /* reported already */
+	/* an open @matrix block */
+	struct lesson_op *block;    /* NULL when none */
+	int block_line;
+	float *rows;                /* its numbers (malloc) */
+	int nvals, vals_cap, block_cols, block_rows;
+};
+
+/* "file:line: message", counted in ps->nerr. */
+void parser_err(struct parser *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* p, or NULL after reporting "out of memory" (once; the parse then stops). */
+void *parser_need(struct parser *ps, void *p);
+/* After the last line: resolve every step's configuration and check
+ * references, shapes, assets and questions against it (resolve.c). */
+void parser_finish(struct parser *ps);
+
+#endif
