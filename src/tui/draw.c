@@ -269,22 +269,33 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 }
 
 /* Reshape: the head block read from Q and the same block computed as
- * X . (column block of W) agree to rounding. */
+ * X . (column block of W) agree to rounding. With huge inputs (1e6 gives
+ * Q near 1e13) float32 rounding is large in absolute terms, so the
+ * difference is also given relative to the block's largest value. */
 static void reshape_proof(const struct app *app, const struct stage_view *v, char *out, size_t len)
 {
-	double worst = 0.0;
+	double worst = 0.0, largest = 0.0;
 	for (int r = 0; r < v->p[1].rows; r++)
 		for (int c = 0; c < v->p[1].cols; c++) {
-			double d = fabs((double)app_panel_value(app, &v->p[1], r, c) -
-			                (double)app_panel_value(app, &v->p[2], r, c));
+			double q = (double)app_panel_value(app, &v->p[1], r, c);
+			double d = fabs(q - (double)app_panel_value(app, &v->p[2], r, c));
 			if (d > worst)
 				worst = d;
+			if (fabs(q) > largest)
+				largest = fabs(q);
 		}
 	enum mha_tensor t = v->p[0].t;
 	const char *wn = t == MHA_T_Q ? "W^Q" : t == MHA_T_K ? "W^K" : "W^V";
 	int c0 = v->p[1].col0, c1 = c0 + v->p[1].cols;
-	snprintf(out, len, "%s[:,%d:%d] = X . %s[:,%d:%d]  max |diff| %.1e", mha_tensor_info(t)->name,
-	         c0, c1, wn, c0, c1, worst);
+	char diff[16], rel[48] = "";
+	fmt_num(diff, sizeof diff, (float)worst, 7);
+	if (largest >= 1e3) {
+		char r[16];
+		fmt_num(r, sizeof r, (float)(worst / largest), 7);
+		snprintf(rel, sizeof rel, ", %s of the largest", r + strspn(r, " "));
+	}
+	snprintf(out, len, "%s[:,%d:%d] = X . %s[:,%d:%d]  max |diff| %s%s", mha_tensor_info(t)->name,
+	         c0, c1, wn, c0, c1, diff + strspn(diff, " "), rel);
 }
 
 static void draw_stage(const struct app *app, const struct stage_view *v, struct rect area, int cw)

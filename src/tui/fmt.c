@@ -15,19 +15,18 @@
  * without '+' or leading zeros: 1.2e5, -3e12, 5e-7. */
 static int fmt_exp(char *out, size_t len, double v, int width)
 {
-	int ex = (int)floor(log10(fabs(v)));
-	double mant = v / pow(10.0, ex);
-	if (fabs(mant) >= 9.5) { /* rounding to 0 decimals would print 10e.. */
-		mant /= 10.0;
-		ex++;
-	}
-	char tail[8];
-	snprintf(tail, sizeof tail, "e%d", ex);
+	int ex0 = (int)floor(log10(fabs(v)));
 	for (int dec = 2; dec >= 0; dec--) {
-		char m[16];
-		snprintf(m, sizeof m, "%.*f", dec, mant);
-		if (strcmp(m, "10") == 0 || strcmp(m, "-10") == 0)
-			continue;
+		/* mantissa in [1, 10); when it rounds up to 10 at these decimals
+		 * ("9.97e5" at one decimal), it is 1 with the next exponent: "1.0e6" */
+		int ex = ex0;
+		char m[16], tail[8];
+		snprintf(m, sizeof m, "%.*f", dec, v / pow(10.0, ex));
+		if (fabs(atof(m)) >= 10.0) {
+			ex++;
+			snprintf(m, sizeof m, "%.*f", dec, v / pow(10.0, ex));
+		}
+		snprintf(tail, sizeof tail, "e%d", ex);
 		if ((int)(strlen(m) + strlen(tail)) <= width) {
 			snprintf(out, len, "%s%s", m, tail);
 			return 0;

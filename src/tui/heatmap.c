@@ -70,7 +70,8 @@ int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count)
 }
 
 /* A value in at most w chars: fewest dropped decimals first, leading zero
- * dropped (".42", "-.4"), then k/M/G/T suffixes ("1.2k"), then "#"s. */
+ * dropped (".42", "-.4"), then k/M/G/T suffixes ("1.2k"), then the
+ * exponent form ("1e15"), else nothing. */
 static void value_format(char *buf, size_t len, float v, int w)
 {
 	char t[48];
@@ -88,7 +89,8 @@ static void value_format(char *buf, size_t len, float v, int w)
 	}
 	static const char units[] = "kMGT";
 	double scale = 1e3;
-	for (int u = 0; units[u]; u++, scale *= 1e3) {
+	/* a unit only for mantissas of 1 and more: -4e5 is never "-0M" */
+	for (int u = 0; units[u] && fabs(v) >= scale; u++, scale *= 1e3) {
 		for (int dec = 1; dec >= 0; dec--) {
 			snprintf(t, sizeof t, "%.*f%c", dec, v / scale, units[u]);
 			if ((int)strlen(t) <= w) {
@@ -97,9 +99,12 @@ static void value_format(char *buf, size_t len, float v, int w)
 			}
 		}
 	}
-	int n = w < (int)len - 1 ? w : (int)len - 1;
-	memset(buf, '#', (size_t)n);
-	buf[n] = '\0';
+	/* beyond T (scores reach 1e33 with inputs at 1e6): the exponent form;
+	 * when not even that fits, no number at all (the glyph and colour
+	 * still tell the level, the status line the value) */
+	fmt_num(t, sizeof t, v, w);
+	const char *z = t + strspn(t, " ");
+	snprintf(buf, len, "%s", strstr(z, "big") ? "" : z);
 }
 
 /* The label of token i in at most w columns: the token's text from the

@@ -82,7 +82,7 @@ keys() {
 
 # type TEXT: literal characters
 type_text() {
-	tmux -L "$SOCK" send-keys -l "$1"
+	tmux -L "$SOCK" send-keys -l -- "$1"  # -- : text may start with "-"
 }
 
 # wait_for TEXT: until the screen holds TEXT (fixed string), or fail

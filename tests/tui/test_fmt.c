@@ -54,6 +54,20 @@ static void test_tiny_values_show_their_magnitude_and_zero_has_no_sign(void **st
 	assert_string_equal(fmt_num(b, sizeof b, 0.002f, 5), " 2e-3");
 }
 
+static void test_a_mantissa_that_rounds_to_ten_moves_to_the_next_exponent(void **state)
+{
+	(void)state;
+	char b[32];
+	/* 9.7e11 keeps its 9.7 where there is room, and is never "0.97e12" */
+	assert_string_equal(fmt_num(b, sizeof b, 9.7e11f, 7), "9.70e11");
+	assert_string_equal(fmt_num(b, sizeof b, 9.7e11f, 5), " 1e12");
+	assert_string_equal(fmt_num(b, sizeof b, 9.97e11f, 6), "1.0e12");
+	assert_string_equal(fmt_num(b, sizeof b, -9.96e-7f, 7), "-1.0e-6");
+	/* the largest values a learner can cause (scores near 1e33) fit a 5-column cell */
+	assert_string_equal(fmt_num(b, sizeof b, -3.2e33f, 5), "-3e33");
+	assert_string_equal(fmt_num(b, sizeof b, 1e33f, 5), " 1e33");
+}
+
 static void test_nan_and_inf_never_print_nan(void **state)
 {
 	(void)state;
@@ -71,6 +85,7 @@ int main(void)
 		cmocka_unit_test(test_large_values_drop_decimals_then_use_an_exponent),
 		cmocka_unit_test(test_every_value_fits_its_width),
 		cmocka_unit_test(test_tiny_values_show_their_magnitude_and_zero_has_no_sign),
+		cmocka_unit_test(test_a_mantissa_that_rounds_to_ten_moves_to_the_next_exponent),
 		cmocka_unit_test(test_nan_and_inf_never_print_nan),
 	};
 	return cmocka_run_group_tests_name("fmt", tests, NULL, NULL);

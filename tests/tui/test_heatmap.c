@@ -197,6 +197,27 @@ static void test_cells_from_width_5_show_their_value(void **state)
 	screen_close();
 }
 
+static void test_huge_cell_values_take_the_exponent_form_or_only_the_glyph(void **state)
+{
+	(void)state;
+	screen_open("C", false);
+	/* scores as inputs at 1e6 make them */
+	float m[4] = { -4e5f, 1e15f, -8e24f, 2.5e18f };
+	struct heatmap hm = { m, 2, 2, -8e24f, 2.5e18f, NULL, "w", -1, -1, false, 0 };
+	heatmap_draw(stdscr, 0, 0, &hm, 6);
+	/* cells of 6 (label column 4): one glyph, the value right-aligned in 4, a space */
+	assert_string_equal(line_at(2, 5, 4), "-4e5");   /* never "-0M" */
+	assert_string_equal(line_at(2, 11, 4), "1e15");  /* never "1000T" or "####" */
+	assert_string_equal(line_at(3, 11, 4), "2e18");
+	/* -8e24 needs 5: no number, the glyph fills the cell */
+	char g = theme_heat_ascii(0);
+	char want[5] = { g, g, g, g, 0 };
+	assert_string_equal(line_at(3, 5, 4), want);
+	for (int y = 0; y < 4; y++)
+		assert_null(strpbrk(line_at(y, 0, 16), "#MGT"));
+	screen_close();
+}
+
 static void test_nan_and_inf_are_marked_and_never_printed(void **state)
 {
 	(void)state;
@@ -456,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_without_labels_the_axes_show_token_indices),
 		cmocka_unit_test(test_the_cursor_cell_and_its_labels_are_in_reverse_video),
 		cmocka_unit_test(test_cells_from_width_5_show_their_value),
+		cmocka_unit_test(test_huge_cell_values_take_the_exponent_form_or_only_the_glyph),
 		cmocka_unit_test(test_nan_and_inf_are_marked_and_never_printed),
 		cmocka_unit_test(test_low_and_high_cells_differ_in_glyph_and_colour),
 		cmocka_unit_test(test_monochrome_ascii_cells_still_read_low_to_high),

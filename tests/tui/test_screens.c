@@ -139,6 +139,55 @@ static void test_the_causal_mask_on_scores_and_softmax(void **state)
 	free(app);
 }
 
+/* Every input at +-1e6 (the largest a learner can type): Q reaches 1e13,
+ * the scores 1e25. Every stage at both sizes keeps each number within its
+ * column in exponent form, shows no nan / inf / "big", and the status line
+ * gives the cursor cell's full value. */
+static void test_extreme_inputs_format_within_their_columns(void **state)
+{
+	(void)state;
+	static char text[SCREEN_MAX];
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	const enum mha_tensor inputs[] = { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO };
+	for (int t = 0; t < 5; t++) {
+		struct mha_shape sh = mha_tensor_shape(&app->cfg, inputs[t]);
+		float *m = mha_tensor_data(&app->w, NULL, inputs[t]);
+		for (int i = 0; i < sh.rows * sh.cols; i++)
+			m[i] = (i % 3 == 1 ? -1 : 1) * MHA_VALUE_MAX;
+	}
+	app_recompute(app);
+	keys(app, "3");
+	expect_screen(app, 24, 80, "extreme_scores_80x24");
+	for (int size = 0; size < 2; size++)
+		for (int s = 0; s < STAGE_COUNT; s++) {
+			int rows = size ? 50 : 24, cols = size ? 160 : 80;
+			char k[2] = { (char)('1' + s), 0 };
+			keys(app, k);
+			for (int panel = 0; panel < 3; panel++) {
+				app->now_ms += APP_STATUS_MS; /* the key's message has gone */
+				assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
+				draw_screen(app, rows, cols);
+				vscreen_text(text, sizeof text);
+				vscreen_close();
+				if (strstr(text, "nan") || strstr(text, "inf") || strstr(text, "big") || strstr(text, "e+0"))
+				{
+					fprintf(stderr, "%s", text);
+					fail_msg("stage %d at %dx%d: nan, inf, big or e+0 on screen", s + 1, cols, rows);
+				}
+				/* the status line: the full value, 9 significant digits */
+				const char *status = text;
+				for (int y = 0; y < rows - 2; y++)
+					status = strchr(status, '\n') + 1;
+				if (!strstr(status, " = "))
+					fail_msg("stage %d at %dx%d: no value in the status line:\n%s", s + 1, cols, rows, status);
+				keys(app, "c");
+			}
+		}
+	app_free(app);
+	free(app);
+}
+
 static void test_the_trace_and_the_edit_prompt(void **state)
 {
 	(void)state;
@@ -296,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24),
 		cmocka_unit_test(test_the_causal_mask_on_scores_and_softmax),
 		cmocka_unit_test(test_the_trace_and_the_edit_prompt),
+		cmocka_unit_test(test_extreme_inputs_format_within_their_columns),
 		cmocka_unit_test(test_the_legend_keeps_its_end_value_beside_a_long_cursor_value),
 		cmocka_unit_test(test_help_overlay_and_small_terminal),
 		cmocka_unit_test(test_no_color_still_draws_every_stage),

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Extreme values: 1000000 typed into cells of X, W^Q and W^K; at Scores the
+# numbers fit their columns in exponent form, nothing reads nan or inf, and
+# the status line gives the full value of the cursor's cell.
+. "$(dirname "$0")/lib.sh"
+set_cell() {
+	keys Enter
+	type_text "$1"
+	keys Enter
+	wait_for "set to $1"
+}
+start 80 24
+wait_for "X[the,0]"
+for i in 1 2 3 4; do set_cell 1000000; keys l; done
+keys c
+for i in 1 2 3 4; do set_cell 1000000; keys j; done
+keys v
+wait_for "K 6x16 = X 6x16 . W^K 16x16"
+for i in 1 2 3 4; do keys k; set_cell -1000000; done
+keys 3
+wait_for "S_0 6x6 = Q_0"
+keys c c
+wait_for "cursor in S_0"
+wait_gone "cursor in S_0"
+quiet
+screen | grep -q -i -e nan -e inf && fail "nan or inf on screen"
+screen | grep -q '^the  *[-0-9.]*e[0-9][0-9]* ' || fail "no exponent form in the first row of Q_0"
+# the status line: the whole value of S_0[the,the], 9 significant digits
+screen | grep -q '^S_0\[the,the\] = [-0-9.]*e+[0-9]*   from' || fail "the status line lacks the full value"
+keys q
+wait_for "EXIT=0"
+pass
