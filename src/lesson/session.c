@@ -5,16 +5,14 @@
  * written to. Saving is atomic: a reader sees the old file or the new one.
  */
 #include "session.h"
+#include "statefile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static const char magic[] = "mha-tui-session";
 
@@ -57,17 +55,15 @@ static int fail_errno(char *msg, size_t len, const char *path, const char *what)
 	return -1;
 }
 
-/* fsync the directory holding path, so the rename itself is durable. */
-static int sync_dir(const char *path)
+struct session_ref {
+	const struct mha_config *c;
+	const struct mha_weights *w;
+};
+
+static void write_ref(FILE *f, const void *ctx)
 {
-	char buf[4096];
-	snprintf(buf, sizeof buf, "%s", path);
-	int fd = open(dirname(buf), O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
-	close(fd);
-	return rc;
+	const struct session_ref *ref = ctx;
+	write_session(f, ref->c, ref->w);
 }
 
 int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
@@ -80,38 +76,8 @@ int session_save(const char *path, const struct mha_config *c, const struct mha_
 			return -1;
 		}
 	}
-	char tmp[4096];
-	if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp) {
-		snprintf(msg, len, "%.200s: path too long", path);
-		return -1;
-	}
-	int fd = mkstemp(tmp); /* same directory: rename cannot cross filesystems */
-	if (fd < 0)
-		return fail_errno(msg, len, path, "cannot create a temporary file beside it");
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return fail_errno(msg, len, path, "cannot write");
-	}
-	write_session(f, c, w);
-	/* check every step: a full disk shows up at fflush or fsync, not fprintf */
-	int bad = fflush(f) != 0 || ferror(f) || fsync(fd) != 0;
-	int saved_errno = errno;
-	bad |= fclose(f) != 0;
-	if (bad) {
-		unlink(tmp);
-		errno = saved_errno ? saved_errno : errno;
-		return fail_errno(msg, len, path, "write failed, previous file kept");
-	}
-	if (rename(tmp, path) != 0) {
-		saved_errno = errno;
-		unlink(tmp);
-		errno = saved_errno;
-		return fail_errno(msg, len, path, "cannot replace");
-	}
-	sync_dir(path); /* best effort: the data is already safe in the new file */
-	return 0;
+	struct session_ref ref = { c, w };
+	return statefile_write(path, write_ref, &ref, msg, len);
 }
 
 /* ---- reading ---- */
@@ -436,36 +402,12 @@ int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
 	return rc;
 }
 
-/* mkdir -p for the state directory; fine if it exists. */
-static int make_dirs(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		int rc = mkdir(path, 0700);
-		*p = '/';
-		if (rc != 0 && errno != EEXIST)
-			return -1;
-	}
-	return mkdir(path, 0700) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 int session_default_path(char *out, size_t outlen, char *msg, size_t len)
 {
-	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
 	char dir[4096];
-	if (state && state[0] == '/')
-		snprintf(dir, sizeof dir, "%s/mha-tui", state);
-	else if (home && home[0] == '/')
-		snprintf(dir, sizeof dir, "%s/.local/state/mha-tui", home);
-	else {
-		snprintf(msg, len, "neither XDG_STATE_HOME nor HOME is set: cannot place the session file");
+	if (statefile_dir(dir, sizeof dir, msg, len) != 0)
 		return -1;
-	}
-	if (make_dirs(dir) != 0)
-		return fail_errno(msg, len, dir, "cannot create directory");
-	if (snprintf(out, outlen, "%s/session.txt", dir) >= (int)outlen) {
+	if ((size_t)snprintf(out, outlen, "%s/session.txt", dir) >= outlen) {
 		snprintf(msg, len, "%.200s: path too long", dir);
 		return -1;
 	}
