@@ -31,8 +31,14 @@ static enum mha_status range_error(char *msg, size_t len, const char *field,
 
 enum mha_status mha_config_check(const struct mha_config *c, char *msg, size_t len)
 {
-	if (c->n < 1 || c->n > MHA_MAX_TOKENS)
-		return range_error(msg, len, "tokens", c->n, 1, MHA_MAX_TOKENS);
+	return mha_config_check_limit(c, MHA_MAX_TOKENS, msg, len);
+}
+
+enum mha_status mha_config_check_limit(const struct mha_config *c, int max_tokens,
+                                       char *msg, size_t len)
+{
+	if (c->n < 1 || c->n > max_tokens)
+		return range_error(msg, len, "tokens", c->n, 1, max_tokens);
 	if (c->d < 1 || c->d > MHA_MAX_D_MODEL)
 		return range_error(msg, len, "d-model", c->d, 1, MHA_MAX_D_MODEL);
 	if (c->h < 1 || c->h > MHA_MAX_HEADS)

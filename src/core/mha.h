@@ -135,6 +135,9 @@ float *mha_tensor_data(const struct mha_weights *w, const struct mha_acts *a,
 struct mha_config mha_config_default(void);
 /* MHA_OK, or MHA_EINVAL with msg naming the field, its value and what is allowed. */
 enum mha_status mha_config_check(const struct mha_config *c, char *msg, size_t len);
+/* The same rules with tokens allowed up to max_tokens (the planned forward's limit). */
+enum mha_status mha_config_check_limit(const struct mha_config *c, int max_tokens,
+                                       char *msg, size_t len);
 /* Which kv head query head i reads: floor(i / (h/g)) (LLaMA repeat_kv). */
 int mha_kv_head(const struct mha_config *c, int i);
 

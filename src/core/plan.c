@@ -57,21 +57,7 @@ static void lap(struct mha_plan *p, int thread, enum mha_stage st, double *t0)
 
 enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len)
 {
-	if (c->n < 1 || c->n > MHA_PLAN_MAX_TOKENS) {
-		snprintf(msg, len, "tokens %d is out of range: allowed 1..%d", c->n, MHA_PLAN_MAX_TOKENS);
-		return MHA_EINVAL;
-	}
-	if (c->top_k < 0 || c->top_k > c->n) {
-		snprintf(msg, len, "top-k %d is out of range: allowed 0..%d", c->top_k, c->n);
-		return MHA_EINVAL;
-	}
-	/* every other rule is mha_config_check's, which knows n only as <= 64 */
-	struct mha_config t = *c;
-	if (t.n > MHA_MAX_TOKENS) {
-		t.n = MHA_MAX_TOKENS;
-		t.top_k = 0;
-	}
-	return mha_config_check(&t, msg, len);
+	return mha_config_check_limit(c, MHA_PLAN_MAX_TOKENS, msg, len);
 }
 
 /* Rows per block: the (rows, n) block about 512 KiB, in the core's L2
