@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "learn.h"
 #include "mha.h"
 
 enum { KEY_ESC = 27, KEY_DEL = 127, KEY_CTRL_H = 8 };
@@ -314,56 +315,109 @@ static unsigned act_toggle(struct app *app, int which, int key)
 	return app_change_config(app, &nx, what);
 }
 
-static unsigned act_lesson(struct app *app, int arg, int key)
+/* ---- lessons (learn.c does the work) ---- */
+
+static unsigned act_step(struct app *app, int arg, int key)
+{
+	(void)key;
+	return learn_step(app, arg);
+}
+
+static unsigned act_hint(struct app *app, int arg, int key)
 {
 	(void)arg; (void)key;
-	app_message(app, false, "no lesson open (start one with mha-tui --lesson ID)");
-	return APP_REDRAW;
+	return learn_hint(app);
+}
+
+static unsigned act_solve(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	return learn_solve(app);
+}
+
+static unsigned act_answer(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	return learn_answer_begin(app);
+}
+
+static unsigned act_leave(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	return learn_leave(app);
+}
+
+static unsigned act_menu(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	return learn_menu_toggle(app);
+}
+
+static unsigned act_scroll(struct app *app, int arg, int key)
+{
+	(void)key;
+	return learn_scroll(app, arg);
+}
+
+static unsigned act_counts(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	return learn_counts_toggle(app);
 }
 
 /* key(s), label, hint name, help, help keys (NULL: the label; "": shown on
- * the line above), group, in the hint bar, function, argument */
+ * the line above), group, in the hint bar (F: the free workbench's, L: a
+ * lesson's), function, argument, the action's name in lesson text */
+enum { F = ACTIONS_BAR_FREE, L = ACTIONS_BAR_LESSON, FL = ACTIONS_BAR_BOTH };
 static const struct action table[] = {
-	{ { '?' }, "?", "help", "this help", NULL, "General", true, act_help, 0 },
-	{ { 'q' }, "q", "quit", "save the session and quit", NULL, "General", true, act_quit, 0 },
-	{ { 'w' }, "w", "save", "save the session", NULL, "General", true, act_save, 0 },
-	{ { '\t' }, "Tab", "stage", "next / previous stage", "Tab S-Tab", "Move", true, act_stage, 1 },
-	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "", "Move", false, act_stage, -1 },
-	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7", "jump", "jump to a stage", NULL, "Move", false, act_stage_jump, 0 },
-	{ { KEY_LEFT, 'h' }, "Left h", "left", "move the cursor", "arrows hjkl", "Move", false, act_move, 0 },
-	{ { KEY_DOWN, 'j' }, "Down j", "down", "cursor down", "", "Move", false, act_move, 1 },
-	{ { KEY_UP, 'k' }, "Up k", "up", "cursor up", "", "Move", false, act_move, 2 },
-	{ { KEY_RIGHT, 'l' }, "Right l", "right", "cursor right", "", "Move", false, act_move, 3 },
-	{ { 'c' }, "c", "matrix", "next / previous matrix", "c C", "Move", true, act_panel, 1 },
-	{ { 'C' }, "C", "prev matrix", "previous matrix", "", "Move", false, act_panel, -1 },
-	{ { 'L' }, "L", "next head", "next / previous head", "L H", "Move", false, act_head, 1 },
-	{ { 'H' }, "H", "prev head", "previous head", "", "Move", false, act_head, -1 },
-	{ { 'v' }, "v", "Q/K/V", "Q, K or V (stages 1, 2)", NULL, "Move", false, act_proj, 0 },
-	{ { KEY_NPAGE }, "PgDn", "page", "page the heatmaps", "PgDn PgUp", "Move", false, act_page, 1 },
-	{ { KEY_PPAGE }, "PgUp", "page", "previous heatmaps", "", "Move", false, act_page, -1 },
-	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", true, act_edit, 0 },
-	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", true, act_nudge, 1 },
-	{ { '-', '_' }, "-", "nudge", "subtract 0.1", "", "Edit", false, act_nudge, -1 },
-	{ { 'u' }, "u", "undo", "undo (64 levels)", NULL, "Edit", true, act_undo, 0 },
-	{ { 'r' }, "r", "reseed", "new seed, new inputs", NULL, "Edit", false, act_reseed, 1 },
-	{ { 'R' }, "R", "reset", "inputs back to the seed", NULL, "Edit", false, act_reseed, 0 },
-	{ { ']' }, "]", "heads+", "more / fewer heads", "] [", "Shape", true, act_heads, 1 },
-	{ { '[' }, "[", "heads-", "fewer heads", "", "Shape", false, act_heads, -1 },
-	{ { '}' }, "}", "d_k+", "larger / smaller d_k", "} {", "Shape", false, act_dk, 1 },
-	{ { '{' }, "{", "d_k-", "smaller d_k", "", "Shape", false, act_dk, -1 },
-	{ { '>' }, ">", "kv+", "more / fewer kv heads", "> <", "Shape", false, act_kv, 1 },
-	{ { '<' }, "<", "kv-", "fewer kv heads", "", "Shape", false, act_kv, -1 },
-	{ { '.' }, ".", "tokens+", "more / fewer tokens", ". ,", "Shape", false, act_tokens, 1 },
-	{ { ',' }, ",", "tokens-", "fewer tokens", "", "Shape", false, act_tokens, -1 },
-	{ { 'D' }, "D", "d_model+", "larger / smaller d_model", "D d", "Shape", false, act_dmodel, 1 },
-	{ { 'd' }, "d", "d_model-", "smaller d_model", "", "Shape", false, act_dmodel, -1 },
-	{ { 'm' }, "m", "mask", "causal mask on / off", NULL, "Shape", true, act_toggle, 0 },
-	{ { 's' }, "s", "scale", "1/sqrt(d_k) on / off", NULL, "Shape", false, act_toggle, 1 },
-	{ { 't' }, "t", "top-k+", "top-k up / down (0 off)", "t T", "Shape", false, act_topk, 1 },
-	{ { 'T' }, "T", "top-k-", "top-k down", "", "Shape", false, act_topk, -1 },
-	{ { 'x' }, "x", "head off", "this head off / on", NULL, "Shape", false, act_toggle, 2 },
-	{ { 'n' }, "n", "next step", "next / previous step", "n p", "Lesson", false, act_lesson, 1 },
-	{ { 'p' }, "p", "prev step", "previous lesson step", "", "Lesson", false, act_lesson, -1 },
+	{ { '?' }, "?", "help", "this help", NULL, "General", FL, act_help, 0, "help" },
+	{ { 'q' }, "q", "quit", "save the session and quit", NULL, "General", FL, act_quit, 0, "quit" },
+	{ { 'w' }, "w", "save", "save the session", NULL, "General", F, act_save, 0, "save" },
+	{ { '\t' }, "Tab", "stage", "next / previous stage", "Tab S-Tab", "Move", F, act_stage, 1, "stage-next" },
+	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "", "Move", 0, act_stage, -1, NULL },
+	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7", "jump", "jump to a stage", NULL, "Move", 0, act_stage_jump, 0, NULL },
+	{ { KEY_LEFT, 'h' }, "Left h", "left", "move the cursor", "arrows hjkl", "Move", 0, act_move, 0, NULL },
+	{ { KEY_DOWN, 'j' }, "Down j", "down", "cursor down", "", "Move", 0, act_move, 1, NULL },
+	{ { KEY_UP, 'k' }, "Up k", "up", "cursor up", "", "Move", 0, act_move, 2, NULL },
+	{ { KEY_RIGHT, 'l' }, "Right l", "right", "cursor right", "", "Move", 0, act_move, 3, NULL },
+	{ { 'c' }, "c", "matrix", "next / previous matrix", "c C", "Move", F, act_panel, 1, NULL },
+	{ { 'C' }, "C", "prev matrix", "previous matrix", "", "Move", 0, act_panel, -1, NULL },
+	{ { 'L' }, "L", "next head", "next / previous head", "L H", "Move", 0, act_head, 1, NULL },
+	{ { 'H' }, "H", "prev head", "previous head", "", "Move", 0, act_head, -1, NULL },
+	{ { 'v' }, "v", "Q/K/V", "Q, K or V (stages 1, 2)", NULL, "Move", 0, act_proj, 0, NULL },
+	{ { KEY_NPAGE }, "PgDn", "page", "page the heatmaps", "PgDn PgUp", "Move", 0, act_page, 1, NULL },
+	{ { KEY_PPAGE }, "PgUp", "page", "previous heatmaps", "", "Move", 0, act_page, -1, NULL },
+	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", FL, act_edit, 0, "edit" },
+	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", F, act_nudge, 1, "nudge-up" },
+	{ { '-', '_' }, "-", "nudge", "subtract 0.1", "", "Edit", 0, act_nudge, -1, "nudge-down" },
+	{ { 'u' }, "u", "undo", "undo (64 levels)", NULL, "Edit", F, act_undo, 0, "undo" },
+	{ { 'r' }, "r", "reseed", "new seed, new inputs", NULL, "Edit", 0, act_reseed, 1, NULL },
+	{ { 'R' }, "R", "reset", "inputs back to the seed", NULL, "Edit", 0, act_reseed, 0, NULL },
+	{ { ']' }, "]", "heads+", "more / fewer heads", "] [", "Shape", F, act_heads, 1, "heads-more" },
+	{ { '[' }, "[", "heads-", "fewer heads", "", "Shape", 0, act_heads, -1, "heads-less" },
+	{ { '}' }, "}", "d_k+", "larger / smaller d_k", "} {", "Shape", 0, act_dk, 1, "dk-more" },
+	{ { '{' }, "{", "d_k-", "smaller d_k", "", "Shape", 0, act_dk, -1, "dk-less" },
+	{ { '>' }, ">", "kv+", "more / fewer kv heads", "> <", "Shape", 0, act_kv, 1, "kv-more" },
+	{ { '<' }, "<", "kv-", "fewer kv heads", "", "Shape", 0, act_kv, -1, "kv-less" },
+	{ { '.' }, ".", "tokens+", "more / fewer tokens", ". ,", "Shape", 0, act_tokens, 1, "tokens-more" },
+	{ { ',' }, ",", "tokens-", "fewer tokens", "", "Shape", 0, act_tokens, -1, "tokens-less" },
+	{ { 'D' }, "D", "d_model+", "larger / smaller d_model", "D d", "Shape", 0, act_dmodel, 1, NULL },
+	{ { 'd' }, "d", "d_model-", "smaller d_model", "", "Shape", 0, act_dmodel, -1, NULL },
+	{ { 'm' }, "m", "mask", "causal mask on / off", NULL, "Shape", F, act_toggle, 0, "causal" },
+	{ { 's' }, "s", "scale", "1/sqrt(d_k) on / off", NULL, "Shape", 0, act_toggle, 1, "scale" },
+	{ { 't' }, "t", "top-k+", "top-k up / down (0 off)", "t T", "Shape", 0, act_topk, 1, "topk-more" },
+	{ { 'T' }, "T", "top-k-", "top-k down", "", "Shape", 0, act_topk, -1, "topk-less" },
+	{ { 'x' }, "x", "head off", "this head off / on", NULL, "Shape", 0, act_toggle, 2, "head-toggle" },
+	{ { 'n' }, "n", "next", "next / previous step", "n p", "Lesson", L, act_step, 1, "next" },
+	{ { 'p' }, "p", "prev", "previous lesson step", "", "Lesson", 0, act_step, -1, "prev" },
+	{ { 'i' }, "i", "hint", "the next hint", NULL, "Lesson", L, act_hint, 0, "hint" },
+	{ { 'S' }, "S", "solve", "apply the solution (u undoes it)", NULL, "Lesson", L, act_solve, 0, "solution" },
+	{ { 'a' }, "a", "answer", "answer: a choice's key, or a number and Enter", NULL, "Lesson", L, act_answer, 0, "answer" },
+	{ { 'f' }, "f", "free", "to the free workbench / back to the lesson", NULL, "Lesson", L, act_leave, 0, "leave" },
+	{ { 'M' }, "M", "menu", "lesson menu: Up/Down or a number, Enter", NULL, "Lesson", L, act_menu, 0, "menu" },
+	{ { 'J' }, "J", "scroll", "scroll the lesson text down / up", "J K", "Lesson", 0, act_scroll, 3, NULL },
+	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, NULL },
+	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, NULL },
 };
 
 const char actions_keep_rule[] =
@@ -384,6 +438,14 @@ const struct action *actions_lookup(int key)
 		for (int k = 0; k < ACTION_KEYS_MAX && table[i].keys[k]; k++)
 			if (table[i].keys[k] == key)
 				return &table[i];
+	return NULL;
+}
+
+const char *actions_key_name(const char *lesson_action)
+{
+	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+		if (table[i].lesson_action && strcmp(table[i].lesson_action, lesson_action) == 0)
+			return table[i].key_label;
 	return NULL;
 }
 
@@ -444,6 +506,44 @@ static unsigned help_key(struct app *app, int key)
 	return APP_REDRAW;
 }
 
+/* An answer being typed: a choice's key commits at once, a number with
+ * Enter; Esc cancels. */
+static unsigned answer_key(struct app *app, int key)
+{
+	if (key == KEY_ESC) {
+		app->learn.answering = false;
+		app_message(app, false, "answer cancelled");
+		return APP_REDRAW;
+	}
+	if (key == '\n' || key == '\r' || key == KEY_ENTER)
+		return learn_answer_commit(app);
+	if (key == KEY_BACKSPACE || key == KEY_DEL || key == KEY_CTRL_H) {
+		size_t len = strlen(app->learn.answer);
+		if (len > 0)
+			app->learn.answer[len - 1] = '\0';
+		return APP_REDRAW;
+	}
+	return learn_answer_type(app, key);
+}
+
+/* The lesson menu's own keys; *f gets the flags. Any other key goes on
+ * to the table (q quits, ? helps), the menu staying up. */
+static bool menu_key(struct app *app, int key, unsigned *f)
+{
+	switch (key) {
+	case KEY_UP: case 'k': *f = learn_menu_move(app, -1); return true;
+	case KEY_DOWN: case 'j': *f = learn_menu_move(app, 1); return true;
+	case '\n': case '\r': case KEY_ENTER: *f = learn_menu_choose(app); return true;
+	case KEY_ESC: case 'M': *f = learn_menu_toggle(app); return true;
+	default:
+		if (key >= '0' && key <= '9') {
+			*f = learn_menu_digit(app, key);
+			return true;
+		}
+		return false;
+	}
+}
+
 unsigned app_key(struct app *app, int key)
 {
 	if (key == KEY_RESIZE)
@@ -454,8 +554,13 @@ unsigned app_key(struct app *app, int key)
 	}
 	if (app->editing)
 		return edit_key(app, key);
+	if (app->learn.answering)
+		return answer_key(app, key);
 	if (app->help_open)
 		return help_key(app, key);
+	unsigned mf;
+	if (app->learn.menu && menu_key(app, key, &mf))
+		return mf;
 	if (key != 'q')
 		app->quit_armed = false;
 	const struct action *a = actions_lookup(key);

@@ -21,18 +21,26 @@ struct action {
 	                             * speaks for the rows after it ("] ["); those rows
 	                             * have help_keys "" and no line of their own */
 	const char *group;          /* help section: "Move", "Edit", "Shape", "Session" */
-	bool hint;                  /* shown in the hint bar */
+	unsigned bar;               /* in the hint bar: ACTIONS_BAR_FREE, _LESSON, both, or 0 */
 	unsigned (*fn)(struct app *app, int arg, int key);
 	int arg;
+	const char *lesson_action;  /* the name lessons use for it in {key:ACTION}, or NULL */
 };
+
+enum { ACTIONS_BAR_FREE = 1, ACTIONS_BAR_LESSON = 2, ACTIONS_BAR_BOTH = 3 };
 
 /* The table, and its length. */
 const struct action *actions_table(int *count);
 /* The action bound to key, or NULL. */
 const struct action *actions_lookup(int key);
 
-/* One key pressed: the help overlay, the value being typed, or the
- * table. Returns APP_* flags. */
+/* The key bound to a lesson action ("hint" -> "i"), as the help shows
+ * it; NULL when no row has that action. Lesson text, hints and the help
+ * all take their keys from here. */
+const char *actions_key_name(const char *lesson_action);
+
+/* One key pressed: the value being typed, an answer being typed, the help
+ * overlay, the lesson menu, or the table. Returns APP_* flags. */
 unsigned app_key(struct app *app, int key);
 
 /* Rule for what survives a change of shape, as the help overlay and the

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "learn.h"
 #include "session.h"
 
 static bool same_shape(const struct mha_config *a, const struct mha_config *b)
@@ -112,13 +113,20 @@ static void undo_entry_free(struct undo_entry *e)
 	memset(e, 0, sizeof *e);
 }
 
+static void undo_clear(struct undo_entry *undo, int *top, int *count)
+{
+	while (*count > 0) {
+		*top = (*top + APP_UNDO_MAX - 1) % APP_UNDO_MAX;
+		undo_entry_free(&undo[*top]);
+		(*count)--;
+	}
+	*top = 0;
+}
+
 void app_free(struct app *app)
 {
-	while (app->undo_count > 0) {
-		app->undo_top = (app->undo_top + APP_UNDO_MAX - 1) % APP_UNDO_MAX;
-		undo_entry_free(&app->undo[app->undo_top]);
-		app->undo_count--;
-	}
+	learn_free(app);
+	undo_clear(app->undo, &app->undo_top, &app->undo_count);
 	mha_acts_free(&app->a);
 	mha_weights_free(&app->w);
 	free(app->prev);
@@ -128,6 +136,76 @@ void app_free(struct app *app)
 void app_recompute(struct app *app)
 {
 	mha_forward(&app->cfg, &app->w, &app->a);
+	learn_evaluate(app); /* a lesson's goal is checked after every edit */
+}
+
+/* ---- benches ---- */
+
+static void swap_bytes(void *a, void *b, size_t n)
+{
+	unsigned char *x = a, *y = b;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char t = x[i];
+		x[i] = y[i];
+		y[i] = t;
+	}
+}
+
+#define SWAP_FIELD(f) swap_bytes(&app->f, &b->f, sizeof b->f)
+
+void app_bench_swap(struct app *app, struct bench *b)
+{
+	SWAP_FIELD(cfg);
+	SWAP_FIELD(w);
+	SWAP_FIELD(a);
+	SWAP_FIELD(prev);
+	SWAP_FIELD(prev_len);
+	SWAP_FIELD(changed_until_ms);
+	SWAP_FIELD(undo);
+	SWAP_FIELD(undo_top);
+	SWAP_FIELD(undo_count);
+	SWAP_FIELD(stage);
+	SWAP_FIELD(cur);
+	SWAP_FIELD(head);
+	SWAP_FIELD(proj);
+	SWAP_FIELD(heat_page);
+}
+
+#undef SWAP_FIELD
+
+void app_bench_free(struct bench *b)
+{
+	undo_clear(b->undo, &b->undo_top, &b->undo_count);
+	mha_acts_free(&b->a);
+	mha_weights_free(&b->w);
+	free(b->prev);
+	memset(b, 0, sizeof *b);
+}
+
+int app_bench_reset(struct app *app, const struct mha_config *cfg, struct mha_weights *w,
+                    char *msg, size_t len)
+{
+	struct mha_acts na;
+	if (mha_acts_alloc(&na, cfg) != MHA_OK) {
+		snprintf(msg, len, "out of memory for the activations");
+		mha_weights_free(w);
+		return -1;
+	}
+	undo_clear(app->undo, &app->undo_top, &app->undo_count);
+	mha_acts_free(&app->a);
+	mha_weights_free(&app->w);
+	app->a = na;
+	app->w = *w;
+	memset(w, 0, sizeof *w);
+	app->cfg = *cfg;
+	app->changed_until_ms = 0;
+	app_clamp(app);
+	return 0;
+}
+
+int app_copy_weights(const struct app *app, struct mha_weights *out)
+{
+	return copy_weights(out, &app->w, &app->cfg);
 }
 
 void app_message(struct app *app, bool error, const char *fmt, ...)
@@ -259,6 +337,11 @@ static unsigned replace_all(struct app *app, const struct mha_config *next, stru
 	return APP_RECOMPUTE | APP_REDRAW;
 }
 
+unsigned app_replace(struct app *app, const struct mha_config *cfg, struct mha_weights *w)
+{
+	return replace_all(app, cfg, w);
+}
+
 unsigned app_change_config(struct app *app, const struct mha_config *next_in, const char *what)
 {
 	char msg[MHA_MSG_MAX];
@@ -368,7 +451,10 @@ int app_save(struct app *app)
 		app_message(app, true, "no session file to save to");
 		return -1;
 	}
-	if (session_save(app->session_path, &app->cfg, &app->w, msg, sizeof msg) != 0) {
+	/* the learner's own session, never a lesson's workbench */
+	const struct mha_config *c = app->learn.active ? &app->learn.other.cfg : &app->cfg;
+	const struct mha_weights *w = app->learn.active ? &app->learn.other.w : &app->w;
+	if (session_save(app->session_path, c, w, msg, sizeof msg) != 0) {
 		app_message(app, true, "not saved: %s", msg);
 		return -1;
 	}
@@ -402,6 +488,8 @@ static void autosave(struct app *app)
 
 void app_edited(struct app *app, const struct mha_config *before)
 {
+	if (app->learn.active)
+		return; /* a lesson's edits are not the session's: nothing to autosave */
 	if (++app->edits_unsaved >= APP_AUTOSAVE_EDITS || !same_shape(before, &app->cfg))
 		autosave(app);
 }

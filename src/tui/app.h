@@ -11,7 +11,9 @@
 #include <stddef.h>
 
 #include "deps.h"
+#include "exercise.h"
 #include "mha.h"
+#include "progress.h"
 #include "stage.h"
 
 enum {
@@ -42,6 +44,54 @@ struct undo_entry {
 	float old;                /*   and its value before */
 	struct mha_config cfg;    /* UNDO_CONFIG / UNDO_ALL: the configuration before */
 	struct mha_weights w;     /* UNDO_ALL: every input before (owned) */
+};
+
+/* One workbench's model and where the learner looks at it. The free
+ * session and an open lesson each have one: a lesson's set-ups never touch
+ * the learner's own session, and leaving a lesson returns to it as it was.
+ * The app holds the one in use in its own fields (below); the other waits
+ * here (app_bench_swap exchanges them). */
+struct bench {
+	struct mha_config cfg;
+	struct mha_weights w;
+	struct mha_acts a;
+	float *prev;
+	size_t prev_len;
+	long long changed_until_ms;
+	struct undo_entry undo[APP_UNDO_MAX];
+	int undo_top, undo_count;
+	enum stage stage;
+	struct app_cursor cur[STAGE_COUNT];
+	int head;
+	enum proj proj;
+	int heat_page;
+};
+
+enum { LEARN_MSG_MAX = 4096, LEARN_TYPED_MAX = 8 };
+
+/* The lessons side of the app (learn.h has the operations). All off when
+ * `enabled` is false: the workbench alone, as in the workbench's tests. */
+struct app_learn {
+	bool enabled;                  /* the lesson pane is on screen (tui_run, lesson tests) */
+	const struct lesson_set *set;  /* the lessons found, or NULL (not owned) */
+	char none[LEARN_MSG_MAX];      /* no lessons: why (every path tried); or load errors */
+	struct progress progress;      /* steps done, and the learner's place */
+	const char *progress_path;     /* where progress saves; NULL: not saved (not owned) */
+	bool open;                     /* run holds a step of lesson `lesson` */
+	bool active;                   /* the app's bench is that lesson's (else the free one) */
+	int lesson;                    /* index into set of the open lesson */
+	struct lesson_run run;         /* the step the learner is on */
+	struct bench other;            /* the bench not in use: the free one while active,
+	                                * the lesson's while the learner is out of it */
+	bool has_other;
+	bool menu;                     /* the menu has the keys */
+	int menu_sel;                  /* index into set */
+	char typed[LEARN_TYPED_MAX];   /* a lesson number being typed in the menu */
+	bool answering;                /* typing an answer to the step's question */
+	char answer[LESSON_ANSWER_MAX];
+	int scroll;                    /* first line of the pane's middle part */
+	int scroll_max;                /* as last drawn (0 until then) */
+	bool show_counts;              /* narrow terminals: the side column shows the counts */
 };
 
 struct app {
@@ -76,6 +126,9 @@ struct app {
 	long long status_until_ms;    /* show the message until then */
 	bool quit_armed;              /* q failed to save: a second q quits anyway */
 	long long now_ms;             /* the clock, as of the last app_tick (tests set it) */
+
+	/* lessons */
+	struct app_learn learn;
 };
 
 /* Start with cfg (valid) and w (allocated; ownership passes to the app). */
@@ -126,5 +179,19 @@ bool app_autosave_check(struct app *app);
 
 /* Keep cursor and head inside the current shapes. */
 void app_clamp(struct app *app);
+
+/* Benches (struct bench): exchange the app's with b; free one; make cfg
+ * and w (owned from here on) the app's, with no undo levels and fresh
+ * activations (a lesson step's set-up). app_bench_reset: 0, or -1 with
+ * msg (out of memory; the app is then unchanged and w freed). */
+void app_bench_swap(struct app *app, struct bench *b);
+void app_bench_free(struct bench *b);
+int app_bench_reset(struct app *app, const struct mha_config *cfg, struct mha_weights *w,
+                    char *msg, size_t len);
+/* Make cfg and w (owned from here on) the app's, the old ones kept as an
+ * undo level (a lesson's solution). Returns APP_* flags. */
+unsigned app_replace(struct app *app, const struct mha_config *cfg, struct mha_weights *w);
+/* A copy of the app's inputs, for changing them aside. 0, or -1 (memory). */
+int app_copy_weights(const struct app *app, struct mha_weights *out);
 
 #endif

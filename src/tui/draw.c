@@ -18,6 +18,8 @@
 #include "counts_view.h"
 #include "fmt.h"
 #include "heatmap.h"
+#include "learn.h"
+#include "pane_view.h"
 #include "theme.h"
 
 enum { LABEL_W = 5 }; /* row labels: 4 characters and a space */
@@ -111,6 +113,8 @@ static attr_t cell_attr(const struct panel_ctx *k, int r, int c, bool cursor)
 		if (same || deps_is_source(&k->app->cfg, t, p->t, p->m, r, gc))
 			return theme_attr(ROLE_TRACE);
 	}
+	if (learn_marked(k->app, p->t, p->m, r, gc))
+		return theme_attr(ROLE_MARK);
 	if (p->t == MHA_T_HEADS && k->app->cfg.head_off[p->m])
 		return theme_attr(ROLE_DIM);
 	if (p->fixed_head >= 0)
@@ -250,7 +254,9 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 			int gc = c0 + c;
 			bool cursor = k->has_cursor && cu->row == gr && cu->col == gc;
 			char num[32];
-			if (is_masked(app, p, gr, gc))
+			if (learn_hidden(app, p->t, p->m, gr, gc))
+				snprintf(num, sizeof num, "%*s", cw - 1, "?"); /* predict first */
+			else if (is_masked(app, p, gr, gc))
 				snprintf(num, sizeof num, "%*s", cw - 1, "-inf");
 			else
 				fmt_num(num, sizeof num, app_panel_value(app, p, gr, gc), cw - 1);
@@ -262,6 +268,10 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 			char s1[32], s2[32];
 			fmt_num(s1, sizeof s1, (float)sum, cw - 1);
 			fmt_num(s2, sizeof s2, (float)ent, cw - 1);
+			if (learn_hidden(app, p->t, p->m, gr, -1)) {
+				snprintf(s1, sizeof s1, "%*s", cw - 1, "?");
+				snprintf(s2, sizeof s2, "%*s", cw - 1, "?");
+			}
 			snprintf(buf, sizeof buf, "%s %s", s1, s2);
 			put(y, rc.x + LABEL_W + nc * cw, 2 * cw, buf, theme_attr(ROLE_TITLE));
 		}
@@ -308,7 +318,10 @@ static void draw_stage(const struct app *app, const struct stage_view *v, struct
 		int ph = layout_panels_height(area.w, v->count, want);
 		if (ph + 2 < area.h)
 			area.h = ph + 2;
-		reshape_proof(app, v, proof, sizeof proof);
+		if (learn_hidden(app, v->p[1].t, 0, -1, -1))
+			snprintf(proof, sizeof proof, "the same block as X . W: hidden until you answer");
+		else
+			reshape_proof(app, v, proof, sizeof proof);
 		put(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));
 		area.h -= 2;
 	}
@@ -332,13 +345,19 @@ static void draw_stage(const struct app *app, const struct stage_view *v, struct
 static void draw_info(const struct app *app, const struct stage_view *v, struct rect r)
 {
 	const struct mha_config *c = &app->cfg;
-	char cfg[96];
+	char cfg[96], line[256];
 	snprintf(cfg, sizeof cfg, "n %d  d %d  h %d  g %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
 	int cl = (int)strlen(cfg);
-	int fw = r.w - cl - 2;
-	put(r.y, r.x, fw, v->formula, theme_attr(ROLE_TITLE));
-	put(r.y, r.x + r.w - cl, cl, cfg, theme_attr(ROLE_DIM));
-	put(r.y + 1, r.x, r.w, v->note, theme_attr(ROLE_DIM));
+	if ((int)strlen(v->formula) + cl + 2 <= r.w) {
+		put(r.y, r.x, r.w - cl - 2, v->formula, theme_attr(ROLE_TITLE));
+		put(r.y, r.x + r.w - cl, cl, cfg, theme_attr(ROLE_DIM));
+		put(r.y + 1, r.x, r.w, v->note, theme_attr(ROLE_DIM));
+		return;
+	}
+	/* narrow (beside the lesson pane): the formula whole, the shape before the note */
+	put(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
+	snprintf(line, sizeof line, "%s   %s", cfg, v->note);
+	put(r.y + 1, r.x, r.w, line, theme_attr(ROLE_DIM));
 }
 
 /* ---- heatmaps ---- */
@@ -398,6 +417,8 @@ static void draw_heat(const struct app *app, const struct body_layout *b)
 	struct cell cell;
 	bool have = app_cursor_cell(app, &cell, NULL, &v);
 	float buf[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* one head's map with the mask applied */
+	unsigned char hid[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* its cells a lesson keeps hidden */
+	enum mha_tensor ht = scores ? MHA_T_SCORES : MHA_T_WEIGHTS;
 	for (int i = page * per; i < c->h && i < (page + 1) * per; i++) {
 		int idx = i - page * per, row = idx / b->heat_per_row, col = idx % b->heat_per_row;
 		char title[48];
@@ -410,16 +431,25 @@ static void draw_heat(const struct app *app, const struct body_layout *b)
 		memset(&p, 0, sizeof p);
 		p.masked = scores;
 		p.m = i;
+		bool any = learn_hidden(app, ht, i, -1, -1);
 		for (int y = 0; y < c->n; y++)
-			for (int x = 0; x < c->n; x++)
+			for (int x = 0; x < c->n; x++) {
 				buf[y * c->n + x] = is_masked(app, &p, y, x) ? lo : src[y * c->n + x];
+				hid[y * c->n + x] = any && learn_hidden(app, ht, i, y, x);
+			}
 		hm.m = buf;
+		hm.hidden = any ? hid : NULL;
 		hm.lo = lo;
 		hm.hi = hi;
 		hm.labels = (const char (*)[MHA_LABEL_MAX])app->w.labels;
 		hm.title = title;
 		hm.off = c->head_off[i];
 		hm.title_attr = theme_head_attr(i);
+		if (learn_head_marked(app, i)) { /* the head the lesson points at */
+			size_t tl = strlen(title);
+			snprintf(title + tl, sizeof title - tl, " <");
+			hm.title_attr = theme_attr(ROLE_MARK);
+		}
 		hm.cur_row = hm.cur_col = -1;
 		if (have && cell.m == i && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
 			hm.cur_row = cell.r;
@@ -435,6 +465,8 @@ static void draw_heat(const struct app *app, const struct body_layout *b)
 		char val[32];
 		const float *m = cell.t == MHA_T_SCORES ? app->a.scores : app->a.weights;
 		fmt_full(val, sizeof val, m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c]);
+		if (learn_hidden(app, cell.t, cell.m, cell.r, cell.c))
+			snprintf(val, sizeof val, "?");
 		l += (size_t)snprintf(tail, sizeof tail, " %s_%d[%s,%s]=%s", cell.t == MHA_T_SCORES ? "S" : "P", cell.m,
 		                      app->w.labels[cell.r], app->w.labels[cell.c], val);
 	}
@@ -483,6 +515,18 @@ static void draw_status(const struct app *app, struct rect r)
 		put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
 		return;
 	}
+	if (app->learn.answering) {
+		const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
+		char choices[64] = "";
+		for (int i = 0, at = 0; q && i < q->nchoices && at < (int)sizeof choices; i++)
+			at += snprintf(choices + at, sizeof choices - (size_t)at, "%s%s", i ? "/" : " (", q->choices[i].key);
+		if (choices[0])
+			strncat(choices, ")", sizeof choices - strlen(choices) - 1);
+		snprintf(line, sizeof line, "answer%s: %s_   (%s, Esc cancels)", choices, app->learn.answer,
+		         q && q->nchoices ? "a choice's key answers" : "type a number, Enter answers");
+		put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
+		return;
+	}
 	if (app->status[0] && app->now_ms < app->status_until_ms) {
 		put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
 		return;
@@ -496,6 +540,8 @@ static void draw_status(const struct app *app, struct rect r)
 	cell_name(app, &c, name, sizeof name);
 	const struct app_cursor *cu = &app->cur[app->stage];
 	fmt_full(val, sizeof val, app_panel_value(app, p, cu->row, cu->col));
+	if (learn_hidden(app, c.t, c.m, c.r, c.c))
+		snprintf(val, sizeof val, "? (answer first: %s)", actions_key_name("answer"));
 	size_t l = (size_t)snprintf(line, sizeof line, "%s = %s", name, val);
 	/* what it was computed from, numpy-style */
 	const char *sep = "   from ";
@@ -526,12 +572,13 @@ static void draw_status(const struct app *app, struct rect r)
 	put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 }
 
-static void draw_hints(struct rect r)
+static void draw_hints(const struct app *app, struct rect r)
 {
 	int count, x = r.x;
 	const struct action *t = actions_table(&count);
+	unsigned bar = learn_lesson(app) ? ACTIONS_BAR_LESSON : ACTIONS_BAR_FREE;
 	for (int i = 0; i < count; i++) {
-		if (!t[i].hint)
+		if (!(t[i].bar & bar))
 			continue;
 		char h[48];
 		snprintf(h, sizeof h, "%s %s", t[i].key_label, t[i].name);
@@ -627,18 +674,56 @@ static void draw_too_small(int rows, int cols)
 	put(y + 1, x, cols - x, msg, theme_attr(ROLE_NORMAL));
 }
 
-static void draw_lesson(struct rect r)
+/* The lesson pane; without the lessons (the workbench's own tests), a
+ * note of how to open one. Returns how far the pane scrolls. */
+static int draw_lesson(const struct app *app, struct rect r)
+{
+	if (r.h <= 0)
+		return 0;
+	if (app->learn.enabled)
+		return pane_view_draw(app, r);
+	put(r.y, r.x, r.w, "Lesson", theme_attr(ROLE_TITLE));
+	put(r.y + 1, r.x, r.w, "none open: mha-tui --lesson ID", theme_attr(ROLE_DIM));
+	return 0;
+}
+
+/* Predict, then reveal: the stage the lesson hides, in place of its
+ * numbers (shapes and formulas too: they can give the answer away). */
+static void draw_hidden_stage(const struct app *app, struct rect r)
+{
+	int from = 0;
+	while (from < STAGE_COUNT && !learn_stage_hidden(app, (enum stage)from))
+		from++;
+	char msg[160];
+	snprintf(msg, sizeof msg, "%s%s is hidden until you answer the lesson's question",
+	         stage_label((enum stage)from), from + 1 < STAGE_COUNT ? " and what follows" : "");
+	put(r.y, r.x, r.w, msg, theme_attr(ROLE_TITLE));
+	snprintf(msg, sizeof msg, "%s, then your answer: right or wrong, this stage then shows",
+	         actions_key_name("answer"));
+	put(r.y + 1, r.x, r.w, msg, theme_attr(ROLE_DIM));
+}
+
+static void draw_counts(const struct app *app, struct rect r)
 {
 	if (r.h <= 0)
 		return;
-	put(r.y, r.x, r.w, "Lesson", theme_attr(ROLE_TITLE));
-	put(r.y + 1, r.x, r.w, "none open: mha-tui --lesson ID", theme_attr(ROLE_DIM));
+	if (!learn_counts_hidden(app)) {
+		counts_view_draw(stdscr, r.y, r.x, r.h, r.w, &app->cfg);
+		return;
+	}
+	put(r.y, r.x, r.w, "Counts", theme_attr(ROLE_TITLE));
+	put(r.y + 1, r.x, r.w, "hidden until you answer", theme_attr(ROLE_DIM));
 }
 
 struct body_layout draw_screen(const struct app *app, int rows, int cols)
 {
 	erase();
-	struct layout l = layout_compute(rows, cols);
+	/* # trades the narrow side column for the counts: in a lesson the
+	 * counts' full form there, in the free workbench its own layout */
+	enum layout_pane pane = !app->learn.enabled ? LAYOUT_PANE_NONE
+	                      : !app->learn.show_counts ? LAYOUT_PANE_LESSON
+	                      : learn_lesson(app) ? LAYOUT_PANE_COUNTS : LAYOUT_PANE_NONE;
+	struct layout l = layout_frame(rows, cols, pane);
 	struct body_layout b;
 	memset(&b, 0, sizeof b);
 	if (l.too_small) {
@@ -654,13 +739,17 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols)
 	if (app->help_open) {
 		draw_help(app, rows, cols);
 	} else {
-		draw_info(app, &v, b.info);
-		draw_stage(app, &v, b.numbers, cw);
-		draw_heat(app, &b);
-		counts_view_draw(stdscr, b.counts.y, b.counts.x, b.counts.h, b.counts.w, &app->cfg);
-		draw_lesson(b.lesson);
+		if (learn_stage_hidden(app, app->stage)) {
+			draw_hidden_stage(app, b.info);
+		} else {
+			draw_info(app, &v, b.info);
+			draw_stage(app, &v, b.numbers, cw);
+			draw_heat(app, &b);
+		}
+		draw_counts(app, b.counts);
+		b.pane_scroll_max = draw_lesson(app, b.lesson);
 	}
 	draw_status(app, l.status);
-	draw_hints(l.hints);
+	draw_hints(app, l.hints);
 	return b;
 }

@@ -147,6 +147,14 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 	const char *glyph = cursor ? ascii : theme_heat_glyph(level);
 	char text[64] = "";
 	int at = 0;
+	if (hm->hidden && hm->hidden[(size_t)r * (size_t)hm->cols + (size_t)c]) {
+		/* not yet revealed: no colour, no glyph, no value */
+		for (int k = 0; k < cw; k++)
+			theme_addstr(win, y, x + k, 1, k == cw - 1 ? "?" : " ", cursor ? a : theme_attr(ROLE_DIM));
+		if (cell_space(cell_w) && c < hm->cols - 1)
+			theme_addstr(win, y, x + cw, 1, " ", theme_attr(ROLE_NORMAL));
+		return;
+	}
 	if (!isfinite(v)) {
 		/* never "nan" or "inf": the clamped colour, marked with '!' */
 		theme_addstr(win, y, x, 1, "!", cursor ? a : theme_attr(ROLE_ERROR));

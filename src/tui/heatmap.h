@@ -30,6 +30,8 @@ struct heatmap {
 	int cur_row, cur_col;         /* cursor cell, or -1 */
 	bool off;                     /* head switched off: drawn dim, title says "off" */
 	attr_t title_attr;            /* title attributes, e.g. theme_head_attr(i); 0: ROLE_TITLE */
+	const unsigned char *hidden;  /* (rows, cols) non-zero: the cell shows "?" (a lesson's
+	                               * "predict, then reveal"); NULL: none */
 };
 
 struct heatmap_size { int rows, cols; }; /* screen cells needed */

@@ -26,6 +26,11 @@ static struct rect mk(int y, int x, int h, int w)
 
 struct layout layout_compute(int rows, int cols)
 {
+	return layout_frame(rows, cols, LAYOUT_PANE_NONE);
+}
+
+struct layout layout_frame(int rows, int cols, enum layout_pane pane)
+{
 	struct layout l;
 	memset(&l, 0, sizeof l);
 	if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS) {
@@ -39,6 +44,11 @@ struct layout layout_compute(int rows, int cols)
 	if (cols >= LAYOUT_WIDE_COLS) {
 		l.side = mk(1, cols - LAYOUT_SIDE_COLS, body_h, LAYOUT_SIDE_COLS);
 		l.body = mk(1, 0, body_h, cols - LAYOUT_SIDE_COLS - 1);
+	} else if (pane != LAYOUT_PANE_NONE) {
+		l.side = mk(1, cols - LAYOUT_PANE_COLS, body_h, LAYOUT_PANE_COLS);
+		l.body = mk(1, 0, body_h, cols - LAYOUT_PANE_COLS - 1);
+		l.side_narrow = true;
+		l.side_counts_only = pane == LAYOUT_PANE_COUNTS;
 	} else {
 		l.body = mk(1, 0, body_h, cols);
 	}
@@ -111,14 +121,14 @@ int layout_numbers_width(const struct layout *l)
 
 /* Lift the heat strip to just below the matrices' top rows (keep of
  * them): the blank band that was between them moves under the strip. */
-static void lift_heat(struct body_layout *b, int keep)
+static void lift_heat(const struct layout *l, struct body_layout *b, int keep)
 {
 	int gap = b->numbers.h - keep;
 	if (keep <= 0 || gap <= 0 || b->heat.h <= 0)
 		return;
 	b->numbers.h = keep;
 	b->heat.y -= gap;
-	if (b->lesson.h == 0 && b->counts.x > b->numbers.x) /* narrow: the counts column follows */
+	if (l->side.w == 0) /* narrow: the counts column follows */
 		b->counts.h = keep;
 }
 
@@ -134,7 +144,15 @@ struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
 	a = mk(a.y + INFO_LINES, a.x, a.h - INFO_LINES, a.w);
 	if (heat)
 		a = split_heat(&b, a, n, h, numbers_want);
-	if (l->side.w > 0) {
+	if (l->side_narrow) {
+		/* narrow with the lesson pane: the pane atop the side column, the
+		 * counts' compact form under it; or the counts alone */
+		int ch = l->side_counts_only ? l->side.h : LAYOUT_PANE_COUNT_LINES;
+		b.counts = mk(l->side.y + l->side.h - ch, l->side.x, ch, l->side.w);
+		if (!l->side_counts_only)
+			b.lesson = mk(l->side.y, l->side.x, l->side.h - ch - 1, l->side.w);
+		b.numbers = a;
+	} else if (l->side.w > 0) {
 		/* wide: counts atop the side column, the lesson pane below */
 		int ch = counts_lines(l->side.w);
 		if (ch > l->side.h)
@@ -153,7 +171,7 @@ struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
 			int ch = counts_lines(LAYOUT_COUNTS_COLS);
 			keep = ch > keep ? ch : keep;
 		}
-		lift_heat(&b, keep);
+		lift_heat(l, &b, keep);
 	}
 	return b;
 }

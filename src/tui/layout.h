@@ -14,6 +14,9 @@ enum {
 	LAYOUT_WIDE_COLS = 130,  /* from here on a side column holds counts and the lesson pane */
 	LAYOUT_SIDE_COLS = 50,   /* room for the counts panel's two-column form */
 	LAYOUT_COUNTS_COLS = 20, /* the counts column on narrow terminals */
+	LAYOUT_PANE_COLS = 34,   /* the lesson pane's column on narrow terminals (the lessons'
+	                          * verbatim blocks are written for it) */
+	LAYOUT_PANE_COUNT_LINES = 4, /* under it, the counts' compact form: totals, KV/token, ratio */
 	LAYOUT_PANELS_MAX = 8,
 };
 
@@ -21,14 +24,26 @@ struct rect {
 	int y, x, h, w;
 };
 
-/* The frame: pipeline bar, body, side column (wide terminals only; w = 0
- * otherwise), status line, key hints. too_small: below 80x24, draw only the
- * "needs 80x24" screen. */
+/* The frame: pipeline bar, body, side column (wide terminals; and narrow
+ * ones with the lesson pane; w = 0 otherwise), status line, key hints.
+ * too_small: below 80x24, draw only the "needs 80x24" screen. */
 struct layout {
 	bool too_small;
 	struct rect bar, body, side, status, hints;
+	bool side_narrow;      /* the narrow side column: the lesson pane over the compact counts */
+	bool side_counts_only; /* ... or the counts alone (the learner's choice, #) */
 };
 
+/* What the side column holds below LAYOUT_WIDE_COLS (wide terminals
+ * always hold the counts and, below them, the lesson pane). */
+enum layout_pane {
+	LAYOUT_PANE_NONE,   /* no lesson pane: the counts column beside the matrices */
+	LAYOUT_PANE_LESSON, /* the lesson pane, LAYOUT_PANE_COLS wide, over the compact counts */
+	LAYOUT_PANE_COUNTS, /* that column with the counts alone */
+};
+
+struct layout layout_frame(int rows, int cols, enum layout_pane pane);
+/* layout_frame(rows, cols, LAYOUT_PANE_NONE) */
 struct layout layout_compute(int rows, int cols);
 
 /* The body of one stage: two lines of formula and note; the heatmaps with
@@ -41,6 +56,7 @@ struct body_layout {
 	int heat_cell_w;     /* cell width for heatmap_draw */
 	int heat_per_page;   /* heatmaps shown at once (0: not even one fits) */
 	int heat_per_row;
+	int pane_scroll_max;  /* set by the drawing: how far the lesson pane scrolls */
 };
 
 /* The width of the matrices' area (the body, less the counts column when

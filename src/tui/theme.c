@@ -65,6 +65,9 @@ static const struct role_style role_styles[ROLE_HEAD_0] = {
 	[ROLE_HINT]          = { 109, COLOR_CYAN, A_NORMAL, A_DIM },
 	[ROLE_STAGE]         = { 250, -1, A_NORMAL, A_NORMAL },
 	[ROLE_STAGE_CURRENT] = { -1, -1, A_REVERSE | A_BOLD, A_REVERSE | A_BOLD },
+	[ROLE_MET]           = { 114, COLOR_GREEN, A_BOLD, A_BOLD },
+	/* bold and underlined in pale yellow: apart from the trace (underline only) and the head colours */
+	[ROLE_MARK]          = { 229, COLOR_YELLOW, A_BOLD | A_UNDERLINE, A_BOLD | A_UNDERLINE },
 };
 
 /* Pair number p with foreground fg on the terminal's own background;

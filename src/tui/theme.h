@@ -19,6 +19,8 @@
 enum theme_role {
 	ROLE_NORMAL, ROLE_TITLE, ROLE_DIM, ROLE_SELECTED, ROLE_TRACE, ROLE_CHANGED,
 	ROLE_ERROR, ROLE_HINT, ROLE_STAGE, ROLE_STAGE_CURRENT,
+	ROLE_MET,   /* a lesson goal that holds, lessons done: the tick */
+	ROLE_MARK,  /* cells and heads a lesson step points at */
 	ROLE_HEAD_0 /* .. ROLE_HEAD_0 + 7 */,
 	ROLE_COUNT = ROLE_HEAD_0 + 8
 };

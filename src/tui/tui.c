@@ -3,9 +3,11 @@
  * the default workbench), open the terminal, and run the loop
  *   draw -> key (100 ms timeout) -> action -> recompute if told -> draw
  * until q or a signal, saving the session on the way out (edits are also
- * autosaved beside it as they go: app_edited). Errors before the
- * terminal opens are printed as they are; after, the terminal is restored
- * first. The loop owns no state of its own beyond the app.
+ * autosaved beside it as they go: app_edited). Before the terminal opens,
+ * the lessons are looked for and loaded, the progress read, and the
+ * lesson the learner was in (or --lesson ID) opened (learn.c). Errors
+ * before the terminal opens are printed as they are; after, the terminal
+ * is restored first. The loop owns no state of its own beyond the app.
  */
 #include "tui.h"
 
@@ -17,6 +19,8 @@
 #include "actions.h"
 #include "app.h"
 #include "draw.h"
+#include "learn.h"
+#include "lesson.h"
 #include "session.h"
 #include "term.h"
 
@@ -45,6 +49,29 @@ static int open_inputs(const struct tui_options *o, struct mha_config *c, struct
 	return 0;
 }
 
+/* The lessons: found (flag, $MHA_TUI_LESSONS, source tree, installed),
+ * loaded (what parses is usable), the progress file's place. When none
+ * are found, the pane says where they were looked for; the workbench
+ * works all the same. */
+static void lessons_open(struct app *app, const struct tui_options *o, struct lesson_set *set,
+                         char *progress_path, size_t plen)
+{
+	char dir[4096], why[LEARN_MSG_MAX] = "", msg[LEARN_MSG_MAX];
+	bool found = lesson_find_dir(o->lessons_dir, dir, sizeof dir, why, sizeof why) == 0;
+	if (found) {
+		struct lesson_errors errs = { 0 };
+		if (lesson_set_load(set, dir, &errs) != 0)
+			snprintf(why, sizeof why, "%d problem%s in %.1000s (mha-tui --check-lessons lists them), first: %.2000s",
+			         errs.count + errs.dropped, errs.count + errs.dropped == 1 ? "" : "s", dir,
+			         errs.count ? errs.msg[0] : "?");
+		lesson_errors_free(&errs);
+	}
+	const char *path = progress_default_path(progress_path, plen, msg, sizeof msg) == 0 ? progress_path : NULL;
+	learn_attach(app, found ? set : NULL, why, path);
+	if (!path)
+		app_message(app, true, "progress will not be saved: %s", msg);
+}
+
 int tui_run(const struct tui_options *o)
 {
 	char msg[MHA_MSG_MAX + 4096];
@@ -56,8 +83,24 @@ int tui_run(const struct tui_options *o)
 	if (app_init(&app, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	app.session_path = o->session_path;
+	app.now_ms = term_now_ms();
+	struct lesson_set set;
+	memset(&set, 0, sizeof set);
+	char progress_path[4096];
+	lessons_open(&app, o, &set, progress_path, sizeof progress_path);
+	if (o->lesson) {
+		if (learn_open_id(&app, o->lesson, msg, sizeof msg) != 0) {
+			app_free(&app);
+			lesson_set_free(&set);
+			fprintf(stderr, "mha-tui: %s\n", msg);
+			return 2;
+		}
+	} else if (!o->config_given && !o->load) {
+		learn_resume(&app); /* back where the learner left off */
+	}
 	if (term_open(o->no_color, msg, sizeof msg) != 0) {
 		app_free(&app);
+		lesson_set_free(&set);
 		return fail(msg);
 	}
 	app.now_ms = term_now_ms();
@@ -70,6 +113,7 @@ int tui_run(const struct tui_options *o)
 		if (dirty) {
 			struct body_layout b = draw_screen(&app, LINES, COLS);
 			app.heat_per_page = b.heat_per_page;
+			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
 		int key = getch();
@@ -95,5 +139,6 @@ int tui_run(const struct tui_options *o)
 	if (!saved)
 		fprintf(stderr, "mha-tui: %s\n", app.status);
 	app_free(&app);
+	lesson_set_free(&set);
 	return rc;
 }

@@ -3,6 +3,8 @@
 . "$(dirname "$0")/lib.sh"
 start 80 24
 wait_for "1 Projection"
+keys '#' # the whole width for the workbench: the lesson pane makes way
+wait_gone "Lessons"
 keys 4
 wait_for "P_0 6x6 = softmax"
 quiet

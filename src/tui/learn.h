@@ -1,0 +1,62 @@
+/*
+ * learn.h - lessons on the workbench: the menu, opening a lesson, stepping
+ * with n / p, hints, the solution, answering a question, leaving for the
+ * free workbench and coming back, and saving progress and place as the
+ * learner goes. The state is app->learn (app.h); no curses here, so the
+ * tests drive it through app_key without a screen. The lesson library
+ * (lesson.h, exercise.h, nav.h, progress.h) does the lesson work: this
+ * module only wires it to the app's benches and status line.
+ */
+#ifndef LEARN_H
+#define LEARN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "app.h"
+
+/* Turn the lessons on: set is what was found (NULL: none, `why` says
+ * why); progress is read from progress_path (NULL: kept in memory only;
+ * a corrupt file is left untouched, never saved over, and said so). */
+void learn_attach(struct app *app, const struct lesson_set *set, const char *why,
+                  const char *progress_path);
+/* mha-tui with no arguments: back into the lesson the learner was in, or
+ * the free workbench with the menu beside it (first run, or out of one). */
+void learn_resume(struct app *app);
+/* --lesson ID: by number or name, at its first step. 0, or -1 with msg. */
+int learn_open_id(struct app *app, const char *id, char *msg, size_t len);
+/* Open lesson li of the set at step si, set up afresh. APP_* flags. */
+unsigned learn_open(struct app *app, int li, int si);
+void learn_free(struct app *app);
+
+/* Actions (APP_* flags). */
+unsigned learn_step(struct app *app, int dir);       /* n / p */
+unsigned learn_hint(struct app *app);
+unsigned learn_solve(struct app *app);
+unsigned learn_answer_begin(struct app *app);        /* start typing an answer */
+unsigned learn_answer_type(struct app *app, int ch); /* a character of it (commits a choice key) */
+unsigned learn_answer_commit(struct app *app);
+unsigned learn_leave(struct app *app);               /* to the free workbench, or back */
+unsigned learn_menu_toggle(struct app *app);
+unsigned learn_menu_move(struct app *app, int dir);
+unsigned learn_menu_digit(struct app *app, int ch);
+unsigned learn_menu_choose(struct app *app);
+unsigned learn_scroll(struct app *app, int lines);
+unsigned learn_counts_toggle(struct app *app);
+
+/* After every mha_forward (app_recompute): check the open lesson's goal;
+ * the moment it holds, say so and record the step as done. */
+void learn_evaluate(struct app *app);
+
+/* What the screen shows of the open lesson (all false when none is). */
+const struct lesson *learn_lesson(const struct app *app); /* active lesson, or NULL */
+bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c);
+bool learn_stage_hidden(const struct app *app, enum stage s);
+bool learn_counts_hidden(const struct app *app);
+bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c);
+bool learn_head_marked(const struct app *app, int h);
+/* The lesson and step the learner left for the free workbench, to name
+ * them ("lesson 3, step 2"); false when there is none to return to. */
+bool learn_return_place(const struct app *app, int *lesson, int *step);
+
+#endif
