@@ -7,16 +7,34 @@
  */
 #include <dirent.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "fuzz.h"
 
+enum { HANG_SECONDS = 10 }; /* as tools/fuzz.sh's -timeout */
+
 static int n_paths;
 static char **paths;
+static char current[4096]; /* the input being replayed, for the hang report */
+
+/* One input still running after HANG_SECONDS is a hang: name it and abort
+ * (write and abort only: this is a signal handler). */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	static const char what[] = "replay: a hang (over 10 s) on ";
+	ssize_t ignored = write(STDERR_FILENO, what, sizeof what - 1);
+	ignored = write(STDERR_FILENO, current, strlen(current));
+	ignored = write(STDERR_FILENO, "\n", 1);
+	(void)ignored;
+	abort();
+}
 
 /* The whole file in a buffer of exactly its size (no terminator), as
  * libFuzzer hands it over. Returns 0 or -1. */
@@ -51,8 +69,11 @@ static int replay_file(const char *path, size_t *bytes)
 	}
 	memcpy(exact, data, size);
 	free(data);
+	snprintf(current, sizeof current, "%s", path);
 	fprintf(stderr, "replaying %s\n", path);
+	alarm(HANG_SECONDS);
 	LLVMFuzzerTestOneInput(exact, size);
+	alarm(0);
 	free(exact);
 	*bytes += size;
 	return 0;
@@ -96,6 +117,7 @@ int main(int argc, char **argv)
 {
 	n_paths = argc - 1;
 	paths = argv + 1;
+	signal(SIGALRM, on_alarm);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_corpus_input_keeps_the_promises),
 	};
