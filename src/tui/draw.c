@@ -19,6 +19,7 @@
 #include "fmt.h"
 #include "heatmap.h"
 #include "learn.h"
+#include "pane.h"
 #include "pane_view.h"
 #include "theme.h"
 
@@ -694,13 +695,15 @@ static void draw_hidden_stage(const struct app *app, struct rect r)
 	int from = 0;
 	while (from < STAGE_COUNT && !learn_stage_hidden(app, (enum stage)from))
 		from++;
-	char msg[160];
-	snprintf(msg, sizeof msg, "%s%s is hidden until you answer the lesson's question",
-	         stage_label((enum stage)from), from + 1 < STAGE_COUNT ? " and what follows" : "");
-	put(r.y, r.x, r.w, msg, theme_attr(ROLE_TITLE));
-	snprintf(msg, sizeof msg, "%s, then your answer: right or wrong, this stage then shows",
-	         actions_key_name("answer"));
-	put(r.y + 1, r.x, r.w, msg, theme_attr(ROLE_DIM));
+	char msg[320];
+	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question: %s, then "
+	         "your answer. Right or wrong, it shows then.", stage_label((enum stage)from),
+	         from + 1 < STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"));
+	struct lesson_text t = { 0 };
+	lesson_wrap(&t, msg, r.w, LESSON_LINE_PROSE, NULL, NULL);
+	for (int i = 0; i < t.count; i++)
+		put(r.y + i, r.x, r.w, t.lines[i].text, theme_attr(ROLE_TITLE));
+	lesson_text_free(&t);
 }
 
 static void draw_counts(const struct app *app, struct rect r)
@@ -740,7 +743,8 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols)
 		draw_help(app, rows, cols);
 	} else {
 		if (learn_stage_hidden(app, app->stage)) {
-			draw_hidden_stage(app, b.info);
+			struct rect all = { b.info.y, b.info.x, l.body.h, b.info.w };
+			draw_hidden_stage(app, all);
 		} else {
 			draw_info(app, &v, b.info);
 			draw_stage(app, &v, b.numbers, cw);

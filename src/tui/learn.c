@@ -191,6 +191,9 @@ static int start_step(struct app *app, int li, int si, bool force)
 	l->scroll = 0;
 	l->answering = false;
 	point_at(app, &les->steps[si]);
+	const struct lesson_step *st = &les->steps[si];
+	app_message(app, false, "lesson %d, step %d of %d%s%s", les->number, si + 1, les->nsteps,
+	            st->title[0] ? ": " : "", st->title);
 	app_recompute(app); /* and the goal's first evaluation */
 	progress_touch(app, false, true);
 	return 0;
@@ -224,7 +227,6 @@ unsigned learn_open(struct app *app, int li, int si)
 		return APP_REDRAW;
 	}
 	l->menu = false;
-	app_message(app, false, "lesson %d: %s", les->number, les->title);
 	return APP_REDRAW;
 }
 

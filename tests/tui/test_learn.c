@@ -1,0 +1,429 @@
+/*
+ * test_learn.c - the workbench driving the shipped lessons by keys, with
+ * no screen: the menu opens lesson 1, n / p step and select the focused
+ * stage, a numeric and a multiple-choice answer reveal what was hidden,
+ * an edit meets a goal (and the step is recorded done), hints and the
+ * solution, the free workbench kept apart from the lesson and come back
+ * to, progress and place saved and resumed, every {key:ACTION} bound, and
+ * the workbench still working when no lessons are found.
+ */
+#include <curses.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "actions.h"
+#include "app.h"
+#include "learn.h"
+#include "lesson.h"
+#include "pane.h"
+#include "pane_view.h"
+#include "session.h"
+
+static struct lesson_set set;
+static char dir[] = "/tmp/mha-test-learn-XXXXXX";
+static char progress_path[128], session_path[128];
+
+static int group_setup(void **state)
+{
+	(void)state;
+	char found[4096], msg[4096];
+	struct lesson_errors errs = { 0 };
+	if (lesson_find_dir(NULL, found, sizeof found, msg, sizeof msg) != 0 ||
+	    lesson_set_load(&set, found, &errs) != 0 || !mkdtemp(dir)) {
+		fprintf(stderr, "setup: %s\n", msg);
+		return -1;
+	}
+	lesson_errors_free(&errs);
+	snprintf(progress_path, sizeof progress_path, "%s/progress.txt", dir);
+	snprintf(session_path, sizeof session_path, "%s/session.txt", dir);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	char cmd[160];
+	lesson_set_free(&set);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Each test starts with no progress file and no session. */
+static int fresh(void **state)
+{
+	(void)state;
+	unlink(progress_path);
+	unlink(session_path);
+	return 0;
+}
+
+static struct app *open_app(const struct lesson_set *s)
+{
+	struct app *app = calloc(1, sizeof *app);
+	struct mha_config c = mha_config_default();
+	struct mha_weights w;
+	char msg[MHA_MSG_MAX];
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, c.seed);
+	mha_weights_default_labels(&w, &c);
+	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
+	app->session_path = session_path;
+	learn_attach(app, s, s ? "" : "tried: /nowhere (no such directory)", progress_path);
+	return app;
+}
+
+static void close_app(struct app *app)
+{
+	app_free(app);
+	free(app);
+}
+
+static void keys(struct app *app, const char *s)
+{
+	for (; *s; s++) {
+		unsigned f = app_key(app, *s == '\n' ? '\r' : (unsigned char)*s);
+		if (f & APP_RECOMPUTE)
+			app_recompute(app);
+	}
+}
+
+static const char *step_id(const struct app *app)
+{
+	return lesson_run_step(&app->learn.run)->id;
+}
+
+/* Lesson 1 open through the menu, at step `id`. */
+static struct app *lesson1_at(const char *id)
+{
+	struct app *app = open_app(&set);
+	keys(app, "M1\n");
+	while (app->learn.active && strcmp(step_id(app), id) != 0 && app->learn.run.step < 10)
+		keys(app, "n");
+	assert_string_equal(step_id(app), id);
+	return app;
+}
+
+static bool file_has(const char *path, const char *text)
+{
+	static char buf[1 << 16];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+static void test_the_menu_opens_lesson_one_on_its_own_bench(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	assert_false(app->learn.active);
+	float x0 = app->w.x[0];
+	keys(app, "M");
+	assert_true(app->learn.menu);
+	keys(app, "j1"); /* Down, then the number picks lesson 1 again */
+	assert_int_equal(app->learn.menu_sel, 0);
+	keys(app, "\n");
+	assert_false(app->learn.menu);
+	assert_true(app->learn.active);
+	assert_int_equal(app->learn.lesson, 0);
+	assert_int_equal(app->learn.run.step, 0);
+	assert_int_equal(app->cfg.n, 4); /* the lesson's set-up */
+	assert_int_equal(app->stage, STAGE_PROJECTION);
+	/* the free session waits, untouched */
+	assert_int_equal(app->learn.other.cfg.n, 6);
+	assert_float_equal(app->learn.other.w.x[0], x0, 0.0f);
+	close_app(app);
+}
+
+static void test_two_digits_pick_lesson_thirteen(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	keys(app, "M13");
+	assert_int_equal(set.lessons[app->learn.menu_sel].number, 13);
+	keys(app, "\033"); /* Esc: the menu goes, nothing opened */
+	assert_false(app->learn.menu);
+	assert_false(app->learn.active);
+	close_app(app);
+}
+
+static void test_n_and_p_step_and_select_the_focused_stage(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("idea");
+	keys(app, "n");
+	assert_string_equal(step_id(app), "scores");
+	assert_int_equal(app->stage, STAGE_SCORES);
+	keys(app, "1p");
+	assert_string_equal(step_id(app), "idea");
+	assert_int_equal(app->stage, STAGE_PROJECTION);
+	keys(app, "p"); /* no step before the first */
+	assert_string_equal(step_id(app), "idea");
+	close_app(app);
+}
+
+static void test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 0, 0));
+	assert_false(learn_hidden(app, MHA_T_SCORES, 0, 0, 0));
+	keys(app, "aabc\n"); /* not a number: refused, still hidden */
+	assert_true(app->status_error);
+	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	keys(app, "a0.5\n"); /* wrong: revealed, not met */
+	assert_false(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_false(app->learn.run.met);
+	keys(app, "a0.35\n");
+	assert_true(app->learn.run.met);
+	assert_true(file_has(progress_path, "done one-head/predict-self"));
+	close_app(app);
+}
+
+static void test_a_choice_key_answers_at_once(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	char msg[256];
+	assert_int_equal(learn_open_id(app, "2", msg, sizeof msg), 0);
+	while (strcmp(step_id(app), "which-role") != 0)
+		keys(app, "n");
+	keys(app, "ab"); /* b is a choice: committed without Enter */
+	assert_false(app->learn.answering);
+	assert_true(app->learn.run.answered);
+	assert_false(app->learn.run.met);
+	keys(app, "ac");
+	assert_true(app->learn.run.met);
+	close_app(app);
+}
+
+static void test_an_edit_meets_the_goal_from_the_cursor_the_step_placed(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	assert_int_equal(app->stage, STAGE_SOFTMAX);
+	assert_false(app->learn.run.met);
+	keys(app, "1"); /* the cursor waits on W^Q[2][0], the row the step highlights */
+	assert_int_equal(app->proj, PROJ_Q);
+	assert_int_equal(app->cur[STAGE_PROJECTION].panel, 1);
+	assert_int_equal(app->cur[STAGE_PROJECTION].row, 2);
+	assert_int_equal(app->cur[STAGE_PROJECTION].col, 0);
+	assert_true(learn_marked(app, MHA_T_WQ, 0, 2, 1));
+	assert_false(learn_marked(app, MHA_T_WQ, 0, 1, 1));
+	keys(app, "l\n3\n");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	assert_true(app->learn.run.met);
+	assert_non_null(strstr(app->status, "goal met"));
+	assert_true(file_has(progress_path, "done one-head/steer"));
+	/* the lesson's edit never reached the free session */
+	keys(app, "w");
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(session_path, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(c.n, 6);
+	mha_weights_free(&w);
+	close_app(app);
+}
+
+static void test_hints_one_at_a_time_then_the_solution_and_its_undo(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("values");
+	keys(app, "i");
+	assert_int_equal(app->learn.run.hints_shown, 1);
+	assert_non_null(strstr(app->status, "hint 1 of 3"));
+	keys(app, "ii");
+	assert_int_equal(app->learn.run.hints_shown, 3);
+	keys(app, "i");
+	assert_non_null(strstr(app->status, "no more hints"));
+	keys(app, "S");
+	assert_true(app->learn.run.solution_shown);
+	assert_true(app->learn.run.met);
+	assert_float_equal(app->w.wq[3 * 4 + 0], 4.0f, 0.0f);
+	keys(app, "u");
+	assert_float_equal(app->w.wq[3 * 4 + 0], 0.0f, 0.0f); /* W^Q is the identity again */
+	assert_false(app->learn.run.met);
+	close_app(app);
+}
+
+static void test_the_free_workbench_and_back_keep_both_benches(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	keys(app, "1l\n3\n"); /* a lesson edit */
+	keys(app, "f");
+	assert_false(app->learn.active);
+	assert_int_equal(app->cfg.n, 6); /* the learner's own session */
+	keys(app, "1\n0.75\n"); /* a free edit */
+	assert_true(file_has(progress_path, "mode free"));
+	keys(app, "n"); /* no lesson steps from the free workbench */
+	assert_false(app->learn.active);
+	keys(app, "f");
+	assert_true(app->learn.active);
+	assert_string_equal(step_id(app), "steer");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f); /* as it was left */
+	assert_true(app->learn.run.met);
+	assert_float_equal(app->learn.other.w.x[0], 0.75f, 0.0f);
+	assert_true(file_has(progress_path, "mode lesson"));
+	keys(app, "q"); /* q saves the free session, not the lesson */
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(session_path, &c, &w, msg, sizeof msg), 0);
+	assert_float_equal(w.x[0], 0.75f, 0.0f);
+	mha_weights_free(&w);
+	close_app(app);
+}
+
+static void test_progress_and_place_resume_in_a_new_run(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	close_app(app);
+	assert_true(file_has(progress_path, "place one-head steer"));
+	app = open_app(&set);
+	learn_resume(app);
+	assert_true(app->learn.active);
+	assert_string_equal(step_id(app), "steer");
+	assert_int_equal(app->stage, STAGE_SOFTMAX);
+	keys(app, "f"); /* out to the free workbench, then a new run */
+	close_app(app);
+	app = open_app(&set);
+	learn_resume(app);
+	assert_false(app->learn.active);
+	int li, si;
+	assert_true(learn_return_place(app, &li, &si));
+	keys(app, "f"); /* back, the step set up afresh */
+	assert_true(app->learn.active);
+	assert_string_equal(step_id(app), "steer");
+	close_app(app);
+}
+
+static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("recap");
+	keys(app, "n");
+	assert_int_equal(app->learn.lesson, 1);
+	assert_int_equal(app->learn.run.step, 0);
+	assert_true(file_has(progress_path, "done one-head/recap"));
+	close_app(app);
+}
+
+static void test_every_lesson_action_has_a_key(void **state)
+{
+	(void)state;
+	for (int i = 0; lesson_key_actions[i]; i++) {
+		if (!actions_key_name(lesson_key_actions[i]))
+			fail_msg("{key:%s} has no key in the action table", lesson_key_actions[i]);
+		const struct action *a = NULL;
+		int count;
+		const struct action *t = actions_table(&count);
+		for (int k = 0; k < count; k++)
+			if (t[k].lesson_action && !strcmp(t[k].lesson_action, lesson_key_actions[i]))
+				a = &t[k];
+		assert_non_null(a);
+		assert_ptr_equal(actions_lookup(a->keys[0]), a); /* the key named is the key bound */
+	}
+	assert_string_equal(actions_key_name("edit"), "Enter");
+	assert_string_equal(actions_key_name("hint"), "i");
+}
+
+static void test_lesson_text_names_the_keys_of_the_table(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_run_pane(&app->learn.run, 34, pane_view_key, NULL, false, &t), 0);
+	bool edit = false, hint = false;
+	for (int i = 0; i < t.count; i++) {
+		edit |= strstr(t.lines[i].text, "with Enter") != NULL;
+		hint |= strstr(t.lines[i].text, "i hint") != NULL;
+		for (int k = 0; lesson_key_actions[k]; k++) { /* no fallback "[action]" */
+			char fb[64];
+			snprintf(fb, sizeof fb, "[%s]", lesson_key_actions[k]);
+			assert_null(strstr(t.lines[i].text, fb));
+		}
+	}
+	assert_true(edit);
+	assert_true(hint);
+	lesson_text_free(&t);
+	close_app(app);
+}
+
+static void test_without_lessons_the_workbench_still_works(void **state)
+{
+	(void)state;
+	struct app *app = open_app(NULL);
+	keys(app, "M");
+	assert_true(app->status_error);
+	assert_non_null(strstr(app->status, "/nowhere"));
+	keys(app, "n");
+	assert_false(app->learn.active);
+	keys(app, "\n2\n");
+	assert_float_equal(app->w.x[0], 2.0f, 0.0f);
+	close_app(app);
+}
+
+static void test_lessons_open_by_number_or_name_and_unknown_ids_are_refused(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	char msg[512];
+	assert_int_equal(learn_open_id(app, "reshape", msg, sizeof msg), 0);
+	assert_int_equal(set.lessons[app->learn.lesson].number, 3);
+	assert_int_equal(learn_open_id(app, "7", msg, sizeof msg), 0);
+	assert_int_equal(set.lessons[app->learn.lesson].number, 7);
+	assert_int_equal(learn_open_id(app, "99", msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "no such lesson"));
+	close_app(app);
+}
+
+static void test_a_corrupt_progress_file_is_left_untouched(void **state)
+{
+	(void)state;
+	FILE *f = fopen(progress_path, "w");
+	fputs("not a progress file\n", f);
+	fclose(f);
+	struct app *app = lesson1_at("steer");
+	assert_true(file_has(progress_path, "not a progress file"));
+	assert_false(file_has(progress_path, "place"));
+	close_app(app);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup(f, fresh)
+	const struct CMUnitTest tests[] = {
+		T(test_the_menu_opens_lesson_one_on_its_own_bench),
+		T(test_two_digits_pick_lesson_thirteen),
+		T(test_n_and_p_step_and_select_the_focused_stage),
+		T(test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal),
+		T(test_a_choice_key_answers_at_once),
+		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
+		T(test_hints_one_at_a_time_then_the_solution_and_its_undo),
+		T(test_the_free_workbench_and_back_keep_both_benches),
+		T(test_progress_and_place_resume_in_a_new_run),
+		T(test_the_last_step_goes_on_to_the_next_lesson),
+		T(test_every_lesson_action_has_a_key),
+		T(test_lesson_text_names_the_keys_of_the_table),
+		T(test_without_lessons_the_workbench_still_works),
+		T(test_lessons_open_by_number_or_name_and_unknown_ids_are_refused),
+		T(test_a_corrupt_progress_file_is_left_untouched),
+	};
+#undef T
+	return cmocka_run_group_tests_name("lessons on the workbench", tests, group_setup, group_teardown);
+}
