@@ -1,9 +1,11 @@
 /*
- * test_save_safety.c - a save never loses the previous session: not when
- * the disk fills (simulated with RLIMIT_FSIZE, which root cannot ignore),
- * not when the directory is read-only, not when the writer is killed at any
- * moment of a save. Tests session_save, the one writer the workbench's w, q
- * and signal paths call; it does not drive the workbench itself.
+ * test_save_safety.c - a save never loses the previous file: not when the
+ * disk fills (simulated with RLIMIT_FSIZE, which root cannot ignore), not
+ * when the directory is read-only, not when the writer is killed at any
+ * moment of a save. Both files the program keeps are checked the same way:
+ * the session (session_save, called by the workbench's w, q and signal
+ * paths) and the lesson progress (progress_save). It does not drive the
+ * workbench itself.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -21,6 +23,7 @@
 #include <cmocka.h>
 
 #include "mha.h"
+#include "progress.h"
 #include "session.h"
 
 static char dir[64];
@@ -42,31 +45,87 @@ static int remove_dir(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* A session whose X[0][0] is `mark`, so two saves can be told apart. */
-struct bench {
-	struct mha_config c;
-	struct mha_weights w;
+/* ---- the two writers, each with two contents A (small) and B (large,
+ * so that a save takes milliseconds) that a load tells apart ---- */
+
+struct writer {
+	const char *file;
+	int (*save)(const char *path, int which, char *msg, size_t len);
+	int (*which)(const char *path, char *msg, size_t len); /* 0 A, 1 B, -1 neither */
 };
 
-static void bench_make(struct bench *b, int d, float mark)
+static struct mha_config sess_c[2];
+static struct mha_weights sess_w[2];
+
+static int session_write(const char *path, int which, char *msg, size_t len)
 {
-	b->c = mha_config_default();
-	b->c.n = 8; b->c.d = d; b->c.h = 4; b->c.g = 4; b->c.dk = d / 4;
-	assert_int_equal(mha_weights_alloc(&b->w, &b->c), MHA_OK);
-	mha_weights_init(&b->w, &b->c, 5);
-	mha_weights_default_labels(&b->w, &b->c);
-	b->w.x[0] = mark;
+	return session_save(path, &sess_c[which], &sess_w[which], msg, len);
 }
 
-static float load_mark(const char *path, char *msg, size_t len)
+static int session_which(const char *path, char *msg, size_t len)
 {
 	struct mha_config c;
 	struct mha_weights w;
 	if (session_load(path, &c, &w, msg, len) != 0)
-		return -1.0f;
-	float mark = w.x[0];
+		return -1;
+	int which = w.x[0] == 0.25f ? 0 : w.x[0] == 0.75f ? 1 : -1;
 	mha_weights_free(&w);
-	return mark;
+	return which;
+}
+
+enum { PROGRESS_B_KEYS = 9000 }; /* about 200 KB */
+static struct progress prog[2];
+
+static int progress_write(const char *path, int which, char *msg, size_t len)
+{
+	return progress_save(path, &prog[which], msg, len);
+}
+
+static int progress_which(const char *path, char *msg, size_t len)
+{
+	struct progress p;
+	if (progress_load(path, &p, msg, len) != 0)
+		return -1;
+	int which = p.ndone == 1 ? 0 : p.ndone == PROGRESS_B_KEYS ? 1 : -1;
+	progress_free(&p);
+	return which;
+}
+
+static const struct writer writers[] = {
+	{ "session.txt", session_write, session_which },
+	{ "progress.txt", progress_write, progress_which },
+};
+
+static int make_contents(void **state)
+{
+	for (int i = 0; i < 2; i++) {
+		struct mha_config *c = &sess_c[i];
+		*c = mha_config_default();
+		c->n = 8; c->d = i ? 128 : 4; c->h = 4; c->g = 4; c->dk = c->d / 4;
+		if (mha_weights_alloc(&sess_w[i], c) != MHA_OK)
+			return -1;
+		mha_weights_init(&sess_w[i], c, 5);
+		mha_weights_default_labels(&sess_w[i], c);
+		sess_w[i].x[0] = i ? 0.75f : 0.25f;
+		progress_init(&prog[i]);
+		progress_set_place(&prog[i], "reshape", "split", true);
+		for (int k = 0; k < (i ? PROGRESS_B_KEYS : 1); k++) {
+			char key[64];
+			snprintf(key, sizeof key, "lesson-%02d/step-number-%05d", k % 13, k);
+			if (progress_mark_done(&prog[i], key) != 0)
+				return -1;
+		}
+	}
+	return make_dir(state);
+}
+
+static int free_contents(void **state)
+{
+	for (int i = 0; i < 2; i++) {
+		mha_weights_free(&sess_w[i]);
+		progress_free(&prog[i]);
+	}
+	return remove_dir(state);
 }
 
 static int leftover_temp_files(bool remove)
@@ -76,7 +135,7 @@ static int leftover_temp_files(bool remove)
 	int n = 0;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		if (!strstr(e->d_name, ".tmp."))
+		if (!strstr(e->d_name, ".tmp"))
 			continue;
 		n++;
 		if (remove) {
@@ -89,9 +148,10 @@ static int leftover_temp_files(bool remove)
 	return n;
 }
 
-/* Save `b` to path in a child process prepared by `limit`; the child
- * reports session_save's result and message through a pipe. */
-static int save_in_child(const char *path, struct bench *b, void (*limit)(void), char *msg, size_t len)
+/* Save B in a child process prepared by `limit`; the child reports the
+ * writer's result and message through a pipe. */
+static int save_in_child(const struct writer *wr, const char *path, void (*limit)(void),
+                         char *msg, size_t len)
 {
 	int fds[2];
 	assert_int_equal(pipe(fds), 0);
@@ -101,7 +161,7 @@ static int save_in_child(const char *path, struct bench *b, void (*limit)(void),
 		close(fds[0]);
 		limit();
 		char m[512] = "";
-		int rc = session_save(path, &b->c, &b->w, m, sizeof m);
+		int rc = wr->save(path, 1, m, sizeof m);
 		if (write(fds[1], &rc, sizeof rc) != sizeof rc || write(fds[1], m, sizeof m) != sizeof m)
 			_exit(3);
 		_exit(0);
@@ -138,115 +198,98 @@ static void read_only_dir(void)
 	}
 }
 
+/* A failing save of B over A: -1, a message naming the file and `why`,
+ * A still whole, no temporary file left. */
+static void check_failed_save(void (*limit)(void), const char *why)
+{
+	for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
+		const struct writer *wr = &writers[i];
+		char path[128], msg[512];
+		snprintf(path, sizeof path, "%s/%s", dir, wr->file);
+		assert_int_equal(wr->save(path, 0, msg, sizeof msg), 0);
+		chmod(path, 0644);
+		assert_int_equal(save_in_child(wr, path, limit, msg, sizeof msg), -1);
+		print_message("%s: %s\n", wr->file, msg);
+		assert_non_null(strstr(msg, wr->file));
+		assert_non_null(strstr(msg, why));
+		chmod(dir, 0755);
+		assert_int_equal(wr->which(path, msg, sizeof msg), 0);
+		assert_int_equal(leftover_temp_files(false), 0);
+	}
+}
+
 static void test_full_disk_keeps_the_previous_file_and_says_so(void **state)
 {
 	(void)state;
-	char path[128], msg[512];
-	snprintf(path, sizeof path, "%s/session.txt", dir);
-	struct bench small, big;
-	bench_make(&small, 4, 0.25f);
-	bench_make(&big, 64, 0.75f); /* about 60 KB: more than the disk takes */
-	assert_int_equal(session_save(path, &small.c, &small.w, msg, sizeof msg), 0);
-	assert_int_equal(save_in_child(path, &big, disk_full, msg, sizeof msg), -1);
-	print_message("disk full: %s\n", msg);
-	assert_non_null(strstr(msg, "session.txt"));
-	assert_non_null(strstr(msg, "previous file kept"));
-	assert_true(load_mark(path, msg, sizeof msg) == 0.25f);
-	assert_int_equal(leftover_temp_files(false), 0);
-	mha_weights_free(&small.w);
-	mha_weights_free(&big.w);
+	check_failed_save(disk_full, "File too large");
 }
 
 static void test_read_only_directory_keeps_the_previous_file_and_says_so(void **state)
 {
 	(void)state;
-	char path[128], msg[512];
-	snprintf(path, sizeof path, "%s/session.txt", dir);
-	struct bench a, b;
-	bench_make(&a, 4, 0.25f);
-	bench_make(&b, 4, 0.75f);
-	assert_int_equal(session_save(path, &a.c, &a.w, msg, sizeof msg), 0);
-	chmod(path, 0644);
-	assert_int_equal(save_in_child(path, &b, read_only_dir, msg, sizeof msg), -1);
-	print_message("read-only directory: %s\n", msg);
-	assert_non_null(strstr(msg, "session.txt"));
-	assert_non_null(strstr(msg, "Permission denied"));
-	chmod(dir, 0755);
-	assert_true(load_mark(path, msg, sizeof msg) == 0.25f);
-	assert_int_equal(leftover_temp_files(false), 0);
-	mha_weights_free(&a.w);
-	mha_weights_free(&b.w);
+	check_failed_save(read_only_dir, "Permission denied");
 }
 
 static void test_missing_directory_is_a_clear_failure(void **state)
 {
 	(void)state;
-	char path[128], msg[512];
-	snprintf(path, sizeof path, "%s/no/such/dir/session.txt", dir);
-	struct bench a;
-	bench_make(&a, 4, 0.25f);
-	assert_int_equal(session_save(path, &a.c, &a.w, msg, sizeof msg), -1);
-	assert_non_null(strstr(msg, "session.txt"));
-	assert_non_null(strstr(msg, "No such file"));
-	mha_weights_free(&a.w);
+	for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
+		char path[128], msg[512];
+		snprintf(path, sizeof path, "%s/no/such/dir/%s", dir, writers[i].file);
+		assert_int_equal(writers[i].save(path, 0, msg, sizeof msg), -1);
+		assert_non_null(strstr(msg, writers[i].file));
+		assert_non_null(strstr(msg, "No such file"));
+	}
 }
 
-/* A writer saving two sessions in turn is killed (SIGKILL: no handler
- * runs) at seeded random moments; every time, the file on disk must load
- * and be one of the two, whole. Temporary files left behind are counted:
- * they show that kills landed inside a save. */
+/* A writer saving A and B in turn is killed (SIGKILL: no handler runs) at
+ * seeded random moments; every time, the file on disk must load and be A
+ * or B, whole. Temporary files left behind are counted: they show that
+ * kills landed inside a save. */
 static void test_writer_killed_mid_save_never_leaves_a_half_file(void **state)
 {
 	(void)state;
 	enum { KILLS = 30 };
-	char path[128], msg[512];
-	snprintf(path, sizeof path, "%s/session.txt", dir);
-	struct bench a, b;
-	bench_make(&a, 128, 0.25f); /* about 1 MB each: a save takes milliseconds */
-	bench_make(&b, 128, 0.75f);
-	assert_int_equal(session_save(path, &a.c, &a.w, msg, sizeof msg), 0);
-	unsigned seed = 2024;
-	int inside = 0, saw_a = 0, saw_b = 0;
-	float mark = 0.25f;
-	for (int k = 0; k < KILLS; k++) {
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) { /* first the session that is not on disk, then turn about */
-			for (int i = mark == 0.25f;; i++) {
-				struct bench *s = i % 2 ? &b : &a;
-				session_save(path, &s->c, &s->w, msg, sizeof msg);
-			}
+	for (size_t i = 0; i < sizeof writers / sizeof writers[0]; i++) {
+		const struct writer *wr = &writers[i];
+		char path[128], msg[512];
+		snprintf(path, sizeof path, "%s/%s", dir, wr->file);
+		assert_int_equal(wr->save(path, 0, msg, sizeof msg), 0);
+		unsigned seed = 2024;
+		int inside = 0, seen[2] = { 0, 0 }, on_disk = 0;
+		for (int k = 0; k < KILLS; k++) {
+			pid_t pid = fork();
+			assert_true(pid >= 0);
+			if (pid == 0) /* first the content that is not on disk, then turn about */
+				for (int n = !on_disk;; n = !n)
+					wr->save(path, n, msg, sizeof msg);
+			seed = seed * 1103515245u + 12345u;
+			struct timespec t = { 0, (long)(seed >> 8) % 40000000L }; /* 0-40 ms */
+			nanosleep(&t, NULL);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			on_disk = wr->which(path, msg, sizeof msg);
+			if (on_disk < 0)
+				print_message("%s after kill %d: %s\n", wr->file, k, msg);
+			assert_true(on_disk == 0 || on_disk == 1);
+			seen[on_disk]++;
+			inside += leftover_temp_files(true) > 0;
 		}
-		seed = seed * 1103515245u + 12345u;
-		struct timespec t = { 0, (long)(seed >> 8) % 40000000L }; /* 0-40 ms */
-		nanosleep(&t, NULL);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		mark = load_mark(path, msg, sizeof msg);
-		if (mark != 0.25f && mark != 0.75f)
-			print_message("after kill %d: %s\n", k, msg);
-		assert_true(mark == 0.25f || mark == 0.75f);
-		saw_a += mark == 0.25f;
-		saw_b += mark == 0.75f;
-		inside += leftover_temp_files(true) > 0;
+		print_message("%s: %d kills, %d inside a save (temp file left), whole every time (%d A, %d B)\n",
+		              wr->file, KILLS, inside, seen[0], seen[1]);
+		assert_true(inside > 0); /* else the test did not test anything */
 	}
-	print_message("%d kills: %d inside a save (temp file left), file whole every time (%d A, %d B)\n",
-	              KILLS, inside, saw_a, saw_b);
-	assert_true(inside > 0); /* else the test did not test anything */
-	mha_weights_free(&a.w);
-	mha_weights_free(&b.w);
 }
 
 int main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(f, make_contents, free_contents)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_full_disk_keeps_the_previous_file_and_says_so,
-		                                make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_read_only_directory_keeps_the_previous_file_and_says_so,
-		                                make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_missing_directory_is_a_clear_failure, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_writer_killed_mid_save_never_leaves_a_half_file,
-		                                make_dir, remove_dir),
+		T(test_full_disk_keeps_the_previous_file_and_says_so),
+		T(test_read_only_directory_keeps_the_previous_file_and_says_so),
+		T(test_missing_directory_is_a_clear_failure),
+		T(test_writer_killed_mid_save_never_leaves_a_half_file),
 	};
+#undef T
 	return cmocka_run_group_tests_name("save safety", tests, NULL, NULL);
 }
