@@ -159,6 +159,7 @@ int progress_parse(const char *name, const char *text, size_t size, struct progr
 	while (s < end && rc == 0) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+		const char *next = nl ? nl + 1 : end; /* before n loses a CR */
 		ln++;
 		char line[256];
 		if (n && s[n - 1] == '\r')
@@ -170,7 +171,7 @@ int progress_parse(const char *name, const char *text, size_t size, struct progr
 			line[n] = '\0';
 			rc = parse_line(name, ln, line, p, seen, msg, len);
 		}
-		s += n + (nl ? 1 + (s[n] == '\r') : 0);
+		s = next;
 	}
 	if (rc == 0 && (!seen[0] || !seen[1]))
 		rc = bad(name, ln, msg, len, "file ends early: 'place' and 'mode' lines expected");
