@@ -63,7 +63,14 @@ static int draw_step(const struct app *app, struct rect r)
 		lesson_text_free(&t);
 		return 0;
 	}
-	/* the heading on top, the goal's lines at the bottom */
+	if (t.count <= r.h) { /* it all fits: as composed, the goal right under the text */
+		for (int i = 0; i < t.count; i++)
+			put_line(r.y + i, r, &t.lines[i], kind_attr(t.lines[i].kind) |
+			         (t.lines[i].kind == LESSON_LINE_MET ? A_BOLD : 0));
+		lesson_text_free(&t);
+		return 0;
+	}
+	/* else the heading on top, the goal's lines at the bottom */
 	int top = 0;
 	while (top < t.count && top < 3 && t.lines[top].kind == LESSON_LINE_TITLE)
 		top++;
@@ -131,7 +138,7 @@ static void draw_menu(const struct app *app, struct rect r)
 	char keys[256];
 	int li, si;
 	if (l->menu)
-		snprintf(keys, sizeof keys, "Up/Down or a number picks, Enter opens, Esc goes back");
+		snprintf(keys, sizeof keys, "Enter opens, Esc back");
 	else if (learn_return_place(app, &li, &si))
 		snprintf(keys, sizeof keys, "{key:leave}: back to lesson %d, step %d. {key:menu}: choose another",
 		         l->set->lessons[li].number, si + 1);
@@ -141,6 +148,9 @@ static void draw_menu(const struct app *app, struct rect r)
 	if (menu.count > 0)
 		lesson_text_add(&head, menu.lines[0].kind, menu.lines[0].text, r.w);
 	add_wrapped(&head, keys, r.w, LESSON_LINE_KEYS);
+	/* keys that fit beside the heading go there: a line more for the list */
+	int tl = menu.count > 0 ? (int)strlen(menu.lines[0].text) : 0;
+	bool beside = head.count == 2 && tl + 2 + (int)strlen(head.lines[1].text) <= r.w;
 	/* after the lessons: the overall progress, and load errors if any */
 	for (int i = 1 + l->set->count; i < menu.count; i++)
 		if (menu.lines[i].kind != LESSON_LINE_BLANK)
@@ -149,8 +159,14 @@ static void draw_menu(const struct app *app, struct rect r)
 		add_wrapped(&foot, l->none, r.w, LESSON_LINE_KEYS);
 
 	int y = r.y;
-	for (int i = 0; i < head.count && y < r.y + r.h; i++, y++)
+	for (int i = 0; i < head.count && y < r.y + r.h; i++, y++) {
+		if (beside && i == 1) {
+			theme_addstr(stdscr, r.y, r.x + tl + 2, r.w - tl - 2, head.lines[1].text, kind_attr(head.lines[1].kind));
+			y--;
+			continue;
+		}
 		put_line(y, r, &head.lines[i], kind_attr(head.lines[i].kind));
+	}
 	int rows = r.y + r.h - y - foot.count;
 	int n = l->set->count, first = 0;
 	if (rows < 1)

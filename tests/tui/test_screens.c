@@ -20,6 +20,8 @@
 #include "actions.h"
 #include "app.h"
 #include "draw.h"
+#include "learn.h"
+#include "lesson.h"
 #include "theme.h"
 #include "vscreen.h"
 
@@ -336,6 +338,37 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	free(app);
 }
 
+/* The shipped lessons on the workbench: the menu, a step with its goal
+ * unmet and then met, and a question hiding its stage. No progress file
+ * (memory only), so the screens do not depend on earlier runs. */
+static void test_the_lesson_menu_and_a_lesson_step(void **state)
+{
+	(void)state;
+	char found[4096], msg[4096];
+	struct lesson_set set;
+	struct lesson_errors errs = { 0 };
+	assert_int_equal(lesson_find_dir(NULL, found, sizeof found, msg, sizeof msg), 0);
+	assert_int_equal(lesson_set_load(&set, found, &errs), 0);
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	learn_attach(app, &set, "", NULL);
+	expect_screen(app, 24, 80, "lesson_menu_80x24");
+	keys(app, "M");
+	expect_screen(app, 50, 160, "lesson_menu_160x50");
+	keys(app, "1\nnn");
+	expect_screen(app, 24, 80, "lesson1_predict_80x24");
+	keys(app, "n");
+	expect_screen(app, 24, 80, "lesson1_steer_80x24");
+	expect_screen(app, 50, 160, "lesson1_steer_160x50");
+	keys(app, "1l\n3\n4");
+	expect_screen(app, 24, 80, "lesson1_steer_met_80x24");
+	keys(app, "#");
+	expect_screen(app, 24, 80, "lesson1_counts_80x24");
+	app_free(app);
+	free(app);
+	lesson_set_free(&set);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -351,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_no_color_still_draws_every_stage),
 		cmocka_unit_test(test_the_cells_an_output_reads_are_highlighted),
 		cmocka_unit_test(test_cells_changed_by_an_edit_are_marked_for_a_moment),
+		cmocka_unit_test(test_the_lesson_menu_and_a_lesson_step),
 	};
 	return cmocka_run_group_tests_name("screens", tests, NULL, NULL);
 }

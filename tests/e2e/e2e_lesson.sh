@@ -1,0 +1,42 @@
+#!/bin/sh
+# A learner's first run (issue 4): the menu beside the workbench; open
+# lesson 1, step with n, complete an exercise by typing a value and see
+# the tick; quit; start again and land on the same step.
+. "$(dirname "$0")/lib.sh"
+PROGRESS="$XDG_STATE_HOME/mha-tui/progress.txt"
+start 80 24
+wait_for "Lessons  M: choose a lesson"
+wait_for "13   Sparse top-k attention"
+wait_for "1 Projection"
+keys M
+wait_for "Lessons  Enter opens, Esc back"
+keys 1 Enter
+wait_for "Step 1 of 6: What attention does"
+keys n
+wait_for "Step 2 of 6: Scores"
+keys n
+wait_for "Step 3 of 6: Predict a weight"
+wait_for "Softmax and every later stage"
+keys n
+wait_for "Step 4 of 6: Steer a query"
+wait_for "Not yet: argmax P[0][2] = 2"
+keys 1
+wait_for "Q 4x4 = X 4x4 . W^Q 4x4"
+quiet
+keys l Enter
+type_text "3"
+wait_for "W^Q[2,1] = 3_"
+keys Enter
+wait_for "✓ Goal met: argmax P[0][2] = 1"
+wait_for "goal met! step 4 of 6 done"
+keys q
+wait_for "EXIT=0"
+grep -q '^place one-head steer$' "$PROGRESS" || fail "progress lacks the place: $(cat "$PROGRESS")"
+grep -q '^done one-head/steer$' "$PROGRESS" || fail "progress lacks the exercise: $(cat "$PROGRESS")"
+stop
+start 80 24
+wait_for "Step 4 of 6: Steer a query"
+wait_for "Lesson 1: Attention with one head"
+keys q
+wait_for "EXIT=0"
+pass
