@@ -235,18 +235,18 @@ int learn_open_id(struct app *app, const char *id, char *msg, size_t len)
 	const struct app_learn *l = &app->learn;
 	if (!l->set) {
 		snprintf(msg, len, "--lesson %s: %s", id, l->none[0] ? l->none : "no lessons found");
-		return -1;
+		return 1;
 	}
 	const struct lesson *les = lesson_set_find(l->set, id);
 	if (!les) {
 		snprintf(msg, len, "--lesson %s: no such lesson; lessons are 1..%d or names such as '%s' (in %s)",
 		         id, l->set->count, l->set->lessons[0].name, l->set->dir);
-		return -1;
+		return 2;
 	}
 	learn_open(app, (int)(les - l->set->lessons), 0);
 	if (!l->active) {
 		snprintf(msg, len, "--lesson %s: %s", id, app->status);
-		return -1;
+		return 1;
 	}
 	return 0;
 }

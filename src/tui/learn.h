@@ -23,7 +23,9 @@ void learn_attach(struct app *app, const struct lesson_set *set, const char *why
 /* mha-tui with no arguments: back into the lesson the learner was in, or
  * the free workbench with the menu beside it (first run, or out of one). */
 void learn_resume(struct app *app);
-/* --lesson ID: by number or name, at its first step. 0, or -1 with msg. */
+/* --lesson ID: by number or name, at its first step. 0; or with msg, 2
+ * when no lesson has that ID (a usage error), 1 when there are no lessons
+ * or it cannot be set up. */
 int learn_open_id(struct app *app, const char *id, char *msg, size_t len);
 /* Open lesson li of the set at step si, set up afresh. APP_* flags. */
 unsigned learn_open(struct app *app, int li, int si);

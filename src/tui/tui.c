@@ -89,11 +89,12 @@ int tui_run(const struct tui_options *o)
 	char progress_path[4096];
 	lessons_open(&app, o, &set, progress_path, sizeof progress_path);
 	if (o->lesson) {
-		if (learn_open_id(&app, o->lesson, msg, sizeof msg) != 0) {
+		int rc = learn_open_id(&app, o->lesson, msg, sizeof msg);
+		if (rc != 0) {
 			app_free(&app);
 			lesson_set_free(&set);
 			fprintf(stderr, "mha-tui: %s\n", msg);
-			return 2;
+			return rc;
 		}
 	} else if (!o->config_given && !o->load) {
 		learn_resume(&app); /* back where the learner left off */

@@ -375,6 +375,9 @@ static void test_without_lessons_the_workbench_still_works(void **state)
 	assert_false(app->learn.active);
 	keys(app, "\n2\n");
 	assert_float_equal(app->w.x[0], 2.0f, 0.0f);
+	char msg[512];
+	assert_int_equal(learn_open_id(app, "1", msg, sizeof msg), 1);
+	assert_non_null(strstr(msg, "/nowhere"));
 	close_app(app);
 }
 
@@ -387,7 +390,7 @@ static void test_lessons_open_by_number_or_name_and_unknown_ids_are_refused(void
 	assert_int_equal(set.lessons[app->learn.lesson].number, 3);
 	assert_int_equal(learn_open_id(app, "7", msg, sizeof msg), 0);
 	assert_int_equal(set.lessons[app->learn.lesson].number, 7);
-	assert_int_equal(learn_open_id(app, "99", msg, sizeof msg), -1);
+	assert_int_equal(learn_open_id(app, "99", msg, sizeof msg), 2);
 	assert_non_null(strstr(msg, "no such lesson"));
 	close_app(app);
 }
