@@ -153,6 +153,61 @@ static unsigned act_nudge(struct app *app, int arg, int key)
 	return app_set_cell(app, next);
 }
 
+static void range_name(char *buf, size_t len, int lo, int hi, int all)
+{
+	if (lo == 0 && hi == all)
+		snprintf(buf, len, "*");
+	else if (hi - lo == 1)
+		snprintf(buf, len, "%d", lo);
+	else
+		snprintf(buf, len, "%d..%d", lo, hi - 1);
+}
+
+bool actions_scale_block(const struct app *app, struct scale_block *b)
+{
+	struct stage_view v;
+	struct cell c;
+	const struct panel *p;
+	if (!app_cursor_cell(app, &c, &p, &v) || !mha_tensor_info(c.t)->input || p->proof)
+		return false;
+	struct mha_shape s = mha_tensor_shape(&app->cfg, c.t);
+	int dk = app->cfg.dk;
+	*b = (struct scale_block){ c.t, 0, s.rows, 0, s.cols, "" };
+	switch (app->scale_scope) {
+	case 1: /* the head block: columns of W^Q, W^K, W^V, rows of W^O */
+		if (c.t == MHA_T_WO) {
+			b->r0 = c.r / dk * dk;
+			b->r1 = b->r0 + dk;
+		} else if (c.t != MHA_T_X) {
+			b->c0 = c.c / dk * dk;
+			b->c1 = b->c0 + dk;
+		}
+		break;
+	case 2: b->r0 = c.r; b->r1 = c.r + 1; break;
+	case 3: b->c0 = c.c; b->c1 = c.c + 1; break;
+	default: break;
+	}
+	char rs[16], cs[16];
+	range_name(rs, sizeof rs, b->r0, b->r1, s.rows);
+	range_name(cs, sizeof cs, b->c0, b->c1, s.cols);
+	if (b->r0 == 0 && b->r1 == s.rows && b->c0 == 0 && b->c1 == s.cols)
+		snprintf(b->name, sizeof b->name, "%s", mha_tensor_info(c.t)->name);
+	else
+		snprintf(b->name, sizeof b->name, "%s[%s][%s]", mha_tensor_info(c.t)->name, rs, cs);
+	return true;
+}
+
+static unsigned act_scale(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	if (!cursor_editable(app))
+		return APP_REDRAW;
+	app->scaling = true;
+	app->scale_scope = 0;
+	app->edit[0] = '\0';
+	return APP_REDRAW;
+}
+
 static unsigned act_undo(struct app *app, int arg, int key)
 {
 	(void)arg; (void)key;
@@ -390,6 +445,7 @@ static const struct action table[] = {
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", FL, act_edit, 0, "edit" },
 	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", F, act_nudge, 1, "nudge-up" },
 	{ { '-', '_' }, "-", "nudge", "subtract 0.1", "", "Edit", 0, act_nudge, -1, "nudge-down" },
+	{ { '*' }, "*", "scale", "multiply a block of cells", NULL, "Edit", 0, act_scale, 0, "matrix-scale" },
 	{ { 'u' }, "u", "undo", "undo (64 levels)", NULL, "Edit", F, act_undo, 0, "undo" },
 	{ { 'r' }, "r", "reseed", "new seed, new inputs", NULL, "Edit", 0, act_reseed, 1, NULL },
 	{ { 'R' }, "R", "reset", "inputs back to the seed", NULL, "Edit", 0, act_reseed, 0, NULL },
@@ -449,11 +505,24 @@ const char *actions_key_name(const char *lesson_action)
 	return NULL;
 }
 
+/* A key into a line being typed: Backspace removes, a printable
+ * character is added while there is room; anything else is ignored. */
+static void type_into(char *buf, size_t size, int key)
+{
+	size_t len = strlen(buf);
+	if (key == KEY_BACKSPACE || key == KEY_DEL || key == KEY_CTRL_H) {
+		if (len > 0)
+			buf[len - 1] = '\0';
+	} else if (key >= 32 && key < 127 && len + 1 < size) {
+		buf[len] = (char)key;
+		buf[len + 1] = '\0';
+	}
+}
+
 /* The value being typed: digits and the rest go to the buffer, Enter
  * parses it with the core's parser, Esc cancels. */
 static unsigned edit_key(struct app *app, int key)
 {
-	size_t len = strlen(app->edit);
 	if (key == KEY_ESC) {
 		app->editing = false;
 		app_message(app, false, "edit cancelled");
@@ -476,15 +545,7 @@ static unsigned edit_key(struct app *app, int key)
 		app_message(app, false, "set to %s; everything downstream recomputed (u undoes)", full);
 		return f;
 	}
-	if (key == KEY_BACKSPACE || key == KEY_DEL || key == KEY_CTRL_H) {
-		if (len > 0)
-			app->edit[len - 1] = '\0';
-		return APP_REDRAW;
-	}
-	if (key >= 32 && key < 127 && len + 1 < sizeof app->edit) {
-		app->edit[len] = (char)key;
-		app->edit[len + 1] = '\0';
-	}
+	type_into(app->edit, sizeof app->edit, key);
 	return APP_REDRAW;
 }
 
@@ -506,6 +567,38 @@ static unsigned help_key(struct app *app, int key)
 	return APP_REDRAW;
 }
 
+/* A factor being typed for the * key: Tab changes the block, Enter
+ * applies (a leading '=' sets the cells instead), Esc cancels. */
+static unsigned scale_key(struct app *app, int key)
+{
+	struct scale_block b;
+	if (key == KEY_ESC || !actions_scale_block(app, &b)) {
+		app->scaling = false;
+		app_message(app, false, "nothing multiplied");
+		return APP_REDRAW;
+	}
+	if (key == '\t') {
+		do
+			app->scale_scope = (app->scale_scope + 1) % 4;
+		while (app->scale_scope == 1 && b.t == MHA_T_X); /* X has no head blocks */
+		return APP_REDRAW;
+	}
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		char msg[MHA_MSG_MAX], what[96];
+		bool set = app->edit[0] == '=';
+		float f;
+		app->scaling = false;
+		if (mha_parse_value(app->edit + set, &f, msg, sizeof msg) != MHA_OK) {
+			app_message(app, true, "not changed: %s", msg);
+			return APP_REDRAW;
+		}
+		snprintf(what, sizeof what, "%s %s %.9g", b.name, set ? "=" : "*=", (double)f);
+		return app_scale_cells(app, b.t, b.r0, b.r1, b.c0, b.c1, f, set, what);
+	}
+	type_into(app->edit, sizeof app->edit, key);
+	return APP_REDRAW;
+}
+
 /* An answer being typed: a choice's key commits at once, a number with
  * Enter; Esc cancels. */
 static unsigned answer_key(struct app *app, int key)
@@ -518,9 +611,7 @@ static unsigned answer_key(struct app *app, int key)
 	if (key == '\n' || key == '\r' || key == KEY_ENTER)
 		return learn_answer_commit(app);
 	if (key == KEY_BACKSPACE || key == KEY_DEL || key == KEY_CTRL_H) {
-		size_t len = strlen(app->learn.answer);
-		if (len > 0)
-			app->learn.answer[len - 1] = '\0';
+		type_into(app->learn.answer, sizeof app->learn.answer, key);
 		return APP_REDRAW;
 	}
 	return learn_answer_type(app, key);
@@ -554,6 +645,13 @@ unsigned app_key(struct app *app, int key)
 	}
 	if (app->editing)
 		return edit_key(app, key);
+	if (app->scaling) {
+		struct mha_config before = app->cfg;
+		unsigned f = scale_key(app, key);
+		if (f & APP_RECOMPUTE)
+			app_edited(app, &before);
+		return f;
+	}
 	if (app->learn.answering)
 		return answer_key(app, key);
 	if (app->help_open)

@@ -39,6 +39,16 @@ const struct action *actions_lookup(int key);
  * all take their keys from here. */
 const char *actions_key_name(const char *lesson_action);
 
+/* The block of cells the * key works on, per app->scale_scope: rows
+ * [r0, r1) x columns [c0, c1) of input t around the cursor, and its name
+ * ("W^Q[*][4..7]"). false when the cursor is not on an input. */
+struct scale_block {
+	enum mha_tensor t;
+	int r0, r1, c0, c1;
+	char name[48];
+};
+bool actions_scale_block(const struct app *app, struct scale_block *b);
+
 /* One key pressed: the value being typed, an answer being typed, the help
  * overlay, the lesson menu, or the table. Returns APP_* flags. */
 unsigned app_key(struct app *app, int key);

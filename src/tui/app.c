@@ -444,6 +444,38 @@ unsigned app_undo(struct app *app)
 	return APP_RECOMPUTE | APP_REDRAW;
 }
 
+unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int c0, int c1,
+                         float f, bool set, const char *what)
+{
+	struct mha_shape s = mha_tensor_shape(&app->cfg, t);
+	const float *m = mha_tensor_data(&app->w, NULL, t);
+	for (int r = r0; r < r1 && !set; r++)
+		for (int c = c0; c < c1; c++) {
+			double v = (double)m[(size_t)r * s.cols + c] * f;
+			if (v > MHA_VALUE_MAX || v < -MHA_VALUE_MAX) {
+				app_message(app, true, "not changed: %s would pass +-1e6", what);
+				return APP_REDRAW;
+			}
+		}
+	struct mha_weights nw;
+	if (copy_weights(&nw, &app->w, &app->cfg) != 0) {
+		app_message(app, true, "out of memory; nothing changed");
+		return APP_REDRAW;
+	}
+	float *n = mha_tensor_data(&nw, NULL, t);
+	for (int r = r0; r < r1; r++)
+		for (int c = c0; c < c1; c++)
+			n[(size_t)r * s.cols + c] = set ? f : n[(size_t)r * s.cols + c] * f;
+	struct mha_config cfg = app->cfg;
+	snapshot(app); /* the cells it changes are marked, as for one edit */
+	long long until = app->changed_until_ms;
+	unsigned fl = replace_all(app, &cfg, &nw);
+	app->changed_until_ms = until; /* same shape: the marks still match */
+	if (fl & APP_RECOMPUTE)
+		app_message(app, false, "%s; everything downstream recomputed (u undoes)", what);
+	return fl;
+}
+
 int app_save(struct app *app)
 {
 	char msg[MHA_MSG_MAX + 4096], auto_path[4096];

@@ -120,6 +120,8 @@ struct app {
 	bool help_open;               /* the help overlay is up */
 	int help_scroll;              /* first help line shown */
 	bool editing;                 /* typing a value into the cursor's cell */
+	bool scaling;                 /* typing a factor for a block of cells (the * key) */
+	int scale_scope;              /* its block: 0 the matrix, 1 the head block, 2 the row, 3 the column */
 	char edit[APP_EDIT_MAX];      /* what was typed */
 	char status[APP_STATUS_MAX];  /* message for the status line */
 	bool status_error;
@@ -159,6 +161,11 @@ unsigned app_set_cell(struct app *app, float v);             /* the cursor's inp
 unsigned app_change_config(struct app *app, const struct mha_config *next, const char *what);
 unsigned app_reseed(struct app *app, unsigned long long seed, const char *what);
 unsigned app_undo(struct app *app);
+/* Every cell of rows [r0, r1) x columns [c0, c1) of input t multiplied by
+ * f, or set to f when set is true: one undo level. Refused (message, no
+ * change) when a result would pass +-MHA_VALUE_MAX. */
+unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int c0, int c1,
+                         float f, bool set, const char *what);
 /* Save to session_path; 0 or -1 with a message shown. A successful save
  * removes the autosave (unless it is held). */
 int app_save(struct app *app);

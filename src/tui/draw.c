@@ -516,6 +516,13 @@ static void draw_status(const struct app *app, struct rect r)
 		put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
 		return;
 	}
+	struct scale_block sb;
+	if (app->scaling && actions_scale_block(app, &sb)) {
+		snprintf(line, sizeof line, "%s *= %s_   (Tab: matrix, head block, row, column; =v sets; Enter, Esc)",
+		         sb.name, app->edit);
+		put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
+		return;
+	}
 	if (app->learn.answering) {
 		const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
 		char choices[64] = "";

@@ -259,6 +259,38 @@ static void test_hints_one_at_a_time_then_the_solution_and_its_undo(void **state
 	close_app(app);
 }
 
+/* Goals over whole matrices and head blocks (lessons 3 and 4) are met
+ * with the * key, not cell by cell. */
+static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	char msg[256];
+	assert_int_equal(learn_open_id(app, "reshape", msg, sizeof msg), 0);
+	while (strcmp(step_id(app), "only-head-1") != 0)
+		keys(app, "n");
+	keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
+	assert_int_equal(app->cur[STAGE_PROJECTION].col, 4);
+	keys(app, "*\t10\n");
+	assert_true(app->learn.run.met);
+	struct mha_weights *w = &app->w;
+	assert_true(w->wq[5] != 0.0f);
+	keys(app, "u");
+	assert_false(app->learn.run.met);
+	assert_int_equal(learn_open_id(app, "4", msg, sizeof msg), 0);
+	while (strcmp(step_id(app), "fold-into-wq") != 0)
+		keys(app, "n");
+	keys(app, "s1");
+	while (app->cur[STAGE_PROJECTION].panel != 1) /* c to W^Q */
+		keys(app, "c");
+	keys(app, "*0.0625\n");
+	assert_true(app->learn.run.met);
+	keys(app, "*\t\t=2e6\n"); /* out of range: refused, nothing changed */
+	assert_true(app->status_error);
+	assert_true(app->learn.run.met);
+	close_app(app);
+}
+
 static void test_the_free_workbench_and_back_keep_both_benches(void **state)
 {
 	(void)state;
@@ -418,6 +450,7 @@ int main(void)
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
 		T(test_hints_one_at_a_time_then_the_solution_and_its_undo),
+		T(test_blocks_multiplied_with_one_key_meet_their_goals),
 		T(test_the_free_workbench_and_back_keep_both_benches),
 		T(test_progress_and_place_resume_in_a_new_run),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
