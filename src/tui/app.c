@@ -102,6 +102,7 @@ int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *
 		return -1;
 	}
 	app->stage = STAGE_PROJECTION;
+	app->forward = mha_forward;
 	app_recompute(app);
 	return 0;
 }
@@ -135,7 +136,7 @@ void app_free(struct app *app)
 
 void app_recompute(struct app *app)
 {
-	mha_forward(&app->cfg, &app->w, &app->a);
+	app->forward(&app->cfg, &app->w, &app->a);
 	learn_evaluate(app); /* a lesson's goal is checked after every edit */
 }
 

@@ -99,6 +99,10 @@ struct app {
 	struct mha_config cfg;        /* valid at all times */
 	struct mha_weights w;         /* the inputs the learner edits */
 	struct mha_acts a;            /* every intermediate of cfg, w (after app_recompute) */
+	/* the forward pass app_recompute runs: mha_forward. The golden screen
+	 * tests set mha_forward_naive, whose last digits are the same for
+	 * every CPU kernel and BLAS backend (sanitizer and valgrind builds). */
+	void (*forward)(const struct mha_config *, const struct mha_weights *, struct mha_acts *);
 	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */
 	size_t prev_len;              /* floats in prev */
 	long long changed_until_ms;   /* mark cells that differ from prev until then */
