@@ -17,9 +17,13 @@
 #include "session.h"
 #include "tui.h"
 
+/* One line on stderr; what the message quotes cannot drive the terminal. */
 static int fail(int status, const char *msg)
 {
-	fprintf(stderr, "mha-tui: %s\n", msg);
+	char line[8192];
+	snprintf(line, sizeof line, "%s", msg);
+	mha_text_clean(line);
+	fprintf(stderr, "mha-tui: %s\n", line);
 	return status;
 }
 
@@ -85,10 +89,8 @@ int main(int argc, char **argv)
 
 	struct cli cl;
 	char msg[512];
-	if (cli_parse(argc, argv, &cl, msg, sizeof msg) != 0) {
-		fprintf(stderr, "mha-tui: %s\n", msg);
-		return 2;
-	}
+	if (cli_parse(argc, argv, &cl, msg, sizeof msg) != 0)
+		return fail(2, msg);
 	switch (cl.mode) {
 	case CLI_HELP:
 		fputs(cli_usage, stdout);

@@ -252,6 +252,11 @@ const char *mha_stage_name(enum mha_stage s);
  * with a message saying what was wrong. */
 enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len);
 
+/* Replace every control character (bytes 0x00-0x1f and 0x7f) of s with
+ * '?', in place: a message that quotes what the user typed or a file held
+ * can then never move the cursor or clear the screen when printed. */
+void mha_text_clean(char *s);
+
 const char *mha_strerror(enum mha_status s);
 
 #endif

@@ -20,6 +20,13 @@ static enum mha_status refuse(char *msg, size_t len, const char *text, const cha
 	return MHA_ERANGE;
 }
 
+void mha_text_clean(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len)
 {
 	const char *p = text;

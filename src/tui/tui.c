@@ -24,10 +24,20 @@
 #include "session.h"
 #include "term.h"
 
+/* One line on stderr, after the terminal is restored; what the message
+ * quotes cannot drive the terminal. Returns status. */
+static int report(int status, const char *msg)
+{
+	char line[8192];
+	snprintf(line, sizeof line, "%s", msg);
+	mha_text_clean(line);
+	fprintf(stderr, "mha-tui: %s\n", line);
+	return status;
+}
+
 static int fail(const char *msg)
 {
-	fprintf(stderr, "mha-tui: %s\n", msg);
-	return 1;
+	return report(1, msg);
 }
 
 /* The inputs to open with, in the order tui.h documents. */
@@ -93,8 +103,7 @@ int tui_run(const struct tui_options *o)
 		if (rc != 0) {
 			app_free(&app);
 			lesson_set_free(&set);
-			fprintf(stderr, "mha-tui: %s\n", msg);
-			return rc;
+			return report(rc, msg);
 		}
 	} else if (!o->config_given && !o->load) {
 		learn_resume(&app); /* back where the learner left off */
@@ -138,7 +147,7 @@ int tui_run(const struct tui_options *o)
 	}
 	term_close();
 	if (!saved)
-		fprintf(stderr, "mha-tui: %s\n", app.status);
+		report(rc, app.status);
 	app_free(&app);
 	lesson_set_free(&set);
 	return rc;
