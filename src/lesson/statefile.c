@@ -5,12 +5,14 @@
  */
 #include "statefile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int fail_errno(char *msg, size_t len, const char *path, const char *what)
@@ -67,9 +69,38 @@ static void sync_dir(const char *path)
 	close(fd);
 }
 
+/* Remove "<path>.tmp.XXXXXX" files that a writer killed mid-save left
+ * behind. Only those older than a minute: a younger one may belong to
+ * another mha-tui saving the same file right now. Best effort. */
+static void remove_stale_temps(const char *path)
+{
+	char dirbuf[4096], basebuf[4096];
+	snprintf(dirbuf, sizeof dirbuf, "%s", path);
+	snprintf(basebuf, sizeof basebuf, "%s", path);
+	const char *dir = dirname(dirbuf), *base = basename(basebuf);
+	char prefix[4200];
+	snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+		    strlen(e->d_name) != strlen(prefix) + 6)
+			continue;
+		char full[8400];
+		struct stat st;
+		snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+		if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > 60)
+			unlink(full);
+	}
+	closedir(d);
+}
+
 int statefile_write(const char *path, void (*write)(FILE *f, const void *ctx), const void *ctx,
                     char *msg, size_t len)
 {
+	remove_stale_temps(path);
 	char tmp[4096];
 	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp) {
 		snprintf(msg, len, "%.200s: path too long", path);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -536,6 +538,35 @@ static void test_save_replaces_atomically_and_cleans_up(void **state)
 	mha_weights_free(&w);
 }
 
+/* A writer killed mid-save leaves "<path>.tmp.XXXXXX": the next save
+ * removes such files once they are over a minute old, and leaves a younger
+ * one alone (it may be another process's save in progress). */
+static void test_save_removes_stale_temporary_files_only(void **state)
+{
+	(void)state;
+	struct mha_config c;
+	struct mha_weights w;
+	example(&c, &w);
+	char path[320], stale[400], fresh[400], other[400], msg[MHA_MSG_MAX + 512];
+	tmpdir_path(path, sizeof path, "stale.txt");
+	snprintf(stale, sizeof stale, "%s.tmp.AAAAAA", path);
+	snprintf(fresh, sizeof fresh, "%s.tmp.BBBBBB", path);
+	snprintf(other, sizeof other, "%s.tmp.CCCCCCC", path); /* not mkstemp's shape */
+	spit(stale, "half", 4);
+	spit(fresh, "half", 4);
+	spit(other, "keep", 4);
+	struct timeval old[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };
+	assert_int_equal(utimes(stale, old), 0);
+	assert_int_equal(utimes(other, old), 0);
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(access(stale, F_OK), -1);
+	assert_int_equal(access(fresh, F_OK), 0);
+	assert_int_equal(access(other, F_OK), 0);
+	unlink(fresh);
+	unlink(other);
+	mha_weights_free(&w);
+}
+
 static void test_default_path_follows_xdg_state_home_then_home(void **state)
 {
 	(void)state;
@@ -586,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_crlf_blank_lines_and_comments_are_accepted),
 		cmocka_unit_test(test_missing_file_and_directory_are_refused),
 		cmocka_unit_test(test_save_replaces_atomically_and_cleans_up),
+		cmocka_unit_test(test_save_removes_stale_temporary_files_only),
 		cmocka_unit_test(test_default_path_follows_xdg_state_home_then_home),
 	};
 	return cmocka_run_group_tests_name("session", tests, tmpdir_make, tmpdir_remove);
