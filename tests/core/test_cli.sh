@@ -45,6 +45,16 @@ expect_error() {
 	fi
 }
 
+# ---- control characters in what a message quotes never reach the terminal ----
+esc=$(printf '\033')
+for case in "2 --${esc}[2Jx" "2 --tokens=${esc}[31m" "1 --load=/tmp/${esc}]0;title"; do
+	status=${case%% *} args=${case#* }
+	expect_error "$status" "?" "$args" --dump json
+	if grep -q "$esc" "$tmp/err"; then
+		fail "mha-tui $args: stderr holds an escape character"
+	fi
+done
+
 # ---- usage errors: exit 2 ----
 expect_error 2 --bogus --bogus
 expect_error 2 --bogus --dump json --bogus=1
