@@ -89,6 +89,12 @@ int asset_load_embed(const char *dir, struct lesson_op *op, struct lesson_arena 
 int lessons_dir_search(const char *flag, const char *env, const char *source, bool use_source,
                        const char *install, char *out, size_t outlen, char *msg, size_t len);
 
+/* ---- text widths (UTF-8 characters, as the pane counts them) ---- */
+/* Bytes of the first `chars` characters of s (all of s when shorter). */
+size_t text_prefix(const char *s, int chars);
+/* Characters in s. */
+int text_width(const char *s);
+
 /* Edit distance, for "did you mean". */
 int edit_distance(const char *a, const char *b);
 /* The known word nearest to w among names[0..n), or NULL when none is within 2 edits. */

@@ -6,6 +6,7 @@
  * TUI's.
  */
 #include "pane.h"
+#include "lesson_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,6 +45,21 @@ static int add_hanging(struct lesson_text *out, enum lesson_line_kind kind, int 
 	return rc;
 }
 
+/* s into out, cut to at most width characters with an ellipsis when
+ * longer (no space left before it). */
+static void fit(char *out, size_t len, const char *s, int width, bool utf8)
+{
+	const char *dots = utf8 ? "\u2026" : "...";
+	if (width <= 0 || text_width(s) <= width) {
+		snprintf(out, len, "%s", s);
+		return;
+	}
+	int room = width - text_width(dots), cut = room > 0 ? (int)text_prefix(s, room) : 0;
+	while (cut > 0 && s[cut - 1] == ' ')
+		cut--;
+	snprintf(out, len, "%.*s%s", cut, s, dots);
+}
+
 static int blank(struct lesson_text *out)
 {
 	if (out->count == 0 || out->lines[out->count - 1].kind == LESSON_LINE_BLANK)
@@ -78,7 +94,12 @@ int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys
 {
 	const struct lesson *l = run->lesson;
 	const struct lesson_step *s = lesson_run_step(run);
-	int rc = add(out, LESSON_LINE_TITLE, width, keys, ctx, "Lesson %d: %s", l->number, l->title);
+	/* one line for the lesson, cut if need be (the menu has its whole
+	 * title): the lines of a narrow pane are for the step */
+	char heading[512], lesson_line[512];
+	snprintf(heading, sizeof heading, "Lesson %d: %s", l->number, l->title);
+	fit(lesson_line, sizeof lesson_line, heading, width, utf8);
+	int rc = lesson_text_add(out, LESSON_LINE_TITLE, lesson_line, width);
 	rc |= add(out, LESSON_LINE_TITLE, width, keys, ctx, "Step %d of %d%s%s", run->step + 1,
 	          l->nsteps, s->title[0] ? ": " : "", s->title);
 	rc |= blank(out);
@@ -141,6 +162,25 @@ bool lesson_is_done(const struct lesson *l, const struct progress *p)
 	return l->nsteps > 0 && steps == l->nsteps;
 }
 
+/* " 4 . Scores, and why divide by sqrt(d_k) (0/2)"; when that is wider
+ * than the pane, the title is cut short with an ellipsis so that the
+ * exercises done stay in view: " 4 . Scores, and why divi… (0/2)". A pane
+ * too narrow even for that puts the count before the title, which is cut. */
+static void menu_line(char *line, size_t len, const struct lesson *l, const char *mark,
+                      int exercises, int width, bool utf8)
+{
+	char head[32], count[32], title[400];
+	snprintf(head, sizeof head, "%2d %s ", l->number, mark);
+	snprintf(count, sizeof count, "(%d/%d)", exercises, l->nexercises);
+	int room = width - text_width(head) - 1 - text_width(count); /* for the title */
+	if (width <= 0 || room >= text_width(l->title) || room >= 8) {
+		fit(title, sizeof title, l->title, width <= 0 ? 0 : room, utf8);
+		snprintf(line, len, "%s%s %s", head, title, count);
+	} else {
+		snprintf(line, len, "%s%s %s", head, count, l->title);
+	}
+}
+
 int lesson_menu(const struct lesson_set *set, const struct progress *p, int width, bool utf8,
                 struct lesson_text *out)
 {
@@ -156,8 +196,7 @@ int lesson_menu(const struct lesson_set *set, const struct progress *p, int widt
 		ex_total += l->nexercises;
 		const char *mark = done ? (utf8 ? "\u2713" : "x") : steps > 0 ? (utf8 ? "\u2026" : ".") : " ";
 		char line[512];
-		snprintf(line, sizeof line, "%2d %s %s (%d/%d)", l->number, mark, l->title, exercises,
-		         l->nexercises);
+		menu_line(line, sizeof line, l, mark, exercises, width, utf8);
 		/* one line per lesson, whatever the width: cut, never wrapped */
 		rc = lesson_text_add(out, done ? LESSON_LINE_MENU_DONE : LESSON_LINE_MENU, line, width);
 	}

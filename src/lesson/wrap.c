@@ -6,6 +6,7 @@
  * never split. No terminal here.
  */
 #include "pane.h"
+#include "lesson_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,9 @@
 
 const char *const lesson_key_actions[] = {
 	"next", "prev", "hint", "solution", "answer", "menu", "leave", "undo", "edit",
-	"nudge-up", "nudge-down", "heads-more", "heads-less", "causal", "scale", "dk-more",
-	"dk-less", "kv-more", "kv-less", "tokens-more", "tokens-less", "topk-more", "topk-less",
-	"head-toggle", "stage-next", "save", "quit", "help", NULL,
+	"nudge-up", "nudge-down", "matrix-scale", "heads-more", "heads-less", "causal", "scale",
+	"dk-more", "dk-less", "kv-more", "kv-less", "tokens-more", "tokens-less", "topk-more",
+	"topk-less", "head-toggle", "stage-next", "save", "quit", "help", NULL,
 };
 
 /* What a placeholder reads as when the TUI gives no key: PRODUCT.md's
@@ -171,13 +172,25 @@ static int wrap_paragraph(struct lesson_text *out, const char *text, int width,
 	return rc;
 }
 
-int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width)
+size_t text_prefix(const char *s, int chars)
 {
 	size_t n = 0;
-	if (width <= 0)
-		n = strlen(s);
-	for (int w = 0; width > 0 && s[n] && w < width; w++)
+	for (int w = 0; s[n] && w < chars; w++)
 		n += char_len(s + n);
+	return n;
+}
+
+int text_width(const char *s)
+{
+	int w = 0;
+	for (size_t n = 0; s[n]; w++)
+		n += char_len(s + n);
+	return w;
+}
+
+int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width)
+{
+	size_t n = width <= 0 ? strlen(s) : text_prefix(s, width);
 	while (n && s[n - 1] == ' ')
 		n--;
 	return add_line(t, kind, s, n);

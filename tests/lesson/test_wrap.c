@@ -138,18 +138,27 @@ static void test_choices_wrap_under_their_text(void **state)
 	test_bench_close(&b);
 }
 
+/* Two lessons: 1 with one step and no exercise, 2 with a step (titled
+ * step_title) and an exercise. */
+static struct lesson_set two_lessons(struct lesson ls[2], const char *title1, const char *title2,
+                                     const char *step_title)
+{
+	struct lesson_errors errs = { 0 };
+	char a[256], b[512];
+	snprintf(a, sizeof a, "mha-tui-lesson 1\n@lesson 1\n@title %s\n@objective o\n@step x\nText.\n",
+	         title1);
+	snprintf(b, sizeof b, "mha-tui-lesson 1\n@lesson 2\n@title %s\n@objective o\n@step y %s\n"
+	         "Text.\n@step z\n@goal heads = 2\n@hint h\n@solution heads = 2\n", title2, step_title);
+	assert_int_equal(lesson_parse("01-a.lesson", a, strlen(a), NULL, &ls[0], &errs), 0);
+	assert_int_equal(lesson_parse("02-b.lesson", b, strlen(b), NULL, &ls[1], &errs), 0);
+	return (struct lesson_set){ ls, 2, NULL, NULL };
+}
+
 static void test_the_menu_lists_lessons_with_done_marks(void **state)
 {
 	(void)state;
 	struct lesson ls[2];
-	struct lesson_errors errs = { 0 };
-	static const char a[] = "mha-tui-lesson 1\n@lesson 1\n@title Alpha\n@objective o\n"
-	                        "@step x\nText.\n";
-	static const char b[] = "mha-tui-lesson 1\n@lesson 2\n@title Beta\n@objective o\n"
-	                        "@step y\nText.\n@step z\n@goal heads = 2\n@hint h\n@solution heads = 2\n";
-	assert_int_equal(lesson_parse("01-a.lesson", a, strlen(a), NULL, &ls[0], &errs), 0);
-	assert_int_equal(lesson_parse("02-b.lesson", b, strlen(b), NULL, &ls[1], &errs), 0);
-	struct lesson_set set = { ls, 2, NULL, NULL };
+	struct lesson_set set = two_lessons(ls, "Alpha", "Beta", "");
 	struct progress p;
 	progress_init(&p);
 	progress_mark_done(&p, "a/x");
@@ -169,6 +178,47 @@ static void test_the_menu_lists_lessons_with_done_marks(void **state)
 	lesson_free(&ls[1]);
 }
 
+/* At 34 columns (the pane at 80x24) a long title is cut with an
+ * ellipsis, never the count of exercises done; the lesson's heading above
+ * a step takes one line, the step's own heading wraps. */
+static void test_a_narrow_pane_keeps_counts_and_headings_in_view(void **state)
+{
+	(void)state;
+	struct lesson ls[2];
+	struct lesson_set set = two_lessons(ls, "Short", "Scores, and why divide by sqrt(d_k)",
+	                                    "A step title long enough to wrap");
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_menu(&set, NULL, 34, false, &t), 0);
+	assert_string_equal(t.lines[1].text, " 1   Short (0/0)");
+	assert_string_equal(t.lines[2].text, " 2   Scores, and why divi... (0/1)");
+	lesson_text_free(&t);
+	assert_int_equal(lesson_menu(&set, NULL, 34, true, &t), 0);
+	assert_string_equal(t.lines[2].text, " 2   Scores, and why divide\u2026 (0/1)");
+	lesson_text_free(&t);
+	assert_int_equal(lesson_menu(&set, NULL, 14, false, &t), 0); /* too narrow for a title */
+	assert_string_equal(t.lines[2].text, " 2   (0/1) Sco");
+	lesson_text_free(&t);
+	assert_int_equal(lesson_menu(&set, NULL, 80, false, &t), 0); /* wide: all of it */
+	assert_string_equal(t.lines[2].text, " 2   Scores, and why divide by sqrt(d_k) (0/1)");
+	lesson_text_free(&t);
+
+	struct lesson_run run;
+	struct mha_config c = mha_config_default();
+	struct mha_weights w = { 0 };
+	char msg[256];
+	assert_true(lesson_run_start(&run, &ls[1], 0, true, &c, &w, msg, sizeof msg) >= 0);
+	assert_int_equal(lesson_run_pane(&run, 34, NULL, NULL, false, &t), 0);
+	const char *want[] = { "Lesson 2: Scores, and why divid...", "Step 1 of 2: A step title long",
+	                       "enough to wrap", "", "Text." };
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(t.lines[i].text, want[i]);
+	lesson_text_free(&t);
+	lesson_run_end(&run);
+	mha_weights_free(&w);
+	lesson_free(&ls[0]);
+	lesson_free(&ls[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_the_pane_shows_prose_status_hints_and_keys),
 		cmocka_unit_test(test_choices_wrap_under_their_text),
 		cmocka_unit_test(test_the_menu_lists_lessons_with_done_marks),
+		cmocka_unit_test(test_a_narrow_pane_keeps_counts_and_headings_in_view),
 	};
 	return cmocka_run_group_tests_name("lesson text", tests, NULL, NULL);
 }
