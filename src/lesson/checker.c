@@ -131,12 +131,22 @@ int lesson_check_set(const struct lesson_set *set, struct lesson_errors *errs,
 	return errs->count + errs->dropped > before ? -1 : 0;
 }
 
+/* One line of text that quotes lesson files or paths: control characters
+ * print as '?', so no escape sequence in a file reaches the terminal. */
+static void put_clean_line(FILE *f, const char *prefix, const char *text)
+{
+	char line[8192];
+	snprintf(line, sizeof line, "%s", text);
+	mha_text_clean(line);
+	fprintf(f, "%s%s\n", prefix, line);
+}
+
 int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, FILE *out, FILE *err)
 {
 	char dir[4096], msg[8192];
 	if (!dir_or_null) {
 		if (lesson_find_dir(lessons_dir_flag, dir, sizeof dir, msg, sizeof msg) != 0) {
-			fprintf(err, "mha-tui: --check-lessons: %s\n", msg);
+			put_clean_line(err, "mha-tui: --check-lessons: ", msg);
 			return 1;
 		}
 		dir_or_null = dir;
@@ -148,13 +158,15 @@ int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, 
 	lesson_check_set(&set, &errs, &st);
 	int bad = errs.count + errs.dropped;
 	for (int i = 0; i < errs.count; i++)
-		fprintf(err, "%s\n", errs.msg[i]);
+		put_clean_line(err, "", errs.msg[i]);
 	if (errs.dropped)
 		fprintf(err, "... and %d more errors\n", errs.dropped);
-	if (bad)
-		fprintf(err, "mha-tui: --check-lessons %s: %d lessons, %d steps, %d exercises: %d error%s\n",
-		        dir_or_null, st.lessons, st.steps, st.exercises, bad, bad == 1 ? "" : "s");
-	else
+	if (bad) {
+		char summary[4400];
+		snprintf(summary, sizeof summary, "%s: %d lessons, %d steps, %d exercises: %d error%s",
+		         dir_or_null, st.lessons, st.steps, st.exercises, bad, bad == 1 ? "" : "s");
+		put_clean_line(err, "mha-tui: --check-lessons ", summary);
+	} else
 		fprintf(out, "%d lessons, %d steps, %d exercises: ok\n", st.lessons, st.steps, st.exercises);
 	lesson_set_free(&set);
 	lesson_errors_free(&errs);
