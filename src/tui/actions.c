@@ -2,7 +2,9 @@
  * actions.c - every key of the workbench, in one table (actions_table), and
  * what each does to the app: move, edit, tweak the shape, page, save. The
  * tweaks only build the next configuration; app_change_config checks it,
- * keeps what fits, and explains refusals in the status line. No drawing.
+ * keeps what fits, and explains refusals in the status line. The mouse is
+ * one more row of the table (KEY_MOUSE): app_mouse looks up what the last
+ * drawing put under the pointer (hit.h) and acts on it. No drawing.
  */
 #include "actions.h"
 
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fmt.h"
 #include "learn.h"
 #include "mha.h"
 
@@ -370,6 +373,73 @@ static unsigned act_toggle(struct app *app, int which, int key)
 	return app_change_config(app, &nx, what);
 }
 
+/* ---- the mouse ---- */
+
+/* A heatmap cell: its head, and the cursor on that cell of the stage's
+ * matrix of it; stages with no such matrix (Concat, W^O) say its value. */
+static unsigned mouse_heat(struct app *app, int head, int r, int c)
+{
+	int n = app->cfg.n;
+	if (head < 0 || head >= app->cfg.h || r < 0 || r >= n || c < 0 || c >= n)
+		return 0;
+	app->head = head;
+	enum mha_tensor t = app->stage == STAGE_SCORES ? MHA_T_SCORES : MHA_T_WEIGHTS;
+	struct stage_view v;
+	app_view(app, &v);
+	for (int i = 0; i < v.count; i++)
+		if (v.p[i].t == t && v.p[i].m == head && !v.p[i].proof) {
+			app->cur[app->stage] = (struct app_cursor){ i, r, c };
+			app_clamp(app);
+			return APP_REDRAW;
+		}
+	app_clamp(app);
+	char val[32];
+	const float *m = t == MHA_T_SCORES ? app->a.scores : app->a.weights;
+	fmt_full(val, sizeof val, m[((size_t)head * n + r) * n + c]);
+	if (learn_hidden(app, t, head, r, c))
+		snprintf(val, sizeof val, "?");
+	app_message(app, false, "head %d: %s_%d[%s,%s] = %s", head, t == MHA_T_SCORES ? "S" : "P", head,
+	            app->w.labels[r], app->w.labels[c], val);
+	return APP_REDRAW;
+}
+
+/* The wheel: the lesson text where it scrolls, the menu's selection while
+ * the menu has the keys, else the cursor a row (dir 1: down). */
+static unsigned mouse_wheel(struct app *app, const struct hit *h, int dir)
+{
+	if (h->kind == HIT_PANE && app->learn.scroll_max > 0)
+		return learn_scroll(app, 3 * dir);
+	if (h->kind == HIT_MENU && app->learn.menu)
+		return learn_menu_move(app, dir);
+	return act_move(app, dir > 0 ? 1 : 2, 0);
+}
+
+static unsigned act_mouse(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	struct hit h = hit_at(&app->hits, app->mouse.y, app->mouse.x);
+	if (app->mouse.button != HIT_CLICK)
+		return mouse_wheel(app, &h, app->mouse.button == HIT_WHEEL_DOWN ? 1 : -1);
+	switch (h.kind) {
+	case HIT_STAGE:
+		if (h.id < 0 || h.id >= STAGE_COUNT)
+			return 0;
+		app->stage = (enum stage)h.id;
+		app_clamp(app);
+		return APP_REDRAW;
+	case HIT_CELL:
+		app->cur[app->stage] = (struct app_cursor){ h.id, h.row, h.col };
+		app_clamp(app);
+		return APP_REDRAW;
+	case HIT_HEAT:
+		return mouse_heat(app, h.id, h.row, h.col);
+	case HIT_MENU:
+		return learn_menu_pick(app, h.row);
+	default:
+		return 0; /* the lesson text, a blank, a number's label: nothing */
+	}
+}
+
 /* ---- lessons (learn.c does the work) ---- */
 
 static unsigned act_step(struct app *app, int arg, int key)
@@ -442,6 +512,7 @@ static const struct action table[] = {
 	{ { 'v' }, "v", "Q/K/V", "Q, K or V (stages 1, 2)", NULL, "Move", 0, act_proj, 0, NULL },
 	{ { KEY_NPAGE }, "PgDn", "page", "page the heatmaps", "PgDn PgUp", "Move", 0, act_page, 1, NULL },
 	{ { KEY_PPAGE }, "PgUp", "page", "previous heatmaps", "", "Move", 0, act_page, -1, NULL },
+	{ { KEY_MOUSE }, "mouse", "mouse", "click goes, wheel scrolls", NULL, "Move", 0, act_mouse, 0, NULL },
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", FL, act_edit, 0, "edit" },
 	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", F, act_nudge, 1, "nudge-up" },
 	{ { '-', '_' }, "-", "nudge", "subtract 0.1", "", "Edit", 0, act_nudge, -1, "nudge-down" },
@@ -551,6 +622,11 @@ static unsigned edit_key(struct app *app, int key)
 
 static unsigned help_key(struct app *app, int key)
 {
+	if (key == KEY_MOUSE && app->mouse.button != HIT_CLICK) { /* the wheel: three lines */
+		for (int i = 0; i < 3; i++)
+			help_key(app, app->mouse.button == HIT_WHEEL_DOWN ? KEY_DOWN : KEY_UP);
+		return APP_REDRAW;
+	}
 	if (key == KEY_DOWN || key == 'j' || key == KEY_NPAGE) {
 		app->help_scroll += key == KEY_NPAGE ? 10 : 1;
 		return APP_REDRAW;
@@ -635,10 +711,31 @@ static bool menu_key(struct app *app, int key, unsigned *f)
 	}
 }
 
+/* A value, a factor or an answer is being typed: it has the keys. */
+static bool typing(const struct app *app)
+{
+	return app->editing || app->scaling || app->learn.answering;
+}
+
+unsigned app_mouse(struct app *app, int y, int x, enum hit_button button)
+{
+	if (typing(app))
+		return 0; /* Enter or Esc first: a click never commits or drops what is typed */
+	struct hit h = hit_at(&app->hits, y, x);
+	if (button == HIT_CLICK && h.kind == HIT_ACTION && h.id >= 0 && h.id < (int)(sizeof table / sizeof table[0]))
+		return app_key(app, table[h.id].keys[0]); /* a key hint: as if its key were pressed */
+	app->mouse.y = y;
+	app->mouse.x = x;
+	app->mouse.button = button;
+	return app_key(app, KEY_MOUSE);
+}
+
 unsigned app_key(struct app *app, int key)
 {
 	if (key == KEY_RESIZE)
 		return APP_REDRAW;
+	if (key == KEY_MOUSE && typing(app))
+		return 0;
 	if (app->notice && key != ERR) { /* read: the status line shows the cursor's cell again */
 		app->notice = false;
 		app->status_until_ms = 0;

@@ -52,6 +52,14 @@ bool actions_scale_block(const struct app *app, struct scale_block *b);
 /* One key pressed: the value being typed, an answer being typed, the help
  * overlay, the lesson menu, or the table. Returns APP_* flags. */
 unsigned app_key(struct app *app, int key);
+/* The mouse at screen cell (y, x), by the hit regions of the last drawing
+ * (app->hits): a click on a stage label jumps to it, on a matrix cell puts
+ * the cursor there, on a heatmap cell selects that head and cell, on a
+ * lesson selects it (on the selected one, opens it), on a key hint is that
+ * key; the wheel scrolls the help or the lesson text where they scroll,
+ * else moves the cursor a row. Ignored while a value or an answer is being
+ * typed; a click elsewhere does nothing. Returns APP_* flags. */
+unsigned app_mouse(struct app *app, int y, int x, enum hit_button button);
 
 /* Rule for what survives a change of shape, as the help overlay and the
  * man page state it. */

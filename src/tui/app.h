@@ -12,6 +12,7 @@
 
 #include "deps.h"
 #include "exercise.h"
+#include "hit.h"
 #include "mha.h"
 #include "progress.h"
 #include "stage.h"
@@ -132,6 +133,9 @@ struct app {
 	long long status_until_ms;    /* show the message until then */
 	bool quit_armed;              /* q failed to save: a second q quits anyway */
 	long long now_ms;             /* the clock, as of the last app_tick (tests set it) */
+	struct hit_map hits;          /* what was drawn where, as last drawn (draw_screen_hits):
+	                               * what a click meets */
+	struct { int y, x; enum hit_button button; } mouse; /* the event app_mouse is applying */
 
 	/* lessons */
 	struct app_learn learn;

@@ -5,7 +5,9 @@
  * heatmaps (heatmap.c), the counts panel (counts_view.c), the status line,
  * the key hints and the help overlay, or the "needs 80x24" screen. It reads
  * the state and never changes it; every number comes from the core's
- * activations (or app_panel_value for the Reshape proof).
+ * activations (or app_panel_value for the Reshape proof). As it draws it
+ * records where the stage labels, matrix cells, heatmap cells, lesson menu
+ * entries and key hints went (hit.h): an output, for app_mouse to read.
  */
 #include "draw.h"
 
@@ -66,14 +68,16 @@ static int numbers_rows(const struct app *app, const struct stage_view *v, int w
 	return layout_panels_height(width, v->count, want) + (app->stage == STAGE_RESHAPE && v->count == 3 ? 2 : 0);
 }
 
-static void draw_bar(const struct app *app, struct rect r)
+static void draw_bar(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	int x = r.x + 1;
 	for (int s = 0; s < STAGE_COUNT && x < r.x + r.w; s++) {
 		char label[32];
 		snprintf(label, sizeof label, "%d %s", s + 1, stage_label((enum stage)s));
 		attr_t a = theme_attr(s == (int)app->stage ? ROLE_STAGE_CURRENT : ROLE_STAGE);
-		x += put(r.y, x, r.x + r.w - x, label, a) + 2;
+		int w = put(r.y, x, r.x + r.w - x, label, a);
+		hit_add(hits, (struct rect){ r.y, x, 1, w }, HIT_STAGE, s, 0, 0, 1);
+		x += w + 2;
 	}
 }
 
@@ -86,6 +90,8 @@ struct panel_ctx {
 	bool have_target;     /* the cursor's cell, for the trace */
 	struct cell target;
 	int cw;               /* cell width, separator included */
+	int index;            /* the panel's index in the stage view */
+	struct hit_map *hits; /* where its cells go (NULL: not recorded) */
 };
 
 static bool is_masked(const struct app *app, const struct panel *p, int r, int c)
@@ -244,6 +250,8 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 		put(rc.y + 1, sx, 2 * cw, buf, theme_attr(ROLE_TITLE));
 	}
 
+	/* a click on a cell (or the space after it) puts the cursor there */
+	hit_add(k->hits, (struct rect){ rc.y + 2, rc.x + LABEL_W, nr, nc * cw }, HIT_CELL, k->index, r0, c0, cw);
 	for (int r = 0; r < nr; r++) {
 		int gr = r0 + r, y = rc.y + 2 + r;
 		label_of(app, p->row_tokens, gr, buf, sizeof buf, LABEL_W - 1);
@@ -309,7 +317,8 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 	         c0, c1, wn, c0, c1, diff + strspn(diff, " "), rel);
 }
 
-static void draw_stage(const struct app *app, const struct stage_view *v, struct rect area, int cw)
+static void draw_stage(const struct app *app, const struct stage_view *v, struct rect area, int cw,
+                       struct hit_map *hits)
 {
 	struct rect want[STAGE_PANELS_MAX], got[STAGE_PANELS_MAX];
 	panel_wants(v, cw, want);
@@ -331,11 +340,13 @@ static void draw_stage(const struct app *app, const struct stage_view *v, struct
 	memset(&k, 0, sizeof k);
 	k.app = app;
 	k.cw = cw;
+	k.hits = hits;
 	const struct panel *cp = NULL;
 	struct stage_view tmp;
 	k.have_target = app_cursor_cell(app, &k.target, &cp, &tmp);
 	for (int i = 0; i < v->count; i++) {
 		k.p = &v->p[i];
+		k.index = i;
 		k.has_cursor = i == app->cur[app->stage].panel;
 		draw_panel(&k, got[i]);
 	}
@@ -390,7 +401,7 @@ static void heat_range(const struct app *app, bool scores, float *lo, float *hi)
 	}
 }
 
-static void draw_heat(const struct app *app, const struct body_layout *b)
+static void draw_heat(const struct app *app, const struct body_layout *b, struct hit_map *hits)
 {
 	const struct mha_config *c = &app->cfg;
 	struct rect r = b->heat;
@@ -456,7 +467,10 @@ static void draw_heat(const struct app *app, const struct body_layout *b)
 			hm.cur_row = cell.r;
 			hm.cur_col = cell.c;
 		}
-		heatmap_draw(stdscr, r.y + row * one.rows, r.x + col * (one.cols + 1), &hm, b->heat_cell_w);
+		int hy = r.y + row * one.rows, hx = r.x + col * (one.cols + 1);
+		heatmap_draw(stdscr, hy, hx, &hm, b->heat_cell_w);
+		int lw = heatmap_label_width(b->heat_cell_w);
+		hit_add(hits, (struct rect){ hy + 2, hx + lw, c->n, one.cols - lw }, HIT_HEAT, i, 0, 0, b->heat_cell_w);
 	}
 	/* the legend, the value under the cursor, and the page */
 	int ly = r.y + r.h - 1;
@@ -580,7 +594,7 @@ static void draw_status(const struct app *app, struct rect r)
 	put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 }
 
-static void draw_hints(const struct app *app, struct rect r)
+static void draw_hints(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	int count, x = r.x;
 	const struct action *t = actions_table(&count);
@@ -595,6 +609,7 @@ static void draw_hints(const struct app *app, struct rect r)
 			break;
 		put(r.y, x, len, t[i].key_label, theme_attr(ROLE_HINT) | A_BOLD);
 		put(r.y, x + (int)strlen(t[i].key_label) + 1, len, t[i].name, theme_attr(ROLE_HINT));
+		hit_add(hits, (struct rect){ r.y, x, 1, len }, HIT_ACTION, i, 0, 0, 1);
 		x += len + 2;
 	}
 }
@@ -684,12 +699,12 @@ static void draw_too_small(int rows, int cols)
 
 /* The lesson pane; without the lessons (the workbench's own tests), a
  * note of how to open one. Returns how far the pane scrolls. */
-static int draw_lesson(const struct app *app, struct rect r)
+static int draw_lesson(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	if (r.h <= 0)
 		return 0;
 	if (app->learn.enabled)
-		return pane_view_draw(app, r);
+		return pane_view_draw(app, r, hits);
 	put(r.y, r.x, r.w, "Lesson", theme_attr(ROLE_TITLE));
 	put(r.y + 1, r.x, r.w, "none open: mha-tui --lesson ID", theme_attr(ROLE_DIM));
 	return 0;
@@ -727,6 +742,12 @@ static void draw_counts(const struct app *app, struct rect r)
 
 struct body_layout draw_screen(const struct app *app, int rows, int cols)
 {
+	return draw_screen_hits(app, rows, cols, NULL);
+}
+
+struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, struct hit_map *hits)
+{
+	hit_clear(hits);
 	erase();
 	/* # trades the narrow side column for the counts: in a lesson the
 	 * counts' full form there, in the free workbench its own layout */
@@ -745,7 +766,7 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols)
 	int nw = layout_numbers_width(&l), cw = cell_width(&v, nw, cols);
 	b = layout_body(&l, stage_has_heatmaps(app->stage), app->cfg.n, app->cfg.h, counts_view_height,
 	                numbers_rows(app, &v, nw, cw));
-	draw_bar(app, l.bar);
+	draw_bar(app, l.bar, hits);
 	if (app->help_open) {
 		draw_help(app, rows, cols);
 	} else {
@@ -754,13 +775,13 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols)
 			draw_hidden_stage(app, all);
 		} else {
 			draw_info(app, &v, b.info);
-			draw_stage(app, &v, b.numbers, cw);
-			draw_heat(app, &b);
+			draw_stage(app, &v, b.numbers, cw, hits);
+			draw_heat(app, &b, hits);
 		}
 		draw_counts(app, b.counts);
-		b.pane_scroll_max = draw_lesson(app, b.lesson);
+		b.pane_scroll_max = draw_lesson(app, b.lesson, hits);
 	}
 	draw_status(app, l.status);
-	draw_hints(app, l.hints);
+	draw_hints(app, l.hints, hits);
 	return b;
 }

@@ -31,11 +31,15 @@ static int cell_w_clamp(int cell_w)
 }
 
 static int cell_space(int cell_w) { return cell_w >= 2 ? 1 : 0; }
-static int label_w(int cell_w) { return cell_w == 1 ? 1 : cell_w == 2 ? 2 : 4; }
+int heatmap_label_width(int cell_w)
+{
+	cell_w = cell_w_clamp(cell_w);
+	return cell_w == 1 ? 1 : cell_w == 2 ? 2 : 4;
+}
 
 static struct heatmap_size size_of(int rows, int cols, int cell_w)
 {
-	struct heatmap_size s = { rows + 2, label_w(cell_w) + cols * cell_w - cell_space(cell_w) };
+	struct heatmap_size s = { rows + 2, heatmap_label_width(cell_w) + cols * cell_w - cell_space(cell_w) };
 	return s;
 }
 
@@ -175,7 +179,7 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 {
 	cell_w = cell_w_clamp(cell_w);
 	struct heatmap_size s = size_of(hm->rows, hm->cols, cell_w);
-	int lw = label_w(cell_w), lt = lw > 1 ? lw - 1 : 1, ct = cell_w - cell_space(cell_w);
+	int lw = heatmap_label_width(cell_w), lt = lw > 1 ? lw - 1 : 1, ct = cell_w - cell_space(cell_w);
 	char buf[64];
 
 	title_draw(win, y, x, s.cols, hm);

@@ -2,8 +2,8 @@
  * heatmap.h - one matrix drawn as a grid of coloured, glyph-filled cells
  * with token labels on both axes; a legend; and how many fit in a pane.
  *
- * Layout of one heatmap at (y, x), label column L wide (L = 4, or 2 when
- * cell_w < 3), each cell cell_w wide:
+ * Layout of one heatmap at (y, x), label column L wide (L = 4; 2 at
+ * cell_w 2, 1 at cell_w 1), each cell cell_w wide:
  *   y      title (truncated to the width)
  *   y+1    L spaces, then one column label per cell
  *   y+2..  row label (L-1 chars + space), then the cells of that row
@@ -36,6 +36,9 @@ struct heatmap {
 
 struct heatmap_size { int rows, cols; }; /* screen cells needed */
 
+/* The row-label column's width L at cell_w: the cells start L columns
+ * right of x, two lines below y (where a click meets them). */
+int heatmap_label_width(int cell_w);
 /* cell_w is clamped to HEATMAP_CELL_W_MIN..HEATMAP_CELL_W_MAX. */
 struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w);
 /* At cell_w >= 5 each cell also shows its value (".42", "-1.3"); a value

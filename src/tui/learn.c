@@ -544,6 +544,20 @@ unsigned learn_menu_choose(struct app *app)
 	return learn_open(app, l->menu_sel, si);
 }
 
+unsigned learn_menu_pick(struct app *app, int i)
+{
+	struct app_learn *l = L(app);
+	if (!l->set || i < 0 || i >= l->set->count)
+		return 0;
+	if (l->menu && l->menu_sel == i)
+		return learn_menu_choose(app);
+	l->menu = true;
+	l->menu_sel = i;
+	l->typed[0] = '\0';
+	l->answering = false;
+	return APP_REDRAW;
+}
+
 /* ---- the pane ---- */
 
 unsigned learn_scroll(struct app *app, int lines)

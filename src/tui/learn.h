@@ -43,6 +43,9 @@ unsigned learn_menu_toggle(struct app *app);
 unsigned learn_menu_move(struct app *app, int dir);
 unsigned learn_menu_digit(struct app *app, int ch);
 unsigned learn_menu_choose(struct app *app);
+/* A click on lesson i of the menu: selects it (the menu takes the keys);
+ * a click on the one selected opens it, as Enter does. */
+unsigned learn_menu_pick(struct app *app, int i);
 unsigned learn_scroll(struct app *app, int lines);
 unsigned learn_counts_toggle(struct app *app);
 

@@ -10,7 +10,9 @@
  * between them, scrolled to keep the selected one in view.
  *
  * It neither wraps nor composes lesson text (pane.c does), and changes no
- * state: the scroll it can take is returned for the loop to keep.
+ * state: the scroll it can take is returned for the loop to keep, and
+ * where the menu's entries and the step's text went is recorded as hit
+ * regions (hit.h) for the mouse.
  */
 #include "pane_view.h"
 
@@ -121,7 +123,7 @@ static int add_wrapped(struct lesson_text *t, const char *s, int width, enum les
 	return lesson_wrap(t, s, width, kind, pane_view_key, NULL);
 }
 
-static void draw_menu(const struct app *app, struct rect r)
+static void draw_menu(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	const struct app_learn *l = &app->learn;
 	struct lesson_text head = { 0 }, menu = { 0 }, foot = { 0 };
@@ -173,11 +175,13 @@ static void draw_menu(const struct app *app, struct rect r)
 		rows = 1;
 	if (n > rows) /* keep the selection in view */
 		first = l->menu_sel - rows / 2 < 0 ? 0 : l->menu_sel - rows / 2 > n - rows ? n - rows : l->menu_sel - rows / 2;
+	int list_y = y;
 	for (int i = first; i < n && 1 + i < menu.count && i < first + rows && y < r.y + r.h; i++, y++) {
 		const struct lesson_line *ln = &menu.lines[1 + i];
 		attr_t a = l->menu && i == l->menu_sel ? theme_attr(ROLE_SELECTED) : kind_attr(ln->kind);
 		put_line(y, r, ln, a);
 	}
+	hit_add(hits, (struct rect){ list_y, r.x, y - list_y, r.w }, HIT_MENU, 0, first, 0, r.w);
 	for (int i = 0; i < foot.count && y < r.y + r.h; i++, y++)
 		put_line(y, r, &foot.lines[i], kind_attr(foot.lines[i].kind));
 	lesson_text_free(&head);
@@ -185,13 +189,14 @@ static void draw_menu(const struct app *app, struct rect r)
 	lesson_text_free(&foot);
 }
 
-int pane_view_draw(const struct app *app, struct rect r)
+int pane_view_draw(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	if (r.h <= 0 || r.w <= 0)
 		return 0;
 	if (app->learn.menu || !learn_lesson(app)) {
-		draw_menu(app, r);
+		draw_menu(app, r, hits);
 		return 0;
 	}
+	hit_add(hits, r, HIT_PANE, 0, 0, 0, r.w); /* the wheel scrolls its text */
 	return draw_step(app, r);
 }

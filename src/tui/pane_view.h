@@ -9,10 +9,13 @@
 #define PANE_VIEW_H
 
 #include "app.h"
+#include "hit.h"
 #include "layout.h"
 
-/* Draws within r; returns how far the step's text scrolls (0: it fits). */
-int pane_view_draw(const struct app *app, struct rect r);
+/* Draws within r; returns how far the step's text scrolls (0: it fits).
+ * Records the menu's entries (HIT_MENU) or the step's text (HIT_PANE) in
+ * hits (may be NULL). */
+int pane_view_draw(const struct app *app, struct rect r, struct hit_map *hits);
 
 /* The placeholder function lessons' {key:ACTION} calls: the key from the
  * action table (actions_key_name). */

@@ -2,7 +2,8 @@
  * tui.c - tui_run: open the inputs (--load, the flags, the saved session or
  * the default workbench), open the terminal, and run the loop
  *   draw -> key (100 ms timeout) -> action -> recompute if told -> draw
- * until q or a signal, saving the session on the way out (edits are also
+ * (a mouse event goes to app_mouse with the hit regions the last drawing
+ * recorded) until q or a signal, saving the session on the way out (edits are also
  * autosaved beside it as they go: app_edited). Before the terminal opens,
  * the lessons are looked for and loaded, the progress read, and the
  * lesson the learner was in (or --lesson ID) opened (learn.c). Errors
@@ -33,6 +34,23 @@ static int report(int status, const char *msg)
 	mha_text_clean(line);
 	fprintf(stderr, "mha-tui: %s\n", line);
 	return status;
+}
+
+/* A mouse event from curses, as app_mouse takes it: button 1 pressed is a
+ * click (mouseinterval(0): no waiting to tell clicks from presses), 4 and
+ * 5 are the wheel; anything else (a release) does nothing. */
+static unsigned on_mouse(struct app *app)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return 0;
+	if (ev.bstate & BUTTON4_PRESSED)
+		return app_mouse(app, ev.y, ev.x, HIT_WHEEL_UP);
+	if (ev.bstate & BUTTON5_PRESSED)
+		return app_mouse(app, ev.y, ev.x, HIT_WHEEL_DOWN);
+	if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED))
+		return app_mouse(app, ev.y, ev.x, HIT_CLICK);
+	return 0;
 }
 
 static int fail(const char *msg)
@@ -121,7 +139,7 @@ int tui_run(const struct tui_options *o)
 		if ((sig = term_signal()) != 0)
 			break;
 		if (dirty) {
-			struct body_layout b = draw_screen(&app, LINES, COLS);
+			struct body_layout b = draw_screen_hits(&app, LINES, COLS, &app.hits);
 			app.heat_per_page = b.heat_per_page;
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
@@ -133,7 +151,7 @@ int tui_run(const struct tui_options *o)
 		dirty = key != ERR || (app.now_ms < until + 250);
 		if (key == ERR)
 			continue;
-		unsigned f = app_key(&app, key);
+		unsigned f = key == KEY_MOUSE ? on_mouse(&app) : app_key(&app, key);
 		if (f & APP_RECOMPUTE)
 			app_recompute(&app);
 		if (f & APP_QUIT)

@@ -4,9 +4,11 @@
  * leaves the alternate screen, shows the cursor and restores the line
  * discipline; the quitting ones save the session; a storm of resizes ends
  * in the same frame a fresh start at that size draws; 10,000 pasted keys
- * are all applied; a mouse click changes nothing while the program has not
- * asked for the mouse. Each test gets its own state directory, so the
- * learner's real session is never touched.
+ * are all applied; the mouse is on while it runs and off after every way
+ * out; a click on a stage label shows that stage, a click on a matrix cell
+ * puts the cursor there, the wheel moves it, a click on a blank does
+ * nothing. Each test gets its own state directory, so the learner's real
+ * session is never touched.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -66,18 +68,21 @@ static struct pty *start_workbench(int rows, int cols)
 		show("no pipeline bar; screen", pty_screen(p));
 	assert_true(strstr(pty_screen(p), "Projection") != NULL);
 	assert_true(pty_altscreen(p));
+	assert_int_not_equal(pty_mouse_mode(p), 0); /* clicks and the wheel are reported */
 	return p;
 }
 
-/* After the program is gone: the terminal is as the shell left it. */
+/* After the program is gone: the terminal is as the shell left it, mouse
+ * reports off (else every later click would type escape sequences). */
 static void assert_terminal_restored(struct pty *p)
 {
-	if (pty_altscreen(p) || !pty_cursor_visible(p) || !pty_termios_restored(p))
+	if (pty_altscreen(p) || !pty_cursor_visible(p) || !pty_termios_restored(p) || pty_mouse_mode(p))
 	{
-		print_message("alt %d cursor %d termios %d\n", pty_altscreen(p), pty_cursor_visible(p),
-		              pty_termios_restored(p));
+		print_message("alt %d cursor %d termios %d mouse %d\n", pty_altscreen(p), pty_cursor_visible(p),
+		              pty_termios_restored(p), pty_mouse_mode(p));
 		show("screen", pty_screen(p));
 	}
+	assert_int_equal(pty_mouse_mode(p), 0);
 	assert_false(pty_altscreen(p));
 	assert_true(pty_cursor_visible(p));
 	assert_true(pty_termios_restored(p));
@@ -250,18 +255,66 @@ static void test_paste_of_10000_keys_loses_none(void **state)
 	pty_free(p);
 }
 
-/* The workbench does not ask for mouse reports (no mouse mode), so a click
- * reaches it as nothing at all and the screen stays as it was. When mouse
- * support comes, this test is to be replaced by one that clicks a cell. */
-static void test_mouse_click_changes_nothing_while_mouse_is_off(void **state)
+/* The column where text starts on a row of the screen, or -1. */
+static int column_of(struct pty *p, int row, const char *text)
+{
+	const char *line = pty_row(p, row), *at = strstr(line, text);
+	return at ? (int)(at - line) : -1; /* the bar and the matrices are ASCII */
+}
+
+static void quit_and_check(struct pty *p)
+{
+	pty_char(p, 'q');
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_terminal_restored(p);
+}
+
+/* A click on "4 Softmax" in the pipeline bar shows the Softmax stage. */
+static void test_click_on_a_stage_label_shows_that_stage(void **state)
 {
 	(void)state;
 	struct pty *p = start_workbench(24, 80);
-	assert_int_equal(pty_wait_quiet(p, 200, 5000), 0);
+	int x = column_of(p, 0, "4 Softmax");
+	assert_true(x > 0);
+	assert_null(strstr(pty_row(p, 1), "softmax(S_0)"));
+	pty_click(p, 0, x + 4, 1);
+	if (pty_wait_text(p, "softmax(S_0)", 5000) != 0)
+		show("after the click", pty_screen(p));
+	assert_non_null(strstr(pty_row(p, 1), "P_0 6x6 = softmax(S_0)"));
+	quit_and_check(p);
+	pty_free(p);
+}
+
+/* On Projection, a click on X's row 2, column 3 puts the cursor there:
+ * the status line names that cell. The wheel then moves the cursor down
+ * a row; a click on a blank of the screen changes nothing. */
+static void test_click_on_a_cell_of_x_puts_the_cursor_there(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	assert_int_equal(column_of(p, 3, "X 6x16"), 0); /* title, column numbers, then the rows */
+	char label[8] = "", want[32];
+	sscanf(pty_row(p, 7), "%7s", label); /* row 2's token */
+	snprintf(want, sizeof want, "X[%s,3] = ", label);
+	assert_null(strstr(pty_row(p, 22), want));
+	pty_click(p, 7, 5 + 3 * 6 + 2, 1); /* row labels are 5 wide, cells 6 */
+	if (pty_wait_text(p, want, 5000) != 0)
+		show("after the click", pty_screen(p));
+	assert_ptr_equal(strstr(pty_row(p, 22), want), pty_row(p, 22));
+
+	char below[8] = "";
+	sscanf(pty_row(p, 8), "%7s", below);
+	snprintf(want, sizeof want, "X[%s,3] = ", below);
+	pty_click(p, 10, 40, 5); /* the wheel, down */
+	if (pty_wait_text(p, want, 5000) != 0)
+		show("after the wheel", pty_screen(p));
+	assert_ptr_equal(strstr(pty_row(p, 22), want), pty_row(p, 22));
+
+	assert_int_equal(pty_wait_quiet(p, 100, 5000), 0);
 	char *before = strdup(pty_screen(p));
-	assert_int_equal(pty_mouse_mode(p), 0);
-	pty_click(p, 5, 10, 1);
-	pty_click(p, 12, 40, 3);
+	pty_click(p, 1, 79, 1); /* right of the formula line */
+	pty_click(p, 2, 40, 3); /* the right button is not asked for */
 	pty_wait_quiet(p, 200, 5000);
 	if (strcmp(before, pty_screen(p)) != 0) {
 		show("before", before);
@@ -269,8 +322,7 @@ static void test_mouse_click_changes_nothing_while_mouse_is_off(void **state)
 	}
 	assert_string_equal(before, pty_screen(p));
 	free(before);
-	pty_char(p, 'q');
-	assert_int_equal(WEXITSTATUS(pty_wait_exit(p, EXIT_MS)), 0);
+	quit_and_check(p);
 	pty_free(p);
 }
 
@@ -371,7 +423,8 @@ int main(void)
 		T(test_sigabrt_restores_the_terminal_and_keeps_the_crash_status),
 		T(test_resize_storm_ends_in_the_right_frame),
 		T(test_paste_of_10000_keys_loses_none),
-		T(test_mouse_click_changes_nothing_while_mouse_is_off),
+		T(test_click_on_a_stage_label_shows_that_stage),
+		T(test_click_on_a_cell_of_x_puts_the_cursor_there),
 		T(test_typed_garbage_is_refused_on_the_status_line),
 		T(test_extreme_typed_weights_never_show_nan_or_inf),
 	};

@@ -23,208 +23,178 @@
 #include "actions.h"
 #include "app.h"
 #include "session.h"
-
-static struct app *open_app(void)
-{
-	struct app *app = calloc(1, sizeof *app);
-	struct mha_config c = mha_config_default();
-	struct mha_weights w;
-	char msg[MHA_MSG_MAX];
-	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
-	mha_weights_init(&w, &c, c.seed);
-	mha_weights_default_labels(&w, &c);
-	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
-	return app;
-}
-
-static void close_app(struct app *app)
-{
-	app_free(app);
-	free(app);
-}
-
-static unsigned keys(struct app *app, const char *s)
-{
-	unsigned all = 0;
-	for (; *s; s++) {
-		unsigned f = app_key(app, *s == '\n' ? '\r' : (unsigned char)*s);
-		if (f & APP_RECOMPUTE)
-			app_recompute(app);
-		all |= f;
-	}
-	return all;
-}
+#include "tui_check.h"
 
 static void test_typing_a_value_into_x_changes_q(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
+	struct app *app = tui_check_open(NULL);
 	float q0 = app->a.q[0], y0 = app->a.y[0];
-	keys(app, "\n2.5\n");
+	tui_check_keys(app, "\n2.5\n");
 	assert_float_equal(app->w.x[0], 2.5f, 0.0f);
 	assert_true(q0 != app->a.q[0]);
 	assert_true(y0 != app->a.y[0]);
 	assert_true(app_cell_changed(app, MHA_T_Q, 0, 0, 0));
 	assert_false(app_cell_changed(app, MHA_T_Q, 0, 1, 0)); /* row 1 of Q reads row 1 of X */
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_bad_values_are_refused_and_change_nothing(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
+	struct app *app = tui_check_open(NULL);
 	const char *bad[] = { "\nabc\n", "\nnan\n", "\ninf\n", "\n1e7\n", "\n-2000000\n", "\n\n", "\n0x10\n" };
 	float x0 = app->w.x[0];
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		keys(app, bad[i]);
+		tui_check_keys(app, bad[i]);
 		assert_float_equal(app->w.x[0], x0, 0.0f);
 		assert_true(app->status_error);
 		assert_false(app->editing);
 	}
-	keys(app, "\n12");
+	tui_check_keys(app, "\n12");
 	app_key(app, 27); /* Esc cancels */
 	assert_false(app->editing);
 	assert_float_equal(app->w.x[0], x0, 0.0f);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_nudges_and_undo_walk_back_several_levels(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
+	struct app *app = tui_check_open(NULL);
 	float x0 = app->w.x[0];
-	keys(app, "+++");
+	tui_check_keys(app, "+++");
 	assert_float_equal(app->w.x[0], x0 + 0.3f, 1e-6f);
-	keys(app, "-");
-	keys(app, "u");
+	tui_check_keys(app, "-");
+	tui_check_keys(app, "u");
 	assert_float_equal(app->w.x[0], x0 + 0.3f, 1e-6f);
-	keys(app, "uuu");
+	tui_check_keys(app, "uuu");
 	assert_float_equal(app->w.x[0], x0, 0.0f);
-	keys(app, "u"); /* nothing left: a message, no change */
+	tui_check_keys(app, "u"); /* nothing left: a message, no change */
 	assert_float_equal(app->w.x[0], x0, 0.0f);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_computed_cells_cannot_be_edited(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
-	keys(app, "c\n"); /* W^Q: editable */
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "c\n"); /* W^Q: editable */
 	assert_true(app->editing);
 	app_key(app, 27);
-	keys(app, "c\n"); /* Q: computed */
+	tui_check_keys(app, "c\n"); /* Q: computed */
 	assert_false(app->editing);
 	assert_true(app->status_error);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_more_heads_keep_h_times_dk_and_the_counts(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
+	struct app *app = tui_check_open(NULL);
 	struct mha_counts before = mha_counts(&app->cfg);
-	keys(app, "]");
+	tui_check_keys(app, "]");
 	assert_int_equal(app->cfg.h, 8);
 	assert_int_equal(app->cfg.dk, 2);
 	assert_int_equal(app->cfg.g, 8);
 	struct mha_counts after = mha_counts(&app->cfg);
 	assert_true(before.params_total == after.params_total);
 	assert_true(before.flops_projection == after.flops_projection);
-	keys(app, "[[[");
+	tui_check_keys(app, "[[[");
 	assert_int_equal(app->cfg.h, 1);
 	assert_int_equal(app->cfg.dk, 16);
-	keys(app, "[");
+	tui_check_keys(app, "[");
 	assert_int_equal(app->cfg.h, 1);
 	assert_true(app->status_error);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_an_edit_survives_a_change_of_shape_and_its_undo(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
-	keys(app, "\n0.75\n");
-	keys(app, ".");
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "\n0.75\n");
+	tui_check_keys(app, ".");
 	assert_int_equal(app->cfg.n, 7);
 	assert_float_equal(app->w.x[0], 0.75f, 0.0f);
-	keys(app, ",,");
+	tui_check_keys(app, ",,");
 	assert_int_equal(app->cfg.n, 5);
 	assert_float_equal(app->w.x[0], 0.75f, 0.0f);
-	keys(app, "uu");
+	tui_check_keys(app, "uu");
 	assert_int_equal(app->cfg.n, 7);
 	assert_float_equal(app->w.x[0], 0.75f, 0.0f);
-	keys(app, "u");
+	tui_check_keys(app, "u");
 	assert_int_equal(app->cfg.n, 6);
 	assert_float_equal(app->w.x[0], 0.75f, 0.0f);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_the_causal_mask_zeroes_the_upper_triangle(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
-	keys(app, "m");
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "m");
 	assert_true(app->cfg.causal);
 	int n = app->cfg.n;
 	for (int i = 0; i < app->cfg.h; i++)
 		for (int r = 0; r < n; r++)
 			for (int c = r + 1; c < n; c++)
 				assert_float_equal(app->a.weights[((size_t)i * n + r) * n + c], 0.0f, 0.0f);
-	keys(app, "m");
+	tui_check_keys(app, "m");
 	assert_false(app->cfg.causal);
 	assert_true(app->a.weights[1] > 0.0f);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_invalid_tweaks_are_explained_not_applied(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
-	keys(app, ">"); /* g = h already */
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, ">"); /* g = h already */
 	assert_true(app->status_error);
 	assert_int_equal(app->cfg.g, 4);
-	keys(app, "<");
+	tui_check_keys(app, "<");
 	assert_int_equal(app->cfg.g, 2);
-	keys(app, "T"); /* top-k below 0 */
+	tui_check_keys(app, "T"); /* top-k below 0 */
 	assert_true(app->status_error);
-	keys(app, "tt");
+	tui_check_keys(app, "tt");
 	assert_int_equal(app->cfg.top_k, 2);
 	for (int i = 0; i < 70; i++)
-		keys(app, ",");
+		tui_check_keys(app, ",");
 	assert_int_equal(app->cfg.n, 1);
 	assert_true(app->status_error);
 	for (int i = 0; i < 20; i++)
-		keys(app, "{");
+		tui_check_keys(app, "{");
 	assert_int_equal(app->cfg.dk, 1);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_a_head_switched_off_gives_a_zero_concat_block(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
-	keys(app, "Lx");
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "Lx");
 	assert_true(app->cfg.head_off[1]);
 	int hw = app->cfg.h * app->cfg.dk;
 	for (int r = 0; r < app->cfg.n; r++)
 		for (int c = 4; c < 8; c++)
 			assert_float_equal(app->a.concat[r * hw + c], 0.0f, 0.0f);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_reseed_and_reset_redraw_the_inputs_and_undo(void **state)
 {
 	(void)state;
-	struct app *app = open_app();
+	struct app *app = tui_check_open(NULL);
 	float x0 = app->w.x[0];
-	keys(app, "r");
+	tui_check_keys(app, "r");
 	assert_true(app->w.x[0] != x0);
 	assert_true(app->cfg.seed == 2);
-	keys(app, "\n0.5\nR");
+	tui_check_keys(app, "\n0.5\nR");
 	assert_true(app->w.x[0] != 0.5f);
-	keys(app, "u");
+	tui_check_keys(app, "u");
 	assert_float_equal(app->w.x[0], 0.5f, 0.0f);
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_every_action_has_a_help_line_and_n_says_no_lesson(void **state)
@@ -238,10 +208,10 @@ static void test_every_action_has_a_help_line_and_n_says_no_lesson(void **state)
 		assert_non_null(t[i].key_label);
 		assert_ptr_equal(actions_lookup(t[i].keys[0]), &t[i]);
 	}
-	struct app *app = open_app();
-	keys(app, "n");
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "n");
 	assert_non_null(strstr(app->status, "no lesson open"));
-	close_app(app);
+	tui_check_close(app);
 }
 
 static void test_save_writes_a_session_that_loads_back(void **state)
@@ -250,9 +220,9 @@ static void test_save_writes_a_session_that_loads_back(void **state)
 	char dir[] = "/tmp/mha-test-app-XXXXXX", path[64], msg[MHA_MSG_MAX + 4096];
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/s.txt", dir);
-	struct app *app = open_app();
+	struct app *app = tui_check_open(NULL);
 	app->session_path = path;
-	keys(app, "\n-0.25\n]w");
+	tui_check_keys(app, "\n-0.25\n]w");
 	assert_false(app->status_error);
 	struct mha_config c;
 	struct mha_weights w;
@@ -260,8 +230,8 @@ static void test_save_writes_a_session_that_loads_back(void **state)
 	assert_int_equal(c.h, 8);
 	assert_float_equal(w.x[0], -0.25f, 0.0f);
 	mha_weights_free(&w);
-	assert_true(keys(app, "q") & APP_QUIT);
-	close_app(app);
+	assert_true(tui_check_keys(app, "q") & APP_QUIT);
+	tui_check_close(app);
 	unlink(path);
 	rmdir(dir);
 }
@@ -282,7 +252,7 @@ static struct app *open_app_in(struct files *f)
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->path, sizeof f->path, "%s/s.txt", f->dir);
 	snprintf(f->autop, sizeof f->autop, "%s.autosave", f->path);
-	struct app *app = open_app();
+	struct app *app = tui_check_open(NULL);
 	app->session_path = f->path;
 	return app;
 }
@@ -299,9 +269,9 @@ static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **st
 	assert_string_equal(got, autop);
 	float x0 = app->w.x[0];
 	for (int i = 0; i < APP_AUTOSAVE_EDITS - 1; i++)
-		keys(app, "+");
+		tui_check_keys(app, "+");
 	assert_false(exists(autop)); /* 19 edits: not yet */
-	keys(app, "l\n0.5\n");      /* the 20th, typed into X[the,1] */
+	tui_check_keys(app, "l\n0.5\n");      /* the 20th, typed into X[the,1] */
 	assert_true(exists(autop));
 	assert_false(exists(path));  /* the session itself is only written by w, q and signals */
 	struct mha_config c;
@@ -312,18 +282,18 @@ static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **st
 	mha_weights_free(&w);
 	/* moving the cursor is no edit; a change of shape autosaves at once */
 	unlink(autop);
-	keys(app, "hjkl");
+	tui_check_keys(app, "hjkl");
 	assert_false(exists(autop));
-	keys(app, "]");
+	tui_check_keys(app, "]");
 	assert_true(exists(autop));
 	assert_int_equal(session_load(autop, &c, &w, msg, sizeof msg), 0);
 	assert_int_equal(c.h, 8);
 	mha_weights_free(&w);
 	/* a clean save removes it */
-	keys(app, "w");
+	tui_check_keys(app, "w");
 	assert_true(exists(path));
 	assert_false(exists(autop));
-	close_app(app);
+	tui_check_close(app);
 	unlink(path);
 	rmdir(f.dir);
 }
@@ -336,14 +306,14 @@ static void test_a_newer_autosave_is_announced_and_never_loaded_or_removed(void 
 	struct app *app = open_app_in(&f);
 	const char *path = f.path, *autop = f.autop;
 	/* the session, then an autosave with a later edit (as a killed run leaves them) */
-	keys(app, "w");
-	keys(app, "]");
+	tui_check_keys(app, "w");
+	tui_check_keys(app, "]");
 	assert_true(exists(autop));
 	struct timespec later[2] = { { 0, UTIME_OMIT }, { 2000000000, 0 } };
 	assert_int_equal(utimensat(AT_FDCWD, autop, later, 0), 0);
-	close_app(app);
+	tui_check_close(app);
 
-	app = open_app();
+	app = tui_check_open(NULL);
 	app->session_path = path;
 	app->now_ms = 1000;
 	assert_true(app_autosave_check(app));
@@ -352,29 +322,29 @@ static void test_a_newer_autosave_is_announced_and_never_loaded_or_removed(void 
 	assert_non_null(strstr(app->status, autop));
 	assert_true(app->status_until_ms >= 1000 + APP_NOTICE_MS);
 	assert_int_equal(app->cfg.h, 4); /* not loaded */
-	keys(app, "l");                  /* the notice goes at the first key */
+	tui_check_keys(app, "l");                  /* the notice goes at the first key */
 	assert_int_equal(app->status_until_ms, 0);
 	/* edits and saves of this run leave it alone */
 	for (int i = 0; i < APP_AUTOSAVE_EDITS; i++)
-		keys(app, "+");
-	keys(app, "w");
+		tui_check_keys(app, "+");
+	tui_check_keys(app, "w");
 	assert_true(exists(autop));
 	struct mha_config c;
 	struct mha_weights w;
 	assert_int_equal(session_load(autop, &c, &w, msg, sizeof msg), 0);
 	assert_int_equal(c.h, 8);
 	mha_weights_free(&w);
-	close_app(app);
+	tui_check_close(app);
 
 	/* older than the session: not announced, and the next clean save removes it */
 	struct timespec earlier[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
 	assert_int_equal(utimensat(AT_FDCWD, autop, earlier, 0), 0);
-	app = open_app();
+	app = tui_check_open(NULL);
 	app->session_path = path;
 	assert_false(app_autosave_check(app));
-	keys(app, "w");
+	tui_check_keys(app, "w");
 	assert_false(exists(autop));
-	close_app(app);
+	tui_check_close(app);
 	unlink(path);
 	rmdir(f.dir);
 }
