@@ -226,6 +226,34 @@ static void test_a_click_on_a_heatmap_cell_selects_that_head_and_cell(void **sta
 	tui_check_close(app);
 }
 
+/* 160x50: cells 7 wide, the counts and the lesson note in a side column,
+ * every heatmap at its widest cells. */
+static void test_clicks_on_a_wide_terminal_meet_the_same_cells(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "3");
+	draw(app, 50, 160);
+	int y, x;
+	assert_true(find("K_0 6x4", &y, &x)); /* Scores: Q_0, K_0, S_0 */
+	const struct hit_region *g = region(app, HIT_CELL, 1);
+	assert_int_equal(g->r.y, y + 2);
+	assert_int_equal(g->r.x, x + 5);
+	app_mouse(app, y + 2 + 4, x + 5 + g->cell_w + 2, HIT_CLICK);
+	assert_int_equal(app->cur[STAGE_SCORES].panel, 1);
+	assert_int_equal(app->cur[STAGE_SCORES].row, 4);
+	assert_int_equal(app->cur[STAGE_SCORES].col, 1);
+	g = region(app, HIT_HEAT, 3);
+	app_mouse(app, g->r.y + 5, g->r.x + 1, HIT_CLICK);
+	assert_int_equal(app->head, 3);
+	assert_int_equal(app->cur[STAGE_SCORES].panel, 2);
+	assert_int_equal(app->cur[STAGE_SCORES].row, 5);
+	assert_int_equal(app->cur[STAGE_SCORES].col, 0);
+	draw(app, 50, 160);
+	assert_non_null(strstr(screen_line(48), "S_3["));
+	tui_check_close(app);
+}
+
 static void test_clicks_that_meet_nothing_change_nothing(void **state)
 {
 	(void)state;
@@ -390,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_a_click_on_a_stage_label_jumps_to_that_stage),
 		cmocka_unit_test(test_a_click_on_a_matrix_cell_puts_the_cursor_there),
 		cmocka_unit_test(test_a_click_on_a_heatmap_cell_selects_that_head_and_cell),
+		cmocka_unit_test(test_clicks_on_a_wide_terminal_meet_the_same_cells),
 		cmocka_unit_test(test_clicks_that_meet_nothing_change_nothing),
 		cmocka_unit_test(test_a_click_while_typing_a_value_is_ignored),
 		cmocka_unit_test(test_a_key_hint_clicked_is_its_key_and_the_help_scrolls_by_wheel),
