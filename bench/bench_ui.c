@@ -30,7 +30,7 @@ static int cmp_double(const void *a, const void *b)
 
 int bench_ui_measure(int n, int d, int h, int reps, double *median_ms, double *p90_ms)
 {
-	enum { ROWS = 50, COLS = 160 };
+	enum { SCREEN_ROWS = 50, SCREEN_COLS = 160 };
 	char msg[MHA_MSG_MAX];
 	struct mha_config c = mha_config_default();
 	c.n = n;
@@ -53,7 +53,7 @@ int bench_ui_measure(int n, int d, int h, int reps, double *median_ms, double *p
 		free(t);
 		return -1;
 	}
-	if (vscreen_open(ROWS, COLS, "xterm-256color", false) != 0) {
+	if (vscreen_open(SCREEN_ROWS, SCREEN_COLS, "xterm-256color", false) != 0) {
 		vscreen_close();
 		app_free(app);
 		free(app);
@@ -69,7 +69,7 @@ int bench_ui_measure(int n, int d, int h, int reps, double *median_ms, double *p
 			app_recompute(app);
 		/* the redraw: the stage with the most on screen */
 		app->stage = STAGE_SOFTMAX;
-		draw_screen(app, ROWS, COLS);
+		draw_screen(app, SCREEN_ROWS, SCREEN_COLS);
 		wnoutrefresh(stdscr);
 		doupdate();
 		t[i] = now_ms() - t0;

@@ -40,6 +40,7 @@ const char cli_usage[] =
 	"  --lessons-dir DIR  where lesson files are (else $MHA_TUI_LESSONS, the source\n"
 	"                     tree, the installed data dir)\n"
 	"  --no-color         monochrome screen (also when NO_COLOR is set)\n"
+	"  --no-mouse         leave the mouse to the terminal (to select text)\n"
 	"\n"
 	"exit status: 0 success, 1 failure (bad lesson or session file), 2 usage error\n";
 
@@ -92,6 +93,7 @@ static const struct flag flags[] = {
 	{ "--seed", true, true }, { "--causal", false, true }, { "--no-scale", false, true },
 	{ "--load", true, false }, { "--lesson", true, false }, { "--lessons-dir", true, false },
 	{ "--dump", true, false }, { "--check-lessons", false, false }, { "--no-color", false, false },
+	{ "--no-mouse", false, false },
 	{ "--help", false, false }, { "--version", false, false },
 };
 
@@ -178,6 +180,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--lesson"))   out->lesson = val;
 		else if (!strcmp(name, "--lessons-dir")) out->lessons_dir = val;
 		else if (!strcmp(name, "--no-color")) out->no_color = true;
+		else if (!strcmp(name, "--no-mouse")) out->no_mouse = true;
 		else if (!strcmp(name, "--help"))     want_help = true;
 		else if (!strcmp(name, "--version"))  want_version = true;
 		else if (!strcmp(name, "--dump")) {

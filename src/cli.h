@@ -21,6 +21,7 @@ struct cli {
 	const char *lessons_dir; /* --lessons-dir DIR, or NULL */
 	const char *check_dir;   /* --check-lessons [DIR]: DIR, or NULL */
 	bool no_color;           /* --no-color */
+	bool no_mouse;           /* --no-mouse */
 };
 
 /* Returns 0, or 2 (usage error) with a one-line message naming the flag,

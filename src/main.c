@@ -69,6 +69,7 @@ static int run_tui(const struct cli *cl)
 	struct tui_options o = {
 		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
 		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
+		.no_mouse = cl->no_mouse,
 		.lesson = cl->lesson, .lessons_dir = cl->lessons_dir,
 	};
 	if (cl->load) {

@@ -103,7 +103,7 @@ long long term_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int term_open(bool no_color, char *msg, size_t len)
+int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 {
 	static const char hint[] = "for output without a terminal use: mha-tui --dump json";
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
@@ -149,7 +149,7 @@ int term_open(bool no_color, char *msg, size_t len)
 	/* presses only: a click acts when the button goes down, and with no
 	 * click interval nothing waits for the release */
 	mouseinterval(0);
-	if (mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0) {
+	if (!no_mouse && mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0) {
 		char each[64];
 		mouse_modes_each(true, each, sizeof each);
 		ssize_t ignored = write(STDOUT_FILENO, each, strlen(each)); /* before or after ncurses' own: either way */

@@ -12,7 +12,7 @@
 /* Checks that stdout is a terminal and TERM is usable, installs the signal
  * handlers, opens curses, picks the theme. 0, or -1 with msg (the terminal
  * untouched). */
-int term_open(bool no_color, char *msg, size_t len);
+int term_open(bool no_color, bool no_mouse, char *msg, size_t len);
 /* endwin and free the screen; safe to call twice. */
 void term_close(void);
 /* 0, or the number of a SIGINT / SIGTERM / SIGHUP received. */

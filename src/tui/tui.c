@@ -126,7 +126,7 @@ int tui_run(const struct tui_options *o)
 	} else if (!o->config_given && !o->load) {
 		learn_resume(&app); /* back where the learner left off */
 	}
-	if (term_open(o->no_color, msg, sizeof msg) != 0) {
+	if (term_open(o->no_color, o->no_mouse, msg, sizeof msg) != 0) {
 		app_free(&app);
 		lesson_set_free(&set);
 		return fail(msg);

@@ -14,6 +14,7 @@ struct tui_options {
 	const char *load;         /* session file to open, or NULL */
 	const char *session_path; /* where w and q save (the --load file, else the state dir) */
 	bool no_color;            /* --no-color, or NO_COLOR set */
+	bool no_mouse;            /* --no-mouse: leave the mouse to the terminal (text selection) */
 	const char *lesson;       /* --lesson ID, or NULL */
 	const char *lessons_dir;  /* --lessons-dir, or NULL */
 };

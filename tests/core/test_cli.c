@@ -156,6 +156,9 @@ static void test_modes_and_other_options_are_recognised(void **state)
 	assert_true(cl.no_color);
 	expect_ok(ARGS("--check-lessons", "--no-color"), &cl);
 	assert_null(cl.check_dir);
+	assert_false(cl.no_mouse);
+	expect_ok(ARGS("--no-mouse"), &cl);
+	assert_true(cl.no_mouse);
 	expect_ok(ARGS("--lesson", "3", "--lessons-dir", "/tmp"), &cl);
 	assert_string_equal(cl.lesson, "3");
 	assert_string_equal(cl.lessons_dir, "/tmp");
@@ -277,7 +280,7 @@ static void test_usage_text_lists_every_flag(void **state)
 	static const char *flags[] = {
 		"--tokens", "--d-model", "--heads", "--kv-heads", "--d-k", "--causal", "--top-k",
 		"--no-scale", "--seed", "--load", "--lesson", "--lessons-dir", "--dump json",
-		"--check-lessons", "--no-color", "--help", "--version",
+		"--check-lessons", "--no-color", "--no-mouse", "--help", "--version",
 	};
 	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
 		if (!strstr(cli_usage, flags[i]))

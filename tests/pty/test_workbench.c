@@ -286,6 +286,20 @@ static void test_click_on_a_stage_label_shows_that_stage(void **state)
 	pty_free(p);
 }
 
+/* --no-mouse leaves the mouse to the terminal: no mouse mode while it
+ * runs, and a click does nothing. */
+static void test_no_mouse_leaves_the_mouse_to_the_terminal(void **state)
+{
+	(void)state;
+	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", "--no-mouse", NULL };
+	struct pty *p = pty_start(argv, 24, 80, (const char *const[]){ state_env, NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "Projection", START_MS), 0);
+	assert_int_equal(pty_mouse_mode(p), 0);
+	quit_and_check(p);
+	pty_free(p);
+}
+
 /* On Projection, a click on X's row 2, column 3 puts the cursor there:
  * the status line names that cell. The wheel then moves the cursor down
  * a row; a click on a blank of the screen changes nothing. */
@@ -425,6 +439,7 @@ int main(void)
 		T(test_paste_of_10000_keys_loses_none),
 		T(test_click_on_a_stage_label_shows_that_stage),
 		T(test_click_on_a_cell_of_x_puts_the_cursor_there),
+		T(test_no_mouse_leaves_the_mouse_to_the_terminal),
 		T(test_typed_garbage_is_refused_on_the_status_line),
 		T(test_extreme_typed_weights_never_show_nan_or_inf),
 	};
