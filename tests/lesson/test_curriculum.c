@@ -4,8 +4,10 @@
  * that edits an input on another stage than its focus says which stage key
  * to press; one whose solution changes a whole matrix or block names the
  * {key:matrix-scale} key (and Tab when it is a block); what to do comes
- * first, within the lines the pane shows; verbatim lines fit the pane.
- * Checks of the text as written, beside the checker's checks of the maths.
+ * first, within the lines the pane shows; verbatim lines fit the pane;
+ * titles fit the pane's heading; no count a question asks for is already on
+ * screen. Checks of the text as written, beside the checker's checks of the
+ * maths.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -220,6 +222,79 @@ static void test_verbatim_lines_fit_the_narrow_pane(void **state)
 	assert_true(each_step(verbatim_fits) >= 20);
 }
 
+/* "Lesson N: title" is the pane's heading at 80x24: a longer title is cut
+ * with an ellipsis there, and cut shorter still in the lesson menu. */
+static void test_lesson_titles_fit_the_narrow_pane_heading(void **state)
+{
+	(void)state;
+	for (int li = 0; li < set.count; li++) {
+		char heading[256];
+		snprintf(heading, sizeof heading, "Lesson %d: %s", set.lessons[li].number,
+		         set.lessons[li].title);
+		if (text_width(heading) > PANE_WIDTH)
+			fail_msg("%s: \"%s\" is wider than the %d-column pane: shorten the title",
+			         set.lessons[li].stem, heading, PANE_WIDTH);
+	}
+}
+
+/* Does any figure of the counts panel for configuration c equal v? */
+static bool counts_show(const struct mha_config *c, double v)
+{
+	struct mha_counts k = mha_counts(c);
+	const int64_t shown[] = { k.params_wq, k.params_wk, k.params_wv, k.params_wo,
+	                          k.params_total, k.flops_projection, k.flops_scores,
+	                          k.flops_softmax, k.flops_weighted_sum, k.flops_output,
+	                          k.flops_total, k.kv_cache_per_token };
+	for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
+		if ((double)shown[i] == v)
+			return true;
+	return false;
+}
+
+static bool hides_counts(const struct lesson_step *s)
+{
+	for (int i = 0; i < s->nhides; i++)
+		if (s->hides[i].kind == LESSON_HIDE_COUNTS)
+			return true;
+	return false;
+}
+
+/* Predict, then reveal: a numeric question whose answer is a count must
+ * not find it in the counts panel of its own step (unless hidden there)
+ * nor of the step before, which the learner has just been looking at. */
+static int count_not_shown_early(const struct lesson *l, int si)
+{
+	const struct lesson_step *s = &l->steps[si];
+	if (!s->question || s->question->nchoices > 0 || s->question->value < 10)
+		return 0;
+	double v = s->question->value;
+	if (!hides_counts(s) && counts_show(&s->cfg, v))
+		fail_msg("%s step '%s': the answer %g is in the counts panel: @hide counts",
+		         l->stem, s->id, v);
+	if (si > 0 && counts_show(&l->steps[si - 1].cfg, v))
+		fail_msg("%s step '%s': the answer %g is in the counts panel of the step before, "
+		         "'%s'", l->stem, s->id, v, l->steps[si - 1].id);
+	return 1;
+}
+
+static void test_no_count_a_question_asks_for_is_on_screen_before(void **state)
+{
+	(void)state;
+	assert_true(each_step(count_not_shown_early) >= 5);
+}
+
+static void test_the_count_rule_catches_a_total_shown_the_step_before(void **state)
+{
+	(void)state;
+	const struct lesson *l = lesson_set_find(&set, "counting");
+	assert_non_null(l);
+	int si = lesson_step_index(l, "params-all");
+	assert_true(si > 0);
+	/* the base layer's total, shown by the step before */
+	assert_true(counts_show(&l->steps[si - 1].cfg, 1048576));
+	assert_false(counts_show(&l->steps[si - 1].cfg, l->steps[si].question->value));
+}
+
 /* Each test must be able to fail: the rules catch a step written the old way. */
 static void test_the_rules_catch_a_step_that_does_not_say_where(void **state)
 {
@@ -254,6 +329,9 @@ int main(void)
 		cmocka_unit_test(test_whole_matrix_and_block_edits_name_the_scale_key),
 		cmocka_unit_test(test_what_to_do_comes_first_within_the_lines_the_pane_shows),
 		cmocka_unit_test(test_verbatim_lines_fit_the_narrow_pane),
+		cmocka_unit_test(test_lesson_titles_fit_the_narrow_pane_heading),
+		cmocka_unit_test(test_no_count_a_question_asks_for_is_on_screen_before),
+		cmocka_unit_test(test_the_count_rule_catches_a_total_shown_the_step_before),
 		cmocka_unit_test(test_the_rules_catch_a_step_that_does_not_say_where),
 	};
 	return cmocka_run_group_tests_name("lesson curriculum", tests, load, unload);
