@@ -147,8 +147,10 @@ void mha_weights_free(struct mha_weights *w);
 void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed);
 void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c);
 /* Reshape-safe copy: every cell that exists in both shapes keeps its value,
- * matched per head block for W^Q, W^K, W^V (columns) and W^O (rows); cells
- * new to dst keep what dst already holds (the caller seeds them first). */
+ * matched per head block for W^Q, W^K, W^V (columns) and W^O (rows); a
+ * matrix whose width h*dk (g*dk) is unchanged is only regrouped into heads,
+ * so each of its cells keeps its place. Cells new to dst keep what dst
+ * already holds (the caller seeds them first). */
 void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
                        const struct mha_weights *src, const struct mha_config *sc);
 /* A token label is 1..MHA_LABEL_MAX-1 bytes of valid UTF-8 with no space

@@ -119,14 +119,29 @@ static void carry_rows(float *dst, int dheads, int ddk, int dcols,
 					src[(size_t)(hd * sdk + j) * scols + col];
 }
 
+/* A matrix whose width (heads * dk) stays the same is only regrouped into
+ * other heads, as the reshape does: then every cell keeps its place, and
+ * the carry treats it as one block. */
+static void head_blocks(int dheads, int ddk, int sheads, int sdk, int *dh, int *dd, int *sh, int *sd)
+{
+	bool same_width = dheads * ddk == sheads * sdk;
+	*dh = same_width ? 1 : dheads;
+	*dd = same_width ? dheads * ddk : ddk;
+	*sh = same_width ? 1 : sheads;
+	*sd = same_width ? sheads * sdk : sdk;
+}
+
 void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
                        const struct mha_weights *src, const struct mha_config *sc)
 {
+	int dh, dd, sh, sd;
 	carry_cols(dst->x, dc->n, 1, dc->d, src->x, sc->n, 1, sc->d);
-	carry_cols(dst->wq, dc->d, dc->h, dc->dk, src->wq, sc->d, sc->h, sc->dk);
-	carry_cols(dst->wk, dc->d, dc->g, dc->dk, src->wk, sc->d, sc->g, sc->dk);
-	carry_cols(dst->wv, dc->d, dc->g, dc->dk, src->wv, sc->d, sc->g, sc->dk);
-	carry_rows(dst->wo, dc->h, dc->dk, dc->d, src->wo, sc->h, sc->dk, sc->d);
+	head_blocks(dc->h, dc->dk, sc->h, sc->dk, &dh, &dd, &sh, &sd);
+	carry_cols(dst->wq, dc->d, dh, dd, src->wq, sc->d, sh, sd);
+	carry_rows(dst->wo, dh, dd, dc->d, src->wo, sh, sd, sc->d);
+	head_blocks(dc->g, dc->dk, sc->g, sc->dk, &dh, &dd, &sh, &sd);
+	carry_cols(dst->wk, dc->d, dh, dd, src->wk, sc->d, sh, sd);
+	carry_cols(dst->wv, dc->d, dh, dd, src->wv, sc->d, sh, sd);
 	for (int i = 0; i < imin(dc->n, sc->n); i++)
 		memcpy(dst->labels[i], src->labels[i], MHA_LABEL_MAX);
 }

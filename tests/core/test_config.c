@@ -214,6 +214,18 @@ static void expect_cell(float got, bool kept, float want, const char *what, int 
 		         kept ? "carried" : "new cell, dst's own value");
 }
 
+/* Which column of a (heads*dk)-wide source matrix lands in column col of
+ * the destination, or -1 for a new cell: the same column when the width is
+ * unchanged (only regrouped into heads), else the same column of the same
+ * head. */
+static int carried_from(int col, int dheads, int ddk, int sheads, int sdk)
+{
+	if (dheads * ddk == sheads * sdk)
+		return col;
+	int b = col / ddk, j = col % ddk;
+	return b < sheads && j < sdk ? b * sdk + j : -1;
+}
+
 static void check_carry(const struct mha_config *sc, const struct mha_config *dc)
 {
 	struct mha_weights src, dst;
@@ -236,22 +248,22 @@ static void check_carry(const struct mha_config *sc, const struct mha_config *dc
 			expect_cell(dst.x[r * dc->d + j], r < sc->n && j < sc->d, tag(0, r, 0, j), "X", r, j);
 	for (int r = 0; r < dc->d; r++) {
 		for (int col = 0; col < hw; col++) {
-			int b = col / dc->dk, j = col % dc->dk;
-			expect_cell(dst.wq[r * hw + col], r < sc->d && b < sc->h && j < sc->dk,
-			            tag(1, r, b, j), "W^Q", r, col);
+			int s = carried_from(col, dc->h, dc->dk, sc->h, sc->dk);
+			expect_cell(dst.wq[r * hw + col], r < sc->d && s >= 0,
+			            tag(1, r, s / sc->dk, s % sc->dk), "W^Q", r, col);
 		}
 		for (int col = 0; col < gw; col++) {
-			int b = col / dc->dk, j = col % dc->dk;
-			bool kept = r < sc->d && b < sc->g && j < sc->dk;
-			expect_cell(dst.wk[r * gw + col], kept, tag(2, r, b, j), "W^K", r, col);
-			expect_cell(dst.wv[r * gw + col], kept, tag(3, r, b, j), "W^V", r, col);
+			int s = carried_from(col, dc->g, dc->dk, sc->g, sc->dk);
+			bool kept = r < sc->d && s >= 0;
+			expect_cell(dst.wk[r * gw + col], kept, tag(2, r, s / sc->dk, s % sc->dk), "W^K", r, col);
+			expect_cell(dst.wv[r * gw + col], kept, tag(3, r, s / sc->dk, s % sc->dk), "W^V", r, col);
 		}
 	}
 	for (int row = 0; row < hw; row++)
 		for (int col = 0; col < dc->d; col++) {
-			int b = row / dc->dk, j = row % dc->dk;
-			expect_cell(dst.wo[row * dc->d + col], b < sc->h && j < sc->dk && col < sc->d,
-			            tag(4, col, b, j), "W^O", row, col);
+			int s = carried_from(row, dc->h, dc->dk, sc->h, sc->dk);
+			expect_cell(dst.wo[row * dc->d + col], s >= 0 && col < sc->d,
+			            tag(4, col, s / sc->dk, s % sc->dk), "W^O", row, col);
 		}
 	for (int i = 0; i < dc->n; i++) {
 		char want[MHA_LABEL_MAX];
@@ -270,7 +282,8 @@ static void test_carry_keeps_every_cell_that_exists_in_both_shapes(void **state)
 		{ { 3, 4, 2, 2, 2 }, { 3, 4, 3, 3, 2 } },  /* one more head */
 		{ { 3, 4, 4, 2, 2 }, { 3, 4, 2, 2, 2 } },  /* fewer heads */
 		{ { 3, 4, 2, 2, 2 }, { 3, 4, 2, 2, 3 } },  /* wider heads */
-		{ { 3, 8, 2, 2, 4 }, { 3, 8, 4, 4, 2 } },  /* h x2, dk /2 */
+		{ { 3, 8, 2, 2, 4 }, { 3, 8, 4, 4, 2 } },  /* h x2, dk /2: same widths, cell for cell */
+		{ { 3, 8, 4, 2, 2 }, { 3, 8, 8, 2, 1 } },  /* h x2, dk /2, g kept: W^K narrower */
 		{ { 4, 6, 4, 4, 3 }, { 2, 9, 4, 1, 3 } },  /* fewer tokens, wider d, MQA */
 		{ { 2, 5, 3, 1, 2 }, { 6, 3, 6, 3, 1 } },  /* everything changes */
 		{ { 1, 1, 1, 1, 1 }, { 5, 7, 2, 2, 4 } },  /* from the smallest */
