@@ -651,8 +651,8 @@ static void draw_help(const struct app *app, int rows, int cols)
 	put(y0, 1, cols - 2, "mha-tui keys   (Up/Down scroll, any other key closes)", theme_attr(ROLE_TITLE) | A_BOLD);
 	/* the rule for shape changes, wrapped, at the bottom */
 	const char *rule = actions_keep_rule;
-	int rule_lines = 0, width = cols - 4;
 	char lines[6][160];
+	int rule_lines = 0, width = cols - 4 < (int)sizeof lines[0] - 1 ? cols - 4 : (int)sizeof lines[0] - 1;
 	for (const char *s = rule; *s && rule_lines < 6;) {
 		int n = (int)strlen(s);
 		int take = n <= width ? n : width;

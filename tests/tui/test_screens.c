@@ -218,6 +218,45 @@ static void test_help_overlay_and_small_terminal(void **state)
 	free(app);
 }
 
+/* At 300 columns the help's rule for shape changes reads whole: its
+ * lines were cut at 159 characters, so "keeps its value, yours or the
+ * seed's" lost its middle. */
+static void test_the_help_at_300_columns_shows_the_whole_shape_rule(void **state)
+{
+	(void)state;
+	static char got[SCREEN_MAX * 2];
+	char joined[1024] = "";
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "?");
+	assert_int_equal(vscreen_open(100, 300, "xterm-256color", false), 0);
+	draw_screen(app, 100, 300);
+	vscreen_text(got, sizeof got);
+	vscreen_close();
+	/* the rule's lines, from its first words on, joined with one space */
+	const char *at = strstr(got, "] and [ keep");
+	assert_non_null(at);
+	for (const char *line = at; *line && strlen(joined) < sizeof joined - 200;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		while (len > 0 && *line == ' ') {
+			line++;
+			len--;
+		}
+		if (len == 0 || strstr(line, "help  q quit") == line)
+			break;
+		snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%.*s", joined[0] ? " " : "",
+		         (int)len, line);
+		line = end ? end + 1 : line + len;
+	}
+	/* the status line follows it */
+	if (strncmp(joined, actions_keep_rule, strlen(actions_keep_rule)) != 0)
+		print_message("got:  %s\nwant: %s\n", joined, actions_keep_rule);
+	assert_int_equal(strncmp(joined, actions_keep_rule, strlen(actions_keep_rule)), 0);
+	app_free(app);
+	free(app);
+}
+
 static void test_no_color_still_draws_every_stage(void **state)
 {
 	(void)state;
@@ -383,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_extreme_inputs_format_within_their_columns),
 		cmocka_unit_test(test_the_legend_keeps_its_end_value_beside_a_long_cursor_value),
 		cmocka_unit_test(test_help_overlay_and_small_terminal),
+		cmocka_unit_test(test_the_help_at_300_columns_shows_the_whole_shape_rule),
 		cmocka_unit_test(test_no_color_still_draws_every_stage),
 		cmocka_unit_test(test_the_cells_an_output_reads_are_highlighted),
 		cmocka_unit_test(test_cells_changed_by_an_edit_are_marked_for_a_moment),
