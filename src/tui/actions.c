@@ -628,7 +628,13 @@ static unsigned help_key(struct app *app, int key)
 		return APP_REDRAW;
 	}
 	if (key == KEY_DOWN || key == 'j' || key == KEY_NPAGE) {
+		/* no further than the table's length (more than the help's lines):
+		 * else Up would have to undo every press past the end first */
+		int count;
+		actions_table(&count);
 		app->help_scroll += key == KEY_NPAGE ? 10 : 1;
+		if (app->help_scroll > count)
+			app->help_scroll = count;
 		return APP_REDRAW;
 	}
 	if (key == KEY_UP || key == 'k' || key == KEY_PPAGE) {

@@ -8,11 +8,13 @@
  */
 #include "app.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "learn.h"
@@ -126,6 +128,7 @@ static void undo_clear(struct undo_entry *undo, int *top, int *count)
 
 void app_free(struct app *app)
 {
+	app_autosave_wait(app);
 	learn_free(app);
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
 	mha_acts_free(&app->a);
@@ -156,6 +159,8 @@ static void swap_bytes(void *a, void *b, size_t n)
 
 void app_bench_swap(struct app *app, struct bench *b)
 {
+	if (!app->learn.active)
+		app_autosave_idle(app, true); /* what it owes is the free bench's, leaving now */
 	SWAP_FIELD(cfg);
 	SWAP_FIELD(w);
 	SWAP_FIELD(a);
@@ -294,6 +299,37 @@ static struct undo_entry *undo_push(struct app *app)
 	return e;
 }
 
+/* Bytes of the inputs (X, W^Q, W^K, W^V, W^O) of configuration c. */
+static size_t inputs_bytes(const struct mha_config *c)
+{
+	size_t total = 0;
+	for (int t = 0; t < MHA_T_COUNT; t++)
+		if (mha_tensor_info((enum mha_tensor)t)->input) {
+			struct mha_shape s = mha_tensor_shape(c, (enum mha_tensor)t);
+			total += (size_t)s.count * s.rows * s.cols * sizeof(float);
+		}
+	return total;
+}
+
+/* After an UNDO_ALL level is pushed: the oldest levels go while the
+ * inputs they hold pass APP_UNDO_BYTES (the newest always stays). */
+static void undo_trim(struct app *app)
+{
+	size_t total = 0;
+	for (int i = 0; i < app->undo_count; i++) {
+		const struct undo_entry *e = &app->undo[(app->undo_top - 1 - i + 2 * APP_UNDO_MAX) % APP_UNDO_MAX];
+		if (e->kind == UNDO_ALL)
+			total += inputs_bytes(&e->cfg);
+	}
+	while (total > (size_t)APP_UNDO_BYTES && app->undo_count > 1) {
+		struct undo_entry *e = &app->undo[(app->undo_top - app->undo_count + APP_UNDO_MAX) % APP_UNDO_MAX];
+		if (e->kind == UNDO_ALL)
+			total -= inputs_bytes(&e->cfg);
+		undo_entry_free(e);
+		app->undo_count--;
+	}
+}
+
 unsigned app_set_cell(struct app *app, float v)
 {
 	struct stage_view sv;
@@ -329,6 +365,7 @@ static unsigned replace_all(struct app *app, const struct mha_config *next, stru
 	e->kind = UNDO_ALL;
 	e->cfg = app->cfg;
 	e->w = app->w;
+	undo_trim(app);
 	mha_acts_free(&app->a);
 	app->a = na;
 	app->w = *nw;
@@ -389,6 +426,7 @@ unsigned app_reseed(struct app *app, unsigned long long seed, const char *what)
 	e->kind = UNDO_ALL;
 	e->cfg = app->cfg;
 	e->w = nw; /* the copy is the undo level; the inputs are redrawn in place */
+	undo_trim(app);
 	snapshot(app);
 	mha_weights_init(&app->w, &app->cfg, seed);
 	app_message(app, false, "%s", what);
@@ -484,6 +522,7 @@ int app_save(struct app *app)
 		app_message(app, true, "no session file to save to");
 		return -1;
 	}
+	app_autosave_wait(app); /* a writer still running would land after this save */
 	/* the learner's own session, never a lesson's workbench */
 	const struct mha_config *c = app->learn.active ? &app->learn.other.cfg : &app->cfg;
 	const struct mha_weights *w = app->learn.active ? &app->learn.other.w : &app->w;
@@ -492,6 +531,7 @@ int app_save(struct app *app)
 		return -1;
 	}
 	app->edits_unsaved = 0;
+	app->autosave_due = false;
 	/* the session holds every edit now: the autosave has done its work */
 	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
 		unlink(auto_path);
@@ -507,24 +547,75 @@ int app_autosave_path(const struct app *app, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* Write the autosave; a failure is shown but changes nothing else (the
- * session itself is still saved on quit). */
-static void autosave(struct app *app)
+/* A writer process that has ended: reaped, and its failure shown (its
+ * message stayed in the child; the session itself is still saved on
+ * quit). block: wait for it. true when it failed. */
+static bool autosave_reap(struct app *app, bool block)
+{
+	int st;
+	if (app->autosave_pid <= 0 || waitpid(app->autosave_pid, &st, block ? 0 : WNOHANG) != app->autosave_pid)
+		return false;
+	app->autosave_pid = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return false;
+	app_message(app, true, "autosave failed: %s.autosave could not be written", app->session_path);
+	return true;
+}
+
+void app_autosave_wait(struct app *app)
+{
+	(void)autosave_reap(app, true);
+}
+
+/* Write the autosave in a child process: at d_model 1024 the text of
+ * every input takes most of a second to write, and the learner keeps
+ * working meanwhile on the parent's copy (fork copies on write). One
+ * writer at a time: while one runs the autosave stays owed. Without fork,
+ * written here and now. A failure is shown but changes nothing else. */
+static bool autosave(struct app *app)
 {
 	char path[4096], msg[MHA_MSG_MAX + 4096];
+	if (app->autosave_pid > 0)
+		return false; /* still owed: the next pause tries again */
 	app->edits_unsaved = 0;
+	app->autosave_due = false;
 	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
-		return;
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* the child's own crash must not reset the learner's terminal (term.c) */
+		static const int crash[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
+		for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
+			signal(crash[i], SIG_DFL);
+		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
+	}
+	if (pid > 0) {
+		app->autosave_pid = pid;
+		return true;
+	}
 	if (session_save(path, &app->cfg, &app->w, msg, sizeof msg) != 0)
 		app_message(app, true, "autosave failed: %s", msg);
+	return true;
 }
 
 void app_edited(struct app *app, const struct mha_config *before)
 {
 	if (app->learn.active)
 		return; /* a lesson's edits are not the session's: nothing to autosave */
-	if (++app->edits_unsaved >= APP_AUTOSAVE_EDITS || !same_shape(before, &app->cfg))
-		autosave(app);
+	if ((++app->edits_unsaved >= APP_AUTOSAVE_EDITS || !same_shape(before, &app->cfg)) && !app->autosave_due) {
+		app->autosave_due = true;
+		app->autosave_due_ms = app->now_ms;
+	}
+}
+
+bool app_autosave_idle(struct app *app, bool idle)
+{
+	if (autosave_reap(app, false))
+		return true; /* the status line says it failed */
+	if (!app->autosave_due || app->learn.active ||
+	    (!idle && app->now_ms - app->autosave_due_ms < APP_AUTOSAVE_WAIT_MS))
+		return false;
+	return autosave(app);
 }
 
 /* a is newer than b (nanoseconds where the file system keeps them) */

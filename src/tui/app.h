@@ -19,11 +19,15 @@
 
 enum {
 	APP_UNDO_MAX = 64,           /* undo levels kept */
+	APP_UNDO_BYTES = 256 << 20,  /* inputs kept by undo levels at most: at d_model 1024 and
+	                              * h x d_k 4096 one level holds 64 MiB, and 64 of them
+	                              * would take 4 GiB; the oldest go first */
 	APP_EDIT_MAX = 32,           /* bytes of a typed value */
 	APP_STATUS_MAX = 320,
 	APP_STATUS_MS = 4000,        /* a message shows this long */
 	APP_CHANGED_MS = 1500,       /* cells changed by an edit stay marked this long */
 	APP_AUTOSAVE_EDITS = 20,     /* edits between autosaves (a shape change saves at once) */
+	APP_AUTOSAVE_WAIT_MS = 2000, /* an autosave owed waits for a pause in the keys this long at most */
 	APP_NOTICE_MS = 60000,       /* the "an autosave is waiting" notice shows this long, or until a key */
 };
 
@@ -107,10 +111,15 @@ struct app {
 	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */
 	size_t prev_len;              /* floats in prev */
 	long long changed_until_ms;   /* mark cells that differ from prev until then */
-	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer */
+	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer; levels that hold
+	                               * whole inputs (UNDO_ALL) keep at most
+	                               * APP_UNDO_BYTES between them */
 	int undo_top, undo_count;
 	const char *session_path;     /* where w and q save (not owned) */
 	int edits_unsaved;            /* edits since the last save or autosave */
+	bool autosave_due;            /* an autosave is owed (app_edited), written by app_autosave_idle */
+	long long autosave_due_ms;    /*   since then */
+	int autosave_pid;             /* the process writing the autosave, or 0 */
 	bool autosave_held;           /* an autosave newer than the session was found at
 	                               * start: this run neither overwrites nor removes it */
 	bool notice;                  /* the status message goes at the next key */
@@ -184,9 +193,19 @@ int app_save(struct app *app);
  * session path (or it is too long). */
 int app_autosave_path(const struct app *app, char *buf, size_t len);
 /* One change of the inputs or configuration went through (app_key calls
- * it with the configuration before): counts it, and autosaves every
+ * it with the configuration before): counts it, and owes an autosave every
  * APP_AUTOSAVE_EDITS edits and on every change of shape. */
 void app_edited(struct app *app, const struct mha_config *before);
+/* Write the autosave owed, if any, when the keys pause (idle: no key came
+ * within the loop's timeout), or when it has waited APP_AUTOSAVE_WAIT_MS.
+ * At the largest shapes a save takes most of a second: a child process
+ * writes it (fork), so the frame of the key that asked for it, and the
+ * keys after, come at once. true when a writer started, or one ended in
+ * failure (the status line says so). A bench swap and app_save settle it
+ * too. app_autosave_wait: until the writer running, if any, is done
+ * (app_save and app_free wait too). */
+bool app_autosave_idle(struct app *app, bool idle);
+void app_autosave_wait(struct app *app);
 /* At start: an autosave newer than the session (or with no session) is
  * held, never loaded or removed, and the status line says how to open it
  * (mha-tui --load PATH). Returns true when one was found. */

@@ -4,7 +4,8 @@
  *   draw -> key (100 ms timeout) -> action -> recompute if told -> draw
  * (a mouse event goes to app_mouse with the hit regions the last drawing
  * recorded) until q or a signal, saving the session on the way out (edits are also
- * autosaved beside it as they go: app_edited). Before the terminal opens,
+ * autosaved beside it as they go: app_edited, written in the pauses between
+ * keys by app_autosave_idle). Before the terminal opens,
  * the lessons are looked for and loaded, the progress read, and the
  * lesson the learner was in (or --lesson ID) opened (learn.c). Errors
  * before the terminal opens are printed as they are; after, the terminal
@@ -149,6 +150,10 @@ int tui_run(const struct tui_options *o)
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
 		dirty = key != ERR || (app.now_ms < until + 250);
+		/* an autosave owed is written in a pause of the keys, after the
+		 * frame that asked for it (app.h) */
+		if (app_autosave_idle(&app, key == ERR))
+			dirty = true;
 		if (key == ERR)
 			continue;
 		unsigned f = key == KEY_MOUSE ? on_mouse(&app) : app_key(&app, key);
@@ -163,6 +168,7 @@ int tui_run(const struct tui_options *o)
 		saved = app_save(&app) == 0; /* no edit is lost, even on SIGTERM / SIGHUP / SIGINT */
 		rc = 128 + sig;
 	}
+	app_autosave_idle(&app, true); /* the session could not be saved: the autosave owed still is */
 	term_close();
 	if (!saved)
 		report(rc, app.status);

@@ -4,7 +4,8 @@
  * and change nothing, undo walks back several levels, shape tweaks keep
  * what fits and h x d_k = d_model keeps the counts flat, the mask zeroes
  * the upper triangle, sessions save and load, and edits are autosaved
- * beside the session until a clean save.
+ * beside the session (in a pause of the keys) until a clean save; undo
+ * levels of whole inputs keep within a byte budget.
  */
 #include <curses.h>
 #include <math.h>
@@ -272,6 +273,9 @@ static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **st
 		tui_check_keys(app, "+");
 	assert_false(exists(autop)); /* 19 edits: not yet */
 	tui_check_keys(app, "l\n0.5\n");      /* the 20th, typed into X[the,1] */
+	assert_false(exists(autop));        /* owed: written in the next pause of the keys */
+	assert_true(app_autosave_idle(app, true));
+	app_autosave_wait(app); /* written by a child process */
 	assert_true(exists(autop));
 	assert_false(exists(path));  /* the session itself is only written by w, q and signals */
 	struct mha_config c;
@@ -285,6 +289,8 @@ static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **st
 	tui_check_keys(app, "hjkl");
 	assert_false(exists(autop));
 	tui_check_keys(app, "]");
+	assert_true(app_autosave_idle(app, true));
+	app_autosave_wait(app); /* written by a child process */
 	assert_true(exists(autop));
 	assert_int_equal(session_load(autop, &c, &w, msg, sizeof msg), 0);
 	assert_int_equal(c.h, 8);
@@ -308,6 +314,8 @@ static void test_a_newer_autosave_is_announced_and_never_loaded_or_removed(void 
 	/* the session, then an autosave with a later edit (as a killed run leaves them) */
 	tui_check_keys(app, "w");
 	tui_check_keys(app, "]");
+	assert_true(app_autosave_idle(app, true));
+	app_autosave_wait(app); /* written by a child process */
 	assert_true(exists(autop));
 	struct timespec later[2] = { { 0, UTIME_OMIT }, { 2000000000, 0 } };
 	assert_int_equal(utimensat(AT_FDCWD, autop, later, 0), 0);
@@ -349,6 +357,106 @@ static void test_a_newer_autosave_is_announced_and_never_loaded_or_removed(void 
 	rmdir(f.dir);
 }
 
+/* At the largest shapes an autosave takes most of a second: it waits for
+ * a pause in the keys (the frame of the key that asked for it comes
+ * first), or APP_AUTOSAVE_WAIT_MS while keys keep coming; a save or a
+ * switch to a lesson's bench settles it. */
+static void test_an_owed_autosave_waits_for_a_pause_in_the_keys(void **state)
+{
+	(void)state;
+	struct files f;
+	struct app *app = open_app_in(&f);
+	app->now_ms = 5000;
+	tui_check_keys(app, "]");
+	assert_true(app->autosave_due);
+	assert_false(exists(f.autop));
+	assert_false(app_autosave_idle(app, false)); /* keys still coming */
+	app->now_ms += APP_AUTOSAVE_WAIT_MS - 1;
+	assert_false(app_autosave_idle(app, false));
+	assert_false(exists(f.autop));
+	app->now_ms += 1; /* waited long enough: written between two keys */
+	assert_true(app_autosave_idle(app, false));
+	app_autosave_wait(app);
+	assert_true(exists(f.autop));
+	assert_false(app->autosave_due);
+	assert_false(app_autosave_idle(app, true)); /* nothing owed */
+	/* a clean save settles what is owed */
+	unlink(f.autop);
+	tui_check_keys(app, "[");
+	assert_true(app->autosave_due);
+	tui_check_keys(app, "w");
+	assert_false(app->autosave_due);
+	assert_false(app_autosave_idle(app, true));
+	assert_false(exists(f.autop));
+	tui_check_close(app);
+	unlink(f.path);
+	rmdir(f.dir);
+}
+
+/* Undo levels that hold whole inputs (reseed, shape changes) stop at
+ * APP_UNDO_BYTES: at d_model 1024 and h x d_k 4096 one level is 64 MiB,
+ * and 64 presses of r took 4 GiB. The newest levels stay, and undo walks
+ * back through them. */
+static void test_undo_levels_of_whole_inputs_keep_within_the_byte_budget(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	struct mha_config c = app->cfg;
+	c.d = 1024;
+	c.h = 64;
+	c.g = 64;
+	c.dk = 64;
+	c.n = 1;
+	/* no recompute: undo is what is measured (and the sanitizer build's
+	 * plain loops would take seconds) */
+	assert_true(app_change_config(app, &c, "largest") & APP_RECOMPUTE);
+	size_t level = 0;
+	for (int t = 0; t < MHA_T_COUNT; t++)
+		if (mha_tensor_info((enum mha_tensor)t)->input) {
+			struct mha_shape s = mha_tensor_shape(&app->cfg, (enum mha_tensor)t);
+			level += (size_t)s.count * s.rows * s.cols * sizeof(float);
+		}
+	assert_true(level > (size_t)APP_UNDO_BYTES / 8);
+	unsigned long long seed0 = app->cfg.seed;
+	for (int i = 0; i < 12; i++)
+		app_key(app, 'r');
+	size_t held = 0;
+	for (int i = 0; i < APP_UNDO_MAX; i++)
+		if (app->undo[i].kind == UNDO_ALL && app->undo[i].w.x)
+			held += level;
+	if (held > (size_t)APP_UNDO_BYTES)
+		print_message("undo holds %zu bytes, budget %d\n", held, APP_UNDO_BYTES);
+	assert_true(held <= (size_t)APP_UNDO_BYTES);
+	int kept = app->undo_count;
+	assert_true(kept >= 2 && kept < 13);
+	for (int i = 0; i < kept; i++)
+		app_key(app, 'u');
+	assert_int_equal(app->undo_count, 0);
+	assert_int_equal(app->cfg.d, 1024); /* the oldest levels (back to 16) went */
+	/* back to the inputs of the oldest level kept: 12 - kept presses of r in */
+	assert_true(app->cfg.seed == seed0 + (unsigned long long)(12 - kept));
+	app_key(app, 'u');
+	assert_non_null(strstr(app->status, "nothing to undo"));
+	tui_check_close(app);
+}
+
+/* Down past the help's end, then Up: the help scrolls back at once. */
+static void test_help_scrolls_back_at_once_after_scrolling_past_its_end(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "?");
+	for (int i = 0; i < 100; i++)
+		app_key(app, KEY_NPAGE);
+	int count;
+	actions_table(&count);
+	assert_true(app->help_scroll <= count);
+	for (int i = 0; i < count; i++)
+		app_key(app, KEY_UP);
+	assert_int_equal(app->help_scroll, 0);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +474,9 @@ int main(void)
 		cmocka_unit_test(test_save_writes_a_session_that_loads_back),
 		cmocka_unit_test(test_edits_are_autosaved_every_20_and_on_a_change_of_shape),
 		cmocka_unit_test(test_a_newer_autosave_is_announced_and_never_loaded_or_removed),
+		cmocka_unit_test(test_an_owed_autosave_waits_for_a_pause_in_the_keys),
+		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
+		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),
 	};
 	return cmocka_run_group_tests_name("app", tests, NULL, NULL);
 }
