@@ -19,6 +19,7 @@
 
 #include "counts_view.h"
 #include "theme.h"
+#include "tui_check.h"
 
 static FILE *tty_in, *tty_out;
 static SCREEN *scr;
@@ -64,17 +65,6 @@ static const char *panel_text(int y, int x, int n, int w)
 	return all;
 }
 
-static struct mha_config config(int n, int d, int h, int g, int dk)
-{
-	struct mha_config c = mha_config_default();
-	c.n = n;
-	c.d = d;
-	c.h = h;
-	c.g = g;
-	c.dk = dk;
-	return c;
-}
-
 /* Draw c at (1, 2) in width w, return the panel's text. */
 static const char *draw(const struct mha_config *c, int w)
 {
@@ -96,7 +86,7 @@ static void row_of(const char *text, const char *label, char *out, size_t len)
 static void test_the_base_model_has_1048576_attention_parameters(void **state)
 {
 	(void)state;
-	struct mha_config c = config(6, 512, 8, 8, 64);
+	struct mha_config c = tui_check_config(6, 512, 8, 8, 64);
 	for (int w = 24; w <= 80; w += 28) {
 		const char *s = draw(&c, w);
 		assert_non_null(strstr(s, "1,048,576"));
@@ -107,7 +97,7 @@ static void test_the_base_model_has_1048576_attention_parameters(void **state)
 static void test_h_4_and_16_with_h_dk_equal_d_model_keep_params_and_matmul_flops(void **state)
 {
 	(void)state;
-	struct mha_config c8 = config(6, 512, 8, 8, 64);
+	struct mha_config c8 = tui_check_config(6, 512, 8, 8, 64);
 	char want_proj[64], want_out[64], want_scores[64];
 	const char *s = draw(&c8, 60);
 	row_of(s, "Projection", want_proj, sizeof want_proj);
@@ -115,7 +105,7 @@ static void test_h_4_and_16_with_h_dk_equal_d_model_keep_params_and_matmul_flops
 	row_of(s, "Weighted", want_out, sizeof want_out);
 	const int hs[] = { 1, 4, 16 };
 	for (int i = 0; i < 3; i++) {
-		struct mha_config c = config(6, 512, hs[i], hs[i], 512 / hs[i]);
+		struct mha_config c = tui_check_config(6, 512, hs[i], hs[i], 512 / hs[i]);
 		char got[64];
 		s = draw(&c, 60);
 		assert_non_null(strstr(s, "total      1,048,576"));
@@ -133,7 +123,7 @@ static void test_h_4_and_16_with_h_dk_equal_d_model_keep_params_and_matmul_flops
 static void test_every_figure_comes_from_mha_counts(void **state)
 {
 	(void)state;
-	struct mha_config c = config(64, 1024, 16, 4, 64);
+	struct mha_config c = tui_check_config(64, 1024, 16, 4, 64);
 	struct mha_counts k = mha_counts(&c);
 	const char *s = draw(&c, 80);
 	/* 16*64 = 1024: W^Q 1,048,576; GQA g = 4: W^K 262,144; KV 2*4*64 = 512 */
@@ -149,7 +139,7 @@ static void test_every_figure_comes_from_mha_counts(void **state)
 static void test_the_ratio_says_why_when_h_dk_differs_from_d_model(void **state)
 {
 	(void)state;
-	struct mha_config c = config(6, 16, 4, 4, 8);
+	struct mha_config c = tui_check_config(6, 16, 4, 4, 8);
 	const char *s = draw(&c, 60);
 	assert_non_null(strstr(s, "(h*d_k 32 > d_model 16)"));
 	assert_null(strstr(s, "x1.00"));
@@ -157,7 +147,7 @@ static void test_the_ratio_says_why_when_h_dk_differs_from_d_model(void **state)
 	s = draw(&c, 60);
 	assert_non_null(strstr(s, "(h*d_k 8 < d_model 16)"));
 	/* wide enough: the long explanation */
-	c = config(6, 512, 8, 8, 64);
+	c = tui_check_config(6, 512, 8, 8, 64);
 	s = draw(&c, 80);
 	assert_non_null(strstr(s, "h*d_k = d_model, so params and matmul FLOPs ignore h"));
 	/* with GQA, K and V follow g: the panel does not claim h is free */
@@ -170,7 +160,7 @@ static void test_the_ratio_says_why_when_h_dk_differs_from_d_model(void **state)
 static void test_a_narrow_panel_uses_k_m_g_suffixes_and_brief_labels(void **state)
 {
 	(void)state;
-	struct mha_config c = config(64, 1024, 16, 16, 64);
+	struct mha_config c = tui_check_config(64, 1024, 16, 16, 64);
 	const char *s = draw(&c, 12);
 	assert_non_null(strstr(s, "total  4.19M\n"));
 	assert_non_null(strstr(s, "W^Q    1.05M\n"));
@@ -190,7 +180,7 @@ static void test_a_narrow_panel_uses_k_m_g_suffixes_and_brief_labels(void **stat
 static void test_the_panel_fills_exactly_the_lines_it_asks_for(void **state)
 {
 	(void)state;
-	struct mha_config c = config(6, 512, 8, 8, 64);
+	struct mha_config c = tui_check_config(6, 512, 8, 8, 64);
 	const int widths[] = { 12, 20, 30, 48, 49, 60, 80, 110 };
 	for (int i = 0; i < 8; i++) {
 		int w = widths[i], h = counts_view_height(w);
@@ -230,7 +220,7 @@ static void test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio(void 
 {
 	(void)state;
 	/* the base model: 1,048,576 parameters; KV 2*8*64 = 1,024 per token */
-	struct mha_config c = config(6, 512, 8, 8, 64);
+	struct mha_config c = tui_check_config(6, 512, 8, 8, 64);
 	struct mha_counts k = mha_counts(&c);
 	char flops[32];
 	snprintf(flops, sizeof flops, "%d,%03d,%03d", (int)(k.flops_total / 1000000),
@@ -253,7 +243,7 @@ static void test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio(void 
 static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void **state)
 {
 	(void)state;
-	struct mha_config c = config(6, 16, 4, 4, 4);
+	struct mha_config c = tui_check_config(6, 16, 4, 4, 4);
 	/* 8 lines (80x24 from Scores on): the reason and the biggest FLOP parts too */
 	const char *s = draw_short(&c, 8, 20);
 	assert_string_equal(s, "Parameters     1,024\n"
@@ -282,7 +272,7 @@ static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void 
 static void test_nothing_is_drawn_outside_the_rectangle(void **state)
 {
 	(void)state;
-	struct mha_config c = config(64, 1024, 64, 2, 64);
+	struct mha_config c = tui_check_config(64, 1024, 64, 2, 64);
 	const int widths[] = { 1, 5, 12, 20, 49, 60, 100 };
 	for (int i = 0; i < 7; i++)
 		for (int h = 0; h <= 18; h += 3) {

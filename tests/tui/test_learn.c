@@ -26,6 +26,7 @@
 #include "pane.h"
 #include "pane_view.h"
 #include "session.h"
+#include "tui_check.h"
 
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-learn-XXXXXX";
@@ -34,14 +35,8 @@ static char progress_path[128], session_path[128];
 static int group_setup(void **state)
 {
 	(void)state;
-	char found[4096], msg[4096];
-	struct lesson_errors errs = { 0 };
-	if (lesson_find_dir(NULL, found, sizeof found, msg, sizeof msg) != 0 ||
-	    lesson_set_load(&set, found, &errs) != 0 || !mkdtemp(dir)) {
-		fprintf(stderr, "setup: %s\n", msg);
+	if (tui_check_lessons_open(&set, dir) != 0)
 		return -1;
-	}
-	lesson_errors_free(&errs);
 	snprintf(progress_path, sizeof progress_path, "%s/progress.txt", dir);
 	snprintf(session_path, sizeof session_path, "%s/session.txt", dir);
 	return 0;
@@ -50,10 +45,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
 	(void)state;
-	char cmd[160];
-	lesson_set_free(&set);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tui_check_lessons_close(&set, dir);
 }
 
 /* Each test starts with no progress file and no session. */

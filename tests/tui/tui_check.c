@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cmocka.h>
@@ -46,4 +47,37 @@ unsigned tui_check_keys(struct app *app, const char *s)
 		all |= f;
 	}
 	return all;
+}
+
+struct mha_config tui_check_config(int n, int d, int h, int g, int dk)
+{
+	struct mha_config c = mha_config_default();
+	c.n = n;
+	c.d = d;
+	c.h = h;
+	c.g = g;
+	c.dk = dk;
+	return c;
+}
+
+int tui_check_lessons_open(struct lesson_set *set, char *dir)
+{
+	char found[4096], msg[4096] = "";
+	struct lesson_errors errs = { 0 };
+	if (lesson_find_dir(NULL, found, sizeof found, msg, sizeof msg) != 0 ||
+	    lesson_set_load(set, found, &errs) != 0 || !mkdtemp(dir)) {
+		fprintf(stderr, "setup: %s\n", msg[0] ? msg : errs.count ? errs.msg[0] : "mkdtemp failed");
+		lesson_errors_free(&errs);
+		return -1;
+	}
+	lesson_errors_free(&errs);
+	return 0;
+}
+
+int tui_check_lessons_close(struct lesson_set *set, const char *dir)
+{
+	char cmd[4200];
+	lesson_set_free(set);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
 }

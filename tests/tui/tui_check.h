@@ -15,5 +15,12 @@ void tui_check_close(struct app *app);
 /* Each character as a key ('\n' as Enter), recomputing when told; returns
  * the flags of them all. */
 unsigned tui_check_keys(struct app *app, const char *s);
+/* The default configuration with these shapes (not checked). */
+struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
+/* Group set-up and teardown for the lesson tests: the shipped lessons
+ * into set, and dir (a mkdtemp template) made; then both undone, dir
+ * removed with what is in it. 0, or -1 with the reason on stderr. */
+int tui_check_lessons_open(struct lesson_set *set, char *dir);
+int tui_check_lessons_close(struct lesson_set *set, const char *dir);
 
 #endif
