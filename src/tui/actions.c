@@ -135,6 +135,7 @@ static unsigned act_edit(struct app *app, int arg, int key)
 		return APP_REDRAW;
 	app->editing = true;
 	app->edit[0] = '\0';
+	app->typed_overflow = false;
 	return APP_REDRAW;
 }
 
@@ -208,6 +209,7 @@ static unsigned act_scale(struct app *app, int arg, int key)
 	app->scaling = true;
 	app->scale_scope = 0;
 	app->edit[0] = '\0';
+	app->typed_overflow = false;
 	return APP_REDRAW;
 }
 
@@ -463,6 +465,7 @@ static unsigned act_solve(struct app *app, int arg, int key)
 static unsigned act_answer(struct app *app, int arg, int key)
 {
 	(void)arg; (void)key;
+	app->typed_overflow = false;
 	return learn_answer_begin(app);
 }
 
@@ -577,8 +580,9 @@ const char *actions_key_name(const char *lesson_action)
 }
 
 /* A key into a line being typed: Backspace removes, a printable
- * character is added while there is room; anything else is ignored. */
-static void type_into(char *buf, size_t size, int key)
+ * character is added while there is room (else app->typed_overflow says
+ * one was dropped, and Enter refuses the line); anything else is ignored. */
+static void type_into(struct app *app, char *buf, size_t size, int key)
 {
 	size_t len = strlen(buf);
 	if (key == KEY_BACKSPACE || key == KEY_DEL || key == KEY_CTRL_H) {
@@ -587,7 +591,19 @@ static void type_into(char *buf, size_t size, int key)
 	} else if (key >= 32 && key < 127 && len + 1 < size) {
 		buf[len] = (char)key;
 		buf[len + 1] = '\0';
+	} else if (key >= 32 && key < 127) {
+		app->typed_overflow = true;
 	}
+}
+
+/* Enter on a line that lost characters: refused, said why. */
+static bool refuse_overflow(struct app *app, size_t size)
+{
+	if (!app->typed_overflow)
+		return false;
+	app->typed_overflow = false;
+	app_message(app, true, "not changed: more than %zu characters typed (the rest was dropped)", size - 1);
+	return true;
 }
 
 /* The value being typed: digits and the rest go to the buffer, Enter
@@ -603,6 +619,8 @@ static unsigned edit_key(struct app *app, int key)
 		char msg[MHA_MSG_MAX];
 		float v;
 		app->editing = false;
+		if (refuse_overflow(app, sizeof app->edit))
+			return APP_REDRAW;
 		if (mha_parse_value(app->edit, &v, msg, sizeof msg) != MHA_OK) {
 			app_message(app, true, "not changed: %s", msg);
 			return APP_REDRAW;
@@ -616,7 +634,7 @@ static unsigned edit_key(struct app *app, int key)
 		app_message(app, false, "set to %s; everything downstream recomputed (u undoes)", full);
 		return f;
 	}
-	type_into(app->edit, sizeof app->edit, key);
+	type_into(app, app->edit, sizeof app->edit, key);
 	return APP_REDRAW;
 }
 
@@ -670,6 +688,8 @@ static unsigned scale_key(struct app *app, int key)
 		bool set = app->edit[0] == '=';
 		float f;
 		app->scaling = false;
+		if (refuse_overflow(app, sizeof app->edit))
+			return APP_REDRAW;
 		if (mha_parse_value(app->edit + set, &f, msg, sizeof msg) != MHA_OK) {
 			app_message(app, true, "not changed: %s", msg);
 			return APP_REDRAW;
@@ -677,7 +697,7 @@ static unsigned scale_key(struct app *app, int key)
 		snprintf(what, sizeof what, "%s %s %.9g", b.name, set ? "=" : "*=", (double)f);
 		return app_scale_cells(app, b.t, b.r0, b.r1, b.c0, b.c1, f, set, what);
 	}
-	type_into(app->edit, sizeof app->edit, key);
+	type_into(app, app->edit, sizeof app->edit, key);
 	return APP_REDRAW;
 }
 
@@ -690,10 +710,19 @@ static unsigned answer_key(struct app *app, int key)
 		app_message(app, false, "answer cancelled");
 		return APP_REDRAW;
 	}
-	if (key == '\n' || key == '\r' || key == KEY_ENTER)
+	if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+		if (refuse_overflow(app, sizeof app->learn.answer)) {
+			app->learn.answering = false;
+			return APP_REDRAW;
+		}
 		return learn_answer_commit(app);
+	}
 	if (key == KEY_BACKSPACE || key == KEY_DEL || key == KEY_CTRL_H) {
-		type_into(app->learn.answer, sizeof app->learn.answer, key);
+		type_into(app, app->learn.answer, sizeof app->learn.answer, key);
+		return APP_REDRAW;
+	}
+	if (key >= 32 && key < 127 && strlen(app->learn.answer) + 1 >= sizeof app->learn.answer) {
+		app->typed_overflow = true; /* learn_answer_type would drop it */
 		return APP_REDRAW;
 	}
 	return learn_answer_type(app, key);

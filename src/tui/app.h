@@ -137,6 +137,8 @@ struct app {
 	bool scaling;                 /* typing a factor for a block of cells (the * key) */
 	int scale_scope;              /* its block: 0 the matrix, 1 the head block, 2 the row, 3 the column */
 	char edit[APP_EDIT_MAX];      /* what was typed */
+	bool typed_overflow;          /* a character of a value, factor or answer did not fit:
+	                               * Enter refuses it ("1.000...0e5" must not become 1) */
 	char status[APP_STATUS_MAX];  /* message for the status line */
 	bool status_error;
 	long long status_until_ms;    /* show the message until then */

@@ -457,6 +457,26 @@ static void test_help_scrolls_back_at_once_after_scrolling_past_its_end(void **s
 	tui_check_close(app);
 }
 
+/* A value longer than the line holds lost its tail: "1.000...0e5" (33
+ * characters) was set as 1. Now Enter refuses it, for a value and for a
+ * factor of *; a value that fits still goes in. */
+static void test_a_value_too_long_to_hold_is_refused_not_cut(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	float x0 = app->w.x[0];
+	tui_check_keys(app, "\n1.00000000000000000000000000000e5\n");
+	assert_float_equal(app->w.x[0], x0, 0.0f);
+	assert_true(app->status_error);
+	assert_non_null(strstr(app->status, "more than 31 characters"));
+	tui_check_keys(app, "*1.00000000000000000000000000000e-1\n");
+	assert_float_equal(app->w.x[0], x0, 0.0f);
+	assert_non_null(strstr(app->status, "more than 31 characters"));
+	tui_check_keys(app, "\n1.000000000000000000000000000e5\n"); /* 31: fits */
+	assert_float_equal(app->w.x[0], 1e5f, 0.0f);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_an_owed_autosave_waits_for_a_pause_in_the_keys),
 		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
 		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),
+		cmocka_unit_test(test_a_value_too_long_to_hold_is_refused_not_cut),
 	};
 	return cmocka_run_group_tests_name("app", tests, NULL, NULL);
 }

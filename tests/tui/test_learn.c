@@ -184,6 +184,23 @@ static void test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal(vo
 	close_app(app);
 }
 
+/* An answer longer than the line holds is refused whole, not cut to
+ * what fitted: the question stays open and the stage hidden. */
+static void test_an_answer_too_long_to_hold_is_refused(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "a0.35000000000000000000000000000000001\n");
+	assert_true(app->status_error);
+	assert_non_null(strstr(app->status, "more than 31 characters"));
+	assert_false(app->learn.answering);
+	assert_false(app->learn.run.answered);
+	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	keys(app, "a0.35\n"); /* the next answer starts afresh */
+	assert_true(app->learn.run.met);
+	close_app(app);
+}
+
 static void test_a_choice_key_answers_at_once(void **state)
 {
 	(void)state;
@@ -439,6 +456,7 @@ int main(void)
 		T(test_two_digits_pick_lesson_thirteen),
 		T(test_n_and_p_step_and_select_the_focused_stage),
 		T(test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal),
+		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
 		T(test_hints_one_at_a_time_then_the_solution_and_its_undo),
