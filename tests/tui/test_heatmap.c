@@ -197,6 +197,30 @@ static void test_cells_from_width_5_show_their_value(void **state)
 	screen_close();
 }
 
+static void test_a_cell_value_never_gets_a_stray_leading_glyph(void **state)
+{
+	(void)state;
+	/* the cursor cell (ASCII ramp in reverse) and every cell in ASCII:
+	 * '-' or '.' right before ".35" would read as "-.35" */
+	const char *locs[] = { "C.UTF-8", "C" };
+	for (int l = 0; l < 2; l++) {
+		screen_open(locs[l], false);
+		float m[4] = { 0.35f, -0.024f, 0.5f, 0.35f };
+		struct heatmap hm = { m, 2, 2, -1.0f, 1.0f, NULL, "w", 0, 0, false, 0 };
+		heatmap_draw(stdscr, 0, 0, &hm, 5);
+		/* label column 4, cells of 5: pad, value in 3, space */
+		assert_string_equal(line_at(2, 4, 4), " .35");
+		if (l == 1)
+			assert_string_equal(line_at(3, 9, 4), " .35");
+		/* cells of 6: pad, value in 4 ("--.02" was seen) */
+		hm.cur_col = 1;
+		erase();
+		heatmap_draw(stdscr, 0, 0, &hm, 6);
+		assert_string_equal(line_at(2, 10, 5), " -.02");
+		screen_close();
+	}
+}
+
 static void test_huge_cell_values_take_the_exponent_form_or_only_the_glyph(void **state)
 {
 	(void)state;
@@ -477,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_without_labels_the_axes_show_token_indices),
 		cmocka_unit_test(test_the_cursor_cell_and_its_labels_are_in_reverse_video),
 		cmocka_unit_test(test_cells_from_width_5_show_their_value),
+		cmocka_unit_test(test_a_cell_value_never_gets_a_stray_leading_glyph),
 		cmocka_unit_test(test_huge_cell_values_take_the_exponent_form_or_only_the_glyph),
 		cmocka_unit_test(test_nan_and_inf_are_marked_and_never_printed),
 		cmocka_unit_test(test_low_and_high_cells_differ_in_glyph_and_colour),
