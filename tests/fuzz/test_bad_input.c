@@ -314,21 +314,52 @@ static void test_crlf_session_loads_like_the_original(void **state)
 	free(s);
 }
 
+/* A copy of the program that nobody can run: the build directory may sit
+ * below a directory only root can enter (a clone under /root, a 0700
+ * mktemp directory). out: "/tmp/mha-nobody-XXXXXX/mha-tui". */
+static void copy_for_nobody(char *out, size_t len)
+{
+	char home[] = "/tmp/mha-nobody-XXXXXX";
+	assert_non_null(mkdtemp(home));
+	assert_int_equal(chmod(home, 0755), 0);
+	snprintf(out, len, "%s/mha-tui", home);
+	FILE *in = fopen(run_mha_tui(), "rb"), *to = fopen(out, "wb");
+	assert_non_null(in);
+	assert_non_null(to);
+	char buf[1 << 16];
+	for (size_t n; (n = fread(buf, 1, sizeof buf, in)) > 0;)
+		assert_int_equal(fwrite(buf, 1, n, to), n);
+	fclose(in);
+	assert_int_equal(fclose(to), 0);
+	assert_int_equal(chmod(out, 0755), 0);
+}
+
+static void remove_copy(const char *path)
+{
+	char home[128];
+	snprintf(home, sizeof home, "%s", path);
+	unlink(path);
+	*strrchr(home, '/') = '\0';
+	rmdir(home);
+}
+
 static void test_unreadable_session_is_refused(void **state)
 {
 	(void)state;
-	char p[128];
+	char p[128], bin[128];
 	path_in_dir(p, sizeof p, "secret.session");
 	write_session(p, 0.0f);
 	chmod(p, 0000);
 	/* root reads any file: run as nobody then */
-	const char *argv[] = { run_mha_tui(), "--dump", "json", "--load", p, NULL };
+	copy_for_nobody(bin, sizeof bin);
+	const char *argv[] = { bin, "--dump", "json", "--load", p, NULL };
 	struct run_result r;
 	assert_int_equal(run_program(argv, DEADLINE_MS, true, &r), 0);
 	assert_int_equal(r.code, 1);
 	assert_one_clear_line(r.err, r.err_len);
 	assert_non_null(strstr(r.err, "Permission denied"));
 	run_free(&r);
+	remove_copy(bin);
 }
 
 /* 100 MB: one endless line where a number should be, and a valid session
