@@ -476,20 +476,29 @@ static void draw_heat(const struct app *app, const struct body_layout *b, struct
 	int ly = r.y + r.h - 1;
 	char tail[160] = "";
 	size_t l = 0;
+	int lw = heatmap_legend_width(lo, hi);
 	if (have && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
 		char val[32];
 		const float *m = cell.t == MHA_T_SCORES ? app->a.scores : app->a.weights;
-		fmt_full(val, sizeof val, m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c]);
-		if (learn_hidden(app, cell.t, cell.m, cell.r, cell.c))
-			snprintf(val, sizeof val, "?");
-		l += (size_t)snprintf(tail, sizeof tail, " %s_%d[%s,%s]=%s", cell.t == MHA_T_SCORES ? "S" : "P", cell.m,
-		                      app->w.labels[cell.r], app->w.labels[cell.c], val);
+		float val_f = m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c];
+		bool hidden = learn_hidden(app, cell.t, cell.m, cell.r, cell.c);
+		/* fewer digits until it fits beside the legend, never cut: a cut
+		 * "1.70930533e-12" reads 1.7, a cut -0.02408 reads -0 */
+		for (int digits = 9; digits >= 3; digits--) {
+			fmt_sig(val, sizeof val, val_f, digits);
+			if (hidden)
+				snprintf(val, sizeof val, "?");
+			l = (size_t)snprintf(tail, sizeof tail, " %s_%d[%s,%s]=%s", cell.t == MHA_T_SCORES ? "S" : "P",
+			                     cell.m, app->w.labels[cell.r], app->w.labels[cell.c], val);
+			if ((int)l <= r.w - lw)
+				break;
+		}
 	}
 	if (pages > 1 && l < sizeof tail)
 		snprintf(tail + l, sizeof tail - l, " page %d/%d PgDn", page + 1, pages);
 	/* the legend keeps its values whole: it gets its natural width, the
 	 * tail what is left (cut at its end: the page hint goes before the value) */
-	int lw = heatmap_legend_width(lo, hi), tl = (int)strlen(tail);
+	int tl = (int)strlen(tail);
 	if (lw > r.w)
 		lw = r.w;
 	if (lw < r.w - tl)

@@ -70,13 +70,15 @@ char *fmt_num(char *buf, size_t len, float v, int width)
 	return buf;
 }
 
-char *fmt_full(char *buf, size_t len, float v)
+char *fmt_sig(char *buf, size_t len, float v, int digits)
 {
 	if (isnan(v))
 		snprintf(buf, len, "? (not a number)");
 	else if (isinf(v))
 		snprintf(buf, len, "%s", v > 0 ? "inf" : "-inf");
 	else
-		snprintf(buf, len, "%.9g", (double)v);
+		snprintf(buf, len, "%.*g", digits < 1 ? 1 : digits, (double)v);
 	return buf;
 }
+
+char *fmt_full(char *buf, size_t len, float v) { return fmt_sig(buf, len, v, 9); }

@@ -14,6 +14,10 @@
  * Negative zero prints as zero. Returns buf. */
 char *fmt_num(char *buf, size_t len, float v, int width);
 
+/* v with `digits` significant digits, keeping its exponent ("1.71e-12"
+ * at 3), never "nan". Returns buf. */
+char *fmt_sig(char *buf, size_t len, float v, int digits);
+
 /* The full value for the status line: 9 significant digits, never "nan". */
 char *fmt_full(char *buf, size_t len, float v);
 

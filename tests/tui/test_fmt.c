@@ -78,6 +78,15 @@ static void test_nan_and_inf_never_print_nan(void **state)
 	assert_string_equal(fmt_full(b, sizeof b, 0.1f), "0.100000001");
 }
 
+static void test_fewer_significant_digits_keep_the_exponent(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(fmt_sig(b, sizeof b, 1.70930533e-12f, 3), "1.71e-12");
+	assert_string_equal(fmt_sig(b, sizeof b, -0.02408f, 3), "-0.0241");
+	assert_null(strstr(fmt_sig(b, sizeof b, -NAN, 3), "nan"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +96,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_values_show_their_magnitude_and_zero_has_no_sign),
 		cmocka_unit_test(test_a_mantissa_that_rounds_to_ten_moves_to_the_next_exponent),
 		cmocka_unit_test(test_nan_and_inf_never_print_nan),
+		cmocka_unit_test(test_fewer_significant_digits_keep_the_exponent),
 	};
 	return cmocka_run_group_tests_name("fmt", tests, NULL, NULL);
 }
