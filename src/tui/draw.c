@@ -497,8 +497,12 @@ static void draw_heat(const struct app *app, const struct body_layout *b, struct
 	if (pages > 1 && l < sizeof tail)
 		snprintf(tail + l, sizeof tail - l, " page %d/%d PgDn", page + 1, pages);
 	/* the legend keeps its values whole: it gets its natural width, the
-	 * tail what is left (cut at its end: the page hint goes before the value) */
-	int tl = (int)strlen(tail);
+	 * tail what is left (cut at its end: the page hint goes before the value);
+	 * a value that does not fit even at 3 digits takes half the ramp (one
+	 * cell a level instead of two) */
+	int tl = (int)strlen(tail), lw_min = lw - theme_heat_levels();
+	if ((int)l > r.w - lw)
+		lw = r.w - (int)l > lw_min ? r.w - (int)l : lw_min;
 	if (lw > r.w)
 		lw = r.w;
 	if (lw < r.w - tl)

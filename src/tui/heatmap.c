@@ -168,10 +168,13 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 	}
 	int vlen = (int)strlen(text);
 	/* an ASCII glyph ('-', '.', '+') right before a number would read as
-	 * part of it (".35" as "-.35"): that pad is a space; fills cannot */
+	 * part of it (".35" as "-.35"): that pad is a space; fills cannot.
+	 * The cursor cell, marked by reverse video, pads with spaces only
+	 * ("- .0" still reads as a minus). */
 	bool ascii_pad = vlen && strlen(glyph) == 1;
 	for (; at < cw - vlen; at++)
-		theme_addstr(win, y, x + at, 1, ascii_pad && at == cw - vlen - 1 ? " " : glyph, a);
+		theme_addstr(win, y, x + at, 1,
+		             ascii_pad && (cursor || at == cw - vlen - 1) ? " " : glyph, a);
 	if (vlen)
 		theme_addstr(win, y, x + at, vlen, text, a);
 	if (cell_space(cell_w) && c < hm->cols - 1)

@@ -217,6 +217,10 @@ static void test_a_cell_value_never_gets_a_stray_leading_glyph(void **state)
 		erase();
 		heatmap_draw(stdscr, 0, 0, &hm, 6);
 		assert_string_equal(line_at(2, 10, 5), " -.02");
+		/* cells of 5, value in 3 (".0"): the cursor cell pads with spaces only */
+		erase();
+		heatmap_draw(stdscr, 0, 0, &hm, 5);
+		assert_string_equal(line_at(2, 9, 4), "  .0");
 		screen_close();
 	}
 }
