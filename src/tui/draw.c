@@ -433,11 +433,14 @@ static void draw_heat(const struct app *app, const struct body_layout *b, struct
 	enum mha_tensor ht = scores ? MHA_T_SCORES : MHA_T_WEIGHTS;
 	for (int i = page * per; i < c->h && i < (page + 1) * per; i++) {
 		int idx = i - page * per, row = idx / b->heat_per_row, col = idx % b->heat_per_row;
-		char title[48];
-		if (c->g == c->h)
+		char title[48], short_title[24];
+		if (c->g == c->h) {
 			snprintf(title, sizeof title, "head %d", i);
-		else
+			snprintf(short_title, sizeof short_title, "h%d", i);
+		} else {
 			snprintf(title, sizeof title, "head %d kv %d", i, mha_kv_head(c, i));
+			snprintf(short_title, sizeof short_title, "h%d>kv%d", i, mha_kv_head(c, i));
+		}
 		const float *src = (scores ? app->a.scores : app->a.weights) + (size_t)i * c->n * c->n;
 		struct panel p;
 		memset(&p, 0, sizeof p);
@@ -455,11 +458,13 @@ static void draw_heat(const struct app *app, const struct body_layout *b, struct
 		hm.hi = hi;
 		hm.labels = (const char (*)[MHA_LABEL_MAX])app->w.labels;
 		hm.title = title;
+		hm.short_title = short_title;
 		hm.off = c->head_off[i];
 		hm.title_attr = theme_head_attr(i);
 		if (learn_head_marked(app, i)) { /* the head the lesson points at */
-			size_t tl = strlen(title);
+			size_t tl = strlen(title), sl = strlen(short_title);
 			snprintf(title + tl, sizeof title - tl, " <");
+			snprintf(short_title + sl, sizeof short_title - sl, "<");
 			hm.title_attr = theme_attr(ROLE_MARK);
 		}
 		hm.cur_row = hm.cur_col = -1;

@@ -128,12 +128,18 @@ static void title_draw(WINDOW *win, int y, int x, int width, const struct heatma
 {
 	char t[128];
 	const char *title = hm->title ? hm->title : "";
+	const char *st = hm->short_title ? hm->short_title : title;
+	/* the full title, else the short one ("h2 off"), else "off" first so
+	 * the truncation keeps it (a cut "head 2 (off)" read "off he") */
+	int tl = (int)strlen(title), sl = (int)strlen(st);
 	if (!hm->off)
-		snprintf(t, sizeof t, "%s", title);
-	else if ((int)strlen(title) + 6 <= width)
+		snprintf(t, sizeof t, "%s", tl <= width ? title : st);
+	else if (tl + 6 <= width)
 		snprintf(t, sizeof t, "%s (off)", title);
-	else /* narrow: "off" first, so the truncation keeps it */
-		snprintf(t, sizeof t, "off %s", title);
+	else if (sl + 4 <= width)
+		snprintf(t, sizeof t, "%s off", st);
+	else
+		snprintf(t, sizeof t, "off %s", st);
 	attr_t a = hm->off ? theme_attr(ROLE_DIM) : hm->title_attr ? hm->title_attr : theme_attr(ROLE_TITLE);
 	theme_addstr(win, y, x, width, t, a);
 }

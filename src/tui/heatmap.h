@@ -32,6 +32,7 @@ struct heatmap {
 	attr_t title_attr;            /* title attributes, e.g. theme_head_attr(i); 0: ROLE_TITLE */
 	const unsigned char *hidden;  /* (rows, cols) non-zero: the cell shows "?" (a lesson's
 	                               * "predict, then reveal"); NULL: none */
+	const char *short_title;      /* "h1>kv0": drawn when the title does not fit; NULL: none */
 };
 
 struct heatmap_size { int rows, cols; }; /* screen cells needed */

@@ -337,6 +337,22 @@ static void test_an_off_head_is_dim_and_its_title_says_off(void **state)
 	hm.title = "head 2 -> kv 1";
 	heatmap_draw(stdscr, 0, 0, &hm, 1);
 	assert_string_equal(line_at(0, 0, 7), "off hea");
+	/* with a short title: "h2 off" where "head 2 (off)" would be cut to "off he" */
+	erase();
+	hm.title = "head 2";
+	hm.short_title = "h2";
+	heatmap_draw(stdscr, 0, 0, &hm, 1);
+	assert_string_equal(line_at(0, 0, 7), "h2 off ");
+	erase();
+	hm.title = "head 2 kv 1";
+	hm.short_title = "h2>kv1";
+	heatmap_draw(stdscr, 0, 0, &hm, 1);
+	assert_string_equal(line_at(0, 0, 7), "off h2>");
+	/* on: the short title alone */
+	erase();
+	hm.off = false;
+	heatmap_draw(stdscr, 0, 0, &hm, 1);
+	assert_string_equal(line_at(0, 0, 7), "h2>kv1 ");
 	screen_close();
 }
 
