@@ -632,8 +632,34 @@ static void draw_hints(const struct app *app, struct rect r, struct hit_map *hit
 	}
 }
 
-/* Help lines: section headers and one line per action, then the rule. */
-static int help_line(int i, char *buf, size_t len, attr_t *a)
+/* Piece j of s word-wrapped at width columns: its start in *at and its
+ * length, or -1 when s has no piece j (a word longer than width is cut). */
+static int wrap_piece(const char *s, int width, int j, const char **at)
+{
+	if (width < 1)
+		width = 1;
+	for (int k = 0; *s; k++) {
+		int n = (int)strlen(s);
+		int take = n <= width ? n : width;
+		if (take < n)
+			while (take > 0 && s[take] != ' ')
+				take--;
+		if (take == 0)
+			take = n < width ? n : width;
+		if (k == j) {
+			*at = s;
+			return take;
+		}
+		s += take;
+		while (*s == ' ')
+			s++;
+	}
+	return -1;
+}
+
+/* Help lines: section headers and one line per action, its text wrapped at
+ * textw columns under itself (at 80 columns a column holds 25). */
+static int help_line(int i, int textw, char *buf, size_t len, attr_t *a)
 {
 	int count;
 	const struct action *t = actions_table(&count);
@@ -650,11 +676,15 @@ static int help_line(int i, char *buf, size_t len, attr_t *a)
 		}
 		if (t[k].help_keys && !t[k].help_keys[0])
 			continue; /* shown on the line of the row above */
-		if (line++ == i) {
-			snprintf(buf, len, " %-11s %s", t[k].help_keys ? t[k].help_keys : t[k].key_label, t[k].help);
-			*a = theme_attr(ROLE_NORMAL);
-			return 1;
-		}
+		const char *at;
+		int n;
+		for (int j = 0; (n = wrap_piece(t[k].help, textw, j, &at)) >= 0; j++)
+			if (line++ == i) {
+				snprintf(buf, len, " %-11s %.*s", j ? "" : t[k].help_keys ? t[k].help_keys : t[k].key_label, n,
+				         at);
+				*a = theme_attr(ROLE_NORMAL);
+				return 1;
+			}
 	}
 	return 0;
 }
@@ -671,32 +701,23 @@ static void draw_help(const struct app *app, int rows, int cols)
 	const char *rule = actions_keep_rule;
 	char lines[6][160];
 	int rule_lines = 0, width = cols - 4 < (int)sizeof lines[0] - 1 ? cols - 4 : (int)sizeof lines[0] - 1;
-	for (const char *s = rule; *s && rule_lines < 6;) {
-		int n = (int)strlen(s);
-		int take = n <= width ? n : width;
-		if (take < n)
-			while (take > 0 && s[take] != ' ')
-				take--;
-		if (take == 0)
-			take = n < width ? n : width;
-		snprintf(lines[rule_lines++], sizeof lines[0], "%.*s", take, s);
-		s += take;
-		while (*s == ' ')
-			s++;
-	}
+	const char *at;
+	for (int n; rule_lines < 6 && (n = wrap_piece(rule, width, rule_lines, &at)) >= 0; rule_lines++)
+		snprintf(lines[rule_lines], sizeof lines[0], "%.*s", n, at);
 	int avail = h - 2 - rule_lines;
 	int colw = (cols - 2) / 2;
 	int ncol = colw < cols - 2 ? 2 : 1;
+	int textw = colw - 1 - 13; /* " %-11s " before the text */
 	char buf[160];
 	attr_t a;
 	int total = 0;
-	while (help_line(total, buf, sizeof buf, &a))
+	while (help_line(total, textw, buf, sizeof buf, &a))
 		total++;
 	int start = app->help_scroll;
 	if (start > total - 1)
 		start = total > 0 ? total - 1 : 0;
 	for (int i = start, slot = 0; i < total && slot < ncol * avail; i++, slot++) {
-		help_line(i, buf, sizeof buf, &a);
+		help_line(i, textw, buf, sizeof buf, &a);
 		put(y0 + 2 + slot % avail, 1 + (slot / avail) * colw, colw - 1, buf, a);
 	}
 	for (int i = 0; i < rule_lines; i++)

@@ -257,6 +257,70 @@ static void test_the_help_at_300_columns_shows_the_whole_shape_rule(void **state
 	free(app);
 }
 
+/* At 80x24 every action's help reads whole: a text longer than its
+ * column wraps under itself ("apply the solution (u und" was cut). The
+ * help scrolled by one line at a time puts each of its lines first in the
+ * left column (screen row 3); the pieces are joined back and compared. */
+static void test_every_help_text_reads_whole_at_80_columns(void **state)
+{
+	(void)state;
+	static char got[SCREEN_MAX];
+	char prev[128] = "", text[256] = "";
+	int count, matched = 0, entries = 0;
+	const struct action *t = actions_table(&count);
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "?");
+	for (int s = 0; s <= count + 1; s++) {
+		assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
+		draw_screen(app, 24, 80);
+		vscreen_text(got, sizeof got);
+		vscreen_close();
+		const char *row = got;
+		for (int y = 0; y < 3; y++)
+			row = strchr(row, '\n') + 1;
+		char line[128];
+		snprintf(line, sizeof line, "%.38s", row + 1); /* the left column: 1 to 38 */
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strcmp(line, prev) == 0)
+			break; /* past the end: the last line stays first */
+		snprintf(prev, sizeof prev, "%s", line);
+		app_key(app, KEY_DOWN);
+		/* " key         text", "             more text", or a group */
+		size_t len = strlen(line);
+		while (len > 0 && line[len - 1] == ' ')
+			line[--len] = '\0';
+		bool entry = line[0] == ' ' && line[1] != ' ', more = line[0] == ' ' && line[1] == ' ';
+		if ((entry || !more) && text[0]) { /* the previous entry ends */
+			entries++;
+			for (int k = 0; k < count; k++)
+				if (strcmp(t[k].help, text) == 0) {
+					matched++;
+					break;
+				}
+			if (matched != entries)
+				print_message("cut or unknown help text: \"%s\"\n", text);
+			text[0] = '\0';
+		}
+		if ((entry || more) && len > 13)
+			snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", text[0] ? " " : "", line + 13);
+	}
+	if (text[0]) {
+		entries++;
+		for (int k = 0; k < count; k++)
+			if (strcmp(t[k].help, text) == 0) {
+				matched++;
+				break;
+			}
+	}
+	assert_true(entries > 30);
+	assert_int_equal(matched, entries);
+	app_free(app);
+	free(app);
+}
+
 static void test_no_color_still_draws_every_stage(void **state)
 {
 	(void)state;
@@ -423,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_the_legend_keeps_its_end_value_beside_a_long_cursor_value),
 		cmocka_unit_test(test_help_overlay_and_small_terminal),
 		cmocka_unit_test(test_the_help_at_300_columns_shows_the_whole_shape_rule),
+		cmocka_unit_test(test_every_help_text_reads_whole_at_80_columns),
 		cmocka_unit_test(test_no_color_still_draws_every_stage),
 		cmocka_unit_test(test_the_cells_an_output_reads_are_highlighted),
 		cmocka_unit_test(test_cells_changed_by_an_edit_are_marked_for_a_moment),
