@@ -269,7 +269,8 @@ static unsigned act_heads(struct app *app, int dir, int key)
 		if (mha_config_check(&nx, msg, sizeof msg) != MHA_OK)
 			continue;
 		if (tied(&nx))
-			snprintf(what, sizeof what, "heads %d, d_k %d: h x d_k = d_model = %d, so parameters and FLOPs stay the same",
+			/* softmax's 5 n^2 a head does change: only the matmuls stay */
+			snprintf(what, sizeof what, "heads %d, d_k %d (h x d_k = %d): parameters and matmul FLOPs stay the same",
 			         nx.h, nx.dk, nx.d);
 		else
 			snprintf(what, sizeof what, "heads %d, d_k %d, kv heads %d", nx.h, nx.dk, nx.g);

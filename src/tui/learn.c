@@ -423,7 +423,10 @@ void learn_evaluate(struct app *app)
 	int r = lesson_run_eval(&l->run, &app->cfg, &app->w, &app->a);
 	if (r & LESSON_EVAL_JUST_MET) {
 		const struct lesson *les = open_lesson(app);
-		app_message(app, false, "goal met! step %d of %d done; n: next step", l->run.step + 1, les->nsteps);
+		/* n on the last step opens the next lesson */
+		bool last = l->run.step + 1 == les->nsteps;
+		app_message(app, false, "goal met! step %d of %d done; %s", l->run.step + 1, les->nsteps,
+		            !last ? "n: next step" : l->lesson + 1 < l->set->count ? "n: next lesson" : "M: the lesson menu");
 		progress_touch(app, false, true);
 	}
 }

@@ -477,6 +477,19 @@ static void test_a_value_too_long_to_hold_is_refused_not_cut(void **state)
 	tui_check_close(app);
 }
 
+/* ] keeping h x d_k = d_model keeps the parameters and the matmul FLOPs,
+ * not softmax's 5 n^2 a head: the message says so, within 80 columns. */
+static void test_more_heads_say_only_matmul_flops_stay_and_fit_80_columns(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "]");
+	assert_false(app->status_error);
+	assert_non_null(strstr(app->status, "parameters and matmul FLOPs stay the same"));
+	assert_true(strlen(app->status) < 80);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
 		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),
 		cmocka_unit_test(test_a_value_too_long_to_hold_is_refused_not_cut),
+		cmocka_unit_test(test_more_heads_say_only_matmul_flops_stay_and_fit_80_columns),
 	};
 	return cmocka_run_group_tests_name("app", tests, NULL, NULL);
 }
