@@ -101,6 +101,10 @@ static void test_more_heads_keep_h_times_dk_and_the_counts(void **state)
 	struct mha_counts after = mha_counts(&app->cfg);
 	assert_true(before.params_total == after.params_total);
 	assert_true(before.flops_projection == after.flops_projection);
+	/* softmax's 5 n^2 a head does change: only the matmuls stay, and
+	 * the message says so within 80 columns */
+	assert_non_null(strstr(app->status, "parameters and matmul FLOPs stay the same"));
+	assert_true(strlen(app->status) < 80);
 	tui_check_keys(app, "[[[");
 	assert_int_equal(app->cfg.h, 1);
 	assert_int_equal(app->cfg.dk, 16);
@@ -477,19 +481,6 @@ static void test_a_value_too_long_to_hold_is_refused_not_cut(void **state)
 	tui_check_close(app);
 }
 
-/* ] keeping h x d_k = d_model keeps the parameters and the matmul FLOPs,
- * not softmax's 5 n^2 a head: the message says so, within 80 columns. */
-static void test_more_heads_say_only_matmul_flops_stay_and_fit_80_columns(void **state)
-{
-	(void)state;
-	struct app *app = tui_check_open(NULL);
-	tui_check_keys(app, "]");
-	assert_false(app->status_error);
-	assert_non_null(strstr(app->status, "parameters and matmul FLOPs stay the same"));
-	assert_true(strlen(app->status) < 80);
-	tui_check_close(app);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,7 +502,6 @@ int main(void)
 		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
 		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),
 		cmocka_unit_test(test_a_value_too_long_to_hold_is_refused_not_cut),
-		cmocka_unit_test(test_more_heads_say_only_matmul_flops_stay_and_fit_80_columns),
 	};
 	return cmocka_run_group_tests_name("app", tests, NULL, NULL);
 }
