@@ -521,7 +521,7 @@ static const struct action table[] = {
 	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", F, act_nudge, 1, "nudge-up" },
 	{ { '-', '_' }, "-", "nudge", "subtract 0.1", "", "Edit", 0, act_nudge, -1, "nudge-down" },
 	{ { '*' }, "*", "scale", "multiply a block of cells", NULL, "Edit", 0, act_scale, 0, "matrix-scale" },
-	{ { 'u' }, "u", "undo", "undo (64 levels)", NULL, "Edit", F, act_undo, 0, "undo" },
+	{ { 'u' }, "u", "undo", "undo (up to 64 levels)", NULL, "Edit", F, act_undo, 0, "undo" },
 	{ { 'r' }, "r", "reseed", "new seed, new inputs", NULL, "Edit", 0, act_reseed, 1, NULL },
 	{ { 'R' }, "R", "reset", "inputs back to the seed", NULL, "Edit", 0, act_reseed, 0, NULL },
 	{ { ']' }, "]", "heads+", "more / fewer heads", "] [", "Shape", F, act_heads, 1, "heads-more" },
@@ -551,11 +551,13 @@ static const struct action table[] = {
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, NULL },
 };
 
+/* mha_weights_carry's rule (src/core/mha.h) */
 const char actions_keep_rule[] =
-	"] and [ keep h x d_k = d_model when it holds. When a shape changes, every "
-	"input cell whose row, head and column within the head exist in the new "
-	"shape keeps its value, yours or the seed's; new cells are drawn from the "
-	"seed. Token labels stay with their rows.";
+	"] and [ keep h x d_k = d_model when it holds. On a shape change, a matrix "
+	"whose h x d_k (g x d_k for W^K, W^V) is unchanged is only regrouped into "
+	"heads: every cell keeps its place. Otherwise each cell whose row, head and "
+	"column within the head still exist keeps its value, yours or the seed's. "
+	"New cells come from the seed; token labels stay with their rows.";
 
 const struct action *actions_table(int *count)
 {
