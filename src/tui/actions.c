@@ -123,8 +123,8 @@ static bool cursor_editable(struct app *app)
 		return false;
 	if (mha_tensor_info(c.t)->input && !p->proof)
 		return true;
-	app_message(app, true, "%s is computed (%s): edit X, W^Q, W^K, W^V or W^O; c moves between matrices",
-	            p->title, mha_tensor_info(c.t)->formula);
+	/* within 80 columns: the formula names the matrix */
+	app_message(app, true, "%s is computed: edit X or W^Q/K/V/O (c: next matrix)", mha_tensor_info(c.t)->formula);
 	return false;
 }
 
@@ -277,7 +277,7 @@ static unsigned act_heads(struct app *app, int dir, int key)
 		return app_change_config(app, &nx, what);
 	}
 	if (tied(c))
-		app_message(app, true, "no %s head count divides d_model %d (h x d_k = d_model is kept); change d_model (D/d) or d_k ({/})",
+		app_message(app, true, "h x d_k = d_model: no %s h divides %d; change d_model (D/d) or d_k ({/})",
 		            dir > 0 ? "larger" : "smaller", c->d);
 	else
 		app_message(app, true, "heads cannot go %s: h is 1..%d, h x d_k at most %d", dir > 0 ? "higher" : "lower",

@@ -366,9 +366,13 @@ static void draw_info(const struct app *app, const struct stage_view *v, struct 
 		put(r.y + 1, r.x, r.w, v->note, theme_attr(ROLE_DIM));
 		return;
 	}
-	/* narrow (beside the lesson pane): the formula whole, the shape before the note */
+	/* narrow (beside the lesson pane): the formula whole, the shape before
+	 * the note; the shape squeezed ("n6 d512 h8 g2 d_k64") when that makes
+	 * the note fit whole */
 	put(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
-	snprintf(line, sizeof line, "%s   %s", cfg, v->note);
+	snprintf(line, sizeof line, "n%d d%d h%d g%d d_k%d  %s", c->n, c->d, c->h, c->g, c->dk, v->note);
+	if ((int)(cl + 3 + strlen(v->note)) <= r.w || (int)strlen(line) > r.w)
+		snprintf(line, sizeof line, "%s   %s", cfg, v->note);
 	put(r.y + 1, r.x, r.w, line, theme_attr(ROLE_DIM));
 }
 

@@ -409,7 +409,7 @@ unsigned learn_answer_commit(struct app *app)
 		return APP_REDRAW;
 	}
 	app_message(app, false, "answer %s: %s%s", l->run.answer, msg,
-	            lesson_run_step(&l->run)->nhides ? " (the hidden part shows now)" : "");
+	            lesson_run_step(&l->run)->nhides ? " (now revealed)" : "");
 	learn_evaluate(app);
 	l->scroll = SCROLL_END;
 	return APP_REDRAW;

@@ -86,6 +86,11 @@ static void test_computed_cells_cannot_be_edited(void **state)
 	tui_check_keys(app, "c\n"); /* Q: computed */
 	assert_false(app->editing);
 	assert_true(app->status_error);
+	assert_true(strlen(app->status) < 80); /* it was cut at "c moves between m" */
+	/* the longest formula too */
+	tui_check_keys(app, "3\n");
+	assert_non_null(strstr(app->status, "is computed"));
+	assert_true(strlen(app->status) < 80);
 	tui_check_close(app);
 }
 
@@ -111,6 +116,7 @@ static void test_more_heads_keep_h_times_dk_and_the_counts(void **state)
 	tui_check_keys(app, "[");
 	assert_int_equal(app->cfg.h, 1);
 	assert_true(app->status_error);
+	assert_true(strlen(app->status) < 80); /* it was cut at "change d_m" */
 	tui_check_close(app);
 }
 

@@ -5,10 +5,12 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "deps.h"
+#include "stage.h"
 
 static struct mha_config cfg(int h, int g)
 {
@@ -76,6 +78,31 @@ static void test_weights_heads_and_concat_follow_their_formulas(void **state)
 		assert_false(deps_rect(&c, &x, (enum mha_tensor)t, &r));
 }
 
+/* Reshape's note names which query heads share each kv head in at most
+ * 26 characters, so it fits beside the lesson pane at 80 columns (it read
+ * only "GQA: kv 0 <- q 0"): the list when short, else the rule. */
+static void test_the_gqa_groups_note_is_compact(void **state)
+{
+	(void)state;
+	struct stage_view v;
+	struct mha_config c = cfg(4, 2);
+	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	assert_string_equal(v.note, "GQA: kv0<-q0,1 kv1<-q2,3");
+	c = cfg(8, 2);
+	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	assert_string_equal(v.note, "GQA: kv0<-q0-3 kv1<-q4-7");
+	c = cfg(16, 4);
+	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	assert_string_equal(v.note, "GQA: kv j <- q 4j..4j+3");
+	for (int h = 1; h <= 64; h++)
+		for (int g = 1; g <= h; g++)
+			if (h % g == 0) {
+				c = cfg(h, g);
+				stage_view(STAGE_RESHAPE, &c, 0, PROJ_Q, &v);
+				assert_true(strlen(v.note) <= 26);
+			}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -83,6 +110,7 @@ int main(void)
 		cmocka_unit_test(test_a_score_cell_reads_row_i_of_q_i_and_row_j_of_the_shared_k),
 		cmocka_unit_test(test_an_output_cell_reads_its_concat_row_and_wo_column),
 		cmocka_unit_test(test_weights_heads_and_concat_follow_their_formulas),
+		cmocka_unit_test(test_the_gqa_groups_note_is_compact),
 	};
 	return cmocka_run_group_tests_name("deps", tests, NULL, NULL);
 }
