@@ -127,6 +127,10 @@ static void point_at(struct app *app, const struct lesson_step *s)
 {
 	if (s->focus >= 0)
 		app->stage = (enum stage)s->focus;
+	/* every step starts at head 0 (or its highlighted head), its page in
+	 * view: a head picked in the step before would leave the cursors on a
+	 * head the text does not speak of */
+	app->head = 0;
 	for (int i = 0; i < s->nmarks; i++)
 		if (s->marks[i].is_head && s->marks[i].head < app->cfg.h)
 			app->head = s->marks[i].head;
@@ -154,6 +158,7 @@ static void point_at(struct app *app, const struct lesson_step *s)
 				app->proj = keep;
 		}
 	}
+	app->heat_page = app->heat_per_page > 0 ? app->head / app->heat_per_page : 0;
 	app_clamp(app);
 }
 

@@ -353,6 +353,24 @@ static void test_progress_and_place_resume_in_a_new_run(void **state)
 	close_app(app);
 }
 
+/* A head picked with L in one step does not carry into the next: each
+ * step starts at head 0, or at the head it highlights. */
+static void test_each_step_starts_at_head_zero_or_its_highlighted_head(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	char msg[256];
+	assert_int_equal(learn_open_id(app, "12", msg, sizeof msg), 0);
+	keys(app, "nLL");
+	assert_int_equal(app->head, 2);
+	keys(app, "n");
+	assert_int_equal(app->head, 0);
+	while (strcmp(step_id(app), "twins") != 0)
+		keys(app, "n");
+	assert_int_equal(app->head, 1); /* @highlight head 1 */
+	close_app(app);
+}
+
 static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
 {
 	(void)state;
@@ -463,6 +481,7 @@ int main(void)
 		T(test_blocks_multiplied_with_one_key_meet_their_goals),
 		T(test_the_free_workbench_and_back_keep_both_benches),
 		T(test_progress_and_place_resume_in_a_new_run),
+		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
 		T(test_lesson_text_names_the_keys_of_the_table),
