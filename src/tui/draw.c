@@ -225,8 +225,10 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 		if (nc < p->cols)
 			snprintf(more + l, sizeof more - l, " c%d-%d/%d%s", p->col0 + c0, p->col0 + c0 + nc - 1,
 			         p->col0 + p->cols, c0 + nc < p->cols ? " >" : "");
-		put(rc.y, x, rc.x + rc.w - x, more, theme_attr(ROLE_DIM));
+		x += put(rc.y, x, rc.x + rc.w - x, more, theme_attr(ROLE_DIM));
 	}
+	if (p->tag[0] && x + 1 + (int)strlen(p->tag) <= rc.x + rc.w) /* whole or not at all */
+		put(rc.y, x + 1, (int)strlen(p->tag), p->tag, theme_head_attr(p->tag_head) | A_BOLD);
 	if (vis_r <= 0)
 		return;
 

@@ -174,6 +174,9 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 		v->p[0].colour_cols = c->dk;
 		v->p[1] = whole(c, MHA_T_WO, 0);
 		v->p[1].colour_rows = c->dk;
+		/* the current head's rows: L and H move it here too */
+		snprintf(v->p[1].tag, sizeof v->p[1].tag, "h%d: rows %d-%d", i, i * c->dk, (i + 1) * c->dk - 1);
+		v->p[1].tag_head = i;
 		v->p[2] = whole(c, MHA_T_Y, 0);
 		v->count = 3;
 		snprintf(v->formula, sizeof v->formula, "Y %dx%d = Concat %dx%d . W^O %dx%d", c->n, c->d,

@@ -34,6 +34,9 @@ struct panel {
 	bool row_tokens;  /* rows are tokens: label them with the token labels */
 	bool col_tokens;  /* columns are tokens (scores, weights) */
 	bool masked;      /* scores: show masked cells as -inf */
+	char tag[48];     /* after the title when it fits whole, in head tag_head's colour
+	                   * ("h1: rows 4-7" on W^O); "": none */
+	int tag_head;
 };
 
 struct stage_view {

@@ -103,6 +103,18 @@ static void test_the_gqa_groups_note_is_compact(void **state)
 			}
 }
 
+/* W^O's panel names the current head's rows (its title had no head). */
+static void test_wo_names_the_current_heads_rows(void **state)
+{
+	(void)state;
+	struct stage_view v;
+	struct mha_config c = cfg(4, 4);
+	stage_view(STAGE_OUTPUT, &c, 2, PROJ_Q, &v);
+	assert_int_equal(v.p[1].t, MHA_T_WO);
+	assert_string_equal(v.p[1].tag, "h2: rows 8-11");
+	assert_int_equal(v.p[1].tag_head, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +123,7 @@ int main(void)
 		cmocka_unit_test(test_an_output_cell_reads_its_concat_row_and_wo_column),
 		cmocka_unit_test(test_weights_heads_and_concat_follow_their_formulas),
 		cmocka_unit_test(test_the_gqa_groups_note_is_compact),
+		cmocka_unit_test(test_wo_names_the_current_heads_rows),
 	};
 	return cmocka_run_group_tests_name("deps", tests, NULL, NULL);
 }
