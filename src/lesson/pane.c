@@ -85,7 +85,8 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s",
 		         lesson_run_step(run)->nhides
 		         ? "Commit your answer with {key:answer}: part of the screen stays hidden until then"
-		         : "Answer with {key:answer}");
+		         : q->nchoices > 0 ? "Press {key:answer}, then a choice's key"
+		                           : "Press {key:answer}, then type the number and Enter");
 	return rc;
 }
 
@@ -135,9 +136,9 @@ int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys
 	if (rc == 0)
 		rc = blank(out);
 	if (rc == 0)
-		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s{key:next} next step, {key:prev} "
-		         "previous, {key:leave} free workbench",
-		         run->step + 1 == l->nsteps ? "Last step. " : "");
+		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s, {key:prev} previous, "
+		         "{key:leave} free workbench",
+		         run->step + 1 == l->nsteps ? "Last step. {key:next} next lesson" : "{key:next} next step");
 	return rc ? -1 : 0;
 }
 

@@ -105,7 +105,7 @@ static void test_the_pane_shows_prose_status_hints_and_keys(void **state)
 	const char *want[] = {
 		"Lesson 2: Two", "Step 1 of 1: Title", "", "Make it big.", "", want_status,
 		"Hint 1 of 1: Type 6.", "[solution] shows the solution", "",
-		"Last step. n next step, p previous, [leave] free workbench",
+		"Last step. n next lesson, p previous, [leave] free workbench",
 	};
 	expect_lines(&t, want, 10);
 	assert_int_equal(t.lines[5].kind, LESSON_LINE_UNMET);
