@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "draw.h"
 #include "vscreen.h"

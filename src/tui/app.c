@@ -8,6 +8,8 @@
  */
 #include "app.h"
 
+#include "actions.h"
+
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -511,7 +513,7 @@ unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int
 	unsigned fl = replace_all(app, &cfg, &nw);
 	app->changed_until_ms = until; /* same shape: the marks still match */
 	if (fl & APP_RECOMPUTE)
-		app_message(app, false, "%s; everything downstream recomputed (u undoes)", what);
+		app_message(app, false, "%s; everything downstream recomputed (%s undoes)", what, actions_key_name("undo"));
 	return fl;
 }
 

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "deps.h"
+#include "pipeline.h"
 #include "exercise.h"
 #include "hit.h"
 #include "mha.h"
@@ -74,6 +74,18 @@ struct bench {
 
 enum { LEARN_MSG_MAX = 4096, LEARN_TYPED_MAX = 8 };
 
+/* The screen modes: which one has the keys, draws the status line and the
+ * side pane (mode.h has their table of operations, one file each). The
+ * help overlay is a flag over them (app.help_open). */
+enum app_mode {
+	MODE_WORKBENCH, /* the stage screens; the action table has the keys (workbench.c) */
+	MODE_MENU,      /* the lesson menu in the pane: Up/Down, digits, Enter (menu.c) */
+	MODE_VALUE,     /* prompt: a value for the cursor's cell (value_prompt.c) */
+	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
+	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
+	MODE_COUNT
+};
+
 /* The lessons side of the app (learn.h has the operations). All off when
  * `enabled` is false: the workbench alone, as in the workbench's tests. */
 struct app_learn {
@@ -89,10 +101,8 @@ struct app_learn {
 	struct bench other;            /* the bench not in use: the free one while active,
 	                                * the lesson's while the learner is out of it */
 	bool has_other;
-	bool menu;                     /* the menu has the keys */
 	int menu_sel;                  /* index into set */
 	char typed[LEARN_TYPED_MAX];   /* a lesson number being typed in the menu */
-	bool answering;                /* typing an answer to the step's question */
 	char answer[LESSON_ANSWER_MAX];
 	int scroll;                    /* first line of the pane's middle part */
 	int scroll_max;                /* as last drawn (0 until then) */
@@ -131,10 +141,10 @@ struct app {
 	enum proj proj;               /* Q, K or V on Projection and Reshape */
 	int heat_page;                /* heatmap page when they do not all fit */
 	int heat_per_page;            /* as last drawn (for paging) */
-	bool help_open;               /* the help overlay is up */
+	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
+	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
+	bool help_open;               /* the help overlay is up (over any mode but a prompt) */
 	int help_scroll;              /* first help line shown */
-	bool editing;                 /* typing a value into the cursor's cell */
-	bool scaling;                 /* typing a factor for a block of cells (the * key) */
 	int scale_scope;              /* its block: 0 the matrix, 1 the head block, 2 the row, 3 the column */
 	char edit[APP_EDIT_MAX];      /* what was typed */
 	bool typed_overflow;          /* a character of a value, factor or answer did not fit:

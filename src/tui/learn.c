@@ -8,7 +8,8 @@
  * go to the progress file (nav.h, progress.h) at every change, atomically.
  *
  * No drawing and no key codes here (actions.c maps keys to these calls,
- * draw.c and pane_view.c show the state).
+ * the menu and the answer prompt are modes of their own: menu.c,
+ * answer_prompt.c; lesson_pane.c shows the step).
  */
 #include "learn.h"
 
@@ -17,15 +18,16 @@
 #include <string.h>
 #include <strings.h>
 
+#include "actions.h"
+#include "layout.h"
 #include "lesson.h"
+#include "mode.h"
 #include "nav.h"
 #include "pane.h"
 
 _Static_assert((int)LESSON_STAGE_PROJECTION == (int)STAGE_PROJECTION &&
                (int)LESSON_STAGE_WO == (int)STAGE_OUTPUT && (int)LESSON_STAGE_COUNT == (int)STAGE_COUNT,
                "lesson stages and workbench stages are the same seven, in the same order");
-
-enum { SCROLL_END = INT_MAX / 2 }; /* scroll to the pane's end (clamped when drawn) */
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
@@ -194,7 +196,8 @@ static int start_step(struct app *app, int li, int si, bool force)
 	l->open = true;
 	l->lesson = li;
 	l->scroll = 0;
-	l->answering = false;
+	if (app->mode == MODE_ANSWER)
+		mode_leave(app);
 	point_at(app, &les->steps[si]);
 	const struct lesson_step *st = &les->steps[si];
 	app_message(app, false, "lesson %d, step %d of %d%s%s", les->number, si + 1, les->nsteps,
@@ -231,7 +234,7 @@ unsigned learn_open(struct app *app, int li, int si)
 		}
 		return APP_REDRAW;
 	}
-	l->menu = false;
+	app->mode = MODE_WORKBENCH; /* the menu, if up, is done */
 	return APP_REDRAW;
 }
 
@@ -266,16 +269,17 @@ void learn_resume(struct app *app)
 
 /* ---- stepping ---- */
 
-static unsigned no_lesson(struct app *app)
+unsigned learn_no_lesson(struct app *app)
 {
 	int li, si;
 	if (!app->learn.enabled)
 		app_message(app, false, "no lesson open (start one with mha-tui --lesson ID)");
 	else if (learn_return_place(app, &li, &si))
-		app_message(app, false, "in the free workbench: f returns to lesson %d, step %d; M lists the lessons",
-		            app->learn.set->lessons[li].number, si + 1);
+		app_message(app, false, "in the free workbench: %s returns to lesson %d, step %d; %s lists the lessons",
+		            actions_key_name("leave"), app->learn.set->lessons[li].number, si + 1,
+		            actions_key_name("menu"));
 	else
-		app_message(app, false, "no lesson open: M lists the lessons");
+		app_message(app, false, "no lesson open: %s lists the lessons", actions_key_name("menu"));
 	return APP_REDRAW;
 }
 
@@ -284,7 +288,7 @@ unsigned learn_step(struct app *app, int dir)
 	struct app_learn *l = L(app);
 	const struct lesson *les = learn_lesson(app);
 	if (!les)
-		return no_lesson(app);
+		return learn_no_lesson(app);
 	int next = l->run.step + dir;
 	if (next < 0) {
 		app_message(app, false, "this is the first step");
@@ -295,7 +299,8 @@ unsigned learn_step(struct app *app, int dir)
 	if (next >= les->nsteps) {
 		int li = l->lesson;
 		if (li + 1 >= l->set->count) {
-			app_message(app, false, "that was the last step of the last lesson; M lists them all");
+			app_message(app, false, "that was the last step of the last lesson; %s lists them all",
+			            actions_key_name("menu"));
 			return APP_REDRAW;
 		}
 		learn_open(app, li + 1, 0);
@@ -313,7 +318,7 @@ unsigned learn_hint(struct app *app)
 {
 	struct app_learn *l = L(app);
 	if (!learn_lesson(app))
-		return no_lesson(app);
+		return learn_no_lesson(app);
 	const struct lesson_step *s = lesson_run_step(&l->run);
 	if (s->nhints == 0) {
 		app_message(app, false, "this step has no hints");
@@ -321,10 +326,10 @@ unsigned learn_hint(struct app *app)
 	}
 	const char *h = lesson_run_next_hint(&l->run);
 	if (!h)
-		app_message(app, false, "no more hints; S shows the solution");
+		app_message(app, false, "no more hints; %s shows the solution", actions_key_name("solution"));
 	else
 		app_message(app, false, "hint %d of %d: %s", l->run.hints_shown, s->nhints, h);
-	l->scroll = SCROLL_END;
+	l->scroll = LEARN_SCROLL_END;
 	return APP_REDRAW;
 }
 
@@ -333,7 +338,7 @@ unsigned learn_solve(struct app *app)
 	struct app_learn *l = L(app);
 	char msg[LEARN_MSG_MAX];
 	if (!learn_lesson(app))
-		return no_lesson(app);
+		return learn_no_lesson(app);
 	if (!lesson_step_is_exercise(lesson_run_step(&l->run))) {
 		app_message(app, false, "this step has no exercise to solve");
 		return APP_REDRAW;
@@ -352,72 +357,9 @@ unsigned learn_solve(struct app *app)
 	}
 	unsigned f = app_replace(app, &nc, &nw);
 	if (f & APP_RECOMPUTE)
-		app_message(app, false, "solution applied (u undoes it)");
-	l->scroll = SCROLL_END;
+		app_message(app, false, "solution applied (%s undoes it)", actions_key_name("undo"));
+	l->scroll = LEARN_SCROLL_END;
 	return f;
-}
-
-/* ---- answers ---- */
-
-unsigned learn_answer_begin(struct app *app)
-{
-	struct app_learn *l = L(app);
-	if (!learn_lesson(app))
-		return no_lesson(app);
-	if (!lesson_run_step(&l->run)->question) {
-		app_message(app, false, "this step asks no question");
-		return APP_REDRAW;
-	}
-	l->answering = true;
-	l->answer[0] = '\0';
-	return APP_REDRAW;
-}
-
-/* A multiple-choice key typed whole (and no longer key starts with it):
- * one key per choice, no Enter needed. */
-static bool choice_complete(const struct lesson_question *q, const char *typed)
-{
-	bool whole = false;
-	size_t n = strlen(typed);
-	for (int i = 0; i < q->nchoices; i++) {
-		if (strncasecmp(q->choices[i].key, typed, n) != 0)
-			continue;
-		if (q->choices[i].key[n] == '\0')
-			whole = true;
-		else
-			return false;
-	}
-	return whole;
-}
-
-unsigned learn_answer_type(struct app *app, int ch)
-{
-	struct app_learn *l = L(app);
-	size_t n = strlen(l->answer);
-	if (ch < 32 || ch >= 127 || n + 1 >= sizeof l->answer)
-		return APP_REDRAW;
-	l->answer[n] = (char)ch;
-	l->answer[n + 1] = '\0';
-	if (choice_complete(lesson_run_step(&l->run)->question, l->answer))
-		return learn_answer_commit(app);
-	return APP_REDRAW;
-}
-
-unsigned learn_answer_commit(struct app *app)
-{
-	struct app_learn *l = L(app);
-	char msg[LESSON_STATUS_MAX];
-	l->answering = false;
-	int rc = lesson_run_answer(&l->run, l->answer, msg, sizeof msg);
-	if (rc < 0) {
-		app_message(app, true, "not an answer: %s", msg);
-		return APP_REDRAW;
-	}
-	app_message(app, false, "answer %s: %s%s", l->run.answer, msg,
-	            lesson_run_step(&l->run)->nhides ? " (now revealed)" : "");
-	learn_evaluate(app);
-	l->scroll = SCROLL_END;
-	return APP_REDRAW;
 }
 
 void learn_evaluate(struct app *app)
@@ -430,8 +372,9 @@ void learn_evaluate(struct app *app)
 		const struct lesson *les = open_lesson(app);
 		/* n on the last step opens the next lesson */
 		bool last = l->run.step + 1 == les->nsteps;
-		app_message(app, false, "goal met! step %d of %d done; %s", l->run.step + 1, les->nsteps,
-		            !last ? "n: next step" : l->lesson + 1 < l->set->count ? "n: next lesson" : "M: the lesson menu");
+		app_message(app, false, "goal met! step %d of %d done; %s: %s", l->run.step + 1, les->nsteps,
+		            actions_key_name(!last || l->lesson + 1 < l->set->count ? "next" : "menu"),
+		            !last ? "next step" : l->lesson + 1 < l->set->count ? "next lesson" : "the lesson menu");
 		progress_touch(app, false, true);
 	}
 }
@@ -454,14 +397,15 @@ bool learn_return_place(const struct app *app, int *lesson, int *step)
 unsigned learn_leave(struct app *app)
 {
 	struct app_learn *l = L(app);
-	l->answering = false;
+	if (app->mode == MODE_ANSWER)
+		mode_leave(app);
 	if (l->active) {
 		const struct lesson *les = open_lesson(app);
 		app_bench_swap(app, &l->other);
 		l->active = false;
 		progress_touch(app, false, false);
-		app_message(app, false, "free workbench (your own session); f returns to lesson %d, step %d",
-		            les->number, l->run.step + 1);
+		app_message(app, false, "free workbench (your own session); %s returns to lesson %d, step %d",
+		            actions_key_name("leave"), les->number, l->run.step + 1);
 		return APP_REDRAW;
 	}
 	if (l->open && l->has_other) {
@@ -474,96 +418,7 @@ unsigned learn_leave(struct app *app)
 	int li, si;
 	if (learn_return_place(app, &li, &si))
 		return learn_open(app, li, si);
-	return no_lesson(app);
-}
-
-/* ---- the menu ---- */
-
-unsigned learn_menu_toggle(struct app *app)
-{
-	struct app_learn *l = L(app);
-	if (!l->enabled)
-		return no_lesson(app);
-	if (!l->set) {
-		app_message(app, true, "no lessons: %s", l->none);
-		return APP_REDRAW;
-	}
-	l->menu = !l->menu;
-	l->typed[0] = '\0';
-	l->answering = false;
-	if (l->menu)
-		l->menu_sel = l->open ? l->lesson : lesson_next_undone(l->set, &l->progress);
-	return APP_REDRAW;
-}
-
-unsigned learn_menu_move(struct app *app, int dir)
-{
-	struct app_learn *l = L(app);
-	int n = l->set->count;
-	l->menu_sel = ((l->menu_sel + dir) % n + n) % n;
-	l->typed[0] = '\0';
-	return APP_REDRAW;
-}
-
-/* Digits pick a lesson by number: "1" then "3" is lesson 13; a digit that
- * makes no lesson's number starts a new one. */
-unsigned learn_menu_digit(struct app *app, int ch)
-{
-	struct app_learn *l = L(app);
-	char t[LEARN_TYPED_MAX];
-	for (int pass = 0; pass < 2; pass++) {
-		snprintf(t, sizeof t, "%.*s%c", LEARN_TYPED_MAX - 2, pass == 0 ? l->typed : "", ch);
-		for (int i = 0; i < l->set->count; i++) {
-			char num[16];
-			snprintf(num, sizeof num, "%d", l->set->lessons[i].number);
-			if (strcmp(num, t) == 0) {
-				l->menu_sel = i;
-				snprintf(l->typed, sizeof l->typed, "%s", t);
-				return APP_REDRAW;
-			}
-		}
-	}
-	l->typed[0] = '\0';
-	app_message(app, false, "no lesson %c", ch);
-	return APP_REDRAW;
-}
-
-unsigned learn_menu_choose(struct app *app)
-{
-	struct app_learn *l = L(app);
-	const struct lesson *les = &l->set->lessons[l->menu_sel];
-	l->menu = false;
-	if (l->open && l->lesson == l->menu_sel) {
-		/* the lesson already open: where the learner is in it */
-		return l->active ? APP_REDRAW : learn_leave(app);
-	}
-	/* its saved place, else its first step not done yet */
-	int si = 0;
-	if (strcmp(l->progress.lesson, les->name) == 0 && lesson_step_index(les, l->progress.step) >= 0) {
-		si = lesson_step_index(les, l->progress.step);
-	} else {
-		for (int i = les->nsteps - 1; i >= 0; i--) {
-			char key[PROGRESS_KEY_MAX];
-			lesson_step_key(les, i, key, sizeof key);
-			if (!progress_is_done(&l->progress, key))
-				si = i;
-		}
-	}
-	return learn_open(app, l->menu_sel, si);
-}
-
-unsigned learn_menu_pick(struct app *app, int i)
-{
-	struct app_learn *l = L(app);
-	if (!l->set || i < 0 || i >= l->set->count)
-		return 0;
-	if (l->menu && l->menu_sel == i)
-		return learn_menu_choose(app);
-	l->menu = true;
-	l->menu_sel = i;
-	l->typed[0] = '\0';
-	l->answering = false;
-	return APP_REDRAW;
+	return learn_no_lesson(app);
 }
 
 /* ---- the pane ---- */
@@ -585,8 +440,11 @@ unsigned learn_counts_toggle(struct app *app)
 	if (!l->enabled)
 		return APP_REDRAW;
 	l->show_counts = !l->show_counts;
-	app_message(app, false, "%s", l->show_counts ? "below 130 columns the counts take the lesson pane's place (# brings it back)"
-	                                                : "the lesson pane is back (# trades it for the counts)");
+	if (l->show_counts)
+		app_message(app, false, "below %d columns the counts take the lesson pane's place (%s brings it back)",
+		            LAYOUT_WIDE_COLS, actions_key_name("counts"));
+	else
+		app_message(app, false, "the lesson pane is back (%s trades it for the counts)", actions_key_name("counts"));
 	return APP_REDRAW;
 }
 

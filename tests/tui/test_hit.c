@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "draw.h"
 #include "hit.h"
@@ -288,7 +289,7 @@ static void test_a_click_while_typing_a_value_is_ignored(void **state)
 	assert_int_equal(app_mouse(app, y, x, HIT_CLICK), 0);
 	assert_int_equal(app_mouse(app, 23, 0, HIT_CLICK), 0); /* the "? help" hint */
 	assert_int_equal(app_mouse(app, 10, 10, HIT_WHEEL_DOWN), 0);
-	assert_true(app->editing);
+	assert_int_equal(app->mode, MODE_VALUE);
 	assert_string_equal(app->edit, "0.5");
 	assert_int_equal(app->stage, STAGE_PROJECTION);
 	tui_check_close(app);
@@ -356,13 +357,13 @@ static void test_a_click_selects_a_lesson_and_a_second_opens_it(void **state)
 	(void)state;
 	struct app *app = tui_check_open(&set);
 	draw(app, 24, 80); /* the free workbench, the menu beside it */
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	const struct hit_region *g = region(app, HIT_MENU, 0);
 	int pick = 2 - g->row0; /* the third lesson's line */
 	assert_true(pick >= 0 && pick < g->r.h);
 	assert_non_null(strstr(screen_line(g->r.y + pick), set.lessons[2].title));
 	app_mouse(app, g->r.y + pick, g->r.x + 3, HIT_CLICK);
-	assert_true(app->learn.menu);
+	assert_int_equal(app->mode, MODE_MENU);
 	assert_int_equal(app->learn.menu_sel, 2);
 	assert_null(learn_lesson(app));
 	draw(app, 24, 80);
@@ -370,7 +371,7 @@ static void test_a_click_selects_a_lesson_and_a_second_opens_it(void **state)
 	app_mouse(app, g->r.y + 2 - g->row0, g->r.x, HIT_CLICK);
 	assert_non_null(learn_lesson(app));
 	assert_int_equal(app->learn.lesson, 2);
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	tui_check_close(app);
 }
 

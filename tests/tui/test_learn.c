@@ -20,11 +20,12 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "learn.h"
 #include "lesson.h"
 #include "pane.h"
-#include "pane_view.h"
+#include "lesson_pane.h"
 #include "session.h"
 #include "tui_check.h"
 
@@ -122,11 +123,11 @@ static void test_the_menu_opens_lesson_one_on_its_own_bench(void **state)
 	assert_false(app->learn.active);
 	float x0 = app->w.x[0];
 	keys(app, "M");
-	assert_true(app->learn.menu);
+	assert_int_equal(app->mode, MODE_MENU);
 	keys(app, "j1"); /* Down, then the number picks lesson 1 again */
 	assert_int_equal(app->learn.menu_sel, 0);
 	keys(app, "\n");
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	assert_true(app->learn.active);
 	assert_int_equal(app->learn.lesson, 0);
 	assert_int_equal(app->learn.run.step, 0);
@@ -145,7 +146,7 @@ static void test_two_digits_pick_lesson_thirteen(void **state)
 	keys(app, "M13");
 	assert_int_equal(set.lessons[app->learn.menu_sel].number, 13);
 	keys(app, "\033"); /* Esc: the menu goes, nothing opened */
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	assert_false(app->learn.active);
 	close_app(app);
 }
@@ -193,7 +194,7 @@ static void test_an_answer_too_long_to_hold_is_refused(void **state)
 	keys(app, "a0.35000000000000000000000000000000001\n");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "more than 31 characters"));
-	assert_false(app->learn.answering);
+	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_false(app->learn.run.answered);
 	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
 	keys(app, "a0.35\n"); /* the next answer starts afresh */
@@ -210,7 +211,7 @@ static void test_a_choice_key_answers_at_once(void **state)
 	while (strcmp(step_id(app), "which-role") != 0)
 		keys(app, "n");
 	keys(app, "ab"); /* b is a choice: committed without Enter */
-	assert_false(app->learn.answering);
+	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_true(app->learn.run.answered);
 	assert_false(app->learn.run.met);
 	keys(app, "ac");
@@ -392,7 +393,7 @@ static void test_every_lesson_action_has_a_key(void **state)
 		int count;
 		const struct action *t = actions_table(&count);
 		for (int k = 0; k < count; k++)
-			if (t[k].lesson_action && !strcmp(t[k].lesson_action, lesson_key_actions[i]))
+			if (t[k].id && !strcmp(t[k].id, lesson_key_actions[i]))
 				a = &t[k];
 		assert_non_null(a);
 		assert_ptr_equal(actions_lookup(a->keys[0]), a); /* the key named is the key bound */
@@ -406,7 +407,7 @@ static void test_lesson_text_names_the_keys_of_the_table(void **state)
 	(void)state;
 	struct app *app = lesson1_at("steer");
 	struct lesson_text t = { 0 };
-	assert_int_equal(lesson_run_pane(&app->learn.run, 34, pane_view_key, NULL, false, &t), 0);
+	assert_int_equal(lesson_run_pane(&app->learn.run, 34, lesson_pane_key, NULL, false, &t), 0);
 	bool edit = false, hint = false;
 	for (int i = 0; i < t.count; i++) {
 		edit |= strstr(t.lines[i].text, "with Enter") != NULL;
