@@ -78,7 +78,7 @@ static unsigned act_save(struct app *app, int arg, int key)
 static unsigned act_stage(struct app *app, int arg, int key)
 {
 	(void)key;
-	app->stage = (enum stage)((app->stage + arg + STAGE_COUNT) % STAGE_COUNT);
+	app->stage = (enum pipeline_stage)((app->stage + arg + PIPELINE_STAGE_COUNT) % PIPELINE_STAGE_COUNT);
 	app_clamp(app);
 	return APP_REDRAW;
 }
@@ -86,7 +86,7 @@ static unsigned act_stage(struct app *app, int arg, int key)
 static unsigned act_stage_jump(struct app *app, int arg, int key)
 {
 	(void)arg;
-	app->stage = (enum stage)(key - '1');
+	app->stage = (enum pipeline_stage)(key - '1');
 	app_clamp(app);
 	return APP_REDRAW;
 }

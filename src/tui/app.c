@@ -105,7 +105,7 @@ int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *
 		mha_weights_free(&app->w);
 		return -1;
 	}
-	app->stage = STAGE_PROJECTION;
+	app->stage = PIPELINE_PROJECTION;
 	app->forward = mha_forward;
 	app_recompute(app);
 	return 0;

@@ -65,8 +65,8 @@ struct bench {
 	long long changed_until_ms;
 	struct undo_entry undo[APP_UNDO_MAX];
 	int undo_top, undo_count;
-	enum stage stage;
-	struct app_cursor cur[STAGE_COUNT];
+	enum pipeline_stage stage;
+	struct app_cursor cur[PIPELINE_STAGE_COUNT];
 	int head;
 	enum proj proj;
 	int heat_page;
@@ -135,8 +135,8 @@ struct app {
 	bool notice;                  /* the status message goes at the next key */
 
 	/* view */
-	enum stage stage;             /* the focused stage */
-	struct app_cursor cur[STAGE_COUNT]; /* a cursor per stage */
+	enum pipeline_stage stage;             /* the focused stage */
+	struct app_cursor cur[PIPELINE_STAGE_COUNT]; /* a cursor per stage */
 	int head;                     /* the head the stage screens show */
 	enum proj proj;               /* Q, K or V on Projection and Reshape */
 	int heat_page;                /* heatmap page when they do not all fit */

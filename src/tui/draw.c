@@ -27,9 +27,9 @@ int draw_put(int y, int x, int width, const char *s, attr_t a)
 static void draw_bar(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	int x = r.x + 1;
-	for (int s = 0; s < STAGE_COUNT && x < r.x + r.w; s++) {
+	for (int s = 0; s < PIPELINE_STAGE_COUNT && x < r.x + r.w; s++) {
 		char label[32];
-		snprintf(label, sizeof label, "%d %s", s + 1, stage_label((enum stage)s));
+		snprintf(label, sizeof label, "%d %s", s + 1, pipeline_stage_label((enum pipeline_stage)s));
 		attr_t a = theme_attr(s == (int)app->stage ? ROLE_STAGE_CURRENT : ROLE_STAGE);
 		int w = draw_put(r.y, x, r.x + r.w - x, label, a);
 		hit_add(hits, (struct rect){ r.y, x, 1, w }, HIT_STAGE, s, 0, 0, 1);

@@ -50,7 +50,7 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 	struct rect r = b->heat;
 	if (r.h <= 0)
 		return;
-	bool scores = app->stage == STAGE_SCORES;
+	bool scores = app->stage == PIPELINE_SCORES;
 	if (b->heat_per_page <= 0) {
 		char msg[128];
 		snprintf(msg, sizeof msg, "heatmaps need %d rows: enlarge the terminal or use fewer tokens (%s)", c->n + 3,

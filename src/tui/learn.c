@@ -25,10 +25,6 @@
 #include "nav.h"
 #include "pane.h"
 
-_Static_assert((int)LESSON_STAGE_PROJECTION == (int)STAGE_PROJECTION &&
-               (int)LESSON_STAGE_WO == (int)STAGE_OUTPUT && (int)LESSON_STAGE_COUNT == (int)STAGE_COUNT,
-               "lesson stages and workbench stages are the same seven, in the same order");
-
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
 static const struct lesson *open_lesson(const struct app *app)
@@ -94,7 +90,7 @@ void learn_free(struct app *app)
 
 /* Put the cursor of stage st on cell (m, r, c) of tensor t when that
  * stage's screen shows it. */
-static bool place_cursor(struct app *app, enum stage st, enum mha_tensor t, int m, int r, int c)
+static bool place_cursor(struct app *app, enum pipeline_stage st, enum mha_tensor t, int m, int r, int c)
 {
 	struct stage_view v;
 	stage_view(st, &app->cfg, app->head, app->proj, &v);
@@ -112,11 +108,11 @@ static bool place_cursor(struct app *app, enum stage st, enum mha_tensor t, int 
 static int input_home(enum mha_tensor t, enum proj *proj)
 {
 	switch (t) {
-	case MHA_T_X: return STAGE_PROJECTION;
-	case MHA_T_WQ: *proj = PROJ_Q; return STAGE_PROJECTION;
-	case MHA_T_WK: *proj = PROJ_K; return STAGE_PROJECTION;
-	case MHA_T_WV: *proj = PROJ_V; return STAGE_PROJECTION;
-	case MHA_T_WO: return STAGE_OUTPUT;
+	case MHA_T_X: return PIPELINE_PROJECTION;
+	case MHA_T_WQ: *proj = PROJ_Q; return PIPELINE_PROJECTION;
+	case MHA_T_WK: *proj = PROJ_K; return PIPELINE_PROJECTION;
+	case MHA_T_WV: *proj = PROJ_V; return PIPELINE_PROJECTION;
+	case MHA_T_WO: return PIPELINE_OUTPUT;
 	default: return -1;
 	}
 }
@@ -128,7 +124,7 @@ static int input_home(enum mha_tensor t, enum proj *proj)
 static void point_at(struct app *app, const struct lesson_step *s)
 {
 	if (s->focus >= 0)
-		app->stage = (enum stage)s->focus;
+		app->stage = (enum pipeline_stage)s->focus;
 	/* every step starts at head 0 (or its highlighted head), its page in
 	 * view: a head picked in the step before would leave the cursors on a
 	 * head the text does not speak of */
@@ -136,7 +132,7 @@ static void point_at(struct app *app, const struct lesson_step *s)
 	for (int i = 0; i < s->nmarks; i++)
 		if (s->marks[i].is_head && s->marks[i].head < app->cfg.h)
 			app->head = s->marks[i].head;
-	bool focus_done = false, home_done[STAGE_COUNT] = { false };
+	bool focus_done = false, home_done[PIPELINE_STAGE_COUNT] = { false };
 	for (int i = 0; i < s->nmarks; i++) {
 		const struct lesson_ref *ref = &s->marks[i].ref;
 		if (s->marks[i].is_head)
@@ -146,7 +142,7 @@ static void point_at(struct app *app, const struct lesson_step *s)
 			int keep = app->head;
 			if (ref->t == MHA_T_SCORES || ref->t == MHA_T_WEIGHTS || ref->t == MHA_T_HEADS)
 				app->head = m < app->cfg.h ? m : app->head;
-			focus_done = place_cursor(app, (enum stage)s->focus, ref->t, m, r, c);
+			focus_done = place_cursor(app, (enum pipeline_stage)s->focus, ref->t, m, r, c);
 			if (!focus_done)
 				app->head = keep;
 		}
@@ -155,7 +151,7 @@ static void point_at(struct app *app, const struct lesson_step *s)
 		if (home >= 0 && home != s->focus && !home_done[home]) {
 			enum proj keep = app->proj;
 			app->proj = proj;
-			home_done[home] = place_cursor(app, (enum stage)home, ref->t, 0, r, c);
+			home_done[home] = place_cursor(app, (enum pipeline_stage)home, ref->t, 0, r, c);
 			if (!home_done[home])
 				app->proj = keep;
 		}
@@ -461,10 +457,10 @@ bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c)
 	return run && lesson_run_hidden(run, t, m, r, c);
 }
 
-bool learn_stage_hidden(const struct app *app, enum stage s)
+bool learn_stage_hidden(const struct app *app, enum pipeline_stage s)
 {
 	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_stage_hidden(run, (enum lesson_stage)s);
+	return run && lesson_run_stage_hidden(run, s);
 }
 
 bool learn_counts_hidden(const struct app *app)

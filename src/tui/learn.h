@@ -51,7 +51,7 @@ void learn_evaluate(struct app *app);
 /* What the screen shows of the open lesson (all false when none is). */
 const struct lesson *learn_lesson(const struct app *app); /* active lesson, or NULL */
 bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c);
-bool learn_stage_hidden(const struct app *app, enum stage s);
+bool learn_stage_hidden(const struct app *app, enum pipeline_stage s);
 bool learn_counts_hidden(const struct app *app);
 bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c);
 bool learn_head_marked(const struct app *app, int h);

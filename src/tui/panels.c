@@ -55,7 +55,7 @@ int panels_rows(const struct app *app, const struct stage_view *v, int width, in
 {
 	struct rect want[STAGE_PANELS_MAX];
 	panel_wants(v, cw, want);
-	return layout_panels_height(width, v->count, want) + (app->stage == STAGE_RESHAPE && v->count == 3 ? 2 : 0);
+	return layout_panels_height(width, v->count, want) + (app->stage == PIPELINE_RESHAPE && v->count == 3 ? 2 : 0);
 }
 
 /* ---- one matrix panel ---- */
@@ -282,7 +282,7 @@ void panels_draw(const struct app *app, const struct stage_view *v, struct rect 
 {
 	struct rect want[STAGE_PANELS_MAX], got[STAGE_PANELS_MAX];
 	panel_wants(v, cw, want);
-	if (app->stage == STAGE_RESHAPE && v->count == 3 && area.h > 8) {
+	if (app->stage == PIPELINE_RESHAPE && v->count == 3 && area.h > 8) {
 		/* the proof, under its two matrices (right under them when there is room) */
 		char proof[160];
 		int ph = layout_panels_height(area.w, v->count, want);

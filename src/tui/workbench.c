@@ -75,7 +75,7 @@ static unsigned mouse_heat(struct app *app, int head, int r, int c)
 	if (head < 0 || head >= app->cfg.h || r < 0 || r >= n || c < 0 || c >= n)
 		return 0;
 	app->head = head;
-	enum mha_tensor t = app->stage == STAGE_SCORES ? MHA_T_SCORES : MHA_T_WEIGHTS;
+	enum mha_tensor t = app->stage == PIPELINE_SCORES ? MHA_T_SCORES : MHA_T_WEIGHTS;
 	struct stage_view v;
 	app_view(app, &v);
 	for (int i = 0; i < v.count; i++)
@@ -115,9 +115,9 @@ unsigned workbench_mouse(struct app *app)
 		return mouse_wheel(app, &h, app->mouse.button == HIT_WHEEL_DOWN ? 1 : -1);
 	switch (h.kind) {
 	case HIT_STAGE:
-		if (h.id < 0 || h.id >= STAGE_COUNT)
+		if (h.id < 0 || h.id >= PIPELINE_STAGE_COUNT)
 			return 0;
-		app->stage = (enum stage)h.id;
+		app->stage = (enum pipeline_stage)h.id;
 		app_clamp(app);
 		return APP_REDRAW;
 	case HIT_CELL:
@@ -230,12 +230,12 @@ static void draw_info(const struct app *app, const struct stage_view *v, struct 
 static void draw_hidden_stage(const struct app *app, struct rect r)
 {
 	int from = 0;
-	while (from < STAGE_COUNT && !learn_stage_hidden(app, (enum stage)from))
+	while (from < PIPELINE_STAGE_COUNT && !learn_stage_hidden(app, (enum pipeline_stage)from))
 		from++;
 	char msg[320];
 	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question: %s, then "
-	         "your answer. Right or wrong, it shows then.", stage_label((enum stage)from),
-	         from + 1 < STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"));
+	         "your answer. Right or wrong, it shows then.", pipeline_stage_label((enum pipeline_stage)from),
+	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"));
 	struct lesson_text t = { 0 };
 	lesson_wrap(&t, msg, r.w, LESSON_LINE_PROSE, NULL, NULL);
 	for (int i = 0; i < t.count; i++)
@@ -262,7 +262,7 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 	struct stage_view v;
 	app_view(app, &v);
 	int nw = layout_numbers_width(l), cw = panels_cell_width(&v, nw, cols);
-	struct body_layout b = layout_body(l, stage_has_heatmaps(app->stage), app->cfg.n, app->cfg.h,
+	struct body_layout b = layout_body(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
 	                                   counts_view_height, panels_rows(app, &v, nw, cw));
 	b.numbers_cell_w = cw;
 	b.body_h = l->body.h;

@@ -86,19 +86,19 @@ static void test_the_gqa_groups_note_is_compact(void **state)
 	(void)state;
 	struct stage_view v;
 	struct mha_config c = cfg(4, 2);
-	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_K, &v);
 	assert_string_equal(v.note, "GQA: kv0<-q0,1 kv1<-q2,3");
 	c = cfg(8, 2);
-	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_K, &v);
 	assert_string_equal(v.note, "GQA: kv0<-q0-3 kv1<-q4-7");
 	c = cfg(16, 4);
-	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_K, &v);
 	assert_string_equal(v.note, "GQA: kv j <- q 4j..4j+3");
 	for (int h = 1; h <= 64; h++)
 		for (int g = 1; g <= h; g++)
 			if (h % g == 0) {
 				c = cfg(h, g);
-				stage_view(STAGE_RESHAPE, &c, 0, PROJ_Q, &v);
+				stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_Q, &v);
 				assert_true(strlen(v.note) <= 26);
 			}
 }
@@ -109,7 +109,7 @@ static void test_wo_names_the_current_heads_rows(void **state)
 	(void)state;
 	struct stage_view v;
 	struct mha_config c = cfg(4, 4);
-	stage_view(STAGE_OUTPUT, &c, 2, PROJ_Q, &v);
+	stage_view(PIPELINE_OUTPUT, &c, 2, PROJ_Q, &v);
 	assert_int_equal(v.p[1].t, MHA_T_WO);
 	assert_string_equal(v.p[1].tag, "h2: rows 8-11");
 	assert_int_equal(v.p[1].tag_head, 2);

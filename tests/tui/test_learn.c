@@ -132,7 +132,7 @@ static void test_the_menu_opens_lesson_one_on_its_own_bench(void **state)
 	assert_int_equal(app->learn.lesson, 0);
 	assert_int_equal(app->learn.run.step, 0);
 	assert_int_equal(app->cfg.n, 4); /* the lesson's set-up */
-	assert_int_equal(app->stage, STAGE_PROJECTION);
+	assert_int_equal(app->stage, PIPELINE_PROJECTION);
 	/* the free session waits, untouched */
 	assert_int_equal(app->learn.other.cfg.n, 6);
 	assert_float_equal(app->learn.other.w.x[0], x0, 0.0f);
@@ -157,10 +157,10 @@ static void test_n_and_p_step_and_select_the_focused_stage(void **state)
 	struct app *app = lesson1_at("idea");
 	keys(app, "n");
 	assert_string_equal(step_id(app), "scores");
-	assert_int_equal(app->stage, STAGE_SCORES);
+	assert_int_equal(app->stage, PIPELINE_SCORES);
 	keys(app, "1p");
 	assert_string_equal(step_id(app), "idea");
-	assert_int_equal(app->stage, STAGE_PROJECTION);
+	assert_int_equal(app->stage, PIPELINE_PROJECTION);
 	keys(app, "p"); /* no step before the first */
 	assert_string_equal(step_id(app), "idea");
 	close_app(app);
@@ -170,14 +170,14 @@ static void test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal(vo
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 0, 0));
 	assert_false(learn_hidden(app, MHA_T_SCORES, 0, 0, 0));
 	keys(app, "aabc\n"); /* not a number: refused, still hidden */
 	assert_true(app->status_error);
-	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	keys(app, "a0.5\n"); /* wrong: revealed, not met */
-	assert_false(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_false(app->learn.run.met);
 	keys(app, "a0.35\n");
 	assert_true(app->learn.run.met);
@@ -196,7 +196,7 @@ static void test_an_answer_too_long_to_hold_is_refused(void **state)
 	assert_non_null(strstr(app->status, "more than 31 characters"));
 	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_false(app->learn.run.answered);
-	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	keys(app, "a0.35\n"); /* the next answer starts afresh */
 	assert_true(app->learn.run.met);
 	close_app(app);
@@ -223,13 +223,13 @@ static void test_an_edit_meets_the_goal_from_the_cursor_the_step_placed(void **s
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	assert_int_equal(app->stage, STAGE_SOFTMAX);
+	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
 	assert_false(app->learn.run.met);
 	keys(app, "1"); /* the cursor waits on W^Q[2][0], the row the step highlights */
 	assert_int_equal(app->proj, PROJ_Q);
-	assert_int_equal(app->cur[STAGE_PROJECTION].panel, 1);
-	assert_int_equal(app->cur[STAGE_PROJECTION].row, 2);
-	assert_int_equal(app->cur[STAGE_PROJECTION].col, 0);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].panel, 1);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 2);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 0);
 	assert_true(learn_marked(app, MHA_T_WQ, 0, 2, 1));
 	assert_false(learn_marked(app, MHA_T_WQ, 0, 1, 1));
 	keys(app, "l\n3\n");
@@ -280,7 +280,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 	while (strcmp(step_id(app), "only-head-1") != 0)
 		keys(app, "n");
 	keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
-	assert_int_equal(app->cur[STAGE_PROJECTION].col, 4);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 4);
 	keys(app, "*\t10\n");
 	assert_true(app->learn.run.met);
 	struct mha_weights *w = &app->w;
@@ -291,7 +291,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 	while (strcmp(step_id(app), "fold-into-wq") != 0)
 		keys(app, "n");
 	keys(app, "s1");
-	while (app->cur[STAGE_PROJECTION].panel != 1) /* c to W^Q */
+	while (app->cur[PIPELINE_PROJECTION].panel != 1) /* c to W^Q */
 		keys(app, "c");
 	keys(app, "*0.0625\n");
 	assert_true(app->learn.run.met);
@@ -340,7 +340,7 @@ static void test_progress_and_place_resume_in_a_new_run(void **state)
 	learn_resume(app);
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
-	assert_int_equal(app->stage, STAGE_SOFTMAX);
+	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
 	keys(app, "f"); /* out to the free workbench, then a new run */
 	close_app(app);
 	app = open_app(&set);
