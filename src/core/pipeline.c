@@ -145,6 +145,19 @@ bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int
 	return cfg->top_k > 0 && a->weights[i] == 0.0f && !a->dead_row[head * cfg->n + q];
 }
 
+double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,
+                                 enum mha_tensor t, int r, int col)
+{
+	// Q[r][col] = X[r,:] (d) . W^Q[:, col] (d)
+	enum mha_tensor wt = t == MHA_T_Q ? MHA_T_WQ : t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
+	const float *wm = mha_tensor_data(w, NULL, wt);
+	int wc = mha_tensor_shape(cfg, wt).cols;
+	double sum = 0.0;
+	for (int k = 0; k < cfg->d; k++)
+		sum += (double)w->x[(size_t)r * cfg->d + k] * wm[(size_t)k * wc + col];
+	return sum;
+}
+
 void pipeline_row_entropy(const float *p, int n, double *sum, double *entropy)
 {
 	// H = -sum_j p_j ln p_j

@@ -79,6 +79,13 @@ bool pipeline_is_source(const struct mha_config *cfg, const struct cell *target,
  * is not dead (a fully masked row gives zeros and is flagged instead). */
 bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int head, int q, int k);
 
+/* Cell (r, col) of Q, K or V (t) computed again from the inputs, in
+ * double: X row r (d) . column col of W^Q, W^K or W^V. The Reshape screen
+ * shows a head block of these beside the block read from Q, as the proof
+ * that the block is X times a column block of W. */
+double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,
+                                 enum mha_tensor t, int r, int col);
+
 /* A row of weights p[0..n): its sum and entropy in nats,
  * H = -sum_j p_j ln p_j (0: all weight on one key; ln n: uniform).
  * Zeros add nothing (0 ln 0 = 0). */

@@ -54,22 +54,28 @@ struct undo_entry {
 /* One workbench's model and where the learner looks at it. The free
  * session and an open lesson each have one: a lesson's set-ups never touch
  * the learner's own session, and leaving a lesson returns to it as it was.
- * The app holds the one in use in its own fields (below); the other waits
- * here (app_bench_swap exchanges them). */
+ * The app holds the one in use (app->bench, whose fields it also names
+ * directly: app->cfg is app->bench.cfg); the other waits in
+ * app->learn.other, and app_bench_swap exchanges them. The fields are
+ * written once, here, for both. */
+#define BENCH_FIELDS \
+	struct mha_config cfg;        /* valid at all times */ \
+	struct mha_weights w;         /* the inputs the learner edits */ \
+	struct mha_acts a;            /* every intermediate of cfg, w (after app_recompute) */ \
+	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */ \
+	size_t prev_len;              /* floats in prev */ \
+	long long changed_until_ms;   /* mark cells that differ from prev until then */ \
+	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer; levels that hold whole inputs \
+	                               * (UNDO_ALL) keep at most APP_UNDO_BYTES between them */ \
+	int undo_top, undo_count; \
+	enum pipeline_stage stage;    /* the focused stage */ \
+	struct app_cursor cur[PIPELINE_STAGE_COUNT]; /* a cursor per stage */ \
+	int head;                     /* the head the stage screens show */ \
+	enum proj proj;               /* Q, K or V on Projection and Reshape */ \
+	int heat_page;                /* heatmap page when they do not all fit */
+
 struct bench {
-	struct mha_config cfg;
-	struct mha_weights w;
-	struct mha_acts a;
-	float *prev;
-	size_t prev_len;
-	long long changed_until_ms;
-	struct undo_entry undo[APP_UNDO_MAX];
-	int undo_top, undo_count;
-	enum pipeline_stage stage;
-	struct app_cursor cur[PIPELINE_STAGE_COUNT];
-	int head;
-	enum proj proj;
-	int heat_page;
+	BENCH_FIELDS
 };
 
 enum { LEARN_MSG_MAX = 4096, LEARN_TYPED_MAX = 8 };
@@ -110,21 +116,15 @@ struct app_learn {
 };
 
 struct app {
-	/* model */
-	struct mha_config cfg;        /* valid at all times */
-	struct mha_weights w;         /* the inputs the learner edits */
-	struct mha_acts a;            /* every intermediate of cfg, w (after app_recompute) */
+	/* the bench in use: the model, and where the learner looks at it */
+	union {
+		struct bench bench;   /* whole (app_bench_swap) */
+		struct { BENCH_FIELDS }; /* field by field: app->cfg, app->stage, ... */
+	};
 	/* the forward pass app_recompute runs: mha_forward. The golden screen
 	 * tests set mha_forward_naive, whose last digits are the same for
 	 * every CPU kernel and BLAS backend (sanitizer and valgrind builds). */
 	void (*forward)(const struct mha_config *, const struct mha_weights *, struct mha_acts *);
-	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */
-	size_t prev_len;              /* floats in prev */
-	long long changed_until_ms;   /* mark cells that differ from prev until then */
-	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer; levels that hold
-	                               * whole inputs (UNDO_ALL) keep at most
-	                               * APP_UNDO_BYTES between them */
-	int undo_top, undo_count;
 	const char *session_path;     /* where w and q save (not owned) */
 	int edits_unsaved;            /* edits since the last save or autosave */
 	bool autosave_due;            /* an autosave is owed (app_edited), written by app_autosave_idle */
@@ -134,12 +134,7 @@ struct app {
 	                               * start: this run neither overwrites nor removes it */
 	bool notice;                  /* the status message goes at the next key */
 
-	/* view */
-	enum pipeline_stage stage;             /* the focused stage */
-	struct app_cursor cur[PIPELINE_STAGE_COUNT]; /* a cursor per stage */
-	int head;                     /* the head the stage screens show */
-	enum proj proj;               /* Q, K or V on Projection and Reshape */
-	int heat_page;                /* heatmap page when they do not all fit */
+	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
@@ -222,6 +217,12 @@ void app_autosave_wait(struct app *app);
  * held, never loaded or removed, and the status line says how to open it
  * (mha-tui --load PATH). Returns true when one was found. */
 bool app_autosave_check(struct app *app);
+
+/* Within the app's files: copy every tensor aside before an edit, so
+ * that the cells it changes are marked (marks.c); do two configurations
+ * have the same shapes? */
+void app_snapshot(struct app *app);
+bool app_same_shape(const struct mha_config *a, const struct mha_config *b);
 
 /* Keep cursor and head inside the current shapes. */
 void app_clamp(struct app *app);
