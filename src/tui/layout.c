@@ -24,11 +24,6 @@ static struct rect mk(int y, int x, int h, int w)
 	return (struct rect){ y, x, h, w };
 }
 
-struct layout layout_compute(int rows, int cols)
-{
-	return layout_frame(rows, cols, LAYOUT_PANE_NONE);
-}
-
 struct layout layout_frame(int rows, int cols, enum layout_pane pane)
 {
 	struct layout l;
