@@ -14,7 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-int stage_by_name(const char *text)
+int lesson_stage_by_name(const char *text)
 {
 	if (text[0] >= '1' && text[0] <= '7' && text[1] == '\0')
 		return text[0] - '1';
@@ -33,7 +33,7 @@ const char *lesson_qty_name(enum lesson_qty q)
 	return (unsigned)q < LESSON_Q_COUNT ? qty_names[q] : "?";
 }
 
-enum lesson_qty qty_by_name(const char *name)
+enum lesson_qty lesson_qty_by_name(const char *name)
 {
 	char buf[32];
 	size_t n = strlen(name);
@@ -83,7 +83,7 @@ long long lesson_qty_value(const struct mha_config *c, enum lesson_qty q)
 	return 0;
 }
 
-const char *skip_blanks(const char *p)
+const char *lesson_skip_blanks(const char *p)
 {
 	while (*p == ' ' || *p == '\t')
 		p++;
@@ -95,7 +95,7 @@ static bool word_char(char ch)
 	return isalnum((unsigned char)ch) || ch == '_' || ch == '-' || ch == '^' || ch == '.';
 }
 
-const char *read_word(const char *p, char *buf, size_t len)
+const char *lesson_read_word(const char *p, char *buf, size_t len)
 {
 	size_t n = 0;
 	while (word_char(*p)) {
@@ -107,7 +107,7 @@ const char *read_word(const char *p, char *buf, size_t len)
 	return p;
 }
 
-int parse_number(const char *p, const char **end, double *out)
+int lesson_parse_number(const char *p, const char **end, double *out)
 {
 	/* Only digits, sign, point and exponent: strtod would also take "nan",
 	 * "inf" and hexadecimal, none of which an author means. */
@@ -127,7 +127,7 @@ int parse_number(const char *p, const char **end, double *out)
 	return 0;
 }
 
-int parse_int(const char *p, const char **end, long long *out)
+int lesson_parse_int(const char *p, const char **end, long long *out)
 {
 	if (!isdigit((unsigned char)*p) && !(*p == '-' && isdigit((unsigned char)p[1])))
 		return -1;
@@ -141,7 +141,7 @@ int parse_int(const char *p, const char **end, long long *out)
 	return 0;
 }
 
-int parse_qty_value(const char *p, const char **end, double *out)
+int lesson_parse_qty_value(const char *p, const char **end, double *out)
 {
 	static const struct { const char *word; int v; } words[] = {
 		{ "on", 1 }, { "off", 0 }, { "true", 1 }, { "false", 0 }, { "yes", 1 }, { "no", 0 },
@@ -154,10 +154,10 @@ int parse_qty_value(const char *p, const char **end, double *out)
 			return 0;
 		}
 	}
-	return parse_number(p, end, out);
+	return lesson_parse_number(p, end, out);
 }
 
-enum mha_tensor tensor_by_name(const char *name)
+enum mha_tensor lesson_tensor_by_name(const char *name)
 {
 	for (int t = 0; t < MHA_T_COUNT; t++) {
 		const struct mha_tensor_info *ti = mha_tensor_info((enum mha_tensor)t);
@@ -175,31 +175,31 @@ static bool per_head(enum mha_tensor t)
 /* One "[i]", "[lo..hi]" or "[*]". */
 static int parse_index(const char *p, const char **end, struct lesson_range *r)
 {
-	p = skip_blanks(p + 1);
+	p = lesson_skip_blanks(p + 1);
 	if (*p == '*') {
 		r->lo = 0;
 		r->hi = -1;
 		p++;
 	} else {
 		long long lo, hi;
-		if (parse_int(p, &p, &lo) != 0 || lo < 0 || lo > 100000)
+		if (lesson_parse_int(p, &p, &lo) != 0 || lo < 0 || lo > 100000)
 			return -1;
 		hi = lo;
 		if (p[0] == '.' && p[1] == '.') {
-			if (parse_int(p + 2, &p, &hi) != 0 || hi < lo || hi > 100000)
+			if (lesson_parse_int(p + 2, &p, &hi) != 0 || hi < lo || hi > 100000)
 				return -1;
 		}
 		r->lo = (int)lo;
 		r->hi = (int)hi;
 	}
-	p = skip_blanks(p);
+	p = lesson_skip_blanks(p);
 	if (*p != ']')
 		return -1;
 	*end = p + 1;
 	return 0;
 }
 
-int parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len)
+int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len)
 {
 	char name[32];
 	const char *q = p;
@@ -211,7 +211,7 @@ int parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why
 		q++;
 	}
 	name[n] = '\0';
-	ref->t = tensor_by_name(name);
+	ref->t = lesson_tensor_by_name(name);
 	if (ref->t == MHA_T_COUNT) {
 		snprintf(why, len, "'%.24s' is not a tensor: use X, W^Q, W^K, W^V, W^O, Q, K, V, S, P, O, "
 		         "Concat or Y", name);
@@ -247,7 +247,7 @@ static void range_format(struct lesson_range r, char *buf, size_t len)
 		snprintf(buf, len, "[%d..%d]", r.lo, r.hi);
 }
 
-void ref_format(const struct lesson_ref *r, char *buf, size_t len)
+void lesson_ref_format(const struct lesson_ref *r, char *buf, size_t len)
 {
 	char idx[3][32] = { "", "", "" };
 	int first = per_head(r->t) ? 0 : 1, last = 2;
@@ -260,20 +260,20 @@ void ref_format(const struct lesson_ref *r, char *buf, size_t len)
 	snprintf(buf, len, "%s%s%s%s", mha_tensor_info(r->t)->name, idx[0], idx[1], idx[2]);
 }
 
-bool range_resolve(struct lesson_range r, int n, int *lo, int *hi)
+bool lesson_range_resolve(struct lesson_range r, int n, int *lo, int *hi)
 {
 	*lo = r.lo;
 	*hi = r.hi < 0 ? n - 1 : r.hi;
 	return *lo <= *hi && *hi < n;
 }
 
-void ref_visit(const struct lesson_ref *ref, struct mha_shape s,
+void lesson_ref_visit(const struct lesson_ref *ref, struct mha_shape s,
                bool (*fn)(size_t at, void *ctx), void *ctx)
 {
 	int lo[3], hi[3];
 	const int dim[3] = { s.count, s.rows, s.cols };
 	for (int i = 0; i < 3; i++)
-		if (!range_resolve(ref->r[i], dim[i], &lo[i], &hi[i]))
+		if (!lesson_range_resolve(ref->r[i], dim[i], &lo[i], &hi[i]))
 			return;
 	for (int m = lo[0]; m <= hi[0]; m++)
 		for (int r = lo[1]; r <= hi[1]; r++)
@@ -282,7 +282,7 @@ void ref_visit(const struct lesson_ref *ref, struct mha_shape s,
 					return;
 }
 
-bool ref_contains(const struct lesson_ref *ref, int m, int r, int c)
+bool lesson_ref_contains(const struct lesson_ref *ref, int m, int r, int c)
 {
 	const int idx[3] = { m, r, c };
 	for (int i = 0; i < 3; i++)
@@ -291,7 +291,7 @@ bool ref_contains(const struct lesson_ref *ref, int m, int r, int c)
 	return true;
 }
 
-int ref_check(const struct lesson_ref *ref, const struct mha_config *c, char *why, size_t len)
+int lesson_ref_check(const struct lesson_ref *ref, const struct mha_config *c, char *why, size_t len)
 {
 	struct mha_shape s = mha_tensor_shape(c, ref->t);
 	const int dim[3] = { s.count, s.rows, s.cols };
@@ -299,7 +299,7 @@ int ref_check(const struct lesson_ref *ref, const struct mha_config *c, char *wh
 	const char *name = mha_tensor_info(ref->t)->name;
 	for (int i = 0; i < 3; i++) {
 		int lo, hi;
-		if (range_resolve(ref->r[i], dim[i], &lo, &hi))
+		if (lesson_range_resolve(ref->r[i], dim[i], &lo, &hi))
 			continue;
 		int bad = ref->r[i].lo >= dim[i] ? ref->r[i].lo : ref->r[i].hi;
 		if (i == 0)
@@ -313,7 +313,7 @@ int ref_check(const struct lesson_ref *ref, const struct mha_config *c, char *wh
 	return 0;
 }
 
-int parse_cmp(const char *p, const char **end)
+int lesson_parse_cmp(const char *p, const char **end)
 {
 	static const struct { const char *text; enum lesson_cmp c; } ops[] = {
 		{ "<=", LESSON_LE }, { ">=", LESSON_GE }, { "==", LESSON_EQ }, { "!=", LESSON_NE },
@@ -330,7 +330,7 @@ int parse_cmp(const char *p, const char **end)
 	return -1;
 }
 
-const char *cmp_text(enum lesson_cmp c)
+const char *lesson_cmp_text(enum lesson_cmp c)
 {
 	static const char *const text[] = { "<", "<=", ">", ">=", "=", "!=", "within" };
 	return (unsigned)c <= LESSON_IN ? text[c] : "?";
@@ -340,18 +340,18 @@ const char *cmp_text(enum lesson_cmp c)
 static int parse_head_state(const char *p, int *head, bool *off, char *why, size_t len)
 {
 	long long h;
-	p = skip_blanks(p);
-	if (parse_int(p, &p, &h) != 0 || h < 0 || h >= MHA_MAX_HEADS) {
+	p = lesson_skip_blanks(p);
+	if (lesson_parse_int(p, &p, &h) != 0 || h < 0 || h >= MHA_MAX_HEADS) {
 		snprintf(why, len, "expected 'head H off' or 'head H on' with H a head number");
 		return -1;
 	}
-	p = skip_blanks(p);
+	p = lesson_skip_blanks(p);
 	bool is_off = !strncmp(p, "off", 3), is_on = !strncmp(p, "on", 2);
 	if (!is_off && !is_on) {
 		snprintf(why, len, "expected 'off' or 'on' after the head number");
 		return -1;
 	}
-	p = skip_blanks(p + (is_off ? 3 : 2));
+	p = lesson_skip_blanks(p + (is_off ? 3 : 2));
 	if (*p) {
 		snprintf(why, len, "unexpected '%.20s' after 'head %lld %s'", p, h, is_off ? "off" : "on");
 		return -1;
@@ -361,40 +361,40 @@ static int parse_head_state(const char *p, int *head, bool *off, char *why, size
 	return 0;
 }
 
-int parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena *a, bool allow_answer,
+int lesson_parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena *a, bool allow_answer,
                char *why, size_t len)
 {
 	char word[32];
-	p = skip_blanks(p);
-	const char *after = read_word(p, word, sizeof word);
+	p = lesson_skip_blanks(p);
+	const char *after = lesson_read_word(p, word, sizeof word);
 	if (!strcmp(word, "head")) {
 		e->kind = LESSON_EDIT_HEAD;
 		return parse_head_state(after, &e->head, &e->off, why, len);
 	}
 	if (!strcmp(word, "answer")) {
-		after = skip_blanks(after);
+		after = lesson_skip_blanks(after);
 		if (!allow_answer || !*after) {
 			snprintf(why, len, allow_answer ? "'answer' needs the answer after it"
 			                                : "'answer' belongs in @solution, not here");
 			return -1;
 		}
 		e->kind = LESSON_EDIT_ANSWER;
-		e->answer = arena_strdup(a, after);
+		e->answer = lesson_arena_strdup(a, after);
 		return e->answer ? 0 : (snprintf(why, len, "out of memory"), -1);
 	}
-	enum lesson_qty q = qty_by_name(word);
+	enum lesson_qty q = lesson_qty_by_name(word);
 	if (q != LESSON_Q_COUNT) {
 		if (q >= LESSON_Q_CONFIG_COUNT || q == LESSON_Q_SEED) {
 			snprintf(why, len, "%s cannot be assigned: it follows from the configuration", word);
 			return -1;
 		}
-		p = skip_blanks(after);
+		p = lesson_skip_blanks(after);
 		if (*p != '=' || p[1] == '=') {
 			snprintf(why, len, "expected '%s = VALUE'", word);
 			return -1;
 		}
-		p = skip_blanks(p + 1);
-		if (parse_qty_value(p, &p, &e->value) != 0 || *skip_blanks(p) ||
+		p = lesson_skip_blanks(p + 1);
+		if (lesson_parse_qty_value(p, &p, &e->value) != 0 || *lesson_skip_blanks(p) ||
 		    e->value != floor(e->value) || fabs(e->value) > 1e6) {
 			snprintf(why, len, "%s needs a whole number (or on / off)", word);
 			return -1;
@@ -403,14 +403,14 @@ int parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena *a, boo
 		e->field = q;
 		return 0;
 	}
-	if (parse_ref(p, &p, &e->ref, why, len) != 0)
+	if (lesson_parse_ref(p, &p, &e->ref, why, len) != 0)
 		return -1;
 	if (!mha_tensor_info(e->ref.t)->input) {
 		snprintf(why, len, "%s is computed, not edited: edit X, W^Q, W^K, W^V or W^O",
 		         mha_tensor_info(e->ref.t)->name);
 		return -1;
 	}
-	p = skip_blanks(p);
+	p = lesson_skip_blanks(p);
 	if (p[0] == '*' && p[1] == '=') {
 		e->kind = LESSON_EDIT_SCALE;
 		p += 2;
@@ -421,8 +421,8 @@ int parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena *a, boo
 		snprintf(why, len, "expected '= VALUE' or '*= FACTOR' after the cells");
 		return -1;
 	}
-	p = skip_blanks(p);
-	if (parse_number(p, &p, &e->value) != 0 || *skip_blanks(p) || fabs(e->value) > MHA_VALUE_MAX) {
+	p = lesson_skip_blanks(p);
+	if (lesson_parse_number(p, &p, &e->value) != 0 || *lesson_skip_blanks(p) || fabs(e->value) > MHA_VALUE_MAX) {
 		snprintf(why, len, "expected a number within +-1e6 after '%s'",
 		         e->kind == LESSON_EDIT_SCALE ? "*=" : "=");
 		return -1;
@@ -430,7 +430,7 @@ int parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena *a, boo
 	return 0;
 }
 
-int setup_resolve_config(const struct lesson_setup *base, const struct lesson_setup *step,
+int lesson_setup_resolve_config(const struct lesson_setup *base, const struct lesson_setup *step,
                          struct mha_config *out, char *why, size_t len)
 {
 	struct mha_config c = mha_config_default();
@@ -476,7 +476,7 @@ int setup_resolve_config(const struct lesson_setup *base, const struct lesson_se
 
 /* Optimal string alignment distance: insertions, deletions, substitutions
  * and swaps of neighbours each cost 1 ("hnit" is 1 from "hint"). */
-int edit_distance(const char *a, const char *b)
+int lesson_edit_distance(const char *a, const char *b)
 {
 	enum { MAXL = 32 };
 	size_t la = strlen(a), lb = strlen(b);
@@ -504,12 +504,12 @@ int edit_distance(const char *a, const char *b)
 	return d[la][lb];
 }
 
-const char *nearest_word(const char *w, const char *const *names, int n)
+const char *lesson_nearest_word(const char *w, const char *const *names, int n)
 {
 	const char *best = NULL;
 	int bd = 3; /* more than 2 edits away is a different word, not a typo */
 	for (int i = 0; i < n; i++) {
-		int dist = edit_distance(w, names[i]);
+		int dist = lesson_edit_distance(w, names[i]);
 		if (dist < bd) {
 			bd = dist;
 			best = names[i];
@@ -521,20 +521,20 @@ const char *nearest_word(const char *w, const char *const *names, int n)
 /* "a" or "a b" or "a..b" after a comparison; the second only for 'within'. */
 static int cond_values(const char *p, struct lesson_cond *c, char *why, size_t len)
 {
-	p = skip_blanks(p);
-	if (parse_qty_value(p, &p, &c->a) != 0) {
-		snprintf(why, len, "expected a number after '%s'", cmp_text(c->cmp));
+	p = lesson_skip_blanks(p);
+	if (lesson_parse_qty_value(p, &p, &c->a) != 0) {
+		snprintf(why, len, "expected a number after '%s'", lesson_cmp_text(c->cmp));
 		return -1;
 	}
 	if (c->cmp == LESSON_IN) {
-		p = p[0] == '.' && p[1] == '.' ? p + 2 : skip_blanks(p);
-		if (parse_qty_value(p, &p, &c->b) != 0 || c->b < c->a) {
+		p = p[0] == '.' && p[1] == '.' ? p + 2 : lesson_skip_blanks(p);
+		if (lesson_parse_qty_value(p, &p, &c->b) != 0 || c->b < c->a) {
 			snprintf(why, len, "'within' takes two numbers, low then high: within 0.1 0.3");
 			return -1;
 		}
 	}
-	if (*skip_blanks(p)) {
-		snprintf(why, len, "unexpected '%.20s' at the end", skip_blanks(p));
+	if (*lesson_skip_blanks(p)) {
+		snprintf(why, len, "unexpected '%.20s' at the end", lesson_skip_blanks(p));
 		return -1;
 	}
 	return 0;
@@ -545,18 +545,18 @@ static bool single(struct lesson_range r)
 	return r.lo == r.hi;
 }
 
-int parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len)
+int lesson_parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len)
 {
 	char word[32];
-	const char *p = skip_blanks(arg), *after = read_word(p, word, sizeof word);
-	if (!strcmp(word, "answer") && !*skip_blanks(after)) {
+	const char *p = lesson_skip_blanks(arg), *after = lesson_read_word(p, word, sizeof word);
+	if (!strcmp(word, "answer") && !*lesson_skip_blanks(after)) {
 		c->kind = LESSON_COND_ANSWER;
 		return 0;
 	}
 	if (!strcmp(word, "head")) {
 		struct lesson_edit e = { 0 };
 		c->kind = LESSON_COND_HEAD;
-		if (parse_edit(p, &e, NULL, false, why, len) != 0)
+		if (lesson_parse_edit(p, &e, NULL, false, why, len) != 0)
 			return -1;
 		c->head = e.head;
 		c->off = e.off;
@@ -564,11 +564,11 @@ int parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len)
 	}
 	if (!strcmp(word, "unchanged")) {
 		c->kind = LESSON_COND_UNCHANGED;
-		p = skip_blanks(after);
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
+		p = lesson_skip_blanks(after);
+		if (lesson_parse_ref(p, &p, &c->ref, why, len) != 0)
 			return -1;
-		p = skip_blanks(p);
-		if (parse_number(p, &p, &c->a) != 0 || c->a < 0 || *skip_blanks(p)) {
+		p = lesson_skip_blanks(p);
+		if (lesson_parse_number(p, &p, &c->a) != 0 || c->a < 0 || *lesson_skip_blanks(p)) {
 			snprintf(why, len, "expected 'unchanged TENSOR TOLERANCE' (unchanged Y 0.05)");
 			return -1;
 		}
@@ -576,18 +576,18 @@ int parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len)
 	}
 	if (!strcmp(word, "argmax")) {
 		c->kind = LESSON_COND_ARGMAX;
-		p = skip_blanks(after);
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
+		p = lesson_skip_blanks(after);
+		if (lesson_parse_ref(p, &p, &c->ref, why, len) != 0)
 			return -1;
 		if (!single(c->ref.r[0]) || !single(c->ref.r[1]) || c->ref.r[2].lo != 0 ||
 		    c->ref.r[2].hi != -1) {
 			snprintf(why, len, "argmax takes one row: argmax P[head][row] = column");
 			return -1;
 		}
-		int cmp = parse_cmp(skip_blanks(p), &p);
+		int cmp = lesson_parse_cmp(lesson_skip_blanks(p), &p);
 		long long col;
-		if ((cmp != LESSON_EQ && cmp != LESSON_NE) || parse_int(skip_blanks(p), &p, &col) != 0 ||
-		    col < 0 || *skip_blanks(p)) {
+		if ((cmp != LESSON_EQ && cmp != LESSON_NE) || lesson_parse_int(lesson_skip_blanks(p), &p, &col) != 0 ||
+		    col < 0 || *lesson_skip_blanks(p)) {
 			snprintf(why, len, "expected '= COLUMN' or '!= COLUMN' after the row");
 			return -1;
 		}
@@ -596,14 +596,14 @@ int parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len)
 		return 0;
 	}
 	static const char *const reducers[] = { "max", "min", "sum" };
-	enum lesson_qty q = qty_by_name(word);
+	enum lesson_qty q = lesson_qty_by_name(word);
 	for (int r = 0; r < 3; r++) {
 		if (strcmp(word, reducers[r]) != 0)
 			continue;
 		c->kind = LESSON_COND_REDUCE;
 		c->reduce = r;
-		p = skip_blanks(after);
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
+		p = lesson_skip_blanks(after);
+		if (lesson_parse_ref(p, &p, &c->ref, why, len) != 0)
 			return -1;
 		break;
 	}
@@ -615,14 +615,14 @@ int parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t len)
 		p = after;
 	} else {
 		c->kind = LESSON_COND_CELL;
-		if (parse_ref(p, &p, &c->ref, why, len) != 0)
+		if (lesson_parse_ref(p, &p, &c->ref, why, len) != 0)
 			return -1;
 		if (!single(c->ref.r[0]) || !single(c->ref.r[1]) || !single(c->ref.r[2])) {
 			snprintf(why, len, "a goal compares one cell: give every index (P[head][row][column])");
 			return -1;
 		}
 	}
-	int cmp = parse_cmp(skip_blanks(p), &p);
+	int cmp = lesson_parse_cmp(lesson_skip_blanks(p), &p);
 	if (cmp < 0) {
 		snprintf(why, len, "expected a comparison (<, <=, >, >=, =, !=, within) after '%.30s'",
 		         word);

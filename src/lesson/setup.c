@@ -43,13 +43,13 @@ static int edit_cells(const struct lesson_edit *e, const struct mha_config *c,
 {
 	char why[256];
 	float *p = input_data(w, e->ref.t);
-	if (!p || ref_check(&e->ref, c, why, sizeof why) != 0) {
+	if (!p || lesson_ref_check(&e->ref, c, why, sizeof why) != 0) {
 		snprintf(msg, len, "line %d: %s", e->line, p ? why : "not an input");
 		return -1;
 	}
 	struct mha_shape s = mha_tensor_shape(c, e->ref.t);
 	struct cell_edit ce = { p, e, SIZE_MAX };
-	ref_visit(&e->ref, s, edit_cell, &ce);
+	lesson_ref_visit(&e->ref, s, edit_cell, &ce);
 	if (ce.bad != SIZE_MAX) {
 		snprintf(msg, len, "line %d: %s[%zu][%zu] would leave +-1e6: inputs stay within it",
 		         e->line, mha_tensor_info(e->ref.t)->name, ce.bad / (size_t)s.cols,
@@ -147,7 +147,7 @@ void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len)
 	switch (e->kind) {
 	case LESSON_EDIT_SET:
 	case LESSON_EDIT_SCALE:
-		ref_format(&e->ref, ref, sizeof ref);
+		lesson_ref_format(&e->ref, ref, sizeof ref);
 		snprintf(buf, len, "%s %s %g", ref, e->kind == LESSON_EDIT_SET ? "=" : "*=", e->value);
 		return;
 	case LESSON_EDIT_CONFIG:

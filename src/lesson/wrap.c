@@ -172,7 +172,7 @@ static int wrap_paragraph(struct lesson_text *out, const char *text, int width,
 	return rc;
 }
 
-size_t text_prefix(const char *s, int chars)
+size_t lesson_utf8_prefix(const char *s, int chars)
 {
 	size_t n = 0;
 	for (int w = 0; s[n] && w < chars; w++)
@@ -180,7 +180,7 @@ size_t text_prefix(const char *s, int chars)
 	return n;
 }
 
-int text_width(const char *s)
+int lesson_utf8_width(const char *s)
 {
 	int w = 0;
 	for (size_t n = 0; s[n]; w++)
@@ -190,7 +190,7 @@ int text_width(const char *s)
 
 int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width)
 {
-	size_t n = width <= 0 ? strlen(s) : text_prefix(s, width);
+	size_t n = width <= 0 ? strlen(s) : lesson_utf8_prefix(s, width);
 	while (n && s[n - 1] == ' ')
 		n--;
 	return add_line(t, kind, s, n);
