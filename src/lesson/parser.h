@@ -30,6 +30,8 @@ struct parser {
 	size_t prose_len, prose_cap;
 	int title_line, objective_line, number_line;
 	bool base_labels_bad;       /* reported already */
+	bool *base_op_reported;     /* resolve.c: base operation i reported already (one
+	                             * report, for the first step it fails in) */
 	/* an open @matrix block */
 	struct lesson_op *block;    /* NULL when none */
 	int block_line;

@@ -164,11 +164,10 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 	/* each base operation is reported once, for the first step it fails in */
 	for (int i = 0; i < l->base.nops; i++) {
 		bool rep = false;
-		if (l->base.ops[i].line < 0)
+		if (ps->base_op_reported[i])
 			continue;
 		check_op(ps, &l->base.ops[i], s, lab->labels, lab->nlabels, &rep);
-		if (rep)
-			l->base.ops[i].line = -l->base.ops[i].line; /* mark: do not report again */
+		ps->base_op_reported[i] = rep;
 	}
 	for (int i = 0; i < s->setup.nops; i++) {
 		bool rep = false;
@@ -211,6 +210,8 @@ void lesson_parser_finish(struct parser *ps)
 	if (ps->number_line && l->number && lesson_parse_int(l->stem, &end, &fnum) == 0 && *end == '-' &&
 	    fnum != l->number)
 		lesson_parser_err(ps, ps->number_line, "@lesson %d, but the file name says %lld", l->number, fnum);
+	size_t flags = ((size_t)l->base.nops + 1) * sizeof(bool);
+	ps->base_op_reported = lesson_parser_need(ps, lesson_arena_alloc(ps->a, flags));
 	for (int i = 0; i < l->nsteps && !ps->oom; i++) {
 		struct caps caps = { 0 };
 		struct lesson_step *s = &l->steps[i];
@@ -219,8 +220,5 @@ void lesson_parser_finish(struct parser *ps)
 		caps.solution = s->nsolution;
 		check_step(ps, s, &caps);
 	}
-	for (int i = 0; i < l->base.nops; i++)
-		if (l->base.ops[i].line < 0)
-			l->base.ops[i].line = -l->base.ops[i].line;
 }
 
