@@ -6,7 +6,9 @@
  * adds what needs the computation, and the lint rules.
  */
 #include "checker.h"
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 #include "pane.h"
 

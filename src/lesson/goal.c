@@ -5,7 +5,9 @@
  * step began, the learner's answer) gives true or false and a short reason
  * the pane shows as it is. Reads only; changes nothing but the run's status.
  */
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 
 #include <math.h>

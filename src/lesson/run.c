@@ -5,7 +5,9 @@
  * answer or highlights. Evaluation itself is in goal.c; drawing is the
  * TUI's, from the lines pane.c builds.
  */
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 
 #include <ctype.h>

@@ -11,7 +11,9 @@
 #include <stddef.h>
 
 #include "pipeline.h"
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "hit.h"
 #include "mha.h"
 #include "progress.h"

@@ -19,7 +19,9 @@
 
 #include <cmocka.h>
 
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 #include "pane.h"
 
