@@ -19,6 +19,7 @@
 
 #include "learn.h"
 #include "session.h"
+#include "term.h"
 
 static bool same_shape(const struct mha_config *a, const struct mha_config *b)
 {
@@ -583,10 +584,7 @@ static bool autosave(struct app *app)
 		return false;
 	pid_t pid = fork();
 	if (pid == 0) {
-		/* the child's own crash must not reset the learner's terminal (term.c) */
-		static const int crash[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
-		for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
-			signal(crash[i], SIG_DFL);
+		term_child_signals(); /* never touches the learner's terminal (term.h) */
 		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
 	}
 	if (pid > 0) {
