@@ -29,15 +29,19 @@
  * Two paths, one result (within 1e-5 relative of mha_forward_naive):
  *  - teaching sizes (n <= MHA_MAX_TOKENS): mha_forward on the plan's own
  *    mha_acts, every intermediate kept as documented there; one thread.
- *  - large (n > MHA_MAX_TOKENS, or .large): the n x n scores never exist
- *    whole. Each thread owns one (rows, n) block, reused: for a block of
- *    query rows of one head it makes S, turns it into P in place, and
- *    multiplies by V straight into the concat. Q, K, V, concat, Y and
- *    dead_row are kept in mha_plan_acts; scores, weights, heads are NULL.
- *    The projections are BLAS products; S = Q K^T and P V use the core's
- *    own AVX-512 / AVX2 kernels where dk is a multiple of 8 (BLAS else).
+ *  - large (n > MHA_MAX_TOKENS, or .large): tiled attention with the
+ *    online softmax (FlashAttention-2): for one head and a tile of
+ *    block_rows query rows, the key/value tiles of block_cols keys in
+ *    turn, a running max and sum per row and the partial output rescaled
+ *    when the max grows; no n x n matrix exists, nor a row of n scores
+ *    (but with top-k: a (block_rows, n) pre-pass finds each row's
+ *    threshold). Tile sizes come from this machine's cache sizes unless
+ *    given. Q, K, V, concat, Y and dead_row are kept in mha_plan_acts;
+ *    scores, weights, heads are NULL. The projections are BLAS products;
+ *    S = Q K^T and P V use the engine's own AVX-512 / AVX2 kernels where
+ *    dk is a multiple of 8 (plain loops else). Memory is linear in n.
  *    Work is split over the plan's threads (rows of the projections,
- *    (head, row block) pairs of the attention), and BLAS runs single-
+ *    (head, query tile) pairs of the attention), and BLAS runs single-
  *    threaded inside them: mha_plan_forward sets OpenBLAS to 1 thread for
  *    its duration and puts the caller's count back before returning, so
  *    OPENBLAS_NUM_THREADS never multiplies the plan's own threads.
@@ -47,7 +51,8 @@ enum { MHA_PLAN_MAX_TOKENS = 16384 };
 
 struct mha_plan_options {
 	int threads;    /* worker threads including the caller; 0 or 1: one */
-	int block_rows; /* query rows per block on the large path; 0: chosen from n */
+	int block_rows; /* query rows per tile (B_r) on the large path; 0: from the caches */
+	int block_cols; /* keys per tile (B_c) on the large path; 0: from the caches */
 	bool large;     /* take the large path even at n <= MHA_MAX_TOKENS (tests) */
 };
 
@@ -65,6 +70,11 @@ int mha_plan_threads(const struct mha_plan *p);
 bool mha_plan_is_large(const struct mha_plan *p);
 /* Bytes the plan holds (activations and per-thread blocks). */
 size_t mha_plan_bytes(const struct mha_plan *p);
+/* The large path's tile sizes B_r, B_c (as chosen or given). */
+void mha_plan_tiles(const struct mha_plan *p, int *block_rows, int *block_cols);
+/* This machine's data cache sizes in bytes as the engine read them
+ * (sysfs, else sysconf); 0 where unknown. */
+void mha_cache_sizes(long *l1d, long *l2, long *l3);
 /* Profiling: on, each forward adds every thread's time per phase (two
  * clock reads per phase and block, so leave it off when timing the whole).
  * seconds[MHA_PHASE_COUNT] receives the sums since it was switched on. */
