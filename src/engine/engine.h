@@ -82,4 +82,60 @@ void mha_plan_profile(struct mha_plan *p, bool on);
 void mha_plan_phase_seconds(const struct mha_plan *p, double *seconds);
 const char *mha_phase_name(enum mha_phase ph);
 
+/*
+ * FlashAttention recorded, for the screen: the large path's tiled kernel
+ * (flash.h) run on one head of a teaching-size forward, every step kept.
+ * A step is one tile of query rows meeting one tile of keys; after it,
+ * each of the tile's rows has
+ *   m      the largest kept score so far (-inf: no key kept yet),
+ *   l      sum over the kept keys so far of exp(s_j - m),
+ *   alpha  exp(m_before - m): what the partial output was multiplied by
+ *          (1: m did not grow; 0: the first kept key or none yet),
+ *   o      sum over the kept keys so far of exp(s_j - m) v_j (dk values),
+ * so that o / l after the last step is the row of P V (the head's O).
+ *
+ *     struct mha_flash_record r;
+ *     if (mha_flash_record(&r, &cfg, &acts, head, 2, 3, msg, sizeof msg) != MHA_OK) ...
+ *     for (int s = 0; s < r.steps; s++) ... r.step[s].m[0] ...
+ *     mha_flash_record_free(&r);
+ */
+struct mha_flash_step {
+	int qt, kt;        /* query tile, key/value tile (from 0) */
+	int r0, rows;      /* query rows [r0, r0 + rows) */
+	int c0, cols;      /* keys [c0, c0 + cols) */
+	const float *m;    /* (rows) after the step */
+	const float *l;    /* (rows) */
+	const float *alpha;/* (rows) */
+	const float *o;    /* (rows, dk) not yet divided by l */
+};
+
+struct mha_flash_record {
+	int head, n, dk;
+	int br, bc;        /* tile sizes used (clamped to 1..n) */
+	int steps;
+	struct mha_flash_step *step; /* (steps) in the order computed */
+	float *out;        /* (n, dk) the head's O = P V, from the tiles */
+	float *m, *l;      /* (n) each row's final m and l */
+	unsigned char *dead; /* (n) 1 where every key is masked (out row 0) */
+	void *mem;
+};
+
+/* Record head `head` of the forward in a (q, k, v of c; c valid, n <=
+ * MHA_MAX_TOKENS) with br query rows and bc keys per tile. Causal, top-k
+ * and GQA as in c; a head switched off is recorded all the same (its
+ * block of the concat is 0, its O is not). MHA_EINVAL with a message for
+ * a head or n out of range, MHA_ENOMEM. */
+enum mha_status mha_flash_record(struct mha_flash_record *r, const struct mha_config *c,
+                                 const struct mha_acts *a, int head, int br, int bc,
+                                 char *msg, size_t len);
+void mha_flash_record_free(struct mha_flash_record *r);
+
+/* The memory meter: bytes the plain path materialises for the scores
+ * and weights (S and P, h n^2 floats each) against bytes one thread's
+ * tiles hold (the br x bc score tile, and m, l, alpha per row). */
+struct mha_flash_bytes {
+	int64_t plain, tiled;
+};
+struct mha_flash_bytes mha_flash_bytes(int64_t n, int h, int br, int bc);
+
 #endif
