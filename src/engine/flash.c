@@ -6,10 +6,14 @@
  * largest score before the first tile: a pre-pass computes the tile's
  * rows of scores once (R x n floats of scratch, only with top-k) and
  * keeps a threshold and a count of ties per row; the main pass makes the
- * same scores with the same code, so it compares bit for bit.
+ * same scores with the same code, so it compares bit for bit. Masks
+ * beyond causal (padding, window, custom: mha_mask_row) are asked once
+ * per row of a query tile, and key tiles no row sees are skipped (a
+ * sliding window costs O(n w), not O(n^2)).
  * No allocation, no threads (plan.c runs tiles on its pool), no NaN rules:
  * the inputs are finite and bounded (MHA_VALUE_MAX), and so are the scores.
  */
+#include "mha.h"
 #include "flash.h"
 #include "attn.h"
 #include "softmax_fast.h"
@@ -21,10 +25,13 @@
 #include <unistd.h>
 
 /* scratch: S (br, bc), then m, l, alpha, thr, ties (br each), then with
- * top-k the pre-pass rows (br, n) */
-size_t flash_scratch_floats(int n, int br, int bc, int top_k)
+ * top-k the pre-pass rows (br, n), then with masks the keep rows (br, n)
+ * bytes */
+size_t flash_scratch_floats(int n, int br, int bc, int top_k, bool masks)
 {
-	return (size_t)br * bc + 5 * (size_t)br + (top_k > 0 ? (size_t)br * n : 0);
+	size_t rows = (size_t)br * n;
+	return (size_t)br * bc + 5 * (size_t)br + (top_k > 0 ? rows : 0)
+	       + (masks ? (rows + sizeof(float) - 1) / sizeof(float) : 0);
 }
 
 // S (R, C; stride lds) = scale Q[r0:r0+R] (R, dk) @ K[c0:c0+C]^T (dk, C)
@@ -72,51 +79,109 @@ static void tile_weighted(const struct flash_head *hd, int r0, int R, int c0, in
 	}
 }
 
-/* keys query q may see: [0, limit) */
-static int row_limit(const struct flash_head *hd, int q)
+/* One query tile's rows and its share of the scratch. */
+struct tile {
+	int r0, R;
+	int begin, end;    /* the keys any row of the tile sees lie in [begin, end) */
+	float *s, *m, *l, *alpha, *thr, *ties, *rows;
+	unsigned char *keep; /* (R, n) mha_mask_row's verdicts, or NULL: causal only */
+};
+
+/* Does row r of the tile see key j (before top-k)? */
+static bool sees(const struct flash_head *hd, const struct tile *t, int r, int j)
 {
-	return hd->causal ? q + 1 : hd->n;
+	if (t->keep)
+		return t->keep[(size_t)r * hd->n + j];
+	return !hd->causal || j <= t->r0 + r;
 }
 
-/* Top-k pre-pass: thr[r] = the top_k-th largest score of row r over its
- * keys, ties[r] = how many scores equal to it are kept (the lowest-indexed
- * ones, as mha_softmax_row); thr = -inf keeps every key. */
-static void topk_thresholds(const struct flash_head *hd, int r0, int R, int col_end,
-                            float *rows, float *thr, float *ties)
+static struct tile tile_setup(const struct flash_head *hd, int r0, float *scratch)
 {
-	for (int c0 = 0; c0 < col_end; c0 += hd->bc) {
-		int C = col_end - c0 < hd->bc ? col_end - c0 : hd->bc;
-		tile_scores(hd, r0, R, c0, C, rows + c0, hd->n);
+	struct tile t = { .r0 = r0, .R = hd->n - r0 < hd->br ? hd->n - r0 : hd->br };
+	const size_t br = (size_t)hd->br, rows = br * hd->n;
+	t.s = scratch;
+	t.m = t.s + br * hd->bc;
+	t.l = t.m + br;
+	t.alpha = t.l + br;
+	t.thr = t.alpha + br;
+	t.ties = t.thr + br;
+	t.rows = t.ties + br;
+	/* causal: no row of the tile sees a key past its last row */
+	t.end = hd->causal ? r0 + t.R : hd->n;
+	if (hd->masks) {
+		t.keep = (unsigned char *)(t.rows + (hd->top_k > 0 ? rows : 0));
+		int first = hd->n, last = -1;
+		for (int r = 0; r < t.R; r++) {
+			unsigned char *k = t.keep + (size_t)r * hd->n;
+			mha_mask_row(hd->masks, r0 + r, NULL, k);
+			for (int j = 0; j < hd->n; j++)
+				if (k[j]) {
+					first = j < first ? j : first;
+					last = j > last ? j : last;
+				}
+		}
+		t.begin = first;
+		t.end = last + 1;
 	}
-	for (int r = 0; r < R; r++) {
-		int lim = row_limit(hd, r0 + r);
-		thr[r] = -INFINITY;
-		ties[r] = (float)hd->n;
-		if (hd->top_k >= lim)
+	/* on the grid of key tiles, so that the kernels' panels line up */
+	t.begin = t.begin / hd->bc * hd->bc;
+	if (t.end <= t.begin)
+		t.begin = t.end = 0;
+	return t;
+}
+
+int flash_key_tiles(const struct flash_head *hd, int r0, float *scratch)
+{
+	struct tile t = tile_setup(hd, r0, scratch);
+	return (t.end - t.begin + hd->bc - 1) / hd->bc;
+}
+
+/* Top-k pre-pass: thr[r] = the top_k-th largest score of row r over the
+ * keys it sees, ties[r] = how many scores equal to it are kept (the
+ * lowest-indexed ones, as the reference); thr = -inf keeps every key. */
+static void topk_thresholds(const struct flash_head *hd, const struct tile *t)
+{
+	for (int c0 = t->begin; c0 < t->end; c0 += hd->bc) {
+		int C = t->end - c0 < hd->bc ? t->end - c0 : hd->bc;
+		tile_scores(hd, t->r0, t->R, c0, C, t->rows + c0, hd->n);
+	}
+	for (int r = 0; r < t->R; r++) {
+		float *row = t->rows + (size_t)r * hd->n;
+		int seen = 0;
+		for (int j = 0; j < t->end; j++) {
+			bool in = j >= t->begin && sees(hd, t, r, j);
+			seen += in;
+			if (!in)
+				row[j] = -INFINITY;
+		}
+		t->thr[r] = -INFINITY;
+		t->ties[r] = (float)hd->n;
+		if (hd->top_k >= seen)
 			continue;
-		float *row = rows + (size_t)r * hd->n;
-		float v = softmax_select_desc(row, lim, hd->top_k - 1);
+		float v = softmax_select_desc(row, t->end, hd->top_k - 1);
 		int above = 0;
-		for (int j = 0; j < lim; j++)
+		for (int j = 0; j < t->end; j++)
 			above += row[j] > v;
-		thr[r] = v;
-		ties[r] = (float)(hd->top_k - above);
+		t->thr[r] = v;
+		t->ties[r] = (float)(hd->top_k - above);
 	}
 }
 
-/* Masked keys of one row of the tile to -inf: past the row's limit, and
- * below its top-k threshold (ties in key order). */
-static void mask_row(float *s, int C, int valid, float thr, float *ties)
+/* Keys row r of the tile does not keep, among [c0, c0 + C), to -inf in
+ * its tile row s: unseen, or below the top-k threshold (ties in key order). */
+static void mask_row(const struct flash_head *hd, const struct tile *t, int r, float *s,
+                     int c0, int C)
 {
-	for (int j = valid < 0 ? 0 : valid; j < C; j++)
-		s[j] = -INFINITY;
-	if (thr == -INFINITY)
+	for (int j = 0; j < C; j++)
+		if (!sees(hd, t, r, c0 + j))
+			s[j] = -INFINITY;
+	if (t->thr[r] == -INFINITY)
 		return;
-	for (int j = 0; j < valid && j < C; j++) {
-		if (s[j] > thr)
+	for (int j = 0; j < C; j++) {
+		if (s[j] > t->thr[r] || s[j] == -INFINITY)
 			continue;
-		if (s[j] == thr && *ties > 0.0f)
-			*ties -= 1.0f;
+		if (s[j] == t->thr[r] && t->ties[r] > 0.0f)
+			t->ties[r] -= 1.0f;
 		else
 			s[j] = -INFINITY;
 	}
@@ -143,34 +208,32 @@ static void online_row(float *s, int C, float *m, float *l, float *alpha)
 void flash_rows(const struct flash_head *hd, int r0, float *scratch,
                 flash_record_fn *rec, void *ctx)
 {
-	const int R = hd->n - r0 < hd->br ? hd->n - r0 : hd->br, bc = hd->bc;
-	float *s = scratch, *m = s + (size_t)hd->br * bc, *l = m + hd->br, *alpha = l + hd->br;
-	float *thr = alpha + hd->br, *ties = thr + hd->br, *rows = ties + hd->br;
-	/* causal: no row of the tile sees a key past its last row */
-	const int col_end = hd->causal ? r0 + R : hd->n;
+	const int bc = hd->bc;
+	struct tile t = tile_setup(hd, r0, scratch);
+	const int R = t.R;
 	for (int r = 0; r < R; r++) {
-		m[r] = -INFINITY;
-		l[r] = 0.0f;
-		thr[r] = -INFINITY;
+		t.m[r] = -INFINITY;
+		t.l[r] = 0.0f;
+		t.thr[r] = -INFINITY;
 		memset(hd->o + (size_t)(r0 + r) * hd->ldo, 0, (size_t)hd->dk * sizeof(float));
 	}
 	if (hd->top_k > 0)
-		topk_thresholds(hd, r0, R, col_end, rows, thr, ties);
-	for (int c0 = 0; c0 < col_end; c0 += bc) {
-		const int C = col_end - c0 < bc ? col_end - c0 : bc;
+		topk_thresholds(hd, &t);
+	for (int c0 = t.begin; c0 < t.end; c0 += bc) {
+		const int C = t.end - c0 < bc ? t.end - c0 : bc;
 		// S (R, C) = Q_tile K_tile^T s, then exp(S - m') row by row, in L1
-		tile_scores(hd, r0, R, c0, C, s, bc);
+		tile_scores(hd, r0, R, c0, C, t.s, bc);
 		for (int r = 0; r < R; r++) {
-			float *sr = s + (size_t)r * bc;
-			int valid = row_limit(hd, r0 + r) - c0;
-			if (valid < C || thr[r] != -INFINITY)
-				mask_row(sr, C, valid, thr[r], &ties[r]);
-			online_row(sr, C, &m[r], &l[r], &alpha[r]);
+			float *sr = t.s + (size_t)r * bc;
+			/* causal only and the whole tile seen: nothing to mask */
+			if (t.keep || t.thr[r] != -INFINITY || (hd->causal && c0 + C > r0 + r + 1))
+				mask_row(hd, &t, r, sr, c0, C);
+			online_row(sr, C, &t.m[r], &t.l[r], &t.alpha[r]);
 		}
 		// O = diag(alpha) O + P_tile V_tile
-		tile_weighted(hd, r0, R, c0, C, s, bc, alpha);
+		tile_weighted(hd, r0, R, c0, C, t.s, bc, t.alpha);
 		if (rec) {
-			struct flash_step st = { r0, R, c0, C, m, l, alpha,
+			struct flash_step st = { r0, R, c0, C, t.m, t.l, t.alpha,
 			                         hd->o + (size_t)r0 * hd->ldo, hd->ldo };
 			rec(ctx, &st);
 		}
@@ -178,11 +241,11 @@ void flash_rows(const struct flash_head *hd, int r0, float *scratch,
 	// O_r /= l_r; l_r = 0: every key masked, the row stays 0
 	for (int r = 0; r < R; r++) {
 		float *orow = hd->o + (size_t)(r0 + r) * hd->ldo;
-		float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+		float inv = t.l[r] > 0.0f ? 1.0f / t.l[r] : 0.0f;
 		for (int e = 0; e < hd->dk; e++)
 			orow[e] *= inv;
 		if (hd->dead)
-			hd->dead[r0 + r] = l[r] == 0.0f;
+			hd->dead[r0 + r] = t.l[r] == 0.0f;
 	}
 }
 

@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct mha_config;
+
 /* One head's operands. Rows of Q, K, V and O have strides; the vector
  * kernels (attn.h) run when lanes > 0, kp holds K in their panels, v is
  * contiguous (ldv == dk) and a key tile starts on a panel; plain loops
@@ -40,6 +42,9 @@ struct flash_head {
 	float *o;        int ldo;  /* O_i (n, dk), written */
 	unsigned char *dead;       /* (n) 1 where no key is kept, or NULL */
 	int br, bc;                /* query rows per tile, keys per tile */
+	/* masks beyond causal (padding, window, custom: mha_mask_row asked
+	 * for each row), or NULL when the configuration has none */
+	const struct mha_config *masks;
 };
 
 /* What a recorder sees after each key/value tile of one query tile. */
@@ -51,7 +56,10 @@ struct flash_step {
 typedef void flash_record_fn(void *ctx, const struct flash_step *st);
 
 /* Floats of scratch one call of flash_rows needs. */
-size_t flash_scratch_floats(int n, int br, int bc, int top_k);
+size_t flash_scratch_floats(int n, int br, int bc, int top_k, bool masks);
+/* How many key tiles the query tile at r0 meets (the steps flash_rows
+ * will record for it); scratch as for flash_rows. */
+int flash_key_tiles(const struct flash_head *hd, int r0, float *scratch);
 /* Rows [r0, r0 + br) (fewer at the end) of O_i, and dead. scratch:
  * flash_scratch_floats floats. rec: called after every step, or NULL. */
 void flash_rows(const struct flash_head *hd, int r0, float *scratch,

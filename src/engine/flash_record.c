@@ -16,7 +16,7 @@
 struct recorder {
 	struct mha_flash_record *r;
 	float *next;  /* where the next step's numbers go */
-	int qt, kt;
+	int qt;
 };
 
 static void record_step(void *ctx, const struct flash_step *st)
@@ -26,7 +26,7 @@ static void record_step(void *ctx, const struct flash_step *st)
 	struct mha_flash_step *out = &r->step[r->steps++];
 	const size_t rows = (size_t)st->rows, dk = (size_t)r->dk;
 	float *f = rc->next;
-	*out = (struct mha_flash_step){ rc->qt, rc->kt++, st->r0, st->rows, st->c0, st->cols,
+	*out = (struct mha_flash_step){ rc->qt, st->c0 / r->bc, st->r0, st->rows, st->c0, st->cols,
 	                                f, f + rows, f + 2 * rows, f + 3 * rows };
 	memcpy(f, st->m, rows * sizeof *f);
 	memcpy(f + rows, st->l, rows * sizeof *f);
@@ -39,18 +39,6 @@ static void record_step(void *ctx, const struct flash_step *st)
 	rc->next = f + 3 * rows + rows * dk;
 }
 
-/* steps of a whole head: per query tile, its key tiles up to its last
- * visible key */
-static int count_steps(int n, int br, int bc, bool causal)
-{
-	int steps = 0;
-	for (int r0 = 0; r0 < n; r0 += br) {
-		int end = causal ? (r0 + br < n ? r0 + br : n) : n;
-		steps += (end + bc - 1) / bc;
-	}
-	return steps;
-}
-
 enum mha_status mha_flash_record(struct mha_flash_record *r, const struct mha_config *c,
                                  const struct mha_acts *a, int head, int br, int bc,
                                  char *msg, size_t len)
@@ -61,44 +49,50 @@ enum mha_status mha_flash_record(struct mha_flash_record *r, const struct mha_co
 		         "%d tokens)", c->h - 1, MHA_MAX_TOKENS, head, c->n);
 		return MHA_EINVAL;
 	}
-	const int n = c->n, dk = c->dk;
+	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk, j = mha_kv_head(c, head);
 	br = br < 1 ? 1 : br > n ? n : br;
 	bc = bc < 1 ? 1 : bc > n ? n : bc;
-	int steps = count_steps(n, br, bc, c->causal);
-	size_t step_floats = (size_t)steps * br * (3 + (size_t)dk);
-	size_t scratch = flash_scratch_floats(n, br, bc, c->top_k);
-	size_t floats = step_floats + (size_t)n * dk + 2 * (size_t)n + scratch;
-	size_t bytes = (size_t)steps * sizeof *r->step + floats * sizeof(float) + (size_t)n;
-	char *mem = calloc(1, bytes);
-	if (!mem) {
-		snprintf(msg, len, "out of memory for a recording of %d steps", steps);
-		return MHA_ENOMEM;
-	}
-	*r = (struct mha_flash_record){ .head = head, .n = n, .dk = dk, .br = br, .bc = bc,
-	                                .step = (struct mha_flash_step *)mem, .mem = mem };
-	float *f = (float *)(mem + (size_t)steps * sizeof *r->step);
-	float *steps_mem = f;
-	r->out = f + step_floats;
-	r->m = r->out + (size_t)n * dk;
-	r->l = r->m + n;
-	float *work = r->l + n;
-	r->dead = (unsigned char *)(work + scratch);
-
-	const int hw = c->h * dk, gw = c->g * dk, j = mha_kv_head(c, head);
 	struct flash_head hd = {
 		.n = n, .dk = dk, .causal = c->causal, .top_k = c->top_k,
 		.scale = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f,
 		.q = a->q + (size_t)head * dk, .ldq = hw,
 		.k = a->k + (size_t)j * dk, .ldk = gw,
 		.v = a->v + (size_t)j * dk, .ldv = gw,
-		.o = r->out, .ldo = dk, .dead = r->dead, .br = br, .bc = bc,
+		.ldo = dk, .br = br, .bc = bc,
+		.masks = mha_mask_extra(c) ? c : NULL,
 	};
-	struct recorder rc = { r, steps_mem, 0, 0 };
-	for (int r0 = 0; r0 < n; r0 += br, rc.qt++) {
-		rc.kt = 0;
+	size_t scratch = flash_scratch_floats(n, br, bc, c->top_k, hd.masks != NULL);
+	float *work = malloc(scratch * sizeof *work);
+	if (!work)
+		goto nomem;
+	int steps = 0;
+	for (int r0 = 0; r0 < n; r0 += br)
+		steps += flash_key_tiles(&hd, r0, work);
+	size_t step_floats = (size_t)steps * br * (3 + (size_t)dk);
+	size_t floats = step_floats + (size_t)n * dk + 2 * (size_t)n;
+	char *mem = calloc(1, (size_t)steps * sizeof *r->step + floats * sizeof(float) + (size_t)n);
+	if (!mem)
+		goto nomem;
+	*r = (struct mha_flash_record){ .head = head, .n = n, .dk = dk, .br = br, .bc = bc,
+	                                .step = (struct mha_flash_step *)mem, .mem = mem };
+	float *steps_mem = (float *)(mem + (size_t)steps * sizeof *r->step);
+	r->out = steps_mem + step_floats;
+	r->m = r->out + (size_t)n * dk;
+	r->l = r->m + n;
+	r->dead = (unsigned char *)(r->l + n);
+	hd.o = r->out;
+	hd.dead = r->dead;
+	for (int q = 0; q < n; q++)
+		r->m[q] = -INFINITY; /* a row no key tile reaches keeps m = -inf, l = 0 */
+	struct recorder rc = { r, steps_mem, 0 };
+	for (int r0 = 0; r0 < n; r0 += br, rc.qt++)
 		flash_rows(&hd, r0, work, record_step, &rc);
-	}
+	free(work);
 	return MHA_OK;
+nomem:
+	free(work);
+	snprintf(msg, len, "out of memory for a recording of %d tokens", c->n);
+	return MHA_ENOMEM;
 }
 
 void mha_flash_record_free(struct mha_flash_record *r)

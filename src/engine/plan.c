@@ -37,6 +37,7 @@ struct mha_plan {
 	int chunk;                /* rows per projection task */
 	struct pool *pool;
 	struct mha_acts a;        /* all of it (small), or q k v concat y dead_row (large) */
+	bool masks;               /* padding, window or custom masks (mha_mask_extra) */
 	int lanes;                /* attn.h kernels' width, or 0: plain loops (flash.c) */
 	float *vh;                /* (g, n, dk) V again, one kv head after the other:
 	                           * the kernels read a tile of it contiguously */
@@ -81,7 +82,7 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 	}
 	size_t act_bytes = floats * sizeof(float) + (size_t)c->h * n;
 	char *mem = calloc(1, act_bytes);
-	p->block_floats = flash_scratch_floats(c->n, p->br, p->bc, c->top_k);
+	p->block_floats = flash_scratch_floats(c->n, p->br, p->bc, c->top_k, mha_mask_extra(c));
 	p->blocks = calloc((size_t)threads * p->block_floats, sizeof(float));
 	if (!mem || !p->blocks) {
 		free(mem);
@@ -117,14 +118,9 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 		goto nomem;
 	p->c = *c;
 	p->large = opt.large || c->n > MHA_MAX_TOKENS;
-	if (p->large && mha_mask_extra(c)) {
-		snprintf(msg, len, "padding, window and custom masks need n <= %d: "
-		         "the large path (%d tokens) supports causal and top-k only", MHA_MAX_TOKENS, c->n);
-		free(p);
-		return MHA_EINVAL;
-	}
 	if (!p->large)
 		threads = 1; /* a few microseconds of work: waking a thread costs more */
+	p->masks = mha_mask_extra(c);
 	p->lanes = attn_lanes(c->dk);
 	flash_tiles_auto(c->n, c->dk, p->lanes, &p->br, &p->bc);
 	if (opt.block_rows > 0)
@@ -268,7 +264,7 @@ static void attend_task(void *ctx, int task, int thread)
 		.ldv = p->lanes ? dk : gw,
 		.o = p->a.concat + (size_t)i * dk, .ldo = hw,
 		.dead = p->a.dead_row + (size_t)i * n,
-		.br = p->br, .bc = p->bc,
+		.br = p->br, .bc = p->bc, .masks = p->masks ? c : NULL,
 	};
 	flash_rows(&hd, r0, p->blocks + (size_t)thread * p->block_floats, NULL, NULL);
 	/* one clock for the fused scores, softmax and weighted sum */

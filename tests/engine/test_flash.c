@@ -2,7 +2,7 @@
  * test_flash.c - FlashAttention, tile by tile, gives the plain result:
  * the recording of each head against mha_forward_naive's O = P V over
  * seeded configurations (tile sizes from 1 up and not dividing n, causal,
- * GQA, MQA, top-k, heads off), its final m and l against the row max and
+ * GQA, MQA, top-k, heads off, padding, windows, custom masks), its final m and l against the row max and
  * the sum of exponentials computed here from the scores, the steps' own
  * rules (alpha = exp(m_before - m), a first tile with no kept key), and the
  * planned forward's tiled path against the plain loops for tile shapes the
@@ -43,19 +43,21 @@ static void make(struct mha_config *c, struct mha_weights *w, int n, int d, int 
 	mha_weights_init(w, c, seed);
 }
 
-/* Is key j kept for query q: inside the causal limit and, with top-k,
- * among the top_k largest of the row (ties to the lower index)? Written
- * out here, apart from the core's rule. */
+/* Is key j kept for query q: seen under the structural mask (the core's
+ * mha_mask_row: causal, window, padding, custom) and, with top-k, among
+ * the top_k largest seen scores of the row (ties to the lower index),
+ * ranked here apart from the core's rule. */
 static bool kept(const struct mha_config *c, const float *srow, int q, int j)
 {
-	int limit = c->causal ? q + 1 : c->n;
-	if (j >= limit)
+	unsigned char seen[MHA_MAX_TOKENS];
+	int count = mha_mask_row(c, q, NULL, seen);
+	if (!seen[j])
 		return false;
-	if (c->top_k <= 0 || c->top_k >= limit)
+	if (c->top_k <= 0 || c->top_k >= count)
 		return true;
 	int above = 0;
-	for (int t = 0; t < limit; t++)
-		above += srow[t] > srow[j] || (srow[t] == srow[j] && t < j);
+	for (int t = 0; t < c->n; t++)
+		above += seen[t] && (srow[t] > srow[j] || (srow[t] == srow[j] && t < j));
 	return above < c->top_k;
 }
 
@@ -115,6 +117,53 @@ static void test_tiles_give_the_plain_result_for_every_variant(void **state)
 		}
 		mha_weights_free(&w);
 	}
+}
+
+/* Masks beyond causal: padding, a sliding window (causal and a band), a
+ * custom mask with a row that sees nothing, each with top-k and GQA. */
+static void mask_variant(struct mha_config *c, int v)
+{
+	check_vary(c, v & 3);
+	c->pad = v == 0 || v == 5 ? (1u << 2) | (1u << (c->n - 1)) : 0;
+	c->window = v == 1 || v == 2 || v == 5 ? 3 : 0;
+	memset(c->hide, 0, sizeof c->hide);
+	if (v >= 3)
+		for (int j = 0; j < c->n; j++) {
+			mha_mask_set(c, 1, j, true);          /* row 1 sees nothing */
+			mha_mask_set(c, j, (j * 5 + 1) % c->n, true);
+		}
+}
+
+static void test_tiles_apply_every_mask_the_core_has(void **state)
+{
+	(void)state;
+	char msg[MHA_MSG_MAX];
+	const int tiles[][2] = { { 1, 1 }, { 2, 3 }, { 4, 8 }, { 7, 5 }, { 16, 16 } };
+	struct mha_config c;
+	struct mha_weights w;
+	make(&c, &w, 21, 64, 4, 2, 5);
+	for (int v = 0; v < 6; v++) {
+		mask_variant(&c, v);
+		assert_int_equal(mha_config_check(&c, msg, sizeof msg), MHA_OK);
+		struct mha_acts plain;
+		assert_int_equal(mha_acts_alloc(&plain, &c), MHA_OK);
+		mha_forward_naive(&c, &w, &plain);
+		for (size_t t = 0; t < sizeof tiles / sizeof tiles[0]; t++) {
+			check_record(&c, &plain, tiles[t][0], tiles[t][1]);
+			struct mha_plan *p;
+			struct mha_plan_options o = { .threads = 1, .block_rows = tiles[t][0],
+			                              .block_cols = tiles[t][1], .large = true };
+			assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_OK);
+			mha_plan_forward(p, &w);
+			size_t nh = (size_t)c.n * c.h * c.dk;
+			check_close(mha_plan_acts(p)->concat, plain.concat, nh,
+			            REL_TOL * max_abs(plain.concat, nh), "tiled concat with masks");
+			assert_memory_equal(mha_plan_acts(p)->dead_row, plain.dead_row, (size_t)c.h * c.n);
+			mha_plan_destroy(p);
+		}
+		mha_acts_free(&plain);
+	}
+	mha_weights_free(&w);
 }
 
 static void test_each_step_rescales_by_exp_of_the_max_growth(void **state)
@@ -264,6 +313,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tiles_give_the_plain_result_for_every_variant),
+		cmocka_unit_test(test_tiles_apply_every_mask_the_core_has),
 		cmocka_unit_test(test_each_step_rescales_by_exp_of_the_max_growth),
 		cmocka_unit_test(test_a_first_tile_with_no_kept_key_leaves_the_row_empty),
 		cmocka_unit_test(test_recording_refuses_what_it_cannot_show),
