@@ -158,6 +158,18 @@ else
 	fail "base model: params total is not 1,048,576 or KV cache not 1024"
 fi
 
+# --grad: the gradients of 1/2 sum(Y^2) under "grad", checked by finite differences
+check_dump grad_default '{"tokens": 6, "heads": 4}' --grad
+check_dump grad_gqa_causal_off '{"kv_heads": 2, "causal": true}' --grad --tokens 5 --d-model 8 \
+	--heads 4 --kv-heads 2 --causal --seed 3
+check_dump grad_mqa_noscale '{"kv_heads": 1, "scale": false}' --grad --heads 3 --kv-heads 1 \
+	--d-model 6 --no-scale --seed 2
+check_dump grad_topk '{"top_k": 2}' --grad --tokens 6 --top-k 2 --d-model 8 --heads 2 --seed 5
+expect_error 2 --grad --grad
+expect_error 2 --train --train bogus
+expect_error 2 --seeds --train previous --seeds 3
+expect_error 2 --save --dump json --save x.txt
+
 # The locale does not change a byte of the dump (decimal point, digits).
 LC_ALL=C.UTF-8 run --dump json --seed 4 && cp "$tmp/out" "$tmp/utf8.json"
 LC_ALL=C run --dump json --seed 4 && cp "$tmp/out" "$tmp/c.json"
