@@ -61,6 +61,12 @@ struct mha_config {
 	bool scale;   /* multiply scores by 1/sqrt(dk) (true in the paper) */
 	uint64_t seed;                   /* seed of the last mha_weights_init */
 	bool head_off[MHA_MAX_HEADS];    /* true: head i switched off (pruned) */
+	/* Masks beyond causal (mask.c; all zero = none). They apply to tokens
+	 * 0..MHA_MAX_TOKENS-1 (the planned forward's large path refuses them);
+	 * bits at or past n are ignored. */
+	uint64_t pad;                    /* bit t: token t is padding */
+	int window;                      /* sliding window width w; 0 = off */
+	uint64_t hide[MHA_MAX_TOKENS];   /* custom mask: bit j of hide[i] hides key j from query i */
 };
 
 /* Inputs the learner edits. Row-major, one allocation (freed by
@@ -161,7 +167,8 @@ bool mha_label_valid(const char *s);
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len);
 
-/* Activations and the forward pass. */
+/* Activations and the forward pass. The engine (src/engine/engine.h)
+ * runs the same pass planned, threaded and tiled, for large n. */
 enum mha_status mha_acts_alloc(struct mha_acts *a, const struct mha_config *c);
 void mha_acts_free(struct mha_acts *a);
 void mha_forward(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a);
@@ -179,74 +186,49 @@ bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k);
 struct mha_counts mha_counts(const struct mha_config *c);
 
 /*
- * The planned forward: the same pass for a caller that runs one shape many
- * times (the benchmark) and for n beyond the screen's MHA_MAX_TOKENS, up to
- * MHA_PLAN_MAX_TOKENS. mha_plan_create makes every allocation and starts
- * the threads once; mha_plan_forward then allocates nothing and starts no
- * thread.
+ * Masks (mask.c): the one place that says which keys a query sees. Every
+ * forward, the dump, the counts and the screen ask it. Kept keys of query
+ * row i are those allowed by ALL of
+ *   causal:   j <= i
+ *   window w: i-w+1 <= j <= i with causal; |i - j| < w without (a band)
+ *   padding:  key j is not a padding token (for every query, padding too)
+ *   custom:   bit j of hide[i] is clear
+ * and then, when scores are given and top_k > 0, the top_k largest kept
+ * scores (ties: the lower index). GQA changes nothing here: the mask is
+ * per query row, shared by every head; only top-k differs per head.
+ * Padding query rows are computed like any other (over the non-padding
+ * keys, as PyTorch's key_padding_mask does) and flagged by mha_is_pad:
+ * their outputs are to be ignored, not zeroed, so each kept row still sums
+ * to 1. A row with no kept key gives P = 0 (dead_row), never NaN.
  *
- *     struct mha_plan_options o = { .threads = 2 };
- *     struct mha_plan *p;
- *     if (mha_plan_create(&p, &cfg, &o, msg, sizeof msg) != MHA_OK) ...
- *     mha_plan_forward(p, &w);               // w made for the same cfg
- *     const float *y = mha_plan_acts(p)->y;  // Y (n,d)
- *     mha_plan_destroy(p);
- *
- * Two paths, one result (within 1e-5 relative of mha_forward_naive):
- *  - teaching sizes (n <= MHA_MAX_TOKENS): mha_forward on the plan's own
- *    mha_acts, every intermediate kept as documented there; one thread.
- *  - large (n > MHA_MAX_TOKENS, or .large): the n x n scores never exist
- *    whole. Each thread owns one (rows, n) block, reused: for a block of
- *    query rows of one head it makes S, turns it into P in place, and
- *    multiplies by V straight into the concat. Q, K, V, concat, Y and
- *    dead_row are kept in mha_plan_acts; scores, weights, heads are NULL.
- *    The projections are BLAS products; S = Q K^T and P V use the core's
- *    own AVX-512 / AVX2 kernels where dk is a multiple of 8 (BLAS else).
- *    Work is split over the plan's threads (rows of the projections,
- *    (head, row block) pairs of the attention), and BLAS runs single-
- *    threaded inside them: mha_plan_forward sets OpenBLAS to 1 thread for
- *    its duration and puts the caller's count back before returning, so
- *    OPENBLAS_NUM_THREADS never multiplies the plan's own threads.
- * doc/PERFORMANCE.md has the figures and what bounds them.
+ *     unsigned char keep[MHA_MAX_TOKENS];
+ *     int kept = mha_mask_row(&cfg, i, NULL, keep);  // structural mask only
+ *     mha_mask_row(&cfg, i, a.scores + (h_i*n + i)*n, keep); // with head h_i's top-k
  */
-enum { MHA_PLAN_MAX_TOKENS = 16384 };
+/* Fills keep[0..n) with 1 (kept) or 0 (masked) for query row i; s: that
+ * row's n scores for top-k, or NULL. Returns the number kept. */
+int mha_mask_row(const struct mha_config *c, int i, const float *s, unsigned char *keep);
+/* Is token t padding? */
+bool mha_is_pad(const struct mha_config *c, int t);
+/* True when a mask beyond causal and top-k is set (padding, window, custom). */
+bool mha_mask_extra(const struct mha_config *c);
+/* Hide (hidden = true) or show key j to query i in the custom mask. */
+void mha_mask_set(struct mha_config *c, int i, int j, bool hidden);
+/* Softmax over the keys with keep[j] != 0 only (no top-k: mha_mask_row has
+ * applied it): masked weights exactly 0; true and an all-zero row when no
+ * key is kept. */
+bool mha_softmax_keep(const float *s, float *p, int n, const unsigned char *keep);
 
-struct mha_plan_options {
-	int threads;    /* worker threads including the caller; 0 or 1: one */
-	int block_rows; /* query rows per block on the large path; 0: chosen from n */
-	bool large;     /* take the large path even at n <= MHA_MAX_TOKENS (tests) */
+/* The phases of a forward pass, for the engine's profile (engine.h:
+ * mha_plan_profile). "Stage" is the pipeline's word; these are clocks. */
+enum mha_phase {
+	MHA_PHASE_PROJECT,  /* Q, K, V = X W^Q, X W^K, X W^V */
+	MHA_PHASE_SCORES,   /* S = Q K^T s */
+	MHA_PHASE_SOFTMAX,  /* P = softmax(mask(S)) */
+	MHA_PHASE_WEIGHTED, /* O = P V, into the concat */
+	MHA_PHASE_OUTPUT,   /* Y = Concat W^O */
+	MHA_PHASE_COUNT
 };
-
-/* Stages, for the profile (mha_plan_profile). */
-enum mha_stage {
-	MHA_STAGE_PROJECT,  /* Q, K, V = X W^Q, X W^K, X W^V */
-	MHA_STAGE_SCORES,   /* S = Q K^T s */
-	MHA_STAGE_SOFTMAX,  /* P = softmax(mask(S)) */
-	MHA_STAGE_WEIGHTED, /* O = P V, into the concat */
-	MHA_STAGE_OUTPUT,   /* Y = Concat W^O */
-	MHA_STAGE_COUNT
-};
-
-struct mha_plan;
-
-/* As mha_config_check, but n may go up to MHA_PLAN_MAX_TOKENS. */
-enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len);
-/* o may be NULL (one thread, automatic blocks). */
-enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *c,
-                                const struct mha_plan_options *o, char *msg, size_t len);
-void mha_plan_destroy(struct mha_plan *p);
-void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w);
-const struct mha_acts *mha_plan_acts(const struct mha_plan *p);
-int mha_plan_threads(const struct mha_plan *p);
-bool mha_plan_is_large(const struct mha_plan *p);
-/* Bytes the plan holds (activations and per-thread blocks). */
-size_t mha_plan_bytes(const struct mha_plan *p);
-/* Profiling: on, each forward adds every thread's time per stage (two
- * clock reads per stage and block, so leave it off when timing the whole).
- * seconds[MHA_STAGE_COUNT] receives the sums since it was switched on. */
-void mha_plan_profile(struct mha_plan *p, bool on);
-void mha_plan_stage_seconds(const struct mha_plan *p, double *seconds);
-const char *mha_stage_name(enum mha_stage s);
 
 /* Parse one typed or stored value: a whole decimal number ("0.5", "-3",
  * "1e-3"), finite and within +-MHA_VALUE_MAX, nothing else on the line but
