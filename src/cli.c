@@ -260,7 +260,9 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
 	int rc = check_train_flags(out, msg, len);
-	return rc ? rc : finish_config(&gv, out, msg, len);
+	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE)
+		return rc; /* training checks its own shape (train_shape_check); cfg stays valid */
+	return finish_config(&gv, out, msg, len);
 }
 
 /* The flags of --grad, --train and --ablate; every other flag: 0, nothing

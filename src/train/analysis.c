@@ -13,7 +13,7 @@
 enum { PROBE_SEQUENCES = 16, EVAL_SEQUENCES = 64 };
 
 /* m = n/2 tokens, distinct while the vocabulary allows, then the same again */
-static void probe_sample(int n, int vocab, uint64_t *rng, int *tokens, int *targets)
+void train_probe_sample(int n, int vocab, uint64_t *rng, int *tokens, int *targets)
 {
 	int half = n / 2;
 	for (int i = 0; i < n; i++) {
@@ -42,12 +42,12 @@ void train_pattern_scores(const struct train_model *m, double *scores)
 		return;
 	/* repeated random tokens: r_0..r_{m-1} r_0..r_{m-1}, m = n/2, distinct
 	 * while the vocabulary allows */
-	uint64_t rng = 0x70726f6265ULL;
+	uint64_t rng = TRAIN_PROBE_SEED;
 	int tokens[MHA_MAX_TOKENS], targets[MHA_MAX_TOKENS];
 	double cnt[TRAIN_PAT_COUNT] = { 0 };
 	for (int b = 0; b < PROBE_SEQUENCES; b++) {
 		struct seq_result r;
-		probe_sample(n, m->s.vocab, &rng, tokens, targets);
+		train_probe_sample(n, m->s.vocab, &rng, tokens, targets);
 		seq_forward(m, &w, tokens, targets, &r);
 		for (int l = 0; l < m->s.layers; l++)
 			for (int i = 0; i < m->s.h; i++) {

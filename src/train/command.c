@@ -5,6 +5,7 @@
  * times and formats.
  */
 #include "command.h"
+#include "session.h"
 #include "train.h"
 
 #include <math.h>
@@ -86,6 +87,34 @@ static struct train_shape request_shape(const struct train_request *rq, const st
 	return train_task_shape(t, rq->layers, rq->d_model, heads);
 }
 
+/* The model file, and beside it each layer as a workbench session
+ * (FILE.layer0, FILE.layer1) that mha-tui --load opens. */
+static int save_all(const struct train_model *m, const struct train_task *t, const char *path, FILE *err)
+{
+	char msg[MHA_MSG_MAX + 4096], spath[4096];
+	if (train_model_save(m, t, path, msg, sizeof msg) != 0) {
+		fprintf(err, "mha-tui: %s\n", msg);
+		return 1;
+	}
+	for (int l = 0; l < m->s.layers; l++) {
+		struct mha_config c;
+		struct mha_weights w;
+		snprintf(spath, sizeof spath, "%s.layer%d", path, l);
+		if (train_layer_workbench(m, l, &c, &w, msg, sizeof msg) != MHA_OK) {
+			fprintf(err, "mha-tui: %s: %s\n", spath, msg);
+			return 1;
+		}
+		int rc = session_save(spath, &c, &w, msg, sizeof msg);
+		mha_weights_free(&w);
+		if (rc != 0) {
+			fprintf(err, "mha-tui: %s\n", msg);
+			return 1;
+		}
+		fprintf(err, "layer %d in the workbench: mha-tui --load %s\n", l, spath);
+	}
+	return 0;
+}
+
 int train_command(const struct train_request *rq, FILE *out, FILE *err)
 {
 	const struct train_task *t = train_task_find(rq->task);
@@ -125,8 +154,7 @@ int train_command(const struct train_request *rq, FILE *out, FILE *err)
 			fprintf(err, "%s head: no head of layer %d scored above %.2f\n", train_pattern_name(t->head),
 			        t->layer, t->want_score);
 	}
-	if (rq->save && train_model_save(&m, t, rq->save, msg, sizeof msg) != 0) {
-		fprintf(err, "mha-tui: %s\n", msg);
+	if (rq->save && save_all(&m, t, rq->save, err) != 0) {
 		train_model_free(&m);
 		return 1;
 	}

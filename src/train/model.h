@@ -33,5 +33,10 @@ void seq_forward(const struct train_model *m, struct seq_work *w, const int *tok
 void seq_backward(const struct train_model *m, struct seq_work *w, const int *tokens,
                   const int *targets, float scale, struct train_model *g);
 uint64_t train_heldout_seed(const struct train_task *t);
+/* The probe: m = n/2 random tokens (distinct while V allows), then the
+ * same m again; targets all -1. The pattern scores and the exported
+ * sessions start their streams at TRAIN_PROBE_SEED. */
+#define TRAIN_PROBE_SEED 0x70726f6265ULL
+void train_probe_sample(int n, int vocab, uint64_t *rng, int *tokens, int *targets);
 
 #endif

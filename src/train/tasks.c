@@ -142,6 +142,10 @@ enum mha_status train_shape_check(const struct train_shape *s, char *msg, size_t
 		snprintf(msg, len, "layers %d is out of range: allowed 1..%d", s->layers, TRAIN_MAX_LAYERS);
 		return MHA_EINVAL;
 	}
+	if (s->d < 1 || s->d > TRAIN_MAX_D) {
+		snprintf(msg, len, "d_model %d is out of range for training: allowed 1..%d", s->d, TRAIN_MAX_D);
+		return MHA_EINVAL;
+	}
 	if (s->h < 1 || s->dk < 1 || s->h * s->dk != s->d) {
 		snprintf(msg, len, "heads %d do not divide d_model %d: choose heads that divide it",
 		         s->h, s->d);

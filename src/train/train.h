@@ -35,7 +35,9 @@
 
 #include "mha.h"
 
-enum { TRAIN_MAX_LAYERS = 2, TRAIN_MAX_VOCAB = 256 };
+/* d_model at most 256 for training: each of the batch's 16 gradient slots
+ * holds every parameter (2.2 MB a slot at 256, 2 layers) */
+enum { TRAIN_MAX_LAYERS = 2, TRAIN_MAX_VOCAB = 256, TRAIN_MAX_D = 256 };
 
 /* ---- tasks ---- */
 
@@ -171,5 +173,15 @@ int train_model_save(const struct train_model *m, const struct train_task *t,
 /* Read it back: the model is allocated; *task receives the task. */
 int train_model_load(struct train_model *m, const struct train_task **task,
                      const char *path, char *msg, size_t len);
+
+/* ---- the workbench ---- */
+
+/* Layer l of the model as a workbench session, on the first probe
+ * sequence (repeated random tokens): X is the residual stream entering
+ * layer l, W^Q, W^K, W^V, W^O the layer's, heads off as the model says,
+ * labels the token ids ("t5"). c and w are set up here (w allocated:
+ * mha_weights_free). MHA_OK, or MHA_ENOMEM / MHA_ERANGE with msg. */
+enum mha_status train_layer_workbench(const struct train_model *m, int l, struct mha_config *c,
+                                      struct mha_weights *w, char *msg, size_t len);
 
 #endif

@@ -194,6 +194,41 @@ static void test_model_file_round_trip_and_refusals(void **state)
 	train_model_free(&m);
 }
 
+/* A layer opened in the workbench computes what it computed in the model. */
+static void test_layer_opens_in_the_workbench_as_it_ran(void **state)
+{
+	(void)state;
+	struct train_model m;
+	const struct train_task *t = task("induction");
+	train_steps(&m, t, 2, 3, 1, 5, 4);
+	m.head_off[1][0] = true;
+	struct mha_config c;
+	struct mha_weights w;
+	struct mha_acts a;
+	char msg[MHA_MSG_MAX];
+	assert_int_equal(train_layer_workbench(&m, 1, &c, &w, msg, sizeof msg), MHA_OK);
+	assert_int_equal(mha_config_check(&c, msg, sizeof msg), MHA_OK);
+	assert_true(c.causal && c.head_off[0] && !c.head_off[1]);
+	assert_string_equal(w.labels[0], w.labels[m.s.n / 2]); /* the probe repeats */
+	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
+	mha_forward(&c, &w, &a);
+	/* the same probe through the model: layer 1's weights, bit for bit */
+	struct seq_work sw;
+	struct seq_result r;
+	int tok[MHA_MAX_TOKENS], tgt[MHA_MAX_TOKENS];
+	uint64_t rng = TRAIN_PROBE_SEED;
+	train_probe_sample(m.s.n, m.s.vocab, &rng, tok, tgt);
+	assert_int_equal(seq_work_alloc(&sw, &m), MHA_OK);
+	seq_forward(&m, &sw, tok, tgt, &r);
+	size_t hnn = (size_t)c.h * c.n * c.n;
+	assert_memory_equal(a.weights, sw.acts[1].weights, hnn * sizeof(float));
+	assert_memory_equal(a.y, sw.acts[1].y, (size_t)c.n * c.d * sizeof(float));
+	seq_work_free(&sw);
+	mha_acts_free(&a);
+	mha_weights_free(&w);
+	train_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_short_training_learns_the_previous_token),
 		cmocka_unit_test(test_importance_and_prune_curve),
 		cmocka_unit_test(test_model_file_round_trip_and_refusals),
+		cmocka_unit_test(test_layer_opens_in_the_workbench_as_it_ran),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
