@@ -108,7 +108,51 @@ struct mha_counts {
 	int64_t flops_total;
 	int64_t kv_cache_per_token; /* 2 g dk values (K and V)                  */
 	int64_t flops_one_full_head;/* one head with dk = d, no GQA: the "flat cost" reference */
+	/* Masks and sparsity: the dense FLOPs above never change with masks
+	 * or top-k (every product is computed, as on a GPU); these say what a
+	 * kernel that skips work could save. Pairs are (query, key) cells of
+	 * one head; every head has the same counts. */
+	int64_t pairs_visible;           /* cells the mask keeps (mha_mask_row, before top-k) */
+	int64_t pairs_kept;              /* after top-k: sum over rows of min(top_k, visible) */
+	int64_t flops_scores_masked;     /* 2 h dk (n^2 - visible): scores a mask-aware kernel skips */
+	int64_t flops_weighted_skippable;/* 2 h dk (n^2 - kept): P V products whose weight is 0 */
+	int64_t flops_sparse_saving;     /* 4 h dk (visible - kept): the scores and P V products
+	                                  * top-k drops, if a selector picks the keys without them */
+	double selector_break_even;      /* FLOPs a selector may spend per visible pair and still
+	                                  * win: flops_sparse_saving / pairs_visible (0: none) */
 };
+
+/*
+ * The KV cache at model scale (config.c). Per token and layer a decoder
+ * keeps K and V for every kv head: 2 g dk values; times L layers; times
+ * the bytes of one value; times the context length.
+ *   LLaMA-2-70B: 2 x 8 x 128 x 80 = 163,840 values/token = 320 KiB in fp16,
+ *   1.25 GiB at 4,096 tokens (10 GiB with 64 kv heads, plain MHA).
+ */
+enum mha_dtype { MHA_FP32, MHA_FP16, MHA_INT8, MHA_DTYPE_COUNT };
+
+struct mha_kv_cache {
+	int64_t values_token_layer; /* 2 g dk */
+	int64_t values_token;       /* 2 g dk L */
+	int64_t bytes_token_layer;  /* 2 g dk b */
+	int64_t bytes_token;        /* 2 g dk L b */
+	int64_t bytes_context_layer;/* 2 g dk b T */
+	int64_t bytes_context;      /* 2 g dk L b T: the whole model's cache at T tokens */
+};
+
+/* A model shape for the KV-cache table. */
+struct mha_model {
+	const char *name;
+	int d, h, g, dk, layers;
+};
+
+int mha_dtype_bytes(enum mha_dtype t);       /* 4, 2, 1 */
+const char *mha_dtype_name(enum mha_dtype t); /* "fp32", "fp16", "int8" */
+/* The cache of g kv heads of size dk over L layers, b bytes a value, T tokens. */
+struct mha_kv_cache mha_kv_cache(int g, int dk, int layers, enum mha_dtype t, int64_t context);
+/* Presets, ending with { NULL }: the paper's base model (d 512, h 8, dk 64,
+ * 6 layers) and a LLaMA-2-70B-shaped one (d 8192, h 64, g 8, dk 128, 80). */
+extern const struct mha_model mha_models[];
 
 /* Tensors in pipeline order. The table behind mha_tensor_info is what the
  * dump, the TUI and the tests walk. */

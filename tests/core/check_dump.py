@@ -57,7 +57,7 @@ def cols(a, lo, hi):
     return [row[lo:hi] for row in a]
 
 
-def visible(cfg, r, t):
+def visible_key(cfg, r, t):
     """Does query r see key t? Causal, window (causal: r-w+1..r; else a
     band |r-t| < w), padding keys, and the custom mask's hidden cells."""
     w = cfg["window"]
@@ -78,7 +78,7 @@ def attention(cfg, x, wq, wk, wv, wo):
         scores = [[math.fsum(a * b for a, b in zip(qr, kr)) * s for kr in kj] for qr in qi]
         weights = []
         for r in range(n):
-            keep = [t for t in range(n) if visible(cfg, r, t)]
+            keep = [t for t in range(n) if visible_key(cfg, r, t)]
             if 0 < cfg["top_k"] < len(keep):
                 keep = sorted(keep, key=lambda t: (-scores[r][t], t))[:cfg["top_k"]]
             if not keep:
@@ -125,6 +125,24 @@ def check_counts(cfg, counts):
         problem("counts.params %s, want %s" % (counts.get("params"), want_params))
     if counts.get("flops") != want_flops:
         problem("counts.flops %s, want %s" % (counts.get("flops"), want_flops))
+    visible = [sum(visible_key(cfg, r, t) for t in range(n)) for r in range(n)]
+    kept = [min(cfg["top_k"], v) if cfg["top_k"] > 0 else v for v in visible]
+    saving = 4 * h * dk * (sum(visible) - sum(kept))
+    want_sparse = {"pairs_visible": sum(visible), "pairs_kept": sum(kept),
+                   "scores_masked": 2 * h * dk * (n * n - sum(visible)),
+                   "weighted_skippable": 2 * h * dk * (n * n - sum(kept)),
+                   "sparse_saving": saving}
+    got_sparse = dict(counts.get("sparse", {}))
+    be = got_sparse.pop("selector_break_even", None)
+    if got_sparse != want_sparse:
+        problem("counts.sparse %s, want %s" % (got_sparse, want_sparse))
+    want_be = saving / sum(visible) if sum(visible) else 0.0
+    if be is None or abs(be - want_be) > 1e-6 * max(1.0, want_be):
+        problem("counts.sparse.selector_break_even %r, want %r" % (be, want_be))
+    want_kv = {"fp32": 8 * g * dk, "fp16": 4 * g * dk, "int8": 2 * g * dk}
+    if counts.get("kv_cache_bytes_per_token") != want_kv:
+        problem("counts.kv_cache_bytes_per_token %s, want %s"
+                % (counts.get("kv_cache_bytes_per_token"), want_kv))
     if counts.get("kv_cache_per_token") != 2 * g * dk:
         problem("counts.kv_cache_per_token %s, want %d" % (counts.get("kv_cache_per_token"), 2 * g * dk))
 
@@ -170,14 +188,14 @@ def check(dump, expected):
                     % (i, hd["head"], hd["kv_head"], i, i // (h // g)))
         if hd["on"] != (i not in cfg["heads_off"]):
             problem("heads[%d].on = %r" % (i, hd["on"]))
-        dead = [r for r in range(n) if not any(visible(cfg, r, t) for t in range(n))]
+        dead = [r for r in range(n) if not any(visible_key(cfg, r, t) for t in range(n))]
         if hd["dead_rows"] != dead:
             problem("heads[%d].dead_rows = %r, want %r (rows with no visible key)"
                     % (i, hd["dead_rows"], dead))
         ok &= expect_shape("heads[%d].scores" % i, hd["scores"], n, n)
         ok &= expect_shape("heads[%d].weights" % i, hd["weights"], n, n)
         ok &= expect_shape("heads[%d].output" % i, hd["output"], n, dk)
-    want_mask = [[int(visible(cfg, r, t)) for t in range(n)] for r in range(n)]
+    want_mask = [[int(visible_key(cfg, r, t)) for t in range(n)] for r in range(n)]
     if dump["mask"] != want_mask:
         problem("mask %r, want %r" % (dump["mask"], want_mask))
     if not ok:
