@@ -263,6 +263,61 @@ void mha_mask_set(struct mha_config *c, int i, int j, bool hidden);
 bool mha_softmax_keep(const float *s, float *p, int n, const unsigned char *keep);
 
 /*
+ * Prefill and decode (decode.c): a causal decoder generates one token at a
+ * time, keeping each token's K and V rows in a cache so that a step costs
+ * O(t) instead of recomputing the O(t^2) pass. Token t's input is row t of
+ * X (teacher forcing: the sentence is known). Step t:
+ *   q_t, k_t, v_t = x_t W^Q, x_t W^K, x_t W^V;  append k_t, v_t to the cache
+ *   s_i = q_t,i K_j[0..t]^T * s,  p_i = softmax(mask(s_i)),  o_i = p_i V_j[0..t]
+ *   y_t = [o_1 .. o_h] W^O
+ * with the same plain loops as mha_forward_naive, so row t of Y, of each
+ * P_i and the cache equal that pass's rows bit for bit (and mha_forward's
+ * within float rounding). Needs cfg.causal: a later key does not exist yet.
+ *
+ *     struct mha_decoder dec;
+ *     mha_decoder_alloc(&dec, &cfg);        // cache room for cfg.n tokens
+ *     mha_decoder_prefill(&dec, &cfg, &w, 3); // tokens 0..2 at once
+ *     while (dec.len < cfg.n)
+ *         mha_decoder_step(&dec, &cfg, &w);  // dec.y: the new token's Y row
+ *     mha_decoder_free(&dec);
+ */
+struct mha_decoder {
+	int len;                /* tokens in the cache */
+	int cap;                /* room: cfg.n tokens */
+	float *k, *v;           /* (cap, g*dk) the cache: rows 0..len-1 are K, V of those tokens */
+	float *q;               /* (h*dk)   the last token's query                      */
+	float *scores;          /* (h, cap) the last token's scores, keys 0..len-1      */
+	float *weights;         /* (h, cap) its softmax row (P_i[len-1, :])             */
+	float *concat;          /* (h*dk)   its [o_1 .. o_h], zero blocks for heads off */
+	float *y;               /* (d)      its output row                              */
+	unsigned char *dead;    /* (h) 1 where the mask left the row no key             */
+	void *mem;
+};
+
+/* What one step costs against recomputing the whole causal pass. */
+struct mha_decode_cost {
+	int64_t step_flops;      /* step t: projections 2d(h+2g)dk + scores and weighted sum
+	                          * 4 h dk (t+1) + softmax 5 h (t+1) + output 2 h dk d */
+	int64_t recompute_flops; /* mha_counts' dense total at n = t+1 */
+	int64_t cache_values;    /* 2 g dk (t+1): K and V held after the step */
+};
+
+enum mha_status mha_decoder_alloc(struct mha_decoder *dec, const struct mha_config *c);
+void mha_decoder_free(struct mha_decoder *dec);
+/* Empty the cache (len = 0). */
+void mha_decoder_reset(struct mha_decoder *dec);
+/* Tokens len..len+count-1 at once (their K and V by one product), then the
+ * last one's outputs as a step. MHA_EINVAL (msg) unless causal and the
+ * count fits. */
+enum mha_status mha_decoder_prefill(struct mha_decoder *dec, const struct mha_config *c,
+                                    const struct mha_weights *w, int count, char *msg, size_t len);
+/* The next token (row len of X). MHA_EINVAL when the cache is full or the
+ * config is not causal. */
+enum mha_status mha_decoder_step(struct mha_decoder *dec, const struct mha_config *c,
+                                 const struct mha_weights *w);
+struct mha_decode_cost mha_decode_cost(const struct mha_config *c, int t);
+
+/*
  * The planned forward: the same pass for a caller that runs one shape many
  * times (the benchmark) and for n beyond the screen's MHA_MAX_TOKENS, up to
  * MHA_PLAN_MAX_TOKENS. mha_plan_create makes every allocation and starts
