@@ -22,6 +22,7 @@ struct cli {
 	const char *check_dir;   /* --check-lessons [DIR]: DIR, or NULL */
 	bool no_color;           /* --no-color */
 	bool no_mouse;           /* --no-mouse */
+	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
 };
 
 /* Returns 0, or 2 (usage error) with a one-line message naming the flag,

@@ -207,6 +207,16 @@ void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
  * or control character, so it reads back from a session file and prints
  * as JSON unchanged. */
 bool mha_label_valid(const char *s);
+/* Your own text (text.c). Split text into words at spaces and tabs, one
+ * token a word, into labels (room for max); returns the word count, or -1
+ * with msg when a word is not a valid label, there are none, or more than
+ * max. */
+int mha_text_split(const char *text, char (*labels)[MHA_LABEL_MAX], int max, char *msg, size_t len);
+/* Row t of X = the embedding of word labels[t]: d values in [-1, 1) drawn
+ * from (seed, the word's bytes) alone, so a repeated word shares its row
+ * and a word keeps its vector in any sentence of the same seed. */
+void mha_embed_words(struct mha_weights *w, const struct mha_config *c, uint64_t seed);
+
 /* MHA_OK, or MHA_ERANGE naming the first bad input cell. */
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len);
