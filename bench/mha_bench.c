@@ -4,14 +4,14 @@
  * the median time of one planned forward (mha_plan_forward), its GFLOP/s
  * (mha_counts' FLOPs), the GFLOP/s of one sgemm of the projection's size
  * (n x d times d x d, through gemm_rm with as many BLAS threads), their
- * ratio, the share of each stage, and the peak memory. Forward and sgemm
+ * ratio, the share of each phase, and the peak memory. Forward and sgemm
  * samples are taken in alternating rounds so that load from other
  * processes falls on both. Output: an aligned table, or JSON (--json).
  * Built with the TUI's bench_ui.c, it also times edit -> recompute ->
  * draw on the workbench at (8,16,4) and (64,512,8).
  * It checks nothing by default; --check exits 1 when a target is missed.
  */
-#include "mha.h"
+#include "engine.h"
 #include "gemm.h"
 #include "vexp.h"
 
@@ -74,7 +74,7 @@ struct result {
 	int threads;
 	bool large;
 	double fwd_ms, fwd_p90_ms, gflops, sgemm_gflops, ratio;
-	double share[MHA_STAGE_COUNT];
+	double share[MHA_PHASE_COUNT];
 	double peak_mib, base_mib, plan_mib;
 };
 
@@ -239,11 +239,11 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 		run_forward(&f);
 		calls++;
 	} while (now() - t0 < o->min_time && calls < 100000);
-	double sec[MHA_STAGE_COUNT], total = 0.0;
-	mha_plan_stage_seconds(plan, sec);
-	for (int i = 0; i < MHA_STAGE_COUNT; i++)
+	double sec[MHA_PHASE_COUNT], total = 0.0;
+	mha_plan_phase_seconds(plan, sec);
+	for (int i = 0; i < MHA_PHASE_COUNT; i++)
 		total += sec[i];
-	for (int i = 0; i < MHA_STAGE_COUNT; i++)
+	for (int i = 0; i < MHA_PHASE_COUNT; i++)
 		r->share[i] = total > 0 ? sec[i] / total : 0.0;
 
 	struct mha_counts k = mha_counts(&c);
@@ -403,15 +403,15 @@ static void print_table(const struct result *r, int nr, struct verdict v,
 	printf("mha-bench: %s; softmax exp: %s\n", gemm_backend(), vexp_isa_name(vexp_isa()));
 	printf("%5s %4s %3s %3s %5s %10s %9s %8s %8s %6s", "n", "d", "h", "thr", "path",
 	       "median_ms", "p90_ms", "GFLOP/s", "sgemm", "ratio");
-	for (int s = 0; s < MHA_STAGE_COUNT; s++)
-		printf(" %8s", mha_stage_name((enum mha_stage)s));
+	for (int s = 0; s < MHA_PHASE_COUNT; s++)
+		printf(" %8s", mha_phase_name((enum mha_phase)s));
 	printf(" %8s %8s\n", "peak_MiB", "plan_MiB");
 	for (int i = 0; i < nr; i++) {
 		const struct result *x = &r[i];
 		printf("%5d %4d %3d %3d %5s %10.4f %9.4f %8.1f %8.1f %5.0f%%", x->s.n, x->s.d, x->s.h,
 		       x->threads, x->large ? "large" : "small", x->fwd_ms, x->fwd_p90_ms,
 		       x->gflops, x->sgemm_gflops, 100.0 * x->ratio);
-		for (int s = 0; s < MHA_STAGE_COUNT; s++)
+		for (int s = 0; s < MHA_PHASE_COUNT; s++)
 			printf(" %7.1f%%", 100.0 * x->share[s]);
 		printf(" %8.1f %8.2f\n", x->peak_mib - x->base_mib, x->plan_mib);
 	}
@@ -444,8 +444,8 @@ static void print_json(const struct result *r, int nr, struct verdict v,
 		       x->s.n, x->s.d, x->s.h, x->threads, x->large ? "large" : "small", x->fwd_ms,
 		       x->fwd_p90_ms, x->gflops, x->sgemm_gflops, x->ratio, x->peak_mib - x->base_mib,
 		       x->plan_mib);
-		for (int s = 0; s < MHA_STAGE_COUNT; s++)
-			printf("%s\"%s\": %.4f", s ? ", " : "", mha_stage_name((enum mha_stage)s), x->share[s]);
+		for (int s = 0; s < MHA_PHASE_COUNT; s++)
+			printf("%s\"%s\": %.4f", s ? ", " : "", mha_phase_name((enum mha_phase)s), x->share[s]);
 		printf("}}%s\n", i + 1 < nr ? "," : "");
 	}
 	printf("  ],\n  \"targets\": {");

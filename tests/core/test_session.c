@@ -1,5 +1,5 @@
 /*
- * test_session.c - session files (src/lesson/session.h): save then load
+ * test_session.c - session files (src/store/session.h): save then load
  * gives back every bit; every damaged file (truncated anywhere, foreign,
  * wrong version, wrong shapes, NaN, trailing text, missing, a directory)
  * is refused with "file:line: message" or "file: reason" and left exactly

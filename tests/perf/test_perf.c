@@ -17,9 +17,10 @@
 #include <cmocka.h>
 
 #include "check.h"
-#include "mha.h"
-#include "softmax.h"
+#include "engine.h"
+#include "softmax_fast.h"
 #include "vexp.h"
+#include "vexp_full.h"
 
 /* vexp.h's bound on the relative error of exp over [ln FLT_MIN, ln FLT_MAX] */
 #define EXP_REL_BOUND 4e-7

@@ -1,5 +1,5 @@
 /*
- * plan.c - the planned forward (mha_plan_* in mha.h): every allocation
+ * plan.c - the planned forward (mha_plan_* in engine.h): every allocation
  * and the threads made once, then forwards that allocate nothing. At
  * teaching sizes it is mha_forward on the plan's own activations. At large
  * n it never holds the n x n scores: each thread reuses one block of
@@ -10,22 +10,22 @@
  * normalisation costs dk multiplies per row instead of n.
  * The numbers are mha_forward's; only the order of work differs.
  */
-#include "mha.h"
+#include "engine.h"
 #include "attn.h"
 #include "forward.h"
 #include "gemm.h"
 #include "pool.h"
-#include "softmax.h"
+#include "softmax_fast.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-thread stage clocks, a cache line each so threads do not share one. */
+/* Per-thread phase clocks, a cache line each so threads do not share one. */
 struct clocks {
-	double seconds[MHA_STAGE_COUNT];
-	char pad[64 - (MHA_STAGE_COUNT * sizeof(double)) % 64];
+	double seconds[MHA_PHASE_COUNT];
+	char pad[64 - (MHA_PHASE_COUNT * sizeof(double)) % 64];
 };
 
 struct mha_plan {
@@ -49,10 +49,16 @@ struct mha_plan {
 	const struct mha_weights *w; /* during a forward */
 };
 
-/* Time since *t0 goes to stage st of this thread; *t0 moves on. */
-static void lap(struct mha_plan *p, int thread, enum mha_stage st, double *t0)
+/* Time since *t0 goes to phase ph of this thread; *t0 moves on. */
+static void lap(struct mha_plan *p, int thread, enum mha_phase ph, double *t0)
 {
-	stage_lap(p->profile ? p->clocks[thread].seconds : NULL, st, t0);
+	phase_lap(p->profile ? p->clocks[thread].seconds : NULL, ph, t0);
+}
+
+/* The vector row for the teaching-size forward (forward.h's softmax_fn). */
+static bool softmax_vector(const float *s, float *p, int n, int limit, int top_k, float *work)
+{
+	return softmax_row_fast(s, p, n, limit, top_k, work, NULL);
 }
 
 enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len)
@@ -191,21 +197,21 @@ void mha_plan_profile(struct mha_plan *p, bool on)
 	memset(p->clocks, 0, (size_t)pool_threads(p->pool) * sizeof *p->clocks);
 }
 
-void mha_plan_stage_seconds(const struct mha_plan *p, double *seconds)
+void mha_plan_phase_seconds(const struct mha_plan *p, double *seconds)
 {
-	for (int s = 0; s < MHA_STAGE_COUNT; s++) {
+	for (int s = 0; s < MHA_PHASE_COUNT; s++) {
 		seconds[s] = 0.0;
 		for (int t = 0; t < pool_threads(p->pool); t++)
 			seconds[s] += p->clocks[t].seconds[s];
 	}
 }
 
-const char *mha_stage_name(enum mha_stage s)
+const char *mha_phase_name(enum mha_phase ph)
 {
-	static const char *names[MHA_STAGE_COUNT] = {
+	static const char *names[MHA_PHASE_COUNT] = {
 		"project", "scores", "softmax", "weighted", "output",
 	};
-	return (unsigned)s < MHA_STAGE_COUNT ? names[s] : "?";
+	return (unsigned)ph < MHA_PHASE_COUNT ? names[ph] : "?";
 }
 
 // Q, K, V [rows] (r,h*dk | g*dk) = X [rows] (r,d) @ W^Q | W^K | W^V
@@ -214,7 +220,7 @@ static void project_task(void *ctx, int task, int thread)
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
 	const struct mha_weights *w = p->w;
-	double t0 = p->profile ? stage_clock() : 0.0;
+	double t0 = p->profile ? phase_clock() : 0.0;
 	const int d = c->d, hw = c->h * c->dk, gw = c->g * c->dk;
 	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
 	size_t left = (size_t)(c->n - r0);
@@ -237,7 +243,7 @@ static void project_task(void *ctx, int task, int thread)
 			memcpy(p->vh + to, p->a.v + from, dk * sizeof(float));
 		}
 	}
-	lap(p, thread, MHA_STAGE_PROJECT, &t0);
+	lap(p, thread, MHA_PHASE_PROJECT, &t0);
 }
 
 // one head, one block of query rows: S, softmax, P V into the concat
@@ -245,7 +251,7 @@ static void attend_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
-	double t0 = p->profile ? stage_clock() : 0.0;
+	double t0 = p->profile ? phase_clock() : 0.0;
 	const int n = c->n, dk = c->dk, hw = c->h * dk;
 	const int i = task / p->nb, r0 = (task % p->nb) * p->rb;
 	const int rows = n - r0 < p->rb ? n - r0 : p->rb;
@@ -274,7 +280,7 @@ static void attend_task(void *ctx, int task, int thread)
 	else
 		gemm_rm(false, true, rows, cols, dk, s, qi, hw, (size_t)(n - r0) * hw - (size_t)i * dk,
 		        p->kh + (size_t)j * nk, dk, nk, blk, cols, (size_t)p->rb * n);
-	lap(p, thread, MHA_STAGE_SCORES, &t0);
+	lap(p, thread, MHA_PHASE_SCORES, &t0);
 	// P_b = exp(mask(S_b) - m) in place; inv_r = 1 / row sum
 	for (int r = 0; r < rows; r++) {
 		int q = r0 + r;
@@ -282,7 +288,7 @@ static void attend_task(void *ctx, int task, int thread)
 			blk + (size_t)r * cols, blk + (size_t)r * cols, cols,
 			c->causal ? q + 1 : n, c->top_k, work, &inv[r]);
 	}
-	lap(p, thread, MHA_STAGE_SOFTMAX, &t0);
+	lap(p, thread, MHA_PHASE_SOFTMAX, &t0);
 	// Concat[rows, i*dk:(i+1)*dk] = diag(inv) P_b (rows,cols) @ V_j[:cols] (cols,dk)
 	if (p->lanes) {
 		attn_weighted(p->lanes, blk, cols, vj, rows, cols, dk, inv, out, hw);
@@ -293,7 +299,7 @@ static void attend_task(void *ctx, int task, int thread)
 			for (int e = 0; e < dk; e++)
 				out[(size_t)r * hw + e] *= inv[r];
 	}
-	lap(p, thread, MHA_STAGE_WEIGHTED, &t0);
+	lap(p, thread, MHA_PHASE_WEIGHTED, &t0);
 }
 
 // Y [rows] (r,d) = Concat [rows] (r,h*dk) @ W^O (h*dk,d)
@@ -301,19 +307,20 @@ static void output_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
-	double t0 = p->profile ? stage_clock() : 0.0;
+	double t0 = p->profile ? phase_clock() : 0.0;
 	const int d = c->d, hw = c->h * c->dk;
 	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
 	size_t left = (size_t)(c->n - r0);
 	gemm_rm(false, false, rows, d, hw, 1.0f, p->a.concat + (size_t)r0 * hw, hw, left * hw,
 	        p->w->wo, d, (size_t)hw * d, p->a.y + (size_t)r0 * d, d, left * d);
-	lap(p, thread, MHA_STAGE_OUTPUT, &t0);
+	lap(p, thread, MHA_PHASE_OUTPUT, &t0);
 }
 
 void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
 {
 	if (!p->large) {
-		forward_fast(&p->c, w, &p->a, p->profile ? p->clocks[0].seconds : NULL);
+		forward_run(&p->c, w, &p->a, gemm_rm, softmax_vector,
+		            p->profile ? p->clocks[0].seconds : NULL);
 		return;
 	}
 	p->w = w;

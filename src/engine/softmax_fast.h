@@ -1,11 +1,11 @@
 /*
- * softmax.h - the row softmax of the fast forward paths (internal to the
- * core; the tests include it too). The reference row is mha_softmax_row in
+ * softmax_fast.h - the row softmax of the engine's paths (internal to the
+ * engine; the tests include it too). The reference row is mha_softmax_row in
  * mha.h; this one keeps its contract exactly and differs only in how the
  * numbers are made (vexp.h's exp, float sums, an O(n) top-k selection).
  */
-#ifndef SOFTMAX_H
-#define SOFTMAX_H
+#ifndef SOFTMAX_FAST_H
+#define SOFTMAX_FAST_H
 
 #include <stdbool.h>
 

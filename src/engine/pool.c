@@ -2,7 +2,7 @@
  * pool.c - the worker threads behind the planned forward: pthreads started
  * once in pool_create, handed work by pool_run, joined in pool_destroy.
  * A worker that finishes spins a little (about 50 microseconds) before it
- * sleeps on a condition variable: the stages of one forward follow each
+ * sleeps on a condition variable: the phases of one forward follow each
  * other within microseconds, and a sleeping thread takes tens of them to
  * wake. No work stealing, no nesting: one pool_run at a time.
  */

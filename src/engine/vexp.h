@@ -1,6 +1,7 @@
 /*
- * vexp.h - vector kernels for the softmax: exp, row max, exp-and-sum,
- * scale. Internal to the core (the tests include it too).
+ * vexp.h - vector kernels for the softmax: row max, exp-and-sum, scale.
+ * Internal to the engine (the tests include it too; their full-range
+ * vexp(), tests/vexp_full.c, shares the exp below).
  *
  * One portable C version and, on x86-64, AVX2+FMA and AVX-512F versions
  * chosen at run time from what the CPU offers: the binary is built for
@@ -35,8 +36,6 @@ const char *vexp_isa_name(enum vexp_isa isa);
  * change, when the CPU lacks it. Not thread-safe against running kernels. */
 bool vexp_use(enum vexp_isa isa);
 
-/* y_i = exp(x_i); y may equal x. */
-void vexp(const float *x, float *y, size_t n);
 /* p_i = exp(s_i - m); returns sum_i p_i. p may equal s. Only for
  * s_i <= m and no NaN (a softmax row shifted by its max, -inf allowed):
  * that range lets it skip the upper clamp and the NaN lanes. */

@@ -1,12 +1,13 @@
 /*
- * vexp.c - exp, max, exp-and-sum and scale over float arrays, for the
- * softmax of the fast forward paths: a portable C version and, on x86-64,
+ * vexp.c - max, exp-and-sum and scale over float arrays, for the
+ * softmax of the engine's paths: a portable C version and, on x86-64,
  * AVX2+FMA and AVX-512F versions picked at run time (the build itself
  * stays baseline x86-64, and no -ffast-math: NaN and -inf keep their
  * meaning). The algorithm and its error bound are in vexp.h. No masking
- * or softmax logic here: softmax.c decides which entries are computed.
+ * or softmax logic here: softmax_fast.c decides which entries are computed.
  */
 #include "vexp.h"
+#include "vexp_poly.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -17,61 +18,6 @@
 #include <immintrin.h>
 #define VEXP_X86 1
 #endif
-
-/* exp(x) = 2^k exp(r), k = round(x log2 e), r = x - k ln2 with
- * ln2 = LN2_HI + LN2_LO: LN2_HI has 9 significant bits, so k LN2_HI is
- * exact for |k| <= 256 and r loses nothing to cancellation. */
-#define EXP_LO (-87.3365447505531f) /* ln FLT_MIN: below, the result is 0 */
-#define EXP_HI 89.0f                /* above ln FLT_MAX = 88.72: +inf anyway */
-#define LOG2E 1.44269504088896341f
-#define LN2_HI 0.693359375f
-#define LN2_LO (-2.12194440e-4f)
-/* exp(r) ~ C0 + C1 r + ... + C5 r^5 on |r| <= ln2/2: a degree-5 fit
- * minimising the relative error (Lawson's iteration, computed for this
- * file): 7.5e-8 in exact arithmetic, 2.2e-7 evaluated in float. */
-#define C0 1.000000119e+00f
-#define C1 9.999997020e-01f
-#define C2 4.999889433e-01f
-#define C3 1.666757464e-01f
-#define C4 4.191538319e-02f
-#define C5 8.297654800e-03f
-/* 1.5 * 2^23: adding it rounds a float of magnitude < 2^22 to an integer,
- * which then sits in the low mantissa bits */
-#define ROUNDER 12582912.0f
-/* 2^k for k in -126..127, built in the exponent field. */
-static float pow2i(int k)
-{
-	uint32_t bits = (uint32_t)(k + 127) << 23;
-	float f;
-	memcpy(&f, &bits, sizeof f);
-	return f;
-}
-
-static float exp_one(float x)
-{
-	if (isnan(x))
-		return x;
-	if (x < EXP_LO)
-		return 0.0f;
-	if (x > EXP_HI)
-		x = EXP_HI;
-	float fk = floorf(x * LOG2E + 0.5f);
-	float r = (x - fk * LN2_HI) - fk * LN2_LO;
-	float y = ((((C5 * r + C4) * r + C3) * r + C2) * r + C1) * r + C0;
-	/* two halves: k = 128 alone would not fit the exponent field */
-	int k = (int)fk, k1 = k / 2;
-	return y * pow2i(k1) * pow2i(k - k1);
-}
-
-static void exp_c(const float *x, float *y, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		y[i] = exp_one(x[i]);
-}
-
-/* exp(r), |r| <= ln2/2 (see C0..C5) */
-#define POLY5(fma, set1, r) \
-	fma(fma(fma(fma(fma(set1(C5), r, set1(C4)), r, set1(C3)), r, set1(C2)), r, set1(C1)), r, set1(C0))
 
 static float shift_sum_c(const float *s, float m, float *p, size_t n)
 {
@@ -104,28 +50,9 @@ static void scale_c(float *x, size_t n, float a)
 #ifdef VEXP_X86
 #define AVX2 __attribute__((target("avx2,fma")))
 
-AVX2 static inline __m256 exp8(__m256 x)
-{
-	/* clamp first (max before min: a NaN lane becomes EXP_LO and is put
-	 * back at the end), so no lane computes inf, NaN or a subnormal */
-	__m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(EXP_LO)), _mm256_set1_ps(EXP_HI));
-	__m256 fk = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(LOG2E)),
-	                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m256 r = _mm256_fnmadd_ps(fk, _mm256_set1_ps(LN2_HI), xc);
-	r = _mm256_fnmadd_ps(fk, _mm256_set1_ps(LN2_LO), r);
-	__m256 y = POLY5(_mm256_fmadd_ps, _mm256_set1_ps, r);
-	__m256i k = _mm256_cvtps_epi32(fk);
-	__m256i k1 = _mm256_srai_epi32(k, 1), k2 = _mm256_sub_epi32(k, k1);
-	__m256i bias = _mm256_set1_epi32(127);
-	y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23)));
-	y = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k2, bias), 23)));
-	y = _mm256_andnot_ps(_mm256_cmp_ps(x, _mm256_set1_ps(EXP_LO), _CMP_LT_OQ), y);
-	return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-}
-
-/* The same for x <= 0 and not NaN (the softmax's s - max), in fewer
- * steps: k is in -126..0, so 2^k fits the exponent field at once, and
- * the rounding to k is the ROUNDER addition, whose low bits give k. */
+/* exp for x <= 0 and not NaN (the softmax's s - max): k is in -126..0,
+ * so 2^k fits the exponent field at once, and the rounding to k is the
+ * ROUNDER addition, whose low bits give k. */
 AVX2 static inline __m256 exp8_neg(__m256 x)
 {
 	__m256 xc = _mm256_max_ps(x, _mm256_set1_ps(EXP_LO));
@@ -153,17 +80,6 @@ AVX2 static float hsum8(__m256 v)
 	s = _mm_add_ps(s, _mm_movehl_ps(s, s));
 	s = _mm_add_ss(s, _mm_movehdup_ps(s));
 	return _mm_cvtss_f32(s);
-}
-
-AVX2 static void exp_avx2(const float *x, float *y, size_t n)
-{
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8)
-		_mm256_storeu_ps(y + i, exp8(_mm256_loadu_ps(x + i)));
-	if (i < n) {
-		__m256i m = tail8(n - i);
-		_mm256_maskstore_ps(y + i, m, exp8(_mm256_maskload_ps(x + i, m)));
-	}
 }
 
 AVX2 static float shift_sum_avx2(const float *s, float mx, float *p, size_t n)
@@ -227,21 +143,8 @@ AVX2 static void scale_avx2(float *x, size_t n, float a)
 
 #define AVX512 __attribute__((target("avx512f,avx2,fma")))
 
-AVX512 static inline __m512 exp16(__m512 x)
-{
-	__m512 xc = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(EXP_LO)), _mm512_set1_ps(EXP_HI));
-	__m512 fk = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(LOG2E)),
-	                                 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m512 r = _mm512_fnmadd_ps(fk, _mm512_set1_ps(LN2_HI), xc);
-	r = _mm512_fnmadd_ps(fk, _mm512_set1_ps(LN2_LO), r);
-	__m512 y = POLY5(_mm512_fmadd_ps, _mm512_set1_ps, r);
-	/* scalef: y 2^k with one rounding, overflowing to inf only past FLT_MAX;
-	 * lanes below EXP_LO give 0 */
-	y = _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(EXP_LO), _CMP_GE_OQ), y, fk);
-	return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
-}
-
-/* x <= 0, not NaN: no upper clamp, no NaN lane to restore */
+/* exp for x <= 0 and not NaN (the softmax's s - max): no upper clamp,
+ * no NaN lane to restore */
 AVX512 static inline __m512 exp16_neg(__m512 x)
 {
 	__m512 xc = _mm512_max_ps(x, _mm512_set1_ps(EXP_LO));
@@ -256,17 +159,6 @@ AVX512 static inline __m512 exp16_neg(__m512 x)
 AVX512 static inline __mmask16 tail16(size_t rem)
 {
 	return (__mmask16)((1u << rem) - 1u);
-}
-
-AVX512 static void exp_avx512(const float *x, float *y, size_t n)
-{
-	size_t i = 0;
-	for (; i + 16 <= n; i += 16)
-		_mm512_storeu_ps(y + i, exp16(_mm512_loadu_ps(x + i)));
-	if (i < n) {
-		__mmask16 t = tail16(n - i);
-		_mm512_mask_storeu_ps(y + i, t, exp16(_mm512_maskz_loadu_ps(t, x + i)));
-	}
 }
 
 AVX512 static float shift_sum_avx512(const float *s, float mx, float *p, size_t n)
@@ -326,17 +218,16 @@ AVX512 static void scale_avx512(float *x, size_t n, float a)
 #endif
 
 struct kernels {
-	void (*exp)(const float *, float *, size_t);
 	float (*shift_sum)(const float *, float, float *, size_t);
 	float (*max)(const float *, size_t, bool *);
 	void (*scale)(float *, size_t, float);
 };
 
 static const struct kernels table[] = {
-	[VEXP_SCALAR] = { exp_c, shift_sum_c, max_c, scale_c },
+	[VEXP_SCALAR] = { shift_sum_c, max_c, scale_c },
 #ifdef VEXP_X86
-	[VEXP_AVX2] = { exp_avx2, shift_sum_avx2, max_avx2, scale_avx2 },
-	[VEXP_AVX512] = { exp_avx512, shift_sum_avx512, max_avx512, scale_avx512 },
+	[VEXP_AVX2] = { shift_sum_avx2, max_avx2, scale_avx2 },
+	[VEXP_AVX512] = { shift_sum_avx512, max_avx512, scale_avx512 },
 #endif
 };
 
@@ -381,11 +272,6 @@ bool vexp_use(enum vexp_isa isa)
 		return false;
 	atomic_store_explicit(&current, (int)isa, memory_order_relaxed);
 	return true;
-}
-
-void vexp(const float *x, float *y, size_t n)
-{
-	table[vexp_isa()].exp(x, y, n);
 }
 
 float vexp_shift_sum(const float *s, float m, float *p, size_t n)
