@@ -18,7 +18,7 @@ const char cli_usage[] =
 	"  mha-tui --lesson ID              open lesson ID (number or name)\n"
 	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
 	"          [--causal] [--top-k K] [--no-scale] [--seed S] [--pad LIST] [--window W]\n"
-	"          [--text \"WORDS\"]\n"
+	"          [--text \"WORDS\"] [--bias]\n"
 	"                                   open the workbench with that configuration\n"
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
@@ -39,6 +39,7 @@ const char cli_usage[] =
 	"  --pad LIST       padding tokens, positions from 0 (\"4,5\"): no query sees them\n"
 	"  --text \"WORDS\"   your own sentence: one token a word (n = the number of\n"
 	"                   words), a word's embedding the same wherever it appears\n"
+	"  --bias           add biases b^Q, b^K, b^V, b^O (seeded; off as in the paper)\n"
 	"  --window W       sliding window: query i sees keys i-W+1..i with --causal,\n"
 	"                   else i-W+1..i+W-1; 0 = off\n"
 	"\n"
@@ -101,6 +102,7 @@ static const struct flag flags[] = {
 	{ "--dump", true, false }, { "--check-lessons", false, false }, { "--no-color", false, false },
 	{ "--no-mouse", false, false },
 	{ "--pad", true, true }, { "--window", true, true }, { "--text", true, true },
+	{ "--bias", false, true },
 	{ "--help", false, false }, { "--version", false, false },
 };
 
@@ -226,6 +228,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--seed"))     rc = parse_seed(val, &out->cfg.seed, msg, len);
 		else if (!strcmp(name, "--causal"))   out->cfg.causal = true;
 		else if (!strcmp(name, "--text"))     out->text = val;
+		else if (!strcmp(name, "--bias"))     out->cfg.bias = true;
 		else if (!strcmp(name, "--pad"))      rc = parse_pad(val, &out->cfg.pad, &gv.pad_max, msg, len);
 		else if (!strcmp(name, "--window"))   rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &out->cfg.window, msg, len);
 		else if (!strcmp(name, "--no-scale")) out->cfg.scale = false;

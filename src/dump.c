@@ -57,7 +57,7 @@ static void put_mask_config(FILE *f, const struct mha_config *c)
 			fprintf(f, first ? "%d" : ", %d", t);
 			first = 0;
 		}
-	fprintf(f, "], \"window\": %d, \"hidden\": [", c->window);
+	fprintf(f, "], \"bias\": %s, \"window\": %d, \"hidden\": [", c->bias ? "true" : "false", c->window);
 	for (int i = 0, first = 1; i < c->n && i < MHA_MAX_TOKENS; i++)
 		for (int j = 0; j < c->n && j < 64; j++)
 			if ((c->hide[i] >> j) & 1u) {
@@ -65,6 +65,19 @@ static void put_mask_config(FILE *f, const struct mha_config *c)
 				first = 0;
 			}
 	fputc(']', f);
+}
+
+/* With cfg.bias: "b_Q": [[h*dk values]], "b_K", "b_V": [[g*dk]], "b_O": [[d]]
+ * (one-row matrices, as the session writes them). */
+static void put_biases(FILE *f, const struct mha_config *c, const struct mha_weights *w)
+{
+	if (!c->bias)
+		return;
+	for (int k = 0; k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		fprintf(f, ",\n\"%s\": ", b.key);
+		put_matrix(f, b.p, 1, b.len, b.len);
+	}
 }
 
 /* "mask": (n, n) 1 where query (row) sees key (column) before top-k:
@@ -184,6 +197,7 @@ int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 	};
 	for (size_t t = 0; t < sizeof whole / sizeof whole[0]; t++)
 		put_tensor(f, c, w, a, whole[t]);
+	put_biases(f, c, w);
 	put_mask(f, c);
 	put_heads(f, c, a);
 	put_tensor(f, c, w, a, MHA_T_CONCAT);

@@ -41,6 +41,8 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 		return fail(1, "out of memory for the weights");
 	mha_weights_init(w, c, c->seed);
 	mha_weights_default_labels(w, c);
+	if (c->bias)
+		mha_biases_init(w, c, c->seed);
 	if (cl->text) {
 		/* checked by cli_parse: n words, each a valid label */
 		mha_text_split(cl->text, w->labels, c->n, msg, sizeof msg);

@@ -8,6 +8,7 @@
  * the point is to see the cache fill and compare the costs.
  */
 #include "mha.h"
+#include "forward.h"
 #include "gemm.h"
 
 #include <math.h>
@@ -73,6 +74,10 @@ static void project_kv(struct mha_decoder *dec, const struct mha_config *c,
 	size_t xl = (size_t)count * d, wl = (size_t)d * gw, out = (size_t)count * gw;
 	gemm_rm_naive(false, false, count, gw, d, 1.0f, x, d, xl, w->wk, gw, wl, dec->k + (size_t)t0 * gw, gw, out);
 	gemm_rm_naive(false, false, count, gw, d, 1.0f, x, d, xl, w->wv, gw, wl, dec->v + (size_t)t0 * gw, gw, out);
+	if (c->bias) {
+		bias_add(dec->k + (size_t)t0 * gw, count, gw, w->bk);
+		bias_add(dec->v + (size_t)t0 * gw, count, gw, w->bv);
+	}
 }
 
 /* Token t = dec->len - 1, whose K and V are cached: its query and outputs. */
@@ -85,6 +90,8 @@ static void attend_last(struct mha_decoder *dec, const struct mha_config *c, con
 	// q_t (1,h*dk) = x_t (1,d) @ W^Q (d,h*dk)
 	gemm_rm_naive(false, false, 1, hw, d, 1.0f, w->x + (size_t)t * d, d, (size_t)d,
 	              w->wq, hw, (size_t)d * hw, dec->q, hw, (size_t)hw);
+	if (c->bias)
+		bias_add(dec->q, 1, hw, w->bq);
 	for (int i = 0; i < c->h; i++) {
 		const int j = mha_kv_head(c, i);
 		float *si = dec->scores + (size_t)i * cap, *pi = dec->weights + (size_t)i * cap;
@@ -108,6 +115,8 @@ static void attend_last(struct mha_decoder *dec, const struct mha_config *c, con
 	// y_t (1,d) = concat (1,h*dk) @ W^O (h*dk,d)
 	gemm_rm_naive(false, false, 1, d, hw, 1.0f, dec->concat, hw, (size_t)hw,
 	              w->wo, d, (size_t)hw * d, dec->y, d, (size_t)d);
+	if (c->bias)
+		bias_add(dec->y, 1, d, w->bo);
 }
 
 enum mha_status mha_decoder_prefill(struct mha_decoder *dec, const struct mha_config *c,

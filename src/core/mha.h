@@ -67,6 +67,7 @@ struct mha_config {
 	uint64_t pad;                    /* bit t: token t is padding */
 	int window;                      /* sliding window width w; 0 = off */
 	uint64_t hide[MHA_MAX_TOKENS];   /* custom mask: bit j of hide[i] hides key j from query i */
+	bool bias;                       /* add b^Q, b^K, b^V, b^O (off, as in the paper) */
 };
 
 /* Inputs the learner edits. Row-major, one allocation (freed by
@@ -77,6 +78,10 @@ struct mha_weights {
 	float *wk;  /* (d, g*dk)   W^K, kv head j is column block j        */
 	float *wv;  /* (d, g*dk)   W^V                                    */
 	float *wo;  /* (h*dk, d)   W^O                                    */
+	float *bq;  /* (h*dk)      b^Q, added to every row of Q when cfg.bias */
+	float *bk;  /* (g*dk)      b^K, to every row of K                  */
+	float *bv;  /* (g*dk)      b^V, to every row of V                  */
+	float *bo;  /* (d)         b^O, to every row of Y                  */
 	char (*labels)[MHA_LABEL_MAX]; /* (n) token labels                */
 	void *mem;
 };
@@ -216,6 +221,20 @@ int mha_text_split(const char *text, char (*labels)[MHA_LABEL_MAX], int max, cha
  * from (seed, the word's bytes) alone, so a repeated word shares its row
  * and a word keeps its vector in any sentence of the same seed. */
 void mha_embed_words(struct mha_weights *w, const struct mha_config *c, uint64_t seed);
+
+/* Bias k of MHA_BIASES, in the order b^Q, b^K, b^V, b^O: its names
+ * (screen "b^Q", dump and session key "b_Q"), vector and length (h*dk,
+ * g*dk, g*dk, d). */
+enum { MHA_BIASES = 4 };
+struct mha_bias {
+	const char *name, *key;
+	float *p;
+	int len;
+};
+struct mha_bias mha_bias(const struct mha_weights *w, const struct mha_config *c, int k);
+/* b^Q, b^K, b^V, b^O ~ U(-0.5, 0.5) from their own stream of seed (X and
+ * the W's keep theirs). */
+void mha_biases_init(struct mha_weights *w, const struct mha_config *c, uint64_t seed);
 
 /* MHA_OK, or MHA_ERANGE naming the first bad input cell. */
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,

@@ -134,8 +134,8 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 		goto nomem;
 	p->c = *c;
 	p->large = opt.large || c->n > MHA_MAX_TOKENS;
-	if (p->large && mha_mask_extra(c)) {
-		snprintf(msg, len, "padding, window and custom masks need n <= %d: "
+	if (p->large && (mha_mask_extra(c) || c->bias)) {
+		snprintf(msg, len, "padding, window and custom masks and biases need n <= %d: "
 		         "the large path (%d tokens) supports causal and top-k only", MHA_MAX_TOKENS, c->n);
 		free(p);
 		return MHA_EINVAL;

@@ -28,9 +28,10 @@ static void write_matrix(FILE *f, const char *key, const float *p, int rows, int
 	}
 }
 
-/* ---- masks beyond causal (optional lines, written only when set, so a
- * session without them is unchanged): "pad T..", "window W",
- * "hidden I J .." (query, key pairs of the custom mask). ---- */
+/* ---- masks beyond causal and biases (optional lines, written only when
+ * set, so a session without them is unchanged): "pad T..", "window W",
+ * "hidden I J .." (query, key pairs of the custom mask), "bias 1" (then
+ * b_Q, b_K, b_V, b_O follow W_O as 1-row matrices). ---- */
 
 static void write_masks(FILE *f, const struct mha_config *c)
 {
@@ -53,6 +54,8 @@ static void write_masks(FILE *f, const struct mha_config *c)
 			}
 	if (any)
 		fputc('\n', f);
+	if (c->bias)
+		fputs("bias 1\n", f);
 }
 
 static void write_session(FILE *f, const struct mha_config *c, const struct mha_weights *w)
@@ -74,6 +77,10 @@ static void write_session(FILE *f, const struct mha_config *c, const struct mha_
 	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
 		struct mha_shape s = mha_tensor_shape(c, t);
 		write_matrix(f, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
+	}
+	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		write_matrix(f, b.key, b.p, 1, b.len);
 	}
 	fputs("end\n", f);
 }
@@ -326,6 +333,10 @@ static int read_masks(struct reader *rd, struct mha_config *c)
 			if (read_list(rd, l, "window", c->n + 1, v, 1, &count) != 0 || count != 1)
 				return bad(rd, "window must be one whole number in 0..%s%d", "", c->n);
 			c->window = v[0];
+		} else if (strncmp(l, "bias ", 5) == 0) {
+			if (read_list(rd, l, "bias", 2, v, 1, &count) != 0 || count != 1)
+				return bad(rd, "bias must be 0 or 1%s", "", 0);
+			c->bias = v[0];
 		} else if (strncmp(l, "hidden ", 7) == 0) {
 			if (read_list(rd, l, "hidden", c->n, v, 2 * MHA_MAX_TOKENS * MHA_MAX_TOKENS, &count) != 0)
 				return -1;
@@ -412,6 +423,10 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	for (enum mha_tensor t = MHA_T_X; rc == 0 && t <= MHA_T_WO; t++) {
 		struct mha_shape s = mha_tensor_shape(c, t);
 		rc = read_matrix(rd, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
+	}
+	for (int k = 0; rc == 0 && c->bias && k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		rc = read_matrix(rd, b.key, b.p, 1, b.len);
 	}
 	if (rc == 0) {
 		l = expect_line(rd, "'end'");

@@ -65,10 +65,17 @@ def visible_key(cfg, r, t):
                 or t in cfg["pad"] or [r, t] in cfg["hidden"])
 
 
-def attention(cfg, x, wq, wk, wv, wo):
-    """Multi-head attention from FACTS.md, float64, every stage."""
+def add_bias(a, b):
+    return [[x + y for x, y in zip(row, b)] for row in a] if b is not None else a
+
+
+def attention(cfg, x, wq, wk, wv, wo, b=None):
+    """Multi-head attention from FACTS.md, float64, every stage; b: the
+    biases {"b_Q": .., "b_K": .., "b_V": .., "b_O": ..} or None."""
     n, h, g, dk = cfg["tokens"], cfg["heads"], cfg["kv_heads"], cfg["d_k"]
-    q, k, v = matmul(x, wq), matmul(x, wk), matmul(x, wv)
+    b = b or {}
+    q, k, v = (add_bias(matmul(x, wq), b.get("b_Q")), add_bias(matmul(x, wk), b.get("b_K")),
+               add_bias(matmul(x, wv), b.get("b_V")))
     s = 1.0 / math.sqrt(dk) if cfg["scale"] else 1.0
     heads = []
     concat = [[0.0] * (h * dk) for _ in range(n)]
@@ -93,7 +100,8 @@ def attention(cfg, x, wq, wk, wv, wo):
         if i not in cfg["heads_off"]:
             for r in range(n):
                 concat[r][i * dk:(i + 1) * dk] = out[r]
-    return dict(Q=q, K=k, V=v, heads=heads, concat=concat, output=matmul(concat, wo))
+    return dict(Q=q, K=k, V=v, heads=heads, concat=concat,
+                output=add_bias(matmul(concat, wo), b.get("b_O")))
 
 
 def compare(name, got, want):
@@ -150,6 +158,8 @@ def check_counts(cfg, counts):
 def check(dump, expected):
     keys = ["config", "tokens", "counts", "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V",
             "mask", "heads", "concat", "output"]
+    if dump.get("config", {}).get("bias"):
+        keys += ["b_Q", "b_K", "b_V", "b_O"]
     for k in keys:
         if k not in dump:
             problem("key %r missing" % k)
@@ -214,7 +224,14 @@ def check(dump, expected):
                     problem("heads[%d].weights row %d: non-zero above the diagonal" % (i, r))
     if dump["counts"]["params"]["total"] > RECOMPUTE_MAX_PARAMS:
         return
-    ref = attention(cfg, dump["X"], dump["W_Q"], dump["W_K"], dump["W_V"], dump["W_O"])
+    biases = None
+    if cfg["bias"]:
+        want_len = {"b_Q": h * dk, "b_K": g * dk, "b_V": g * dk, "b_O": d}
+        for k, m in want_len.items():
+            if not expect_shape(k, dump[k], 1, m):
+                return
+        biases = {k: dump[k][0] for k in want_len}
+    ref = attention(cfg, dump["X"], dump["W_Q"], dump["W_K"], dump["W_V"], dump["W_O"], biases)
     for k in ("Q", "K", "V", "concat", "output"):
         compare(k, dump[k], ref[k])
     for i in range(h):

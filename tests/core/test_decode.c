@@ -3,7 +3,7 @@
  * the same row of the causal full pass, bit for bit against
  * mha_forward_naive (the same loops in the same order) and within 1e-6 of
  * the largest magnitude against mha_forward (BLAS sums in another order),
- * on seeded configurations with GQA, top-k, masks and heads off; the cache
+ * on seeded configurations with GQA, top-k, masks, biases and heads off; the cache
  * rows are the full pass's K and V; what is refused; the step's cost.
  */
 #include <math.h>
@@ -46,6 +46,7 @@ static struct mha_config random_causal_config(int k)
 	}
 	for (int i = 0; i < c.h; i++)
 		c.head_off[i] = pick(0, 6) == 0;
+	c.bias = k % 4 == 2;
 	return c;
 }
 
@@ -69,6 +70,7 @@ static void test_decoded_rows_equal_the_causal_full_pass(void **state)
 		struct mha_decoder dec;
 		assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
 		mha_weights_init(&w, &c, 500 + (uint64_t)k);
+		mha_biases_init(&w, &c, 500 + (uint64_t)k);
 		assert_int_equal(mha_acts_alloc(&naive, &c), MHA_OK);
 		assert_int_equal(mha_acts_alloc(&blas, &c), MHA_OK);
 		mha_forward_naive(&c, &w, &naive);

@@ -1,8 +1,9 @@
 /*
- * test_session_masks.c - the session's optional mask lines (pad, window,
- * hidden; doc/SESSION.md): saved only when set, read back exactly, in any
- * order, and refused with file:line when they name a token that is not
- * there. The rest of the format is test_session.c's.
+ * test_session_masks.c - the session's optional lines (pad, window,
+ * hidden, bias and the bias vectors; doc/SESSION.md): saved only when set,
+ * read back exactly, in any order, and refused with file:line when they
+ * name a token that is not there. The rest of the format is
+ * test_session.c's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,9 +26,15 @@ static void round_trip(const struct mha_config *c, struct mha_config *back, char
 	struct mha_config cc = *c;
 	mha_weights_init(&w, &cc, 4);
 	mha_weights_default_labels(&w, c);
+	mha_biases_init(&w, c, 4);
 	tmpdir_path(path, sizeof path, "masks.txt");
 	assert_int_equal(session_save(path, c, &w, msg, sizeof msg), 0);
 	assert_int_equal(session_load(path, back, &w2, msg, sizeof msg), 0);
+	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
+		struct mha_bias a = mha_bias(&w, c, k), b = mha_bias(&w2, back, k);
+		assert_int_equal(a.len, b.len);
+		assert_memory_equal(a.p, b.p, (size_t)a.len * sizeof(float));
+	}
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
 	size_t got = fread(text, 1, cap - 1, f);
@@ -54,6 +61,21 @@ static void test_masks_survive_save_and_load(void **state)
 	assert_memory_equal(back.hide, c.hide, sizeof c.hide);
 }
 
+static void test_biases_survive_save_and_load(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default(), back;
+	c.g = 2;
+	c.bias = true;
+	char text[16384];
+	round_trip(&c, &back, text, sizeof text);
+	assert_true(back.bias);
+	assert_non_null(strstr(text, "\nbias 1\nlabels "));
+	assert_non_null(strstr(text, "\nb_Q 1 16\n"));
+	assert_non_null(strstr(text, "\nb_K 1 8\n"));
+	assert_non_null(strstr(text, "\nb_O 1 16\n"));
+}
+
 static void test_no_mask_lines_when_none_is_set(void **state)
 {
 	(void)state;
@@ -63,6 +85,7 @@ static void test_no_mask_lines_when_none_is_set(void **state)
 	assert_null(strstr(text, "pad"));
 	assert_null(strstr(text, "window"));
 	assert_null(strstr(text, "hidden"));
+	assert_null(strstr(text, "bias"));
 	assert_false(mha_mask_extra(&back));
 }
 
@@ -104,6 +127,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_masks_survive_save_and_load),
+		cmocka_unit_test(test_biases_survive_save_and_load),
 		cmocka_unit_test(test_no_mask_lines_when_none_is_set),
 		cmocka_unit_test(test_mask_lines_in_any_order_and_refused_when_wrong),
 	};
