@@ -17,7 +17,7 @@ const char cli_usage[] =
 	"  mha-tui                          resume where you left off, or open the lesson menu\n"
 	"  mha-tui --lesson ID              open lesson ID (number or name)\n"
 	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
-	"          [--causal] [--top-k K] [--no-scale] [--seed S]\n"
+	"          [--causal] [--top-k K] [--no-scale] [--seed S] [--pad LIST] [--window W]\n"
 	"                                   open the workbench with that configuration\n"
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
@@ -36,6 +36,9 @@ const char cli_usage[] =
 	"  --no-scale       leave out the 1/sqrt(d_k) scale\n"
 	"  --seed S         random inputs from seed S, 1..2^64-1; the default, 0, wires\n"
 	"                   heads 0-3 to the previous token, same word, first, next\n"
+	"  --pad LIST       padding tokens, positions from 0 (\"4,5\"): no query sees them\n"
+	"  --window W       sliding window: query i sees keys i-W+1..i with --causal,\n"
+	"                   else i-W+1..i+W-1; 0 = off\n"
 	"\n"
 	"other options:\n"
 	"  --lessons-dir DIR  where lesson files are (else $MHA_TUI_LESSONS, the source\n"
@@ -95,6 +98,7 @@ static const struct flag flags[] = {
 	{ "--load", true, false }, { "--lesson", true, false }, { "--lessons-dir", true, false },
 	{ "--dump", true, false }, { "--check-lessons", false, false }, { "--no-color", false, false },
 	{ "--no-mouse", false, false },
+	{ "--pad", true, true }, { "--window", true, true },
 	{ "--help", false, false }, { "--version", false, false },
 };
 
@@ -109,7 +113,31 @@ static const struct flag *flag_find(const char *name, size_t name_len)
 /* Configuration as typed, before defaults fill the gaps. -1: not given. */
 struct given {
 	int n, d, h, g, dk, top_k;
+	int pad_max; /* the largest --pad position, or -1 */
 };
+
+/* --pad LIST: comma-separated token positions 0..MHA_MAX_TOKENS-1. */
+static int parse_pad(const char *text, uint64_t *pad, int *pad_max, char *msg, size_t len)
+{
+	const char *p = text;
+	do {
+		char item[24];
+		size_t k = strcspn(p, ",");
+		snprintf(item, sizeof item, "%.*s", (int)(k < sizeof item - 1 ? k : sizeof item - 1), p);
+		int t;
+		if (k == 0 || k >= sizeof item - 1 ||
+		    parse_int("--pad", item, 0, MHA_MAX_TOKENS - 1, &t, msg, len) != 0) {
+			snprintf(msg, len, "--pad '%.40s' is not a list of token positions: "
+			         "write them from 0, comma-separated, as --pad 4,5", text);
+			return 2;
+		}
+		*pad |= (uint64_t)1 << t;
+		if (t > *pad_max)
+			*pad_max = t;
+		p += k;
+	} while (*p++ == ',');
+	return 0;
+}
 
 static int finish_config(const struct given *gv, struct cli *out, char *msg, size_t len)
 {
@@ -119,6 +147,11 @@ static int finish_config(const struct given *gv, struct cli *out, char *msg, siz
 	if (gv->h >= 0) c->h = gv->h;
 	c->g = gv->g >= 0 ? gv->g : c->h;
 	if (gv->top_k >= 0) c->top_k = gv->top_k;
+	if (gv->pad_max >= c->n) {
+		snprintf(msg, len, "--pad %d is not a token: positions go from 0 to %d (n - 1)",
+		         gv->pad_max, c->n - 1);
+		return 2;
+	}
 	if (gv->dk >= 0) {
 		c->dk = gv->dk;
 	} else if (c->d % c->h != 0) {
@@ -141,7 +174,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	memset(out, 0, sizeof *out);
 	out->mode = CLI_TUI;
 	out->cfg = mha_config_default();
-	struct given gv = { -1, -1, -1, -1, -1, -1 };
+	struct given gv = { -1, -1, -1, -1, -1, -1, -1 };
 	bool want_help = false, want_version = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -176,6 +209,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--top-k"))    rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &gv.top_k, msg, len);
 		else if (!strcmp(name, "--seed"))     rc = parse_seed(val, &out->cfg.seed, msg, len);
 		else if (!strcmp(name, "--causal"))   out->cfg.causal = true;
+		else if (!strcmp(name, "--pad"))      rc = parse_pad(val, &out->cfg.pad, &gv.pad_max, msg, len);
+		else if (!strcmp(name, "--window"))   rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &out->cfg.window, msg, len);
 		else if (!strcmp(name, "--no-scale")) out->cfg.scale = false;
 		else if (!strcmp(name, "--load"))     out->load = val;
 		else if (!strcmp(name, "--lesson"))   out->lesson = val;

@@ -47,6 +47,42 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The masks beyond causal in the config: "pad": [tokens], "window": w,
+ * "hidden": [[query, key], ...] (the custom mask's hidden cells). */
+static void put_mask_config(FILE *f, const struct mha_config *c)
+{
+	fputs(", \"pad\": [", f);
+	for (int t = 0, first = 1; t < c->n; t++)
+		if (mha_is_pad(c, t)) {
+			fprintf(f, first ? "%d" : ", %d", t);
+			first = 0;
+		}
+	fprintf(f, "], \"window\": %d, \"hidden\": [", c->window);
+	for (int i = 0, first = 1; i < c->n && i < MHA_MAX_TOKENS; i++)
+		for (int j = 0; j < c->n && j < 64; j++)
+			if ((c->hide[i] >> j) & 1u) {
+				fprintf(f, first ? "[%d, %d]" : ", [%d, %d]", i, j);
+				first = 0;
+			}
+	fputc(']', f);
+}
+
+/* "mask": (n, n) 1 where query (row) sees key (column) before top-k:
+ * causal, window, padding and custom together (mha_mask_row). */
+static void put_mask(FILE *f, const struct mha_config *c)
+{
+	unsigned char keep[MHA_MAX_TOKENS];
+	fputs(",\n\"mask\": [", f);
+	for (int i = 0; i < c->n; i++) {
+		mha_mask_row(c, i, NULL, keep);
+		fputs(i ? ",\n  [" : "[", f);
+		for (int j = 0; j < c->n; j++)
+			fprintf(f, j ? ",%d" : "%d", keep[j]);
+		fputc(']', f);
+	}
+	fputc(']', f);
+}
+
 static void put_config(FILE *f, const struct mha_config *c)
 {
 	fprintf(f, "\"config\": {\"tokens\": %d, \"d_model\": %d, \"heads\": %d, \"kv_heads\": %d, "
@@ -61,7 +97,9 @@ static void put_config(FILE *f, const struct mha_config *c)
 		fprintf(f, first ? "%d" : ", %d", i);
 		first = 0;
 	}
-	fputs("]}", f);
+	fputs("]", f);
+	put_mask_config(f, c);
+	fputs("}", f);
 }
 
 static void put_counts(FILE *f, const struct mha_config *c)
@@ -129,6 +167,7 @@ int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 	};
 	for (size_t t = 0; t < sizeof whole / sizeof whole[0]; t++)
 		put_tensor(f, c, w, a, whole[t]);
+	put_mask(f, c);
 	put_heads(f, c, a);
 	put_tensor(f, c, w, a, MHA_T_CONCAT);
 	put_tensor(f, c, w, a, MHA_T_Y);

@@ -59,6 +59,8 @@ enum mha_status mha_config_check_limit(const struct mha_config *c, int max_token
 	}
 	if (c->top_k < 0 || c->top_k > c->n)
 		return range_error(msg, len, "top-k", c->top_k, 0, c->n);
+	if (c->window < 0 || c->window > max_tokens)
+		return range_error(msg, len, "window", c->window, 0, max_tokens);
 	if (len > 0)
 		msg[0] = '\0';
 	return MHA_OK;

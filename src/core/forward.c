@@ -6,7 +6,8 @@
  * product differs, so the two can be compared cell by cell. The engine's
  * planned forward (src/engine/plan.c) runs it with its vector softmax
  * row and per-phase clocks at teaching sizes (forward_run in forward.h).
- * This file allocates only in mha_acts_alloc.
+ * Which keys a query sees is mask.c's to say. This file allocates only
+ * in mha_acts_alloc.
  */
 #include "mha.h"
 #include "forward.h"
@@ -52,6 +53,33 @@ static bool softmax_plain(const float *s, float *p, int n, int limit, int top_k,
 	return mha_softmax_row(s, p, n, limit, top_k);
 }
 
+/* Is keep[0..n) the prefix [0, kept)? Then the row softmax's limit says it all. */
+static bool is_prefix(const unsigned char *keep, int n, int kept)
+{
+	for (int j = 0; j < n; j++)
+		if (keep[j] != (j < kept))
+			return false;
+	return true;
+}
+
+/* One row r of P: a prefix mask (none, causal, a causal window from key 0)
+ * goes to the row softmax with its limit and top-k; any other mask to the
+ * reference row over mha_mask_row's keep vector, top-k included. Beyond
+ * the teaching sizes only causal applies (the plan refuses the others). */
+static bool softmax_masked(const struct mha_config *c, int r, const float *s, float *p,
+                           softmax_fn *softmax, float *work)
+{
+	unsigned char keep[MHA_MAX_TOKENS];
+	const int n = c->n;
+	if (n > MHA_MAX_TOKENS)
+		return softmax(s, p, n, c->causal ? r + 1 : n, c->top_k, work);
+	int kept = mha_mask_row(c, r, NULL, keep);
+	if (is_prefix(keep, n, kept))
+		return softmax(s, p, n, kept, c->top_k, work);
+	mha_mask_row(c, r, s, keep);
+	return mha_softmax_keep(s, p, n, keep);
+}
+
 double phase_clock(void)
 {
 	struct timespec t;
@@ -90,10 +118,10 @@ void forward_run(const struct mha_config *c, const struct mha_weights *w,
 		// S_i (n,n) = Q_i (n,dk) @ K_j^T (dk,n) * s, s = 1/sqrt(dk) or 1
 		mm(false, true, n, n, dk, s, qi, hw, nh - (size_t)i * dk, kj, gw, ng - (size_t)j * dk, si, n, nn);
 		phase_lap(seconds, MHA_PHASE_SCORES, &t0);
-		// P_i = softmax(mask(S_i)), row by row; causal: query r sees keys <= r
+		// P_i = softmax(mask(S_i)), row by row; the mask is mask.c's
 		for (int r = 0; r < n; r++)
-			a->dead_row[i * n + r] = softmax(si + (size_t)r * n, pi + (size_t)r * n,
-			                                 n, c->causal ? r + 1 : n, c->top_k, work);
+			a->dead_row[i * n + r] = softmax_masked(c, r, si + (size_t)r * n,
+			                                        pi + (size_t)r * n, softmax, work);
 		phase_lap(seconds, MHA_PHASE_SOFTMAX, &t0);
 		// O_i (n,dk) = P_i (n,n) @ V_j (n,dk)
 		mm(false, false, n, dk, n, 1.0f, pi, n, nn, vj, gw, ng - (size_t)j * dk, oi, dk, (size_t)n * dk);

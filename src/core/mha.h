@@ -61,6 +61,12 @@ struct mha_config {
 	bool scale;   /* multiply scores by 1/sqrt(dk) (true in the paper) */
 	uint64_t seed;                   /* seed of the last mha_weights_init */
 	bool head_off[MHA_MAX_HEADS];    /* true: head i switched off (pruned) */
+	/* Masks beyond causal (mask.c; all zero = none). They apply to tokens
+	 * 0..MHA_MAX_TOKENS-1 (the planned forward's large path refuses them);
+	 * bits at or past n are ignored. */
+	uint64_t pad;                    /* bit t: token t is padding */
+	int window;                      /* sliding window width w; 0 = off */
+	uint64_t hide[MHA_MAX_TOKENS];   /* custom mask: bit j of hide[i] hides key j from query i */
 };
 
 /* Inputs the learner edits. Row-major, one allocation (freed by
@@ -184,6 +190,40 @@ void mha_forward_naive(const struct mha_config *c, const struct mha_weights *w, 
 bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k);
 
 struct mha_counts mha_counts(const struct mha_config *c);
+
+/*
+ * Masks (mask.c): the one place that says which keys a query sees. Every
+ * forward, the dump, the counts and the screen ask it. Kept keys of query
+ * row i are those allowed by ALL of
+ *   causal:   j <= i
+ *   window w: i-w+1 <= j <= i with causal; |i - j| < w without (a band)
+ *   padding:  key j is not a padding token (for every query, padding too)
+ *   custom:   bit j of hide[i] is clear
+ * and then, when scores are given and top_k > 0, the top_k largest kept
+ * scores (ties: the lower index). GQA changes nothing here: the mask is
+ * per query row, shared by every head; only top-k differs per head.
+ * Padding query rows are computed like any other (over the non-padding
+ * keys, as PyTorch's key_padding_mask does) and flagged by mha_is_pad:
+ * their outputs are to be ignored, not zeroed, so each kept row still sums
+ * to 1. A row with no kept key gives P = 0 (dead_row), never NaN.
+ *
+ *     unsigned char keep[MHA_MAX_TOKENS];
+ *     int kept = mha_mask_row(&cfg, i, NULL, keep);  // structural mask only
+ *     mha_mask_row(&cfg, i, a.scores + (h_i*n + i)*n, keep); // with head h_i's top-k
+ */
+/* Fills keep[0..n) with 1 (kept) or 0 (masked) for query row i; s: that
+ * row's n scores for top-k, or NULL. Returns the number kept. */
+int mha_mask_row(const struct mha_config *c, int i, const float *s, unsigned char *keep);
+/* Is token t padding? */
+bool mha_is_pad(const struct mha_config *c, int t);
+/* True when a mask beyond causal and top-k is set (padding, window, custom). */
+bool mha_mask_extra(const struct mha_config *c);
+/* Hide (hidden = true) or show key j to query i in the custom mask. */
+void mha_mask_set(struct mha_config *c, int i, int j, bool hidden);
+/* Softmax over the keys with keep[j] != 0 only (no top-k: mha_mask_row has
+ * applied it): masked weights exactly 0; true and an all-zero row when no
+ * key is kept. */
+bool mha_softmax_keep(const float *s, float *p, int n, const unsigned char *keep);
 
 /* The phases of a forward pass, for the engine's profile (engine.h:
  * mha_plan_profile). "Stage" is the pipeline's word; these are clocks. */

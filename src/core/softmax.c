@@ -1,36 +1,29 @@
 /*
- * softmax.c - one row of masked, top-k softmax: mha_softmax_row, the
- * plain reference (expf, double sum, O(n^2) top-k rank test) that the
- * forwards of the core and the tests trust. The engine's vector row with
- * the same contract is src/engine/softmax_fast.c.
+ * softmax.c - one row of masked, top-k softmax: mha_softmax_row (and
+ * mha_softmax_keep for any mask), the plain reference (expf, double sum,
+ * mask.c's O(n^2) top-k rank test) that the forwards of the core and the
+ * tests trust. The engine's vector row with the same contract is
+ * src/engine/softmax_fast.c.
  * No products here, and no allocation.
  */
 #include "mha.h"
+#include "mask.h"
 
 #include <math.h>
 
-/* Is key j among the top_k largest of s[0..limit)? Rank by value, ties to
- * the lower index, so exactly top_k keys are kept. O(limit) per key: the
- * teaching sizes (n <= 64) make this cheaper than sorting. */
-static bool in_top_k(const float *s, int limit, int top_k, int j)
-{
-	int above = 0;
-	for (int t = 0; t < limit && above < top_k; t++)
-		if (s[t] > s[j] || (s[t] == s[j] && t < j))
-			above++;
-	return above < top_k;
-}
-
-bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
+/* The reference row over the keys j < limit with keep[j] != 0 (keep may
+ * be NULL: all of them), top-k among those (mask.h's rank test). */
+static bool softmax_ref(const float *s, float *p, int n, int limit,
+                        const unsigned char *keep, int top_k)
 {
 	if (limit > n)
 		limit = n;
-	bool topk = top_k > 0 && top_k < limit;
 	float m = -INFINITY;
 	int kept = 0;
 	for (int j = 0; j < n; j++) {
 		p[j] = 0.0f; /* 0 marks a masked key; 1 a kept one, for now */
-		if (j >= limit || (topk && !in_top_k(s, limit, top_k, j)))
+		if (j >= limit || (keep && !keep[j]) ||
+		    (top_k > 0 && !mask_in_top_k(s, limit, keep, top_k, j)))
 			continue;
 		p[j] = 1.0f;
 		kept++;
@@ -56,4 +49,14 @@ bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
 	for (int j = 0; j < n; j++)
 		p[j] *= inv;
 	return false;
+}
+
+bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
+{
+	return softmax_ref(s, p, n, limit, NULL, top_k);
+}
+
+bool mha_softmax_keep(const float *s, float *p, int n, const unsigned char *keep)
+{
+	return softmax_ref(s, p, n, n, keep, 0);
 }

@@ -134,6 +134,12 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 		goto nomem;
 	p->c = *c;
 	p->large = opt.large || c->n > MHA_MAX_TOKENS;
+	if (p->large && mha_mask_extra(c)) {
+		snprintf(msg, len, "padding, window and custom masks need n <= %d: "
+		         "the large path (%d tokens) supports causal and top-k only", MHA_MAX_TOKENS, c->n);
+		free(p);
+		return MHA_EINVAL;
+	}
 	if (!p->large)
 		threads = 1; /* a few microseconds of work: waking a thread costs more */
 	p->rb = opt.block_rows > 0 ? opt.block_rows : auto_block_rows(c->n);

@@ -479,7 +479,7 @@ static void d_hide(struct parser *ps, const char *arg)
 		h.kind = LESSON_HIDE_COUNTS;
 	} else if (st >= 0) {
 		h.kind = LESSON_HIDE_STAGE;
-		h.stage = (enum lesson_stage)st;
+		h.stage = (enum pipeline_stage)st;
 	} else {
 		h.kind = LESSON_HIDE_CELLS;
 		if (ref_arg(ps, arg, &h.ref, "@hide takes a stage, 'counts' or cells (P[0][3])") != 0)

@@ -23,6 +23,7 @@
 #include "draw.h"
 #include "learn.h"
 #include "lesson.h"
+#include "mode.h"
 #include "session.h"
 #include "term.h"
 

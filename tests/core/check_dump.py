@@ -9,7 +9,9 @@ shape its configuration implies, that its config matches the expected
 fields, that the counts follow the formulas of FACTS.md, and (below a size
 limit) that every intermediate agrees with attention recomputed here in
 float64 from the dump's own X and W's, to 1e-5 relative to each tensor's
-largest magnitude. Prints one line per problem; exits 1 if any.
+largest magnitude. Masks (causal, window, padding, custom, top-k) are
+recomputed here from the config's own fields. Prints one line per problem;
+exits 1 if any.
 """
 
 import json
@@ -55,6 +57,14 @@ def cols(a, lo, hi):
     return [row[lo:hi] for row in a]
 
 
+def visible(cfg, r, t):
+    """Does query r see key t? Causal, window (causal: r-w+1..r; else a
+    band |r-t| < w), padding keys, and the custom mask's hidden cells."""
+    w = cfg["window"]
+    return not ((cfg["causal"] and t > r) or (w > 0 and abs(r - t) >= w)
+                or t in cfg["pad"] or [r, t] in cfg["hidden"])
+
+
 def attention(cfg, x, wq, wk, wv, wo):
     """Multi-head attention from FACTS.md, float64, every stage."""
     n, h, g, dk = cfg["tokens"], cfg["heads"], cfg["kv_heads"], cfg["d_k"]
@@ -68,9 +78,12 @@ def attention(cfg, x, wq, wk, wv, wo):
         scores = [[math.fsum(a * b for a, b in zip(qr, kr)) * s for kr in kj] for qr in qi]
         weights = []
         for r in range(n):
-            keep = list(range(r + 1 if cfg["causal"] else n))
+            keep = [t for t in range(n) if visible(cfg, r, t)]
             if 0 < cfg["top_k"] < len(keep):
                 keep = sorted(keep, key=lambda t: (-scores[r][t], t))[:cfg["top_k"]]
+            if not keep:
+                weights.append([0.0] * n)
+                continue
             m = max(scores[r][t] for t in keep)
             e = {t: math.exp(scores[r][t] - m) for t in keep}
             z = math.fsum(e.values())
@@ -118,7 +131,7 @@ def check_counts(cfg, counts):
 
 def check(dump, expected):
     keys = ["config", "tokens", "counts", "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V",
-            "heads", "concat", "output"]
+            "mask", "heads", "concat", "output"]
     for k in keys:
         if k not in dump:
             problem("key %r missing" % k)
@@ -157,13 +170,25 @@ def check(dump, expected):
                     % (i, hd["head"], hd["kv_head"], i, i // (h // g)))
         if hd["on"] != (i not in cfg["heads_off"]):
             problem("heads[%d].on = %r" % (i, hd["on"]))
-        if hd["dead_rows"] != []:
-            problem("heads[%d].dead_rows = %r: no row can be fully masked" % (i, hd["dead_rows"]))
+        dead = [r for r in range(n) if not any(visible(cfg, r, t) for t in range(n))]
+        if hd["dead_rows"] != dead:
+            problem("heads[%d].dead_rows = %r, want %r (rows with no visible key)"
+                    % (i, hd["dead_rows"], dead))
         ok &= expect_shape("heads[%d].scores" % i, hd["scores"], n, n)
         ok &= expect_shape("heads[%d].weights" % i, hd["weights"], n, n)
         ok &= expect_shape("heads[%d].output" % i, hd["output"], n, dk)
+    want_mask = [[int(visible(cfg, r, t)) for t in range(n)] for r in range(n)]
+    if dump["mask"] != want_mask:
+        problem("mask %r, want %r" % (dump["mask"], want_mask))
     if not ok:
         return
+    for i, hd in enumerate(heads):
+        for r in range(n):
+            if any(hd["weights"][r][t] != 0 for t in range(n) if not want_mask[r][t]):
+                problem("heads[%d].weights row %d: non-zero where the mask hides the key" % (i, r))
+            total = math.fsum(hd["weights"][r])
+            if abs(total - (0.0 if r in dead else 1.0)) > 1e-5:
+                problem("heads[%d].weights row %d sums to %.9g" % (i, r, total))
     if cfg["causal"]:
         for i, hd in enumerate(heads):
             for r in range(n):

@@ -183,6 +183,13 @@ check_dump top1 '{"tokens": 20, "top_k": 1}' --tokens 20 --top-k 1 --d-model 8 -
 check_dump d1 '{"d_model": 1, "heads": 1, "d_k": 1}' --d-model 1 --heads 1 --tokens 4 --no-scale
 check_dump wide_dk '{"d_k": 40, "heads": 3, "kv_heads": 3}' --d-model 8 --heads 3 --d-k 40 --tokens 5 --causal --top-k 2
 check_dump base_counts '{"d_model": 512, "heads": 8, "d_k": 64}' --tokens 2 --d-model 512 --heads 8
+# Masks beyond causal: padding keys, padding queries, windows, with top-k and GQA.
+check_dump pad '{"pad": [4, 5]}' --tokens 6 --pad 4,5 --seed 13
+check_dump pad_first_causal '{"pad": [0], "causal": true}' --tokens 5 --pad 0 --causal --seed 14
+check_dump window_causal '{"window": 2, "causal": true}' --tokens 7 --window 2 --causal --seed 15
+check_dump window_band '{"window": 2, "causal": false}' --tokens 7 --window 2 --seed 16
+check_dump masks_topk_gqa '{"window": 3, "pad": [1, 6], "top_k": 2, "kv_heads": 2}' \
+	--tokens 8 --d-model 12 --heads 4 --kv-heads 2 --window 3 --pad 1,6 --top-k 2 --causal --seed 17
 if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; sys.exit(c["params"]["total"] != 1048576 or c["kv_cache_per_token"] != 1024)' "$tmp/base_counts.json"; then
 	pass
 else
