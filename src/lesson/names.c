@@ -17,7 +17,7 @@
 
 int lesson_stage_by_name(const char *text)
 {
-	if (text[0] >= '1' && text[0] <= '7' && text[1] == '\0')
+	if (text[0] >= '1' && text[0] < '1' + PIPELINE_STAGE_COUNT && text[1] == '\0')
 		return text[0] - '1';
 	return pipeline_stage_by_label(text);
 }

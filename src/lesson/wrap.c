@@ -19,8 +19,9 @@ const char *const lesson_key_actions[] = {
 	"topk-less", "head-toggle", "stage-next", "save", "quit", "help", NULL,
 };
 
-/* What a placeholder reads as when the TUI gives no key: PRODUCT.md's
- * fixed keys by name, the others as "[action]". */
+/* What a placeholder reads as when the TUI gives no key (the checker, the
+ * tests): the keys the product promises never change (n, p, u, Enter, q,
+ * ?...) by name, the others as "[action]". */
 static const char *fallback(const char *action, char *buf, size_t len)
 {
 	static const struct { const char *action, *key; } fixed[] = {

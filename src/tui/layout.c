@@ -1,8 +1,8 @@
 /*
  * layout.c - the geometry of the screen: the frame of a terminal size, the
  * split of the body between matrices, heatmaps and counts, and the packing
- * of a stage's matrices. No drawing here (STYLE.md: drawing follows a pure,
- * tested layout).
+ * of a stage's matrices. No drawing here: drawing follows this pure,
+ * tested layout.
  */
 #include "layout.h"
 

@@ -489,6 +489,26 @@ static void test_a_value_too_long_to_hold_is_refused_not_cut(void **state)
 	tui_check_close(app);
 }
 
+/* The mode table: a row for every mode, each its own, with its keys; a
+ * prompt draws its status line. */
+static void test_every_mode_has_its_own_row_of_operations(void **state)
+{
+	(void)state;
+	for (int m = 0; m < MODE_COUNT; m++) {
+		const struct mode_ops *o = mode_ops((enum app_mode)m);
+		assert_non_null(o->name);
+		assert_non_null(o->key);
+		if (o->prompt)
+			assert_non_null(o->status);
+		for (int k = 0; k < m; k++)
+			if (mode_ops((enum app_mode)k) == o)
+				fail_msg("modes %d and %d share the row of %s", k, m, o->name);
+	}
+	assert_non_null(workbench_mode.layout);
+	assert_non_null(workbench_mode.body);
+	assert_non_null(workbench_mode.pane);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_an_owed_autosave_waits_for_a_pause_in_the_keys),
 		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
 		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),
+		cmocka_unit_test(test_every_mode_has_its_own_row_of_operations),
 		cmocka_unit_test(test_a_value_too_long_to_hold_is_refused_not_cut),
 	};
 	return cmocka_run_group_tests_name("app", tests, NULL, NULL);
