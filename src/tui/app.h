@@ -177,6 +177,9 @@ void app_view(const struct app *app, struct stage_view *v);
 bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel **panel,
                      struct stage_view *v);
 
+/* The cursor is on a cell of an input (not on the Reshape proof): *out. */
+bool app_cursor_input(const struct app *app, struct cell *out);
+
 /* Value of a panel cell (proof panels compute X . W block in double). */
 float app_panel_value(const struct app *app, const struct panel *p, int r, int c);
 /* Was this cell changed by the last edit (and is the mark still shown)? */
