@@ -356,14 +356,16 @@ static void test_a_newer_autosave_is_announced_and_never_loaded_or_removed(void 
 	mha_weights_free(&w);
 	tui_check_close(app);
 
-	/* older than the session: not announced, and the next clean save removes it */
+	/* older than the session (a run after the crash saved it): still
+	 * announced, and a clean save keeps it: only loading it settles it */
 	struct timespec earlier[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
 	assert_int_equal(utimensat(AT_FDCWD, autop, earlier, 0), 0);
 	app = tui_check_open(NULL);
 	app->session_path = path;
-	assert_false(app_autosave_check(app));
+	assert_true(app_autosave_check(app));
 	tui_check_keys(app, "w");
-	assert_false(exists(autop));
+	assert_true(exists(autop));
+	unlink(autop);
 	tui_check_close(app);
 	unlink(path);
 	rmdir(f.dir);
