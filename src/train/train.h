@@ -67,6 +67,7 @@ struct train_task {
 	float lr;              /* AdamW learning rate */
 	double want_accuracy;  /* held-out accuracy the default model reaches in `steps` */
 	double want_score;     /* and the expected head's pattern score above this */
+	int ablate_steps;      /* --ablate's default budget per model */
 };
 
 const struct train_task *train_task_find(const char *name); /* NULL: no such task */
