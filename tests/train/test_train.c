@@ -187,6 +187,30 @@ static void test_model_file_round_trip_and_refusals(void **state)
 	train_model_free(&m);
 }
 
+/* Each head gets its own gradient; a head switched off gets none. */
+static void test_head_gradient_norms_are_per_head(void **state)
+{
+	(void)state;
+	const struct train_task *t = task("previous");
+	struct train_shape s = train_task_shape(t, 1, 16, 4);
+	struct train_model m;
+	struct trainer *tr;
+	char msg[MHA_MSG_MAX];
+	assert_int_equal(train_model_alloc(&m, &s), MHA_OK);
+	train_model_init(&m, 4);
+	m.head_off[0][2] = true;
+	struct train_options o = { .batch = 4 };
+	assert_int_equal(trainer_create(&tr, &m, t, &o, 4, msg, sizeof msg), MHA_OK);
+	trainer_step(tr, NULL);
+	double norms[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
+	trainer_head_grad_norms(tr, norms);
+	assert_true(norms[0] > 0 && norms[1] > 0 && norms[3] > 0);
+	assert_true(norms[2] == 0.0);
+	assert_true(norms[0] != norms[1]);
+	trainer_destroy(tr);
+	train_model_free(&m);
+}
+
 /* Damaged model files (seeded: bytes changed, lines cut, the file cut
  * short) are read or refused with "file:line: message", never a crash
  * (ASan and valgrind run this too). */
@@ -285,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_model_file_round_trip_and_refusals),
 		cmocka_unit_test(test_layer_opens_in_the_workbench_as_it_ran),
 		cmocka_unit_test(test_damaged_model_files_are_refused_cleanly),
+		cmocka_unit_test(test_head_gradient_norms_are_per_head),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
