@@ -18,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "model.h"
+#include "ref64.h"
 #include "train.h"
 
 static const struct train_task *task(const char *name)
@@ -73,6 +75,138 @@ static void gradient_check(int layers)
 	seq_work_free(&w);
 	train_model_free(&g);
 	train_model_free(&m);
+}
+
+/* The whole model in float64: embeddings, each layer through ref64.c,
+ * the read-out and cross-entropy; params in the layout of struct
+ * train_model (p), gradient into g when not NULL. Returns the summed loss. */
+static double model64(const struct train_model *shape, const double *p, const int *tok,
+                      const int *tgt, double *g)
+{
+	const struct train_shape *s = &shape->s;
+	const int n = s->n, d = s->d, C = s->classes, L = s->layers;
+	size_t off_e = 0, off_p = (size_t)s->vocab * d, off_l = off_p + (size_t)n * d;
+	size_t per = 4 * (size_t)d * s->h * s->dk, off_u = off_l + L * per;
+	struct mha_config c = train_layer_config(shape, 0);
+	struct ref64 r[TRAIN_MAX_LAYERS];
+	double x[TRAIN_MAX_LAYERS + 1][MHA_MAX_TOKENS * 16], dx[MHA_MAX_TOKENS * 16], cw[MHA_MAX_TOKENS * 16];
+	for (int i = 0; i < n; i++)
+		for (int e = 0; e < d; e++)
+			x[0][i * d + e] = p[off_e + (size_t)tok[i] * d + e] + p[off_p + (size_t)i * d + e];
+	for (int l = 0; l < L; l++) {
+		ref64_alloc(&r[l], &c);
+		size_t q = (size_t)d * s->h * s->dk;
+		memcpy(r[l].x, x[l], sizeof(double) * n * d);
+		memcpy(r[l].wq, p + off_l + l * per, sizeof(double) * q);
+		memcpy(r[l].wk, p + off_l + l * per + q, sizeof(double) * q);
+		memcpy(r[l].wv, p + off_l + l * per + 2 * q, sizeof(double) * q);
+		memcpy(r[l].wo, p + off_l + l * per + 3 * q, sizeof(double) * q);
+		ref64_forward(&c, &r[l], NULL);
+		for (int e = 0; e < n * d; e++)
+			x[l + 1][e] = x[l][e] + r[l].y[e];
+	}
+	double loss = 0, dlog[MHA_MAX_TOKENS][16];
+	for (int i = 0; i < n; i++) {
+		double lg[16], mx = -1e300, sum = 0;
+		for (int k = 0; k < C; k++) {
+			lg[k] = 0;
+			for (int e = 0; e < d; e++)
+				lg[k] += x[L][i * d + e] * p[off_u + (size_t)e * C + k];
+			mx = fmax(mx, lg[k]);
+		}
+		for (int k = 0; k < C; k++)
+			sum += exp(lg[k] - mx);
+		for (int k = 0; k < C; k++)
+			dlog[i][k] = tgt[i] < 0 ? 0.0 : exp(lg[k] - mx) / sum - (k == tgt[i]);
+		if (tgt[i] >= 0)
+			loss += mx + log(sum) - lg[tgt[i]];
+	}
+	if (g) {
+		memset(g, 0, sizeof(double) * shape->nparams);
+		for (int e = 0; e < d; e++)
+			for (int k = 0; k < C; k++)
+				for (int i = 0; i < n; i++)
+					g[off_u + (size_t)e * C + k] += x[L][i * d + e] * dlog[i][k];
+		for (int i = 0; i < n; i++)
+			for (int e = 0; e < d; e++) {
+				dx[i * d + e] = 0;
+				for (int k = 0; k < C; k++)
+					dx[i * d + e] += dlog[i][k] * p[off_u + (size_t)e * C + k];
+			}
+		for (int l = L - 1; l >= 0; l--) {
+			/* ref64's loss has dL/dY = Y + C: choose C so that dL/dY = dx */
+			for (int e = 0; e < n * d; e++)
+				cw[e] = dx[e] - r[l].y[e];
+			ref64_backward(&c, &r[l], cw);
+			size_t q = (size_t)d * s->h * s->dk;
+			const double *gw[4] = { r[l].dwq, r[l].dwk, r[l].dwv, r[l].dwo };
+			for (int m = 0; m < 4; m++)
+				memcpy(g + off_l + l * per + m * q, gw[m], sizeof(double) * q);
+			for (int e = 0; e < n * d; e++)
+				dx[e] += r[l].dx[e];
+		}
+		for (int i = 0; i < n; i++)
+			for (int e = 0; e < d; e++) {
+				g[off_p + (size_t)i * d + e] = dx[i * d + e];
+				g[off_e + (size_t)tok[i] * d + e] += dx[i * d + e];
+			}
+	}
+	for (int l = 0; l < L; l++)
+		ref64_free(&r[l]);
+	return loss;
+}
+
+/* Float64 central finite differences of the float64 model, every
+ * parameter; then the float32 model's backward against that gradient. */
+static void gradient_check64(int layers)
+{
+	struct train_shape s = { .layers = layers, .d = 8, .h = 2, .dk = 4, .vocab = 5, .classes = 5, .n = 6 };
+	struct train_model m, g;
+	assert_int_equal(train_model_alloc(&m, &s), MHA_OK);
+	assert_int_equal(train_model_alloc(&g, &s), MHA_OK);
+	train_model_init(&m, 11);
+	int tok[6] = { 0, 3, 1, 4, 3, 2 }, tgt[6] = { -1, 2, 0, 4, 1, 3 };
+	size_t np = m.nparams;
+	double *p = calloc(np, sizeof *p), *an = calloc(np, sizeof *an);
+	for (size_t e = 0; e < np; e++)
+		p[e] = m.params[e];
+	model64(&m, p, tok, tgt, an);
+	double scale = 0;
+	for (size_t e = 0; e < np; e++)
+		scale = fmax(scale, fabs(an[e]));
+	const double eps = 1e-6;
+	for (size_t e = 0; e < np; e++) {
+		double keep = p[e];
+		p[e] = keep + eps;
+		double lp = model64(&m, p, tok, tgt, NULL);
+		p[e] = keep - eps;
+		double lm = model64(&m, p, tok, tgt, NULL);
+		p[e] = keep;
+		double fd = (lp - lm) / (2 * eps);
+		if (fabs(fd - an[e]) > 1e-6 * fmax(1.0, scale))
+			fail_msg("%d layer(s), float64: parameter %zu: analytic %.12g, finite difference %.12g",
+			         layers, e, an[e], fd);
+	}
+	struct seq_work w;
+	struct seq_result r;
+	assert_int_equal(seq_work_alloc(&w, &m), MHA_OK);
+	seq_forward(&m, &w, tok, tgt, &r);
+	seq_backward(&m, &w, tok, tgt, 1.0f, &g);
+	char label[64];
+	snprintf(label, sizeof label, "%d layer(s): float32 model gradient", layers);
+	check_close_d(g.params, an, np, 1e-4 * fmax(1.0, scale), label);
+	seq_work_free(&w);
+	free(p);
+	free(an);
+	train_model_free(&g);
+	train_model_free(&m);
+}
+
+static void test_model_gradient_float64_every_parameter(void **state)
+{
+	(void)state;
+	gradient_check64(1);
+	gradient_check64(2);
 }
 
 static void test_model_gradient_matches_finite_differences(void **state)
@@ -303,6 +437,7 @@ static void test_layer_opens_in_the_workbench_as_it_ran(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_gradient_float64_every_parameter),
 		cmocka_unit_test(test_model_gradient_matches_finite_differences),
 		cmocka_unit_test(test_same_seed_gives_bit_identical_weights),
 		cmocka_unit_test(test_short_training_learns_and_its_heads_rank),
