@@ -19,6 +19,7 @@ const char cli_usage[] =
 	"  mha-tui --lesson ID              open lesson ID (number or name)\n"
 	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
 	"          [--causal] [--top-k K] [--no-scale] [--seed S] [--pad LIST] [--window W]\n"
+	"          [--text \"WORDS\"] [--bias]\n"
 	"                                   open the workbench with that configuration\n"
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
@@ -44,6 +45,9 @@ const char cli_usage[] =
 	"  --no-scale       leave out the 1/sqrt(d_k) scale\n"
 	"  --seed S         seed of the random matrices, 0..2^64-1 (default 1)\n"
 	"  --pad LIST       padding tokens, positions from 0 (\"4,5\"): no query sees them\n"
+	"  --text \"WORDS\"   your own sentence: one token a word (n = the number of\n"
+	"                   words), a word's embedding the same wherever it appears\n"
+	"  --bias           add biases b^Q, b^K, b^V, b^O (seeded; off as in the paper)\n"
 	"  --window W       sliding window: query i sees keys i-W+1..i with --causal,\n"
 	"                   else i-W+1..i+W-1; 0 = off\n"
 	"\n"
@@ -109,7 +113,8 @@ static const struct flag flags[] = {
 	{ "--load", true, false }, { "--lesson", true, false }, { "--lessons-dir", true, false },
 	{ "--dump", true, false }, { "--check-lessons", false, false }, { "--no-color", false, false },
 	{ "--no-mouse", false, false },
-	{ "--pad", true, true }, { "--window", true, true },
+	{ "--pad", true, true }, { "--window", true, true }, { "--text", true, true },
+	{ "--bias", false, true },
 	{ "--help", false, false }, { "--version", false, false },
 	{ "--grad", false, false }, { "--train", true, false }, { "--ablate", true, false },
 	{ "--layers", true, false }, { "--steps", true, false }, { "--save", true, false },
@@ -156,6 +161,20 @@ static int parse_pad(const char *text, uint64_t *pad, int *pad_max, char *msg, s
 static int finish_config(const struct given *gv, struct cli *out, char *msg, size_t len)
 {
 	struct mha_config *c = &out->cfg;
+	if (out->text) {
+		char labels[MHA_MAX_TOKENS][MHA_LABEL_MAX], why[MHA_MSG_MAX];
+		int words = mha_text_split(out->text, labels, MHA_MAX_TOKENS, why, sizeof why);
+		if (words < 0) {
+			snprintf(msg, len, "--text: %s", why);
+			return 2;
+		}
+		if (gv->n >= 0 && gv->n != words) {
+			snprintf(msg, len, "--tokens %d disagrees with --text's %d words: "
+			         "leave --tokens out (one token a word)", gv->n, words);
+			return 2;
+		}
+		c->n = words;
+	}
 	if (gv->n >= 0) c->n = gv->n;
 	if (gv->d >= 0) c->d = gv->d;
 	if (gv->h >= 0) c->h = gv->h;
@@ -223,6 +242,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--top-k"))    rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &gv.top_k, msg, len);
 		else if (!strcmp(name, "--seed"))     rc = parse_seed(val, &out->cfg.seed, msg, len);
 		else if (!strcmp(name, "--causal"))   out->cfg.causal = true;
+		else if (!strcmp(name, "--text"))     out->text = val;
+		else if (!strcmp(name, "--bias"))     out->cfg.bias = true;
 		else if (!strcmp(name, "--pad"))      rc = parse_pad(val, &out->cfg.pad, &gv.pad_max, msg, len);
 		else if (!strcmp(name, "--window"))   rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &out->cfg.window, msg, len);
 		else if (!strcmp(name, "--no-scale")) out->cfg.scale = false;
@@ -256,6 +277,9 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (out->load && out->config_given)
 		return usage_error(msg, len, "--load '%.60s' cannot be combined with configuration flags%s: "
 		                   "the session file holds the configuration", out->load, "");
+	if (out->lesson && out->text)
+		return usage_error(msg, len, "--lesson %.40s cannot be combined with --text%s: "
+		                   "a lesson sets up its own tokens", out->lesson, "");
 	if (out->lesson && (out->load || out->mode == CLI_DUMP))
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");

@@ -33,6 +33,7 @@ struct cli {
 		int heads, d_model;  /* --heads, --d-model as given; 0: not given */
 		bool seed_given;     /* --seed was given (cfg.seed holds it) */
 	} train;
+	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
 };
 
 /* Returns 0, or 2 (usage error) with a one-line message naming the flag,

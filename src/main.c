@@ -42,6 +42,13 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 		return fail(1, "out of memory for the weights");
 	mha_weights_init(w, c, c->seed);
 	mha_weights_default_labels(w, c);
+	if (c->bias)
+		mha_biases_init(w, c, c->seed);
+	if (cl->text) {
+		/* checked by cli_parse: n words, each a valid label */
+		mha_text_split(cl->text, w->labels, c->n, msg, sizeof msg);
+		mha_embed_words(w, c, c->seed);
+	}
 	return 0;
 }
 
@@ -71,6 +78,23 @@ static int run_dump(const struct cli *cl)
 	return rc;
 }
 
+/* --text in the workbench: the sentence's session (labels and X) is
+ * written where the workbench saves, and opened from there, as a fresh
+ * configuration would start anew. */
+static int start_with_text(const struct cli *cl, struct tui_options *o, char *msg, size_t len)
+{
+	struct mha_config c;
+	struct mha_weights w;
+	int rc = open_inputs(cl, &c, &w);
+	if (rc)
+		return rc;
+	rc = session_save(o->session_path, &c, &w, msg, len) == 0 ? 0 : fail(1, msg);
+	mha_weights_free(&w);
+	o->load = o->session_path;
+	o->config_given = false;
+	return rc;
+}
+
 static int run_tui(const struct cli *cl)
 {
 	char path[4096], msg[MHA_MSG_MAX + 4096];
@@ -86,6 +110,11 @@ static int run_tui(const struct cli *cl)
 		if (session_default_path(path, sizeof path, msg, sizeof msg) != 0)
 			return fail(1, msg);
 		o.session_path = path;
+	}
+	if (cl->text) {
+		int rc = start_with_text(cl, &o, msg, sizeof msg);
+		if (rc)
+			return rc;
 	}
 	return tui_run(&o);
 }

@@ -159,6 +159,19 @@ check_dump window_causal '{"window": 2, "causal": true}' --tokens 7 --window 2 -
 check_dump window_band '{"window": 2, "causal": false}' --tokens 7 --window 2 --seed 16
 check_dump masks_topk_gqa '{"window": 3, "pad": [1, 6], "top_k": 2, "kv_heads": 2}' \
 	--tokens 8 --d-model 12 --heads 4 --kv-heads 2 --window 3 --pad 1,6 --top-k 2 --causal --seed 17
+# Biases: b^Q, b^K, b^V, b^O act where the formulas say (check_dump.py adds them itself).
+check_dump bias '{"bias": true, "kv_heads": 2}' --bias --tokens 5 --d-model 8 --heads 4 --kv-heads 2 --causal --seed 21
+
+# Your own text: one token a word, a repeated word shares its row of X.
+check_dump text '{"tokens": 6}' --text "the cat sat on the mat" --causal --seed 3
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["X"]; sys.exit(not (d["tokens"] == "the cat sat on the mat".split() and x[0] == x[4] and x[0] != x[1]))' "$tmp/text.json"; then
+	pass
+else
+	fail "--text: labels are not the words, or 'the' has two different rows of X"
+fi
+expect_error 2 "--text" --dump json --text "   "
+expect_error 2 "disagrees" --dump json --text "a b" --tokens 3
+
 if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; sys.exit(c["params"]["total"] != 1048576 or c["kv_cache_per_token"] != 1024)' "$tmp/base_counts.json"; then
 	pass
 else
