@@ -22,6 +22,7 @@
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
+#include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
 #include "session.h"
@@ -179,6 +180,8 @@ int tui_run(const struct tui_options *o)
 		/* an autosave owed is written in a pause of the keys, after the
 		 * frame that asked for it (app.h) */
 		if (app_autosave_idle(&app, key == ERR))
+			dirty = true;
+		if (key == ERR && train_view_idle(&app)) /* the training screen trains in the pauses */
 			dirty = true;
 		if (key == ERR)
 			continue;
