@@ -5,7 +5,7 @@
  * properties on seeded random masks: every row of P sums to 1 or is
  * exactly 0, a dead row is flagged exactly when no key is visible, masked
  * weights are exactly 0, BLAS and the plain loops agree, the teaching-size
- * plan agrees, and the large path refuses what it cannot do. The float64
+ * plan agrees, and so does the large path's tiled attention. The float64
  * fixtures (test_fixtures.c) check the numbers themselves.
  */
 #include <math.h>
@@ -241,21 +241,28 @@ static void test_random_masks_rows_sum_to_one_or_exactly_zero(void **state)
 	}
 }
 
-static void test_large_path_refuses_masks_it_cannot_apply(void **state)
+/* The large path's tiles apply the masks too (tests/engine/test_flash.c
+ * has them all): here the window, against the forward. */
+static void test_large_path_applies_the_window(void **state)
 {
 	(void)state;
 	struct mha_config c = small(8);
 	c.window = 3;
-	struct mha_plan_options o = { .large = true };
+	struct mha_plan_options o = { .large = true, .block_rows = 3, .block_cols = 2 };
 	struct mha_plan *p;
+	struct mha_weights w;
+	struct mha_acts a;
 	char msg[MHA_MSG_MAX];
-	assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_EINVAL);
-	assert_null(p);
-	assert_non_null(strstr(msg, "window"));
-	c.window = 0;
-	c.causal = true;
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, 9);
+	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
+	mha_forward(&c, &w, &a);
 	assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_OK);
+	mha_plan_forward(p, &w);
+	check_close(mha_plan_acts(p)->y, a.y, (size_t)c.n * c.d, 1e-5, "Y, tiles vs forward, window 3");
 	mha_plan_destroy(p);
+	mha_acts_free(&a);
+	mha_weights_free(&w);
 }
 
 static void test_window_is_checked(void **state)
@@ -280,7 +287,7 @@ int main(void)
 		cmocka_unit_test(test_top_k_ranks_only_the_visible_keys),
 		cmocka_unit_test(test_softmax_keep_gives_zero_row_when_nothing_kept),
 		cmocka_unit_test(test_random_masks_rows_sum_to_one_or_exactly_zero),
-		cmocka_unit_test(test_large_path_refuses_masks_it_cannot_apply),
+		cmocka_unit_test(test_large_path_applies_the_window),
 		cmocka_unit_test(test_window_is_checked),
 	};
 	return cmocka_run_group_tests_name("masks", tests, NULL, NULL);
