@@ -118,6 +118,12 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 		goto nomem;
 	p->c = *c;
 	p->large = opt.large || c->n > MHA_MAX_TOKENS;
+	if (p->large && c->bias) {
+		snprintf(msg, len, "biases need n <= %d: the large path (%d tokens) has none",
+		         MHA_MAX_TOKENS, c->n);
+		free(p);
+		return MHA_EINVAL;
+	}
 	if (!p->large)
 		threads = 1; /* a few microseconds of work: waking a thread costs more */
 	p->masks = mha_mask_extra(c);
