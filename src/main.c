@@ -13,6 +13,7 @@
 #include "config.h"
 #include "checker.h"
 #include "dump.h"
+#include "export.h"
 #include "mha.h"
 #include "session.h"
 #include "tui.h"
@@ -51,6 +52,25 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 	return 0;
 }
 
+/* --export FORMAT FILE: the script or the picture of the computation. */
+static int write_export(const struct cli *cl, const struct mha_config *c,
+                        const struct mha_weights *w, const struct mha_acts *a)
+{
+	char msg[4200];
+	bool to_stdout = !strcmp(cl->export_file, "-");
+	FILE *f = to_stdout ? stdout : fopen(cl->export_file, "w");
+	if (!f) {
+		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
+		return fail(1, msg);
+	}
+	int rc = !strcmp(cl->export_format, "py") ? export_py(f, c, w, a)
+	       : export_svg(f, c, w, a, cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
+	if (!to_stdout && fclose(f) != 0)
+		rc = -1;
+	snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
+	return rc == 0 ? 0 : fail(1, msg);
+}
+
 static int run_dump(const struct cli *cl)
 {
 	struct mha_config c;
@@ -64,7 +84,10 @@ static int run_dump(const struct cli *cl)
 		return fail(1, "out of memory for the activations");
 	}
 	mha_forward(&c, &w, &a);
-	rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
+	if (cl->mode == CLI_EXPORT)
+		rc = write_export(cl, &c, &w, &a);
+	else
+		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
 	mha_acts_free(&a);
 	mha_weights_free(&w);
 	return rc;
@@ -129,6 +152,7 @@ int main(int argc, char **argv)
 		printf("mha-tui %s\n", MHA_VERSION);
 		return 0;
 	case CLI_DUMP:
+	case CLI_EXPORT:
 		return run_dump(&cl);
 	case CLI_CHECK_LESSONS:
 		return lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr);
