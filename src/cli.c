@@ -4,6 +4,7 @@
  * here and nothing exits.
  */
 #include "cli.h"
+#include "train.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +29,13 @@ const char cli_usage[] =
 	"                                   or the heads' heatmaps of stage S (weights or\n"
 	"                                   scores) as SVG; FILE - is standard output\n"
 	"  mha-tui --check-lessons [DIR]    validate lesson files\n"
+	"  mha-tui --dump json --grad [configuration flags]\n"
+	"                                   the dump with the gradients of L = 1/2 sum(Y^2)\n"
+	"  mha-tui --train TASK [--layers 1|2] [--heads H] [--d-model D] [--steps N]\n"
+	"          [--seed S] [--save FILE]  train a small attention model (no terminal)\n"
+	"  mha-tui --ablate TASK [--d-model D] [--seeds S] [--steps N]\n"
+	"                                   train h = 1, 2, 4, ... d_model heads (Table 3 row A)\n"
+	"                                   tasks: previous first duplicate multi induction\n"
 	"  mha-tui --help | --version\n"
 	"\n"
 	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
@@ -92,6 +100,10 @@ static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
 	return 0;
 }
 
+static int parse_train_flag(const char *name, const char *val, struct cli *out,
+                            char *msg, size_t len);
+static int check_train_flags(struct cli *out, char *msg, size_t len);
+
 struct flag {
 	const char *name;
 	bool takes_value; /* the next argument (or =VALUE) is its value */
@@ -108,6 +120,9 @@ static const struct flag flags[] = {
 	{ "--pad", true, true }, { "--window", true, true }, { "--text", true, true },
 	{ "--bias", false, true }, { "--export", true, false }, { "--stage", true, false },
 	{ "--help", false, false }, { "--version", false, false },
+	{ "--grad", false, false }, { "--train", true, false }, { "--ablate", true, false },
+	{ "--layers", true, false }, { "--steps", true, false }, { "--save", true, false },
+	{ "--seeds", true, false },
 };
 
 static const struct flag *flag_find(const char *name, size_t name_len)
@@ -272,6 +287,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
 				out->check_dir = argv[++i];
 		}
+		if (!rc)
+			rc = parse_train_flag(name, val, out, msg, len);
 		if (rc)
 			return rc;
 		out->config_given |= f->config;
@@ -288,9 +305,67 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (out->lesson && out->mode == CLI_EXPORT)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --export%s", out->lesson, "");
 	if (out->export_format && out->mode != CLI_EXPORT)
-		return usage_error(msg, len, "--export cannot be combined with --dump or --check-lessons%s%s", "", "");
+		return usage_error(msg, len, "--export cannot be combined with --dump, --train or "
+		                   "--check-lessons%s%s", "", "");
+	if (out->export_scores && (!out->export_format || strcmp(out->export_format, "svg") != 0))
+		return usage_error(msg, len, "--stage goes with --export svg FILE%s%s", "", "");
 	if (out->lesson && (out->load || out->mode == CLI_DUMP))
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
+	int rc = check_train_flags(out, msg, len);
+	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE)
+		return rc; /* training checks its own shape (train_shape_check); cfg stays valid */
 	return finish_config(&gv, out, msg, len);
+}
+
+/* The flags of --grad, --train and --ablate; every other flag: 0, nothing
+ * done. --heads, --d-model and --seed are noted as given (training has its
+ * own defaults for them). */
+static int parse_train_flag(const char *name, const char *val, struct cli *out,
+                            char *msg, size_t len)
+{
+	struct cli_train *t = &out->train;
+	if (!strcmp(name, "--heads"))        t->heads = atoi(val);
+	else if (!strcmp(name, "--d-model")) t->d_model = atoi(val);
+	else if (!strcmp(name, "--seed"))    t->seed_given = true;
+	else if (!strcmp(name, "--grad"))    out->grad = true;
+	else if (!strcmp(name, "--layers"))  return parse_int(name, val, 1, TRAIN_MAX_LAYERS, &t->layers, msg, len);
+	else if (!strcmp(name, "--steps"))   return parse_int(name, val, 1, 1000000, &t->steps, msg, len);
+	else if (!strcmp(name, "--seeds"))   return parse_int(name, val, 1, 100, &t->seeds, msg, len);
+	else if (!strcmp(name, "--save"))    t->save = val;
+	else if (!strcmp(name, "--train") || !strcmp(name, "--ablate")) {
+		if (!train_task_find(val))
+			return usage_error(msg, len, "%s '%.40s' is not a task: allowed previous, first, "
+			                   "duplicate, multi, induction", name, val);
+		if (t->task)
+			return usage_error(msg, len, "%s %.40s: give one --train or --ablate", name, val);
+		t->task = val;
+		out->mode = name[2] == 't' ? CLI_TRAIN : CLI_ABLATE;
+	}
+	return 0;
+}
+
+/* Combinations: --grad goes with --dump json; --save, --layers, --steps
+ * with --train or --ablate; --seeds with --ablate. */
+static int check_train_flags(struct cli *out, char *msg, size_t len)
+{
+	const struct cli_train *t = &out->train;
+	bool training = out->mode == CLI_TRAIN || out->mode == CLI_ABLATE;
+	if (out->grad && out->mode != CLI_DUMP)
+		return usage_error(msg, len, "--grad adds gradients to the dump%s: use it with --dump json%s", "", "");
+	if (training && (out->load || out->lesson))
+		return usage_error(msg, len, "--%s %.40s cannot be combined with --load or --lesson",
+		                   out->mode == CLI_TRAIN ? "train" : "ablate", t->task);
+	if (!training && (t->save || t->layers || t->steps))
+		return usage_error(msg, len, "--save, --layers and --steps go with --train TASK%s%s", "",
+		                   " or --ablate TASK");
+	if (out->mode != CLI_ABLATE && t->seeds)
+		return usage_error(msg, len, "--seeds goes with --ablate TASK%s%s", "", "");
+	if (out->mode == CLI_ABLATE && (t->save || t->layers))
+		return usage_error(msg, len, "--ablate trains the task's default model at every h and saves "
+		                   "none%s%s: leave out --save and --layers", "", "");
+	if (t->task && !training)
+		return usage_error(msg, len, "--train/--ablate %.40s cannot be combined with --dump or "
+		                   "--check-lessons%s", t->task, "");
+	return 0;
 }

@@ -179,8 +179,16 @@ static void put_heads(FILE *f, const struct mha_config *c, const struct mha_acts
 	fputc(']', f);
 }
 
+static void put_grad(FILE *f, const struct mha_config *c, const struct mha_grads *g);
+
 int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
               const struct mha_acts *a)
+{
+	return dump_json_grad(f, c, w, a, NULL);
+}
+
+int dump_json_grad(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+                   const struct mha_acts *a, const struct mha_grads *g)
 {
 	fputc('{', f);
 	put_config(f, c);
@@ -202,6 +210,23 @@ int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 	put_heads(f, c, a);
 	put_tensor(f, c, w, a, MHA_T_CONCAT);
 	put_tensor(f, c, w, a, MHA_T_Y);
+	if (g)
+		put_grad(f, c, g);
 	fputs("}\n", f);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
+/* "grad": dL/dX, dL/dW^Q, dL/dW^K, dL/dW^V, dL/dW^O for L = 1/2 sum(Y^2),
+ * under the forward's keys and in its shapes (mha_tensor_info, shape). */
+static void put_grad(FILE *f, const struct mha_config *c, const struct mha_grads *g)
+{
+	static const enum mha_tensor inputs[] = { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO };
+	const float *data[] = { g->x, g->wq, g->wk, g->wv, g->wo };
+	fputs(",\n\"grad\": {", f);
+	for (size_t t = 0; t < sizeof inputs / sizeof inputs[0]; t++) {
+		struct mha_shape s = mha_tensor_shape(c, inputs[t]);
+		fprintf(f, "%s\"%s\": ", t ? ",\n  " : "", mha_tensor_info(inputs[t])->key);
+		put_matrix(f, data[t], s.rows, s.cols, s.cols);
+	}
+	fputc('}', f);
 }

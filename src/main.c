@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
+#include "command.h"
 #include "dump.h"
 #include "export.h"
 #include "mha.h"
@@ -71,6 +72,10 @@ static int write_export(const struct cli *cl, const struct mha_config *c,
 	return rc == 0 ? 0 : fail(1, msg);
 }
 
+static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a);
+static int run_training(const struct cli *cl);
+
 static int run_dump(const struct cli *cl)
 {
 	struct mha_config c;
@@ -86,6 +91,8 @@ static int run_dump(const struct cli *cl)
 	mha_forward(&c, &w, &a);
 	if (cl->mode == CLI_EXPORT)
 		rc = write_export(cl, &c, &w, &a);
+	else if (cl->grad)
+		rc = run_dump_grad(&c, &w, &a);
 	else
 		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
 	mha_acts_free(&a);
@@ -156,8 +163,36 @@ int main(int argc, char **argv)
 		return run_dump(&cl);
 	case CLI_CHECK_LESSONS:
 		return lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr);
+	case CLI_TRAIN:
+	case CLI_ABLATE:
+		return run_training(&cl);
 	case CLI_TUI:
 		break;
 	}
 	return run_tui(&cl);
+}
+
+/* --dump json --grad: the dump with the gradients of L = 1/2 sum(Y^2). */
+static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a)
+{
+	struct mha_grads g;
+	if (mha_grads_alloc(&g, c) != MHA_OK)
+		return fail(1, "out of memory for the gradients");
+	mha_backward_half_square(c, w, a, &g);
+	int rc = dump_json_grad(stdout, c, w, a, &g) == 0 ? 0 : fail(1, "writing the dump failed");
+	mha_grads_free(&g);
+	return rc;
+}
+
+/* --train TASK / --ablate TASK: headless, see doc/TRAINING.md. */
+static int run_training(const struct cli *cl)
+{
+	struct train_request rq = {
+		.task = cl->train.task, .layers = cl->train.layers, .d_model = cl->train.d_model,
+		.heads = cl->train.heads, .steps = cl->train.steps, .seeds = cl->train.seeds,
+		.seed = cl->train.seed_given ? cl->cfg.seed : 1, .save = cl->train.save, .threads = 1,
+	};
+	return cl->mode == CLI_TRAIN ? train_command(&rq, stdout, stderr)
+	                             : ablate_command(&rq, stdout, stderr);
 }

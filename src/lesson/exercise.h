@@ -116,7 +116,7 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
  * about a whole head or row). */
 bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);
 /* Is this stage hidden as a whole (draw a "?" panel instead)? */
-bool lesson_run_stage_hidden(const struct lesson_run *run, enum lesson_stage s);
+bool lesson_run_stage_hidden(const struct lesson_run *run, enum pipeline_stage s);
 /* Is the counts panel hidden? */
 bool lesson_run_counts_hidden(const struct lesson_run *run);
 /* Does the step highlight this cell (same m, r, c convention)? */

@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "mha.h"
+#include "pipeline.h"
 
 enum {
 	LESSON_FORMAT_VERSION = 1, /* first line of a lesson file: "mha-tui-lesson 1" */
@@ -41,14 +42,8 @@ enum {
 	LESSON_ERRORS_MAX = 200,   /* errors kept per load; more are counted only */
 };
 
-/* The pipeline's stages, labels exactly as on screen (lesson_stage_name). */
-enum lesson_stage {
-	LESSON_STAGE_PROJECTION, LESSON_STAGE_RESHAPE, LESSON_STAGE_SCORES,
-	LESSON_STAGE_SOFTMAX, LESSON_STAGE_WEIGHTED_SUM, LESSON_STAGE_CONCAT,
-	LESSON_STAGE_WO,
-	LESSON_STAGE_COUNT
-};
-const char *lesson_stage_name(enum lesson_stage s);
+/* The pipeline's stages (enum pipeline_stage) and their labels are the
+ * core's (pipeline.h): lessons name them as the screen does. */
 
 /* What goals compare and edits assign, by their names in lesson files.
  * The first LESSON_Q_CONFIG_COUNT are fields of struct mha_config (causal
@@ -152,7 +147,7 @@ enum lesson_hide_kind { LESSON_HIDE_STAGE, LESSON_HIDE_COUNTS, LESSON_HIDE_CELLS
 
 struct lesson_hide {
 	enum lesson_hide_kind kind;
-	enum lesson_stage stage; /* STAGE */
+	enum pipeline_stage stage; /* STAGE */
 	struct lesson_ref ref;   /* CELLS */
 };
 
@@ -209,7 +204,7 @@ struct lesson_step {
 	const char *prose;        /* raw prose lines joined by '\n' (lesson_wrap them) */
 	struct lesson_setup setup;/* its own set-up directives */
 	bool resets;              /* entering it sets the workbench up (own set-up, or an exercise) */
-	int focus;                /* enum lesson_stage, or -1 */
+	int focus;                /* enum pipeline_stage, or -1 */
 	struct lesson_mark *marks;
 	int nmarks;
 	struct lesson_cond *goals;/* empty: no exercise */

@@ -14,29 +14,11 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const stage_names[LESSON_STAGE_COUNT] = {
-	"Projection", "Reshape", "Scores", "Softmax", "Weighted sum", "Concat", "W^O",
-};
-
-const char *lesson_stage_name(enum lesson_stage s)
-{
-	return (unsigned)s < LESSON_STAGE_COUNT ? stage_names[s] : "?";
-}
-
 int stage_by_name(const char *text)
 {
 	if (text[0] >= '1' && text[0] <= '7' && text[1] == '\0')
 		return text[0] - '1';
-	for (int i = 0; i < LESSON_STAGE_COUNT; i++) {
-		const char *a = stage_names[i], *b = text;
-		/* "Weighted sum", "weighted-sum" and "weighted_sum" all name stage 5 */
-		while (*a && *b && (tolower((unsigned char)*a) == tolower((unsigned char)*b) ||
-		                    (*a == ' ' && (*b == '-' || *b == '_'))))
-			a++, b++;
-		if (!*a && !*b)
-			return i;
-	}
-	return -1;
+	return pipeline_stage_by_label(text);
 }
 
 static const char *const qty_names[LESSON_Q_COUNT] = {

@@ -151,20 +151,6 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 	return right ? 1 : 0;
 }
 
-/* The first stage whose screen shows tensor t (inputs: none). */
-static int stage_of(enum mha_tensor t)
-{
-	switch (t) {
-	case MHA_T_Q: case MHA_T_K: case MHA_T_V: return LESSON_STAGE_PROJECTION;
-	case MHA_T_SCORES: return LESSON_STAGE_SCORES;
-	case MHA_T_WEIGHTS: return LESSON_STAGE_SOFTMAX;
-	case MHA_T_HEADS: return LESSON_STAGE_WEIGHTED_SUM;
-	case MHA_T_CONCAT: return LESSON_STAGE_CONCAT;
-	case MHA_T_Y: return LESSON_STAGE_WO;
-	default: return LESSON_STAGE_COUNT;
-	}
-}
-
 static bool hiding(const struct lesson_run *run)
 {
 	return run && run->lesson && !run->answered && lesson_run_step(run)->nhides > 0;
@@ -177,8 +163,8 @@ bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, i
 	const struct lesson_step *s = lesson_run_step(run);
 	for (int i = 0; i < s->nhides; i++) {
 		const struct lesson_hide *h = &s->hides[i];
-		if (h->kind == LESSON_HIDE_STAGE && stage_of(t) < LESSON_STAGE_COUNT &&
-		    stage_of(t) >= (int)h->stage)
+		if (h->kind == LESSON_HIDE_STAGE && pipeline_stage_of(t) < PIPELINE_STAGE_COUNT &&
+		    pipeline_stage_of(t) >= h->stage)
 			return true;
 		if (h->kind == LESSON_HIDE_CELLS && h->ref.t == t && ref_contains(&h->ref, m, r, c))
 			return true;
@@ -186,7 +172,7 @@ bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, i
 	return false;
 }
 
-bool lesson_run_stage_hidden(const struct lesson_run *run, enum lesson_stage st)
+bool lesson_run_stage_hidden(const struct lesson_run *run, enum pipeline_stage st)
 {
 	if (!hiding(run))
 		return false;

@@ -5,6 +5,7 @@
  * written to. Saving is atomic: a reader sees the old file or the new one.
  */
 #include "session.h"
+#include "readfile.h"
 #include "statefile.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char magic[] = "mha-tui-session";
 
@@ -83,12 +83,6 @@ static void write_session(FILE *f, const struct mha_config *c, const struct mha_
 		write_matrix(f, b.key, b.p, 1, b.len);
 	}
 	fputs("end\n", f);
-}
-
-static int fail_errno(char *msg, size_t len, const char *path, const char *what)
-{
-	snprintf(msg, len, "%s: %s: %s", path, what, strerror(errno));
-	return -1;
 }
 
 struct session_ref {
@@ -478,20 +472,17 @@ int session_parse(const char *name, const char *text, size_t size,
 int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
                  char *msg, size_t len)
 {
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return fail_errno(msg, len, path, "cannot open");
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(msg, len, "%s: is a directory, not a session file", path);
+	char why[256];
+	FILE *f = readfile_open(path, why, sizeof why);
+	if (!f) {
+		if (errno == EISDIR)
+			snprintf(msg, len, "%s: is a directory, not a session file", path);
+		else if (errno == EINVAL)
+			snprintf(msg, len, "%s: is not a regular file (a device or pipe), not a session file", path);
+		else
+			snprintf(msg, len, "%s: cannot open: %s", path, why);
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(msg, len, "%s: is not a regular file (a device or pipe), not a session file", path);
-		return -1;
-	}
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return fail_errno(msg, len, path, "cannot open");
 	int rc = parse_stream(f, path, c, w, msg, len);
 	fclose(f);
 	return rc;

@@ -57,6 +57,8 @@ struct body_layout {
 	int heat_per_page;   /* heatmaps shown at once (0: not even one fits) */
 	int heat_per_row;
 	int pane_scroll_max;  /* set by the drawing: how far the lesson pane scrolls */
+	int numbers_cell_w;   /* the matrices' cell width, separator included (the mode's layout sets it) */
+	int body_h;           /* the body's height (the frame's body.h) */
 };
 
 /* The width of the matrices' area (the body, less the counts column when

@@ -163,6 +163,8 @@ def check(dump, expected):
     for k in keys:
         if k not in dump:
             problem("key %r missing" % k)
+    if "grad" in dump:  # --grad: optional, checked by check_grad
+        keys.append("grad")
     extra = set(dump) - set(keys)
     if extra:
         problem("undocumented keys %s" % sorted(extra))
@@ -237,6 +239,48 @@ def check(dump, expected):
     for i in range(h):
         for k in ("scores", "weights", "output"):
             compare("heads[%d].%s" % (i, k), heads[i][k], ref["heads"][i][k])
+    if "grad" in dump:
+        check_grad(cfg, dump)
+
+
+GRAD_SAMPLES = 12  # elements per tensor checked by finite differences
+
+
+def check_grad(cfg, dump):
+    """--grad: dL/dX, dL/dW_Q, ... of L = 1/2 sum(Y^2), in the forward's
+    keys and shapes; a spread of elements of each against float64 central
+    finite differences of L recomputed here."""
+    grad = dump["grad"]
+    names = ["X", "W_Q", "W_K", "W_V", "W_O"]
+    if not isinstance(grad, dict) or sorted(grad) != sorted(names):
+        problem("grad: keys %s, want %s" % (sorted(grad) if isinstance(grad, dict) else grad, names))
+        return
+    for k in names:
+        if not expect_shape("grad." + k, grad[k], len(dump[k]), len(dump[k][0]) if dump[k] else 0):
+            return
+    inputs = {k: [list(r) for r in dump[k]] for k in names}
+
+    def loss():
+        y = attention(cfg, *(inputs[k] for k in names))["output"]
+        return 0.5 * math.fsum(v * v for r in y for v in r)
+
+    eps = 1e-6
+    for k in names:
+        rows, cols = len(inputs[k]), len(inputs[k][0]) if inputs[k] else 0
+        total = rows * cols
+        scale = max([1.0] + [abs(v) for r in grad[k] for v in r])
+        for t in range(min(GRAD_SAMPLES, total)):
+            e = (t * 7919) % total
+            r, c = divmod(e, cols)
+            keep = inputs[k][r][c]
+            inputs[k][r][c] = keep + eps
+            lp = loss()
+            inputs[k][r][c] = keep - eps
+            lm = loss()
+            inputs[k][r][c] = keep
+            fd = (lp - lm) / (2 * eps)
+            if abs(fd - grad[k][r][c]) > 1e-4 * scale:
+                problem("grad.%s[%d][%d]: %.9g, finite difference %.9g" % (k, r, c, grad[k][r][c], fd))
 
 
 def reject_constant(name):

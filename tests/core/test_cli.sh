@@ -169,6 +169,14 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["X"]; sys.ex
 else
 	fail "--text: labels are not the words, or 'the' has two different rows of X"
 fi
+expect_error 2 "--pad" --dump json --pad 1,,2
+expect_error 2 "--pad 6 is not a token" --dump json --pad 6
+expect_error 2 "--window" --dump json --window 65
+expect_error 2 "--export 'txt'" --export txt x.txt
+expect_error 2 "needs a FILE" --export py
+expect_error 2 "cannot be combined" --dump json --export py x.py
+expect_error 2 "--stage goes with --export svg" --dump json --stage scores
+expect_error 2 "--stage 'concat'" --export svg x.svg --stage concat
 expect_error 2 "--text" --dump json --text "   "
 expect_error 2 "disagrees" --dump json --text "a b" --tokens 3
 
@@ -177,6 +185,44 @@ if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; sys.ex
 else
 	fail "base model: params total is not 1,048,576 or KV cache not 1024"
 fi
+
+# --grad: the gradients of 1/2 sum(Y^2) under "grad", checked by finite differences
+check_dump grad_default '{"tokens": 6, "heads": 4}' --grad
+check_dump grad_gqa_causal_off '{"kv_heads": 2, "causal": true}' --grad --tokens 5 --d-model 8 \
+	--heads 4 --kv-heads 2 --causal --seed 3
+check_dump grad_mqa_noscale '{"kv_heads": 1, "scale": false}' --grad --heads 3 --kv-heads 1 \
+	--d-model 6 --no-scale --seed 2
+check_dump grad_topk '{"top_k": 2}' --grad --tokens 6 --top-k 2 --d-model 8 --heads 2 --seed 5
+expect_error 2 --grad --grad
+expect_error 2 --train --train bogus
+expect_error 2 --seeds --train previous --seeds 3
+expect_error 2 --save --dump json --save x.txt
+
+# --train: exit 0, the final line on stdout, progress on stderr; --save writes the
+# model and each layer as a session the workbench (and the dump) opens
+run --train previous --steps 60 --d-model 16 --seed 2 --save "$tmp/prev.model"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^previous: steps 60 .*held-out accuracy [01]\.[0-9]* .*L0H1 prev' "$tmp/out" \
+	&& grep -q 'step    60/60' "$tmp/err" && [ -s "$tmp/prev.model" ] \
+	&& head -1 "$tmp/prev.model" | grep -qx 'mha-tui model 1'; then
+	pass
+else
+	fail "--train previous: exit $rc, out: $(head -c 300 "$tmp/out"), err: $(tail -c 300 "$tmp/err")"
+fi
+if run --dump json --load "$tmp/prev.model.layer0" && python3 "$here/check_dump.py" "$tmp/out" '{"tokens": 16, "d_model": 16, "heads": 2, "causal": true}'; then
+	pass
+else
+	fail "the trained layer's session does not dump: $(head -c 200 "$tmp/err")"
+fi
+run --ablate previous --d-model 4 --seeds 2 --steps 20
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^   4     1 ' "$tmp/out" && grep -q '^  h  2 ' "$tmp/out"; then
+	pass
+else
+	fail "--ablate previous: exit $rc, out: $(head -c 300 "$tmp/out")"
+fi
+expect_error 2 "heads 4 do not divide d_model 30" --train previous --d-model 30 --heads 4
+expect_error 2 --layers --train previous --layers 3
 
 # The locale does not change a byte of the dump (decimal point, digits).
 LC_ALL=C.UTF-8 run --dump json --seed 4 && cp "$tmp/out" "$tmp/utf8.json"

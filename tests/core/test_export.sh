@@ -121,13 +121,13 @@ py masks --tokens 8 --d-model 12 --heads 4 --kv-heads 2 --causal --window 3 --pa
 py band --tokens 7 --window 2 --text "a b a c d e a" --bias --no-scale
 py session --load "$tmp/s.txt"
 
-# svg NAME ARGS...: well-formed, and names what a reader needs
+# svg NAME STAGE ARGS...: well-formed, and names what a reader needs
 svg() {
-	name=$1
-	shift
-	export_to svg "$name" "$@" || return
+	name=$1 stage=$2
+	shift 2
+	export_to svg "$name" --stage "$stage" "$@" || return
 	timeout 20 "$bin" --dump json "$@" </dev/null >"$tmp/$name.json" 2>/dev/null
-	python3 - "$tmp/$name.svg" "$tmp/$name.json" "$name" <<'PY' || fail "svg $name"
+	python3 - "$tmp/$name.svg" "$tmp/$name.json" "$stage" <<'PY' || fail "svg $name"
 import json, sys
 import xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -155,11 +155,11 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-svg weights --tokens 6 --heads 4 --kv-heads 2 --top-k 2
-svg scores --stage scores --causal --window 2
-svg dead --pad 0 --causal --text "the cat sat"
-svg session --load "$tmp/s.txt"
-svg wide --tokens 64 --d-model 8 --heads 8 --causal
+svg weights weights --tokens 6 --heads 4 --kv-heads 2 --top-k 2
+svg scores scores --causal --window 2
+svg dead weights --pad 0 --causal --text "the cat sat"
+svg session weights --load "$tmp/s.txt"
+svg wide scores --tokens 64 --d-model 8 --heads 8 --causal
 
 [ "$failed" -eq 0 ] && echo "ok: exports check themselves and read back"
 exit $((failed > 0))

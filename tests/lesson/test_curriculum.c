@@ -76,7 +76,7 @@ static bool step_says(const struct lesson_step *s, const char *word)
 /* The stage where an input is edited: Projection for X, W^Q, W^K, W^V. */
 static int home_stage(enum mha_tensor t)
 {
-	return t == MHA_T_WO ? LESSON_STAGE_WO : LESSON_STAGE_PROJECTION;
+	return t == MHA_T_WO ? PIPELINE_OUTPUT : PIPELINE_PROJECTION;
 }
 
 static bool is_cell_edit(const struct lesson_edit *e)
@@ -116,7 +116,7 @@ static int says_which_stage(const struct lesson *l, int si)
 		const struct lesson_edit *e = &s->solution[k];
 		if (!is_cell_edit(e) || home_stage(e->ref.t) == s->focus)
 			continue;
-		const char *key = home_stage(e->ref.t) == LESSON_STAGE_WO ? "press 7" : "press 1";
+		const char *key = home_stage(e->ref.t) == PIPELINE_OUTPUT ? "press 7" : "press 1";
 		if (!says(s->prose, key))
 			fail_msg("%s step '%s': edits %s on another stage than its focus, but its text "
 			         "never says \"%s\"", l->stem, s->id, mha_tensor_info(e->ref.t)->name, key);

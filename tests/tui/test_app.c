@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "session.h"
 #include "tui_check.h"
@@ -50,11 +51,11 @@ static void test_bad_values_are_refused_and_change_nothing(void **state)
 		tui_check_keys(app, bad[i]);
 		assert_float_equal(app->w.x[0], x0, 0.0f);
 		assert_true(app->status_error);
-		assert_false(app->editing);
+		assert_int_not_equal(app->mode, MODE_VALUE);
 	}
 	tui_check_keys(app, "\n12");
 	app_key(app, 27); /* Esc cancels */
-	assert_false(app->editing);
+	assert_int_not_equal(app->mode, MODE_VALUE);
 	assert_float_equal(app->w.x[0], x0, 0.0f);
 	tui_check_close(app);
 }
@@ -81,10 +82,10 @@ static void test_computed_cells_cannot_be_edited(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "c\n"); /* W^Q: editable */
-	assert_true(app->editing);
+	assert_int_equal(app->mode, MODE_VALUE);
 	app_key(app, 27);
 	tui_check_keys(app, "c\n"); /* Q: computed */
-	assert_false(app->editing);
+	assert_int_not_equal(app->mode, MODE_VALUE);
 	assert_true(app->status_error);
 	assert_true(strlen(app->status) < 80); /* it was cut at "c moves between m" */
 	/* the longest formula too */

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
@@ -94,7 +95,7 @@ static void stage_screens(int rows, int cols)
 {
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	for (int s = 0; s < STAGE_COUNT; s++) {
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
 		char k[2] = { (char)('1' + s), 0 }, name[64];
 		keys(app, k);
 		snprintf(name, sizeof name, "stage%d_%dx%d", s + 1, cols, rows);
@@ -164,7 +165,7 @@ static void test_extreme_inputs_format_within_their_columns(void **state)
 	keys(app, "3");
 	expect_screen(app, 24, 80, "extreme_scores_80x24");
 	for (int size = 0; size < 2; size++)
-		for (int s = 0; s < STAGE_COUNT; s++) {
+		for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
 			int rows = size ? 50 : 24, cols = size ? 160 : 80;
 			char k[2] = { (char)('1' + s), 0 };
 			keys(app, k);
@@ -327,7 +328,7 @@ static void test_no_color_still_draws_every_stage(void **state)
 	static char text[SCREEN_MAX];
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	for (int s = 0; s < STAGE_COUNT; s++) {
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
 		char k[2] = { (char)('1' + s), 0 };
 		keys(app, k);
 		assert_int_equal(vscreen_open(24, 80, "xterm-256color", true), 0);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "learn.h"
 
 struct app *tui_check_open(const struct lesson_set *set)
