@@ -199,6 +199,12 @@ int mha_kv_head(const struct mha_config *c, int i);
 /* Inputs. */
 enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config *c);
 void mha_weights_free(struct mha_weights *w);
+/* Seed MHA_SEED_WIRED (0, the default) gives the wired workbench: X holds
+ * word and position features, and heads 0-3 (then again 4-7, ...) attend
+ * to the previous token, the same word, the first token and the next
+ * token; W^V and W^O random. Any other seed gives plain seeded random
+ * inputs: X ~ U(-1, 1), each W Glorot-uniform. */
+#define MHA_SEED_WIRED 0
 void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed);
 void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c);
 /* Reshape-safe copy: every cell that exists in both shapes keeps its value,

@@ -133,7 +133,38 @@ check_dump() {
 	fi
 }
 
-check_dump default '{"tokens": 6, "d_model": 16, "heads": 4, "kv_heads": 4, "d_k": 4, "causal": false, "top_k": 0, "scale": true, "seed": 1, "heads_off": []}'
+check_dump default '{"tokens": 6, "d_model": 16, "heads": 4, "kv_heads": 4, "d_k": 4, "causal": false, "top_k": 0, "scale": true, "seed": 0, "heads_off": []}'
+# The default workbench shows attention (seed 0, wired heads; see
+# mha_weights_init): each row's largest weight and where it is, per head.
+# Worked out by hand from the wiring: after the 1/sqrt(d_k) scale a key one
+# step from the target scores 3 less, two steps 12 less, so a row with
+# neighbours on both sides keeps 1/(1 + 2e^-3) = 0.909, one side
+# 1/(1 + e^-3) = 0.953; "the" splits over its two copies,
+# 1/(2 + e^-3) = 0.488; the first-token head gives key 0
+# e^3.625/(e^3.625 + 5) = 0.882.
+if python3 - "$tmp/default.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {  # head: [(largest weight, its key), one per query row]
+    0: [(1.000, 0), (0.953, 0), (0.909, 1), (0.909, 2), (0.909, 3), (0.909, 4)],  # previous token
+    1: [(0.488, 0), (0.870, 1), (0.909, 2), (0.909, 3), (0.488, 0), (0.953, 5)],  # same word
+    2: [(0.882, 0)] * 6,                                                          # first token
+    3: [(0.909, 1), (0.909, 2), (0.909, 3), (0.909, 4), (0.953, 5), (1.000, 5)],  # next token
+}
+bad = []
+for h, rows in want.items():
+    P = d["heads"][h]["weights"]
+    for r, (w, k) in enumerate(rows):
+        got = max(P[r])
+        if abs(got - w) > 0.002 or P[r].index(got) != k:
+            bad.append("head %d row %d: largest %.4f at key %d, want %.3f at %d" % (h, r, got, P[r].index(got), w, k))
+peaked = sum(sum(max(row) >= 0.5 for row in hd["weights"]) > len(hd["weights"]) / 2 for hd in d["heads"])
+if peaked < 3:
+    bad.append("only %d heads put >= 0.5 on one key in most rows" % peaked)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+then pass; else fail "the default workbench's heads are not the wired ones"; fi
 check_dump gqa '{"heads": 4, "kv_heads": 2, "d_k": 3, "seed": 11}' \
 	--tokens 7 --d-model 12 --heads 4 --kv-heads 2 --d-k 3 --seed 11
 check_dump mqa '{"heads": 6, "kv_heads": 1, "d_k": 2}' --d-model 12 --heads 6 --kv-heads 1 --seed 5
