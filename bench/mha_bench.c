@@ -41,7 +41,8 @@ struct options {
 	int threads[MAX_THREADS];
 	int nthreads;
 	int rounds;       /* alternating forward / sgemm rounds */
-	int block_rows;   /* 0: the plan's choice */
+	int block_rows;   /* B_r, query rows per tile; 0: the plan's choice */
+	int block_cols;   /* B_c, keys per tile; 0: the plan's choice */
 	double min_time;  /* seconds of forward samples per round, at least */
 	bool json, check, causal, no_ui;
 };
@@ -201,7 +202,8 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 	reset_peak();
 	struct mha_weights w;
 	struct mha_plan *plan = NULL;
-	struct mha_plan_options po = { .threads = threads, .block_rows = o->block_rows };
+	struct mha_plan_options po = { .threads = threads, .block_rows = o->block_rows,
+	                               .block_cols = o->block_cols };
 	if (mha_weights_alloc(&w, &c) != MHA_OK) {
 		fprintf(stderr, "mha-bench: out of memory for the weights\n");
 		return -1;
@@ -270,7 +272,9 @@ static void usage(FILE *f)
 	      "  --rounds R        alternating forward/sgemm rounds (default 5)\n"
 	      "  --min-time S      seconds of forward samples per round (default 0.2)\n"
 	      "  --quick           1 round of 0.05 s: a smoke run\n"
-	      "  --block-rows R    query rows per block on the large path (default: auto)\n"
+	      "  --tiles BRxBC     the large path's tiles: BR query rows, BC keys\n"
+	      "                    (default: from this machine's cache sizes)\n"
+	      "  --block-rows R    the same for BR alone\n"
 	      "  --causal          causal mask (the FLOP count stays dense)\n"
 	      "  --isa NAME        exp and attention kernels: avx512f, avx2 or scalar\n"
 	      "                    (default: the widest the CPU has)\n"
@@ -337,6 +341,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 			i++;
 		} else if (!strcmp(a, "--block-rows") && v && atoi(v) > 0) {
 			o->block_rows = atoi(v);
+			i++;
+		} else if (!strcmp(a, "--tiles") && v) {
+			if (sscanf(v, "%dx%d", &o->block_rows, &o->block_cols) != 2 || o->block_rows < 1
+			    || o->block_cols < 1) {
+				fprintf(stderr, "mha-bench: --tiles wants BRxBC, two counts >= 1, got '%s'\n", v);
+				return -1;
+			}
 			i++;
 		} else if (!strcmp(a, "--min-time") && v && atof(v) > 0) {
 			o->min_time = atof(v);

@@ -12,11 +12,12 @@ The tests themselves never run Python; they read the committed output.
 
 File format (whitespace separated, '#' lines are comments):
     config n N d D h H g G dk K causal 0|1 top_k K scale 0|1 heads_off M i1 .. iM
-           pad M t1 .. tM window W hidden M i1 j1 .. iM jM
+           pad M t1 .. tM window W hidden M i1 j1 .. iM jM bias 0|1
     matrix NAME COUNT ROWS COLS      then COUNT*ROWS lines of COLS numbers
     ...
     end
-Names: X W_Q W_K W_V W_O (inputs, float32 values written exactly with %.9g)
+Names: X W_Q W_K W_V W_O, and with bias 1 b_Q b_K b_V b_O as 1-row matrices
+(inputs, float32 values written exactly with %.9g)
 and Q K V scores weights heads concat Y (float64 references, %.17g).
 """
 
@@ -38,7 +39,11 @@ MASKS = {
     "custom": dict(hidden=[(0, 1), (1, 0), (2, 0), (2, 1), (2, 2), (2, 3), (2, 4), (3, 3), (4, 1)]),
     "masks_all": dict(pad=[2, 7], window=4, hidden=[(5, 4), (6, 0), (6, 6)]),
     "masks_topk_gqa": dict(pad=[5], window=3, hidden=[(3, 1)]),
+    "bias_masks": dict(pad=[0], window=3),
 }
+
+# Cases with biases b^Q, b^K, b^V, b^O (Q = X W^Q + b^Q, ..., Y = Concat W^O + b^O).
+BIAS = {"bias", "bias_masks"}
 
 # name, n, d, h, g, dk, causal, top_k, scale, heads_off: every case the issue
 # names (MHA, GQA, MQA, causal, top-k with and without causal, d_k set on its
@@ -64,6 +69,8 @@ CASES = [
     ("custom", 5, 6, 3, 3, 2, False, 0, True, []),
     ("masks_all", 8, 12, 4, 2, 3, True, 2, True, [3]),
     ("masks_topk_gqa", 7, 12, 6, 2, 2, False, 2, True, []),
+    ("bias", 5, 8, 4, 2, 2, True, 0, True, []),
+    ("bias_masks", 6, 8, 2, 1, 4, True, 2, True, [1]),
 ]
 
 # Scores closer than this in one row could rank differently in float32 than
@@ -124,12 +131,15 @@ def topk_margin_ok(s, base, top_k):
     return True
 
 
-def attention(x, wq, wk, wv, wo, n, d, h, g, dk, causal, top_k, scale, heads_off, masks):
+def attention(x, wq, wk, wv, wo, n, d, h, g, dk, causal, top_k, scale, heads_off, masks, b):
     """Multi-head attention in float64, every stage returned. A row whose
-    every key is masked gets all-zero weights (FACTS.md), so a zero output."""
+    every key is masked gets all-zero weights (FACTS.md), so a zero output.
+    b: the biases (each added to every row) or None."""
     base = structural_mask(n, causal, masks.get("pad", []), masks.get("window", 0),
                            masks.get("hidden", []))
     q, k, v = x @ wq, x @ wk, x @ wv
+    if b is not None:
+        q, k, v = q + b["b_Q"], k + b["b_K"], v + b["b_V"]
     s_factor = 1.0 / np.sqrt(dk) if scale else 1.0
     scores = np.zeros((h, n, n))
     weights = np.zeros((h, n, n))
@@ -155,6 +165,8 @@ def attention(x, wq, wk, wv, wo, n, d, h, g, dk, causal, top_k, scale, heads_off
         if i not in heads_off:
             concat[:, i * dk:(i + 1) * dk] = heads[i]
     y = concat @ wo
+    if b is not None:
+        y = y + b["b_O"]
     return dict(Q=q, K=k, V=v, scores=scores, weights=weights, heads=heads,
                 concat=concat, Y=y), margin_ok
 
@@ -187,8 +199,12 @@ def make_case(out_dir, seed, case):
         wk = draw(rng, (d, g * dk), 1.0)
         wv = draw(rng, (d, g * dk), 1.0)
         wo = draw(rng, (h * dk, d), 1.0)
+        b = None
+        if name in BIAS:
+            b = {"b_Q": draw(rng, (h * dk,), 0.5), "b_K": draw(rng, (g * dk,), 0.5),
+                 "b_V": draw(rng, (g * dk,), 0.5), "b_O": draw(rng, (d,), 0.5)}
         ref, margin_ok = attention(x, wq, wk, wv, wo, n, d, h, g, dk, causal, top_k,
-                                   scale, heads_off, masks)
+                                   scale, heads_off, masks, b)
         if margin_ok:
             break
     path = os.path.join(out_dir, name + ".txt")
@@ -197,13 +213,15 @@ def make_case(out_dir, seed, case):
                 % (name, seed))
         pad, hidden = masks.get("pad", []), masks.get("hidden", [])
         f.write("config n %d d %d h %d g %d dk %d causal %d top_k %d scale %d heads_off %d%s"
-                " pad %d%s window %d hidden %d%s\n"
+                " pad %d%s window %d hidden %d%s bias %d\n"
                 % (n, d, h, g, dk, causal, top_k, scale, len(heads_off),
                    "".join(" %d" % i for i in heads_off), len(pad), "".join(" %d" % t for t in pad),
                    masks.get("window", 0), len(hidden),
-                   "".join(" %d %d" % rt for rt in hidden)))
+                   "".join(" %d %d" % rt for rt in hidden), b is not None))
         for key, a in (("X", x), ("W_Q", wq), ("W_K", wk), ("W_V", wv), ("W_O", wo)):
             write_matrix(f, key, a, "%.9g")
+        for key in ("b_Q", "b_K", "b_V", "b_O") if b is not None else ():
+            write_matrix(f, key, b[key][None], "%.9g")
         for key in ("Q", "K", "V", "scores", "weights", "heads", "concat", "Y"):
             write_matrix(f, key, ref[key], "%.17g")
         f.write("end\n")

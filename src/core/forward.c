@@ -80,6 +80,13 @@ static bool softmax_masked(const struct mha_config *c, int r, const float *s, fl
 	return mha_softmax_keep(s, p, n, keep);
 }
 
+void bias_add(float *rows, int n, int width, const float *b)
+{
+	for (int r = 0; r < n; r++)
+		for (int e = 0; e < width; e++)
+			rows[(size_t)r * width + e] += b[e];
+}
+
 double phase_clock(void)
 {
 	struct timespec t;
@@ -109,6 +116,12 @@ void forward_run(const struct mha_config *c, const struct mha_weights *w,
 	mm(false, false, n, hw, d, 1.0f, w->x, d, nd, w->wq, hw, (size_t)d * hw, a->q, hw, nh);
 	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wk, gw, (size_t)d * gw, a->k, gw, ng);
 	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wv, gw, (size_t)d * gw, a->v, gw, ng);
+	if (c->bias) {
+		// Q += 1 b^Q, K += 1 b^K, V += 1 b^V: the same bias on every token's row
+		bias_add(a->q, n, hw, w->bq);
+		bias_add(a->k, n, gw, w->bk);
+		bias_add(a->v, n, gw, w->bv);
+	}
 	phase_lap(seconds, MHA_PHASE_PROJECT, &t0);
 
 	for (int i = 0; i < c->h; i++) {
@@ -137,6 +150,8 @@ void forward_run(const struct mha_config *c, const struct mha_weights *w,
 	}
 	// Y (n,d) = Concat (n,h*dk) @ W^O (h*dk,d)
 	mm(false, false, n, d, hw, 1.0f, a->concat, hw, nh, w->wo, d, (size_t)hw * d, a->y, d, nd);
+	if (c->bias)
+		bias_add(a->y, n, d, w->bo); // Y += 1 b^O
 	phase_lap(seconds, MHA_PHASE_OUTPUT, &t0);
 }
 

@@ -26,4 +26,7 @@ void phase_lap(double *seconds, enum mha_phase ph, double *t0);
 void forward_run(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a,
                  gemm_fn *mm, softmax_fn *softmax, double *seconds);
 
+/* rows (n, width) += b on every row (a bias), in float. */
+void bias_add(float *rows, int n, int width, const float *b);
+
 #endif

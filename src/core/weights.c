@@ -1,8 +1,8 @@
 /*
- * weights.c - the inputs the learner edits: X, W^Q, W^K, W^V, W^O and the
- * token labels. Allocation, seeded initialisation (and the default, wired
- * workbench of seed 0), the carry rule used when
- * a shape changes, and the range check. No forward pass here.
+ * weights.c - the inputs the learner edits: X, W^Q, W^K, W^V, W^O, the
+ * biases (used when cfg.bias) and the token labels. Allocation, seeded
+ * initialisation (and the default, wired workbench of seed 0), the carry
+ * rule used when a shape changes, and the range check. No forward pass here.
  */
 #include "mha.h"
 
@@ -17,7 +17,8 @@ static size_t wkv_len(const struct mha_config *c) { return (size_t)c->d * c->g *
 enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config *c)
 {
 	size_t nx = (size_t)c->n * c->d;
-	size_t total = nx + 2 * wq_len(c) + 2 * wkv_len(c);
+	size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	size_t total = nx + 2 * wq_len(c) + 2 * wkv_len(c) + hw + 2 * gw + (size_t)c->d;
 	size_t label_bytes = (size_t)c->n * MHA_LABEL_MAX;
 	memset(w, 0, sizeof *w);
 	char *mem = calloc(1, total * sizeof(float) + label_bytes);
@@ -29,6 +30,11 @@ enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config
 	w->wk = f; f += wkv_len(c);
 	w->wv = f; f += wkv_len(c);
 	w->wo = f; f += wq_len(c);
+	/* biases: always there (zero until set), used when cfg.bias */
+	w->bq = f; f += hw;
+	w->bk = f; f += gw;
+	w->bv = f; f += gw;
+	w->bo = f; f += c->d;
 	w->labels = (char (*)[MHA_LABEL_MAX])f;
 	w->mem = mem;
 	return MHA_OK;
@@ -196,6 +202,26 @@ void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed
 	c->seed = seed;
 }
 
+struct mha_bias mha_bias(const struct mha_weights *w, const struct mha_config *c, int k)
+{
+	const int hw = c->h * c->dk, gw = c->g * c->dk;
+	switch (k) {
+	case 0: return (struct mha_bias){ "b^Q", "b_Q", w->bq, hw };
+	case 1: return (struct mha_bias){ "b^K", "b_K", w->bk, gw };
+	case 2: return (struct mha_bias){ "b^V", "b_V", w->bv, gw };
+	default: return (struct mha_bias){ "b^O", "b_O", w->bo, c->d };
+	}
+}
+
+void mha_biases_init(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
+{
+	uint64_t state = seed ^ 0xB1A5B1A5B1A5B1A5ull; /* a stream apart from X and the W's */
+	for (int k = 0; k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		fill_uniform(b.p, (size_t)b.len, 0.5f, &state);
+	}
+}
+
 void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c)
 {
 	for (int i = 0; i < c->n; i++) {
@@ -284,6 +310,24 @@ bool mha_label_valid(const char *s)
 	return true;
 }
 
+/* b^Q, b^K, b^V, b^O under the inputs' rule: finite, within MHA_VALUE_MAX. */
+static enum mha_status biases_check(const struct mha_weights *w, const struct mha_config *c,
+                                    char *msg, size_t len)
+{
+	for (int k = 0; k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		for (int i = 0; i < b.len; i++)
+			if (!isfinite(b.p[i]) || fabsf(b.p[i]) > MHA_VALUE_MAX) {
+				snprintf(msg, len, "%s[%d] = %g: inputs must be finite and within +-%g",
+				         b.name, i, (double)b.p[i], (double)MHA_VALUE_MAX);
+				return MHA_ERANGE;
+			}
+	}
+	if (len > 0)
+		msg[0] = '\0';
+	return MHA_OK;
+}
+
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len)
 {
@@ -301,6 +345,8 @@ enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_
 			}
 		}
 	}
+	if (c->bias)
+		return biases_check(w, c, msg, len);
 	if (len > 0)
 		msg[0] = '\0';
 	return MHA_OK;

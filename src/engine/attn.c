@@ -92,25 +92,25 @@ void attn_pack_k(int lanes, const float *k, int ldk, int r0, int r1, int dk, flo
 typedef void scores_fn(const float *q, int ldq, const float *kp, int rows, int cols,
                        int dk, float alpha, float *s, int lds);
 typedef void weighted_fn(const float *p, int ldp, const float *v, int rows, int cols,
-                         int dk, const float *inv, float *o, int ldo);
+                         int dk, const float *f, float *o, int ldo);
 
 struct kernels {
 	scores_fn *scores;
-	weighted_fn *weighted;
+	weighted_fn *weighted, *weighted_acc;
 };
 
 static struct kernels kernels_for(int lanes)
 {
-	struct kernels k = { NULL, NULL };
+	struct kernels k = { NULL, NULL, NULL };
 #ifdef ATTN_X86
 	if (lanes == 16)
-		k = (struct kernels){ scores_avx512, weighted_avx512 };
+		k = (struct kernels){ scores_avx512, weighted_avx512, weighted_acc_avx512 };
 	else if (lanes == 8)
-		k = (struct kernels){ scores_avx2, weighted_avx2 };
+		k = (struct kernels){ scores_avx2, weighted_avx2, weighted_acc_avx2 };
 #endif
 	(void)lanes;
 	/* no kernel: the caller should have asked attn_lanes first */
-	assert(k.scores && k.weighted);
+	assert(k.scores && k.weighted && k.weighted_acc);
 	return k;
 }
 
@@ -126,4 +126,11 @@ void attn_weighted(int lanes, const float *p, int ldp, const float *v, int rows,
 {
 	assert(ldp >= cols && ldo >= dk && lanes && dk % lanes == 0);
 	kernels_for(lanes).weighted(p, ldp, v, rows, cols, dk, inv, o, ldo);
+}
+
+void attn_weighted_acc(int lanes, const float *p, int ldp, const float *v, int rows, int cols,
+                       int dk, const float *alpha, float *o, int ldo)
+{
+	assert(ldp >= cols && ldo >= dk && lanes && dk % lanes == 0);
+	kernels_for(lanes).weighted_acc(p, ldp, v, rows, cols, dk, alpha, o, ldo);
 }

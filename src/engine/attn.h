@@ -1,6 +1,6 @@
 /*
  * attn.h - the two products inside one head's attention, written for it
- * (internal to the core): S = Q K^T with K packed once per head, and
+ * (internal to the engine): S = Q K^T with K packed once per head, and
  * O = diag(inv) P V. They replace sgemm on the planned forward's large
  * path, where BLAS, re-packing K and V for every block of rows and having
  * only k = dk = 64 to amortise it, runs well below its own peak.
@@ -26,5 +26,10 @@ void attn_scores(int lanes, const float *q, int ldq, const float *kp, int rows, 
 // O (rows,dk; stride ldo) = diag(inv) P (rows,cols; stride ldp) @ V (cols,dk; contiguous)
 void attn_weighted(int lanes, const float *p, int ldp, const float *v, int rows, int cols,
                    int dk, const float *inv, float *o, int ldo);
+
+// O (rows,dk; stride ldo) = diag(alpha) O + P (rows,cols; stride ldp) @ V (cols,dk):
+// FlashAttention's update of the partial output (flash.c)
+void attn_weighted_acc(int lanes, const float *p, int ldp, const float *v, int rows, int cols,
+                       int dk, const float *alpha, float *o, int ldo);
 
 #endif

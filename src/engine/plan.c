@@ -1,17 +1,18 @@
 /*
  * plan.c - the planned forward (mha_plan_* in engine.h): every allocation
  * and the threads made once, then forwards that allocate nothing. At
- * teaching sizes it is mha_forward on the plan's own activations. At large
- * n it never holds the n x n scores: each thread reuses one block of
- * (rows, n) scores for one head and one run of query rows at a time,
- *   S_b = Q_i[rows] K_j^T s,  P_b = exp(S_b - m) unnormalised (in place),
- *   Concat[rows, head i] = diag(1 / rowsum) (P_b V_j),
- * so the block stays in the core's cache between the three steps and the
- * normalisation costs dk multiplies per row instead of n.
- * The numbers are mha_forward's; only the order of work differs.
+ * teaching sizes it is the core's forward pass on the plan's own
+ * activations, with the vector softmax row. At large n it is tiled
+ * attention with the online softmax (flash.h): a task is one head and one
+ * tile of query rows, which meets the key/value tiles in turn and writes
+ * its rows of the concat straight away; no n x n matrix, and no block of
+ * n scores either. K is packed once per forward into the kernels' panels
+ * and V laid out one kv head after the other, while the projection's rows
+ * are in cache. The numbers are the reference's; only the order differs.
  */
 #include "engine.h"
 #include "attn.h"
+#include "flash.h"
 #include "forward.h"
 #include "gemm.h"
 #include "pool.h"
@@ -31,18 +32,19 @@ struct clocks {
 struct mha_plan {
 	struct mha_config c;
 	bool large;
-	int rb;                   /* query rows per block */
-	int nb;                   /* blocks per head: ceil(n / rb) */
+	int br, bc;               /* query rows, keys per tile (flash.h) */
+	int nb;                   /* query tiles per head: ceil(n / br) */
 	int chunk;                /* rows per projection task */
 	struct pool *pool;
 	struct mha_acts a;        /* all of it (small), or q k v concat y dead_row (large) */
-	int lanes;                /* attn.h kernels' width, or 0: products by gemm_rm */
-	float *kh, *vh;           /* (g, n, dk) K and V again, one kv head after the other:
-	                           * the attention's products read them contiguously */
+	bool masks;               /* padding, window or custom masks (mha_mask_extra) */
+	int lanes;                /* attn.h kernels' width, or 0: plain loops (flash.c) */
+	float *vh;                /* (g, n, dk) V again, one kv head after the other:
+	                           * the kernels read a tile of it contiguously */
 	float *kp;                /* (g, packed) K in attn_pack_k's panels (lanes > 0) */
 	size_t kp_len;            /* floats of one kv head in kp */
-	float *blocks;            /* (threads, block_floats): scores, inv, work */
-	size_t block_floats;      /* rb*n + rb + n */
+	float *blocks;            /* (threads, block_floats): each thread's tile scratch */
+	size_t block_floats;      /* flash_scratch_floats */
 	size_t bytes;
 	bool profile;
 	struct clocks *clocks;    /* (threads) */
@@ -66,35 +68,21 @@ enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len
 	return mha_config_check_limit(c, MHA_PLAN_MAX_TOKENS, msg, len);
 }
 
-/* Rows per block: the (rows, n) block about 512 KiB, in the core's L2
- * with room for the V block beside it; 16..256 rows. */
-static int auto_block_rows(int n)
-{
-	int rb = (int)((512u * 1024u / sizeof(float)) / (unsigned)n);
-	if (rb > 256)
-		rb = 256;
-	if (rb < 16)
-		rb = 16;
-	return rb & ~7;
-}
-
 static enum mha_status alloc_large(struct mha_plan *p, int threads)
 {
 	const struct mha_config *c = &p->c;
 	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-	size_t floats = n * hw + 4 * n * gw + n * hw + n * (size_t)c->d;
-	p->lanes = attn_lanes(c->dk);
+	size_t floats = n * hw + 3 * n * gw + n * hw + n * (size_t)c->d;
 	p->kp_len = attn_packed_len(c->n, c->dk, p->lanes);
 	if (p->lanes) {
-		/* K goes to the panels instead of Kh; zero padding set here, once */
-		floats -= n * gw;
+		/* zero padding set here, once */
 		p->kp = calloc((size_t)c->g * p->kp_len, sizeof(float));
 		if (!p->kp)
 			return MHA_ENOMEM;
 	}
 	size_t act_bytes = floats * sizeof(float) + (size_t)c->h * n;
 	char *mem = calloc(1, act_bytes);
-	p->block_floats = (size_t)p->rb * n + (size_t)p->rb + n;
+	p->block_floats = flash_scratch_floats(c->n, p->br, p->bc, c->top_k, mha_mask_extra(c));
 	p->blocks = calloc((size_t)threads * p->block_floats, sizeof(float));
 	if (!mem || !p->blocks) {
 		free(mem);
@@ -104,10 +92,6 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 	p->a.q = f;      f += n * hw;
 	p->a.k = f;      f += n * gw;
 	p->a.v = f;      f += n * gw;
-	if (!p->lanes) {
-		p->kh = f;
-		f += n * gw;
-	}
 	p->vh = f;       f += n * gw;
 	p->a.concat = f; f += n * hw;
 	p->a.y = f;      f += n * (size_t)c->d;
@@ -134,18 +118,22 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 		goto nomem;
 	p->c = *c;
 	p->large = opt.large || c->n > MHA_MAX_TOKENS;
-	if (p->large && mha_mask_extra(c)) {
-		snprintf(msg, len, "padding, window and custom masks need n <= %d: "
-		         "the large path (%d tokens) supports causal and top-k only", MHA_MAX_TOKENS, c->n);
+	if (p->large && c->bias) {
+		snprintf(msg, len, "biases need n <= %d: the large path (%d tokens) has none",
+		         MHA_MAX_TOKENS, c->n);
 		free(p);
 		return MHA_EINVAL;
 	}
 	if (!p->large)
 		threads = 1; /* a few microseconds of work: waking a thread costs more */
-	p->rb = opt.block_rows > 0 ? opt.block_rows : auto_block_rows(c->n);
-	if (p->rb > c->n)
-		p->rb = c->n;
-	p->nb = (c->n + p->rb - 1) / p->rb;
+	p->masks = mha_mask_extra(c);
+	p->lanes = attn_lanes(c->dk);
+	flash_tiles_auto(c->n, c->dk, p->lanes, &p->br, &p->bc);
+	if (opt.block_rows > 0)
+		p->br = opt.block_rows < c->n ? opt.block_rows : c->n;
+	if (opt.block_cols > 0)
+		p->bc = opt.block_cols < c->n ? opt.block_cols : c->n;
+	p->nb = (c->n + p->br - 1) / p->br;
 	/* projection tasks: several per thread so that a thread slowed by
 	 * another process does not hold the others up; at least 32 rows */
 	int tasks = threads == 1 ? 1 : 4 * threads;
@@ -191,6 +179,17 @@ int mha_plan_threads(const struct mha_plan *p) { return pool_threads(p->pool); }
 bool mha_plan_is_large(const struct mha_plan *p) { return p->large; }
 size_t mha_plan_bytes(const struct mha_plan *p) { return p->bytes; }
 
+void mha_plan_tiles(const struct mha_plan *p, int *block_rows, int *block_cols)
+{
+	*block_rows = p->br;
+	*block_cols = p->bc;
+}
+
+void mha_cache_sizes(long *l1d, long *l2, long *l3)
+{
+	flash_cache_sizes(l1d, l2, l3);
+}
+
 void mha_plan_profile(struct mha_plan *p, bool on)
 {
 	p->profile = on;
@@ -231,31 +230,27 @@ static void project_task(void *ctx, int task, int thread)
 	        p->a.k + (size_t)r0 * gw, gw, left * gw);
 	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wv, gw, (size_t)d * gw,
 	        p->a.v + (size_t)r0 * gw, gw, left * gw);
-	// Vh[j][r] = V[r, j*dk:(j+1)*dk], Kh or the K panels likewise: while the rows are in cache
+	// Vh[j][r] = V[r, j*dk:(j+1)*dk], and K into its panels: while the rows are in cache
 	const size_t dk = (size_t)c->dk;
 	for (int j = 0; j < c->g; j++) {
 		if (p->lanes)
 			attn_pack_k(p->lanes, p->a.k + j * dk, gw, r0, r0 + rows, c->dk, p->kp + j * p->kp_len);
-		for (int r = r0; r < r0 + rows; r++) {
-			size_t from = (size_t)r * gw + j * dk, to = ((size_t)j * c->n + r) * dk;
-			if (!p->lanes)
-				memcpy(p->kh + to, p->a.k + from, dk * sizeof(float));
-			memcpy(p->vh + to, p->a.v + from, dk * sizeof(float));
-		}
+		for (int r = r0; r < r0 + rows; r++)
+			memcpy(p->vh + ((size_t)j * c->n + r) * dk, p->a.v + (size_t)r * gw + j * dk,
+			       dk * sizeof(float));
 	}
 	lap(p, thread, MHA_PHASE_PROJECT, &t0);
 }
 
-// one head, one block of query rows: S, softmax, P V into the concat
+// one head, one tile of query rows: flash_rows into the concat
 static void attend_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
 	double t0 = p->profile ? phase_clock() : 0.0;
-	const int n = c->n, dk = c->dk, hw = c->h * dk;
-	const int i = task / p->nb, r0 = (task % p->nb) * p->rb;
-	const int rows = n - r0 < p->rb ? n - r0 : p->rb;
-	const size_t out_len = (size_t)(n - r0) * hw - (size_t)i * dk;
+	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk;
+	const int i = task % c->h, r0 = (p->nb - 1 - task / c->h) * p->br;
+	const int rows = n - r0 < p->br ? n - r0 : p->br;
 	float *out = p->a.concat + (size_t)r0 * hw + (size_t)i * dk;
 	if (c->head_off[i]) {
 		/* a head switched off contributes a zero block, as in mha_forward */
@@ -265,40 +260,20 @@ static void attend_task(void *ctx, int task, int thread)
 		return;
 	}
 	const int j = mha_kv_head(c, i);
-	/* causal: no row of this block sees keys past its last row */
-	const int cols = c->causal ? r0 + rows : n;
-	const float s = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f;
-	const size_t nk = (size_t)n * dk; /* one kv head of Kh, Vh */
-	float *blk = p->blocks + (size_t)thread * p->block_floats;
-	float *inv = blk + (size_t)p->rb * n, *work = inv + p->rb;
-	const float *qi = p->a.q + (size_t)r0 * hw + (size_t)i * dk;
-	const float *vj = p->vh + (size_t)j * nk;
-
-	// S_b (rows,cols) = Q_i[rows] (rows,dk) @ K_j[:cols]^T (dk,cols) * s
-	if (p->lanes)
-		attn_scores(p->lanes, qi, hw, p->kp + (size_t)j * p->kp_len, rows, cols, dk, s, blk, cols);
-	else
-		gemm_rm(false, true, rows, cols, dk, s, qi, hw, (size_t)(n - r0) * hw - (size_t)i * dk,
-		        p->kh + (size_t)j * nk, dk, nk, blk, cols, (size_t)p->rb * n);
-	lap(p, thread, MHA_PHASE_SCORES, &t0);
-	// P_b = exp(mask(S_b) - m) in place; inv_r = 1 / row sum
-	for (int r = 0; r < rows; r++) {
-		int q = r0 + r;
-		p->a.dead_row[(size_t)i * n + q] = softmax_row_fast(
-			blk + (size_t)r * cols, blk + (size_t)r * cols, cols,
-			c->causal ? q + 1 : n, c->top_k, work, &inv[r]);
-	}
-	lap(p, thread, MHA_PHASE_SOFTMAX, &t0);
-	// Concat[rows, i*dk:(i+1)*dk] = diag(inv) P_b (rows,cols) @ V_j[:cols] (cols,dk)
-	if (p->lanes) {
-		attn_weighted(p->lanes, blk, cols, vj, rows, cols, dk, inv, out, hw);
-	} else {
-		gemm_rm(false, false, rows, dk, cols, 1.0f, blk, cols, (size_t)p->rb * n,
-		        vj, dk, nk, out, hw, out_len);
-		for (int r = 0; r < rows; r++)
-			for (int e = 0; e < dk; e++)
-				out[(size_t)r * hw + e] *= inv[r];
-	}
+	struct flash_head hd = {
+		.n = n, .dk = dk, .causal = c->causal, .top_k = c->top_k,
+		.scale = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f,
+		.q = p->a.q + (size_t)i * dk, .ldq = hw,
+		.k = p->a.k + (size_t)j * dk, .ldk = gw,
+		.kp = p->lanes ? p->kp + (size_t)j * p->kp_len : NULL, .lanes = p->lanes,
+		.v = p->lanes ? p->vh + (size_t)j * n * dk : p->a.v + (size_t)j * dk,
+		.ldv = p->lanes ? dk : gw,
+		.o = p->a.concat + (size_t)i * dk, .ldo = hw,
+		.dead = p->a.dead_row + (size_t)i * n,
+		.br = p->br, .bc = p->bc, .masks = p->masks ? c : NULL,
+	};
+	flash_rows(&hd, r0, p->blocks + (size_t)thread * p->block_floats, NULL, NULL);
+	/* one clock for the fused scores, softmax and weighted sum */
 	lap(p, thread, MHA_PHASE_WEIGHTED, &t0);
 }
 
@@ -327,6 +302,8 @@ void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
 	int had = gemm_threads_set(1);
 	int chunks = (p->c.n + p->chunk - 1) / p->chunk;
 	pool_run(p->pool, project_task, p, chunks);
+	/* the last query tiles first, heads inner: with causal they are the
+	 * longest, and the short ones fill in at the end */
 	pool_run(p->pool, attend_task, p, p->c.h * p->nb);
 	pool_run(p->pool, output_task, p, chunks);
 	gemm_threads_set(had);

@@ -12,9 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-/* The k-th largest (k from 0) of w[0..len), no NaN: Hoare's selection,
- * expected O(len). Reorders w. */
-static float select_desc(float *w, int len, int k)
+float softmax_select_desc(float *w, int len, int k)
 {
 	int lo = 0, hi = len - 1;
 	while (lo < hi) {
@@ -49,7 +47,7 @@ static float select_desc(float *w, int len, int k)
 static void top_k_shifted(const float *s, int limit, int top_k, float m, float *work)
 {
 	memcpy(work, s, (size_t)limit * sizeof *work);
-	float v = select_desc(work, limit, top_k - 1);
+	float v = softmax_select_desc(work, limit, top_k - 1);
 	int ties = top_k;
 	for (int j = 0; j < limit; j++)
 		ties -= s[j] > v;

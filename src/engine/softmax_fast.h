@@ -19,4 +19,8 @@
 bool softmax_row_fast(const float *s, float *p, int n, int limit, int top_k,
                       float *work, float *inv);
 
+/* The k-th largest (k from 0) of w[0..len), no NaN: Hoare's selection,
+ * expected O(len). Reorders w. */
+float softmax_select_desc(float *w, int len, int k);
+
 #endif

@@ -41,6 +41,14 @@ void arena_free(struct lesson_arena *a)
 	free(a);
 }
 
+size_t arena_size(const struct lesson_arena *a)
+{
+	size_t n = 0;
+	for (const struct block *b = a->head; b; b = b->next)
+		n += b->cap;
+	return n;
+}
+
 void *arena_alloc(struct lesson_arena *a, size_t size)
 {
 	const size_t align = alignof(max_align_t);

@@ -6,11 +6,16 @@
  * Shapes are not checked here: the parser knows the step's configuration.
  */
 #include "lesson_int.h"
+#include "readfile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* all the assets and includes of one lesson, together: 3,000 includes of
+ * a 1 MB file must not take 3 GB */
+enum { LESSON_ASSETS_MAX = 32 << 20 };
 
 static bool name_ok(const char *name)
 {
@@ -35,24 +40,21 @@ int asset_read(const char *dir, const char *name, const char *ext, struct lesson
 		snprintf(why, len, "asset %s%s: no assets directory here", name, ext);
 		return -1;
 	}
-	char path[4096];
+	char path[4096], reason[256];
 	snprintf(path, sizeof path, "%s/%s%s", dir, name, ext);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		snprintf(why, len, "asset %.3000s: %s", path, strerror(errno));
+	char *tmp;
+	size_t n;
+	if (readfile_all(path, LESSON_FILE_MAX, &tmp, &n, reason, sizeof reason) != 0) {
+		snprintf(why, len, "asset %.3000s: %s", path, reason); /* never a FIFO's hang */
 		return -1;
 	}
-	/* read to learn the size, then keep exactly that in the arena */
-	char *tmp = malloc(LESSON_FILE_MAX + 1);
-	size_t n = tmp ? fread(tmp, 1, LESSON_FILE_MAX + 1, f) : 0;
-	int err = ferror(f);
-	fclose(f);
-	char *buf = tmp && !err && n <= LESSON_FILE_MAX ? arena_alloc(a, n + 1) : NULL;
-	if (!buf || memchr(tmp, '\0', n)) {
+	/* what a lesson's assets and includes may take, all together */
+	bool over = arena_size(a) + n > LESSON_ASSETS_MAX;
+	char *buf = over || memchr(tmp, '\0', n) ? NULL : arena_alloc(a, n + 1);
+	if (!buf) {
 		snprintf(why, len, "asset %.3000s: %s", path,
-		         !tmp ? "out of memory" : err ? "read error"
-		         : n > LESSON_FILE_MAX ? "too large" : buf ? "holds a NUL byte: not text"
-		         : "out of memory");
+		         over ? "the lesson's assets and includes pass 32 MB: not read"
+		         : memchr(tmp, '\0', n) ? "holds a NUL byte: not text" : "out of memory");
 		free(tmp);
 		return -1;
 	}

@@ -16,6 +16,8 @@ struct lesson_arena *arena_new(void);
 void arena_free(struct lesson_arena *a);
 /* Zeroed memory; NULL only when out of memory. */
 void *arena_alloc(struct lesson_arena *a, size_t size);
+/* Bytes the arena holds (its blocks' capacity). */
+size_t arena_size(const struct lesson_arena *a);
 char *arena_strndup(struct lesson_arena *a, const char *s, size_t n);
 char *arena_strdup(struct lesson_arena *a, const char *s);
 /* Grow an array of *count elements by one (capacity doubles inside the

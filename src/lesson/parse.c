@@ -11,6 +11,7 @@
  */
 #include "lesson_int.h"
 #include "parser.h"
+#include "readfile.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -852,18 +853,10 @@ int lesson_load(const char *path, const char *assets_dir, struct lesson *out,
                 struct lesson_errors *errs)
 {
 	memset(out, 0, sizeof *out);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		lesson_errors_add(errs, "%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	char *buf = malloc(LESSON_FILE_MAX + 1);
-	size_t n = buf ? fread(buf, 1, LESSON_FILE_MAX + 1, f) : 0;
-	int bad = !buf || ferror(f);
-	fclose(f);
-	if (bad) {
-		lesson_errors_add(errs, "%s: cannot read%s", path, buf ? "" : ": out of memory");
-		free(buf);
+	char *buf, why[256];
+	size_t n;
+	if (readfile_all(path, LESSON_FILE_MAX, &buf, &n, why, sizeof why) != 0) { /* a FIFO cannot hang it */
+		lesson_errors_add(errs, "%s: cannot read: %s", path, why);
 		return -1;
 	}
 	int rc = lesson_parse(path, buf, n, assets_dir, out, errs);

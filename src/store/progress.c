@@ -6,13 +6,13 @@
  * exist: keys are checked for form only.
  */
 #include "progress.h"
+#include "readfile.h"
 #include "statefile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char magic[] = "mha-tui-progress";
 
@@ -183,26 +183,12 @@ int progress_parse(const char *name, const char *text, size_t size, struct progr
 int progress_load(const char *path, struct progress *p, char *msg, size_t len)
 {
 	progress_init(p);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	char *buf, why[256];
+	size_t size;
+	if (readfile_all(path, (size_t)1 << 22, &buf, &size, why, sizeof why) != 0) {
 		if (errno == ENOENT)
 			return 0; /* first run */
-		snprintf(msg, len, "%s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 22)) {
-		fclose(f);
-		snprintf(msg, len, "%s: not a regular progress file (or too large): left as it is", path);
-		return -1;
-	}
-	size_t size = (size_t)st.st_size;
-	char *buf = malloc(size + 1);
-	size_t got = buf ? fread(buf, 1, size, f) : 0;
-	fclose(f);
-	if (!buf || got != size) {
-		free(buf);
-		snprintf(msg, len, "%s: cannot read", path);
+		snprintf(msg, len, "%s: %s: left as it is", path, why);
 		return -1;
 	}
 	int rc = progress_parse(path, buf, size, p, msg, len);

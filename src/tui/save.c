@@ -6,7 +6,6 @@
  * named, never loaded or removed silently. The file format is the session
  * library's (session.h); this only decides when and what to write.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +14,7 @@
 
 #include "app.h"
 #include "session.h"
+#include "term.h"
 
 int app_save(struct app *app)
 {
@@ -84,10 +84,7 @@ static bool autosave(struct app *app)
 		return false;
 	pid_t pid = fork();
 	if (pid == 0) {
-		/* the child's own crash must not reset the learner's terminal (term.c) */
-		static const int crash[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
-		for (size_t i = 0; i < sizeof crash / sizeof crash[0]; i++)
-			signal(crash[i], SIG_DFL);
+		term_child_signals(); /* never touches the learner's terminal (term.h) */
 		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
 	}
 	if (pid > 0) {

@@ -1,15 +1,26 @@
 /*
- * term.c - opening and closing the terminal, and the signal discipline:
- * SIGINT / SIGTERM / SIGHUP only set a flag (the loop saves the session and
- * leaves cleanly); SIGSEGV / SIGABRT / SIGBUS / SIGFPE restore the saved
- * terminal modes with async-signal-safe calls and re-raise, so the shell
- * gets its terminal back and the crash keeps its exit status. No SIGWINCH
- * handler: ncurses reports resizes as KEY_RESIZE. Mouse reports are turned
- * on with the terminal (clicks and the wheel); endwin turns them off, and
- * so does the crash handler.
+ * term.c - opening and closing the terminal, and the signal discipline.
+ * Every signal that would end the program is one of two kinds:
+ *   - asked to stop (INT, QUIT, TERM, HUP, PIPE, USR1/2, ALRM, VTALRM,
+ *     PROF, XCPU, POLL, PWR, the real-time ones): the handler only sets a
+ *     flag; the loop saves the session and leaves cleanly;
+ *   - a crash (SEGV, BUS, FPE, ILL, TRAP, SYS, ABRT): the handler restores
+ *     the saved terminal modes with async-signal-safe calls, has a forked
+ *     child write the autosave the caller registered (term_on_crash; the
+ *     child may itself die on a broken heap: then nothing more is lost than
+ *     without it), and re-raises, so the crash keeps its exit status.
+ * SIGXFSZ is ignored: a write past the file size limit then fails with a
+ * message (EFBIG) instead of killing the program mid-save. Flow control
+ * (IXON / IXOFF) is off while the program runs, so Ctrl-S cannot freeze
+ * the screen. LINES / COLUMNS in the environment do not override the size
+ * the terminal reports. No SIGWINCH handler: ncurses reports resizes as
+ * KEY_RESIZE. Mouse reports are turned on with the terminal (clicks and
+ * the wheel); endwin turns them off, and so does the crash handler.
+ * Not here: reading keys (input.c), what is saved (the caller's hook).
  *
  * The file-scope state below is what a signal handler may touch: the flag,
- * and the terminal modes to restore (a handler cannot be passed a pointer).
+ * the terminal modes to restore, and the crash hook (a handler cannot be
+ * passed a pointer).
  */
 #include "term.h"
 
@@ -20,6 +31,8 @@
 #include <string.h>
 #include <term.h>
 #include <termios.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,23 +42,77 @@ static volatile sig_atomic_t pending_signal;
 static struct termios saved_modes;
 static volatile sig_atomic_t have_saved_modes;
 static SCREEN *screen; /* not touched by handlers */
+static int (*crash_hook)(void *);
+static void *crash_ctx;
+static char crash_note[1024]; /* said after the hook's child succeeded */
+
+/* Signals that ask the program to stop: the loop saves, then leaves. */
+static const int stop_signals[] = {
+	SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM,
+	SIGVTALRM, SIGPROF, SIGXCPU, SIGPOLL,
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+/* Signals of a crash: the terminal restored, an autosave, the crash's status. */
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT };
+#define COUNT(a) (sizeof (a) / sizeof (a)[0])
 
 static void on_quit_signal(int sig)
 {
 	pending_signal = sig;
 }
 
+/* Write s whole (async-signal-safe). */
+static void put(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* The crash hook in a child of its own: the raw fork system call, since
+ * glibc's fork() takes locks the crash may hold. The child's own crash or
+ * a hang (a lock copied held) ends it: default handlers and a 20 s alarm.
+ * 0 when it wrote what it meant to. */
+static int crash_save(void)
+{
+	if (!crash_hook)
+		return -1;
+	pid_t pid = (pid_t)syscall(SYS_fork);
+	if (pid == 0) {
+		for (size_t i = 0; i < COUNT(crash_signals); i++)
+			signal(crash_signals[i], SIG_DFL);
+		signal(SIGALRM, SIG_DFL);
+		alarm(20);
+		_exit(crash_hook(crash_ctx) == 0 ? 0 : 1);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 /* Mouse reports off (every mode ncurses may have asked for: X10 / normal,
- * button-event, any-event, SGR encoding), leave the alternate screen, show
- * the cursor, restore the modes. */
+ * button-event, any-event, SGR encoding), bracketed paste and focus events
+ * off, keypad (application cursor) mode off, leave the alternate screen,
+ * show the cursor, restore the modes; then the autosave. */
 static void on_crash(int sig)
 {
-	static const char reset[] = "\033[?1000l\033[?1002l\033[?1003l\033[?1006l"
-	                            "\033[?1049l\033[?25h\033[0m\r\n";
+	static const char reset[] = "\033[?1000l\033[?1002l\033[?1003l\033[?1006l\033[?2004l\033[?1004l"
+	                            "\033[?1l\033>\033[?1049l\033[?25h\033[0m\r\n";
 	if (have_saved_modes)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_modes);
-	ssize_t ignored = write(STDOUT_FILENO, reset, sizeof reset - 1);
-	(void)ignored;
+	put(STDOUT_FILENO, reset, sizeof reset - 1);
+	if (crash_save() == 0)
+		put(STDERR_FILENO, crash_note, strlen(crash_note));
 	raise(sig); /* SA_RESETHAND: the default action now, with its exit status */
 }
 
@@ -91,6 +158,44 @@ static void install(int sig, void (*fn)(int), int flags)
 	sigaction(sig, &sa, NULL);
 }
 
+void term_on_crash(int (*hook)(void *), void *ctx, const char *note)
+{
+	crash_hook = NULL; /* never half-set when a crash comes in between */
+	snprintf(crash_note, sizeof crash_note, "%s\r\n", note ? note : "");
+	crash_ctx = ctx;
+	crash_hook = hook;
+}
+
+void term_child_signals(void)
+{
+	/* the parent acts on a request to stop; this child finishes its file */
+	for (size_t i = 0; i < COUNT(stop_signals); i++)
+		signal(stop_signals[i], SIG_IGN);
+	/* its crash is its own: the learner's terminal is not reset for it */
+	for (size_t i = 0; i < COUNT(crash_signals); i++)
+		signal(crash_signals[i], SIG_DFL);
+	/* ncurses' Ctrl-Z and resize handlers would redraw the child's stale
+	 * copy of the screen after fg */
+	signal(SIGTSTP, SIG_DFL);
+	signal(SIGTTIN, SIG_DFL);
+	signal(SIGTTOU, SIG_DFL);
+	signal(SIGCONT, SIG_DFL);
+	signal(SIGWINCH, SIG_DFL);
+}
+
+/* Flow control off: Ctrl-S would otherwise stop all output (and with it
+ * the loop that acts on signals) until Ctrl-Q. ncurses is told, so its
+ * own mode switches (endwin, Ctrl-Z and fg) keep it. */
+static void flow_control_off(void)
+{
+	struct termios t;
+	if (tcgetattr(STDIN_FILENO, &t) != 0)
+		return;
+	t.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0)
+		def_prog_mode();
+}
+
 int term_signal(void)
 {
 	return (int)pending_signal;
@@ -120,13 +225,18 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	if (tcgetattr(STDIN_FILENO, &saved_modes) == 0)
 		have_saved_modes = 1;
 	/* handlers first: ncurses then leaves SIGINT / SIGTERM to us */
-	install(SIGINT, on_quit_signal, 0);
-	install(SIGTERM, on_quit_signal, 0);
-	install(SIGHUP, on_quit_signal, 0);
-	install(SIGSEGV, on_crash, (int)SA_RESETHAND);
-	install(SIGABRT, on_crash, (int)SA_RESETHAND);
-	install(SIGBUS, on_crash, (int)SA_RESETHAND);
-	install(SIGFPE, on_crash, (int)SA_RESETHAND);
+	for (size_t i = 0; i < COUNT(stop_signals); i++)
+		install(stop_signals[i], on_quit_signal, 0);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		install(sig, on_quit_signal, 0);
+	for (size_t i = 0; i < COUNT(crash_signals); i++)
+		install(crash_signals[i], on_crash, (int)SA_RESETHAND);
+	signal(SIGXFSZ, SIG_IGN);
+	/* the size the terminal reports, not LINES / COLUMNS inherited from
+	 * another terminal (ncurses reads the environment only when the
+	 * terminal cannot say) */
+	use_env(TRUE);
+	use_tioctl(TRUE);
 	screen = newterm(NULL, stdout, stdin);
 	if (!screen) {
 		snprintf(msg, len, "TERM '%s' is not a terminal type this system knows; try TERM=xterm-256color, or %s",
@@ -142,6 +252,7 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	cbreak();
 	noecho();
 	nonl();
+	flow_control_off();
 	keypad(stdscr, TRUE);
 	timeout(100); /* wake up for resizes, signals and expiring messages */
 	set_escdelay(25);

@@ -15,8 +15,18 @@
 int term_open(bool no_color, bool no_mouse, char *msg, size_t len);
 /* endwin and free the screen; safe to call twice. */
 void term_close(void);
-/* 0, or the number of a SIGINT / SIGTERM / SIGHUP received. */
+/* 0, or the number of a signal received that asks the program to stop
+ * (INT, QUIT, TERM, HUP, USR1/2, ALRM, XCPU, ...: term.c lists them). */
 int term_signal(void);
+/* On a crash signal, after the terminal is restored: hook(ctx) runs in a
+ * forked child (default signal handlers, a 20 s alarm), and when it
+ * returns 0, note is printed on the restored terminal. hook NULL: none. */
+void term_on_crash(int (*hook)(void *), void *ctx, const char *note);
+/* For a child forked while the terminal is open (the autosave writer):
+ * requests to stop ignored (the parent acts on them, the child finishes),
+ * crash, Ctrl-Z and resize handling back to the defaults, so the child
+ * never touches the learner's terminal. */
+void term_child_signals(void);
 /* Milliseconds on a monotonic clock. */
 long long term_now_ms(void);
 

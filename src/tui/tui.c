@@ -55,6 +55,21 @@ static unsigned on_mouse(struct app *app)
 	return 0;
 }
 
+/* A crash (term.c): the learner's own bench, if it has edits no file
+ * holds yet, written to the autosave by the child term.c forks; never over
+ * an autosave still waiting to be recovered. */
+static int crash_autosave(void *ctx)
+{
+	const struct app *app = ctx;
+	char path[4096], msg[MHA_MSG_MAX + 4096];
+	if (app->autosave_held || (app->edits_unsaved == 0 && !app->autosave_due) ||
+	    app_autosave_path(app, path, sizeof path) != 0)
+		return -1;
+	bool other = app->learn.active;
+	return session_save(path, other ? &app->learn.other.cfg : &app->cfg, other ? &app->learn.other.w : &app->w,
+	                    msg, sizeof msg);
+}
+
 static int fail(const char *msg)
 {
 	return report(1, msg);
@@ -135,6 +150,12 @@ int tui_run(const struct tui_options *o)
 	}
 	app.now_ms = term_now_ms();
 	app_autosave_check(&app); /* a crashed run's edits: say where, never load them silently */
+	char note[1024] = "";
+	if (app_autosave_path(&app, msg, sizeof msg) == 0) {
+		mha_text_clean(msg);
+		snprintf(note, sizeof note, "mha-tui: crashed; the edits are in the autosave: mha-tui --load '%.900s'", msg);
+	}
+	term_on_crash(crash_autosave, &app, note);
 	bool dirty = true;
 	int sig = 0;
 	for (;;) {
@@ -163,16 +184,22 @@ int tui_run(const struct tui_options *o)
 		if (f & APP_QUIT)
 			break;
 	}
-	int rc = 0;
-	bool saved = true;
+	/* q twice after a failed save: the reason, whole, on stderr, status 1 */
+	bool saved = !app.quit_armed;
+	int rc = saved ? 0 : 1;
 	if (sig) {
 		saved = app_save(&app) == 0; /* no edit is lost, even on SIGTERM / SIGHUP / SIGINT */
 		rc = 128 + sig;
 	}
 	app_autosave_idle(&app, true); /* the session could not be saved: the autosave owed still is */
+	term_on_crash(NULL, NULL, NULL);
 	term_close();
-	if (!saved)
+	if (!saved) {
+		char *again = strstr(app.status, "; press q again");
+		if (again)
+			*again = '\0';
 		report(rc, app.status);
+	}
 	app_free(&app);
 	lesson_set_free(&set);
 	return rc;

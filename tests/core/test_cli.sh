@@ -190,11 +190,62 @@ check_dump window_causal '{"window": 2, "causal": true}' --tokens 7 --window 2 -
 check_dump window_band '{"window": 2, "causal": false}' --tokens 7 --window 2 --seed 16
 check_dump masks_topk_gqa '{"window": 3, "pad": [1, 6], "top_k": 2, "kv_heads": 2}' \
 	--tokens 8 --d-model 12 --heads 4 --kv-heads 2 --window 3 --pad 1,6 --top-k 2 --causal --seed 17
+# Biases: b^Q, b^K, b^V, b^O act where the formulas say (check_dump.py adds them itself).
+check_dump bias '{"bias": true, "kv_heads": 2}' --bias --tokens 5 --d-model 8 --heads 4 --kv-heads 2 --causal --seed 21
+
+# Your own text: one token a word, a repeated word shares its row of X.
+check_dump text '{"tokens": 6}' --text "the cat sat on the mat" --causal --seed 3
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["X"]; sys.exit(not (d["tokens"] == "the cat sat on the mat".split() and x[0] == x[4] and x[0] != x[1]))' "$tmp/text.json"; then
+	pass
+else
+	fail "--text: labels are not the words, or 'the' has two different rows of X"
+fi
+expect_error 2 "--text" --dump json --text "   "
+expect_error 2 "disagrees" --dump json --text "a b" --tokens 3
+
 if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; sys.exit(c["params"]["total"] != 1048576 or c["kv_cache_per_token"] != 1024)' "$tmp/base_counts.json"; then
 	pass
 else
 	fail "base model: params total is not 1,048,576 or KV cache not 1024"
 fi
+
+# --grad: the gradients of 1/2 sum(Y^2) under "grad", checked by finite differences
+check_dump grad_default '{"tokens": 6, "heads": 4}' --grad
+check_dump grad_gqa_causal_off '{"kv_heads": 2, "causal": true}' --grad --tokens 5 --d-model 8 \
+	--heads 4 --kv-heads 2 --causal --seed 3
+check_dump grad_mqa_noscale '{"kv_heads": 1, "scale": false}' --grad --heads 3 --kv-heads 1 \
+	--d-model 6 --no-scale --seed 2
+check_dump grad_topk '{"top_k": 2}' --grad --tokens 6 --top-k 2 --d-model 8 --heads 2 --seed 5
+expect_error 2 --grad --grad
+expect_error 2 --train --train bogus
+expect_error 2 --seeds --train previous --seeds 3
+expect_error 2 --save --dump json --save x.txt
+
+# --train: exit 0, the final line on stdout, progress on stderr; --save writes the
+# model and each layer as a session the workbench (and the dump) opens
+run --train previous --steps 60 --d-model 16 --seed 2 --save "$tmp/prev.model"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^previous: steps 60 .*held-out accuracy [01]\.[0-9]* .*L0H1 prev' "$tmp/out" \
+	&& grep -q 'step    60/60' "$tmp/err" && [ -s "$tmp/prev.model" ] \
+	&& head -1 "$tmp/prev.model" | grep -qx 'mha-tui model 1'; then
+	pass
+else
+	fail "--train previous: exit $rc, out: $(head -c 300 "$tmp/out"), err: $(tail -c 300 "$tmp/err")"
+fi
+if run --dump json --load "$tmp/prev.model.layer0" && python3 "$here/check_dump.py" "$tmp/out" '{"tokens": 16, "d_model": 16, "heads": 2, "causal": true}'; then
+	pass
+else
+	fail "the trained layer's session does not dump: $(head -c 200 "$tmp/err")"
+fi
+run --ablate previous --d-model 4 --seeds 2 --steps 20
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^   4     1 ' "$tmp/out" && grep -q '^  h  2 ' "$tmp/out"; then
+	pass
+else
+	fail "--ablate previous: exit $rc, out: $(head -c 300 "$tmp/out")"
+fi
+expect_error 2 "heads 4 do not divide d_model 30" --train previous --d-model 30 --heads 4
+expect_error 2 --layers --train previous --layers 3
 
 # The locale does not change a byte of the dump (decimal point, digits).
 LC_ALL=C.UTF-8 run --dump json --seed 4 && cp "$tmp/out" "$tmp/utf8.json"

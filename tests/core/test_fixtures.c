@@ -118,6 +118,25 @@ static void read_config(FILE *f, struct mha_config *c)
 		assert_in_range(j, 0, c->n - 1);
 		mha_mask_set(c, i, j, true);
 	}
+	c->bias = field(f, "bias");
+}
+
+/* "matrix b_Q 1 1 LEN" and the like: a bias, read into its vector. */
+static bool read_bias(FILE *f, struct fixture *fx, const char *name)
+{
+	for (int k = 0; k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(&fx->w, &fx->c, k);
+		if (strcmp(b.key, name) != 0)
+			continue;
+		int count = (int)number(f, "count"), rows = (int)number(f, "rows"), cols = (int)number(f, "cols");
+		if (!fx->c.bias || count != 1 || rows != 1 || cols != b.len)
+			fail_msg("%s: fixture has %s as %dx%dx%d, the core wants 1x1x%d with bias on",
+			         fx->name, name, count, rows, cols, b.len);
+		for (int i = 0; i < b.len; i++)
+			b.p[i] = (float)number(f, name);
+		return true;
+	}
+	return false;
 }
 
 /* One "matrix NAME COUNT ROWS COLS" block: inputs go into the weights as
@@ -127,6 +146,8 @@ static void read_matrix(FILE *f, struct fixture *fx)
 	char name[64];
 	if (!token(f, name, sizeof name))
 		fail_msg("fixture: expected a matrix name");
+	if (read_bias(f, fx, name))
+		return;
 	size_t k = 0;
 	while (k < NNAMES && strcmp(names[k].name, name) != 0)
 		k++;
@@ -267,6 +288,8 @@ FIXTURE_TEST(window_band)
 FIXTURE_TEST(custom)
 FIXTURE_TEST(masks_all)
 FIXTURE_TEST(masks_topk_gqa)
+FIXTURE_TEST(bias)
+FIXTURE_TEST(bias_masks)
 
 #define FIXTURE_ENTRY(name) cmocka_unit_test(test_fixture_##name##_matches_float64_reference)
 
@@ -293,6 +316,8 @@ int main(void)
 		FIXTURE_ENTRY(custom),
 		FIXTURE_ENTRY(masks_all),
 		FIXTURE_ENTRY(masks_topk_gqa),
+		FIXTURE_ENTRY(bias),
+		FIXTURE_ENTRY(bias_masks),
 	};
 	return cmocka_run_group_tests_name("fixtures", tests, NULL, NULL);
 }

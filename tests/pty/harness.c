@@ -246,6 +246,20 @@ int pty_wait_text(struct pty *p, const char *text, int deadline_ms)
 	}
 }
 
+int pty_wait_row(struct pty *p, int row, const char *text, int deadline_ms)
+{
+	long deadline = now_ms() + deadline_ms;
+	for (;;) {
+		if (strstr(pty_row(p, row), text)) {
+			pty_wait_quiet(p, 50, 2000); /* let the frame finish */
+			return 0;
+		}
+		if (p->eof || now_ms() >= deadline)
+			return -1;
+		pump(p, 20);
+	}
+}
+
 int pty_wait_exit(struct pty *p, int deadline_ms)
 {
 	long deadline = now_ms() + deadline_ms;
@@ -429,13 +443,34 @@ bool pty_termios_restored(const struct pty *p)
 	if (tcgetattr(p->fd, &now) != 0)
 		return false;
 	const tcflag_t lmask = ICANON | ECHO | ECHOE | ECHOK | ECHONL | ISIG | IEXTEN;
-	const tcflag_t imask = ICRNL | INLCR | IGNCR | IXON | ISTRIP;
+	const tcflag_t imask = ICRNL | INLCR | IGNCR | IXON | IXOFF | ISTRIP;
 	const tcflag_t omask = OPOST | ONLCR;
 	return (now.c_lflag & lmask) == (p->start.c_lflag & lmask) &&
 	       (now.c_iflag & imask) == (p->start.c_iflag & imask) &&
 	       (now.c_oflag & omask) == (p->start.c_oflag & omask) &&
 	       now.c_cc[VMIN] == p->start.c_cc[VMIN] && now.c_cc[VTIME] == p->start.c_cc[VTIME] &&
 	       now.c_cc[VINTR] == p->start.c_cc[VINTR] && now.c_cc[VEOF] == p->start.c_cc[VEOF];
+}
+
+bool pty_flow_control(const struct pty *p)
+{
+	struct termios now;
+	return tcgetattr(p->fd, &now) == 0 && (now.c_iflag & (IXON | IXOFF)) != 0;
+}
+
+/* The last of "\033[?1h" (keypad transmit: application cursor keys) and
+ * "\033[?1l" in everything written decides: libvterm keeps the mode but
+ * does not report it. */
+bool pty_keypad(const struct pty *p)
+{
+	const char *on = NULL, *off = NULL;
+	for (size_t i = 0; p->out && i + 5 <= p->out_len; i++) {
+		if (memcmp(p->out + i, "\033[?1h", 5) == 0)
+			on = p->out + i;
+		else if (memcmp(p->out + i, "\033[?1l", 5) == 0)
+			off = p->out + i;
+	}
+	return on && (!off || on > off);
 }
 
 void pty_free(struct pty *p)

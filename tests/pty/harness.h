@@ -38,6 +38,9 @@ int pty_wait_quiet(struct pty *p, int quiet_ms, int deadline_ms);
 /* Read until the screen shows text somewhere, then until quiet (50 ms).
  * Returns 0, or -1 at the deadline or when the program ended without it. */
 int pty_wait_text(struct pty *p, const char *text, int deadline_ms);
+/* The same for one row (0-based) of the screen: a state that a line
+ * elsewhere cannot fake (a status line's new message). */
+int pty_wait_row(struct pty *p, int row, const char *text, int deadline_ms);
 
 /* Keys, through libvterm's encoder (so modes such as application cursor
  * keys and bracketed paste apply as in a real terminal). */
@@ -73,8 +76,13 @@ bool pty_altscreen(const struct pty *p);
 bool pty_cursor_visible(const struct pty *p);
 int pty_altscreen_entries(const struct pty *p); /* times it switched to it */
 int pty_mouse_mode(const struct pty *p);        /* VTERM_PROP_MOUSE_*, 0 = off */
+/* Software flow control (IXON or IXOFF) is on in the line discipline now. */
+bool pty_flow_control(const struct pty *p);
+/* Keypad transmit mode (application cursor keys) is on: the last of its
+ * on and off sequences the program wrote was "on". */
+bool pty_keypad(const struct pty *p);
 /* The line discipline's settings equal those the program started with
- * (canonical mode, echo, signals, CR/NL mapping). */
+ * (canonical mode, echo, signals, CR/NL mapping, flow control). */
 bool pty_termios_restored(const struct pty *p);
 
 /* Kill the program if it still runs, and free everything. */

@@ -31,7 +31,7 @@
 
 #include "harness.h"
 
-enum { START_MS = 20000, EXIT_MS = 20000, PROBE_MS = 2000, BURST = 12, PROBE_EVERY = 120 };
+enum { START_MS = 20000, EXIT_MS = 20000, PROBE_MS = 20000, BURST = 12, PROBE_EVERY = 120 };
 
 static char state_dir[64];
 static char state_env[96];
@@ -171,13 +171,10 @@ static void probe(const struct run *r, int key_no, struct pty *p, int *rows, int
 		pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 		pty_wait_quiet(p, 60, PROBE_MS);
 	}
-	long long t0 = now_ms();
 	pty_char(p, '?');
+	/* a deadline for a hang, not a speed limit: speed is the benchmark's */
 	if (pty_wait_text(p, "mha-tui keys", PROBE_MS) != 0)
-		fail_at(r, key_no, "no help within 2 s of ?: hung, or the key was lost", p);
-	long long dt = now_ms() - t0;
-	if (dt > PROBE_MS)
-		fail_at(r, key_no, "help took over 2 s", p);
+		fail_at(r, key_no, "no help within 20 s of ?: hung, or the key was lost", p);
 	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 	pty_wait_quiet(p, 60, PROBE_MS);
 }
@@ -226,7 +223,7 @@ static void monkey_run(struct run r)
 		one_key(p, &rows, &cols);
 		if ((i + 1) % BURST == 0) {
 			if (pty_wait_quiet(p, 20, PROBE_MS) != 0)
-				fail_at(&r, i, "still drawing 2 s after a burst of keys", p);
+				fail_at(&r, i, "still drawing 20 s after a burst of keys", p);
 			check_screen(&r, i, p);
 		}
 		if ((i + 1) % PROBE_EVERY == 0)
@@ -235,7 +232,8 @@ static void monkey_run(struct run r)
 	probe(&r, r.keys, p, &rows, &cols);
 	check_screen(&r, r.keys, p);
 	pty_char(p, 'q');
-	if (pty_wait_quiet(p, 100, PROBE_MS) == 0 && strstr(pty_screen(p), "press q again"))
+	/* the program ends, or says the save failed (a state, however long it takes) */
+	if (pty_wait_text(p, "press q again", EXIT_MS) == 0)
 		pty_char(p, 'q'); /* the save failed (said on the status line): quit anyway */
 	int st = pty_wait_exit(p, EXIT_MS);
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
