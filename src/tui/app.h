@@ -136,6 +136,7 @@ struct app {
 
 	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */
+	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */

@@ -253,8 +253,9 @@ const char *heatmap_scale_name(enum heatmap_scale s)
 }
 
 /* The value text of a cell in w columns. In a map with negative values
- * (lo < 0) the first column is the sign ('-' or ' ') and the magnitude
- * takes the rest, so 0.02 and -0.02 read " .02" / "-.02" alike. */
+ * (lo < 0) the magnitude gets w - 1 columns and the sign (or a space)
+ * the one before it, always w in all, so 0.02 and -0.02 read " .02" and
+ * "-.02", 24 and -24 "  24" and " -24": the same digits, the same glyphs. */
 static void cell_value(char *buf, size_t len, float v, int w, bool sign_column)
 {
 	if (!sign_column) {
@@ -267,7 +268,9 @@ static void cell_value(char *buf, size_t len, float v, int w, bool sign_column)
 		buf[0] = '\0';
 		return;
 	}
-	snprintf(buf, len, "%c%*s", v < 0 ? '-' : ' ', w - 1, mag);
+	char sig[64];
+	snprintf(sig, sizeof sig, "%s%s", v < 0 ? "-" : "", mag); /* the sign beside the digits */
+	snprintf(buf, len, "%*s", w, sig);
 }
 
 static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r, int c, int cell_w,

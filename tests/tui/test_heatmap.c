@@ -246,6 +246,13 @@ static void test_positive_and_negative_values_are_drawn_alike(void **state)
 		erase();
 		heatmap_draw(stdscr, 0, 0, &hm, 5);
 		assert_string_equal(line_at(2, 11, 3), "-.0");
+		/* the minus stays beside the digits: " -24", never "- 24" */
+		m[0] = 24.0f;
+		m[1] = -24.0f;
+		erase();
+		heatmap_draw(stdscr, 0, 0, &hm, 6);
+		assert_string_equal(line_at(2, 7, 4), "  24");
+		assert_string_equal(line_at(2, 13, 4), " -24");
 		screen_close();
 	}
 }
