@@ -180,10 +180,19 @@ static int first_lines(const struct lesson *l, int si)
 	return n;
 }
 
+/* Does the step ask for more than an answer (an edit, a switch)? */
+static bool has_task(const struct lesson_step *s)
+{
+	for (int i = 0; i < s->ngoals; i++)
+		if (s->goals[i].kind != LESSON_COND_ANSWER)
+			return true;
+	return false;
+}
+
 static int instruction_in_view(const struct lesson *l, int si)
 {
 	const struct lesson_step *s = &l->steps[si];
-	if (!lesson_step_is_exercise(s) || s->question || !s->prose[0])
+	if (!lesson_step_is_exercise(s) || !has_task(s) || !s->prose[0])
 		return 0;
 	int n = first_lines(l, si);
 	if (n > PANE_LINES)
