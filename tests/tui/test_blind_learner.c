@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -373,10 +374,55 @@ static void test_no_exercise_is_passed_blind(void **state)
 		fail_msg("passed by a blind learner:\n%s", failures);
 }
 
+/* The learner has teeth: the weak kinds of exercise the lessons used to
+ * have (a key pressed until the tick, an answer printed on screen) are
+ * passed blind, and one that asks for a prediction is not. */
+static const char weak_lesson[] =
+	"mha-tui-lesson 1\n@lesson 1\n@title Weak\n@objective Exercises that need no idea.\n"
+	"@config tokens=4 d_model=16 heads=4 seed=3\n"
+	"@step more Eight heads\nPress {key:heads-more} until there are 8 heads.\n"
+	"@goal heads = 8\n@hint h1\n@hint h2\n@hint h3\n@solution heads = 8\n@solution kv_heads = 8\n"
+	"@solution d_k = 2\n@focus Reshape\n"
+	"@step width Width\n@question How wide is d_model?\n@answer 16\n@hint h1\n@hint h2\n@hint h3\n"
+	"@focus Reshape\n"
+	"@step predict Predict first\nPredict, then switch to 8 heads ({key:heads-more}).\n"
+	"@question With 8 heads, how many numbers will one head's block of W^Q hold?\n@answer 32\n"
+	"@goal answer\n@goal heads = 8\n@hide Projection\n@hide counts\n@hint h1\n@hint h2\n@hint h3\n"
+	"@solution heads = 8\n@solution kv_heads = 8\n@solution d_k = 2\n@focus Reshape\n";
+
+static void test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not(void **state)
+{
+	(void)state;
+	char path[256], why[160];
+	snprintf(path, sizeof path, "%s/weak", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/weak/01-weak.lesson", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(weak_lesson, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/weak", dir);
+	struct lesson_set shipped = set, weak;
+	struct lesson_errors errs = { 0 };
+	assert_int_equal(lesson_set_load(&weak, path, &errs), 0);
+	assert_int_equal(errs.count, 0);
+	set = weak;
+	bool more = passed_blind(0, 0, why, sizeof why);
+	bool width = passed_blind(0, 1, why, sizeof why);
+	bool predict = passed_blind(0, 2, why, sizeof why);
+	set = shipped;
+	lesson_set_free(&weak);
+	lesson_errors_free(&errs);
+	assert_true(more);
+	assert_true(width);
+	assert_false(predict);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C");
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not),
 		cmocka_unit_test(test_no_exercise_is_passed_blind),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
