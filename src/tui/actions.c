@@ -21,6 +21,7 @@
 #include "scale_prompt.h"
 #include "shape.h"
 #include "value_prompt.h"
+#include "train_view.h"
 #include "workbench.h"
 
 #define NUDGE 0.1f
@@ -285,6 +286,7 @@ static const struct action table[] = {
 	{ { 'J' }, "J", "scroll", "scroll the lesson text down / up", "J K", "Lesson", 0, act_scroll, 3, "scroll-down" },
 	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, "scroll-up" },
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, "counts" },
+	{ { 'G' }, "G", "train", "watch a tiny model's heads learn", NULL, "Train", 0, train_view_open, 0, "train" },
 };
 
 /* mha_weights_carry's rule (src/core/mha.h) */

@@ -11,7 +11,9 @@
 #include <stddef.h>
 
 #include "pipeline.h"
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "hit.h"
 #include "mha.h"
 #include "progress.h"
@@ -89,6 +91,7 @@ enum app_mode {
 	MODE_VALUE,     /* prompt: a value for the cursor's cell (value_prompt.c) */
 	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
 	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
+	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
 	MODE_COUNT
 };
 
@@ -115,6 +118,7 @@ struct app_learn {
 	bool show_counts;              /* narrow terminals: the side column shows the counts */
 };
 
+struct train_view;
 struct app {
 	/* the bench in use: the model, and where the learner looks at it */
 	union {
@@ -155,6 +159,7 @@ struct app {
 
 	/* lessons */
 	struct app_learn learn;
+	struct train_view *train;     /* the training screen's model and history, or NULL (train_view.c) */
 };
 
 /* Start with cfg (valid) and w (allocated; ownership passes to the app). */
