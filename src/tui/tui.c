@@ -21,6 +21,7 @@
 #include "actions.h"
 #include "app.h"
 #include "draw.h"
+#include "input.h"
 #include "learn.h"
 #include "lesson.h"
 #include "session.h"
@@ -170,7 +171,7 @@ int tui_run(const struct tui_options *o)
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
-		int key = getch();
+		int key = input_key(!o->no_mouse, app.editing || app.scaling || app.learn.answering);
 		app.now_ms = term_now_ms();
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
