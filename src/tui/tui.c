@@ -150,7 +150,11 @@ int tui_run(const struct tui_options *o)
 		return fail(msg);
 	}
 	app.now_ms = term_now_ms();
-	app_autosave_check(&app); /* a crashed run's edits: say where, never load them silently */
+	/* a crashed run's edits: say where, never load them silently (unless
+	 * this run is loading them: then they are its own) */
+	char own[4096];
+	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strcmp(own, o->load) == 0))
+		app_autosave_check(&app);
 	char note[1024] = "";
 	if (app_autosave_path(&app, msg, sizeof msg) == 0) {
 		mha_text_clean(msg);
