@@ -373,7 +373,14 @@ static void train_body(const struct app *app, const struct body_layout *b, struc
 	}
 	for (int i = 0; i < s->h; i++) {
 		char title[48];
-		snprintf(title, sizeof title, "L%dH%d on the probe", v->layer, i);
+		/* labelled with the pattern it fits best, as the table says */
+		const double *sc = v->scores + (v->layer * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT;
+		int best = 0;
+		for (int p = 1; p < TRAIN_PAT_COUNT; p++)
+			if (sc[p] > sc[best])
+				best = p;
+		snprintf(title, sizeof title, "L%dH%d on the probe: %s %.2f", v->layer, i,
+		         train_pattern_name((enum train_pattern)best), sc[best]);
 		hm.m = v->pa[v->layer].weights + (size_t)i * c->n * c->n;
 		hm.title = title;
 		hm.title_attr = theme_head_attr(i);

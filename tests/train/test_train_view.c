@@ -56,7 +56,7 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	tui_check_keys(app, ".");
 	draw_at(app, 60, 200);
 	expect_text("step 1 paused", "one step");
-	expect_text("L1H0 on the probe", "a heatmap of the shown layer");
+	expect_text("L1H0 on the probe: ", "a heatmap of the shown layer, labelled by its pattern");
 	/* Space: the loop's idle call trains a slice; Space again pauses */
 	tui_check_keys(app, " ");
 	assert_true(train_view_idle(app));
