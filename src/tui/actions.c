@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "answer_prompt.h"
+#include "flash_view.h"
 #include "help.h"
 #include "learn.h"
 #include "menu.h"
@@ -252,6 +253,7 @@ static const struct action table[] = {
 	{ { 'v' }, "v", "Q/K/V", "Q, K or V (stages 1, 2)", NULL, "Move", 0, act_proj, 0, "qkv" },
 	{ { KEY_NPAGE }, "PgDn", "page", "page the heatmaps", "PgDn PgUp", "Move", 0, act_page, 1, "page-next" },
 	{ { KEY_PPAGE }, "PgUp", "page", "previous heatmaps", "", "Move", 0, act_page, -1, "page-prev" },
+	{ { 'F' }, "F", "flash", "FlashAttention tile by tile (Scores, Softmax)", NULL, "Move", 0, flash_view_open, 0, "flash" },
 	{ { KEY_MOUSE }, "mouse", "mouse", "click goes, wheel scrolls", NULL, "Move", 0, act_mouse, 0, "mouse" },
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", FL, act_edit, 0, "edit" },
 	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", F, act_nudge, 1, "nudge-up" },

@@ -89,6 +89,7 @@ enum app_mode {
 	MODE_VALUE,     /* prompt: a value for the cursor's cell (value_prompt.c) */
 	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
 	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
+	MODE_FLASH,     /* FlashAttention tile by tile, from Scores or Softmax (flash_view.c) */
 	MODE_COUNT
 };
 

@@ -18,6 +18,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_VALUE] = &value_prompt_mode,
 	[MODE_SCALE] = &scale_prompt_mode,
 	[MODE_ANSWER] = &answer_prompt_mode,
+	[MODE_FLASH] = &flash_mode,
 };
 
 const struct mode_ops *mode_ops(enum app_mode m)
