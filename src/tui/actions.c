@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "answer_prompt.h"
+#include "export_key.h"
 #include "help.h"
 #include "kv_view.h"
 #include "learn.h"
@@ -285,6 +286,7 @@ static const struct action table[] = {
 	{ { 'M' }, "M", "menu", "lesson menu: Up/Down or a number, Enter", NULL, "Lesson", L, act_menu, 0, "menu" },
 	{ { 'J' }, "J", "scroll", "scroll the lesson text down / up", "J K", "Lesson", 0, act_scroll, 3, "scroll-down" },
 	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, "scroll-up" },
+	{ { 'e' }, "e", "export", "write mha-tui-export.py (checks every number) and .svg", NULL, "Views", 0, export_key_run, 0, "export" },
 	{ { 'g' }, "g", "KV cache", "the KV cache at model scale, MHA / GQA / MQA", NULL, "Views", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, "counts" },
 };

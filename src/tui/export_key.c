@@ -1,0 +1,53 @@
+/*
+ * export_key.c - the workbench's export key (e): the current computation
+ * as mha-tui-export.py (a numpy script that checks every stage, export.h)
+ * and mha-tui-export.svg (the heads' heatmaps: the scores when the Scores
+ * stage is focused, else the weights), in the current directory, the same
+ * files as mha-tui --export py|svg. Written whole or not at all: each goes
+ * to a temporary name first and is renamed into place. No drawing here;
+ * the status line says what happened.
+ */
+#include "export_key.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "export.h"
+
+/* path.tmp, filled by write, renamed to path; 0 or an errno. */
+static int write_file(const char *path, const struct app *app, bool py)
+{
+	char tmp[256];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return errno ? errno : EIO;
+	enum mha_tensor stage = app->stage == PIPELINE_SCORES ? MHA_T_SCORES : MHA_T_WEIGHTS;
+	int rc = py ? export_py(f, &app->cfg, &app->w, &app->a)
+	            : export_svg(f, &app->cfg, &app->w, &app->a, stage);
+	int err = rc != 0 ? (errno ? errno : EIO) : 0;
+	if (fclose(f) != 0 && !err)
+		err = errno ? errno : EIO;
+	if (!err && rename(tmp, path) != 0)
+		err = errno ? errno : EIO;
+	if (err)
+		remove(tmp);
+	return err;
+}
+
+unsigned export_key_run(struct app *app, int arg, int key)
+{
+	(void)arg;
+	(void)key;
+	errno = 0;
+	int err = write_file(EXPORT_KEY_PY, app, true);
+	if (!err)
+		err = write_file(EXPORT_KEY_SVG, app, false);
+	if (err)
+		app_message(app, true, "export failed: %s (the current directory must be writable)", strerror(err));
+	else
+		app_message(app, false, "wrote %s (run it: checks every number), .svg (%s)", EXPORT_KEY_PY,
+		            app->stage == PIPELINE_SCORES ? "scores" : "weights");
+	return APP_REDRAW;
+}
