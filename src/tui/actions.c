@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "answer_prompt.h"
+#include "decode_view.h"
 #include "export_key.h"
 #include "help.h"
 #include "kv_view.h"
@@ -240,6 +241,9 @@ static const struct action table[] = {
 	{ { '?' }, "?", "help", "this help", NULL, "General", FL, act_help, 0, "help" },
 	{ { 'q' }, "q", "quit", "save the session and quit", NULL, "General", FL, act_quit, 0, "quit" },
 	{ { 'w' }, "w", "save", "save the session", NULL, "General", F, act_save, 0, "save" },
+	{ { 'e' }, "e", "export", "write .py check and .svg", NULL, "General", 0, export_key_run, 0, "export" },
+	{ { 'o' }, "o", "decode", "decode token by token", NULL, "General", 0, decode_view_toggle, 0, "decode" },
+	{ { 'g' }, "g", "KV cache", "KV cache at model scale", NULL, "General", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '\t' }, "Tab", "stage", "next / previous stage", "Tab S-Tab", "Move", F, act_stage, 1, "stage-next" },
 	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "", "Move", 0, act_stage, -1, "stage-prev" },
 	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7", "jump", "jump to a stage", NULL, "Move", 0, act_stage_jump, 0, "stage-jump" },
@@ -286,8 +290,6 @@ static const struct action table[] = {
 	{ { 'M' }, "M", "menu", "lesson menu: Up/Down or a number, Enter", NULL, "Lesson", L, act_menu, 0, "menu" },
 	{ { 'J' }, "J", "scroll", "scroll the lesson text down / up", "J K", "Lesson", 0, act_scroll, 3, "scroll-down" },
 	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, "scroll-up" },
-	{ { 'e' }, "e", "export", "write mha-tui-export.py (checks every number) and .svg", NULL, "Views", 0, export_key_run, 0, "export" },
-	{ { 'g' }, "g", "KV cache", "the KV cache at model scale, MHA / GQA / MQA", NULL, "Views", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, "counts" },
 };
 

@@ -90,6 +90,7 @@ enum app_mode {
 	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
 	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
 	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
+	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
 	MODE_COUNT
 };
 
@@ -139,6 +140,7 @@ struct app {
 	int heat_per_page;            /* as last drawn (for paging) */
 	int kv_context_shift;         /* KV-cache view: T = 4096 tokens x 2^this (kv_view.c) */
 	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
+	struct decode_state *decode;  /* the decode view's decoder while it is open (decode_view.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */

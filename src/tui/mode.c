@@ -9,6 +9,7 @@
 #include <curses.h>
 
 #include "actions.h"
+#include "decode_view.h"
 #include "help.h"
 #include "kv_view.h"
 
@@ -20,6 +21,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_SCALE] = &scale_prompt_mode,
 	[MODE_ANSWER] = &answer_prompt_mode,
 	[MODE_KVCACHE] = &kv_view_mode,
+	[MODE_DECODE] = &decode_view_mode,
 };
 
 const struct mode_ops *mode_ops(enum app_mode m)

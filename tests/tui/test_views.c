@@ -1,9 +1,15 @@
 /*
- * test_kv_view.c - the KV-cache view (g) on a virtual screen: FACTS.md's
- * LLaMA-2-70B figures (320 KiB a token in fp16, 1.25 GiB at 4,096 tokens,
- * 10 GiB as plain MHA) read on screen at 80x24 and 200x60, colour and
- * monochrome, every line whole; b and + / - change the type and the
- * context; g and Esc go back to the workbench; the byte formatter by hand.
+ * test_views.c - the views beyond the paper on a virtual screen, at 80x24
+ * and 200x60, colour and monochrome.
+ * KV cache (g): FACTS.md's LLaMA-2-70B figures (320 KiB a token in fp16,
+ * 1.25 GiB at 4,096 tokens, 10 GiB as plain MHA) read on screen, every line
+ * whole; b and + / - change the type and the context; g and Esc go back;
+ * the byte formatter by hand.
+ * Decode (o): the cache grows a token a step (Right), goes back (Left),
+ * restarts (0), stops at n; every decoded row is shown equal to the causal
+ * full pass, bit for bit; the step's FLOPs against a recompute; keys that
+ * would change the workbench do nothing there; o leaves and frees the
+ * decoder, and so does closing the app with the view open.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "decode_view.h"
 #include "draw.h"
 #include "kv_view.h"
 #include "mode.h"
@@ -103,12 +110,72 @@ static void test_bytes_read_as_people_write_them(void **state)
 	assert_string_equal(b, "7.5 GiB");
 }
 
+static int cached(struct app *app)
+{
+	render(app, 24, 80, false);
+	int len = -1, n = -1;
+	const char *p = strstr(screen, "\ndecode: ");
+	if (!p || sscanf(p + 1, "decode: %d of %d tokens cached", &len, &n) != 2) {
+		fputs(screen, stderr);
+		fail_msg("no decode status line (the screen is above)");
+	}
+	assert_int_equal(n, app->cfg.n);
+	return len;
+}
+
+static void test_the_cache_grows_and_every_row_equals_the_full_pass(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "o");
+	assert_int_equal(app->mode, MODE_DECODE);
+	assert_int_equal(cached(app), 1);
+	for (int t = 1; t < app->cfg.n; t++) {
+		tui_check_keys(app, " ");
+		assert_int_equal(cached(app), t + 1);
+		char want[96];
+		snprintf(want, sizeof want, "= row %d of the causal full pass, bit for bit", t);
+		if (!strstr(screen, want) || !strstr(screen, "recomputing the") || !strstr(screen, "cache  "))
+			fail_msg("step %d:\n%s", t, screen);
+	}
+	tui_check_keys(app, "   "); /* past n: stays at n */
+	assert_int_equal(cached(app), app->cfg.n);
+	tui_check_keys(app, "hh");
+	assert_int_equal(cached(app), app->cfg.n - 2);
+	tui_check_keys(app, "0");
+	assert_int_equal(cached(app), 1);
+	for (int mono = 0; mono < 2; mono++) {
+		render(app, 60, 200, mono);
+		assert_non_null(strstr(screen, "= row 0 of the causal full pass, bit for bit"));
+	}
+	tui_check_keys(app, "o");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_null(app->decode);
+	tui_check_close(app);
+}
+
+static void test_the_workbench_stays_as_it_is_while_decoding(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	struct mha_config before = app->cfg;
+	tui_check_keys(app, "o x]m");
+	assert_int_equal(app->mode, MODE_DECODE);
+	assert_int_equal(app->cfg.h, before.h);
+	assert_int_equal(app->cfg.causal, before.causal);
+	assert_false(app->cfg.head_off[0]);
+	assert_non_null(strstr(app->status, "Right next token"));
+	tui_check_close(app); /* with the view open: app_free frees the decoder */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_llama_figures_read_on_screen),
 		cmocka_unit_test(test_keys_change_type_and_context_and_leave),
 		cmocka_unit_test(test_bytes_read_as_people_write_them),
+		cmocka_unit_test(test_the_cache_grows_and_every_row_equals_the_full_pass),
+		cmocka_unit_test(test_the_workbench_stays_as_it_is_while_decoding),
 	};
-	return cmocka_run_group_tests_name("kv_view", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("views", tests, NULL, NULL);
 }
