@@ -2,8 +2,9 @@
  * export_key.c - the workbench's export key (e): the current computation
  * as mha-tui-export.py (a numpy script that checks every stage, export.h)
  * and mha-tui-export.svg (the heads' heatmaps: the scores when the Scores
- * stage is focused, else the weights), in the current directory, the same
- * files as mha-tui --export py|svg. Written whole or not at all: each goes
+ * stage is focused, else the weights), beside the session file (where w
+ * saves; the current directory when there is none), the same files as
+ * mha-tui --export py|svg. Written whole or not at all: each goes
  * to a temporary name first and is renamed into place. No drawing here;
  * the status line says what happened.
  */
@@ -18,7 +19,7 @@
 /* path.tmp, filled by write, renamed to path; 0 or an errno. */
 static int write_file(const char *path, const struct app *app, bool py)
 {
-	char tmp[256];
+	char tmp[4200];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
 	if (!f)
@@ -36,18 +37,31 @@ static int write_file(const char *path, const struct app *app, bool py)
 	return err;
 }
 
+/* dir/name into out: dir is the session file's directory ("" when none). */
+static void beside_session(const struct app *app, const char *name, char *out, size_t len)
+{
+	const char *s = app->session_path, *slash = s ? strrchr(s, '/') : NULL;
+	if (slash)
+		snprintf(out, len, "%.*s/%s", (int)(slash - s), s, name);
+	else
+		snprintf(out, len, "%s", name);
+}
+
 unsigned export_key_run(struct app *app, int arg, int key)
 {
 	(void)arg;
 	(void)key;
+	char py[4096], svg[4096];
+	beside_session(app, EXPORT_KEY_PY, py, sizeof py);
+	beside_session(app, EXPORT_KEY_SVG, svg, sizeof svg);
 	errno = 0;
-	int err = write_file(EXPORT_KEY_PY, app, true);
+	int err = write_file(py, app, true);
 	if (!err)
-		err = write_file(EXPORT_KEY_SVG, app, false);
+		err = write_file(svg, app, false);
 	if (err)
-		app_message(app, true, "export failed: %s (the current directory must be writable)", strerror(err));
+		app_message(app, true, "export failed: %s: %s", py, strerror(err));
 	else
-		app_message(app, false, "wrote %s (run it: checks every number), .svg (%s)", EXPORT_KEY_PY,
+		app_message(app, false, "wrote %s and .svg (%s)", py,
 		            app->stage == PIPELINE_SCORES ? "scores" : "weights");
 	return APP_REDRAW;
 }

@@ -1,9 +1,9 @@
 /*
  * test_export_key.c - e in the workbench: mha-tui-export.py and .svg
- * appear in the current directory, whole (the script holds every stage's
- * numbers, the picture every head), the SVG of the focused stage; the
- * status line says so within 80 columns; where nothing can be written it
- * says why and leaves no file behind.
+ * appear beside the session file (in the current directory without one),
+ * whole (the script holds every stage's numbers, the picture every head),
+ * the SVG of the focused stage; the status line says where; where nothing
+ * can be written it says why and leaves no file behind.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -37,10 +38,10 @@ static void test_e_writes_the_script_and_the_picture(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
+	app->session_path = NULL; /* the current directory */
 	tui_check_keys(app, "3e"); /* the Scores stage */
 	assert_false(app->status_error);
-	assert_true(strlen(app->status) <= 80);
-	assert_non_null(strstr(app->status, EXPORT_KEY_PY));
+	assert_string_equal(app->status, "wrote " EXPORT_KEY_PY " and .svg (scores)");
 	const char *py = slurp(EXPORT_KEY_PY);
 	assert_non_null(py);
 	for (const char *want = "Q_tui\0S_tui\0P_tui\0O_tui\0Concat_tui\0Y_tui\0check(\"W^O\"\0"; *want;
@@ -59,6 +60,16 @@ static void test_e_writes_the_script_and_the_picture(void **state)
 	}
 	tui_check_keys(app, "4e");
 	assert_non_null(strstr(slurp(EXPORT_KEY_SVG), "Softmax: P_i"));
+	/* with a session file: beside it */
+	assert_int_equal(mkdir("sub", 0700), 0);
+	app->session_path = "sub/session.txt";
+	tui_check_keys(app, "e");
+	assert_string_equal(app->status, "wrote sub/" EXPORT_KEY_PY " and .svg (weights)");
+	assert_non_null(slurp("sub/" EXPORT_KEY_PY));
+	assert_non_null(slurp("sub/" EXPORT_KEY_SVG));
+	remove("sub/" EXPORT_KEY_PY);
+	remove("sub/" EXPORT_KEY_SVG);
+	assert_int_equal(rmdir("sub"), 0);
 	tui_check_close(app);
 }
 
@@ -70,6 +81,7 @@ static void test_an_unwritable_place_is_said_and_leaves_nothing(void **state)
 	assert_int_equal(chdir(gone), 0);
 	assert_int_equal(rmdir(gone), 0); /* the current directory no longer exists */
 	struct app *app = tui_check_open(NULL);
+	app->session_path = NULL;
 	tui_check_keys(app, "e");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "export failed"));
