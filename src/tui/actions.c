@@ -18,6 +18,7 @@
 #include "export_key.h"
 #include "help.h"
 #include "kv_view.h"
+#include "mask_view.h"
 #include "learn.h"
 #include "menu.h"
 #include "mha.h"
@@ -243,6 +244,7 @@ static const struct action table[] = {
 	{ { 'w' }, "w", "save", "save the session", NULL, "General", F, act_save, 0, "save" },
 	{ { 'e' }, "e", "export", "write .py check and .svg", NULL, "General", 0, export_key_run, 0, "export" },
 	{ { 'o' }, "o", "decode", "decode token by token", NULL, "General", 0, decode_view_toggle, 0, "decode" },
+	{ { 'P' }, "P", "masks", "masks: padding, window", NULL, "General", 0, mask_view_toggle, 0, "masks" },
 	{ { 'g' }, "g", "KV cache", "KV cache at model scale", NULL, "General", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '\t' }, "Tab", "stage", "next / previous stage", "Tab S-Tab", "Move", F, act_stage, 1, "stage-next" },
 	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "", "Move", 0, act_stage, -1, "stage-prev" },

@@ -10,6 +10,9 @@
  * full pass, bit for bit; the step's FLOPs against a recompute; keys that
  * would change the workbench do nothing there; o leaves and frees the
  * decoder, and so does closing the app with the view open.
+ * Masks (P): the grid names what hides each cell (c causal, w window, p
+ * padding, x by hand); Space, p and ( ) change the configuration (and u
+ * undoes them); a padding first token under causal has no key and says so.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,7 @@
 #include "decode_view.h"
 #include "draw.h"
 #include "kv_view.h"
+#include "mask_view.h"
 #include "mode.h"
 #include "tui_check.h"
 #include "vscreen.h"
@@ -168,6 +172,41 @@ static void test_the_workbench_stays_as_it_is_while_decoding(void **state)
 	tui_check_close(app); /* with the view open: app_free frees the decoder */
 }
 
+static void test_the_mask_grid_says_what_hides_each_cell(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	struct mha_config c = app->cfg;
+	c.causal = true;
+	app_change_config(app, &c, "causal");
+	tui_check_keys(app, "P");
+	assert_int_equal(app->mode, MODE_MASK);
+	tui_check_keys(app, "p"); /* token 0 padding */
+	assert_true(mha_is_pad(&app->cfg, 0));
+	tui_check_keys(app, "jjl "); /* query 2 -> key 1 hidden by hand */
+	assert_true((app->cfg.hide[2] >> 1) & 1u);
+	tui_check_keys(app, "))");
+	assert_int_equal(app->cfg.window, 2);
+	for (int mono = 0; mono < 2; mono++) {
+		render(app, 24, 80, mono);
+		const char *want[] = { "p  c  c  c  c  c  no key: P row is 0", "p  #  c  c  c  c",
+		                       "w  x  #  c  c  c", "w  w  #  #  c  c" };
+		for (int k = 0; k < 4; k++)
+			if (!strstr(screen, want[k]))
+				fail_msg("the mask grid lacks '%s':\n%s", want[k], screen);
+		for (const char *p = screen; *p; p += strcspn(p, "\n") + 1)
+			if (strcspn(p, "\n") >= 80 && !strncmp(p, "mask", 4))
+				fail_msg("a line is cut at 80 columns: %.*s", 80, p);
+	}
+	render(app, 60, 200, false);
+	assert_non_null(strstr(screen, "no key: P row is 0"));
+	tui_check_keys(app, "u"); /* the window back to 1 */
+	assert_int_equal(app->cfg.window, 1);
+	tui_check_keys(app, "P");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_bytes_read_as_people_write_them),
 		cmocka_unit_test(test_the_cache_grows_and_every_row_equals_the_full_pass),
 		cmocka_unit_test(test_the_workbench_stays_as_it_is_while_decoding),
+		cmocka_unit_test(test_the_mask_grid_says_what_hides_each_cell),
 	};
 	return cmocka_run_group_tests_name("views", tests, NULL, NULL);
 }
