@@ -22,6 +22,7 @@
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
+#include "menu.h"
 #include "lesson.h"
 #include "mode.h"
 #include "session.h"
@@ -122,6 +123,9 @@ int tui_run(const struct tui_options *o)
 	char msg[MHA_MSG_MAX + 4096];
 	struct mha_config cfg;
 	struct mha_weights w;
+	/* nothing saved yet: the first run, which opens on the lesson menu */
+	bool first_run = !o->config_given && !o->load && !o->lesson &&
+	                 !(o->session_path && access(o->session_path, F_OK) == 0);
 	if (open_inputs(o, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	struct app app;
@@ -142,6 +146,8 @@ int tui_run(const struct tui_options *o)
 		}
 	} else if (!o->config_given && !o->load) {
 		learn_resume(&app); /* back where the learner left off */
+		if (first_run && (!app.learn.progress_path || access(app.learn.progress_path, F_OK) != 0))
+			menu_welcome(&app);
 	}
 	if (term_open(o->no_color, o->no_mouse, msg, sizeof msg) != 0) {
 		app_free(&app);
