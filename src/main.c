@@ -3,17 +3,20 @@
  * JSON dump, the lesson checker and the interactive workbench. Every
  * failure ends here with one line on stderr and exit 1 or 2.
  */
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "claim.h"
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
 #include "command.h"
 #include "dump.h"
+#include "export.h"
 #include "mha.h"
 #include "session.h"
 #include "tui.h"
@@ -52,6 +55,25 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 	return 0;
 }
 
+/* --export FORMAT FILE: the script or the picture of the computation. */
+static int write_export(const struct cli *cl, const struct mha_config *c,
+                        const struct mha_weights *w, const struct mha_acts *a)
+{
+	char msg[4200];
+	bool to_stdout = !strcmp(cl->export_file, "-");
+	FILE *f = to_stdout ? stdout : fopen(cl->export_file, "w");
+	if (!f) {
+		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
+		return fail(1, msg);
+	}
+	int rc = !strcmp(cl->export_format, "py") ? export_py(f, c, w, a)
+	       : export_svg(f, c, w, a, cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
+	if (!to_stdout && fclose(f) != 0)
+		rc = -1;
+	snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
+	return rc == 0 ? 0 : fail(1, msg);
+}
+
 static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
                          const struct mha_acts *a);
 static int run_training(const struct cli *cl);
@@ -69,7 +91,9 @@ static int run_dump(const struct cli *cl)
 		return fail(1, "out of memory for the activations");
 	}
 	mha_forward(&c, &w, &a);
-	if (cl->grad)
+	if (cl->mode == CLI_EXPORT)
+		rc = write_export(cl, &c, &w, &a);
+	else if (cl->grad)
 		rc = run_dump_grad(&c, &w, &a);
 	else
 		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
@@ -95,28 +119,82 @@ static int start_with_text(const struct cli *cl, struct tui_options *o, char *ms
 	return rc;
 }
 
+/* The session an autosave belongs to: "X.autosave" -> "X"; else path. */
+static const char *owner_of(const char *path, char *buf, size_t len)
+{
+	static const char ext[] = ".autosave";
+	size_t n = strlen(path), e = sizeof ext - 1;
+	if (n <= e || strcmp(path + n - e, ext) != 0 || n - e >= len)
+		return path;
+	snprintf(buf, len, "%.*s", (int)(n - e), path);
+	return buf;
+}
+
+/* The workbench. The file a session came from is the one it saves to
+ * (an autosave's: the session it belongs to); another instance's file is
+ * never saved over (claim.h: the next free name, said on exit); a run
+ * from flags keeps the session it replaces as a numbered backup (said on
+ * exit); with no state directory it runs, and says it cannot save. */
 static int run_tui(const struct cli *cl)
 {
-	char path[4096], msg[MHA_MSG_MAX + 4096];
+	char path[4096], owner[4096], claimed[4096], backup[4096] = "", msg[MHA_MSG_MAX + 8192];
+	const char *held = NULL;
 	struct tui_options o = {
 		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
 		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
 		.no_mouse = cl->no_mouse,
 		.lesson = cl->lesson, .lessons_dir = cl->lessons_dir,
 	};
-	if (cl->load) {
-		o.session_path = cl->load;
-	} else {
-		if (session_default_path(path, sizeof path, msg, sizeof msg) != 0)
-			return fail(1, msg);
+	if (cl->load)
+		o.session_path = owner_of(cl->load, owner, sizeof owner);
+	else if (session_default_path(path, sizeof path, msg, sizeof msg) == 0)
 		o.session_path = path;
+	else
+		fail(0, msg); /* said before the screen opens; q then says it again */
+	int holder = 0, other = 0;
+	if (o.session_path) {
+		other = claim_session(o.session_path, claimed, sizeof claimed, &holder);
+		if (other == 1) {
+			/* start from the file the other instance holds, save beside it */
+			if (!o.load && !o.config_given && access(o.session_path, F_OK) == 0)
+				o.load = o.session_path;
+			held = o.session_path;
+			o.session_path = claimed;
+		} else if (o.config_given && !o.load && access(o.session_path, F_OK) == 0) {
+			claim_backup(o.session_path, backup, sizeof backup);
+		}
 	}
 	if (cl->text) {
+		if (!o.session_path)
+			return fail(1, "--text needs a session file to start from: set XDG_STATE_HOME or HOME");
 		int rc = start_with_text(cl, &o, msg, sizeof msg);
 		if (rc)
 			return rc;
 	}
-	return tui_run(&o);
+	int rc = tui_run(&o);
+	if (backup[0] && claim_backup_settle(o.session_path, backup)) {
+		snprintf(msg, sizeof msg, "the session this run replaced (%.4000s) is kept as %.4000s", o.session_path,
+		         backup);
+		fail(0, msg);
+	}
+	if (other == 1) {
+		snprintf(msg, sizeof msg, "%.4000s is open in another mha-tui (pid %d): this run saved to %.4000s instead",
+		         held, holder, claimed);
+		fail(0, msg);
+	}
+	return rc;
+}
+
+/* What went to stdout reached it: a full disk or a closed stdout is an
+ * error (exit 1), not a silent success. */
+static int flushed(int rc)
+{
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "cannot write to standard output: %s", strerror(errno));
+		return fail(1, msg);
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -132,17 +210,18 @@ int main(int argc, char **argv)
 	switch (cl.mode) {
 	case CLI_HELP:
 		fputs(cli_usage, stdout);
-		return 0;
+		return flushed(0);
 	case CLI_VERSION:
 		printf("mha-tui %s\n", MHA_VERSION);
-		return 0;
+		return flushed(0);
 	case CLI_DUMP:
-		return run_dump(&cl);
+	case CLI_EXPORT:
+		return flushed(run_dump(&cl));
 	case CLI_CHECK_LESSONS:
-		return lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr);
+		return flushed(lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr));
 	case CLI_TRAIN:
 	case CLI_ABLATE:
-		return run_training(&cl);
+		return flushed(run_training(&cl));
 	case CLI_TUI:
 		break;
 	}

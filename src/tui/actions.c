@@ -16,12 +16,14 @@
 #include "answer_prompt.h"
 #include "heat_view.h"
 #include "help.h"
+#include "kv_view.h"
 #include "learn.h"
 #include "menu.h"
 #include "mha.h"
 #include "scale_prompt.h"
 #include "shape.h"
 #include "value_prompt.h"
+#include "train_view.h"
 #include "workbench.h"
 
 #define NUDGE 0.1f
@@ -297,7 +299,9 @@ static const struct action table[] = {
 	{ { 'M' }, "M", "menu", "lesson menu: Up/Down or a number, Enter", NULL, "Lesson", FL, act_menu, 0, "menu" },
 	{ { 'J' }, "J", "scroll", "scroll the lesson text down / up", "J K", "Lesson", 0, act_scroll, 3, "scroll-down" },
 	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, "scroll-up" },
+	{ { 'g' }, "g", "KV cache", "the KV cache at model scale, MHA / GQA / MQA", NULL, "Views", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, "counts" },
+	{ { 'G' }, "G", "train", "watch a tiny model's heads learn", NULL, "Train", 0, train_view_open, 0, "train" },
 };
 
 /* mha_weights_carry's rule (src/core/mha.h) */

@@ -19,7 +19,9 @@
 
 #include <cmocka.h>
 
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 #include "pane.h"
 
@@ -90,8 +92,8 @@ static long cells_of(const struct lesson_step *s, const struct lesson_edit *e, b
 {
 	struct mha_shape sh = mha_tensor_shape(&s->cfg, e->ref.t);
 	int lo, hi, lo2, hi2;
-	if (!range_resolve(e->ref.r[1], sh.rows, &lo, &hi) ||
-	    !range_resolve(e->ref.r[2], sh.cols, &lo2, &hi2))
+	if (!lesson_range_resolve(e->ref.r[1], sh.rows, &lo, &hi) ||
+	    !lesson_range_resolve(e->ref.r[2], sh.cols, &lo2, &hi2))
 		return 0;
 	*whole = lo == 0 && hi == sh.rows - 1 && lo2 == 0 && hi2 == sh.cols - 1;
 	return (long)(hi - lo + 1) * (hi2 - lo2 + 1);
@@ -208,7 +210,7 @@ static int verbatim_fits(const struct lesson *l, int si)
 		if (t.lines[i].kind != LESSON_LINE_VERBATIM)
 			continue;
 		checked++;
-		if (text_width(t.lines[i].text) > PANE_WIDTH)
+		if (lesson_utf8_width(t.lines[i].text) > PANE_WIDTH)
 			fail_msg("%s step '%s': verbatim line wider than %d columns: \"%s\"", l->stem,
 			         l->steps[si].id, PANE_WIDTH, t.lines[i].text);
 	}
@@ -231,7 +233,7 @@ static void test_lesson_titles_fit_the_narrow_pane_heading(void **state)
 		char heading[256];
 		snprintf(heading, sizeof heading, "Lesson %d: %s", set.lessons[li].number,
 		         set.lessons[li].title);
-		if (text_width(heading) > PANE_WIDTH)
+		if (lesson_utf8_width(heading) > PANE_WIDTH)
 			fail_msg("%s: \"%s\" is wider than the %d-column pane: shorten the title",
 			         set.lessons[li].stem, heading, PANE_WIDTH);
 	}
