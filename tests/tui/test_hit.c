@@ -306,7 +306,7 @@ static void test_a_key_hint_clicked_is_its_key_and_the_help_scrolls_by_wheel(voi
 	app_mouse(app, y, x + 3, HIT_CLICK);
 	assert_true(app->help_open);
 	draw(app, 24, 80);
-	assert_non_null(strstr(screen, "mouse       click goes, wheel scrolls"));
+	assert_non_null(strstr(screen, "Tab S-Tab   next / previous stage"));
 	app_mouse(app, 10, 10, HIT_WHEEL_DOWN);
 	assert_int_equal(app->help_scroll, 3);
 	app_mouse(app, 10, 10, HIT_WHEEL_UP);
