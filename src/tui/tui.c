@@ -178,8 +178,15 @@ int tui_run(const struct tui_options *o)
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
-		int key = getch();
+		int key = term_getch();
 		app.now_ms = term_now_ms();
+		if (key >= TERM_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
+			int ch = key - TERM_KEY_ALT;
+			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch > 32 && ch < 127 ? ch : '?',
+			            actions_key_name("help"));
+			dirty = true;
+			continue;
+		}
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
 		dirty = key != ERR || (app.now_ms < until + 250);
