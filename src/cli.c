@@ -24,6 +24,10 @@ const char cli_usage[] =
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
 	"                                   print the whole computation as JSON and exit\n"
+	"  mha-tui --export py|svg FILE [configuration flags | --load FILE] [--stage S]\n"
+	"                                   write a numpy script that checks every number,\n"
+	"                                   or the heads' heatmaps of stage S (weights or\n"
+	"                                   scores) as SVG; FILE - is standard output\n"
 	"  mha-tui --check-lessons [DIR]    validate lesson files\n"
 	"  mha-tui --dump json --grad [configuration flags]\n"
 	"                                   the dump with the gradients of L = 1/2 sum(Y^2)\n"
@@ -115,7 +119,7 @@ static const struct flag flags[] = {
 	{ "--dump", true, false }, { "--check-lessons", false, false }, { "--no-color", false, false },
 	{ "--no-mouse", false, false },
 	{ "--pad", true, true }, { "--window", true, true }, { "--text", true, true },
-	{ "--bias", false, true },
+	{ "--bias", false, true }, { "--export", true, false }, { "--stage", true, false },
 	{ "--help", false, false }, { "--version", false, false },
 	{ "--grad", false, false }, { "--train", true, false }, { "--ablate", true, false },
 	{ "--layers", true, false }, { "--steps", true, false }, { "--save", true, false },
@@ -255,7 +259,25 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--no-mouse")) out->no_mouse = true;
 		else if (!strcmp(name, "--help"))     want_help = true;
 		else if (!strcmp(name, "--version"))  want_version = true;
-		else if (!strcmp(name, "--dump")) {
+		else if (!strcmp(name, "--stage")) {
+			if (strcmp(val, "scores") != 0 && strcmp(val, "weights") != 0)
+				return usage_error(msg, len, "--stage '%.40s' is not a stage to export: "
+				                   "allowed scores, weights%s", val, "");
+			out->export_scores = !strcmp(val, "scores");
+		} else if (!strcmp(name, "--export")) {
+			if (strcmp(val, "py") != 0 && strcmp(val, "svg") != 0)
+				return usage_error(msg, len, "--export '%.40s' is not a format: allowed py, svg "
+				                   "(txt comes with the screen's export key)%s", val, "");
+			if (i + 1 >= argc || argv[i + 1][0] == '\0')
+				return usage_error(msg, len, "--export %.40s needs a FILE after the format "
+				                   "(- for standard output)%s", val, "");
+			if (out->mode != CLI_TUI)
+				return usage_error(msg, len, "--export cannot be combined with --dump or "
+				                   "--check-lessons%s%s", "", "");
+			out->export_format = val;
+			out->export_file = argv[++i];
+			out->mode = CLI_EXPORT;
+		} else if (!strcmp(name, "--dump")) {
 			if (strcmp(val, "json") != 0)
 				return usage_error(msg, len, "--dump '%.40s' is not a format: allowed json%s", val, "");
 			out->mode = CLI_DUMP;
@@ -281,6 +303,13 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (out->lesson && out->text)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --text%s: "
 		                   "a lesson sets up its own tokens", out->lesson, "");
+	if (out->lesson && out->mode == CLI_EXPORT)
+		return usage_error(msg, len, "--lesson %.40s cannot be combined with --export%s", out->lesson, "");
+	if (out->export_format && out->mode != CLI_EXPORT)
+		return usage_error(msg, len, "--export cannot be combined with --dump, --train or "
+		                   "--check-lessons%s%s", "", "");
+	if (out->export_scores && (!out->export_format || strcmp(out->export_format, "svg") != 0))
+		return usage_error(msg, len, "--stage goes with --export svg FILE%s%s", "", "");
 	if (out->lesson && (out->load || out->mode == CLI_DUMP))
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");

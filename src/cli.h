@@ -11,7 +11,7 @@
 #include "mha.h"
 
 enum cli_mode { CLI_TUI, CLI_DUMP, CLI_CHECK_LESSONS, CLI_HELP, CLI_VERSION,
-                CLI_TRAIN, CLI_ABLATE };
+                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT };
 
 struct cli {
 	enum cli_mode mode;
@@ -34,6 +34,9 @@ struct cli {
 		bool seed_given;     /* --seed was given (cfg.seed holds it) */
 	} train;
 	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
+	const char *export_format; /* --export FORMAT FILE: "py" or "svg" */
+	const char *export_file;   /*   FILE ("-": standard output) */
+	bool export_scores;        /* --stage scores: the SVG shows S (default P) */
 };
 
 /* Returns 0, or 2 (usage error) with a one-line message naming the flag,

@@ -16,6 +16,7 @@
 #include "checker.h"
 #include "command.h"
 #include "dump.h"
+#include "export.h"
 #include "mha.h"
 #include "session.h"
 #include "tui.h"
@@ -54,6 +55,25 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 	return 0;
 }
 
+/* --export FORMAT FILE: the script or the picture of the computation. */
+static int write_export(const struct cli *cl, const struct mha_config *c,
+                        const struct mha_weights *w, const struct mha_acts *a)
+{
+	char msg[4200];
+	bool to_stdout = !strcmp(cl->export_file, "-");
+	FILE *f = to_stdout ? stdout : fopen(cl->export_file, "w");
+	if (!f) {
+		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
+		return fail(1, msg);
+	}
+	int rc = !strcmp(cl->export_format, "py") ? export_py(f, c, w, a)
+	       : export_svg(f, c, w, a, cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
+	if (!to_stdout && fclose(f) != 0)
+		rc = -1;
+	snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
+	return rc == 0 ? 0 : fail(1, msg);
+}
+
 static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
                          const struct mha_acts *a);
 static int run_training(const struct cli *cl);
@@ -71,7 +91,9 @@ static int run_dump(const struct cli *cl)
 		return fail(1, "out of memory for the activations");
 	}
 	mha_forward(&c, &w, &a);
-	if (cl->grad)
+	if (cl->mode == CLI_EXPORT)
+		rc = write_export(cl, &c, &w, &a);
+	else if (cl->grad)
 		rc = run_dump_grad(&c, &w, &a);
 	else
 		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
@@ -193,6 +215,7 @@ int main(int argc, char **argv)
 		printf("mha-tui %s\n", MHA_VERSION);
 		return flushed(0);
 	case CLI_DUMP:
+	case CLI_EXPORT:
 		return flushed(run_dump(&cl));
 	case CLI_CHECK_LESSONS:
 		return flushed(lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr));

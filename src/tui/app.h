@@ -92,6 +92,7 @@ enum app_mode {
 	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
 	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
 	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
+	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
 	MODE_COUNT
 };
 
@@ -140,6 +141,9 @@ struct app {
 
 	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */
+	int kv_context_shift;         /* KV-cache view: T = 4096 tokens x 2^this (kv_view.c) */
+	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
+	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */

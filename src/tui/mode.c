@@ -10,6 +10,7 @@
 
 #include "actions.h"
 #include "help.h"
+#include "kv_view.h"
 
 /* Adding a mode: its row here (and in enum app_mode, app.h). */
 static const struct mode_ops *const modes[MODE_COUNT] = {
@@ -19,6 +20,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_SCALE] = &scale_prompt_mode,
 	[MODE_ANSWER] = &answer_prompt_mode,
 	[MODE_TRAIN] = &train_mode,
+	[MODE_KVCACHE] = &kv_view_mode,
 };
 
 const struct mode_ops *mode_ops(enum app_mode m)

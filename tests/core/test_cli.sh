@@ -200,6 +200,14 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["X"]; sys.ex
 else
 	fail "--text: labels are not the words, or 'the' has two different rows of X"
 fi
+expect_error 2 "--pad" --dump json --pad 1,,2
+expect_error 2 "--pad 6 is not a token" --dump json --pad 6
+expect_error 2 "--window" --dump json --window 65
+expect_error 2 "--export 'txt'" --export txt x.txt
+expect_error 2 "needs a FILE" --export py
+expect_error 2 "cannot be combined" --dump json --export py x.py
+expect_error 2 "--stage goes with --export svg" --dump json --stage scores
+expect_error 2 "--stage 'concat'" --export svg x.svg --stage concat
 expect_error 2 "--text" --dump json --text "   "
 expect_error 2 "disagrees" --dump json --text "a b" --tokens 3
 

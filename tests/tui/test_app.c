@@ -195,6 +195,20 @@ static void test_a_head_switched_off_gives_a_zero_concat_block(void **state)
 	tui_check_close(app);
 }
 
+/* Ctrl-L redraws, as in every terminal program, and changes nothing else. */
+static void test_ctrl_l_redraws_and_changes_nothing(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	float x0 = app->w.x[0];
+	enum pipeline_stage st = app->stage;
+	assert_true(tui_check_keys(app, "\x0c") & APP_REDRAW);
+	assert_float_equal(app->w.x[0], x0, 0.0f);
+	assert_int_equal(app->stage, st);
+	assert_string_equal(actions_key_name("redraw"), "C-l");
+	tui_check_close(app);
+}
+
 static void test_reseed_and_reset_redraw_the_inputs_and_undo(void **state)
 {
 	(void)state;
@@ -524,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_tweaks_are_explained_not_applied),
 		cmocka_unit_test(test_a_head_switched_off_gives_a_zero_concat_block),
 		cmocka_unit_test(test_reseed_and_reset_redraw_the_inputs_and_undo),
+		cmocka_unit_test(test_ctrl_l_redraws_and_changes_nothing),
 		cmocka_unit_test(test_every_action_has_a_help_line_and_n_says_no_lesson),
 		cmocka_unit_test(test_save_writes_a_session_that_loads_back),
 		cmocka_unit_test(test_edits_are_autosaved_every_20_and_on_a_change_of_shape),
