@@ -588,6 +588,31 @@ static void d_choice(struct parser *ps, const char *arg)
 	c->text = lesson_parser_need(ps, lesson_arena_strdup(ps->a, text));
 }
 
+/* @feedback KEY TEXT: what the pane says to that wrong answer. */
+static void d_feedback(struct parser *ps, const char *arg)
+{
+	struct lesson_question *q = question(ps, "feedback");
+	if (!q)
+		return;
+	size_t n = strcspn(arg, " \t");
+	const char *text = lesson_skip_blanks(arg + n);
+	if (n == 0 || n > 24 || !*text) {
+		lesson_parser_err(ps, ps->line, "@feedback takes a wrong choice's key (or a wrong number) and "
+		                  "why it is wrong: @feedback b that is the standard deviation");
+		return;
+	}
+	for (int i = 0; i < q->nfeedback; i++)
+		if (strlen(q->feedback[i].key) == n && !strncmp(q->feedback[i].key, arg, n))
+			lesson_parser_err(ps, ps->line, "@feedback for '%.24s' given twice", arg);
+	struct lesson_feedback *f = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&q->feedback,
+	                                                &q->nfeedback, &ps->step_caps.feedback, sizeof *f));
+	if (!f)
+		return;
+	f->key = lesson_parser_need(ps, lesson_arena_strndup(ps->a, arg, n));
+	f->text = lesson_parser_need(ps, lesson_arena_strdup(ps->a, text));
+	f->line = ps->line;
+}
+
 static void d_answer(struct parser *ps, const char *arg)
 {
 	struct lesson_question *q = question(ps, "answer");
@@ -642,6 +667,7 @@ static const struct directive {
 	{ "goal", d_goal, STEP }, { "hint", d_hint, STEP }, { "solution", d_solution, STEP },
 	{ "question", d_question, STEP }, { "choice", d_choice, STEP },
 	{ "answer", d_answer, STEP }, { "include", d_include, STEP },
+	{ "feedback", d_feedback, STEP },
 };
 enum { NDIRECTIVES = sizeof directives / sizeof directives[0] };
 

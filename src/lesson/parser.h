@@ -10,7 +10,7 @@
 #include "lesson_int.h"
 
 struct caps { /* capacities of the arrays being grown */
-	int ops, labels, marks, goals, hints, solution, hides, choices;
+	int ops, labels, marks, goals, hints, solution, hides, choices, feedback;
 };
 
 struct parser {
