@@ -566,17 +566,28 @@ static struct lesson_question *question(struct parser *ps, const char *what)
 	return q;
 }
 
+/* "KEY TEXT" (@choice, @feedback): KEY's length in *n and TEXT, or NULL
+ * (said with usage) when either is missing or KEY is longer than max. */
+static const char *key_and_text(struct parser *ps, const char *arg, size_t max, size_t *n,
+                                const char *usage)
+{
+	*n = strcspn(arg, " \t");
+	const char *text = lesson_skip_blanks(arg + *n);
+	if (*n == 0 || *n > max || !*text) {
+		lesson_parser_err(ps, ps->line, "%s", usage);
+		return NULL;
+	}
+	return text;
+}
+
 static void d_choice(struct parser *ps, const char *arg)
 {
 	struct lesson_question *q = question(ps, "choice");
-	if (!q)
+	size_t n;
+	const char *text = q ? key_and_text(ps, arg, 8, &n, "@choice takes a short key and its text: "
+	                                    "@choice a the previous token") : NULL;
+	if (!text)
 		return;
-	size_t n = strcspn(arg, " \t");
-	const char *text = lesson_skip_blanks(arg + n);
-	if (n == 0 || n > 8 || !*text) {
-		lesson_parser_err(ps, ps->line, "@choice takes a short key and its text: @choice a the previous token");
-		return;
-	}
 	for (int i = 0; i < q->nchoices; i++)
 		if (strlen(q->choices[i].key) == n && !strncmp(q->choices[i].key, arg, n))
 			lesson_parser_err(ps, ps->line, "choice '%.8s' given twice", arg);
@@ -592,15 +603,12 @@ static void d_choice(struct parser *ps, const char *arg)
 static void d_feedback(struct parser *ps, const char *arg)
 {
 	struct lesson_question *q = question(ps, "feedback");
-	if (!q)
+	size_t n;
+	const char *text = q ? key_and_text(ps, arg, 24, &n, "@feedback takes a wrong choice's key (or a "
+	                                    "wrong number) and why it is wrong: @feedback b that is the "
+	                                    "standard deviation") : NULL;
+	if (!text)
 		return;
-	size_t n = strcspn(arg, " \t");
-	const char *text = lesson_skip_blanks(arg + n);
-	if (n == 0 || n > 24 || !*text) {
-		lesson_parser_err(ps, ps->line, "@feedback takes a wrong choice's key (or a wrong number) and "
-		                  "why it is wrong: @feedback b that is the standard deviation");
-		return;
-	}
 	for (int i = 0; i < q->nfeedback; i++)
 		if (strlen(q->feedback[i].key) == n && !strncmp(q->feedback[i].key, arg, n))
 			lesson_parser_err(ps, ps->line, "@feedback for '%.24s' given twice", arg);

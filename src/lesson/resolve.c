@@ -85,6 +85,14 @@ static void check_cond(struct parser *ps, const struct lesson_step *s, const str
 		lesson_parser_err(ps, c->line, "@goal answer needs a @question in the step");
 }
 
+static bool is_choice(const struct lesson_question *q, const char *key)
+{
+	for (int i = 0; i < q->nchoices; i++)
+		if (!strcmp(q->choices[i].key, key))
+			return true;
+	return false;
+}
+
 static void check_question(struct parser *ps, struct lesson_step *s, struct caps *caps)
 {
 	struct lesson_question *q = s->question;
@@ -104,10 +112,7 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	if (q->nchoices == 1)
 		lesson_parser_err(ps, q->line, "a multiple-choice question needs at least two @choice lines");
 	if (q->nchoices > 0) {
-		int i = 0;
-		while (i < q->nchoices && strcmp(q->choices[i].key, q->answer) != 0)
-			i++;
-		if (i == q->nchoices)
+		if (!is_choice(q, q->answer))
 			lesson_parser_err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
 	} else {
 		const char *p = q->answer;
@@ -121,10 +126,7 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 		struct lesson_feedback *f = &q->feedback[i];
 		const char *p = f->key;
 		if (q->nchoices > 0) {
-			int k = 0;
-			while (k < q->nchoices && strcmp(q->choices[k].key, f->key) != 0)
-				k++;
-			if (k == q->nchoices)
+			if (!is_choice(q, f->key))
 				lesson_parser_err(ps, f->line, "@feedback '%.24s' is not one of the choices' keys", f->key);
 			else if (!strcmp(f->key, q->answer))
 				lesson_parser_err(ps, f->line, "@feedback '%.24s' is the right answer: feedback is for "
