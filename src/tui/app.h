@@ -93,6 +93,7 @@ enum app_mode {
 	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
 	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
 	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
+	MODE_FLASH,     /* FlashAttention tile by tile, from Scores or Softmax (flash_view.c) */
 	MODE_COUNT
 };
 
