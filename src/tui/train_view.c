@@ -413,15 +413,25 @@ static bool train_status(const struct app *app, struct rect r)
 		draw_put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
 		return true;
 	}
-	draw_put(r.y, r.x, r.w, "Space run  . step  h head  x off/on  i importance  r c l  o workbench  Esc",
-	         theme_attr(ROLE_HINT));
+	draw_put(r.y, r.x, r.w, "r restart  c task  l layer   scores: mean attention on the expected key",
+	         theme_attr(ROLE_DIM));
 	return true;
+}
+
+/* This screen's own keys on the hint line (the workbench's would mislead). */
+static void train_hints(const struct app *app, struct rect r, struct hit_map *hits)
+{
+	(void)app;
+	(void)hits;
+	draw_put(r.y, r.x, r.w, "Space run  . step  h head  x off/on  i importance  o workbench  Esc back  ? q",
+	         theme_attr(ROLE_HINT));
 }
 
 const struct mode_ops train_mode = {
 	.name = "training",
 	.key = train_key,
 	.status = train_status,
+	.hints = train_hints,
 	.layout = train_layout,
 	.body = train_body,
 };
