@@ -18,13 +18,14 @@
 #include "dump.h"
 #include "export.h"
 #include "mha.h"
+#include "report.h"
 #include "session.h"
 #include "tui.h"
 
 /* One line on stderr; what the message quotes cannot drive the terminal. */
 static int fail(int status, const char *msg)
 {
-	return mha_text_report(stderr, status, msg);
+	return report_line(stderr, status, msg);
 }
 
 /* Configuration and inputs from --load FILE, or from the flags and seed. */

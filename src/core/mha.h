@@ -27,7 +27,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 enum {
 	MHA_MAX_TOKENS = 64,   /* n in 1..64 */
@@ -393,10 +392,6 @@ enum mha_status mha_scan_number(const char *text, const char **end, double *out)
  * '?', in place: a message that quotes what the user typed or a file held
  * can then never move the cursor or clear the screen when printed. */
 void mha_text_clean(char *s);
-
-/* The program's one-line report on err: "mha-tui: MSG", cleaned as
- * above. Returns status, so a caller can `return mha_text_report(...)`. */
-int mha_text_report(FILE *err, int status, const char *msg);
 
 const char *mha_strerror(enum mha_status s);
 

@@ -3,8 +3,8 @@
  * Strict: a decimal number and nothing else, finite, within MHA_VALUE_MAX.
  * mha_scan_number is its first half, for a number inside a longer line
  * (the lesson lexer's): it reads the number and says where it ends.
- * Also the cleaning of a message for print (mha_text_clean) and the
- * program's one-line error report built on it.
+ * Also the cleaning of a message for print (mha_text_clean); the printing
+ * itself is the store's (report.h): the core never prints.
  * The program never sets LC_NUMERIC, so strtod reads '.' as the decimal
  * point whatever the user's locale.
  */
@@ -32,15 +32,6 @@ void mha_text_clean(char *s)
 	for (; *s; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			*s = '?';
-}
-
-int mha_text_report(FILE *err, int status, const char *msg)
-{
-	char line[8192];
-	snprintf(line, sizeof line, "%s", msg);
-	mha_text_clean(line);
-	fprintf(err, "mha-tui: %s\n", line);
-	return status;
 }
 
 enum mha_status mha_scan_number(const char *text, const char **end, double *out)

@@ -27,6 +27,7 @@
 #include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
+#include "report.h"
 #include "session.h"
 #include "term.h"
 
@@ -34,7 +35,7 @@
  * quotes cannot drive the terminal. Returns status. */
 static int report(int status, const char *msg)
 {
-	return mha_text_report(stderr, status, msg);
+	return report_line(stderr, status, msg);
 }
 
 /* A mouse event from curses, as app_mouse takes it: button 1 pressed is a
