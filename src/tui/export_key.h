@@ -1,5 +1,5 @@
 /*
- * export_key.h - e in the workbench: the numpy script and the SVG of what
+ * export_key.h - E in the workbench: the numpy script and the SVG of what
  * is on screen, written beside the session file (export_key.c).
  */
 #ifndef EXPORT_KEY_H
