@@ -41,6 +41,9 @@ struct mode_ops {
 	void (*body)(const struct app *app, const struct body_layout *b, struct hit_map *hits);
 	/* The side pane in r; returns how far its text scrolls. */
 	int (*pane)(const struct app *app, struct rect r, struct hit_map *hits);
+	/* The key hints on the bottom line; NULL all along the line: the
+	 * action table's (draw.c), which every mode so far uses. */
+	void (*hints)(const struct app *app, struct rect r, struct hit_map *hits);
 };
 
 /* The modes, one file each. */
