@@ -323,11 +323,11 @@ void flash_tiles_auto(int n, int dk, int lanes, int *br, int *bc)
 		c = align;
 	/* the score tile, br bc floats, in another quarter of L2: each query
 	 * tile reads all of K and V from L3, so more rows per tile mean fewer
-	 * passes (measured: 96 rows beat 48 by 5-20% at n = 4096, and 24 by
-	 * 30% with AVX2); br a multiple of 24, which the kernels' 6- and
-	 * 8-row register tiles divide */
+	 * passes (measured with AVX2: 96 rows beat 24 by 30% at n = 4096, 192
+	 * beat 96 by 0-6%); br a multiple of 24, which the kernels' 6- and
+	 * 8-row register tiles divide; at most 192 */
 	long r = l2 / 4 / (c * (long)sizeof(float)) / 24 * 24;
-	r = r < 24 ? 24 : r > 96 ? 96 : r;
+	r = r < 24 ? 24 : r > 192 ? 192 : r;
 	*bc = (int)(c < n ? c : n);
 	*br = (int)(r < n ? r : n);
 }
