@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "draw.h"
 #include "vscreen.h"
@@ -63,13 +64,13 @@ int bench_ui_measure(int n, int d, int h, int reps, double *median_ms, double *p
 	for (int i = 0; i < reps; i++) {
 		double t0 = now_ms();
 		/* the edit: nudge X[0][0] up, then back down, on the Projection stage */
-		app->stage = STAGE_PROJECTION;
+		app->stage = PIPELINE_PROJECTION;
 		unsigned f = app_key(app, i % 2 ? '-' : '+');
 		if (f & APP_RECOMPUTE)
 			app_recompute(app);
 		/* the redraw: the stage with the most on screen */
-		app->stage = STAGE_SOFTMAX;
-		draw_screen(app, SCREEN_ROWS, SCREEN_COLS);
+		app->stage = PIPELINE_SOFTMAX;
+		draw_screen_hits(app, SCREEN_ROWS, SCREEN_COLS, NULL);
 		wnoutrefresh(stdscr);
 		doupdate();
 		t[i] = now_ms() - t0;

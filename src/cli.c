@@ -4,6 +4,7 @@
  * here and nothing exits.
  */
 #include "cli.h"
+#include "train.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,12 +18,24 @@ const char cli_usage[] =
 	"  mha-tui                          resume where you left off, or open the lesson menu\n"
 	"  mha-tui --lesson ID              open lesson ID (number or name)\n"
 	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
-	"          [--causal] [--top-k K] [--no-scale] [--seed S]\n"
+	"          [--causal] [--top-k K] [--no-scale] [--seed S] [--pad LIST] [--window W]\n"
+	"          [--text \"WORDS\"] [--bias]\n"
 	"                                   open the workbench with that configuration\n"
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
 	"                                   print the whole computation as JSON and exit\n"
+	"  mha-tui --export py|svg FILE [configuration flags | --load FILE] [--stage S]\n"
+	"                                   write a numpy script that checks every number,\n"
+	"                                   or the heads' heatmaps of stage S (weights or\n"
+	"                                   scores) as SVG; FILE - is standard output\n"
 	"  mha-tui --check-lessons [DIR]    validate lesson files\n"
+	"  mha-tui --dump json --grad [configuration flags]\n"
+	"                                   the dump with the gradients of L = 1/2 sum(Y^2)\n"
+	"  mha-tui --train TASK [--layers 1|2] [--heads H] [--d-model D] [--steps N]\n"
+	"          [--seed S] [--save FILE]  train a small attention model (no terminal)\n"
+	"  mha-tui --ablate TASK [--d-model D] [--seeds S] [--steps N]\n"
+	"                                   train h = 1, 2, 4, ... d_model heads (Table 3 row A)\n"
+	"                                   tasks: previous first duplicate multi induction\n"
 	"  mha-tui --help | --version\n"
 	"\n"
 	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
@@ -34,7 +47,14 @@ const char cli_usage[] =
 	"  --causal         mask future tokens (query i sees keys j <= i)\n"
 	"  --top-k K        keep each query's K largest scores, 0..n (0 = off)\n"
 	"  --no-scale       leave out the 1/sqrt(d_k) scale\n"
-	"  --seed S         seed of the random matrices, 0..2^64-1 (default 1)\n"
+	"  --seed S         random inputs from seed S, 1..2^64-1; the default, 0, wires\n"
+	"                   heads 0-3 to the previous token, same word, first, next\n"
+	"  --pad LIST       padding tokens, positions from 0 (\"4,5\"): no query sees them\n"
+	"  --text \"WORDS\"   your own sentence: one token a word (n = the number of\n"
+	"                   words), a word's embedding the same wherever it appears\n"
+	"  --bias           add biases b^Q, b^K, b^V, b^O (seeded; off as in the paper)\n"
+	"  --window W       sliding window: query i sees keys i-W+1..i with --causal,\n"
+	"                   else i-W+1..i+W-1; 0 = off\n"
 	"\n"
 	"other options:\n"
 	"  --lessons-dir DIR  where lesson files are (else $MHA_TUI_LESSONS, the source\n"
@@ -81,6 +101,10 @@ static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
 	return 0;
 }
 
+static int parse_train_flag(const char *name, const char *val, struct cli *out,
+                            char *msg, size_t len);
+static int check_train_flags(struct cli *out, char *msg, size_t len);
+
 struct flag {
 	const char *name;
 	bool takes_value; /* the next argument (or =VALUE) is its value */
@@ -94,7 +118,12 @@ static const struct flag flags[] = {
 	{ "--load", true, false }, { "--lesson", true, false }, { "--lessons-dir", true, false },
 	{ "--dump", true, false }, { "--check-lessons", false, false }, { "--no-color", false, false },
 	{ "--no-mouse", false, false },
+	{ "--pad", true, true }, { "--window", true, true }, { "--text", true, true },
+	{ "--bias", false, true }, { "--export", true, false }, { "--stage", true, false },
 	{ "--help", false, false }, { "--version", false, false },
+	{ "--grad", false, false }, { "--train", true, false }, { "--ablate", true, false },
+	{ "--layers", true, false }, { "--steps", true, false }, { "--save", true, false },
+	{ "--seeds", true, false },
 };
 
 static const struct flag *flag_find(const char *name, size_t name_len)
@@ -108,16 +137,59 @@ static const struct flag *flag_find(const char *name, size_t name_len)
 /* Configuration as typed, before defaults fill the gaps. -1: not given. */
 struct given {
 	int n, d, h, g, dk, top_k;
+	int pad_max; /* the largest --pad position, or -1 */
 };
+
+/* --pad LIST: comma-separated token positions 0..MHA_MAX_TOKENS-1. */
+static int parse_pad(const char *text, uint64_t *pad, int *pad_max, char *msg, size_t len)
+{
+	const char *p = text;
+	do {
+		char item[24];
+		size_t k = strcspn(p, ",");
+		snprintf(item, sizeof item, "%.*s", (int)(k < sizeof item - 1 ? k : sizeof item - 1), p);
+		int t;
+		if (k == 0 || k >= sizeof item - 1 ||
+		    parse_int("--pad", item, 0, MHA_MAX_TOKENS - 1, &t, msg, len) != 0) {
+			snprintf(msg, len, "--pad '%.40s' is not a list of token positions: "
+			         "write them from 0, comma-separated, as --pad 4,5", text);
+			return 2;
+		}
+		*pad |= (uint64_t)1 << t;
+		if (t > *pad_max)
+			*pad_max = t;
+		p += k;
+	} while (*p++ == ',');
+	return 0;
+}
 
 static int finish_config(const struct given *gv, struct cli *out, char *msg, size_t len)
 {
 	struct mha_config *c = &out->cfg;
+	if (out->text) {
+		char labels[MHA_MAX_TOKENS][MHA_LABEL_MAX], why[MHA_MSG_MAX];
+		int words = mha_text_split(out->text, labels, MHA_MAX_TOKENS, why, sizeof why);
+		if (words < 0) {
+			snprintf(msg, len, "--text: %s", why);
+			return 2;
+		}
+		if (gv->n >= 0 && gv->n != words) {
+			snprintf(msg, len, "--tokens %d disagrees with --text's %d words: "
+			         "leave --tokens out (one token a word)", gv->n, words);
+			return 2;
+		}
+		c->n = words;
+	}
 	if (gv->n >= 0) c->n = gv->n;
 	if (gv->d >= 0) c->d = gv->d;
 	if (gv->h >= 0) c->h = gv->h;
 	c->g = gv->g >= 0 ? gv->g : c->h;
 	if (gv->top_k >= 0) c->top_k = gv->top_k;
+	if (gv->pad_max >= c->n) {
+		snprintf(msg, len, "--pad %d is not a token: positions go from 0 to %d (n - 1)",
+		         gv->pad_max, c->n - 1);
+		return 2;
+	}
 	if (gv->dk >= 0) {
 		c->dk = gv->dk;
 	} else if (c->d % c->h != 0) {
@@ -140,7 +212,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	memset(out, 0, sizeof *out);
 	out->mode = CLI_TUI;
 	out->cfg = mha_config_default();
-	struct given gv = { -1, -1, -1, -1, -1, -1 };
+	struct given gv = { -1, -1, -1, -1, -1, -1, -1 };
 	bool want_help = false, want_version = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -175,6 +247,10 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--top-k"))    rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &gv.top_k, msg, len);
 		else if (!strcmp(name, "--seed"))     rc = parse_seed(val, &out->cfg.seed, msg, len);
 		else if (!strcmp(name, "--causal"))   out->cfg.causal = true;
+		else if (!strcmp(name, "--text"))     out->text = val;
+		else if (!strcmp(name, "--bias"))     out->cfg.bias = true;
+		else if (!strcmp(name, "--pad"))      rc = parse_pad(val, &out->cfg.pad, &gv.pad_max, msg, len);
+		else if (!strcmp(name, "--window"))   rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &out->cfg.window, msg, len);
 		else if (!strcmp(name, "--no-scale")) out->cfg.scale = false;
 		else if (!strcmp(name, "--load"))     out->load = val;
 		else if (!strcmp(name, "--lesson"))   out->lesson = val;
@@ -183,7 +259,25 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--no-mouse")) out->no_mouse = true;
 		else if (!strcmp(name, "--help"))     want_help = true;
 		else if (!strcmp(name, "--version"))  want_version = true;
-		else if (!strcmp(name, "--dump")) {
+		else if (!strcmp(name, "--stage")) {
+			if (strcmp(val, "scores") != 0 && strcmp(val, "weights") != 0)
+				return usage_error(msg, len, "--stage '%.40s' is not a stage to export: "
+				                   "allowed scores, weights%s", val, "");
+			out->export_scores = !strcmp(val, "scores");
+		} else if (!strcmp(name, "--export")) {
+			if (strcmp(val, "py") != 0 && strcmp(val, "svg") != 0)
+				return usage_error(msg, len, "--export '%.40s' is not a format: allowed py, svg "
+				                   "(txt comes with the screen's export key)%s", val, "");
+			if (i + 1 >= argc || argv[i + 1][0] == '\0')
+				return usage_error(msg, len, "--export %.40s needs a FILE after the format "
+				                   "(- for standard output)%s", val, "");
+			if (out->mode != CLI_TUI)
+				return usage_error(msg, len, "--export cannot be combined with --dump or "
+				                   "--check-lessons%s%s", "", "");
+			out->export_format = val;
+			out->export_file = argv[++i];
+			out->mode = CLI_EXPORT;
+		} else if (!strcmp(name, "--dump")) {
 			if (strcmp(val, "json") != 0)
 				return usage_error(msg, len, "--dump '%.40s' is not a format: allowed json%s", val, "");
 			out->mode = CLI_DUMP;
@@ -194,6 +288,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
 				out->check_dir = argv[++i];
 		}
+		if (!rc)
+			rc = parse_train_flag(name, val, out, msg, len);
 		if (rc)
 			return rc;
 		out->config_given |= f->config;
@@ -204,8 +300,73 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (out->load && out->config_given)
 		return usage_error(msg, len, "--load '%.60s' cannot be combined with configuration flags%s: "
 		                   "the session file holds the configuration", out->load, "");
+	if (out->lesson && out->text)
+		return usage_error(msg, len, "--lesson %.40s cannot be combined with --text%s: "
+		                   "a lesson sets up its own tokens", out->lesson, "");
+	if (out->lesson && out->mode == CLI_EXPORT)
+		return usage_error(msg, len, "--lesson %.40s cannot be combined with --export%s", out->lesson, "");
+	if (out->export_format && out->mode != CLI_EXPORT)
+		return usage_error(msg, len, "--export cannot be combined with --dump, --train or "
+		                   "--check-lessons%s%s", "", "");
+	if (out->export_scores && (!out->export_format || strcmp(out->export_format, "svg") != 0))
+		return usage_error(msg, len, "--stage goes with --export svg FILE%s%s", "", "");
 	if (out->lesson && (out->load || out->mode == CLI_DUMP))
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
+	int rc = check_train_flags(out, msg, len);
+	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE)
+		return rc; /* training checks its own shape (train_shape_check); cfg stays valid */
 	return finish_config(&gv, out, msg, len);
+}
+
+/* The flags of --grad, --train and --ablate; every other flag: 0, nothing
+ * done. --heads, --d-model and --seed are noted as given (training has its
+ * own defaults for them). */
+static int parse_train_flag(const char *name, const char *val, struct cli *out,
+                            char *msg, size_t len)
+{
+	struct cli_train *t = &out->train;
+	if (!strcmp(name, "--heads"))        t->heads = atoi(val);
+	else if (!strcmp(name, "--d-model")) t->d_model = atoi(val);
+	else if (!strcmp(name, "--seed"))    t->seed_given = true;
+	else if (!strcmp(name, "--grad"))    out->grad = true;
+	else if (!strcmp(name, "--layers"))  return parse_int(name, val, 1, TRAIN_MAX_LAYERS, &t->layers, msg, len);
+	else if (!strcmp(name, "--steps"))   return parse_int(name, val, 1, 1000000, &t->steps, msg, len);
+	else if (!strcmp(name, "--seeds"))   return parse_int(name, val, 1, 100, &t->seeds, msg, len);
+	else if (!strcmp(name, "--save"))    t->save = val;
+	else if (!strcmp(name, "--train") || !strcmp(name, "--ablate")) {
+		if (!train_task_find(val))
+			return usage_error(msg, len, "%s '%.40s' is not a task: allowed previous, first, "
+			                   "duplicate, multi, induction", name, val);
+		if (t->task)
+			return usage_error(msg, len, "%s %.40s: give one --train or --ablate", name, val);
+		t->task = val;
+		out->mode = name[2] == 't' ? CLI_TRAIN : CLI_ABLATE;
+	}
+	return 0;
+}
+
+/* Combinations: --grad goes with --dump json; --save, --layers, --steps
+ * with --train or --ablate; --seeds with --ablate. */
+static int check_train_flags(struct cli *out, char *msg, size_t len)
+{
+	const struct cli_train *t = &out->train;
+	bool training = out->mode == CLI_TRAIN || out->mode == CLI_ABLATE;
+	if (out->grad && out->mode != CLI_DUMP)
+		return usage_error(msg, len, "--grad adds gradients to the dump%s: use it with --dump json%s", "", "");
+	if (training && (out->load || out->lesson))
+		return usage_error(msg, len, "--%s %.40s cannot be combined with --load or --lesson",
+		                   out->mode == CLI_TRAIN ? "train" : "ablate", t->task);
+	if (!training && (t->save || t->layers || t->steps))
+		return usage_error(msg, len, "--save, --layers and --steps go with --train TASK%s%s", "",
+		                   " or --ablate TASK");
+	if (out->mode != CLI_ABLATE && t->seeds)
+		return usage_error(msg, len, "--seeds goes with --ablate TASK%s%s", "", "");
+	if (out->mode == CLI_ABLATE && (t->save || t->layers))
+		return usage_error(msg, len, "--ablate trains the task's default model at every h and saves "
+		                   "none%s%s: leave out --save and --layers", "", "");
+	if (t->task && !training)
+		return usage_error(msg, len, "--train/--ablate %.40s cannot be combined with --dump or "
+		                   "--check-lessons%s", t->task, "");
+	return 0;
 }

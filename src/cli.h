@@ -10,7 +10,8 @@
 
 #include "mha.h"
 
-enum cli_mode { CLI_TUI, CLI_DUMP, CLI_CHECK_LESSONS, CLI_HELP, CLI_VERSION };
+enum cli_mode { CLI_TUI, CLI_DUMP, CLI_CHECK_LESSONS, CLI_HELP, CLI_VERSION,
+                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT };
 
 struct cli {
 	enum cli_mode mode;
@@ -22,6 +23,20 @@ struct cli {
 	const char *check_dir;   /* --check-lessons [DIR]: DIR, or NULL */
 	bool no_color;           /* --no-color */
 	bool no_mouse;           /* --no-mouse */
+	bool grad;               /* --grad: the dump adds the gradients of 1/2 sum(Y^2) */
+	struct cli_train {       /* --train TASK / --ablate TASK (doc/TRAINING.md) */
+		const char *task;    /* the task's name, checked against train_task_find */
+		int layers;          /* --layers 1|2; 0: the task's default */
+		int steps;           /* --steps N; 0: the task's default */
+		int seeds;           /* --seeds S (ablation); 0: default */
+		const char *save;    /* --save FILE, or NULL */
+		int heads, d_model;  /* --heads, --d-model as given; 0: not given */
+		bool seed_given;     /* --seed was given (cfg.seed holds it) */
+	} train;
+	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
+	const char *export_format; /* --export FORMAT FILE: "py" or "svg" */
+	const char *export_file;   /*   FILE ("-": standard output) */
+	bool export_scores;        /* --stage scores: the SVG shows S (default P) */
 };
 
 /* Returns 0, or 2 (usage error) with a one-line message naming the flag,

@@ -6,10 +6,17 @@
 
 #include <stdio.h>
 
+#include "grad.h"
 #include "mha.h"
 
 /* Write the JSON object and a newline. Returns 0, or -1 on a write error. */
 int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
               const struct mha_acts *a);
+
+/* The same with a "grad" object appended when g is not NULL: the gradients
+ * of L = 1/2 sum(Y^2) (mha_backward_half_square) with respect to X, W^Q,
+ * W^K, W^V, W^O, keyed and shaped as the forward's "X", "W_Q", ... */
+int dump_json_grad(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+                   const struct mha_acts *a, const struct mha_grads *g);
 
 #endif

@@ -14,7 +14,9 @@
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
+#include "command.h"
 #include "dump.h"
+#include "export.h"
 #include "mha.h"
 #include "session.h"
 #include "tui.h"
@@ -43,8 +45,38 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 		return fail(1, "out of memory for the weights");
 	mha_weights_init(w, c, c->seed);
 	mha_weights_default_labels(w, c);
+	if (c->bias)
+		mha_biases_init(w, c, c->seed);
+	if (cl->text) {
+		/* checked by cli_parse: n words, each a valid label */
+		mha_text_split(cl->text, w->labels, c->n, msg, sizeof msg);
+		mha_embed_words(w, c, c->seed);
+	}
 	return 0;
 }
+
+/* --export FORMAT FILE: the script or the picture of the computation. */
+static int write_export(const struct cli *cl, const struct mha_config *c,
+                        const struct mha_weights *w, const struct mha_acts *a)
+{
+	char msg[4200];
+	bool to_stdout = !strcmp(cl->export_file, "-");
+	FILE *f = to_stdout ? stdout : fopen(cl->export_file, "w");
+	if (!f) {
+		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
+		return fail(1, msg);
+	}
+	int rc = !strcmp(cl->export_format, "py") ? export_py(f, c, w, a)
+	       : export_svg(f, c, w, a, cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
+	if (!to_stdout && fclose(f) != 0)
+		rc = -1;
+	snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
+	return rc == 0 ? 0 : fail(1, msg);
+}
+
+static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a);
+static int run_training(const struct cli *cl);
 
 static int run_dump(const struct cli *cl)
 {
@@ -59,9 +91,31 @@ static int run_dump(const struct cli *cl)
 		return fail(1, "out of memory for the activations");
 	}
 	mha_forward(&c, &w, &a);
-	rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
+	if (cl->mode == CLI_EXPORT)
+		rc = write_export(cl, &c, &w, &a);
+	else if (cl->grad)
+		rc = run_dump_grad(&c, &w, &a);
+	else
+		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
 	mha_acts_free(&a);
 	mha_weights_free(&w);
+	return rc;
+}
+
+/* --text in the workbench: the sentence's session (labels and X) is
+ * written where the workbench saves, and opened from there, as a fresh
+ * configuration would start anew. */
+static int start_with_text(const struct cli *cl, struct tui_options *o, char *msg, size_t len)
+{
+	struct mha_config c;
+	struct mha_weights w;
+	int rc = open_inputs(cl, &c, &w);
+	if (rc)
+		return rc;
+	rc = session_save(o->session_path, &c, &w, msg, len) == 0 ? 0 : fail(1, msg);
+	mha_weights_free(&w);
+	o->load = o->session_path;
+	o->config_given = false;
 	return rc;
 }
 
@@ -110,6 +164,13 @@ static int run_tui(const struct cli *cl)
 			claim_backup(o.session_path, backup, sizeof backup);
 		}
 	}
+	if (cl->text) {
+		if (!o.session_path)
+			return fail(1, "--text needs a session file to start from: set XDG_STATE_HOME or HOME");
+		int rc = start_with_text(cl, &o, msg, sizeof msg);
+		if (rc)
+			return rc;
+	}
 	int rc = tui_run(&o);
 	if (backup[0] && claim_backup_settle(o.session_path, backup)) {
 		snprintf(msg, sizeof msg, "the session this run replaced (%.4000s) is kept as %.4000s", o.session_path,
@@ -154,11 +215,40 @@ int main(int argc, char **argv)
 		printf("mha-tui %s\n", MHA_VERSION);
 		return flushed(0);
 	case CLI_DUMP:
+	case CLI_EXPORT:
 		return flushed(run_dump(&cl));
 	case CLI_CHECK_LESSONS:
 		return flushed(lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr));
+	case CLI_TRAIN:
+	case CLI_ABLATE:
+		return flushed(run_training(&cl));
 	case CLI_TUI:
 		break;
 	}
 	return run_tui(&cl);
+}
+
+/* --dump json --grad: the dump with the gradients of L = 1/2 sum(Y^2). */
+static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a)
+{
+	struct mha_grads g;
+	if (mha_grads_alloc(&g, c) != MHA_OK)
+		return fail(1, "out of memory for the gradients");
+	mha_backward_half_square(c, w, a, &g);
+	int rc = dump_json_grad(stdout, c, w, a, &g) == 0 ? 0 : fail(1, "writing the dump failed");
+	mha_grads_free(&g);
+	return rc;
+}
+
+/* --train TASK / --ablate TASK: headless, see doc/TRAINING.md. */
+static int run_training(const struct cli *cl)
+{
+	struct train_request rq = {
+		.task = cl->train.task, .layers = cl->train.layers, .d_model = cl->train.d_model,
+		.heads = cl->train.heads, .steps = cl->train.steps, .seeds = cl->train.seeds,
+		.seed = cl->train.seed_given ? cl->cfg.seed : 1, .save = cl->train.save, .threads = 1,
+	};
+	return cl->mode == CLI_TRAIN ? train_command(&rq, stdout, stderr)
+	                             : ablate_command(&rq, stdout, stderr);
 }

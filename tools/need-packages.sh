@@ -1,7 +1,20 @@
-# need-packages.sh - sourced by tools/sanitize.sh and tools/fuzz.sh:
-# need_packages PKG... installs the Debian packages that are missing, when
-# running as root (CI is root); otherwise it names them and fails. Idempotent:
-# nothing is fetched when everything is there.
+# need-packages.sh - the one list of Debian 12 packages mha-tui uses, and
+# need_packages PKG..., which installs those of them that are missing (as
+# root, or through sudo; otherwise it names them and fails). Idempotent:
+# nothing is fetched when everything is there. Sourced by tools/deps.sh
+# (tools/run, tools/test), tools/sanitize.sh and tools/fuzz.sh; it does not
+# configure or build anything.
+
+# What building mha-tui needs (tools/run): compiler, meson, ncurses, OpenBLAS.
+build_packages="meson ninja-build gcc pkg-config libncurses-dev libopenblas-dev"
+# What the test suite adds (tools/test): cmocka, libvterm for the
+# pseudo-terminal suite, tmux for the end-to-end suite, python3 for the
+# dump checker.
+test_packages="libcmocka-dev libvterm-dev tmux python3"
+# Everything, for the scripts that build the test suite (sanitize.sh, fuzz.sh).
+# shellcheck disable=SC2034 # used by the scripts that source this
+project_packages="$build_packages $test_packages"
+
 need_packages() {
 	missing=""
 	for p in "$@"; do
@@ -9,17 +22,18 @@ need_packages() {
 			missing="$missing $p"
 	done
 	[ -z "$missing" ] && return 0
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "missing Debian packages:$missing (install them as root)" >&2
+	if [ "$(id -u)" -eq 0 ]; then
+		sudo=""
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo="sudo"
+	else
+		echo "mha-tui: missing Debian packages:$missing; run this as root or install them" >&2
 		return 1
 	fi
-	echo "installing:$missing"
-	export DEBIAN_FRONTEND=noninteractive
+	echo "mha-tui: installing$missing" >&2
 	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 || {
-		apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $missing >/dev/null
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null 2>&1 || {
+		$sudo apt-get update -q >/dev/null &&
+			$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 	}
 }
-
-# The project's own build dependencies, which every build here needs.
-project_packages="meson ninja-build pkg-config gcc libncurses-dev libopenblas-dev libcmocka-dev"

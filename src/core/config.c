@@ -1,7 +1,8 @@
 /*
  * config.c - the configuration of one attention layer: defaults, the
- * validity rules, and the counts (parameters, FLOPs, KV cache) that follow
- * from it. Nothing here touches matrices.
+ * validity rules, and the counts (parameters, FLOPs, what masks and top-k
+ * could save, the KV cache at any scale) that follow from it. Nothing here
+ * touches matrices.
  */
 #include "mha.h"
 
@@ -18,7 +19,7 @@ struct mha_config mha_config_default(void)
 	c.g = 4;
 	c.dk = 4;
 	c.scale = true;
-	c.seed = 1;
+	c.seed = MHA_SEED_WIRED; /* the wired workbench: attention visible at once */
 	return c;
 }
 
@@ -59,6 +60,8 @@ enum mha_status mha_config_check_limit(const struct mha_config *c, int max_token
 	}
 	if (c->top_k < 0 || c->top_k > c->n)
 		return range_error(msg, len, "top-k", c->top_k, 0, c->n);
+	if (c->window < 0 || c->window > max_tokens)
+		return range_error(msg, len, "window", c->window, 0, max_tokens);
 	if (len > 0)
 		msg[0] = '\0';
 	return MHA_OK;
@@ -74,8 +77,11 @@ int mha_kv_head(const struct mha_config *c, int i)
  * Counts. A multiply-add is 2 FLOPs; max, subtract, exp, add and divide are
  * 1 each. The 1/sqrt(dk) scale is not counted: it folds into W^Q for free.
  * Causal and top-k masks are not subtracted: the products are computed
- * densely, as on a GPU.
+ * densely, as on a GPU. What a sparse kernel could skip is counted apart
+ * (count_sparse), and so is the KV cache at model scale (mha_kv_cache).
  */
+static void count_sparse(const struct mha_config *c, struct mha_counts *k);
+
 struct mha_counts mha_counts(const struct mha_config *c)
 {
 	struct mha_counts k;
@@ -95,8 +101,58 @@ struct mha_counts mha_counts(const struct mha_config *c)
 	k.kv_cache_per_token = 2 * g * dk;
 	/* one head of full dimension (h = g = 1, dk = d): 6nd^2 + 2n^2d + 5n^2 + 2n^2d + 2nd^2 */
 	k.flops_one_full_head = 8 * n * d * d + 4 * n * n * d + 5 * n * n;
+	count_sparse(c, &k);
 	return k;
 }
+
+/* Top-k keeps min(top_k, visible) keys of a row, whatever the scores are,
+ * so what it saves follows from the configuration alone. */
+static void count_sparse(const struct mha_config *c, struct mha_counts *k)
+{
+	int64_t n = c->n, h = c->h, dk = c->dk, visible = 0, kept = 0;
+	unsigned char keep[MHA_MAX_TOKENS];
+	for (int i = 0; i < c->n; i++) {
+		int v = c->n <= MHA_MAX_TOKENS ? mha_mask_row(c, i, NULL, keep)
+		      : c->causal ? i + 1 : c->n;
+		visible += v;
+		kept += c->top_k > 0 && c->top_k < v ? c->top_k : v;
+	}
+	k->pairs_visible = visible;
+	k->pairs_kept = kept;
+	k->flops_scores_masked = 2 * h * dk * (n * n - visible);
+	k->flops_weighted_skippable = 2 * h * dk * (n * n - kept);
+	k->flops_sparse_saving = 4 * h * dk * (visible - kept);
+	k->selector_break_even = visible ? (double)k->flops_sparse_saving / (double)visible : 0.0;
+}
+
+int mha_dtype_bytes(enum mha_dtype t)
+{
+	return t == MHA_FP32 ? 4 : t == MHA_FP16 ? 2 : 1;
+}
+
+const char *mha_dtype_name(enum mha_dtype t)
+{
+	return t == MHA_FP32 ? "fp32" : t == MHA_FP16 ? "fp16" : "int8";
+}
+
+struct mha_kv_cache mha_kv_cache(int g, int dk, int layers, enum mha_dtype t, int64_t context)
+{
+	struct mha_kv_cache k;
+	int64_t b = mha_dtype_bytes(t);
+	k.values_token_layer = 2 * (int64_t)g * dk;
+	k.values_token = k.values_token_layer * layers;
+	k.bytes_token_layer = k.values_token_layer * b;
+	k.bytes_token = k.values_token * b;
+	k.bytes_context_layer = k.bytes_token_layer * context;
+	k.bytes_context = k.bytes_token * context;
+	return k;
+}
+
+const struct mha_model mha_models[] = {
+	{ "Transformer base (paper)", 512, 8, 8, 64, 6 },
+	{ "LLaMA-2-70B-shaped", 8192, 64, 8, 128, 80 },
+	{ NULL, 0, 0, 0, 0, 0 },
+};
 
 const char *mha_strerror(enum mha_status s)
 {

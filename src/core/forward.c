@@ -1,16 +1,17 @@
 /*
  * forward.c - one forward pass of multi-head attention, keeping every
  * intermediate for the screen, the dump and the tests. The same pass runs
- * with OpenBLAS products and the vector softmax (mha_forward) or plain
- * loops and the reference softmax row (mha_forward_naive); only the
- * product and the row differ, so the two can be compared cell by cell.
- * The planned forward (plan.c) reuses it, with per-stage clocks, at
- * teaching sizes. This file allocates only in mha_acts_alloc.
+ * with OpenBLAS products (mha_forward) or plain loops in double
+ * (mha_forward_naive), both with the reference softmax row; only the
+ * product differs, so the two can be compared cell by cell. The engine's
+ * planned forward (src/engine/plan.c) runs it with its vector softmax
+ * row and per-phase clocks at teaching sizes (forward_run in forward.h).
+ * Which keys a query sees is mask.c's to say. This file allocates only
+ * in mha_acts_alloc.
  */
 #include "mha.h"
 #include "forward.h"
 #include "gemm.h"
-#include "softmax.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -46,46 +47,67 @@ void mha_acts_free(struct mha_acts *a)
 	memset(a, 0, sizeof *a);
 }
 
-typedef void gemm_fn(bool ta, bool tb, int m, int n, int k, float alpha,
-                     const float *a, int lda, size_t a_len,
-                     const float *b, int ldb, size_t b_len,
-                     float *c, int ldc, size_t c_len);
-/* One row of softmax (mha_softmax_row's contract); work: n floats. */
-typedef bool softmax_fn(const float *s, float *p, int n, int limit, int top_k, float *work);
-
 static bool softmax_plain(const float *s, float *p, int n, int limit, int top_k, float *work)
 {
 	(void)work;
 	return mha_softmax_row(s, p, n, limit, top_k);
 }
 
-static bool softmax_vector(const float *s, float *p, int n, int limit, int top_k, float *work)
+/* Is keep[0..n) the prefix [0, kept)? Then the row softmax's limit says it all. */
+static bool is_prefix(const unsigned char *keep, int n, int kept)
 {
-	return softmax_row_fast(s, p, n, limit, top_k, work, NULL);
+	for (int j = 0; j < n; j++)
+		if (keep[j] != (j < kept))
+			return false;
+	return true;
 }
 
-double stage_clock(void)
+/* One row r of P: a prefix mask (none, causal, a causal window from key 0)
+ * goes to the row softmax with its limit and top-k; any other mask to the
+ * reference row over mha_mask_row's keep vector, top-k included. Beyond
+ * the teaching sizes only causal applies (the engine's tiles do the rest). */
+static bool softmax_masked(const struct mha_config *c, int r, const float *s, float *p,
+                           softmax_fn *softmax, float *work)
+{
+	unsigned char keep[MHA_MAX_TOKENS];
+	const int n = c->n;
+	if (n > MHA_MAX_TOKENS)
+		return softmax(s, p, n, c->causal ? r + 1 : n, c->top_k, work);
+	int kept = mha_mask_row(c, r, NULL, keep);
+	if (is_prefix(keep, n, kept))
+		return softmax(s, p, n, kept, c->top_k, work);
+	mha_mask_row(c, r, s, keep);
+	return mha_softmax_keep(s, p, n, keep);
+}
+
+void bias_add(float *rows, int n, int width, const float *b)
+{
+	for (int r = 0; r < n; r++)
+		for (int e = 0; e < width; e++)
+			rows[(size_t)r * width + e] += b[e];
+}
+
+double phase_clock(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-void stage_lap(double *seconds, enum mha_stage st, double *t0)
+void phase_lap(double *seconds, enum mha_phase st, double *t0)
 {
 	if (!seconds)
 		return;
-	double t = stage_clock();
+	double t = phase_clock();
 	seconds[st] += t - *t0;
 	*t0 = t;
 }
 
-/* seconds: per-stage clocks, or NULL */
-static void forward(const struct mha_config *c, const struct mha_weights *w,
-                    struct mha_acts *a, gemm_fn *mm, softmax_fn *softmax, double *seconds)
+void forward_run(const struct mha_config *c, const struct mha_weights *w,
+                 struct mha_acts *a, gemm_fn *mm, softmax_fn *softmax, double *seconds)
 {
-	float work[MHA_MAX_TOKENS];
-	double t0 = seconds ? stage_clock() : 0.0;
+	float work[MHA_MAX_TOKENS]; /* a row that uses it needs n <= MHA_MAX_TOKENS */
+	double t0 = seconds ? phase_clock() : 0.0;
 	const int n = c->n, d = c->d, dk = c->dk, hw = c->h * c->dk, gw = c->g * c->dk;
 	const size_t nd = (size_t)n * d, nh = (size_t)n * hw, ng = (size_t)n * gw, nn = (size_t)n * n;
 	const float s = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f;
@@ -94,7 +116,13 @@ static void forward(const struct mha_config *c, const struct mha_weights *w,
 	mm(false, false, n, hw, d, 1.0f, w->x, d, nd, w->wq, hw, (size_t)d * hw, a->q, hw, nh);
 	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wk, gw, (size_t)d * gw, a->k, gw, ng);
 	mm(false, false, n, gw, d, 1.0f, w->x, d, nd, w->wv, gw, (size_t)d * gw, a->v, gw, ng);
-	stage_lap(seconds, MHA_STAGE_PROJECT, &t0);
+	if (c->bias) {
+		// Q += 1 b^Q, K += 1 b^K, V += 1 b^V: the same bias on every token's row
+		bias_add(a->q, n, hw, w->bq);
+		bias_add(a->k, n, gw, w->bk);
+		bias_add(a->v, n, gw, w->bv);
+	}
+	phase_lap(seconds, MHA_PHASE_PROJECT, &t0);
 
 	for (int i = 0; i < c->h; i++) {
 		const int j = mha_kv_head(c, i);
@@ -102,12 +130,12 @@ static void forward(const struct mha_config *c, const struct mha_weights *w,
 		float *si = a->scores + i * nn, *pi = a->weights + i * nn, *oi = a->heads + i * (size_t)n * dk;
 		// S_i (n,n) = Q_i (n,dk) @ K_j^T (dk,n) * s, s = 1/sqrt(dk) or 1
 		mm(false, true, n, n, dk, s, qi, hw, nh - (size_t)i * dk, kj, gw, ng - (size_t)j * dk, si, n, nn);
-		stage_lap(seconds, MHA_STAGE_SCORES, &t0);
-		// P_i = softmax(mask(S_i)), row by row; causal: query r sees keys <= r
+		phase_lap(seconds, MHA_PHASE_SCORES, &t0);
+		// P_i = softmax(mask(S_i)), row by row; the mask is mask.c's
 		for (int r = 0; r < n; r++)
-			a->dead_row[i * n + r] = softmax(si + (size_t)r * n, pi + (size_t)r * n,
-			                                 n, c->causal ? r + 1 : n, c->top_k, work);
-		stage_lap(seconds, MHA_STAGE_SOFTMAX, &t0);
+			a->dead_row[i * n + r] = softmax_masked(c, r, si + (size_t)r * n,
+			                                        pi + (size_t)r * n, softmax, work);
+		phase_lap(seconds, MHA_PHASE_SOFTMAX, &t0);
 		// O_i (n,dk) = P_i (n,n) @ V_j (n,dk)
 		mm(false, false, n, dk, n, 1.0f, pi, n, nn, vj, gw, ng - (size_t)j * dk, oi, dk, (size_t)n * dk);
 		// Concat[:, i*dk:(i+1)*dk] = O_i, or 0 for a head switched off
@@ -118,27 +146,21 @@ static void forward(const struct mha_config *c, const struct mha_weights *w,
 			else
 				memcpy(dst, oi + (size_t)r * dk, (size_t)dk * sizeof *dst);
 		}
-		stage_lap(seconds, MHA_STAGE_WEIGHTED, &t0);
+		phase_lap(seconds, MHA_PHASE_WEIGHTED, &t0);
 	}
 	// Y (n,d) = Concat (n,h*dk) @ W^O (h*dk,d)
 	mm(false, false, n, d, hw, 1.0f, a->concat, hw, nh, w->wo, d, (size_t)hw * d, a->y, d, nd);
-	stage_lap(seconds, MHA_STAGE_OUTPUT, &t0);
-}
-
-void forward_fast(const struct mha_config *c, const struct mha_weights *w,
-                  struct mha_acts *a, double *seconds)
-{
-	/* the vector softmax needs n floats of scratch, kept on the stack:
-	 * beyond the teaching sizes the reference row does without */
-	forward(c, w, a, gemm_rm, c->n <= MHA_MAX_TOKENS ? softmax_vector : softmax_plain, seconds);
+	if (c->bias)
+		bias_add(a->y, n, d, w->bo); // Y += 1 b^O
+	phase_lap(seconds, MHA_PHASE_OUTPUT, &t0);
 }
 
 void mha_forward(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
 {
-	forward_fast(c, w, a, NULL);
+	forward_run(c, w, a, gemm_rm, softmax_plain, NULL);
 }
 
 void mha_forward_naive(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
 {
-	forward(c, w, a, gemm_rm_naive, softmax_plain, NULL);
+	forward_run(c, w, a, gemm_rm_naive, softmax_plain, NULL);
 }

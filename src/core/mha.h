@@ -61,6 +61,14 @@ struct mha_config {
 	bool scale;   /* multiply scores by 1/sqrt(dk) (true in the paper) */
 	uint64_t seed;                   /* seed of the last mha_weights_init */
 	bool head_off[MHA_MAX_HEADS];    /* true: head i switched off (pruned) */
+	/* Masks beyond causal (mask.c; all zero = none). They apply to tokens
+	 * 0..MHA_MAX_TOKENS-1 (the window to every token; the planned forward's
+	 * large path applies them all, src/engine/flash.c);
+	 * bits at or past n are ignored. */
+	uint64_t pad;                    /* bit t: token t is padding */
+	int window;                      /* sliding window width w; 0 = off */
+	uint64_t hide[MHA_MAX_TOKENS];   /* custom mask: bit j of hide[i] hides key j from query i */
+	bool bias;                       /* add b^Q, b^K, b^V, b^O (off, as in the paper) */
 };
 
 /* Inputs the learner edits. Row-major, one allocation (freed by
@@ -71,6 +79,10 @@ struct mha_weights {
 	float *wk;  /* (d, g*dk)   W^K, kv head j is column block j        */
 	float *wv;  /* (d, g*dk)   W^V                                    */
 	float *wo;  /* (h*dk, d)   W^O                                    */
+	float *bq;  /* (h*dk)      b^Q, added to every row of Q when cfg.bias */
+	float *bk;  /* (g*dk)      b^K, to every row of K                  */
+	float *bv;  /* (g*dk)      b^V, to every row of V                  */
+	float *bo;  /* (d)         b^O, to every row of Y                  */
 	char (*labels)[MHA_LABEL_MAX]; /* (n) token labels                */
 	void *mem;
 };
@@ -102,7 +114,51 @@ struct mha_counts {
 	int64_t flops_total;
 	int64_t kv_cache_per_token; /* 2 g dk values (K and V)                  */
 	int64_t flops_one_full_head;/* one head with dk = d, no GQA: the "flat cost" reference */
+	/* Masks and sparsity: the dense FLOPs above never change with masks
+	 * or top-k (every product is computed, as on a GPU); these say what a
+	 * kernel that skips work could save. Pairs are (query, key) cells of
+	 * one head; every head has the same counts. */
+	int64_t pairs_visible;           /* cells the mask keeps (mha_mask_row, before top-k) */
+	int64_t pairs_kept;              /* after top-k: sum over rows of min(top_k, visible) */
+	int64_t flops_scores_masked;     /* 2 h dk (n^2 - visible): scores a mask-aware kernel skips */
+	int64_t flops_weighted_skippable;/* 2 h dk (n^2 - kept): P V products whose weight is 0 */
+	int64_t flops_sparse_saving;     /* 4 h dk (visible - kept): the scores and P V products
+	                                  * top-k drops, if a selector picks the keys without them */
+	double selector_break_even;      /* FLOPs a selector may spend per visible pair and still
+	                                  * win: flops_sparse_saving / pairs_visible (0: none) */
 };
+
+/*
+ * The KV cache at model scale (config.c). Per token and layer a decoder
+ * keeps K and V for every kv head: 2 g dk values; times L layers; times
+ * the bytes of one value; times the context length.
+ *   LLaMA-2-70B: 2 x 8 x 128 x 80 = 163,840 values/token = 320 KiB in fp16,
+ *   1.25 GiB at 4,096 tokens (10 GiB with 64 kv heads, plain MHA).
+ */
+enum mha_dtype { MHA_FP32, MHA_FP16, MHA_INT8, MHA_DTYPE_COUNT };
+
+struct mha_kv_cache {
+	int64_t values_token_layer; /* 2 g dk */
+	int64_t values_token;       /* 2 g dk L */
+	int64_t bytes_token_layer;  /* 2 g dk b */
+	int64_t bytes_token;        /* 2 g dk L b */
+	int64_t bytes_context_layer;/* 2 g dk b T */
+	int64_t bytes_context;      /* 2 g dk L b T: the whole model's cache at T tokens */
+};
+
+/* A model shape for the KV-cache table. */
+struct mha_model {
+	const char *name;
+	int d, h, g, dk, layers;
+};
+
+int mha_dtype_bytes(enum mha_dtype t);       /* 4, 2, 1 */
+const char *mha_dtype_name(enum mha_dtype t); /* "fp32", "fp16", "int8" */
+/* The cache of g kv heads of size dk over L layers, b bytes a value, T tokens. */
+struct mha_kv_cache mha_kv_cache(int g, int dk, int layers, enum mha_dtype t, int64_t context);
+/* Presets, ending with { NULL }: the paper's base model (d 512, h 8, dk 64,
+ * 6 layers) and a LLaMA-2-70B-shaped one (d 8192, h 64, g 8, dk 128, 80). */
+extern const struct mha_model mha_models[];
 
 /* Tensors in pipeline order. The table behind mha_tensor_info is what the
  * dump, the TUI and the tests walk. */
@@ -144,6 +200,12 @@ int mha_kv_head(const struct mha_config *c, int i);
 /* Inputs. */
 enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config *c);
 void mha_weights_free(struct mha_weights *w);
+/* Seed MHA_SEED_WIRED (0, the default) gives the wired workbench: X holds
+ * word and position features, and heads 0-3 (then again 4-7, ...) attend
+ * to the previous token, the same word, the first token and the next
+ * token; W^V and W^O random. Any other seed gives plain seeded random
+ * inputs: X ~ U(-1, 1), each W Glorot-uniform. */
+#define MHA_SEED_WIRED 0
 void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed);
 void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c);
 /* Reshape-safe copy: every cell that exists in both shapes keeps its value,
@@ -157,11 +219,36 @@ void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
  * or control character, so it reads back from a session file and prints
  * as JSON unchanged. */
 bool mha_label_valid(const char *s);
+/* Your own text (text.c). Split text into words at spaces and tabs, one
+ * token a word, into labels (room for max); returns the word count, or -1
+ * with msg when a word is not a valid label, there are none, or more than
+ * max. */
+int mha_text_split(const char *text, char (*labels)[MHA_LABEL_MAX], int max, char *msg, size_t len);
+/* Row t of X = the embedding of word labels[t]: d values in [-1, 1) drawn
+ * from (seed, the word's bytes) alone, so a repeated word shares its row
+ * and a word keeps its vector in any sentence of the same seed. */
+void mha_embed_words(struct mha_weights *w, const struct mha_config *c, uint64_t seed);
+
+/* Bias k of MHA_BIASES, in the order b^Q, b^K, b^V, b^O: its names
+ * (screen "b^Q", dump and session key "b_Q"), vector and length (h*dk,
+ * g*dk, g*dk, d). */
+enum { MHA_BIASES = 4 };
+struct mha_bias {
+	const char *name, *key;
+	float *p;
+	int len;
+};
+struct mha_bias mha_bias(const struct mha_weights *w, const struct mha_config *c, int k);
+/* b^Q, b^K, b^V, b^O ~ U(-0.5, 0.5) from their own stream of seed (X and
+ * the W's keep theirs). */
+void mha_biases_init(struct mha_weights *w, const struct mha_config *c, uint64_t seed);
+
 /* MHA_OK, or MHA_ERANGE naming the first bad input cell. */
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len);
 
-/* Activations and the forward pass. */
+/* Activations and the forward pass. The engine (src/engine/engine.h)
+ * runs the same pass planned, threaded and tiled, for large n. */
 enum mha_status mha_acts_alloc(struct mha_acts *a, const struct mha_config *c);
 void mha_acts_free(struct mha_acts *a);
 void mha_forward(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a);
@@ -179,74 +266,104 @@ bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k);
 struct mha_counts mha_counts(const struct mha_config *c);
 
 /*
- * The planned forward: the same pass for a caller that runs one shape many
- * times (the benchmark) and for n beyond the screen's MHA_MAX_TOKENS, up to
- * MHA_PLAN_MAX_TOKENS. mha_plan_create makes every allocation and starts
- * the threads once; mha_plan_forward then allocates nothing and starts no
- * thread.
+ * Masks (mask.c): the one place that says which keys a query sees. Every
+ * forward, the dump, the counts and the screen ask it. Kept keys of query
+ * row i are those allowed by ALL of
+ *   causal:   j <= i
+ *   window w: i-w+1 <= j <= i with causal; |i - j| < w without (a band)
+ *   padding:  key j is not a padding token (for every query, padding too)
+ *   custom:   bit j of hide[i] is clear
+ * and then, when scores are given and top_k > 0, the top_k largest kept
+ * scores (ties: the lower index). GQA changes nothing here: the mask is
+ * per query row, shared by every head; only top-k differs per head.
+ * Padding query rows are computed like any other (over the non-padding
+ * keys, as PyTorch's key_padding_mask does) and flagged by mha_is_pad:
+ * their outputs are to be ignored, not zeroed, so each kept row still sums
+ * to 1. A row with no kept key gives P = 0 (dead_row), never NaN.
  *
- *     struct mha_plan_options o = { .threads = 2 };
- *     struct mha_plan *p;
- *     if (mha_plan_create(&p, &cfg, &o, msg, sizeof msg) != MHA_OK) ...
- *     mha_plan_forward(p, &w);               // w made for the same cfg
- *     const float *y = mha_plan_acts(p)->y;  // Y (n,d)
- *     mha_plan_destroy(p);
- *
- * Two paths, one result (within 1e-5 relative of mha_forward_naive):
- *  - teaching sizes (n <= MHA_MAX_TOKENS): mha_forward on the plan's own
- *    mha_acts, every intermediate kept as documented there; one thread.
- *  - large (n > MHA_MAX_TOKENS, or .large): the n x n scores never exist
- *    whole. Each thread owns one (rows, n) block, reused: for a block of
- *    query rows of one head it makes S, turns it into P in place, and
- *    multiplies by V straight into the concat. Q, K, V, concat, Y and
- *    dead_row are kept in mha_plan_acts; scores, weights, heads are NULL.
- *    The projections are BLAS products; S = Q K^T and P V use the core's
- *    own AVX-512 / AVX2 kernels where dk is a multiple of 8 (BLAS else).
- *    Work is split over the plan's threads (rows of the projections,
- *    (head, row block) pairs of the attention), and BLAS runs single-
- *    threaded inside them: mha_plan_forward sets OpenBLAS to 1 thread for
- *    its duration and puts the caller's count back before returning, so
- *    OPENBLAS_NUM_THREADS never multiplies the plan's own threads.
- * doc/PERFORMANCE.md has the figures and what bounds them.
+ *     unsigned char keep[MHA_MAX_TOKENS];
+ *     int kept = mha_mask_row(&cfg, i, NULL, keep);  // structural mask only
+ *     mha_mask_row(&cfg, i, a.scores + (h_i*n + i)*n, keep); // with head h_i's top-k
  */
-enum { MHA_PLAN_MAX_TOKENS = 16384 };
+/* Fills keep[0..n) with 1 (kept) or 0 (masked) for query row i; s: that
+ * row's n scores for top-k, or NULL. Returns the number kept. */
+int mha_mask_row(const struct mha_config *c, int i, const float *s, unsigned char *keep);
+/* Is token t padding? */
+bool mha_is_pad(const struct mha_config *c, int t);
+/* True when a mask beyond causal and top-k is set (padding, window, custom). */
+bool mha_mask_extra(const struct mha_config *c);
+/* Hide (hidden = true) or show key j to query i in the custom mask. */
+void mha_mask_set(struct mha_config *c, int i, int j, bool hidden);
+/* Softmax over the keys with keep[j] != 0 only (no top-k: mha_mask_row has
+ * applied it): masked weights exactly 0; true and an all-zero row when no
+ * key is kept. */
+bool mha_softmax_keep(const float *s, float *p, int n, const unsigned char *keep);
 
-struct mha_plan_options {
-	int threads;    /* worker threads including the caller; 0 or 1: one */
-	int block_rows; /* query rows per block on the large path; 0: chosen from n */
-	bool large;     /* take the large path even at n <= MHA_MAX_TOKENS (tests) */
+/*
+ * Prefill and decode (decode.c): a causal decoder generates one token at a
+ * time, keeping each token's K and V rows in a cache so that a step costs
+ * O(t) instead of recomputing the O(t^2) pass. Token t's input is row t of
+ * X (teacher forcing: the sentence is known). Step t:
+ *   q_t, k_t, v_t = x_t W^Q, x_t W^K, x_t W^V;  append k_t, v_t to the cache
+ *   s_i = q_t,i K_j[0..t]^T * s,  p_i = softmax(mask(s_i)),  o_i = p_i V_j[0..t]
+ *   y_t = [o_1 .. o_h] W^O
+ * with the same plain loops as mha_forward_naive, so row t of Y, of each
+ * P_i and the cache equal that pass's rows bit for bit (and mha_forward's
+ * within float rounding). Needs cfg.causal: a later key does not exist yet.
+ *
+ *     struct mha_decoder dec;
+ *     mha_decoder_alloc(&dec, &cfg);        // cache room for cfg.n tokens
+ *     mha_decoder_prefill(&dec, &cfg, &w, 3); // tokens 0..2 at once
+ *     while (dec.len < cfg.n)
+ *         mha_decoder_step(&dec, &cfg, &w);  // dec.y: the new token's Y row
+ *     mha_decoder_free(&dec);
+ */
+struct mha_decoder {
+	int len;                /* tokens in the cache */
+	int cap;                /* room: cfg.n tokens */
+	float *k, *v;           /* (cap, g*dk) the cache: rows 0..len-1 are K, V of those tokens */
+	float *q;               /* (h*dk)   the last token's query                      */
+	float *scores;          /* (h, cap) the last token's scores, keys 0..len-1      */
+	float *weights;         /* (h, cap) its softmax row (P_i[len-1, :])             */
+	float *concat;          /* (h*dk)   its [o_1 .. o_h], zero blocks for heads off */
+	float *y;               /* (d)      its output row                              */
+	unsigned char *dead;    /* (h) 1 where the mask left the row no key             */
+	void *mem;
 };
 
-/* Stages, for the profile (mha_plan_profile). */
-enum mha_stage {
-	MHA_STAGE_PROJECT,  /* Q, K, V = X W^Q, X W^K, X W^V */
-	MHA_STAGE_SCORES,   /* S = Q K^T s */
-	MHA_STAGE_SOFTMAX,  /* P = softmax(mask(S)) */
-	MHA_STAGE_WEIGHTED, /* O = P V, into the concat */
-	MHA_STAGE_OUTPUT,   /* Y = Concat W^O */
-	MHA_STAGE_COUNT
+/* What one step costs against recomputing the whole causal pass. */
+struct mha_decode_cost {
+	int64_t step_flops;      /* step t: projections 2d(h+2g)dk + scores and weighted sum
+	                          * 4 h dk (t+1) + softmax 5 h (t+1) + output 2 h dk d */
+	int64_t recompute_flops; /* mha_counts' dense total at n = t+1 */
+	int64_t cache_values;    /* 2 g dk (t+1): K and V held after the step */
 };
 
-struct mha_plan;
+enum mha_status mha_decoder_alloc(struct mha_decoder *dec, const struct mha_config *c);
+void mha_decoder_free(struct mha_decoder *dec);
+/* Empty the cache (len = 0). */
+void mha_decoder_reset(struct mha_decoder *dec);
+/* Tokens len..len+count-1 at once (their K and V by one product), then the
+ * last one's outputs as a step. MHA_EINVAL (msg) unless causal and the
+ * count fits. */
+enum mha_status mha_decoder_prefill(struct mha_decoder *dec, const struct mha_config *c,
+                                    const struct mha_weights *w, int count, char *msg, size_t len);
+/* The next token (row len of X). MHA_EINVAL when the cache is full or the
+ * config is not causal. */
+enum mha_status mha_decoder_step(struct mha_decoder *dec, const struct mha_config *c,
+                                 const struct mha_weights *w);
+struct mha_decode_cost mha_decode_cost(const struct mha_config *c, int t);
 
-/* As mha_config_check, but n may go up to MHA_PLAN_MAX_TOKENS. */
-enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len);
-/* o may be NULL (one thread, automatic blocks). */
-enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *c,
-                                const struct mha_plan_options *o, char *msg, size_t len);
-void mha_plan_destroy(struct mha_plan *p);
-void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w);
-const struct mha_acts *mha_plan_acts(const struct mha_plan *p);
-int mha_plan_threads(const struct mha_plan *p);
-bool mha_plan_is_large(const struct mha_plan *p);
-/* Bytes the plan holds (activations and per-thread blocks). */
-size_t mha_plan_bytes(const struct mha_plan *p);
-/* Profiling: on, each forward adds every thread's time per stage (two
- * clock reads per stage and block, so leave it off when timing the whole).
- * seconds[MHA_STAGE_COUNT] receives the sums since it was switched on. */
-void mha_plan_profile(struct mha_plan *p, bool on);
-void mha_plan_stage_seconds(const struct mha_plan *p, double *seconds);
-const char *mha_stage_name(enum mha_stage s);
+/* The phases of a forward pass, for the engine's profile (engine.h:
+ * mha_plan_profile). "Stage" is the pipeline's word; these are clocks. */
+enum mha_phase {
+	MHA_PHASE_PROJECT,  /* Q, K, V = X W^Q, X W^K, X W^V */
+	MHA_PHASE_SCORES,   /* S = Q K^T s */
+	MHA_PHASE_SOFTMAX,  /* P = softmax(mask(S)) */
+	MHA_PHASE_WEIGHTED, /* O = P V, into the concat */
+	MHA_PHASE_OUTPUT,   /* Y = Concat W^O */
+	MHA_PHASE_COUNT
+};
 
 /* Parse one typed or stored value: a whole decimal number ("0.5", "-3",
  * "1e-3"), finite and within +-MHA_VALUE_MAX, nothing else on the line but

@@ -1,41 +1,29 @@
 /*
- * softmax.c - one row of masked, top-k softmax, twice: mha_softmax_row,
- * the plain reference (expf, double sum, O(n^2) top-k rank test) that the
- * naive forward and the tests trust, and softmax_row_fast, the same
- * contract with vector kernels and an O(n) top-k selection for the fast
- * paths. Rows with NaN or an infinite maximum are rare and subtle, so the
- * fast row hands them to the reference instead of repeating its rules.
- * No products here, and no allocation: scratch comes from the caller.
+ * softmax.c - one row of masked, top-k softmax: mha_softmax_row (and
+ * mha_softmax_keep for any mask), the plain reference (expf, double sum,
+ * mask.c's O(n^2) top-k rank test) that the forwards of the core and the
+ * tests trust. The engine's vector row with the same contract is
+ * src/engine/softmax_fast.c.
+ * No products here, and no allocation.
  */
 #include "mha.h"
-#include "softmax.h"
-#include "vexp.h"
+#include "mask.h"
 
 #include <math.h>
-#include <string.h>
 
-/* Is key j among the top_k largest of s[0..limit)? Rank by value, ties to
- * the lower index, so exactly top_k keys are kept. O(limit) per key: the
- * teaching sizes (n <= 64) make this cheaper than sorting. */
-static bool in_top_k(const float *s, int limit, int top_k, int j)
-{
-	int above = 0;
-	for (int t = 0; t < limit && above < top_k; t++)
-		if (s[t] > s[j] || (s[t] == s[j] && t < j))
-			above++;
-	return above < top_k;
-}
-
-bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
+/* The reference row over the keys j < limit with keep[j] != 0 (keep may
+ * be NULL: all of them), top-k among those (mask.h's rank test). */
+static bool softmax_ref(const float *s, float *p, int n, int limit,
+                        const unsigned char *keep, int top_k)
 {
 	if (limit > n)
 		limit = n;
-	bool topk = top_k > 0 && top_k < limit;
 	float m = -INFINITY;
 	int kept = 0;
 	for (int j = 0; j < n; j++) {
 		p[j] = 0.0f; /* 0 marks a masked key; 1 a kept one, for now */
-		if (j >= limit || (topk && !in_top_k(s, limit, top_k, j)))
+		if (j >= limit || (keep && !keep[j]) ||
+		    (top_k > 0 && !mask_in_top_k(s, limit, keep, top_k, j)))
 			continue;
 		p[j] = 1.0f;
 		kept++;
@@ -63,86 +51,12 @@ bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
 	return false;
 }
 
-/* The k-th largest (k from 0) of w[0..len), no NaN: Hoare's selection,
- * expected O(len). Reorders w. */
-static float select_desc(float *w, int len, int k)
+bool mha_softmax_row(const float *s, float *p, int n, int limit, int top_k)
 {
-	int lo = 0, hi = len - 1;
-	while (lo < hi) {
-		float pivot = w[lo + (hi - lo) / 2];
-		int i = lo, j = hi;
-		while (i <= j) {
-			while (w[i] > pivot)
-				i++;
-			while (w[j] < pivot)
-				j--;
-			if (i <= j) {
-				float t = w[i];
-				w[i++] = w[j];
-				w[j--] = t;
-			}
-		}
-		/* now w[lo..j] >= pivot, w[i..hi] <= pivot, and between them == pivot */
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return w[k];
-	}
-	return w[k];
+	return softmax_ref(s, p, n, limit, NULL, top_k);
 }
 
-/* work[j] = s_j - m for the top_k kept keys of s[0..limit), -inf for the
- * rest (exp turns it into exactly 0). The threshold v is the top_k-th
- * largest score: every score above v is kept, and of those equal to v
- * the lowest-indexed ones fill the remaining places, as in_top_k does. */
-static void top_k_shifted(const float *s, int limit, int top_k, float m, float *work)
+bool mha_softmax_keep(const float *s, float *p, int n, const unsigned char *keep)
 {
-	memcpy(work, s, (size_t)limit * sizeof *work);
-	float v = select_desc(work, limit, top_k - 1);
-	int ties = top_k;
-	for (int j = 0; j < limit; j++)
-		ties -= s[j] > v;
-	for (int j = 0; j < limit; j++)
-		work[j] = s[j] > v || (s[j] == v && ties-- > 0) ? s[j] - m : -INFINITY;
-}
-
-bool softmax_row_fast(const float *s, float *p, int n, int limit, int top_k,
-                      float *work, float *inv)
-{
-	if (limit > n)
-		limit = n;
-	if (limit <= 0) {
-		memset(p, 0, (size_t)n * sizeof *p);
-		if (inv)
-			*inv = 0.0f;
-		return true;
-	}
-	bool nan;
-	float m = vexp_max(s, (size_t)limit, &nan);
-	if (nan || isinf(m)) {
-		/* the reference's rules for NaN and infinite scores */
-		memcpy(work, s, (size_t)n * sizeof *work);
-		bool dead = mha_softmax_row(work, p, n, limit, top_k);
-		if (inv)
-			*inv = dead ? 0.0f : 1.0f;
-		return dead;
-	}
-	// p_j = exp(s_j - m), m = max over kept keys: every term in (0, 1]
-	float sum;
-	if (top_k > 0 && top_k < limit) {
-		top_k_shifted(s, limit, top_k, m, work);
-		sum = vexp_shift_sum(work, 0.0f, p, (size_t)limit);
-	} else {
-		sum = vexp_shift_sum(s, m, p, (size_t)limit);
-	}
-	memset(p + limit, 0, (size_t)(n - limit) * sizeof *p);
-	/* sum >= 1: the maximum contributes exp(0) = 1 */
-	float r = 1.0f / sum;
-	if (inv)
-		*inv = r;
-	else
-		vexp_scale(p, (size_t)limit, r);
-	return false;
+	return softmax_ref(s, p, n, n, keep, 0);
 }

@@ -1,7 +1,8 @@
 /*
- * weights.c - the inputs the learner edits: X, W^Q, W^K, W^V, W^O and the
- * token labels. Allocation, seeded initialisation, the carry rule used when
- * a shape changes, and the range check. No forward pass here.
+ * weights.c - the inputs the learner edits: X, W^Q, W^K, W^V, W^O, the
+ * biases (used when cfg.bias) and the token labels. Allocation, seeded
+ * initialisation (and the default, wired workbench of seed 0), the carry
+ * rule used when a shape changes, and the range check. No forward pass here.
  */
 #include "mha.h"
 
@@ -16,7 +17,8 @@ static size_t wkv_len(const struct mha_config *c) { return (size_t)c->d * c->g *
 enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config *c)
 {
 	size_t nx = (size_t)c->n * c->d;
-	size_t total = nx + 2 * wq_len(c) + 2 * wkv_len(c);
+	size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	size_t total = nx + 2 * wq_len(c) + 2 * wkv_len(c) + hw + 2 * gw + (size_t)c->d;
 	size_t label_bytes = (size_t)c->n * MHA_LABEL_MAX;
 	memset(w, 0, sizeof *w);
 	char *mem = calloc(1, total * sizeof(float) + label_bytes);
@@ -28,6 +30,11 @@ enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config
 	w->wk = f; f += wkv_len(c);
 	w->wv = f; f += wkv_len(c);
 	w->wo = f; f += wq_len(c);
+	/* biases: always there (zero until set), used when cfg.bias */
+	w->bq = f; f += hw;
+	w->bk = f; f += gw;
+	w->bv = f; f += gw;
+	w->bo = f; f += c->d;
 	w->labels = (char (*)[MHA_LABEL_MAX])f;
 	w->mem = mem;
 	return MHA_OK;
@@ -65,9 +72,36 @@ static float glorot(int fan_in, int fan_out)
 	return sqrtf(6.0f / (float)(fan_in + fan_out));
 }
 
+/* The default token labels: a sentence whose repeated "the" and "cat"
+ * give the same-word head something to find. */
+static const char *const default_words[] = {
+	"the", "cat", "sat", "on", "the", "mat", "and", "the",
+	"dog", "saw", "the", "cat", "on", "the", "big", "mat",
+};
+enum { NWORDS = sizeof default_words / sizeof default_words[0] };
+
+/* Word number of token i under the default labels: distinct words count
+ * 0, 1, 2, ... in order of first appearance (the 0, cat 1, sat 2, on 3,
+ * mat 4, ...); a repeated word gets its first number; tokens past the
+ * list are words of their own. */
+static int word_number(int i)
+{
+	int next = 0; /* numbers given so far */
+	for (int k = 0; k < NWORDS; k++) {
+		int seen = -1;
+		for (int m = 0; m < k && seen < 0; m++)
+			if (strcmp(default_words[m], default_words[k]) == 0)
+				seen = m;
+		if (k == i)
+			return seen >= 0 ? word_number(seen) : next;
+		next += seen < 0;
+	}
+	return next + (i - NWORDS);
+}
+
 /* X ~ U(-1, 1); each W Glorot-uniform. One stream in the order X, W^Q,
  * W^K, W^V, W^O: the same seed and shape give the same numbers anywhere. */
-void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed)
+static void init_random(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
 {
 	uint64_t state = seed;
 	fill_uniform(w->x, (size_t)c->n * c->d, 1.0f, &state);
@@ -75,19 +109,124 @@ void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed
 	fill_uniform(w->wk, wkv_len(c), glorot(c->d, c->g * c->dk), &state);
 	fill_uniform(w->wv, wkv_len(c), glorot(c->d, c->g * c->dk), &state);
 	fill_uniform(w->wo, wq_len(c), glorot(c->h * c->dk, c->d), &state);
+}
+
+/* What each head of the wired workbench looks for; kv head j (and every
+ * query head reading it) takes role j mod 4. K rows are written once per
+ * query head of a group, the same values each time. */
+enum wired_role { ROLE_PREVIOUS, ROLE_SAME_WORD, ROLE_FIRST, ROLE_NEXT };
+
+/*
+ * The default workbench (seed MHA_SEED_WIRED): heads wired by hand, so
+ * that attention is visible from the first screen, W^V and W^O random as
+ * for seed 0. Needs d >= 6 and dk >= 2 (else the plain random seed 0).
+ *
+ * X (n, d): columns 0..d-5 say which word token i is (one-hot, column
+ * = word number mod (d-4)); then F first-token flag, P position i,
+ * P2 = i^2, ONE = 1 (the last four columns).
+ * Head blocks of W^Q (query head) and W^K (its kv head), only their
+ * first two columns non-zero, c = 3 sqrt(dk) (a gap of 3 per unit after
+ * the 1/sqrt(dk) scale):
+ *   previous / next token (o = -1 / +1): q = c (2(i+o), -1), k = (j, j^2),
+ *     q.k = -c (j - (i+o))^2 + c (i+o)^2: largest at j = i+o (the ends
+ *     fall back to the nearest key);
+ *   same word (v = word number + 1, so that no word row is all zero):
+ *     q = c (2v_i, -1), k = (v_j, v_j^2), q.k = -c (v_j - v_i)^2 + c v_i^2:
+ *     largest on every copy of the word;
+ *   first token: q = a, k = F, a = sqrt(dk) (ln(n-1) + 2), so key 0 has
+ *     about e^2/(e^2 + 1) = 0.88 of each row whatever n is.
+ */
+static void init_wired(struct mha_weights *w, const struct mha_config *c)
+{
+	int d = c->d, dk = c->dk, nw = d - 4;
+	int col_f = d - 4, col_p = d - 3, col_p2 = d - 2, col_one = d - 1;
+	size_t qw = (size_t)c->h * dk, kw = (size_t)c->g * dk;
+	/* rounded to quarters, so that every product and sum below is exact in
+	 * float: equal scores stay exactly equal (top-k ties go to the lower
+	 * index in every implementation, BLAS or not) */
+	float cq = roundf(12.0f * sqrtf((float)dk)) / 4.0f;
+	float a = roundf(4.0f * sqrtf((float)dk) * (logf((float)(c->n > 1 ? c->n - 1 : 1)) + 2.0f)) / 4.0f;
+
+	memset(w->x, 0, (size_t)c->n * d * sizeof *w->x);
+	memset(w->wq, 0, (size_t)d * qw * sizeof *w->wq);
+	memset(w->wk, 0, (size_t)d * kw * sizeof *w->wk);
+	for (int i = 0; i < c->n; i++) {
+		float *x = w->x + (size_t)i * d;
+		x[word_number(i) % nw] = 1.0f;
+		x[col_f] = i == 0 ? 1.0f : 0.0f;
+		x[col_p] = (float)i;
+		x[col_p2] = (float)i * (float)i;
+		x[col_one] = 1.0f;
+	}
+	/* W^Q[r][col] and W^K[r][col] of a head block */
+#define WQ(r, col) w->wq[(size_t)(r) * qw + qb + (col)]
+#define WK(r, col) w->wk[(size_t)(r) * kw + kb + (col)]
+	for (int hq = 0; hq < c->h; hq++) {
+		int kv = mha_kv_head(c, hq);
+		size_t qb = (size_t)hq * dk, kb = (size_t)kv * dk;
+		switch ((enum wired_role)(kv % 4)) {
+		case ROLE_PREVIOUS:
+		case ROLE_NEXT: {
+			float o = kv % 4 == ROLE_NEXT ? 1.0f : -1.0f;
+			WQ(col_p, 0) = 2.0f * cq;
+			WQ(col_one, 0) = 2.0f * cq * o;
+			WQ(col_one, 1) = -cq;
+			WK(col_p, 0) = 1.0f;
+			WK(col_p2, 1) = 1.0f;
+			break;
+		}
+		case ROLE_SAME_WORD:
+			for (int r = 0; r < nw; r++) {
+				float v = (float)(r + 1);
+				WQ(r, 0) = 2.0f * cq * v;
+				WQ(r, 1) = -cq;
+				WK(r, 0) = v;
+				WK(r, 1) = v * v;
+			}
+			break;
+		case ROLE_FIRST:
+			WQ(col_one, 0) = a;
+			WK(col_f, 0) = 1.0f;
+			break;
+		}
+	}
+#undef WQ
+#undef WK
+}
+
+void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed)
+{
+	init_random(w, c, seed);
+	if (seed == MHA_SEED_WIRED && c->d >= 6 && c->dk >= 2)
+		init_wired(w, c);
 	c->seed = seed;
+}
+
+struct mha_bias mha_bias(const struct mha_weights *w, const struct mha_config *c, int k)
+{
+	const int hw = c->h * c->dk, gw = c->g * c->dk;
+	switch (k) {
+	case 0: return (struct mha_bias){ "b^Q", "b_Q", w->bq, hw };
+	case 1: return (struct mha_bias){ "b^K", "b_K", w->bk, gw };
+	case 2: return (struct mha_bias){ "b^V", "b_V", w->bv, gw };
+	default: return (struct mha_bias){ "b^O", "b_O", w->bo, c->d };
+	}
+}
+
+void mha_biases_init(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
+{
+	uint64_t state = seed ^ 0xB1A5B1A5B1A5B1A5ull; /* a stream apart from X and the W's */
+	for (int k = 0; k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		fill_uniform(b.p, (size_t)b.len, 0.5f, &state);
+	}
 }
 
 void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c)
 {
-	static const char *words[] = {
-		"the", "cat", "sat", "on", "the", "mat", "and", "the",
-		"dog", "saw", "the", "cat", "on", "the", "big", "mat",
-	};
-	size_t nwords = sizeof words / sizeof words[0];
 	for (int i = 0; i < c->n; i++) {
-		if ((size_t)i < nwords)
-			snprintf(w->labels[i], MHA_LABEL_MAX, "%s", words[i]);
+		if (i < NWORDS)
+			snprintf(w->labels[i], MHA_LABEL_MAX, "%s", default_words[i]);
 		else
 			snprintf(w->labels[i], MHA_LABEL_MAX, "t%d", i + 1);
 	}
@@ -171,6 +310,24 @@ bool mha_label_valid(const char *s)
 	return true;
 }
 
+/* b^Q, b^K, b^V, b^O under the inputs' rule: finite, within MHA_VALUE_MAX. */
+static enum mha_status biases_check(const struct mha_weights *w, const struct mha_config *c,
+                                    char *msg, size_t len)
+{
+	for (int k = 0; k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		for (int i = 0; i < b.len; i++)
+			if (!isfinite(b.p[i]) || fabsf(b.p[i]) > MHA_VALUE_MAX) {
+				snprintf(msg, len, "%s[%d] = %g: inputs must be finite and within +-%g",
+				         b.name, i, (double)b.p[i], (double)MHA_VALUE_MAX);
+				return MHA_ERANGE;
+			}
+	}
+	if (len > 0)
+		msg[0] = '\0';
+	return MHA_OK;
+}
+
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len)
 {
@@ -188,6 +345,8 @@ enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_
 			}
 		}
 	}
+	if (c->bias)
+		return biases_check(w, c, msg, len);
 	if (len > 0)
 		msg[0] = '\0';
 	return MHA_OK;

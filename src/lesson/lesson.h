@@ -19,7 +19,7 @@
  *     struct lesson_errors errs = { 0 };
  *     lesson_set_load(&set, dir, &errs);        // what parsed is usable even when errs.count > 0
  *     const struct lesson *l = lesson_set_find(&set, "3");   // or "reshape"
- *     struct lesson_run run;                     // exercise.h
+ *     struct lesson_run run;                     // run.h
  *     lesson_run_start(&run, l, 0, &cfg, &w, msg, sizeof msg);
  *     ... after every mha_forward: lesson_run_eval(&run, &cfg, &w, &acts);
  *     ... draw lesson_run_pane(&run, width, keys, ctx, utf8, &text)  // pane.h
@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "mha.h"
+#include "pipeline.h"
 
 enum {
 	LESSON_FORMAT_VERSION = 1, /* first line of a lesson file: "mha-tui-lesson 1" */
@@ -41,14 +42,8 @@ enum {
 	LESSON_ERRORS_MAX = 200,   /* errors kept per load; more are counted only */
 };
 
-/* The pipeline's stages, labels exactly as on screen (lesson_stage_name). */
-enum lesson_stage {
-	LESSON_STAGE_PROJECTION, LESSON_STAGE_RESHAPE, LESSON_STAGE_SCORES,
-	LESSON_STAGE_SOFTMAX, LESSON_STAGE_WEIGHTED_SUM, LESSON_STAGE_CONCAT,
-	LESSON_STAGE_WO,
-	LESSON_STAGE_COUNT
-};
-const char *lesson_stage_name(enum lesson_stage s);
+/* The pipeline's stages (enum pipeline_stage) and their labels are the
+ * core's (pipeline.h): lessons name them as the screen does. */
 
 /* What goals compare and edits assign, by their names in lesson files.
  * The first LESSON_Q_CONFIG_COUNT are fields of struct mha_config (causal
@@ -152,7 +147,7 @@ enum lesson_hide_kind { LESSON_HIDE_STAGE, LESSON_HIDE_COUNTS, LESSON_HIDE_CELLS
 
 struct lesson_hide {
 	enum lesson_hide_kind kind;
-	enum lesson_stage stage; /* STAGE */
+	enum pipeline_stage stage; /* STAGE */
 	struct lesson_ref ref;   /* CELLS */
 };
 
@@ -209,7 +204,7 @@ struct lesson_step {
 	const char *prose;        /* raw prose lines joined by '\n' (lesson_wrap them) */
 	struct lesson_setup setup;/* its own set-up directives */
 	bool resets;              /* entering it sets the workbench up (own set-up, or an exercise) */
-	int focus;                /* enum lesson_stage, or -1 */
+	int focus;                /* enum pipeline_stage, or -1 */
 	struct lesson_mark *marks;
 	int nmarks;
 	struct lesson_cond *goals;/* empty: no exercise */
@@ -298,6 +293,12 @@ int lesson_step_index(const struct lesson *l, const char *id);
  * .lesson file. Returns 0 with the directory in out, or -1 with a message
  * listing every path tried and why it did not count. */
 int lesson_find_dir(const char *flag_dir, char *out, size_t outlen, char *msg, size_t len);
+/* lesson_find_dir with its inputs given, for the tests: the flag, the
+ * environment variable's value, the source tree (tried only when
+ * use_source), the installed dir. */
+int lesson_dir_search(const char *flag, const char *env, const char *source, bool use_source,
+                       const char *install, char *out, size_t outlen, char *msg, size_t len);
+
 /* The assets directory for a lessons directory: DIR/assets, DIR/../assets,
  * then beside the source and installed lessons. 0, or -1 with the paths
  * tried in msg. */

@@ -28,6 +28,36 @@ static void write_matrix(FILE *f, const char *key, const float *p, int rows, int
 	}
 }
 
+/* ---- masks beyond causal and biases (optional lines, written only when
+ * set, so a session without them is unchanged): "pad T..", "window W",
+ * "hidden I J .." (query, key pairs of the custom mask), "bias 1" (then
+ * b_Q, b_K, b_V, b_O follow W_O as 1-row matrices). ---- */
+
+static void write_masks(FILE *f, const struct mha_config *c)
+{
+	bool any = false;
+	for (int t = 0; t < c->n; t++)
+		if (mha_is_pad(c, t)) {
+			fprintf(f, any ? " %d" : "pad %d", t);
+			any = true;
+		}
+	if (any)
+		fputc('\n', f);
+	if (c->window > 0)
+		fprintf(f, "window %d\n", c->window);
+	any = false;
+	for (int i = 0; i < c->n && i < MHA_MAX_TOKENS; i++)
+		for (int j = 0; j < c->n && j < 64; j++)
+			if ((c->hide[i] >> j) & 1u) {
+				fprintf(f, any ? " %d %d" : "hidden %d %d", i, j);
+				any = true;
+			}
+	if (any)
+		fputc('\n', f);
+	if (c->bias)
+		fputs("bias 1\n", f);
+}
+
 static void write_session(FILE *f, const struct mha_config *c, const struct mha_weights *w)
 {
 	fprintf(f, "%s %d\n", magic, SESSION_VERSION);
@@ -38,13 +68,19 @@ static void write_session(FILE *f, const struct mha_config *c, const struct mha_
 	for (int i = 0; i < c->h; i++)
 		if (c->head_off[i])
 			fprintf(f, " %d", i);
-	fputs("\nlabels", f);
+	fputc('\n', f);
+	write_masks(f, c);
+	fputs("labels", f);
 	for (int i = 0; i < c->n; i++)
 		fprintf(f, " %s", w->labels[i]);
 	fputc('\n', f);
 	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
 		struct mha_shape s = mha_tensor_shape(c, t);
 		write_matrix(f, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
+	}
+	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		write_matrix(f, b.key, b.p, 1, b.len);
 	}
 	fputs("end\n", f);
 }
@@ -87,6 +123,7 @@ struct reader {
 	int line;
 	char buf[LINE_MAX_BYTES + 2];
 	bool broken; /* a line was too long or held a NUL byte: stop reading */
+	bool again;  /* next_line gives the line in buf once more (an optional line was absent) */
 	char *msg;
 	size_t len;
 };
@@ -124,6 +161,10 @@ static bool read_raw_line(struct reader *rd)
  * after a bad line. */
 static char *next_line(struct reader *rd)
 {
+	if (rd->again) {
+		rd->again = false;
+		return rd->buf;
+	}
 	while (!rd->broken && read_raw_line(rd)) {
 		char *p = rd->buf;
 		while (*p == ' ' || *p == '\t')
@@ -255,6 +296,56 @@ static int read_heads_off(struct reader *rd, struct mha_config *c)
 	return 0;
 }
 
+/* Whole numbers in [0, hi) after "key", count of them in *count (at most max). */
+static int read_list(struct reader *rd, char *l, const char *key, int hi, int *v, int max, int *count)
+{
+	*count = 0;
+	for (char *tok = strtok(l + strlen(key), " \t"); tok; tok = strtok(NULL, " \t")) {
+		char *end;
+		long x = strtol(tok, &end, 10);
+		if (*end != '\0' || x < 0 || x >= hi || *count == max) {
+			char why[96];
+			snprintf(why, sizeof why, "%s: '%.20s' is not a token: tokens are 0..%d", key, tok, hi - 1);
+			return bad(rd, "%s", why, 0);
+		}
+		v[(*count)++] = (int)x;
+	}
+	return 0;
+}
+
+/* The optional mask lines, in any order, before the labels. */
+static int read_masks(struct reader *rd, struct mha_config *c)
+{
+	int v[2 * MHA_MAX_TOKENS * MHA_MAX_TOKENS], count;
+	for (char *l; (l = next_line(rd));) {
+		if (strncmp(l, "pad ", 4) == 0) {
+			if (read_list(rd, l, "pad", c->n, v, MHA_MAX_TOKENS, &count) != 0)
+				return -1;
+			for (int k = 0; k < count; k++)
+				c->pad |= (uint64_t)1 << v[k];
+		} else if (strncmp(l, "window ", 7) == 0) {
+			if (read_list(rd, l, "window", c->n + 1, v, 1, &count) != 0 || count != 1)
+				return bad(rd, "window must be one whole number in 0..%s%d", "", c->n);
+			c->window = v[0];
+		} else if (strncmp(l, "bias ", 5) == 0) {
+			if (read_list(rd, l, "bias", 2, v, 1, &count) != 0 || count != 1)
+				return bad(rd, "bias must be 0 or 1%s", "", 0);
+			c->bias = v[0];
+		} else if (strncmp(l, "hidden ", 7) == 0) {
+			if (read_list(rd, l, "hidden", c->n, v, 2 * MHA_MAX_TOKENS * MHA_MAX_TOKENS, &count) != 0)
+				return -1;
+			if (count % 2)
+				return bad(rd, "hidden: pairs of query and key expected, got %s%d numbers", "", count);
+			for (int k = 0; k < count; k += 2)
+				mha_mask_set(c, v[k], v[k + 1], true);
+		} else {
+			rd->again = true;
+			return 0;
+		}
+	}
+	return rd->broken ? -1 : 0;
+}
+
 static int read_labels(struct reader *rd, const struct mha_config *c, struct mha_weights *w)
 {
 	char *l = expect_line(rd, "labels");
@@ -318,7 +409,7 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 		return bad(rd, "not an mha-tui session (first line must be '%s')", head, 0);
 	if (strcmp(l, head) != 0)
 		return bad(rd, "unsupported session version: this mha-tui reads '%s'", head, 0);
-	if (read_config(rd, c) != 0 || read_heads_off(rd, c) != 0)
+	if (read_config(rd, c) != 0 || read_heads_off(rd, c) != 0 || read_masks(rd, c) != 0)
 		return -1;
 	if (mha_weights_alloc(w, c) != MHA_OK)
 		return bad(rd, "out of memory%s", "", 0);
@@ -326,6 +417,10 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	for (enum mha_tensor t = MHA_T_X; rc == 0 && t <= MHA_T_WO; t++) {
 		struct mha_shape s = mha_tensor_shape(c, t);
 		rc = read_matrix(rd, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
+	}
+	for (int k = 0; rc == 0 && c->bias && k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		rc = read_matrix(rd, b.key, b.p, 1, b.len);
 	}
 	if (rc == 0) {
 		l = expect_line(rd, "'end'");

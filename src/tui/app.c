@@ -1,87 +1,26 @@
 /*
  * app.c - the workbench's model operations: edit a cell, change the
- * configuration (keeping what fits), draw new inputs, undo, save. Each
+ * configuration (keeping what fits), draw new inputs, undo. Each
  * records what it needs to be undone and says, in APP_* flags, what the
  * loop must redo. No curses here, and no attention arithmetic: mha_forward
  * computes everything; only the Reshape proof multiplies X by one block of
  * W here, because showing that product done a second way is its point.
+ * Saving and autosaving are save.c; the marks of changed cells, marks.c.
  */
 #include "app.h"
 
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "actions.h"
 #include "learn.h"
-#include "session.h"
-#include "term.h"
+#include "train_view.h"
 
-static bool same_shape(const struct mha_config *a, const struct mha_config *b)
+bool app_same_shape(const struct mha_config *a, const struct mha_config *b)
 {
 	return a->n == b->n && a->d == b->d && a->h == b->h && a->g == b->g && a->dk == b->dk;
-}
-
-/* Floats of every tensor, in table order: the size of the prev snapshot. */
-static size_t all_floats(const struct mha_config *c)
-{
-	size_t total = 0;
-	for (int t = 0; t < MHA_T_COUNT; t++) {
-		struct mha_shape s = mha_tensor_shape(c, (enum mha_tensor)t);
-		total += (size_t)s.count * s.rows * s.cols;
-	}
-	return total;
-}
-
-static size_t tensor_offset(const struct mha_config *c, enum mha_tensor t)
-{
-	size_t off = 0;
-	for (int k = 0; k < (int)t; k++) {
-		struct mha_shape s = mha_tensor_shape(c, (enum mha_tensor)k);
-		off += (size_t)s.count * s.rows * s.cols;
-	}
-	return off;
-}
-
-/* Copy every tensor's values before an edit, so the cells it changes can
- * be marked after the recompute. */
-static void snapshot(struct app *app)
-{
-	size_t need = all_floats(&app->cfg);
-	if (need != app->prev_len) {
-		free(app->prev);
-		app->prev = malloc(need * sizeof *app->prev);
-		app->prev_len = app->prev ? need : 0;
-	}
-	if (!app->prev)
-		return;
-	float *dst = app->prev;
-	for (int t = 0; t < MHA_T_COUNT; t++) {
-		struct mha_shape s = mha_tensor_shape(&app->cfg, (enum mha_tensor)t);
-		size_t len = (size_t)s.count * s.rows * s.cols;
-		memcpy(dst, mha_tensor_data(&app->w, &app->a, (enum mha_tensor)t), len * sizeof *dst);
-		dst += len;
-	}
-	app->changed_until_ms = app->now_ms + APP_CHANGED_MS;
-}
-
-bool app_cell_changed(const struct app *app, enum mha_tensor t, int m, int r, int c)
-{
-	if (!app->prev || app->now_ms >= app->changed_until_ms)
-		return false;
-	struct mha_shape s = mha_tensor_shape(&app->cfg, t);
-	size_t i = ((size_t)m * s.rows + r) * s.cols + c;
-	const float *now = mha_tensor_data(&app->w, &app->a, t);
-	return app->prev[tensor_offset(&app->cfg, t) + i] != now[i];
-}
-
-static void forget_marks(struct app *app)
-{
-	app->changed_until_ms = 0;
 }
 
 static int copy_weights(struct mha_weights *dst, const struct mha_weights *src, const struct mha_config *c)
@@ -104,7 +43,7 @@ int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *
 		mha_weights_free(&app->w);
 		return -1;
 	}
-	app->stage = STAGE_PROJECTION;
+	app->stage = PIPELINE_PROJECTION;
 	app->forward = mha_forward;
 	app_recompute(app);
 	return 0;
@@ -131,6 +70,7 @@ void app_free(struct app *app)
 {
 	app_autosave_wait(app);
 	learn_free(app);
+	train_view_free(app);
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
 	mha_acts_free(&app->a);
 	mha_weights_free(&app->w);
@@ -156,29 +96,12 @@ static void swap_bytes(void *a, void *b, size_t n)
 	}
 }
 
-#define SWAP_FIELD(f) swap_bytes(&app->f, &b->f, sizeof b->f)
-
 void app_bench_swap(struct app *app, struct bench *b)
 {
 	if (!app->learn.active)
 		app_autosave_idle(app, true); /* what it owes is the free bench's, leaving now */
-	SWAP_FIELD(cfg);
-	SWAP_FIELD(w);
-	SWAP_FIELD(a);
-	SWAP_FIELD(prev);
-	SWAP_FIELD(prev_len);
-	SWAP_FIELD(changed_until_ms);
-	SWAP_FIELD(undo);
-	SWAP_FIELD(undo_top);
-	SWAP_FIELD(undo_count);
-	SWAP_FIELD(stage);
-	SWAP_FIELD(cur);
-	SWAP_FIELD(head);
-	SWAP_FIELD(proj);
-	SWAP_FIELD(heat_page);
+	swap_bytes(&app->bench, b, sizeof *b);
 }
-
-#undef SWAP_FIELD
 
 void app_bench_free(struct bench *b)
 {
@@ -271,16 +194,8 @@ bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel
 float app_panel_value(const struct app *app, const struct panel *p, int r, int c)
 {
 	const struct mha_config *cf = &app->cfg;
-	if (p->proof) {
-		// X (n,d) @ W[:, col0 + c]: the head block computed from the inputs, in double
-		enum mha_tensor wt = p->t == MHA_T_Q ? MHA_T_WQ : p->t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
-		const float *wm = mha_tensor_data(&app->w, NULL, wt);
-		int wc = mha_tensor_shape(cf, wt).cols;
-		double sum = 0.0;
-		for (int k = 0; k < cf->d; k++)
-			sum += (double)app->w.x[(size_t)r * cf->d + k] * wm[(size_t)k * wc + p->col0 + c];
-		return (float)sum;
-	}
+	if (p->proof) /* the head block computed again from the inputs */
+		return (float)pipeline_projection_again(cf, &app->w, p->t, r, p->col0 + c);
 	struct mha_shape s = mha_tensor_shape(cf, p->t);
 	const float *m = mha_tensor_data(&app->w, &app->a, p->t);
 	return m[((size_t)p->m * s.rows + r) * s.cols + p->col0 + c];
@@ -348,7 +263,7 @@ unsigned app_set_cell(struct app *app, float v)
 	e->t = cell.t;
 	e->index = i;
 	e->old = m[i];
-	snapshot(app);
+	app_snapshot(app);
 	m[i] = v;
 	return APP_RECOMPUTE | APP_REDRAW;
 }
@@ -371,7 +286,7 @@ static unsigned replace_all(struct app *app, const struct mha_config *next, stru
 	app->a = na;
 	app->w = *nw;
 	app->cfg = *next;
-	forget_marks(app);
+	app->changed_until_ms = 0; /* another shape: no marks */
 	app_clamp(app);
 	return APP_RECOMPUTE | APP_REDRAW;
 }
@@ -391,11 +306,11 @@ unsigned app_change_config(struct app *app, const struct mha_config *next_in, co
 		app_message(app, true, "not changed: %s", msg);
 		return APP_REDRAW;
 	}
-	if (same_shape(&next, &app->cfg)) {
+	if (app_same_shape(&next, &app->cfg)) {
 		struct undo_entry *e = undo_push(app);
 		e->kind = UNDO_CONFIG;
 		e->cfg = app->cfg;
-		snapshot(app);
+		app_snapshot(app);
 		app->cfg = next;
 		app_message(app, false, "%s", what);
 		return APP_RECOMPUTE | APP_REDRAW;
@@ -428,7 +343,7 @@ unsigned app_reseed(struct app *app, unsigned long long seed, const char *what)
 	e->cfg = app->cfg;
 	e->w = nw; /* the copy is the undo level; the inputs are redrawn in place */
 	undo_trim(app);
-	snapshot(app);
+	app_snapshot(app);
 	mha_weights_init(&app->w, &app->cfg, seed);
 	app_message(app, false, "%s", what);
 	return APP_RECOMPUTE | APP_REDRAW;
@@ -445,18 +360,18 @@ unsigned app_undo(struct app *app)
 	struct undo_entry *e = &app->undo[app->undo_top];
 	switch (e->kind) {
 	case UNDO_CELL:
-		snapshot(app);
+		app_snapshot(app);
 		mha_tensor_data(&app->w, NULL, e->t)[e->index] = e->old;
 		app_message(app, false, "undone: %s cell restored", mha_tensor_info(e->t)->name);
 		break;
 	case UNDO_CONFIG:
-		snapshot(app);
+		app_snapshot(app);
 		app->cfg = e->cfg;
 		app_message(app, false, "undone: setting restored");
 		break;
 	case UNDO_ALL:
-		if (same_shape(&e->cfg, &app->cfg)) {
-			snapshot(app);
+		if (app_same_shape(&e->cfg, &app->cfg)) {
+			app_snapshot(app);
 			mha_weights_free(&app->w);
 			app->w = e->w;
 			app->cfg = e->cfg;
@@ -473,7 +388,7 @@ unsigned app_undo(struct app *app)
 			mha_weights_free(&app->w);
 			app->w = e->w;
 			app->cfg = e->cfg;
-			forget_marks(app);
+			app->changed_until_ms = 0; /* another shape: no marks */
 		}
 		memset(&e->w, 0, sizeof e->w);
 		app_message(app, false, "undone: inputs and shape restored");
@@ -507,128 +422,11 @@ unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int
 		for (int c = c0; c < c1; c++)
 			n[(size_t)r * s.cols + c] = set ? f : n[(size_t)r * s.cols + c] * f;
 	struct mha_config cfg = app->cfg;
-	snapshot(app); /* the cells it changes are marked, as for one edit */
+	app_snapshot(app); /* the cells it changes are marked, as for one edit */
 	long long until = app->changed_until_ms;
 	unsigned fl = replace_all(app, &cfg, &nw);
 	app->changed_until_ms = until; /* same shape: the marks still match */
 	if (fl & APP_RECOMPUTE)
-		app_message(app, false, "%s; everything downstream recomputed (u undoes)", what);
+		app_message(app, false, "%s; everything downstream recomputed (%s undoes)", what, actions_key_name("undo"));
 	return fl;
-}
-
-int app_save(struct app *app)
-{
-	char msg[MHA_MSG_MAX + 4096], auto_path[4096];
-	if (!app->session_path) {
-		app_message(app, true, "no session file to save to");
-		return -1;
-	}
-	app_autosave_wait(app); /* a writer still running would land after this save */
-	/* the learner's own session, never a lesson's workbench */
-	const struct mha_config *c = app->learn.active ? &app->learn.other.cfg : &app->cfg;
-	const struct mha_weights *w = app->learn.active ? &app->learn.other.w : &app->w;
-	if (session_save(app->session_path, c, w, msg, sizeof msg) != 0) {
-		app_message(app, true, "not saved: %s", msg);
-		return -1;
-	}
-	app->edits_unsaved = 0;
-	app->autosave_due = false;
-	/* the session holds every edit now: the autosave has done its work */
-	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
-		unlink(auto_path);
-	app_message(app, false, "saved to %s", app->session_path);
-	return 0;
-}
-
-int app_autosave_path(const struct app *app, char *buf, size_t len)
-{
-	if (!app->session_path)
-		return -1;
-	int n = snprintf(buf, len, "%s.autosave", app->session_path);
-	return n > 0 && (size_t)n < len ? 0 : -1;
-}
-
-/* A writer process that has ended: reaped, and its failure shown (its
- * message stayed in the child; the session itself is still saved on
- * quit). block: wait for it. true when it failed. */
-static bool autosave_reap(struct app *app, bool block)
-{
-	int st;
-	if (app->autosave_pid <= 0 || waitpid(app->autosave_pid, &st, block ? 0 : WNOHANG) != app->autosave_pid)
-		return false;
-	app->autosave_pid = 0;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return false;
-	app_message(app, true, "autosave failed: %s.autosave could not be written", app->session_path);
-	return true;
-}
-
-void app_autosave_wait(struct app *app)
-{
-	(void)autosave_reap(app, true);
-}
-
-/* Write the autosave in a child process: at d_model 1024 the text of
- * every input takes most of a second to write, and the learner keeps
- * working meanwhile on the parent's copy (fork copies on write). One
- * writer at a time: while one runs the autosave stays owed. Without fork,
- * written here and now. A failure is shown but changes nothing else. */
-static bool autosave(struct app *app)
-{
-	char path[4096], msg[MHA_MSG_MAX + 4096];
-	if (app->autosave_pid > 0)
-		return false; /* still owed: the next pause tries again */
-	app->edits_unsaved = 0;
-	app->autosave_due = false;
-	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
-		return false;
-	pid_t pid = fork();
-	if (pid == 0) {
-		term_child_signals(); /* never touches the learner's terminal (term.h) */
-		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
-	}
-	if (pid > 0) {
-		app->autosave_pid = pid;
-		return true;
-	}
-	if (session_save(path, &app->cfg, &app->w, msg, sizeof msg) != 0)
-		app_message(app, true, "autosave failed: %s", msg);
-	return true;
-}
-
-void app_edited(struct app *app, const struct mha_config *before)
-{
-	if (app->learn.active)
-		return; /* a lesson's edits are not the session's: nothing to autosave */
-	if ((++app->edits_unsaved >= APP_AUTOSAVE_EDITS || !same_shape(before, &app->cfg)) && !app->autosave_due) {
-		app->autosave_due = true;
-		app->autosave_due_ms = app->now_ms;
-	}
-}
-
-bool app_autosave_idle(struct app *app, bool idle)
-{
-	if (autosave_reap(app, false))
-		return true; /* the status line says it failed */
-	if (!app->autosave_due || app->learn.active ||
-	    (!idle && app->now_ms - app->autosave_due_ms < APP_AUTOSAVE_WAIT_MS))
-		return false;
-	return autosave(app);
-}
-
-bool app_autosave_check(struct app *app)
-{
-	char path[4096];
-	struct stat as;
-	if (app_autosave_path(app, path, sizeof path) != 0 || stat(path, &as) != 0)
-		return false;
-	/* a clean save removes the autosave it covers: one found here holds
-	 * edits no save took, whatever its age; kept until loaded (doc/SESSION.md) */
-	app->autosave_held = true;
-	/* the command first: it is what must survive an 80-column status line */
-	app_message(app, true, "recover: mha-tui --load '%s'   (edits a run left unsaved; kept until you load them)",
-	            path);
-	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
-	app->notice = true;
-	return true;
 }

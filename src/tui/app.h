@@ -10,8 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "deps.h"
-#include "exercise.h"
+#include "pipeline.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "hit.h"
 #include "mha.h"
 #include "progress.h"
@@ -54,25 +56,45 @@ struct undo_entry {
 /* One workbench's model and where the learner looks at it. The free
  * session and an open lesson each have one: a lesson's set-ups never touch
  * the learner's own session, and leaving a lesson returns to it as it was.
- * The app holds the one in use in its own fields (below); the other waits
- * here (app_bench_swap exchanges them). */
+ * The app holds the one in use (app->bench, whose fields it also names
+ * directly: app->cfg is app->bench.cfg); the other waits in
+ * app->learn.other, and app_bench_swap exchanges them. The fields are
+ * written once, here, for both. */
+#define BENCH_FIELDS \
+	struct mha_config cfg;        /* valid at all times */ \
+	struct mha_weights w;         /* the inputs the learner edits */ \
+	struct mha_acts a;            /* every intermediate of cfg, w (after app_recompute) */ \
+	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */ \
+	size_t prev_len;              /* floats in prev */ \
+	long long changed_until_ms;   /* mark cells that differ from prev until then */ \
+	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer; levels that hold whole inputs \
+	                               * (UNDO_ALL) keep at most APP_UNDO_BYTES between them */ \
+	int undo_top, undo_count; \
+	enum pipeline_stage stage;    /* the focused stage */ \
+	struct app_cursor cur[PIPELINE_STAGE_COUNT]; /* a cursor per stage */ \
+	int head;                     /* the head the stage screens show */ \
+	enum proj proj;               /* Q, K or V on Projection and Reshape */ \
+	int heat_page;                /* heatmap page when they do not all fit */
+
 struct bench {
-	struct mha_config cfg;
-	struct mha_weights w;
-	struct mha_acts a;
-	float *prev;
-	size_t prev_len;
-	long long changed_until_ms;
-	struct undo_entry undo[APP_UNDO_MAX];
-	int undo_top, undo_count;
-	enum stage stage;
-	struct app_cursor cur[STAGE_COUNT];
-	int head;
-	enum proj proj;
-	int heat_page;
+	BENCH_FIELDS
 };
 
 enum { LEARN_MSG_MAX = 4096, LEARN_TYPED_MAX = 8 };
+
+/* The screen modes: which one has the keys, draws the status line and the
+ * side pane (mode.h has their table of operations, one file each). The
+ * help overlay is a flag over them (app.help_open). */
+enum app_mode {
+	MODE_WORKBENCH, /* the stage screens; the action table has the keys (workbench.c) */
+	MODE_MENU,      /* the lesson menu in the pane: Up/Down, digits, Enter (menu.c) */
+	MODE_VALUE,     /* prompt: a value for the cursor's cell (value_prompt.c) */
+	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
+	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
+	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
+	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
+	MODE_COUNT
+};
 
 /* The lessons side of the app (learn.h has the operations). All off when
  * `enabled` is false: the workbench alone, as in the workbench's tests. */
@@ -89,32 +111,25 @@ struct app_learn {
 	struct bench other;            /* the bench not in use: the free one while active,
 	                                * the lesson's while the learner is out of it */
 	bool has_other;
-	bool menu;                     /* the menu has the keys */
 	int menu_sel;                  /* index into set */
 	char typed[LEARN_TYPED_MAX];   /* a lesson number being typed in the menu */
-	bool answering;                /* typing an answer to the step's question */
 	char answer[LESSON_ANSWER_MAX];
 	int scroll;                    /* first line of the pane's middle part */
 	int scroll_max;                /* as last drawn (0 until then) */
 	bool show_counts;              /* narrow terminals: the side column shows the counts */
 };
 
+struct train_view;
 struct app {
-	/* model */
-	struct mha_config cfg;        /* valid at all times */
-	struct mha_weights w;         /* the inputs the learner edits */
-	struct mha_acts a;            /* every intermediate of cfg, w (after app_recompute) */
+	/* the bench in use: the model, and where the learner looks at it */
+	union {
+		struct bench bench;   /* whole (app_bench_swap) */
+		struct { BENCH_FIELDS }; /* field by field: app->cfg, app->stage, ... */
+	};
 	/* the forward pass app_recompute runs: mha_forward. The golden screen
 	 * tests set mha_forward_naive, whose last digits are the same for
 	 * every CPU kernel and BLAS backend (sanitizer and valgrind builds). */
 	void (*forward)(const struct mha_config *, const struct mha_weights *, struct mha_acts *);
-	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */
-	size_t prev_len;              /* floats in prev */
-	long long changed_until_ms;   /* mark cells that differ from prev until then */
-	struct undo_entry undo[APP_UNDO_MAX]; /* ring buffer; levels that hold
-	                               * whole inputs (UNDO_ALL) keep at most
-	                               * APP_UNDO_BYTES between them */
-	int undo_top, undo_count;
 	const char *session_path;     /* where w and q save (not owned) */
 	int edits_unsaved;            /* edits since the last save or autosave */
 	bool autosave_due;            /* an autosave is owed (app_edited), written by app_autosave_idle */
@@ -124,17 +139,15 @@ struct app {
 	                               * start: this run neither overwrites nor removes it */
 	bool notice;                  /* the status message goes at the next key */
 
-	/* view */
-	enum stage stage;             /* the focused stage */
-	struct app_cursor cur[STAGE_COUNT]; /* a cursor per stage */
-	int head;                     /* the head the stage screens show */
-	enum proj proj;               /* Q, K or V on Projection and Reshape */
-	int heat_page;                /* heatmap page when they do not all fit */
+	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */
-	bool help_open;               /* the help overlay is up */
+	int kv_context_shift;         /* KV-cache view: T = 4096 tokens x 2^this (kv_view.c) */
+	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
+	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
+	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
+	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
+	bool help_open;               /* the help overlay is up (over any mode but a prompt) */
 	int help_scroll;              /* first help line shown */
-	bool editing;                 /* typing a value into the cursor's cell */
-	bool scaling;                 /* typing a factor for a block of cells (the * key) */
 	int scale_scope;              /* its block: 0 the matrix, 1 the head block, 2 the row, 3 the column */
 	char edit[APP_EDIT_MAX];      /* what was typed */
 	bool typed_overflow;          /* a character of a value, factor or answer did not fit:
@@ -150,6 +163,7 @@ struct app {
 
 	/* lessons */
 	struct app_learn learn;
+	struct train_view *train;     /* the training screen's model and history, or NULL (train_view.c) */
 };
 
 /* Start with cfg (valid) and w (allocated; ownership passes to the app). */
@@ -212,6 +226,12 @@ void app_autosave_wait(struct app *app);
  * held, never loaded or removed, and the status line says how to open it
  * (mha-tui --load PATH). Returns true when one was found. */
 bool app_autosave_check(struct app *app);
+
+/* Within the app's files: copy every tensor aside before an edit, so
+ * that the cells it changes are marked (marks.c); do two configurations
+ * have the same shapes? */
+void app_snapshot(struct app *app);
+bool app_same_shape(const struct mha_config *a, const struct mha_config *b);
 
 /* Keep cursor and head inside the current shapes. */
 void app_clamp(struct app *app);

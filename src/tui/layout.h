@@ -43,8 +43,6 @@ enum layout_pane {
 };
 
 struct layout layout_frame(int rows, int cols, enum layout_pane pane);
-/* layout_frame(rows, cols, LAYOUT_PANE_NONE) */
-struct layout layout_compute(int rows, int cols);
 
 /* The body of one stage: two lines of formula and note; the heatmaps with
  * their legend in a strip across the bottom (h = 0 when the stage has
@@ -57,6 +55,8 @@ struct body_layout {
 	int heat_per_page;   /* heatmaps shown at once (0: not even one fits) */
 	int heat_per_row;
 	int pane_scroll_max;  /* set by the drawing: how far the lesson pane scrolls */
+	int numbers_cell_w;   /* the matrices' cell width, separator included (the mode's layout sets it) */
+	int body_h;           /* the body's height (the frame's body.h) */
 };
 
 /* The width of the matrices' area (the body, less the counts column when

@@ -8,7 +8,8 @@
  * go to the progress file (nav.h, progress.h) at every change, atomically.
  *
  * No drawing and no key codes here (actions.c maps keys to these calls,
- * draw.c and pane_view.c show the state).
+ * the menu and the answer prompt are modes of their own: menu.c,
+ * answer_prompt.c; lesson_pane.c shows the step).
  */
 #include "learn.h"
 
@@ -17,15 +18,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "actions.h"
+#include "layout.h"
 #include "lesson.h"
+#include "mode.h"
 #include "nav.h"
 #include "pane.h"
-
-_Static_assert((int)LESSON_STAGE_PROJECTION == (int)STAGE_PROJECTION &&
-               (int)LESSON_STAGE_WO == (int)STAGE_OUTPUT && (int)LESSON_STAGE_COUNT == (int)STAGE_COUNT,
-               "lesson stages and workbench stages are the same seven, in the same order");
-
-enum { SCROLL_END = INT_MAX / 2 }; /* scroll to the pane's end (clamped when drawn) */
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
@@ -88,80 +86,6 @@ void learn_free(struct app *app)
 	memset(l, 0, sizeof *l);
 }
 
-/* ---- the step on screen: focus, cursor, head ---- */
-
-/* Put the cursor of stage st on cell (m, r, c) of tensor t when that
- * stage's screen shows it. */
-static bool place_cursor(struct app *app, enum stage st, enum mha_tensor t, int m, int r, int c)
-{
-	struct stage_view v;
-	stage_view(st, &app->cfg, app->head, app->proj, &v);
-	for (int i = 0; i < v.count; i++) {
-		const struct panel *p = &v.p[i];
-		if (p->t != t || p->proof || p->m != m || c < p->col0 || c >= p->col0 + p->cols || r >= p->rows)
-			continue;
-		app->cur[st] = (struct app_cursor){ i, r, c - p->col0 };
-		return true;
-	}
-	return false;
-}
-
-/* The stage where an input is edited, and which projection shows it. */
-static int input_home(enum mha_tensor t, enum proj *proj)
-{
-	switch (t) {
-	case MHA_T_X: return STAGE_PROJECTION;
-	case MHA_T_WQ: *proj = PROJ_Q; return STAGE_PROJECTION;
-	case MHA_T_WK: *proj = PROJ_K; return STAGE_PROJECTION;
-	case MHA_T_WV: *proj = PROJ_V; return STAGE_PROJECTION;
-	case MHA_T_WO: return STAGE_OUTPUT;
-	default: return -1;
-	}
-}
-
-/* @focus selects the stage; @highlight head H shows that head; the first
- * highlighted cell gets the cursor on the focused stage, and an input's
- * first highlighted cell gets it where that input is edited, so the keys
- * the lesson asks for start from the right cell. */
-static void point_at(struct app *app, const struct lesson_step *s)
-{
-	if (s->focus >= 0)
-		app->stage = (enum stage)s->focus;
-	/* every step starts at head 0 (or its highlighted head), its page in
-	 * view: a head picked in the step before would leave the cursors on a
-	 * head the text does not speak of */
-	app->head = 0;
-	for (int i = 0; i < s->nmarks; i++)
-		if (s->marks[i].is_head && s->marks[i].head < app->cfg.h)
-			app->head = s->marks[i].head;
-	bool focus_done = false, home_done[STAGE_COUNT] = { false };
-	for (int i = 0; i < s->nmarks; i++) {
-		const struct lesson_ref *ref = &s->marks[i].ref;
-		if (s->marks[i].is_head)
-			continue;
-		int m = ref->r[0].lo, r = ref->r[1].lo, c = ref->r[2].lo;
-		if (!focus_done && s->focus >= 0) {
-			int keep = app->head;
-			if (ref->t == MHA_T_SCORES || ref->t == MHA_T_WEIGHTS || ref->t == MHA_T_HEADS)
-				app->head = m < app->cfg.h ? m : app->head;
-			focus_done = place_cursor(app, (enum stage)s->focus, ref->t, m, r, c);
-			if (!focus_done)
-				app->head = keep;
-		}
-		enum proj proj = app->proj;
-		int home = input_home(ref->t, &proj);
-		if (home >= 0 && home != s->focus && !home_done[home]) {
-			enum proj keep = app->proj;
-			app->proj = proj;
-			home_done[home] = place_cursor(app, (enum stage)home, ref->t, 0, r, c);
-			if (!home_done[home])
-				app->proj = keep;
-		}
-	}
-	app->heat_page = app->heat_per_page > 0 ? app->head / app->heat_per_page : 0;
-	app_clamp(app);
-}
-
 /* Start step si of lesson li on the app's bench (set up afresh when force
  * or the step resets). 0, or -1 with the reason on the status line. */
 static int start_step(struct app *app, int li, int si, bool force)
@@ -194,8 +118,9 @@ static int start_step(struct app *app, int li, int si, bool force)
 	l->open = true;
 	l->lesson = li;
 	l->scroll = 0;
-	l->answering = false;
-	point_at(app, &les->steps[si]);
+	if (app->mode == MODE_ANSWER)
+		mode_leave(app);
+	learn_point_at(app, &les->steps[si]);
 	const struct lesson_step *st = &les->steps[si];
 	app_message(app, false, "lesson %d, step %d of %d%s%s", les->number, si + 1, les->nsteps,
 	            st->title[0] ? ": " : "", st->title);
@@ -231,7 +156,7 @@ unsigned learn_open(struct app *app, int li, int si)
 		}
 		return APP_REDRAW;
 	}
-	l->menu = false;
+	app->mode = MODE_WORKBENCH; /* the menu, if up, is done */
 	return APP_REDRAW;
 }
 
@@ -266,16 +191,17 @@ void learn_resume(struct app *app)
 
 /* ---- stepping ---- */
 
-static unsigned no_lesson(struct app *app)
+unsigned learn_no_lesson(struct app *app)
 {
 	int li, si;
 	if (!app->learn.enabled)
 		app_message(app, false, "no lesson open (start one with mha-tui --lesson ID)");
 	else if (learn_return_place(app, &li, &si))
-		app_message(app, false, "in the free workbench: f returns to lesson %d, step %d; M lists the lessons",
-		            app->learn.set->lessons[li].number, si + 1);
+		app_message(app, false, "in the free workbench: %s returns to lesson %d, step %d; %s lists the lessons",
+		            actions_key_name("leave"), app->learn.set->lessons[li].number, si + 1,
+		            actions_key_name("menu"));
 	else
-		app_message(app, false, "no lesson open: M lists the lessons");
+		app_message(app, false, "no lesson open: %s lists the lessons", actions_key_name("menu"));
 	return APP_REDRAW;
 }
 
@@ -284,7 +210,7 @@ unsigned learn_step(struct app *app, int dir)
 	struct app_learn *l = L(app);
 	const struct lesson *les = learn_lesson(app);
 	if (!les)
-		return no_lesson(app);
+		return learn_no_lesson(app);
 	int next = l->run.step + dir;
 	if (next < 0) {
 		app_message(app, false, "this is the first step");
@@ -295,7 +221,8 @@ unsigned learn_step(struct app *app, int dir)
 	if (next >= les->nsteps) {
 		int li = l->lesson;
 		if (li + 1 >= l->set->count) {
-			app_message(app, false, "that was the last step of the last lesson; M lists them all");
+			app_message(app, false, "that was the last step of the last lesson; %s lists them all",
+			            actions_key_name("menu"));
 			return APP_REDRAW;
 		}
 		learn_open(app, li + 1, 0);
@@ -313,7 +240,7 @@ unsigned learn_hint(struct app *app)
 {
 	struct app_learn *l = L(app);
 	if (!learn_lesson(app))
-		return no_lesson(app);
+		return learn_no_lesson(app);
 	const struct lesson_step *s = lesson_run_step(&l->run);
 	if (s->nhints == 0) {
 		app_message(app, false, "this step has no hints");
@@ -321,10 +248,10 @@ unsigned learn_hint(struct app *app)
 	}
 	const char *h = lesson_run_next_hint(&l->run);
 	if (!h)
-		app_message(app, false, "no more hints; S shows the solution");
+		app_message(app, false, "no more hints; %s shows the solution", actions_key_name("solution"));
 	else
 		app_message(app, false, "hint %d of %d: %s", l->run.hints_shown, s->nhints, h);
-	l->scroll = SCROLL_END;
+	l->scroll = LEARN_SCROLL_END;
 	return APP_REDRAW;
 }
 
@@ -333,7 +260,7 @@ unsigned learn_solve(struct app *app)
 	struct app_learn *l = L(app);
 	char msg[LEARN_MSG_MAX];
 	if (!learn_lesson(app))
-		return no_lesson(app);
+		return learn_no_lesson(app);
 	if (!lesson_step_is_exercise(lesson_run_step(&l->run))) {
 		app_message(app, false, "this step has no exercise to solve");
 		return APP_REDRAW;
@@ -352,72 +279,9 @@ unsigned learn_solve(struct app *app)
 	}
 	unsigned f = app_replace(app, &nc, &nw);
 	if (f & APP_RECOMPUTE)
-		app_message(app, false, "solution applied (u undoes it)");
-	l->scroll = SCROLL_END;
+		app_message(app, false, "solution applied (%s undoes it)", actions_key_name("undo"));
+	l->scroll = LEARN_SCROLL_END;
 	return f;
-}
-
-/* ---- answers ---- */
-
-unsigned learn_answer_begin(struct app *app)
-{
-	struct app_learn *l = L(app);
-	if (!learn_lesson(app))
-		return no_lesson(app);
-	if (!lesson_run_step(&l->run)->question) {
-		app_message(app, false, "this step asks no question");
-		return APP_REDRAW;
-	}
-	l->answering = true;
-	l->answer[0] = '\0';
-	return APP_REDRAW;
-}
-
-/* A multiple-choice key typed whole (and no longer key starts with it):
- * one key per choice, no Enter needed. */
-static bool choice_complete(const struct lesson_question *q, const char *typed)
-{
-	bool whole = false;
-	size_t n = strlen(typed);
-	for (int i = 0; i < q->nchoices; i++) {
-		if (strncasecmp(q->choices[i].key, typed, n) != 0)
-			continue;
-		if (q->choices[i].key[n] == '\0')
-			whole = true;
-		else
-			return false;
-	}
-	return whole;
-}
-
-unsigned learn_answer_type(struct app *app, int ch)
-{
-	struct app_learn *l = L(app);
-	size_t n = strlen(l->answer);
-	if (ch < 32 || ch >= 127 || n + 1 >= sizeof l->answer)
-		return APP_REDRAW;
-	l->answer[n] = (char)ch;
-	l->answer[n + 1] = '\0';
-	if (choice_complete(lesson_run_step(&l->run)->question, l->answer))
-		return learn_answer_commit(app);
-	return APP_REDRAW;
-}
-
-unsigned learn_answer_commit(struct app *app)
-{
-	struct app_learn *l = L(app);
-	char msg[LESSON_STATUS_MAX];
-	l->answering = false;
-	int rc = lesson_run_answer(&l->run, l->answer, msg, sizeof msg);
-	if (rc < 0) {
-		app_message(app, true, "not an answer: %s", msg);
-		return APP_REDRAW;
-	}
-	app_message(app, false, "answer %s: %s%s", l->run.answer, msg,
-	            lesson_run_step(&l->run)->nhides ? " (now revealed)" : "");
-	learn_evaluate(app);
-	l->scroll = SCROLL_END;
-	return APP_REDRAW;
 }
 
 void learn_evaluate(struct app *app)
@@ -430,8 +294,9 @@ void learn_evaluate(struct app *app)
 		const struct lesson *les = open_lesson(app);
 		/* n on the last step opens the next lesson */
 		bool last = l->run.step + 1 == les->nsteps;
-		app_message(app, false, "goal met! step %d of %d done; %s", l->run.step + 1, les->nsteps,
-		            !last ? "n: next step" : l->lesson + 1 < l->set->count ? "n: next lesson" : "M: the lesson menu");
+		app_message(app, false, "goal met! step %d of %d done; %s: %s", l->run.step + 1, les->nsteps,
+		            actions_key_name(!last || l->lesson + 1 < l->set->count ? "next" : "menu"),
+		            !last ? "next step" : l->lesson + 1 < l->set->count ? "next lesson" : "the lesson menu");
 		progress_touch(app, false, true);
 	}
 }
@@ -454,14 +319,15 @@ bool learn_return_place(const struct app *app, int *lesson, int *step)
 unsigned learn_leave(struct app *app)
 {
 	struct app_learn *l = L(app);
-	l->answering = false;
+	if (app->mode == MODE_ANSWER)
+		mode_leave(app);
 	if (l->active) {
 		const struct lesson *les = open_lesson(app);
 		app_bench_swap(app, &l->other);
 		l->active = false;
 		progress_touch(app, false, false);
-		app_message(app, false, "free workbench (your own session); f returns to lesson %d, step %d",
-		            les->number, l->run.step + 1);
+		app_message(app, false, "free workbench (your own session); %s returns to lesson %d, step %d",
+		            actions_key_name("leave"), les->number, l->run.step + 1);
 		return APP_REDRAW;
 	}
 	if (l->open && l->has_other) {
@@ -474,96 +340,7 @@ unsigned learn_leave(struct app *app)
 	int li, si;
 	if (learn_return_place(app, &li, &si))
 		return learn_open(app, li, si);
-	return no_lesson(app);
-}
-
-/* ---- the menu ---- */
-
-unsigned learn_menu_toggle(struct app *app)
-{
-	struct app_learn *l = L(app);
-	if (!l->enabled)
-		return no_lesson(app);
-	if (!l->set) {
-		app_message(app, true, "no lessons: %s", l->none);
-		return APP_REDRAW;
-	}
-	l->menu = !l->menu;
-	l->typed[0] = '\0';
-	l->answering = false;
-	if (l->menu)
-		l->menu_sel = l->open ? l->lesson : lesson_next_undone(l->set, &l->progress);
-	return APP_REDRAW;
-}
-
-unsigned learn_menu_move(struct app *app, int dir)
-{
-	struct app_learn *l = L(app);
-	int n = l->set->count;
-	l->menu_sel = ((l->menu_sel + dir) % n + n) % n;
-	l->typed[0] = '\0';
-	return APP_REDRAW;
-}
-
-/* Digits pick a lesson by number: "1" then "3" is lesson 13; a digit that
- * makes no lesson's number starts a new one. */
-unsigned learn_menu_digit(struct app *app, int ch)
-{
-	struct app_learn *l = L(app);
-	char t[LEARN_TYPED_MAX];
-	for (int pass = 0; pass < 2; pass++) {
-		snprintf(t, sizeof t, "%.*s%c", LEARN_TYPED_MAX - 2, pass == 0 ? l->typed : "", ch);
-		for (int i = 0; i < l->set->count; i++) {
-			char num[16];
-			snprintf(num, sizeof num, "%d", l->set->lessons[i].number);
-			if (strcmp(num, t) == 0) {
-				l->menu_sel = i;
-				snprintf(l->typed, sizeof l->typed, "%s", t);
-				return APP_REDRAW;
-			}
-		}
-	}
-	l->typed[0] = '\0';
-	app_message(app, false, "no lesson %c", ch);
-	return APP_REDRAW;
-}
-
-unsigned learn_menu_choose(struct app *app)
-{
-	struct app_learn *l = L(app);
-	const struct lesson *les = &l->set->lessons[l->menu_sel];
-	l->menu = false;
-	if (l->open && l->lesson == l->menu_sel) {
-		/* the lesson already open: where the learner is in it */
-		return l->active ? APP_REDRAW : learn_leave(app);
-	}
-	/* its saved place, else its first step not done yet */
-	int si = 0;
-	if (strcmp(l->progress.lesson, les->name) == 0 && lesson_step_index(les, l->progress.step) >= 0) {
-		si = lesson_step_index(les, l->progress.step);
-	} else {
-		for (int i = les->nsteps - 1; i >= 0; i--) {
-			char key[PROGRESS_KEY_MAX];
-			lesson_step_key(les, i, key, sizeof key);
-			if (!progress_is_done(&l->progress, key))
-				si = i;
-		}
-	}
-	return learn_open(app, l->menu_sel, si);
-}
-
-unsigned learn_menu_pick(struct app *app, int i)
-{
-	struct app_learn *l = L(app);
-	if (!l->set || i < 0 || i >= l->set->count)
-		return 0;
-	if (l->menu && l->menu_sel == i)
-		return learn_menu_choose(app);
-	l->menu = true;
-	l->menu_sel = i;
-	l->typed[0] = '\0';
-	l->answering = false;
-	return APP_REDRAW;
+	return learn_no_lesson(app);
 }
 
 /* ---- the pane ---- */
@@ -585,8 +362,11 @@ unsigned learn_counts_toggle(struct app *app)
 	if (!l->enabled)
 		return APP_REDRAW;
 	l->show_counts = !l->show_counts;
-	app_message(app, false, "%s", l->show_counts ? "below 130 columns the counts take the lesson pane's place (# brings it back)"
-	                                                : "the lesson pane is back (# trades it for the counts)");
+	if (l->show_counts)
+		app_message(app, false, "below %d columns the counts take the lesson pane's place (%s brings it back)",
+		            LAYOUT_WIDE_COLS, actions_key_name("counts"));
+	else
+		app_message(app, false, "the lesson pane is back (%s trades it for the counts)", actions_key_name("counts"));
 	return APP_REDRAW;
 }
 
@@ -603,10 +383,10 @@ bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c)
 	return run && lesson_run_hidden(run, t, m, r, c);
 }
 
-bool learn_stage_hidden(const struct app *app, enum stage s)
+bool learn_stage_hidden(const struct app *app, enum pipeline_stage s)
 {
 	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_stage_hidden(run, (enum lesson_stage)s);
+	return run && lesson_run_stage_hidden(run, s);
 }
 
 bool learn_counts_hidden(const struct app *app)

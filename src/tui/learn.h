@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "app.h"
+#include "stage.h"
 
 /* Turn the lessons on: set is what was found (NULL: none, `why` says
  * why); progress is read from progress_path (NULL: kept in memory only;
@@ -35,19 +36,18 @@ void learn_free(struct app *app);
 unsigned learn_step(struct app *app, int dir);       /* n / p */
 unsigned learn_hint(struct app *app);
 unsigned learn_solve(struct app *app);
-unsigned learn_answer_begin(struct app *app);        /* start typing an answer */
-unsigned learn_answer_type(struct app *app, int ch); /* a character of it (commits a choice key) */
-unsigned learn_answer_commit(struct app *app);
 unsigned learn_leave(struct app *app);               /* to the free workbench, or back */
-unsigned learn_menu_toggle(struct app *app);
-unsigned learn_menu_move(struct app *app, int dir);
-unsigned learn_menu_digit(struct app *app, int ch);
-unsigned learn_menu_choose(struct app *app);
-/* A click on lesson i of the menu: selects it (the menu takes the keys);
- * a click on the one selected opens it, as Enter does. */
-unsigned learn_menu_pick(struct app *app, int i);
 unsigned learn_scroll(struct app *app, int lines);
 unsigned learn_counts_toggle(struct app *app);
+/* A lesson key with no lesson open: says how to open one. */
+unsigned learn_no_lesson(struct app *app);
+
+enum { LEARN_SCROLL_END = 1 << 29 }; /* app->learn.scroll: the pane's end (clamped when drawn) */
+
+/* Point the view at step s (learn_focus.c): @focus selects the stage;
+ * @highlight head H shows that head; the first highlighted cell gets the
+ * cursor on the focused stage and where that input is edited. */
+void learn_point_at(struct app *app, const struct lesson_step *s);
 
 /* After every mha_forward (app_recompute): check the open lesson's goal;
  * the moment it holds, say so and record the step as done. */
@@ -56,7 +56,7 @@ void learn_evaluate(struct app *app);
 /* What the screen shows of the open lesson (all false when none is). */
 const struct lesson *learn_lesson(const struct app *app); /* active lesson, or NULL */
 bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c);
-bool learn_stage_hidden(const struct app *app, enum stage s);
+bool learn_stage_hidden(const struct app *app, enum pipeline_stage s);
 bool learn_counts_hidden(const struct app *app);
 bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c);
 bool learn_head_marked(const struct app *app, int h);

@@ -9,20 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const labels[STAGE_COUNT] = {
-	"Projection", "Reshape", "Scores", "Softmax", "Weighted sum", "Concat", "W^O",
-};
-
-const char *stage_label(enum stage s)
-{
-	return s >= 0 && s < STAGE_COUNT ? labels[s] : "?";
-}
-
-bool stage_has_heatmaps(enum stage s)
-{
-	return s >= STAGE_SCORES;
-}
-
 /* A whole tensor (matrix m). */
 static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
 {
@@ -91,7 +77,7 @@ static void mask_note(const struct mha_config *c, char *out, size_t len)
 	         topk, c->scale ? "1/sqrt(d_k)" : "off (1)");
 }
 
-void stage_view(enum stage s, const struct mha_config *c, int head, enum proj proj,
+void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enum proj proj,
                 struct stage_view *v)
 {
 	memset(v, 0, sizeof *v);
@@ -105,7 +91,7 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 	int ow = mha_tensor_shape(c, out).cols;
 
 	switch (s) {
-	case STAGE_PROJECTION:
+	case PIPELINE_PROJECTION:
 		v->p[0] = whole(c, MHA_T_X, 0);
 		v->p[1] = whole(c, w, 0);
 		v->p[2] = whole(c, out, 0);
@@ -114,7 +100,7 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 		         c->n, c->d, wn, c->d, ow);
 		snprintf(v->note, sizeof v->note, "v: show Q / K / V    one product projects every head at once");
 		break;
-	case STAGE_RESHAPE:
+	case PIPELINE_RESHAPE:
 		v->p[0] = whole(c, out, 0);
 		v->p[0].colour_cols = c->dk;
 		v->p[1] = block(c, out, blk);
@@ -129,7 +115,7 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 		         on, c->n, ow, ow / c->dk, c->n, c->dk, on, blk, wn, blk);
 		gqa_note(c, v->note, sizeof v->note);
 		break;
-	case STAGE_SCORES:
+	case PIPELINE_SCORES:
 		v->p[0] = block(c, MHA_T_Q, i);
 		v->p[1] = block(c, MHA_T_K, j);
 		v->p[2] = whole(c, MHA_T_SCORES, i);
@@ -139,7 +125,7 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 		         i, c->n, c->dk, j, c->dk, c->n, c->scale ? " / sqrt(d_k)" : "");
 		mask_note(c, v->note, sizeof v->note);
 		break;
-	case STAGE_SOFTMAX:
+	case PIPELINE_SOFTMAX:
 		v->p[0] = whole(c, MHA_T_SCORES, i);
 		v->p[0].masked = true;
 		v->p[1] = whole(c, MHA_T_WEIGHTS, i);
@@ -149,7 +135,7 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 		         i, c->n, c->n, i);
 		mask_note(c, v->note, sizeof v->note);
 		break;
-	case STAGE_WSUM:
+	case PIPELINE_WEIGHTED_SUM:
 		v->p[0] = whole(c, MHA_T_WEIGHTS, i);
 		v->p[1] = block(c, MHA_T_V, j);
 		v->p[2] = whole(c, MHA_T_HEADS, i);
@@ -158,7 +144,7 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 		         i, c->n, c->n, j, c->n, c->dk);
 		snprintf(v->note, sizeof v->note, "each output row is a mix of V's rows, weighted by P's row");
 		break;
-	case STAGE_CONCAT:
+	case PIPELINE_CONCAT:
 		v->p[0] = whole(c, MHA_T_HEADS, i);
 		v->p[0].fixed_head = i;
 		v->p[1] = whole(c, MHA_T_CONCAT, 0);
@@ -168,7 +154,7 @@ void stage_view(enum stage s, const struct mha_config *c, int head, enum proj pr
 		         c->h * c->dk, c->h - 1, c->n, c->dk);
 		snprintf(v->note, sizeof v->note, "heads switched off (x) give zero blocks");
 		break;
-	case STAGE_OUTPUT:
+	case PIPELINE_OUTPUT:
 	default:
 		v->p[0] = whole(c, MHA_T_CONCAT, 0);
 		v->p[0].colour_cols = c->dk;

@@ -1,6 +1,6 @@
 /*
- * stage.h - the seven stages of the pipeline and, for each, the matrices
- * (panels) its screen shows. Pure: no curses, no drawing.
+ * stage.h - for each of the pipeline's seven stages (pipeline.h), the
+ * matrices (panels) its screen shows. Pure: no curses, no drawing.
  */
 #ifndef STAGE_H
 #define STAGE_H
@@ -8,12 +8,7 @@
 #include <stdbool.h>
 
 #include "mha.h"
-
-enum stage {
-	STAGE_PROJECTION, STAGE_RESHAPE, STAGE_SCORES, STAGE_SOFTMAX,
-	STAGE_WSUM, STAGE_CONCAT, STAGE_OUTPUT,
-	STAGE_COUNT
-};
+#include "pipeline.h"
 
 enum proj { PROJ_Q, PROJ_K, PROJ_V, PROJ_COUNT }; /* which projection Projection and Reshape show */
 
@@ -46,12 +41,9 @@ struct stage_view {
 	char note[128];     /* a second line: GQA sharing, the mask, ... */
 };
 
-const char *stage_label(enum stage s);
 /* The panels of stage s for head `head` and projection `proj` (both
  * clamped to the configuration). */
-void stage_view(enum stage s, const struct mha_config *c, int head, enum proj proj,
+void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enum proj proj,
                 struct stage_view *out);
-/* Stages from Scores onward draw the per-head heatmaps. */
-bool stage_has_heatmaps(enum stage s);
 
 #endif

@@ -21,9 +21,13 @@
 
 enum { PAIR_ROLE_0 = 1, PAIR_HEAT_0 = PAIR_ROLE_0 + ROLE_COUNT };
 
-/* viridis #440154 #482878 #3e4989 #31688e #26828e #1f9e89 #35b779 #6ece58
- * #b5de2b #fde725, each rounded to the nearest xterm-256 cube colour. */
-static const short heat_256[] = { 53, 54, 60, 24, 30, 36, 72, 77, 148, 220 };
+/* viridis-like in the xterm 6x6x6 cube: purple, blue-violet, blue, sky,
+ * teal, teal-green, green, light green, yellow-green, yellow. Viridis
+ * rounded to the cube (53 54 60 24 ...) starts with four dark blues that
+ * cannot be told apart on a dark background; these rise in lightness
+ * (CIELAB L* 28 46 57 66 65 64 65 79 81 97) and each step is at least
+ * 22 CIE76 units from the next (tests/tui/test_theme.c checks it). */
+static const short heat_256[] = { 55, 62, 68, 38, 37, 36, 71, 113, 148, 226 };
 /* the same order in the 8 ANSI colours: purple, blue, teal, green, yellow */
 static const short heat_8[] = { COLOR_MAGENTA, COLOR_BLUE, COLOR_CYAN, COLOR_GREEN, COLOR_YELLOW };
 enum { HEAT_MONO_LEVELS = 5 };
@@ -186,6 +190,17 @@ const char *theme_heat_glyph(int level)
 }
 
 char theme_heat_ascii(int level) { return glyphs_ascii[glyph_index(level, N_ASCII)][0]; }
+
+short theme_heat_colour(int level)
+{
+	switch (theme.depth) {
+	case THEME_256: return heat_256[level_clamp(level)];
+	case THEME_8: return heat_8[level_clamp(level)];
+	default: return -1;
+	}
+}
+
+const char *theme_masked_glyph(void) { return theme.utf8 ? "\u00d7" : "x"; }
 
 int theme_addstr(WINDOW *win, int y, int x, int width, const char *s, attr_t a)
 {

@@ -55,6 +55,13 @@ const char *theme_heat_glyph(int level);
 /* The same level on the ASCII ramp whatever the locale: for a cell drawn in
  * reverse video (the cursor), where a solid block would read as empty. */
 char theme_heat_ascii(int level);
+/* The terminal colour of a heat level: an xterm-256 index, a COLOR_*
+ * constant at 8 colours, -1 in monochrome. */
+short theme_heat_colour(int level);
+/* The mark of a masked cell (a -inf score, a weight that is 0 because of
+ * the mask): "\u00d7" in UTF-8, "x" in ASCII; never a heat glyph, so it
+ * cannot be read as a small value. Drawn in ROLE_DIM. */
+const char *theme_masked_glyph(void);
 
 /* Draw s at (y, x) with attributes a, at most width display columns and
  * never past the window's right edge (no wrapping); multibyte text is

@@ -23,7 +23,9 @@
 #include "draw.h"
 #include "input.h"
 #include "learn.h"
+#include "train_view.h"
 #include "lesson.h"
+#include "mode.h"
 #include "session.h"
 #include "term.h"
 
@@ -171,7 +173,7 @@ int tui_run(const struct tui_options *o)
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
-		int key = input_key(!o->no_mouse, app.editing || app.scaling || app.learn.answering);
+		int key = input_key(!o->no_mouse, mode_typing(&app));
 		app.now_ms = term_now_ms();
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
@@ -179,6 +181,8 @@ int tui_run(const struct tui_options *o)
 		/* an autosave owed is written in a pause of the keys, after the
 		 * frame that asked for it (app.h) */
 		if (app_autosave_idle(&app, key == ERR))
+			dirty = true;
+		if (key == ERR && train_view_idle(&app)) /* the training screen trains in the pauses */
 			dirty = true;
 		if (key == ERR)
 			continue;

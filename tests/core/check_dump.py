@@ -9,7 +9,9 @@ shape its configuration implies, that its config matches the expected
 fields, that the counts follow the formulas of FACTS.md, and (below a size
 limit) that every intermediate agrees with attention recomputed here in
 float64 from the dump's own X and W's, to 1e-5 relative to each tensor's
-largest magnitude. Prints one line per problem; exits 1 if any.
+largest magnitude. Masks (causal, window, padding, custom, top-k) are
+recomputed here from the config's own fields. Prints one line per problem;
+exits 1 if any.
 """
 
 import json
@@ -55,10 +57,25 @@ def cols(a, lo, hi):
     return [row[lo:hi] for row in a]
 
 
-def attention(cfg, x, wq, wk, wv, wo):
-    """Multi-head attention from FACTS.md, float64, every stage."""
+def visible_key(cfg, r, t):
+    """Does query r see key t? Causal, window (causal: r-w+1..r; else a
+    band |r-t| < w), padding keys, and the custom mask's hidden cells."""
+    w = cfg["window"]
+    return not ((cfg["causal"] and t > r) or (w > 0 and abs(r - t) >= w)
+                or t in cfg["pad"] or [r, t] in cfg["hidden"])
+
+
+def add_bias(a, b):
+    return [[x + y for x, y in zip(row, b)] for row in a] if b is not None else a
+
+
+def attention(cfg, x, wq, wk, wv, wo, b=None):
+    """Multi-head attention from FACTS.md, float64, every stage; b: the
+    biases {"b_Q": .., "b_K": .., "b_V": .., "b_O": ..} or None."""
     n, h, g, dk = cfg["tokens"], cfg["heads"], cfg["kv_heads"], cfg["d_k"]
-    q, k, v = matmul(x, wq), matmul(x, wk), matmul(x, wv)
+    b = b or {}
+    q, k, v = (add_bias(matmul(x, wq), b.get("b_Q")), add_bias(matmul(x, wk), b.get("b_K")),
+               add_bias(matmul(x, wv), b.get("b_V")))
     s = 1.0 / math.sqrt(dk) if cfg["scale"] else 1.0
     heads = []
     concat = [[0.0] * (h * dk) for _ in range(n)]
@@ -68,9 +85,12 @@ def attention(cfg, x, wq, wk, wv, wo):
         scores = [[math.fsum(a * b for a, b in zip(qr, kr)) * s for kr in kj] for qr in qi]
         weights = []
         for r in range(n):
-            keep = list(range(r + 1 if cfg["causal"] else n))
+            keep = [t for t in range(n) if visible_key(cfg, r, t)]
             if 0 < cfg["top_k"] < len(keep):
                 keep = sorted(keep, key=lambda t: (-scores[r][t], t))[:cfg["top_k"]]
+            if not keep:
+                weights.append([0.0] * n)
+                continue
             m = max(scores[r][t] for t in keep)
             e = {t: math.exp(scores[r][t] - m) for t in keep}
             z = math.fsum(e.values())
@@ -80,7 +100,8 @@ def attention(cfg, x, wq, wk, wv, wo):
         if i not in cfg["heads_off"]:
             for r in range(n):
                 concat[r][i * dk:(i + 1) * dk] = out[r]
-    return dict(Q=q, K=k, V=v, heads=heads, concat=concat, output=matmul(concat, wo))
+    return dict(Q=q, K=k, V=v, heads=heads, concat=concat,
+                output=add_bias(matmul(concat, wo), b.get("b_O")))
 
 
 def compare(name, got, want):
@@ -112,16 +133,38 @@ def check_counts(cfg, counts):
         problem("counts.params %s, want %s" % (counts.get("params"), want_params))
     if counts.get("flops") != want_flops:
         problem("counts.flops %s, want %s" % (counts.get("flops"), want_flops))
+    visible = [sum(visible_key(cfg, r, t) for t in range(n)) for r in range(n)]
+    kept = [min(cfg["top_k"], v) if cfg["top_k"] > 0 else v for v in visible]
+    saving = 4 * h * dk * (sum(visible) - sum(kept))
+    want_sparse = {"pairs_visible": sum(visible), "pairs_kept": sum(kept),
+                   "scores_masked": 2 * h * dk * (n * n - sum(visible)),
+                   "weighted_skippable": 2 * h * dk * (n * n - sum(kept)),
+                   "sparse_saving": saving}
+    got_sparse = dict(counts.get("sparse", {}))
+    be = got_sparse.pop("selector_break_even", None)
+    if got_sparse != want_sparse:
+        problem("counts.sparse %s, want %s" % (got_sparse, want_sparse))
+    want_be = saving / sum(visible) if sum(visible) else 0.0
+    if be is None or abs(be - want_be) > 1e-6 * max(1.0, want_be):
+        problem("counts.sparse.selector_break_even %r, want %r" % (be, want_be))
+    want_kv = {"fp32": 8 * g * dk, "fp16": 4 * g * dk, "int8": 2 * g * dk}
+    if counts.get("kv_cache_bytes_per_token") != want_kv:
+        problem("counts.kv_cache_bytes_per_token %s, want %s"
+                % (counts.get("kv_cache_bytes_per_token"), want_kv))
     if counts.get("kv_cache_per_token") != 2 * g * dk:
         problem("counts.kv_cache_per_token %s, want %d" % (counts.get("kv_cache_per_token"), 2 * g * dk))
 
 
 def check(dump, expected):
     keys = ["config", "tokens", "counts", "X", "W_Q", "W_K", "W_V", "W_O", "Q", "K", "V",
-            "heads", "concat", "output"]
+            "mask", "heads", "concat", "output"]
+    if dump.get("config", {}).get("bias"):
+        keys += ["b_Q", "b_K", "b_V", "b_O"]
     for k in keys:
         if k not in dump:
             problem("key %r missing" % k)
+    if "grad" in dump:  # --grad: optional, checked by check_grad
+        keys.append("grad")
     extra = set(dump) - set(keys)
     if extra:
         problem("undocumented keys %s" % sorted(extra))
@@ -157,13 +200,25 @@ def check(dump, expected):
                     % (i, hd["head"], hd["kv_head"], i, i // (h // g)))
         if hd["on"] != (i not in cfg["heads_off"]):
             problem("heads[%d].on = %r" % (i, hd["on"]))
-        if hd["dead_rows"] != []:
-            problem("heads[%d].dead_rows = %r: no row can be fully masked" % (i, hd["dead_rows"]))
+        dead = [r for r in range(n) if not any(visible_key(cfg, r, t) for t in range(n))]
+        if hd["dead_rows"] != dead:
+            problem("heads[%d].dead_rows = %r, want %r (rows with no visible key)"
+                    % (i, hd["dead_rows"], dead))
         ok &= expect_shape("heads[%d].scores" % i, hd["scores"], n, n)
         ok &= expect_shape("heads[%d].weights" % i, hd["weights"], n, n)
         ok &= expect_shape("heads[%d].output" % i, hd["output"], n, dk)
+    want_mask = [[int(visible_key(cfg, r, t)) for t in range(n)] for r in range(n)]
+    if dump["mask"] != want_mask:
+        problem("mask %r, want %r" % (dump["mask"], want_mask))
     if not ok:
         return
+    for i, hd in enumerate(heads):
+        for r in range(n):
+            if any(hd["weights"][r][t] != 0 for t in range(n) if not want_mask[r][t]):
+                problem("heads[%d].weights row %d: non-zero where the mask hides the key" % (i, r))
+            total = math.fsum(hd["weights"][r])
+            if abs(total - (0.0 if r in dead else 1.0)) > 1e-5:
+                problem("heads[%d].weights row %d sums to %.9g" % (i, r, total))
     if cfg["causal"]:
         for i, hd in enumerate(heads):
             for r in range(n):
@@ -171,12 +226,64 @@ def check(dump, expected):
                     problem("heads[%d].weights row %d: non-zero above the diagonal" % (i, r))
     if dump["counts"]["params"]["total"] > RECOMPUTE_MAX_PARAMS:
         return
-    ref = attention(cfg, dump["X"], dump["W_Q"], dump["W_K"], dump["W_V"], dump["W_O"])
+    biases = None
+    if cfg["bias"]:
+        want_len = {"b_Q": h * dk, "b_K": g * dk, "b_V": g * dk, "b_O": d}
+        for k, m in want_len.items():
+            if not expect_shape(k, dump[k], 1, m):
+                return
+        biases = {k: dump[k][0] for k in want_len}
+    ref = attention(cfg, dump["X"], dump["W_Q"], dump["W_K"], dump["W_V"], dump["W_O"], biases)
     for k in ("Q", "K", "V", "concat", "output"):
         compare(k, dump[k], ref[k])
     for i in range(h):
         for k in ("scores", "weights", "output"):
             compare("heads[%d].%s" % (i, k), heads[i][k], ref["heads"][i][k])
+    if "grad" in dump:
+        check_grad(cfg, dump)
+
+
+GRAD_SAMPLES = 12  # elements per tensor checked by finite differences
+
+
+def check_grad(cfg, dump):
+    """--grad: dL/dX, dL/dW_Q, ... (and dL/db_Q, ... with biases) of
+    L = 1/2 sum(Y^2), in the forward's keys and shapes; a spread of elements of each against float64 central
+    finite differences of L recomputed here."""
+    grad = dump["grad"]
+    weights = ["X", "W_Q", "W_K", "W_V", "W_O"]
+    bias_names = ["b_Q", "b_K", "b_V", "b_O"] if cfg.get("bias") else []
+    names = weights + bias_names
+    if not isinstance(grad, dict) or sorted(grad) != sorted(names):
+        problem("grad: keys %s, want %s" % (sorted(grad) if isinstance(grad, dict) else grad, names))
+        return
+    for k in names:
+        if not expect_shape("grad." + k, grad[k], len(dump[k]), len(dump[k][0]) if dump[k] else 0):
+            return
+    inputs = {k: [list(r) for r in dump[k]] for k in names}
+
+    def loss():
+        biases = {k: inputs[k][0] for k in bias_names} if bias_names else None
+        y = attention(cfg, *(inputs[k] for k in weights), biases)["output"]
+        return 0.5 * math.fsum(v * v for r in y for v in r)
+
+    eps = 1e-6
+    for k in names:
+        rows, cols = len(inputs[k]), len(inputs[k][0]) if inputs[k] else 0
+        total = rows * cols
+        scale = max([1.0] + [abs(v) for r in grad[k] for v in r])
+        for t in range(min(GRAD_SAMPLES, total)):
+            e = (t * 7919) % total
+            r, c = divmod(e, cols)
+            keep = inputs[k][r][c]
+            inputs[k][r][c] = keep + eps
+            lp = loss()
+            inputs[k][r][c] = keep - eps
+            lm = loss()
+            inputs[k][r][c] = keep
+            fd = (lp - lm) / (2 * eps)
+            if abs(fd - grad[k][r][c]) > 1e-4 * scale:
+                problem("grad.%s[%d][%d]: %.9g, finite difference %.9g" % (k, r, c, grad[k][r][c], fd))
 
 
 def reject_constant(name):

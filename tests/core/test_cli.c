@@ -84,7 +84,7 @@ static void test_no_arguments_open_the_workbench_with_defaults(void **state)
 	assert_int_equal(cl.cfg.g, 4);
 	assert_int_equal(cl.cfg.dk, 4);
 	assert_true(cl.cfg.scale);
-	assert_true(cl.cfg.seed == 1);
+	assert_true(cl.cfg.seed == MHA_SEED_WIRED);
 }
 
 static void test_configuration_flags_fill_the_config(void **state)

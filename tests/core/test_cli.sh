@@ -133,7 +133,38 @@ check_dump() {
 	fi
 }
 
-check_dump default '{"tokens": 6, "d_model": 16, "heads": 4, "kv_heads": 4, "d_k": 4, "causal": false, "top_k": 0, "scale": true, "seed": 1, "heads_off": []}'
+check_dump default '{"tokens": 6, "d_model": 16, "heads": 4, "kv_heads": 4, "d_k": 4, "causal": false, "top_k": 0, "scale": true, "seed": 0, "heads_off": []}'
+# The default workbench shows attention (seed 0, wired heads; see
+# mha_weights_init): each row's largest weight and where it is, per head.
+# Worked out by hand from the wiring: after the 1/sqrt(d_k) scale a key one
+# step from the target scores 3 less, two steps 12 less, so a row with
+# neighbours on both sides keeps 1/(1 + 2e^-3) = 0.909, one side
+# 1/(1 + e^-3) = 0.953; "the" splits over its two copies,
+# 1/(2 + e^-3) = 0.488; the first-token head gives key 0
+# e^3.625/(e^3.625 + 5) = 0.882.
+if python3 - "$tmp/default.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {  # head: [(largest weight, its key), one per query row]
+    0: [(1.000, 0), (0.953, 0), (0.909, 1), (0.909, 2), (0.909, 3), (0.909, 4)],  # previous token
+    1: [(0.488, 0), (0.870, 1), (0.909, 2), (0.909, 3), (0.488, 0), (0.953, 5)],  # same word
+    2: [(0.882, 0)] * 6,                                                          # first token
+    3: [(0.909, 1), (0.909, 2), (0.909, 3), (0.909, 4), (0.953, 5), (1.000, 5)],  # next token
+}
+bad = []
+for h, rows in want.items():
+    P = d["heads"][h]["weights"]
+    for r, (w, k) in enumerate(rows):
+        got = max(P[r])
+        if abs(got - w) > 0.002 or P[r].index(got) != k:
+            bad.append("head %d row %d: largest %.4f at key %d, want %.3f at %d" % (h, r, got, P[r].index(got), w, k))
+peaked = sum(sum(max(row) >= 0.5 for row in hd["weights"]) > len(hd["weights"]) / 2 for hd in d["heads"])
+if peaked < 3:
+    bad.append("only %d heads put >= 0.5 on one key in most rows" % peaked)
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+then pass; else fail "the default workbench's heads are not the wired ones"; fi
 check_dump gqa '{"heads": 4, "kv_heads": 2, "d_k": 3, "seed": 11}' \
 	--tokens 7 --d-model 12 --heads 4 --kv-heads 2 --d-k 3 --seed 11
 check_dump mqa '{"heads": 6, "kv_heads": 1, "d_k": 2}' --d-model 12 --heads 6 --kv-heads 1 --seed 5
@@ -152,11 +183,79 @@ check_dump top1 '{"tokens": 20, "top_k": 1}' --tokens 20 --top-k 1 --d-model 8 -
 check_dump d1 '{"d_model": 1, "heads": 1, "d_k": 1}' --d-model 1 --heads 1 --tokens 4 --no-scale
 check_dump wide_dk '{"d_k": 40, "heads": 3, "kv_heads": 3}' --d-model 8 --heads 3 --d-k 40 --tokens 5 --causal --top-k 2
 check_dump base_counts '{"d_model": 512, "heads": 8, "d_k": 64}' --tokens 2 --d-model 512 --heads 8
+# Masks beyond causal: padding keys, padding queries, windows, with top-k and GQA.
+check_dump pad '{"pad": [4, 5]}' --tokens 6 --pad 4,5 --seed 13
+check_dump pad_first_causal '{"pad": [0], "causal": true}' --tokens 5 --pad 0 --causal --seed 14
+check_dump window_causal '{"window": 2, "causal": true}' --tokens 7 --window 2 --causal --seed 15
+check_dump window_band '{"window": 2, "causal": false}' --tokens 7 --window 2 --seed 16
+check_dump masks_topk_gqa '{"window": 3, "pad": [1, 6], "top_k": 2, "kv_heads": 2}' \
+	--tokens 8 --d-model 12 --heads 4 --kv-heads 2 --window 3 --pad 1,6 --top-k 2 --causal --seed 17
+# Biases: b^Q, b^K, b^V, b^O act where the formulas say (check_dump.py adds them itself).
+check_dump bias '{"bias": true, "kv_heads": 2}' --bias --tokens 5 --d-model 8 --heads 4 --kv-heads 2 --causal --seed 21
+
+# Your own text: one token a word, a repeated word shares its row of X.
+check_dump text '{"tokens": 6}' --text "the cat sat on the mat" --causal --seed 3
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); x=d["X"]; sys.exit(not (d["tokens"] == "the cat sat on the mat".split() and x[0] == x[4] and x[0] != x[1]))' "$tmp/text.json"; then
+	pass
+else
+	fail "--text: labels are not the words, or 'the' has two different rows of X"
+fi
+expect_error 2 "--pad" --dump json --pad 1,,2
+expect_error 2 "--pad 6 is not a token" --dump json --pad 6
+expect_error 2 "--window" --dump json --window 65
+expect_error 2 "--export 'txt'" --export txt x.txt
+expect_error 2 "needs a FILE" --export py
+expect_error 2 "cannot be combined" --dump json --export py x.py
+expect_error 2 "--stage goes with --export svg" --dump json --stage scores
+expect_error 2 "--stage 'concat'" --export svg x.svg --stage concat
+expect_error 2 "--text" --dump json --text "   "
+expect_error 2 "disagrees" --dump json --text "a b" --tokens 3
+
 if python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; sys.exit(c["params"]["total"] != 1048576 or c["kv_cache_per_token"] != 1024)' "$tmp/base_counts.json"; then
 	pass
 else
 	fail "base model: params total is not 1,048,576 or KV cache not 1024"
 fi
+
+# --grad: the gradients of 1/2 sum(Y^2) under "grad", checked by finite differences
+check_dump grad_default '{"tokens": 6, "heads": 4}' --grad
+check_dump grad_gqa_causal_off '{"kv_heads": 2, "causal": true}' --grad --tokens 5 --d-model 8 \
+	--heads 4 --kv-heads 2 --causal --seed 3
+check_dump grad_mqa_noscale '{"kv_heads": 1, "scale": false}' --grad --heads 3 --kv-heads 1 \
+	--d-model 6 --no-scale --seed 2
+check_dump grad_topk '{"top_k": 2}' --grad --tokens 6 --top-k 2 --d-model 8 --heads 2 --seed 5
+check_dump grad_bias_window '{"bias": true, "window": 2}' --grad --bias --window 2 --tokens 5 \
+	--d-model 8 --heads 4 --kv-heads 2 --seed 7
+expect_error 2 --grad --grad
+expect_error 2 --train --train bogus
+expect_error 2 --seeds --train previous --seeds 3
+expect_error 2 --save --dump json --save x.txt
+
+# --train: exit 0, the final line on stdout, progress on stderr; --save writes the
+# model and each layer as a session the workbench (and the dump) opens
+run --train previous --steps 60 --d-model 16 --seed 2 --save "$tmp/prev.model"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^previous: steps 60 .*held-out accuracy [01]\.[0-9]* .*L0H1 prev' "$tmp/out" \
+	&& grep -q 'step    60/60' "$tmp/err" && [ -s "$tmp/prev.model" ] \
+	&& head -1 "$tmp/prev.model" | grep -qx 'mha-tui model 1'; then
+	pass
+else
+	fail "--train previous: exit $rc, out: $(head -c 300 "$tmp/out"), err: $(tail -c 300 "$tmp/err")"
+fi
+if run --dump json --load "$tmp/prev.model.layer0" && python3 "$here/check_dump.py" "$tmp/out" '{"tokens": 16, "d_model": 16, "heads": 2, "causal": true}'; then
+	pass
+else
+	fail "the trained layer's session does not dump: $(head -c 200 "$tmp/err")"
+fi
+run --ablate previous --d-model 4 --seeds 2 --steps 20
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^   4     1 ' "$tmp/out" && grep -q '^  h  2 ' "$tmp/out"; then
+	pass
+else
+	fail "--ablate previous: exit $rc, out: $(head -c 300 "$tmp/out")"
+fi
+expect_error 2 "heads 4 do not divide d_model 30" --train previous --d-model 30 --heads 4
+expect_error 2 --layers --train previous --layers 3
 
 # The locale does not change a byte of the dump (decimal point, digits).
 LC_ALL=C.UTF-8 run --dump json --seed 4 && cp "$tmp/out" "$tmp/utf8.json"

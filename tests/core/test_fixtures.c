@@ -103,6 +103,40 @@ static void read_config(FILE *f, struct mha_config *c)
 		assert_in_range(head, 0, c->h - 1);
 		c->head_off[head] = true;
 	}
+	/* masks beyond causal: padding tokens, window, hidden (query, key) cells */
+	int pads = field(f, "pad");
+	for (int i = 0; i < pads; i++) {
+		int t = (int)number(f, "pad token");
+		assert_in_range(t, 0, c->n - 1);
+		c->pad |= (uint64_t)1 << t;
+	}
+	c->window = field(f, "window");
+	int hidden = field(f, "hidden");
+	for (int k = 0; k < hidden; k++) {
+		int i = (int)number(f, "hidden query"), j = (int)number(f, "hidden key");
+		assert_in_range(i, 0, c->n - 1);
+		assert_in_range(j, 0, c->n - 1);
+		mha_mask_set(c, i, j, true);
+	}
+	c->bias = field(f, "bias");
+}
+
+/* "matrix b_Q 1 1 LEN" and the like: a bias, read into its vector. */
+static bool read_bias(FILE *f, struct fixture *fx, const char *name)
+{
+	for (int k = 0; k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(&fx->w, &fx->c, k);
+		if (strcmp(b.key, name) != 0)
+			continue;
+		int count = (int)number(f, "count"), rows = (int)number(f, "rows"), cols = (int)number(f, "cols");
+		if (!fx->c.bias || count != 1 || rows != 1 || cols != b.len)
+			fail_msg("%s: fixture has %s as %dx%dx%d, the core wants 1x1x%d with bias on",
+			         fx->name, name, count, rows, cols, b.len);
+		for (int i = 0; i < b.len; i++)
+			b.p[i] = (float)number(f, name);
+		return true;
+	}
+	return false;
 }
 
 /* One "matrix NAME COUNT ROWS COLS" block: inputs go into the weights as
@@ -112,6 +146,8 @@ static void read_matrix(FILE *f, struct fixture *fx)
 	char name[64];
 	if (!token(f, name, sizeof name))
 		fail_msg("fixture: expected a matrix name");
+	if (read_bias(f, fx, name))
+		return;
 	size_t k = 0;
 	while (k < NNAMES && strcmp(names[k].name, name) != 0)
 		k++;
@@ -200,8 +236,16 @@ static void compare(const struct fixture *fx, const struct mha_acts *a, const ch
 		if (fx->want[MHA_T_WEIGHTS][i] == 0.0 && p[i] != 0.0f)
 			fail_msg("%s: weights[%zu] = %g, masked so must be exactly 0 (%s)",
 			         fx->name, i, (double)p[i], path);
-	for (int i = 0; i < fx->c.h * fx->c.n; i++)
-		assert_int_equal(a->dead_row[i], 0);
+	/* a row is dead (flagged) exactly where the reference's row is all 0 */
+	const int n = fx->c.n;
+	for (int r = 0; r < fx->c.h * n; r++) {
+		bool zero = true;
+		for (int j = 0; j < n; j++)
+			zero &= fx->want[MHA_T_WEIGHTS][(size_t)r * n + j] == 0.0;
+		if (a->dead_row[r] != zero)
+			fail_msg("%s: head %d row %d: dead_row %d, the reference's row is %s (%s)", fx->name,
+			         r / n, r % n, a->dead_row[r], zero ? "all 0" : "not all 0", path);
+	}
 }
 
 static void check_fixture(const char *name)
@@ -237,6 +281,15 @@ FIXTURE_TEST(one_token)
 FIXTURE_TEST(one_token_causal_topk)
 FIXTURE_TEST(gqa_causal_topk_off)
 FIXTURE_TEST(wide)
+FIXTURE_TEST(pad_keys)
+FIXTURE_TEST(pad_queries)
+FIXTURE_TEST(window_causal)
+FIXTURE_TEST(window_band)
+FIXTURE_TEST(custom)
+FIXTURE_TEST(masks_all)
+FIXTURE_TEST(masks_topk_gqa)
+FIXTURE_TEST(bias)
+FIXTURE_TEST(bias_masks)
 
 #define FIXTURE_ENTRY(name) cmocka_unit_test(test_fixture_##name##_matches_float64_reference)
 
@@ -256,6 +309,15 @@ int main(void)
 		FIXTURE_ENTRY(one_token_causal_topk),
 		FIXTURE_ENTRY(gqa_causal_topk_off),
 		FIXTURE_ENTRY(wide),
+		FIXTURE_ENTRY(pad_keys),
+		FIXTURE_ENTRY(pad_queries),
+		FIXTURE_ENTRY(window_causal),
+		FIXTURE_ENTRY(window_band),
+		FIXTURE_ENTRY(custom),
+		FIXTURE_ENTRY(masks_all),
+		FIXTURE_ENTRY(masks_topk_gqa),
+		FIXTURE_ENTRY(bias),
+		FIXTURE_ENTRY(bias_masks),
 	};
 	return cmocka_run_group_tests_name("fixtures", tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
 # Typing a value into X changes Q (seen on the Reshape stage), a bad value
 # is refused with a message and changes nothing, and u undoes.
 . "$(dirname "$0")/lib.sh"
-start 80 24
+start 80 24 -- --seed 1
 wait_for "X[the,0] = 0.13312304"
 keys 2
 wait_for "Q_0 6x4"

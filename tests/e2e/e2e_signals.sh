@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 for sig in TERM HUP INT; do
 	rm -f "$SESSION_FILE"
-	start 80 24
+	start 80 24 -- --seed 1
 	wait_for "X[the,0]"
 	keys +
 	wait_for "X[the,0] = 0.2331"

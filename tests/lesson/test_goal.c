@@ -16,7 +16,9 @@
 
 #include <cmocka.h>
 
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_test.h"
 
 #define BENCH                                                                        \
@@ -154,16 +156,16 @@ static void test_a_question_hides_its_stages_until_answered(void **state)
 	assert_false(lesson_run_hidden(run, MHA_T_Q, 0, 0, 0)); /* earlier ones show */
 	assert_true(lesson_run_hidden(run, MHA_T_SCORES, 0, 1, 0));
 	assert_false(lesson_run_hidden(run, MHA_T_SCORES, 0, 0, 0));
-	assert_true(lesson_run_stage_hidden(run, LESSON_STAGE_SOFTMAX));
-	assert_true(lesson_run_stage_hidden(run, LESSON_STAGE_WO));
-	assert_false(lesson_run_stage_hidden(run, LESSON_STAGE_SCORES));
+	assert_true(lesson_run_stage_hidden(run, PIPELINE_SOFTMAX));
+	assert_true(lesson_run_stage_hidden(run, PIPELINE_OUTPUT));
+	assert_false(lesson_run_stage_hidden(run, PIPELINE_SCORES));
 	assert_true(lesson_run_counts_hidden(run));
 	assert_true(lesson_run_head_marked(run, 0));
 	assert_true(lesson_run_marked(run, MHA_T_WEIGHTS, 0, 1, 0));
 	assert_false(lesson_run_marked(run, MHA_T_WEIGHTS, 0, 0, 0));
 	assert_int_equal(lesson_run_answer(&b.run, "a", msg, sizeof msg), 0); /* wrong, but committed */
 	assert_false(lesson_run_hidden(run, MHA_T_WEIGHTS, 0, 1, 1));
-	assert_false(lesson_run_stage_hidden(run, LESSON_STAGE_SOFTMAX));
+	assert_false(lesson_run_stage_hidden(run, PIPELINE_SOFTMAX));
 	assert_false(lesson_run_counts_hidden(run));
 	test_bench_close(&b);
 }
@@ -280,7 +282,7 @@ static void test_a_step_without_set_up_keeps_the_bench(void **state)
 	assert_int_equal(test_parse(BENCH "@step first\nOne.\n@step second\nTwo.\n@focus Scores\n",
 	                            &l, &errs), 0);
 	assert_false(l.steps[1].resets);
-	assert_int_equal(l.steps[1].focus, LESSON_STAGE_SCORES);
+	assert_int_equal(l.steps[1].focus, PIPELINE_SCORES);
 	struct lesson_run run;
 	struct mha_config c = mha_config_default();
 	struct mha_weights w;

@@ -3,7 +3,8 @@
  * exp within its documented bound (every version the CPU has), the fast
  * softmax row under the reference's rules, mha_forward and the planned
  * forward (teaching and large path, block sizes that do and do not divide
- * n, 1 and 2 threads) within 1e-5 relative of mha_forward_naive, and a
+ * n, 1 and 2 threads) within 1e-5 relative of mha_forward_naive, the
+ * tiled path at n = 3001 against rows computed here in double, and a
  * planned forward that allocates nothing.
  */
 #include <math.h>
@@ -17,9 +18,11 @@
 #include <cmocka.h>
 
 #include "check.h"
-#include "mha.h"
-#include "softmax.h"
+#include "check_config.h"
+#include "engine.h"
+#include "softmax_fast.h"
 #include "vexp.h"
+#include "vexp_full.h"
 
 /* vexp.h's bound on the relative error of exp over [ln FLT_MIN, ln FLT_MAX] */
 #define EXP_REL_BOUND 4e-7
@@ -287,17 +290,6 @@ static void check_acts(const struct mha_config *c, const struct mha_acts *got,
 	}
 }
 
-/* the variants every path must agree on */
-static void vary(struct mha_config *c, int v)
-{
-	c->causal = v & 1;
-	c->top_k = v & 2 ? (c->n + 2) / 3 : 0;
-	c->scale = !(v & 4);
-	memset(c->head_off, 0, sizeof c->head_off);
-	if (v & 4)
-		c->head_off[c->h - 1] = true;
-}
-
 static void test_mha_forward_equals_the_plain_loops(void **state)
 {
 	(void)state;
@@ -308,7 +300,7 @@ static void test_mha_forward_equals_the_plain_loops(void **state)
 		struct mha_weights w;
 		make(&c, &w, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3]);
 		for (int v = 0; v < 8; v++) {
-			vary(&c, v);
+			check_vary(&c, v);
 			struct mha_acts fast, plain;
 			assert_int_equal(mha_acts_alloc(&fast, &c), MHA_OK);
 			assert_int_equal(mha_acts_alloc(&plain, &c), MHA_OK);
@@ -337,7 +329,7 @@ static void check_plan(int n, int d, int h, int g, int block_rows, int threads, 
 			vi += 7;
 			continue;
 		}
-		vary(&c, v);
+		check_vary(&c, v);
 		struct mha_plan *p;
 		struct mha_plan_options o = { .threads = threads, .block_rows = block_rows, .large = large };
 		assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_OK);
@@ -382,6 +374,83 @@ static void test_teaching_path_of_the_plan_equals_mha_forward(void **state)
 	(void)state;
 	check_plan(16, 64, 4, 4, 0, 1, false);
 	check_plan(64, 128, 8, 2, 0, 2, false);
+}
+
+/* Row q of head i of the concat from the plan's own Q, K, V, in double:
+ * the mask, top-k (ties to the lower index) and softmax written out. */
+static void reference_row(const struct mha_config *c, const struct mha_acts *a, int i, int q,
+                          double *s, double *out)
+{
+	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk, j = mha_kv_head(c, i);
+	const double scale = c->scale ? 1.0 / sqrt((double)dk) : 1.0;
+	const int limit = c->causal ? q + 1 : n;
+	for (int t = 0; t < limit; t++) {
+		double acc = 0.0;
+		for (int e = 0; e < dk; e++)
+			acc += (double)a->q[(size_t)q * hw + i * dk + e] * a->k[(size_t)t * gw + j * dk + e];
+		s[t] = acc * scale;
+	}
+	double m = -INFINITY;
+	for (int t = 0; t < limit; t++)
+		m = fmax(m, s[t]);
+	double thr = -INFINITY;
+	if (c->top_k > 0 && c->top_k < limit) {
+		/* the top_k-th largest: the smallest value with fewer than top_k above it */
+		for (int t = 0; t < limit; t++) {
+			int above = 0;
+			for (int u = 0; u < limit && above < c->top_k; u++)
+				above += s[u] > s[t];
+			if (above < c->top_k && (thr == -INFINITY || s[t] < thr))
+				thr = s[t];
+		}
+	}
+	double l = 0.0;
+	memset(out, 0, (size_t)dk * sizeof *out);
+	for (int t = 0; t < limit; t++) {
+		if (s[t] < thr)
+			continue;
+		double p = exp(s[t] - m);
+		l += p;
+		for (int e = 0; e < dk; e++)
+			out[e] += p * a->v[(size_t)t * gw + j * dk + e];
+	}
+	for (int e = 0; e < dk; e++)
+		out[e] /= l;
+}
+
+static void test_tiled_path_at_large_n_equals_the_plain_rows_sampled(void **state)
+{
+	(void)state;
+	char msg[MHA_MSG_MAX];
+	struct mha_config c;
+	struct mha_weights w;
+	make(&c, &w, 3001, 128, 4, 2); /* dk 32, GQA, n no tile size divides */
+	double *s = malloc((size_t)c.n * sizeof *s), out[32];
+	float got[32];
+	assert_non_null(s);
+	for (int v = 0; v < 4; v++) {
+		c.causal = v & 1;
+		c.top_k = v & 2 ? 700 : 0;
+		struct mha_plan *p;
+		struct mha_plan_options o = { .threads = 2 };
+		assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_OK);
+		mha_plan_forward(p, &w);
+		const struct mha_acts *a = mha_plan_acts(p);
+		const int hw = c.h * c.dk;
+		double big = 0.0;
+		for (size_t t = 0; t < (size_t)c.n * c.g * c.dk; t++)
+			big = fmax(big, fabs((double)a->v[t]));
+		for (int k = 0; k < 24; k++) {
+			int q = k < 4 ? k : k < 8 ? c.n - 1 - k : (int)((uint64_t)k * 2654435761u % (uint64_t)c.n);
+			int i = k % c.h;
+			reference_row(&c, a, i, q, s, out);
+			memcpy(got, a->concat + (size_t)q * hw + (size_t)i * c.dk, sizeof got);
+			check_close_d(got, out, (size_t)c.dk, REL_TOL * big, "sampled row of the concat");
+		}
+		mha_plan_destroy(p);
+	}
+	free(s);
+	mha_weights_free(&w);
 }
 
 static void test_one_and_two_threads_agree(void **state)
@@ -464,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_large_path_equals_the_plain_loops_for_blocks_that_straddle_n),
 		cmocka_unit_test(test_large_path_beyond_the_screen_limit_equals_the_plain_loops),
 		cmocka_unit_test(test_teaching_path_of_the_plan_equals_mha_forward),
+		cmocka_unit_test(test_tiled_path_at_large_n_equals_the_plain_rows_sampled),
 		cmocka_unit_test(test_one_and_two_threads_agree),
 		cmocka_unit_test(test_planned_forward_allocates_nothing),
 		cmocka_unit_test(test_plan_limits_are_its_own_and_the_screen_keeps_64),

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "session.h"
 #include "tui_check.h"
@@ -30,6 +31,7 @@ static void test_typing_a_value_into_x_changes_q(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "r"); /* seed 1: random inputs, every Q cell reads all of X's row */
 	float q0 = app->a.q[0], y0 = app->a.y[0];
 	tui_check_keys(app, "\n2.5\n");
 	assert_float_equal(app->w.x[0], 2.5f, 0.0f);
@@ -50,11 +52,11 @@ static void test_bad_values_are_refused_and_change_nothing(void **state)
 		tui_check_keys(app, bad[i]);
 		assert_float_equal(app->w.x[0], x0, 0.0f);
 		assert_true(app->status_error);
-		assert_false(app->editing);
+		assert_int_not_equal(app->mode, MODE_VALUE);
 	}
 	tui_check_keys(app, "\n12");
 	app_key(app, 27); /* Esc cancels */
-	assert_false(app->editing);
+	assert_int_not_equal(app->mode, MODE_VALUE);
 	assert_float_equal(app->w.x[0], x0, 0.0f);
 	tui_check_close(app);
 }
@@ -81,10 +83,10 @@ static void test_computed_cells_cannot_be_edited(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "c\n"); /* W^Q: editable */
-	assert_true(app->editing);
+	assert_int_equal(app->mode, MODE_VALUE);
 	app_key(app, 27);
 	tui_check_keys(app, "c\n"); /* Q: computed */
-	assert_false(app->editing);
+	assert_int_not_equal(app->mode, MODE_VALUE);
 	assert_true(app->status_error);
 	assert_true(strlen(app->status) < 80); /* it was cut at "c moves between m" */
 	/* the longest formula too */
@@ -193,6 +195,20 @@ static void test_a_head_switched_off_gives_a_zero_concat_block(void **state)
 	tui_check_close(app);
 }
 
+/* Ctrl-L redraws, as in every terminal program, and changes nothing else. */
+static void test_ctrl_l_redraws_and_changes_nothing(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	float x0 = app->w.x[0];
+	enum pipeline_stage st = app->stage;
+	assert_true(tui_check_keys(app, "\x0c") & APP_REDRAW);
+	assert_float_equal(app->w.x[0], x0, 0.0f);
+	assert_int_equal(app->stage, st);
+	assert_string_equal(actions_key_name("redraw"), "C-l");
+	tui_check_close(app);
+}
+
 static void test_reseed_and_reset_redraw_the_inputs_and_undo(void **state)
 {
 	(void)state;
@@ -200,7 +216,7 @@ static void test_reseed_and_reset_redraw_the_inputs_and_undo(void **state)
 	float x0 = app->w.x[0];
 	tui_check_keys(app, "r");
 	assert_true(app->w.x[0] != x0);
-	assert_true(app->cfg.seed == 2);
+	assert_true(app->cfg.seed == 1);
 	tui_check_keys(app, "\n0.5\nR");
 	assert_true(app->w.x[0] != 0.5f);
 	tui_check_keys(app, "u");
@@ -489,6 +505,26 @@ static void test_a_value_too_long_to_hold_is_refused_not_cut(void **state)
 	tui_check_close(app);
 }
 
+/* The mode table: a row for every mode, each its own, with its keys; a
+ * prompt draws its status line. */
+static void test_every_mode_has_its_own_row_of_operations(void **state)
+{
+	(void)state;
+	for (int m = 0; m < MODE_COUNT; m++) {
+		const struct mode_ops *o = mode_ops((enum app_mode)m);
+		assert_non_null(o->name);
+		assert_non_null(o->key);
+		if (o->prompt)
+			assert_non_null(o->status);
+		for (int k = 0; k < m; k++)
+			if (mode_ops((enum app_mode)k) == o)
+				fail_msg("modes %d and %d share the row of %s", k, m, o->name);
+	}
+	assert_non_null(workbench_mode.layout);
+	assert_non_null(workbench_mode.body);
+	assert_non_null(workbench_mode.pane);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_tweaks_are_explained_not_applied),
 		cmocka_unit_test(test_a_head_switched_off_gives_a_zero_concat_block),
 		cmocka_unit_test(test_reseed_and_reset_redraw_the_inputs_and_undo),
+		cmocka_unit_test(test_ctrl_l_redraws_and_changes_nothing),
 		cmocka_unit_test(test_every_action_has_a_help_line_and_n_says_no_lesson),
 		cmocka_unit_test(test_save_writes_a_session_that_loads_back),
 		cmocka_unit_test(test_edits_are_autosaved_every_20_and_on_a_change_of_shape),
@@ -509,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_an_owed_autosave_waits_for_a_pause_in_the_keys),
 		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
 		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),
+		cmocka_unit_test(test_every_mode_has_its_own_row_of_operations),
 		cmocka_unit_test(test_a_value_too_long_to_hold_is_refused_not_cut),
 	};
 	return cmocka_run_group_tests_name("app", tests, NULL, NULL);

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "deps.h"
+#include "pipeline.h"
 #include "stage.h"
 
 static struct mha_config cfg(int h, int g)
@@ -25,12 +25,12 @@ static void test_a_q_cell_comes_from_a_row_of_x_and_a_column_of_wq(void **state)
 	(void)state;
 	struct mha_config c = cfg(4, 4);
 	struct cell q = { MHA_T_Q, 0, 2, 5 };
-	assert_true(deps_is_source(&c, &q, MHA_T_X, 0, 2, 0));
-	assert_true(deps_is_source(&c, &q, MHA_T_X, 0, 2, 15));
-	assert_false(deps_is_source(&c, &q, MHA_T_X, 0, 3, 0));
-	assert_true(deps_is_source(&c, &q, MHA_T_WQ, 0, 9, 5));
-	assert_false(deps_is_source(&c, &q, MHA_T_WQ, 0, 9, 4));
-	assert_false(deps_is_source(&c, &q, MHA_T_WK, 0, 9, 5));
+	assert_true(pipeline_is_source(&c, &q, MHA_T_X, 0, 2, 0));
+	assert_true(pipeline_is_source(&c, &q, MHA_T_X, 0, 2, 15));
+	assert_false(pipeline_is_source(&c, &q, MHA_T_X, 0, 3, 0));
+	assert_true(pipeline_is_source(&c, &q, MHA_T_WQ, 0, 9, 5));
+	assert_false(pipeline_is_source(&c, &q, MHA_T_WQ, 0, 9, 4));
+	assert_false(pipeline_is_source(&c, &q, MHA_T_WK, 0, 9, 5));
 }
 
 static void test_a_score_cell_reads_row_i_of_q_i_and_row_j_of_the_shared_k(void **state)
@@ -39,11 +39,11 @@ static void test_a_score_cell_reads_row_i_of_q_i_and_row_j_of_the_shared_k(void 
 	struct mha_config c = cfg(4, 2); /* heads 2, 3 read kv head 1 */
 	struct cell s = { MHA_T_SCORES, 3, 1, 4 };
 	struct cell_rect r;
-	assert_true(deps_rect(&c, &s, MHA_T_Q, &r));
+	assert_true(pipeline_deps_rect(&c, &s, MHA_T_Q, &r));
 	assert_int_equal(r.r0, 1);
 	assert_int_equal(r.c0, 12);
 	assert_int_equal(r.c1, 16);
-	assert_true(deps_rect(&c, &s, MHA_T_K, &r));
+	assert_true(pipeline_deps_rect(&c, &s, MHA_T_K, &r));
 	assert_int_equal(r.r0, 4);
 	assert_int_equal(r.c0, 4);
 	assert_int_equal(r.c1, 8);
@@ -54,10 +54,10 @@ static void test_an_output_cell_reads_its_concat_row_and_wo_column(void **state)
 	(void)state;
 	struct mha_config c = cfg(4, 4);
 	struct cell y = { MHA_T_Y, 0, 3, 7 };
-	assert_true(deps_is_source(&c, &y, MHA_T_CONCAT, 0, 3, 15));
-	assert_false(deps_is_source(&c, &y, MHA_T_CONCAT, 0, 2, 15));
-	assert_true(deps_is_source(&c, &y, MHA_T_WO, 0, 0, 7));
-	assert_false(deps_is_source(&c, &y, MHA_T_WO, 0, 0, 6));
+	assert_true(pipeline_is_source(&c, &y, MHA_T_CONCAT, 0, 3, 15));
+	assert_false(pipeline_is_source(&c, &y, MHA_T_CONCAT, 0, 2, 15));
+	assert_true(pipeline_is_source(&c, &y, MHA_T_WO, 0, 0, 7));
+	assert_false(pipeline_is_source(&c, &y, MHA_T_WO, 0, 0, 6));
 }
 
 static void test_weights_heads_and_concat_follow_their_formulas(void **state)
@@ -65,17 +65,17 @@ static void test_weights_heads_and_concat_follow_their_formulas(void **state)
 	(void)state;
 	struct mha_config c = cfg(4, 1); /* MQA: every head reads kv head 0 */
 	struct cell p = { MHA_T_WEIGHTS, 2, 3, 1 };
-	assert_true(deps_is_source(&c, &p, MHA_T_SCORES, 2, 3, 5));
-	assert_false(deps_is_source(&c, &p, MHA_T_SCORES, 1, 3, 5));
+	assert_true(pipeline_is_source(&c, &p, MHA_T_SCORES, 2, 3, 5));
+	assert_false(pipeline_is_source(&c, &p, MHA_T_SCORES, 1, 3, 5));
 	struct cell o = { MHA_T_HEADS, 3, 0, 2 };
-	assert_true(deps_is_source(&c, &o, MHA_T_V, 0, 5, 2));
-	assert_true(deps_is_source(&c, &o, MHA_T_WEIGHTS, 3, 0, 4));
+	assert_true(pipeline_is_source(&c, &o, MHA_T_V, 0, 5, 2));
+	assert_true(pipeline_is_source(&c, &o, MHA_T_WEIGHTS, 3, 0, 4));
 	struct cell k = { MHA_T_CONCAT, 0, 1, 9 };
-	assert_true(deps_is_source(&c, &k, MHA_T_HEADS, 2, 1, 1));
+	assert_true(pipeline_is_source(&c, &k, MHA_T_HEADS, 2, 1, 1));
 	struct cell x = { MHA_T_X, 0, 0, 0 };
 	struct cell_rect r;
 	for (int t = 0; t < MHA_T_COUNT; t++)
-		assert_false(deps_rect(&c, &x, (enum mha_tensor)t, &r));
+		assert_false(pipeline_deps_rect(&c, &x, (enum mha_tensor)t, &r));
 }
 
 /* Reshape's note names which query heads share each kv head in at most
@@ -86,19 +86,19 @@ static void test_the_gqa_groups_note_is_compact(void **state)
 	(void)state;
 	struct stage_view v;
 	struct mha_config c = cfg(4, 2);
-	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_K, &v);
 	assert_string_equal(v.note, "GQA: kv0<-q0,1 kv1<-q2,3");
 	c = cfg(8, 2);
-	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_K, &v);
 	assert_string_equal(v.note, "GQA: kv0<-q0-3 kv1<-q4-7");
 	c = cfg(16, 4);
-	stage_view(STAGE_RESHAPE, &c, 0, PROJ_K, &v);
+	stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_K, &v);
 	assert_string_equal(v.note, "GQA: kv j <- q 4j..4j+3");
 	for (int h = 1; h <= 64; h++)
 		for (int g = 1; g <= h; g++)
 			if (h % g == 0) {
 				c = cfg(h, g);
-				stage_view(STAGE_RESHAPE, &c, 0, PROJ_Q, &v);
+				stage_view(PIPELINE_RESHAPE, &c, 0, PROJ_Q, &v);
 				assert_true(strlen(v.note) <= 26);
 			}
 }
@@ -109,10 +109,58 @@ static void test_wo_names_the_current_heads_rows(void **state)
 	(void)state;
 	struct stage_view v;
 	struct mha_config c = cfg(4, 4);
-	stage_view(STAGE_OUTPUT, &c, 2, PROJ_Q, &v);
+	stage_view(PIPELINE_OUTPUT, &c, 2, PROJ_Q, &v);
 	assert_int_equal(v.p[1].t, MHA_T_WO);
 	assert_string_equal(v.p[1].tag, "h2: rows 8-11");
 	assert_int_equal(v.p[1].tag_head, 2);
+}
+
+static bool reads(const struct pipeline_stage_info *si, enum mha_tensor t)
+{
+	for (int i = 0; si->reads[i] != MHA_T_COUNT; i++)
+		if (si->reads[i] == t)
+			return true;
+	return false;
+}
+
+/* The stage table's "reads" says what the dependency map says: every
+ * source of a cell a stage computes is one of its reads, and every read
+ * is the source of some cell (the first and the last of each head). */
+static void test_each_stage_reads_what_its_cells_are_computed_from(void **state)
+{
+	(void)state;
+	struct mha_config c = cfg(4, 2); /* GQA: query heads 2, 3 read kv head 1 */
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
+		const struct pipeline_stage_info *si = pipeline_stage_info((enum pipeline_stage)s);
+		if (s == PIPELINE_RESHAPE)
+			continue; /* a view of Q: nothing computed */
+		enum mha_tensor out[3] = { si->writes, si->writes, si->writes };
+		if (s == PIPELINE_PROJECTION) {
+			out[1] = MHA_T_K;
+			out[2] = MHA_T_V;
+		}
+		bool used[MHA_T_COUNT] = { false };
+		for (int o = 0; o < 3; o++) {
+			struct mha_shape sh = mha_tensor_shape(&c, out[o]);
+			for (int m = 0; m < sh.count; m++)
+				for (int corner = 0; corner < 2; corner++) {
+					struct cell t = { out[o], m, corner ? sh.rows - 1 : 0, corner ? sh.cols - 1 : 0 };
+					for (int src = 0; src < MHA_T_COUNT; src++) {
+						struct cell_rect r;
+						if (!pipeline_deps_rect(&c, &t, (enum mha_tensor)src, &r))
+							continue;
+						if (!reads(si, (enum mha_tensor)src))
+							fail_msg("%s: %s is computed from %s, not in its reads", si->label,
+							         mha_tensor_info(out[o])->name, mha_tensor_info((enum mha_tensor)src)->name);
+						used[src] = true;
+					}
+				}
+		}
+		for (int i = 0; si->reads[i] != MHA_T_COUNT; i++)
+			if (!used[si->reads[i]])
+				fail_msg("%s reads %s, but no cell it computes comes from it", si->label,
+				         mha_tensor_info(si->reads[i])->name);
+	}
 }
 
 int main(void)
@@ -124,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_weights_heads_and_concat_follow_their_formulas),
 		cmocka_unit_test(test_the_gqa_groups_note_is_compact),
 		cmocka_unit_test(test_wo_names_the_current_heads_rows),
+		cmocka_unit_test(test_each_stage_reads_what_its_cells_are_computed_from),
 	};
 	return cmocka_run_group_tests_name("deps", tests, NULL, NULL);
 }

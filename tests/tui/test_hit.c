@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "draw.h"
 #include "hit.h"
@@ -152,13 +153,13 @@ static void test_a_click_on_a_stage_label_jumps_to_that_stage(void **state)
 	int y, x;
 	assert_true(find("4 Softmax", &y, &x));
 	assert_int_equal(app_mouse(app, y, x + 3, HIT_CLICK) & APP_REDRAW, APP_REDRAW);
-	assert_int_equal(app->stage, STAGE_SOFTMAX);
+	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
 	draw(app, 24, 80);
 	assert_true(find("7 W^O", &y, &x));
 	app_mouse(app, y, x, HIT_CLICK); /* its first column */
-	assert_int_equal(app->stage, STAGE_OUTPUT);
+	assert_int_equal(app->stage, PIPELINE_OUTPUT);
 	app_mouse(app, y, x - 1, HIT_CLICK); /* the blank before it: nothing */
-	assert_int_equal(app->stage, STAGE_OUTPUT);
+	assert_int_equal(app->stage, PIPELINE_OUTPUT);
 	tui_check_close(app);
 }
 
@@ -171,24 +172,24 @@ static void test_a_click_on_a_matrix_cell_puts_the_cursor_there(void **state)
 	assert_true(find("W^Q 16x16 r", &y, &x)); /* Projection: X, W^Q, Q (not the formula's) */
 	/* W^Q's row 3, column 2: title, header, then rows; labels 5 wide, cells 6 */
 	app_mouse(app, y + 2 + 3, x + 5 + 2 * 6 + 1, HIT_CLICK);
-	assert_int_equal(app->cur[STAGE_PROJECTION].panel, 1);
-	assert_int_equal(app->cur[STAGE_PROJECTION].row, 3);
-	assert_int_equal(app->cur[STAGE_PROJECTION].col, 2);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].panel, 1);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 3);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 2);
 	draw(app, 24, 80);
 	assert_non_null(strstr(screen_line(22), "W^Q[3,2] = "));
 	/* X scrolled right (cursor on its last column): the first column shown
 	 * is then column 16 - shown, and a click there means that column */
 	assert_true(find("X 6x16 r", &y, &x));
 	app_mouse(app, y + 2, x + 5, HIT_CLICK);
-	assert_int_equal(app->cur[STAGE_PROJECTION].panel, 0);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].panel, 0);
 	tui_check_keys(app, "llllllllllllllll");
-	assert_int_equal(app->cur[STAGE_PROJECTION].col, 15);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 15);
 	draw(app, 24, 80);
 	const struct hit_region *g = region(app, HIT_CELL, 0);
 	assert_true(g->col0 > 0);
 	app_mouse(app, g->r.y + 1, g->r.x, HIT_CLICK);
-	assert_int_equal(app->cur[STAGE_PROJECTION].row, 1);
-	assert_int_equal(app->cur[STAGE_PROJECTION].col, g->col0);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 1);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, g->col0);
 	char want[32];
 	snprintf(want, sizeof want, ",%d] = ", g->col0);
 	draw(app, 24, 80);
@@ -221,7 +222,7 @@ static void test_a_click_on_a_heatmap_cell_selects_that_head_and_cell(void **sta
 	g = region(app, HIT_HEAT, 0);
 	app_mouse(app, g->r.y, g->r.x, HIT_CLICK);
 	assert_int_equal(app->head, 0);
-	assert_int_equal(app->stage, STAGE_CONCAT);
+	assert_int_equal(app->stage, PIPELINE_CONCAT);
 	assert_non_null(strstr(app->status, "P_0["));
 	tui_check_close(app);
 }
@@ -240,15 +241,15 @@ static void test_clicks_on_a_wide_terminal_meet_the_same_cells(void **state)
 	assert_int_equal(g->r.y, y + 2);
 	assert_int_equal(g->r.x, x + 5);
 	app_mouse(app, y + 2 + 4, x + 5 + g->cell_w + 2, HIT_CLICK);
-	assert_int_equal(app->cur[STAGE_SCORES].panel, 1);
-	assert_int_equal(app->cur[STAGE_SCORES].row, 4);
-	assert_int_equal(app->cur[STAGE_SCORES].col, 1);
+	assert_int_equal(app->cur[PIPELINE_SCORES].panel, 1);
+	assert_int_equal(app->cur[PIPELINE_SCORES].row, 4);
+	assert_int_equal(app->cur[PIPELINE_SCORES].col, 1);
 	g = region(app, HIT_HEAT, 3);
 	app_mouse(app, g->r.y + 5, g->r.x + 1, HIT_CLICK);
 	assert_int_equal(app->head, 3);
-	assert_int_equal(app->cur[STAGE_SCORES].panel, 2);
-	assert_int_equal(app->cur[STAGE_SCORES].row, 5);
-	assert_int_equal(app->cur[STAGE_SCORES].col, 0);
+	assert_int_equal(app->cur[PIPELINE_SCORES].panel, 2);
+	assert_int_equal(app->cur[PIPELINE_SCORES].row, 5);
+	assert_int_equal(app->cur[PIPELINE_SCORES].col, 0);
 	draw(app, 50, 160);
 	assert_non_null(strstr(screen_line(48), "S_3["));
 	tui_check_close(app);
@@ -260,20 +261,20 @@ static void test_clicks_that_meet_nothing_change_nothing(void **state)
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "3");
 	draw(app, 24, 80);
-	struct app_cursor before = app->cur[STAGE_SCORES];
+	struct app_cursor before = app->cur[PIPELINE_SCORES];
 	int y, x;
 	assert_true(find("S_0 6x6", &y, &x));
 	assert_int_equal(app_mouse(app, y, x, HIT_CLICK), 0);  /* a title */
 	assert_int_equal(app_mouse(app, 1, 79, HIT_CLICK), 0); /* the formula line's end */
 	assert_int_equal(app_mouse(app, 22, 70, HIT_CLICK), 0); /* the status line */
 	assert_int_equal(app_mouse(app, -1, -1, HIT_CLICK), 0);
-	assert_int_equal(app->stage, STAGE_SCORES);
-	assert_memory_equal(&before, &app->cur[STAGE_SCORES], sizeof before);
+	assert_int_equal(app->stage, PIPELINE_SCORES);
+	assert_memory_equal(&before, &app->cur[PIPELINE_SCORES], sizeof before);
 	/* the "needs 80x24" screen records nothing */
 	draw(app, 20, 70);
 	assert_int_equal(app->hits.count, 0);
 	assert_int_equal(app_mouse(app, 0, 10, HIT_CLICK), 0);
-	assert_int_equal(app->stage, STAGE_SCORES);
+	assert_int_equal(app->stage, PIPELINE_SCORES);
 	tui_check_close(app);
 }
 
@@ -288,9 +289,9 @@ static void test_a_click_while_typing_a_value_is_ignored(void **state)
 	assert_int_equal(app_mouse(app, y, x, HIT_CLICK), 0);
 	assert_int_equal(app_mouse(app, 23, 0, HIT_CLICK), 0); /* the "? help" hint */
 	assert_int_equal(app_mouse(app, 10, 10, HIT_WHEEL_DOWN), 0);
-	assert_true(app->editing);
+	assert_int_equal(app->mode, MODE_VALUE);
 	assert_string_equal(app->edit, "0.5");
-	assert_int_equal(app->stage, STAGE_PROJECTION);
+	assert_int_equal(app->stage, PIPELINE_PROJECTION);
 	tui_check_close(app);
 }
 
@@ -323,9 +324,9 @@ static void test_the_wheel_over_the_matrices_moves_the_cursor_a_row(void **state
 	draw(app, 24, 80);
 	app_mouse(app, 8, 30, HIT_WHEEL_DOWN);
 	app_mouse(app, 8, 30, HIT_WHEEL_DOWN);
-	assert_int_equal(app->cur[STAGE_PROJECTION].row, 2);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 2);
 	app_mouse(app, 8, 30, HIT_WHEEL_UP);
-	assert_int_equal(app->cur[STAGE_PROJECTION].row, 1);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 1);
 	tui_check_close(app);
 }
 
@@ -356,13 +357,13 @@ static void test_a_click_selects_a_lesson_and_a_second_opens_it(void **state)
 	(void)state;
 	struct app *app = tui_check_open(&set);
 	draw(app, 24, 80); /* the free workbench, the menu beside it */
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	const struct hit_region *g = region(app, HIT_MENU, 0);
 	int pick = 2 - g->row0; /* the third lesson's line */
 	assert_true(pick >= 0 && pick < g->r.h);
 	assert_non_null(strstr(screen_line(g->r.y + pick), set.lessons[2].title));
 	app_mouse(app, g->r.y + pick, g->r.x + 3, HIT_CLICK);
-	assert_true(app->learn.menu);
+	assert_int_equal(app->mode, MODE_MENU);
 	assert_int_equal(app->learn.menu_sel, 2);
 	assert_null(learn_lesson(app));
 	draw(app, 24, 80);
@@ -370,7 +371,7 @@ static void test_a_click_selects_a_lesson_and_a_second_opens_it(void **state)
 	app_mouse(app, g->r.y + 2 - g->row0, g->r.x, HIT_CLICK);
 	assert_non_null(learn_lesson(app));
 	assert_int_equal(app->learn.lesson, 2);
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	tui_check_close(app);
 }
 

@@ -20,11 +20,12 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "learn.h"
 #include "lesson.h"
 #include "pane.h"
-#include "pane_view.h"
+#include "lesson_pane.h"
 #include "session.h"
 #include "tui_check.h"
 
@@ -122,19 +123,37 @@ static void test_the_menu_opens_lesson_one_on_its_own_bench(void **state)
 	assert_false(app->learn.active);
 	float x0 = app->w.x[0];
 	keys(app, "M");
-	assert_true(app->learn.menu);
+	assert_int_equal(app->mode, MODE_MENU);
 	keys(app, "j1"); /* Down, then the number picks lesson 1 again */
 	assert_int_equal(app->learn.menu_sel, 0);
 	keys(app, "\n");
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	assert_true(app->learn.active);
 	assert_int_equal(app->learn.lesson, 0);
 	assert_int_equal(app->learn.run.step, 0);
 	assert_int_equal(app->cfg.n, 4); /* the lesson's set-up */
-	assert_int_equal(app->stage, STAGE_PROJECTION);
+	assert_int_equal(app->stage, PIPELINE_PROJECTION);
 	/* the free session waits, untouched */
 	assert_int_equal(app->learn.other.cfg.n, 6);
 	assert_float_equal(app->learn.other.w.x[0], x0, 0.0f);
+	close_app(app);
+}
+
+/* A prompt opened from the menu returns to the menu: the menu stays on
+ * screen under it and has the keys again after Esc. */
+static void test_a_prompt_opened_from_the_menu_returns_to_it(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	keys(app, "M");
+	assert_int_equal(app->mode, MODE_MENU);
+	keys(app, "*"); /* not a menu key: the table's, on the cursor's X cell */
+	assert_int_equal(app->mode, MODE_SCALE);
+	assert_int_equal(mode_base(app), MODE_MENU);
+	keys(app, "\033");
+	assert_int_equal(app->mode, MODE_MENU);
+	keys(app, "\033");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
 	close_app(app);
 }
 
@@ -145,7 +164,7 @@ static void test_two_digits_pick_lesson_thirteen(void **state)
 	keys(app, "M13");
 	assert_int_equal(set.lessons[app->learn.menu_sel].number, 13);
 	keys(app, "\033"); /* Esc: the menu goes, nothing opened */
-	assert_false(app->learn.menu);
+	assert_int_not_equal(app->mode, MODE_MENU);
 	assert_false(app->learn.active);
 	close_app(app);
 }
@@ -156,10 +175,10 @@ static void test_n_and_p_step_and_select_the_focused_stage(void **state)
 	struct app *app = lesson1_at("idea");
 	keys(app, "n");
 	assert_string_equal(step_id(app), "scores");
-	assert_int_equal(app->stage, STAGE_SCORES);
+	assert_int_equal(app->stage, PIPELINE_SCORES);
 	keys(app, "1p");
 	assert_string_equal(step_id(app), "idea");
-	assert_int_equal(app->stage, STAGE_PROJECTION);
+	assert_int_equal(app->stage, PIPELINE_PROJECTION);
 	keys(app, "p"); /* no step before the first */
 	assert_string_equal(step_id(app), "idea");
 	close_app(app);
@@ -169,14 +188,14 @@ static void test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal(vo
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 0, 0));
 	assert_false(learn_hidden(app, MHA_T_SCORES, 0, 0, 0));
 	keys(app, "aabc\n"); /* not a number: refused, still hidden */
 	assert_true(app->status_error);
-	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	keys(app, "a0.5\n"); /* wrong: revealed, not met */
-	assert_false(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_false(app->learn.run.met);
 	keys(app, "a0.35\n");
 	assert_true(app->learn.run.met);
@@ -193,9 +212,9 @@ static void test_an_answer_too_long_to_hold_is_refused(void **state)
 	keys(app, "a0.35000000000000000000000000000000001\n");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "more than 31 characters"));
-	assert_false(app->learn.answering);
+	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_false(app->learn.run.answered);
-	assert_true(learn_stage_hidden(app, STAGE_SOFTMAX));
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	keys(app, "a0.35\n"); /* the next answer starts afresh */
 	assert_true(app->learn.run.met);
 	close_app(app);
@@ -210,7 +229,7 @@ static void test_a_choice_key_answers_at_once(void **state)
 	while (strcmp(step_id(app), "which-role") != 0)
 		keys(app, "n");
 	keys(app, "ab"); /* b is a choice: committed without Enter */
-	assert_false(app->learn.answering);
+	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_true(app->learn.run.answered);
 	assert_false(app->learn.run.met);
 	keys(app, "ac");
@@ -222,13 +241,13 @@ static void test_an_edit_meets_the_goal_from_the_cursor_the_step_placed(void **s
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	assert_int_equal(app->stage, STAGE_SOFTMAX);
+	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
 	assert_false(app->learn.run.met);
 	keys(app, "1"); /* the cursor waits on W^Q[2][0], the row the step highlights */
 	assert_int_equal(app->proj, PROJ_Q);
-	assert_int_equal(app->cur[STAGE_PROJECTION].panel, 1);
-	assert_int_equal(app->cur[STAGE_PROJECTION].row, 2);
-	assert_int_equal(app->cur[STAGE_PROJECTION].col, 0);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].panel, 1);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 2);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 0);
 	assert_true(learn_marked(app, MHA_T_WQ, 0, 2, 1));
 	assert_false(learn_marked(app, MHA_T_WQ, 0, 1, 1));
 	keys(app, "l\n3\n");
@@ -279,7 +298,8 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 	while (strcmp(step_id(app), "only-head-1") != 0)
 		keys(app, "n");
 	keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
-	assert_int_equal(app->cur[STAGE_PROJECTION].col, 4);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 4);
+	keys(app, "aa"); /* the prediction first: head 1's scores only */
 	keys(app, "*\t10\n");
 	assert_true(app->learn.run.met);
 	struct mha_weights *w = &app->w;
@@ -290,7 +310,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 	while (strcmp(step_id(app), "fold-into-wq") != 0)
 		keys(app, "n");
 	keys(app, "s1");
-	while (app->cur[STAGE_PROJECTION].panel != 1) /* c to W^Q */
+	while (app->cur[PIPELINE_PROJECTION].panel != 1) /* c to W^Q */
 		keys(app, "c");
 	keys(app, "*0.0625\n");
 	assert_true(app->learn.run.met);
@@ -339,7 +359,7 @@ static void test_progress_and_place_resume_in_a_new_run(void **state)
 	learn_resume(app);
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
-	assert_int_equal(app->stage, STAGE_SOFTMAX);
+	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
 	keys(app, "f"); /* out to the free workbench, then a new run */
 	close_app(app);
 	app = open_app(&set);
@@ -392,7 +412,7 @@ static void test_every_lesson_action_has_a_key(void **state)
 		int count;
 		const struct action *t = actions_table(&count);
 		for (int k = 0; k < count; k++)
-			if (t[k].lesson_action && !strcmp(t[k].lesson_action, lesson_key_actions[i]))
+			if (t[k].id && !strcmp(t[k].id, lesson_key_actions[i]))
 				a = &t[k];
 		assert_non_null(a);
 		assert_ptr_equal(actions_lookup(a->keys[0]), a); /* the key named is the key bound */
@@ -406,7 +426,7 @@ static void test_lesson_text_names_the_keys_of_the_table(void **state)
 	(void)state;
 	struct app *app = lesson1_at("steer");
 	struct lesson_text t = { 0 };
-	assert_int_equal(lesson_run_pane(&app->learn.run, 34, pane_view_key, NULL, false, &t), 0);
+	assert_int_equal(lesson_run_pane(&app->learn.run, 34, lesson_pane_key, NULL, false, &t), 0);
 	bool edit = false, hint = false;
 	for (int i = 0; i < t.count; i++) {
 		edit |= strstr(t.lines[i].text, "with Enter") != NULL;
@@ -484,6 +504,7 @@ int main(void)
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
+		T(test_a_prompt_opened_from_the_menu_returns_to_it),
 		T(test_lesson_text_names_the_keys_of_the_table),
 		T(test_without_lessons_the_workbench_still_works),
 		T(test_lessons_open_by_number_or_name_and_unknown_ids_are_refused),

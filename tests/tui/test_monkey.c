@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "actions.h"
+#include "mode.h"
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
@@ -158,7 +159,7 @@ static void check_app(const struct monkey *m, const struct app *app, int event, 
 		fail_at(m, event, key, rows, cols, msg, NULL);
 	if (app->head < 0 || app->head >= app->cfg.h)
 		fail_at(m, event, key, rows, cols, "head outside 0..h-1", NULL);
-	if ((int)app->stage < 0 || app->stage >= STAGE_COUNT)
+	if ((int)app->stage < 0 || app->stage >= PIPELINE_STAGE_COUNT)
 		fail_at(m, event, key, rows, cols, "stage outside 1..7", NULL);
 	struct stage_view v;
 	struct cell cell;

@@ -137,6 +137,88 @@ static void test_8_colours_give_fewer_levels_each_its_own_colour(void **state)
 	screen_close();
 }
 
+/* CIELAB of xterm-256 cube colour i (16..231), D65, by the sRGB formulas. */
+static void xterm_lab(int i, double lab[3])
+{
+	static const int level[6] = { 0, 95, 135, 175, 215, 255 };
+	int k = i - 16, rgb8[3] = { level[k / 36], level[k / 6 % 6], level[k % 6] };
+	double lin[3];
+	for (int c = 0; c < 3; c++) {
+		double u = rgb8[c] / 255.0;
+		lin[c] = u <= 0.04045 ? u / 12.92 : pow((u + 0.055) / 1.055, 2.4);
+	}
+	double xyz[3] = {
+		(0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047,
+		0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2],
+		(0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883,
+	};
+	double f[3];
+	for (int c = 0; c < 3; c++)
+		f[c] = xyz[c] > 0.008856 ? cbrt(xyz[c]) : 7.787 * xyz[c] + 16.0 / 116.0;
+	lab[0] = 116.0 * f[1] - 16.0;
+	lab[1] = 500.0 * (f[0] - f[1]);
+	lab[2] = 200.0 * (f[1] - f[2]);
+}
+
+/* The low end used to be four dark blues no one could tell apart: each
+ * step of the 256-colour ramp is now a visible one (CIE76 distance >= 20,
+ * about four times a just-noticeable difference), the lowest level stands
+ * off a black background (L* >= 25), and lightness never falls by more
+ * than a little (so the ramp reads low to high in greyscale too). */
+static void test_256_colour_heat_steps_are_distinguishable_from_the_low_end(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	int levels = theme_heat_levels();
+	double prev[3] = { 0, 0, 0 };
+	for (int l = 0; l < levels; l++) {
+		short c = theme_heat_colour(l);
+		assert_true(c >= 16 && c <= 231); /* the cube, not the user-set 0..15 */
+		assert_int_equal(pair_fg(theme_heat_attr(l)), c);
+		double lab[3];
+		xterm_lab(c, lab);
+		if (l == 0) {
+			assert_true(lab[0] >= 25.0);
+		} else {
+			double de = sqrt(pow(lab[0] - prev[0], 2) + pow(lab[1] - prev[1], 2) + pow(lab[2] - prev[2], 2));
+			if (de < 20.0 || lab[0] < prev[0] - 3.0)
+				fail_msg("heat levels %d -> %d: colour %d -> %d, dE %.1f, L* %.1f -> %.1f",
+				         l - 1, l, theme_heat_colour(l - 1), c, de, prev[0], lab[0]);
+		}
+		memcpy(prev, lab, sizeof prev);
+	}
+	screen_close();
+}
+
+/* At every depth and in both glyph sets, at least five levels, each a
+ * different (glyph, colour, attributes) triple from every other, and the
+ * masked mark unlike all of them. */
+static void test_every_depth_draws_five_or_more_levels_that_differ_from_each_other(void **state)
+{
+	(void)state;
+	const char *terms[] = { "xterm-256color", "xterm", "xterm-256color", "vt100" };
+	const bool no_color[] = { false, false, true, false };
+	const char *locales[] = { "C.UTF-8", "C" };
+	for (int t = 0; t < 4; t++) {
+		for (int lc = 0; lc < 2; lc++) {
+			screen_open(terms[t], locales[lc], no_color[t]);
+			int levels = theme_heat_levels();
+			assert_true(levels >= 5);
+			for (int a = 0; a < levels; a++) {
+				assert_string_not_equal(theme_heat_glyph(a), theme_masked_glyph());
+				for (int b = 0; b < a; b++) {
+					bool same_glyph = !strcmp(theme_heat_glyph(a), theme_heat_glyph(b));
+					bool same_look = theme_heat_attr(a) == theme_heat_attr(b);
+					if (same_glyph && same_look)
+						fail_msg("%s %s: levels %d and %d look the same ('%s')", terms[t],
+						         locales[lc], b, a, theme_heat_glyph(a));
+				}
+			}
+			screen_close();
+		}
+	}
+}
+
 static void check_mono(void)
 {
 	assert_int_equal(theme_depth(), THEME_MONO);
@@ -287,6 +369,8 @@ int main(void)
 		cmocka_unit_test(test_eight_heads_get_eight_colours_and_mono_alternates_bold_underline),
 		cmocka_unit_test(test_addstr_clips_at_the_width_and_the_right_edge_without_wrapping),
 		cmocka_unit_test(test_c_locale_shows_bytes_it_cannot_decode_as_question_marks),
+		cmocka_unit_test(test_256_colour_heat_steps_are_distinguishable_from_the_low_end),
+		cmocka_unit_test(test_every_depth_draws_five_or_more_levels_that_differ_from_each_other),
 	};
 	return cmocka_run_group_tests_name("theme", tests, NULL, NULL);
 }

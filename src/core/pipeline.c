@@ -1,0 +1,181 @@
+/*
+ * pipeline.c - the pipeline's shared vocabulary (pipeline.h): the stage
+ * table, which cells each cell is computed from (read off the formulas of
+ * each stage: shapes and the GQA head mapping, not values), the mask
+ * predicate and a row's entropy. No computing of attention here: the
+ * forward pass is forward.c.
+ */
+#include "pipeline.h"
+
+#include <ctype.h>
+#include <math.h>
+
+/* Adding a stage: a row here and in enum pipeline_stage. */
+static const struct pipeline_stage_info stages[PIPELINE_STAGE_COUNT] = {
+#define END MHA_T_COUNT
+	/* Q, K, V = X W^Q, X W^K, X W^V */
+	[PIPELINE_PROJECTION] = { "Projection", MHA_T_Q, { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, END }, false },
+	/* Q_i = Q[:, i dk:(i+1) dk]: a view, nothing computed */
+	[PIPELINE_RESHAPE] = { "Reshape", MHA_T_Q, { MHA_T_Q, END }, false },
+	/* S_i = Q_i K_j^T / sqrt(dk) */
+	[PIPELINE_SCORES] = { "Scores", MHA_T_SCORES, { MHA_T_Q, MHA_T_K, END }, true },
+	/* P_i = softmax(mask(S_i)) */
+	[PIPELINE_SOFTMAX] = { "Softmax", MHA_T_WEIGHTS, { MHA_T_SCORES, END }, true },
+	/* O_i = P_i V_j */
+	[PIPELINE_WEIGHTED_SUM] = { "Weighted sum", MHA_T_HEADS, { MHA_T_WEIGHTS, MHA_T_V, END }, true },
+	/* Concat = [O_0 ... O_h-1] */
+	[PIPELINE_CONCAT] = { "Concat", MHA_T_CONCAT, { MHA_T_HEADS, END }, true },
+	/* Y = Concat W^O */
+	[PIPELINE_OUTPUT] = { "W^O", MHA_T_Y, { MHA_T_CONCAT, MHA_T_WO, END }, true },
+#undef END
+};
+
+const struct pipeline_stage_info *pipeline_stage_info(enum pipeline_stage s)
+{
+	return (unsigned)s < PIPELINE_STAGE_COUNT ? &stages[s] : NULL;
+}
+
+const char *pipeline_stage_label(enum pipeline_stage s)
+{
+	return (unsigned)s < PIPELINE_STAGE_COUNT ? stages[s].label : "?";
+}
+
+int pipeline_stage_by_label(const char *text)
+{
+	for (int i = 0; i < PIPELINE_STAGE_COUNT; i++) {
+		const char *a = stages[i].label, *b = text;
+		/* "Weighted sum", "weighted-sum" and "weighted_sum" all name stage 5 */
+		while (*a && *b && (tolower((unsigned char)*a) == tolower((unsigned char)*b) ||
+		                    (*a == ' ' && (*b == '-' || *b == '_'))))
+			a++, b++;
+		if (!*a && !*b)
+			return i;
+	}
+	return -1;
+}
+
+enum pipeline_stage pipeline_stage_of(enum mha_tensor t)
+{
+	switch (t) {
+	case MHA_T_Q: case MHA_T_K: case MHA_T_V: return PIPELINE_PROJECTION;
+	case MHA_T_SCORES: return PIPELINE_SCORES;
+	case MHA_T_WEIGHTS: return PIPELINE_SOFTMAX;
+	case MHA_T_HEADS: return PIPELINE_WEIGHTED_SUM;
+	case MHA_T_CONCAT: return PIPELINE_CONCAT;
+	case MHA_T_Y: return PIPELINE_OUTPUT;
+	default: return PIPELINE_STAGE_COUNT;
+	}
+}
+
+static struct cell_rect rect(int m, int r0, int r1, int c0, int c1)
+{
+	return (struct cell_rect){ m, r0, r1, c0, c1 };
+}
+
+bool pipeline_deps_rect(const struct mha_config *cfg, const struct cell *t, enum mha_tensor src,
+                        struct cell_rect *out)
+{
+	const int n = cfg->n, d = cfg->d, dk = cfg->dk, hw = cfg->h * cfg->dk, gw = cfg->g * cfg->dk;
+	int i = t->m, j;
+	switch (t->t) {
+	case MHA_T_Q:
+	case MHA_T_K:
+	case MHA_T_V: {
+		// Q (n,h*dk) = X (n,d) @ W^Q (d,h*dk): cell (r,c) <- X row r, W^Q column c
+		enum mha_tensor w = t->t == MHA_T_Q ? MHA_T_WQ : t->t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
+		if (src == MHA_T_X)
+			*out = rect(0, t->r, t->r + 1, 0, d);
+		else if (src == w)
+			*out = rect(0, 0, d, t->c, t->c + 1);
+		else
+			return false;
+		return true;
+	}
+	case MHA_T_SCORES:
+		// S_i (n,n) = Q_i (n,dk) @ K_j^T (dk,n)
+		j = mha_kv_head(cfg, i);
+		if (src == MHA_T_Q)
+			*out = rect(0, t->r, t->r + 1, i * dk, (i + 1) * dk);
+		else if (src == MHA_T_K)
+			*out = rect(0, t->c, t->c + 1, j * dk, (j + 1) * dk);
+		else
+			return false;
+		return true;
+	case MHA_T_WEIGHTS:
+		// P_i row r = softmax(S_i row r)
+		if (src != MHA_T_SCORES)
+			return false;
+		*out = rect(i, t->r, t->r + 1, 0, n);
+		return true;
+	case MHA_T_HEADS:
+		// O_i (n,dk) = P_i (n,n) @ V_j (n,dk)
+		j = mha_kv_head(cfg, i);
+		if (src == MHA_T_WEIGHTS)
+			*out = rect(i, t->r, t->r + 1, 0, n);
+		else if (src == MHA_T_V)
+			*out = rect(0, 0, n, j * dk + t->c, j * dk + t->c + 1);
+		else
+			return false;
+		return true;
+	case MHA_T_CONCAT:
+		// Concat[:, i*dk:(i+1)*dk] = O_i
+		if (src != MHA_T_HEADS)
+			return false;
+		*out = rect(t->c / dk, t->r, t->r + 1, t->c % dk, t->c % dk + 1);
+		return true;
+	case MHA_T_Y:
+		// Y (n,d) = Concat (n,h*dk) @ W^O (h*dk,d)
+		if (src == MHA_T_CONCAT)
+			*out = rect(0, t->r, t->r + 1, 0, hw);
+		else if (src == MHA_T_WO)
+			*out = rect(0, 0, hw, t->c, t->c + 1);
+		else
+			return false;
+		return true;
+	default:
+		(void)gw;
+		return false;
+	}
+}
+
+bool pipeline_is_source(const struct mha_config *cfg, const struct cell *target, enum mha_tensor src,
+                        int m, int r, int c)
+{
+	struct cell_rect k;
+	return pipeline_deps_rect(cfg, target, src, &k) && m == k.m && r >= k.r0 && r < k.r1 && c >= k.c0 && c < k.c1;
+}
+
+bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int head, int q, int k)
+{
+	if (cfg->causal && k > q)
+		return true;
+	// top-k: P_head[q][k] = 0 where the key was dropped (a dead row is all zeros, not masked)
+	size_t i = ((size_t)head * cfg->n + q) * cfg->n + k;
+	return cfg->top_k > 0 && a->weights[i] == 0.0f && !a->dead_row[head * cfg->n + q];
+}
+
+double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,
+                                 enum mha_tensor t, int r, int col)
+{
+	// Q[r][col] = X[r,:] (d) . W^Q[:, col] (d)
+	enum mha_tensor wt = t == MHA_T_Q ? MHA_T_WQ : t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
+	const float *wm = mha_tensor_data(w, NULL, wt);
+	int wc = mha_tensor_shape(cfg, wt).cols;
+	double sum = 0.0;
+	for (int k = 0; k < cfg->d; k++)
+		sum += (double)w->x[(size_t)r * cfg->d + k] * wm[(size_t)k * wc + col];
+	return sum;
+}
+
+void pipeline_row_entropy(const float *p, int n, double *sum, double *entropy)
+{
+	// H = -sum_j p_j ln p_j
+	*sum = 0.0;
+	*entropy = 0.0;
+	for (int j = 0; j < n; j++) {
+		double v = p[j];
+		*sum += v;
+		if (v > 0.0)
+			*entropy -= v * log(v);
+	}
+}

@@ -1,0 +1,311 @@
+/*
+ * plan.c - the planned forward (mha_plan_* in engine.h): every allocation
+ * and the threads made once, then forwards that allocate nothing. At
+ * teaching sizes it is the core's forward pass on the plan's own
+ * activations, with the vector softmax row. At large n it is tiled
+ * attention with the online softmax (flash.h): a task is one head and one
+ * tile of query rows, which meets the key/value tiles in turn and writes
+ * its rows of the concat straight away; no n x n matrix, and no block of
+ * n scores either. K is packed once per forward into the kernels' panels
+ * and V laid out one kv head after the other, while the projection's rows
+ * are in cache. The numbers are the reference's; only the order differs.
+ */
+#include "engine.h"
+#include "attn.h"
+#include "flash.h"
+#include "forward.h"
+#include "gemm.h"
+#include "pool.h"
+#include "softmax_fast.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-thread phase clocks, a cache line each so threads do not share one. */
+struct clocks {
+	double seconds[MHA_PHASE_COUNT];
+	char pad[64 - (MHA_PHASE_COUNT * sizeof(double)) % 64];
+};
+
+struct mha_plan {
+	struct mha_config c;
+	bool large;
+	int br, bc;               /* query rows, keys per tile (flash.h) */
+	int nb;                   /* query tiles per head: ceil(n / br) */
+	int chunk;                /* rows per projection task */
+	struct pool *pool;
+	struct mha_acts a;        /* all of it (small), or q k v concat y dead_row (large) */
+	bool masks;               /* padding, window or custom masks (mha_mask_extra) */
+	int lanes;                /* attn.h kernels' width, or 0: plain loops (flash.c) */
+	float *vh;                /* (g, n, dk) V again, one kv head after the other:
+	                           * the kernels read a tile of it contiguously */
+	float *kp;                /* (g, packed) K in attn_pack_k's panels (lanes > 0) */
+	size_t kp_len;            /* floats of one kv head in kp */
+	float *blocks;            /* (threads, block_floats): each thread's tile scratch */
+	size_t block_floats;      /* flash_scratch_floats */
+	size_t bytes;
+	bool profile;
+	struct clocks *clocks;    /* (threads) */
+	const struct mha_weights *w; /* during a forward */
+};
+
+/* Time since *t0 goes to phase ph of this thread; *t0 moves on. */
+static void lap(struct mha_plan *p, int thread, enum mha_phase ph, double *t0)
+{
+	phase_lap(p->profile ? p->clocks[thread].seconds : NULL, ph, t0);
+}
+
+/* The vector row for the teaching-size forward (forward.h's softmax_fn). */
+static bool softmax_vector(const float *s, float *p, int n, int limit, int top_k, float *work)
+{
+	return softmax_row_fast(s, p, n, limit, top_k, work, NULL);
+}
+
+enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len)
+{
+	return mha_config_check_limit(c, MHA_PLAN_MAX_TOKENS, msg, len);
+}
+
+static enum mha_status alloc_large(struct mha_plan *p, int threads)
+{
+	const struct mha_config *c = &p->c;
+	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	size_t floats = n * hw + 3 * n * gw + n * hw + n * (size_t)c->d;
+	p->kp_len = attn_packed_len(c->n, c->dk, p->lanes);
+	if (p->lanes) {
+		/* zero padding set here, once */
+		p->kp = calloc((size_t)c->g * p->kp_len, sizeof(float));
+		if (!p->kp)
+			return MHA_ENOMEM;
+	}
+	size_t act_bytes = floats * sizeof(float) + (size_t)c->h * n;
+	char *mem = calloc(1, act_bytes);
+	p->block_floats = flash_scratch_floats(c->n, p->br, p->bc, c->top_k, mha_mask_extra(c));
+	p->blocks = calloc((size_t)threads * p->block_floats, sizeof(float));
+	if (!mem || !p->blocks) {
+		free(mem);
+		return MHA_ENOMEM;
+	}
+	float *f = (float *)mem;
+	p->a.q = f;      f += n * hw;
+	p->a.k = f;      f += n * gw;
+	p->a.v = f;      f += n * gw;
+	p->vh = f;       f += n * gw;
+	p->a.concat = f; f += n * hw;
+	p->a.y = f;      f += n * (size_t)c->d;
+	p->a.dead_row = (unsigned char *)f;
+	p->a.mem = mem;
+	p->bytes = act_bytes + (size_t)threads * p->block_floats * sizeof(float)
+	           + (size_t)c->g * p->kp_len * sizeof(float);
+	return MHA_OK;
+}
+
+enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *c,
+                                const struct mha_plan_options *o, char *msg, size_t len)
+{
+	*out = NULL;
+	enum mha_status st = mha_plan_check(c, msg, len);
+	if (st != MHA_OK)
+		return st;
+	struct mha_plan_options opt = { 0 };
+	if (o)
+		opt = *o;
+	int threads = opt.threads < 1 ? 1 : opt.threads;
+	struct mha_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		goto nomem;
+	p->c = *c;
+	p->large = opt.large || c->n > MHA_MAX_TOKENS;
+	if (p->large && c->bias) {
+		snprintf(msg, len, "biases need n <= %d: the large path (%d tokens) has none",
+		         MHA_MAX_TOKENS, c->n);
+		free(p);
+		return MHA_EINVAL;
+	}
+	if (!p->large)
+		threads = 1; /* a few microseconds of work: waking a thread costs more */
+	p->masks = mha_mask_extra(c);
+	p->lanes = attn_lanes(c->dk);
+	flash_tiles_auto(c->n, c->dk, p->lanes, &p->br, &p->bc);
+	if (opt.block_rows > 0)
+		p->br = opt.block_rows < c->n ? opt.block_rows : c->n;
+	if (opt.block_cols > 0)
+		p->bc = opt.block_cols < c->n ? opt.block_cols : c->n;
+	p->nb = (c->n + p->br - 1) / p->br;
+	/* projection tasks: several per thread so that a thread slowed by
+	 * another process does not hold the others up; at least 32 rows */
+	int tasks = threads == 1 ? 1 : 4 * threads;
+	p->chunk = (c->n + tasks - 1) / tasks;
+	if (p->chunk < 32)
+		p->chunk = 32;
+	p->clocks = calloc((size_t)threads, sizeof *p->clocks);
+	p->pool = pool_create(threads);
+	if (!p->clocks || !p->pool)
+		goto nomem;
+	if (p->large) {
+		if (alloc_large(p, threads) != MHA_OK)
+			goto nomem;
+	} else {
+		if (mha_acts_alloc(&p->a, c) != MHA_OK)
+			goto nomem;
+		size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+		p->bytes = (3 * n * hw + 2 * n * gw + 2 * (size_t)c->h * n * n + n * (size_t)c->d)
+		           * sizeof(float) + (size_t)c->h * n;
+	}
+	*out = p;
+	return MHA_OK;
+nomem:
+	mha_plan_destroy(p);
+	snprintf(msg, len, "out of memory for a plan of %d tokens", c->n);
+	return MHA_ENOMEM;
+}
+
+void mha_plan_destroy(struct mha_plan *p)
+{
+	if (!p)
+		return;
+	pool_destroy(p->pool);
+	free(p->a.mem);
+	free(p->blocks);
+	free(p->kp);
+	free(p->clocks);
+	free(p);
+}
+
+const struct mha_acts *mha_plan_acts(const struct mha_plan *p) { return &p->a; }
+int mha_plan_threads(const struct mha_plan *p) { return pool_threads(p->pool); }
+bool mha_plan_is_large(const struct mha_plan *p) { return p->large; }
+size_t mha_plan_bytes(const struct mha_plan *p) { return p->bytes; }
+
+void mha_plan_tiles(const struct mha_plan *p, int *block_rows, int *block_cols)
+{
+	*block_rows = p->br;
+	*block_cols = p->bc;
+}
+
+void mha_cache_sizes(long *l1d, long *l2, long *l3)
+{
+	flash_cache_sizes(l1d, l2, l3);
+}
+
+void mha_plan_profile(struct mha_plan *p, bool on)
+{
+	p->profile = on;
+	memset(p->clocks, 0, (size_t)pool_threads(p->pool) * sizeof *p->clocks);
+}
+
+void mha_plan_phase_seconds(const struct mha_plan *p, double *seconds)
+{
+	for (int s = 0; s < MHA_PHASE_COUNT; s++) {
+		seconds[s] = 0.0;
+		for (int t = 0; t < pool_threads(p->pool); t++)
+			seconds[s] += p->clocks[t].seconds[s];
+	}
+}
+
+const char *mha_phase_name(enum mha_phase ph)
+{
+	static const char *names[MHA_PHASE_COUNT] = {
+		"project", "scores", "softmax", "weighted", "output",
+	};
+	return (unsigned)ph < MHA_PHASE_COUNT ? names[ph] : "?";
+}
+
+// Q, K, V [rows] (r,h*dk | g*dk) = X [rows] (r,d) @ W^Q | W^K | W^V
+static void project_task(void *ctx, int task, int thread)
+{
+	struct mha_plan *p = ctx;
+	const struct mha_config *c = &p->c;
+	const struct mha_weights *w = p->w;
+	double t0 = p->profile ? phase_clock() : 0.0;
+	const int d = c->d, hw = c->h * c->dk, gw = c->g * c->dk;
+	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
+	size_t left = (size_t)(c->n - r0);
+	const float *x = w->x + (size_t)r0 * d;
+	gemm_rm(false, false, rows, hw, d, 1.0f, x, d, left * d, w->wq, hw, (size_t)d * hw,
+	        p->a.q + (size_t)r0 * hw, hw, left * hw);
+	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wk, gw, (size_t)d * gw,
+	        p->a.k + (size_t)r0 * gw, gw, left * gw);
+	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wv, gw, (size_t)d * gw,
+	        p->a.v + (size_t)r0 * gw, gw, left * gw);
+	// Vh[j][r] = V[r, j*dk:(j+1)*dk], and K into its panels: while the rows are in cache
+	const size_t dk = (size_t)c->dk;
+	for (int j = 0; j < c->g; j++) {
+		if (p->lanes)
+			attn_pack_k(p->lanes, p->a.k + j * dk, gw, r0, r0 + rows, c->dk, p->kp + j * p->kp_len);
+		for (int r = r0; r < r0 + rows; r++)
+			memcpy(p->vh + ((size_t)j * c->n + r) * dk, p->a.v + (size_t)r * gw + j * dk,
+			       dk * sizeof(float));
+	}
+	lap(p, thread, MHA_PHASE_PROJECT, &t0);
+}
+
+// one head, one tile of query rows: flash_rows into the concat
+static void attend_task(void *ctx, int task, int thread)
+{
+	struct mha_plan *p = ctx;
+	const struct mha_config *c = &p->c;
+	double t0 = p->profile ? phase_clock() : 0.0;
+	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk;
+	const int i = task % c->h, r0 = (p->nb - 1 - task / c->h) * p->br;
+	const int rows = n - r0 < p->br ? n - r0 : p->br;
+	float *out = p->a.concat + (size_t)r0 * hw + (size_t)i * dk;
+	if (c->head_off[i]) {
+		/* a head switched off contributes a zero block, as in mha_forward */
+		for (int r = 0; r < rows; r++)
+			memset(out + (size_t)r * hw, 0, (size_t)dk * sizeof *out);
+		memset(p->a.dead_row + (size_t)i * n + r0, 0, (size_t)rows);
+		return;
+	}
+	const int j = mha_kv_head(c, i);
+	struct flash_head hd = {
+		.n = n, .dk = dk, .causal = c->causal, .top_k = c->top_k,
+		.scale = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f,
+		.q = p->a.q + (size_t)i * dk, .ldq = hw,
+		.k = p->a.k + (size_t)j * dk, .ldk = gw,
+		.kp = p->lanes ? p->kp + (size_t)j * p->kp_len : NULL, .lanes = p->lanes,
+		.v = p->lanes ? p->vh + (size_t)j * n * dk : p->a.v + (size_t)j * dk,
+		.ldv = p->lanes ? dk : gw,
+		.o = p->a.concat + (size_t)i * dk, .ldo = hw,
+		.dead = p->a.dead_row + (size_t)i * n,
+		.br = p->br, .bc = p->bc, .masks = p->masks ? c : NULL,
+	};
+	flash_rows(&hd, r0, p->blocks + (size_t)thread * p->block_floats, NULL, NULL);
+	/* one clock for the fused scores, softmax and weighted sum */
+	lap(p, thread, MHA_PHASE_WEIGHTED, &t0);
+}
+
+// Y [rows] (r,d) = Concat [rows] (r,h*dk) @ W^O (h*dk,d)
+static void output_task(void *ctx, int task, int thread)
+{
+	struct mha_plan *p = ctx;
+	const struct mha_config *c = &p->c;
+	double t0 = p->profile ? phase_clock() : 0.0;
+	const int d = c->d, hw = c->h * c->dk;
+	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
+	size_t left = (size_t)(c->n - r0);
+	gemm_rm(false, false, rows, d, hw, 1.0f, p->a.concat + (size_t)r0 * hw, hw, left * hw,
+	        p->w->wo, d, (size_t)hw * d, p->a.y + (size_t)r0 * d, d, left * d);
+	lap(p, thread, MHA_PHASE_OUTPUT, &t0);
+}
+
+void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
+{
+	if (!p->large) {
+		forward_run(&p->c, w, &p->a, gemm_rm, softmax_vector,
+		            p->profile ? p->clocks[0].seconds : NULL);
+		return;
+	}
+	p->w = w;
+	int had = gemm_threads_set(1);
+	int chunks = (p->c.n + p->chunk - 1) / p->chunk;
+	pool_run(p->pool, project_task, p, chunks);
+	/* the last query tiles first, heads inner: with causal they are the
+	 * longest, and the short ones fill in at the end */
+	pool_run(p->pool, attend_task, p, p->c.h * p->nb);
+	pool_run(p->pool, output_task, p, chunks);
+	gemm_threads_set(had);
+	p->w = NULL;
+}

@@ -1,0 +1,396 @@
+/*
+ * export.c - one computation exported for people outside the program:
+ * export_py writes a standalone numpy script that holds the inputs and
+ * every intermediate and checks each stage against its own float64
+ * recomputation (proof for a sceptical colleague); export_svg writes the
+ * heads' heatmaps of one stage as SVG (a picture for a slide). Both read
+ * a finished forward pass; nothing is computed here but colours and
+ * layout. The screen as text (txt) is the TUI's to render.
+ */
+#include "export.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the numpy script ---- */
+
+static void py_float(FILE *f, float v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.9g", (double)v);
+	else
+		fputs(isnan(v) ? "float('nan')" : v > 0 ? "float('inf')" : "-float('inf')", f);
+}
+
+/* NAME = np.array(...) of count (rows, cols) blocks; count 0: one matrix. */
+static void py_array(FILE *f, const char *name, const float *p, int count, int rows, int cols)
+{
+	fprintf(f, "%s = np.array(%s", name, count ? "[" : "");
+	for (int b = 0; b < (count ? count : 1); b++) {
+		fputs(b ? ",\n [" : "[", f);
+		for (int r = 0; r < rows; r++) {
+			fputs(r ? ",\n  [" : "[", f);
+			for (int col = 0; col < cols; col++) {
+				if (col)
+					fputs(", ", f);
+				py_float(f, p[((size_t)b * rows + r) * cols + col]);
+			}
+			fputc(']', f);
+		}
+		fputc(']', f);
+	}
+	fprintf(f, "%s, dtype=np.float64)\n", count ? "]" : "");
+}
+
+static void py_int_list(FILE *f, const char *key, const int *v, int len)
+{
+	fprintf(f, "    \"%s\": [", key);
+	for (int i = 0; i < len; i++)
+		fprintf(f, i ? ", %d" : "%d", v[i]);
+	fputs("],\n", f);
+}
+
+static void py_config(FILE *f, const struct mha_config *c, const struct mha_weights *w)
+{
+	int list[MHA_MAX_TOKENS * MHA_MAX_TOKENS * 2], len = 0;
+	fprintf(f, "CFG = {\n    \"n\": %d, \"d\": %d, \"h\": %d, \"g\": %d, \"dk\": %d,\n"
+	        "    \"causal\": %s, \"top_k\": %d, \"scale\": %s, \"window\": %d, \"bias\": %s,\n",
+	        c->n, c->d, c->h, c->g, c->dk, c->causal ? "True" : "False", c->top_k,
+	        c->scale ? "True" : "False", c->window, c->bias ? "True" : "False");
+	for (int i = 0; i < c->h; i++)
+		if (c->head_off[i])
+			list[len++] = i;
+	py_int_list(f, "heads_off", list, len);
+	len = 0;
+	for (int t = 0; t < c->n; t++)
+		if (mha_is_pad(c, t))
+			list[len++] = t;
+	py_int_list(f, "pad", list, len);
+	len = 0;
+	for (int i = 0; i < c->n && i < MHA_MAX_TOKENS; i++)
+		for (int j = 0; j < c->n && j < 64; j++)
+			if ((c->hide[i] >> j) & 1u) {
+				list[len++] = i;
+				list[len++] = j;
+			}
+	py_int_list(f, "hidden", list, len); /* query, key, query, key, ... */
+	fputs("}\nTOKENS = [", f);
+	for (int i = 0; i < c->n; i++) {
+		fputs(i ? ", \"" : "\"", f);
+		for (const char *s = w->labels[i]; *s; s++)
+			fprintf(f, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
+		fputc('"', f);
+	}
+	fputs("]\n\n", f);
+}
+
+static const char py_check[] =
+	"import sys\n\n"
+	"import numpy as np\n\n";
+
+static const char py_recompute[] =
+	"\n"
+	"TOL = 1e-5\n"
+	"failed = []\n"
+	"\n"
+	"\n"
+	"def check(stage, pairs):\n"
+	"    \"\"\"One line: the largest |mha-tui - numpy| of the stage's tensors,\n"
+	"    relative to the largest magnitude of numpy's.\"\"\"\n"
+	"    worst = 0.0\n"
+	"    for _, got, want in pairs:\n"
+	"        if want.size:\n"
+	"            scale = max(float(np.max(np.abs(want))), 1e-12)\n"
+	"            worst = max(worst, float(np.max(np.abs(got - want))) / scale)\n"
+	"    ok = worst <= TOL\n"
+	"    print(\"%-13s %-10s max relative difference %.1e  %s\"\n"
+	"          % (stage, \",\".join(p[0] for p in pairs), worst, \"ok\" if ok else \"FAIL\"))\n"
+	"    if not ok:\n"
+	"        failed.append(stage)\n"
+	"\n"
+	"\n"
+	"n, d, h, g, dk = (CFG[k] for k in (\"n\", \"d\", \"h\", \"g\", \"dk\"))\n"
+	"kv = [i // (h // g) for i in range(h)]  # query head i reads kv head i // (h/g)\n"
+	"\n"
+	"# Projection: Q = X W^Q (+ b^Q), K = X W^K (+ b^K), V = X W^V (+ b^V)\n"
+	"Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n"
+	"if CFG[\"bias\"]:\n"
+	"    Q, K, V = Q + b_Q, K + b_K, V + b_V\n"
+	"check(\"Projection\", [(\"Q\", Q_tui, Q), (\"K\", K_tui, K), (\"V\", V_tui, V)])\n"
+	"\n"
+	"# Reshape: (n, h*dk) -> (h, n, dk); no numbers of its own\n"
+	"Qh = Q.reshape(n, h, dk).transpose(1, 0, 2)\n"
+	"Kh = K.reshape(n, g, dk).transpose(1, 0, 2)\n"
+	"Vh = V.reshape(n, g, dk).transpose(1, 0, 2)\n"
+	"print(\"%-13s %-10s a view, (n, h*dk) -> (h, n, dk): query head i reads kv head %s\" % (\"Reshape\", \"Q,K,V\", kv))\n"
+	"\n"
+	"# Scores: S_i = Q_i K_j^T / sqrt(dk)\n"
+	"s = 1.0 / np.sqrt(dk) if CFG[\"scale\"] else 1.0\n"
+	"S = np.stack([Qh[i] @ Kh[kv[i]].T * s for i in range(h)])\n"
+	"check(\"Scores\", [(\"S\", S_tui, S)])\n"
+	"\n"
+	"# Softmax over the keys each query sees: causal j <= i; window w: |i-j| < w\n"
+	"# (and j <= i when causal); padding keys hidden from every query; hidden\n"
+	"# cells; then top-k per head. Top-k ranks mha-tui's own float scores, just\n"
+	"# checked: a float64 rank could swap two scores closer than float rounding.\n"
+	"qi, kj = np.indices((n, n))\n"
+	"mask = np.ones((n, n), dtype=bool)\n"
+	"if CFG[\"causal\"]:\n"
+	"    mask &= kj <= qi\n"
+	"if CFG[\"window\"] > 0:\n"
+	"    mask &= np.abs(qi - kj) < CFG[\"window\"]\n"
+	"for t in CFG[\"pad\"]:\n"
+	"    mask[:, t] = False\n"
+	"for q, k in zip(CFG[\"hidden\"][0::2], CFG[\"hidden\"][1::2]):\n"
+	"    mask[q, k] = False\n"
+	"P = np.zeros((h, n, n))\n"
+	"for i in range(h):\n"
+	"    for r in range(n):\n"
+	"        keep = mask[r].copy()\n"
+	"        if 0 < CFG[\"top_k\"] < keep.sum():\n"
+	"            idx = np.flatnonzero(keep)\n"
+	"            order = idx[np.argsort(-S_tui[i, r, idx], kind=\"stable\")]\n"
+	"            keep[:] = False\n"
+	"            keep[order[:CFG[\"top_k\"]]] = True\n"
+	"        if keep.any():  # a row with no key stays 0\n"
+	"            e = np.exp(S[i, r, keep] - S[i, r, keep].max())\n"
+	"            P[i, r, keep] = e / e.sum()\n"
+	"check(\"Softmax\", [(\"P\", P_tui, P)])\n"
+	"\n"
+	"# Weighted sum: O_i = P_i V_j\n"
+	"O = np.stack([P[i] @ Vh[kv[i]] for i in range(h)])\n"
+	"check(\"Weighted sum\", [(\"O\", O_tui, O)])\n"
+	"\n"
+	"# Concat: [O_1 ... O_h], a zero block for a head switched off\n"
+	"Concat = np.concatenate([np.zeros((n, dk)) if i in CFG[\"heads_off\"] else O[i]\n"
+	"                         for i in range(h)], axis=1)\n"
+	"check(\"Concat\", [(\"Concat\", Concat_tui, Concat)])\n"
+	"\n"
+	"# W^O: Y = Concat W^O (+ b^O)\n"
+	"Y = Concat @ W_O + (b_O if CFG[\"bias\"] else 0.0)\n"
+	"check(\"W^O\", [(\"Y\", Y_tui, Y)])\n"
+	"\n"
+	"if failed:\n"
+	"    print(\"FAIL: %s differ from numpy by more than %g relative\" % (\", \".join(failed), TOL))\n"
+	"    sys.exit(1)\n"
+	"print(\"ok: every stage matches numpy to %g relative\" % TOL)\n";
+
+int export_py(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+              const struct mha_acts *a)
+{
+	/* Python names of the intermediates: mha-tui's numbers, to be checked */
+	static const struct { enum mha_tensor t; const char *name; } outs[] = {
+		{ MHA_T_Q, "Q_tui" }, { MHA_T_K, "K_tui" }, { MHA_T_V, "V_tui" },
+		{ MHA_T_SCORES, "S_tui" }, { MHA_T_WEIGHTS, "P_tui" }, { MHA_T_HEADS, "O_tui" },
+		{ MHA_T_CONCAT, "Concat_tui" }, { MHA_T_Y, "Y_tui" },
+	};
+	fputs("#!/usr/bin/env python3\n"
+	      "\"\"\"Exported by mha-tui (--export py): one multi-head attention layer, its\n"
+	      "inputs and every intermediate mha-tui computed (the *_tui arrays). Run it\n"
+	      "with numpy: it recomputes each stage in float64 from the inputs alone and\n"
+	      "checks mha-tui's numbers to 1e-5 relative, one line per stage; exit 1 if any\n"
+	      "stage differs. Change any number below and it says where.\"\"\"\n", f);
+	fputs(py_check, f);
+	py_config(f, c, w);
+	fputs("# Inputs\n", f);
+	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
+		struct mha_shape s = mha_tensor_shape(c, t);
+		py_array(f, mha_tensor_info(t)->key, mha_tensor_data(w, a, t), 0, s.rows, s.cols);
+	}
+	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias(w, c, k);
+		py_array(f, b.key, b.p, 0, 1, b.len);
+		fprintf(f, "%s = %s[0]\n", b.key, b.key);
+	}
+	fputs("\n# mha-tui's intermediates\n", f);
+	for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+		struct mha_shape s = mha_tensor_shape(c, outs[k].t);
+		int count = s.count > 1 || outs[k].t == MHA_T_SCORES || outs[k].t == MHA_T_WEIGHTS
+		            || outs[k].t == MHA_T_HEADS ? s.count : 0;
+		py_array(f, outs[k].name, mha_tensor_data(w, a, outs[k].t), count, s.rows, s.cols);
+	}
+	fputs(py_recompute, f);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
+/* ---- SVG heatmaps ---- */
+
+/* Viridis at 9 stops (colour-blind safe, dark = low). */
+static const unsigned char viridis[9][3] = {
+	{ 68, 1, 84 }, { 71, 44, 122 }, { 59, 81, 139 }, { 44, 113, 142 }, { 33, 144, 141 },
+	{ 39, 173, 129 }, { 92, 200, 99 }, { 170, 220, 50 }, { 253, 231, 37 },
+};
+
+static void colour(double u, char out[8])
+{
+	u = u < 0 ? 0 : u > 1 ? 1 : u;
+	double x = u * 8;
+	int i = x >= 8 ? 7 : (int)x;
+	double t = x - i;
+	int rgb[3];
+	for (int k = 0; k < 3; k++)
+		rgb[k] = (int)lround(viridis[i][k] + t * (viridis[i + 1][k] - viridis[i][k]));
+	snprintf(out, 8, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* Layout of the picture, in pixels. */
+struct svg_layout {
+	int cell, label_w, panel_w, panel_h, cols, rows, width, height;
+};
+
+static struct svg_layout svg_layout(const struct mha_config *c, const struct mha_weights *w)
+{
+	struct svg_layout L;
+	size_t longest = 1;
+	for (int t = 0; t < c->n; t++)
+		if (strlen(w->labels[t]) > longest)
+			longest = strlen(w->labels[t]);
+	L.cell = c->n <= 8 ? 36 : c->n <= 16 ? 24 : c->n <= 32 ? 14 : 9;
+	L.label_w = 7 * (int)longest + 24;
+	L.panel_w = L.label_w + c->n * L.cell + 110; /* room for "no key: row is 0" */
+	L.panel_h = L.label_w + c->n * L.cell + 40;
+	L.cols = c->h < 4 ? c->h : 4;
+	L.rows = (c->h + L.cols - 1) / L.cols;
+	L.width = L.cols * L.panel_w + 20;
+	L.height = 70 + L.rows * L.panel_h + 90;
+	return L;
+}
+
+/* One head's panel at (x0, y0): title, key labels (rotated) across the
+ * top, query labels down the left, the cells, dead rows marked. */
+static void svg_head(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+                     const struct mha_acts *a, enum mha_tensor stage, int i, double lo,
+                     double hi, const struct svg_layout *L, int x0, int y0)
+{
+	const int n = c->n, gx = x0 + L->label_w, gy = y0 + 24 + L->label_w;
+	const float *m = mha_tensor_data(w, a, stage) + (size_t)i * n * n;
+	unsigned char keep[MHA_MAX_TOKENS];
+	fprintf(f, "<g class=\"head\" id=\"head%d\">\n<text x=\"%d\" y=\"%d\" class=\"title\">head %d "
+	        "(kv %d)%s</text>\n", i, gx, y0 + 16, i, mha_kv_head(c, i),
+	        c->head_off[i] ? " off: its output is zeroed" : "");
+	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\">keys \u2192</text>\n"
+	        "<text class=\"axis\" x=\"%d\" y=\"%d\">queries \u2193</text>\n",
+	        gx + n * L->cell + 4, gy - 6, x0, gy + n * L->cell + 16);
+	for (int t = 0; t < n; t++) {
+		const char *cls = mha_is_pad(c, t) ? "label pad" : "label";
+		fprintf(f, "<text class=\"%s\" transform=\"translate(%d,%d) rotate(-60)\">", cls,
+		        gx + t * L->cell + L->cell / 2 + 4, gy - 6);
+		xml_text(f, w->labels[t]);
+		fprintf(f, "</text>\n<text class=\"%s\" x=\"%d\" y=\"%d\" text-anchor=\"end\">", cls,
+		        gx - 6, gy + t * L->cell + L->cell / 2 + 4);
+		xml_text(f, w->labels[t]);
+		fputs("</text>\n", f);
+	}
+	for (int r = 0; r < n; r++) {
+		/* the keys this head's query r keeps: the mask, then top-k on its scores */
+		mha_mask_row(c, r, a->scores + ((size_t)i * n + r) * n, keep);
+		for (int j = 0; j < n; j++) {
+			float v = m[(size_t)r * n + j];
+			bool shown = keep[j];
+			char fill[8];
+			if (shown)
+				colour(hi > lo ? ((double)v - lo) / (hi - lo) : 0.5, fill);
+			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"%s>"
+			        "<title>", gx + j * L->cell, gy + r * L->cell, L->cell, L->cell,
+			        shown ? fill : "#d9d9d9", shown ? "" : " class=\"masked\"");
+			xml_text(f, w->labels[r]);
+			fputs(" -> ", f);
+			xml_text(f, w->labels[j]);
+			fprintf(f, ": %.6g%s</title></rect>\n", (double)v, shown ? "" : " (masked)");
+		}
+		if (a->dead_row[i * n + r])
+			fprintf(f, "<text class=\"note\" x=\"%d\" y=\"%d\">no key: row is 0</text>\n",
+			        gx + n * L->cell + 4, gy + r * L->cell + L->cell / 2 + 4);
+	}
+	fputs("</g>\n", f);
+}
+
+int export_svg(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+               const struct mha_acts *a, enum mha_tensor stage)
+{
+	const struct svg_layout L = svg_layout(c, w);
+	const int n = c->n;
+	unsigned char keep[MHA_MAX_TOKENS];
+	/* the scale: P in [0, 1]; scores from their smallest to largest visible value */
+	double lo = 0.0, hi = 1.0;
+	if (stage == MHA_T_SCORES) {
+		lo = INFINITY;
+		hi = -INFINITY;
+		for (int r = 0; r < n; r++) {
+			mha_mask_row(c, r, NULL, keep);
+			for (int i = 0; i < c->h; i++)
+				for (int j = 0; j < n; j++)
+					if (keep[j]) {
+						double v = a->scores[((size_t)i * n + r) * n + j];
+						lo = v < lo ? v : lo;
+						hi = v > hi ? v : hi;
+					}
+		}
+		if (!(lo <= hi))
+			lo = hi = 0.0;
+	}
+	const char *what = stage == MHA_T_SCORES ? "Scores: S_i = Q_i K_j^T / sqrt(d_k)"
+	                                          : "Softmax: P_i = softmax(mask(S_i))";
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, sans-serif\" font-size=\"12\">\n"
+	        "<style>.title{font-weight:bold}.label{fill:#222}.pad{fill:#888;font-style:italic}"
+	        ".note{fill:#a00;font-size:10px}.axis{fill:#444}</style>\n"
+	        "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+	        "<text x=\"10\" y=\"22\" font-size=\"16\" class=\"title\">", L.width, L.height, L.width, L.height);
+	xml_text(f, what);
+	fprintf(f, "</text>\n<text x=\"10\" y=\"42\" class=\"axis\">n %d, d_model %d, %d heads, %d kv heads, "
+	        "d_k %d%s; rows: queries (down), columns: keys (across)</text>\n<text x=\"10\" y=\"58\" "
+	        "class=\"axis\">mask:%s%s", n, c->d, c->h, c->g, c->dk, c->bias ? ", biases" : "",
+	        c->causal ? " causal" : "", c->window ? " window" : "");
+	if (c->window)
+		fprintf(f, " %d", c->window);
+	if (c->top_k)
+		fprintf(f, " top-%d", c->top_k);
+	for (int t = 0; t < n; t++)
+		if (mha_is_pad(c, t)) {
+			fputs(" padding (grey italic tokens: their rows' outputs are ignored)", f);
+			break;
+		}
+	for (int r = 0; r < n && r < MHA_MAX_TOKENS; r++)
+		if (c->hide[r] & (n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1)) {
+			fputs(" custom cells", f);
+			break;
+		}
+	if (!c->causal && !c->window && !c->top_k && !mha_mask_extra(c))
+		fputs(" none", f);
+	fputs("</text>\n", f);
+	for (int i = 0; i < c->h; i++)
+		svg_head(f, c, w, a, stage, i, lo, hi, &L, 10 + (i % L.cols) * L.panel_w,
+		         70 + (i / L.cols) * L.panel_h);
+	/* legend: the ramp from lo to hi, and the masked grey */
+	int ly = 70 + L.rows * L.panel_h + 10;
+	fputs("<defs><linearGradient id=\"ramp\">", f);
+	for (int k = 0; k < 9; k++)
+		fprintf(f, "<stop offset=\"%d%%\" stop-color=\"#%02x%02x%02x\"/>", k * 100 / 8,
+		        viridis[k][0], viridis[k][1], viridis[k][2]);
+	fprintf(f, "</linearGradient></defs>\n<g class=\"legend\">\n"
+	        "<text x=\"10\" y=\"%d\" class=\"title\">legend: %s</text>\n"
+	        "<rect x=\"10\" y=\"%d\" width=\"240\" height=\"14\" fill=\"url(#ramp)\"/>\n"
+	        "<text x=\"10\" y=\"%d\">%.4g</text><text x=\"250\" y=\"%d\" text-anchor=\"end\">%.4g</text>\n"
+	        "<rect x=\"280\" y=\"%d\" width=\"14\" height=\"14\" fill=\"#d9d9d9\"/>"
+	        "<text x=\"300\" y=\"%d\">masked (weight exactly 0)</text>\n</g>\n</svg>\n",
+	        ly + 12, stage == MHA_T_SCORES ? "score" : "attention weight", ly + 20, ly + 48,
+	        lo, ly + 48, hi, ly + 20, ly + 32);
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}

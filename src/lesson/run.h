@@ -1,0 +1,89 @@
+/*
+ * run.h - a lesson step at work on the workbench (run.c): hints, the
+ * solution, the learner's answer, and what stays hidden or highlighted.
+ * Its goal is evaluated by goal.h; its set-up is setup.h's.
+ *
+ * A run (struct lesson_run) is the state of the step the learner is on.
+ * Typical loop:
+ *
+ *     lesson_run_start(&run, l, i, &cfg, &w, msg, len);   // new cfg and w when the step resets
+ *     mha_forward(...);  lesson_run_eval(&run, &cfg, &w, &acts);
+ *     key "next hint":   lesson_run_next_hint(&run);
+ *     key "solution":    lesson_run_solve(&run, &cfg, &w, msg, len); then recompute and eval
+ *     typed answer:      lesson_run_answer(&run, text, msg, len); then eval
+ *     drawing a cell:    lesson_run_hidden(&run, t, m, r, c), lesson_run_marked(...)
+ */
+#ifndef RUN_H
+#define RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lesson.h"
+#include "mha.h"
+
+enum { LESSON_STATUS_MAX = 200, LESSON_ANSWER_MAX = 32 };
+
+struct lesson_run {
+	const struct lesson *lesson;
+	int step;                     /* index into lesson->steps */
+	int hints_shown;              /* hints revealed so far */
+	bool solution_shown;          /* the solution was applied */
+	bool answered;                /* the learner committed an answer: hidden parts show */
+	bool answer_right;
+	char answer[LESSON_ANSWER_MAX];
+	bool met;                     /* the goal held at the last evaluation */
+	int conds_met;                /* how many conditions held */
+	char status[LESSON_STATUS_MAX];
+	/* the start of the step, for 'unchanged' goals */
+	struct mha_config ref_cfg;
+	struct mha_acts ref;
+	bool has_ref;
+};
+
+/* Begin step i of l. When the step resets (lesson_step.resets) or force is
+ * set, the set-up is applied to c and *w as by lesson_step_setup (the old
+ * *w is freed on success); otherwise c and w are left as they are. Either
+ * way the activations at this point are kept as the reference of
+ * 'unchanged' goals. Returns 1 when c and w were set up anew (recompute,
+ * reallocate the activations), 0 when untouched, -1 with msg on failure
+ * (run is then empty, c and w untouched). */
+int lesson_run_start(struct lesson_run *run, const struct lesson *l, int i, bool force,
+                     struct mha_config *c, struct mha_weights *w, char *msg, size_t len);
+void lesson_run_end(struct lesson_run *run);
+
+static inline const struct lesson_step *lesson_run_step(const struct lesson_run *run)
+{
+	return &run->lesson->steps[run->step];
+}
+
+/* Reveal the next hint: its text, or NULL when all are shown. */
+const char *lesson_run_next_hint(struct lesson_run *run);
+
+/* Apply the step's solution to c and w (lesson_edits_apply) and its answer
+ * if it has a question. Returns 0 (recompute and evaluate), 1 when the
+ * shape changed too (reallocate the activations first), -1 with msg. */
+int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_weights *w,
+                     char *msg, size_t len);
+
+/* The learner commits an answer to the step's question: a choice key
+ * (case-insensitive) or a number (spaces, ',' and '_' between digits
+ * ignored). Returns 1 right, 0 wrong (both reveal what was hidden, and
+ * the learner may answer again), -1 when it cannot be an answer (msg says
+ * what to type; nothing is revealed). */
+int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_t len);
+
+/* Predict, then reveal: until the learner answers, is this cell hidden?
+ * m is the head for S, P, O (else 0); r, c the cell; -1 for "any" (ask
+ * about a whole head or row). */
+bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);
+/* Is this stage hidden as a whole (draw a "?" panel instead)? */
+bool lesson_run_stage_hidden(const struct lesson_run *run, enum pipeline_stage s);
+/* Is the counts panel hidden? */
+bool lesson_run_counts_hidden(const struct lesson_run *run);
+/* Does the step highlight this cell (same m, r, c convention)? */
+bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);
+/* Does the step highlight head h? */
+bool lesson_run_head_marked(const struct lesson_run *run, int h);
+
+#endif

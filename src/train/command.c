@@ -1,0 +1,250 @@
+/*
+ * command.c - `mha-tui --train` and `mha-tui --ablate` without a terminal:
+ * train, report progress, print the result. Everything numeric comes from
+ * the library (trainer, evaluation, analysis); this file only loops,
+ * times and formats.
+ */
+#include "command.h"
+#include "session.h"
+#include "train.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+enum { HELDOUT_SEQUENCES = 256, CHECK_EVERY = 25 };
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double score_of(const double *sc, int l, int i, enum train_pattern p)
+{
+	return sc[(l * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT + p];
+}
+
+/* The head (layer, index) with the best score of pattern p in layer l. */
+static int best_head(const struct train_model *m, const double *sc, int l, enum train_pattern p)
+{
+	int best = 0;
+	for (int i = 1; i < m->s.h; i++)
+		if (score_of(sc, l, i, p) > score_of(sc, l, best, p))
+			best = i;
+	return best;
+}
+
+/* Train a model of shape s on t; err gets progress when not NULL. */
+static int train_one(struct train_model *m, const struct train_task *t, const struct train_shape *s,
+                     int steps, uint64_t seed, int threads, FILE *err, double *formed_s,
+                     long *formed_step, double *seconds)
+{
+	char msg[MHA_MSG_MAX];
+	if (train_model_alloc(m, s) != MHA_OK) {
+		if (err) fprintf(err, "mha-tui: out of memory for the model\n");
+		return 1;
+	}
+	train_model_init(m, seed);
+	struct trainer *tr;
+	struct train_options o = { .threads = threads };
+	if (trainer_create(&tr, m, t, &o, seed, msg, sizeof msg) != MHA_OK) {
+		if (err) fprintf(err, "mha-tui: %s\n", msg);
+		train_model_free(m);
+		return 1;
+	}
+	double t0 = now(), clock_used = 0;
+	*formed_step = -1;
+	*formed_s = -1;
+	double sc[TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT];
+	for (int k = 1; k <= steps; k++) {
+		struct train_stats st;
+		double a = now();
+		trainer_step(tr, &st);
+		clock_used += now() - a;
+		bool check = k % CHECK_EVERY == 0 || k == steps;
+		if (check && *formed_step < 0 && t->layer < s->layers) {
+			train_pattern_scores(m, sc);
+			int i = best_head(m, sc, t->layer, t->head);
+			if (score_of(sc, t->layer, i, t->head) > t->want_score) {
+				*formed_step = k;
+				*formed_s = clock_used;
+			}
+		}
+		if (err && (k % 100 == 0 || k == steps))
+			fprintf(err, "step %5d/%d  loss %.4f  accuracy %.3f  %.0f steps/s\n", k, steps, st.loss,
+			        st.accuracy, k / (now() - t0));
+	}
+	*seconds = clock_used;
+	trainer_destroy(tr);
+	return 0;
+}
+
+static struct train_shape request_shape(const struct train_request *rq, const struct train_task *t,
+                                        int heads)
+{
+	return train_task_shape(t, rq->layers, rq->d_model, heads);
+}
+
+/* The model file, and beside it each layer as a workbench session
+ * (FILE.layer0, FILE.layer1) that mha-tui --load opens. */
+static int save_all(const struct train_model *m, const struct train_task *t, const char *path, FILE *err)
+{
+	char msg[MHA_MSG_MAX + 4096], spath[4096];
+	if (train_model_save(m, t, path, msg, sizeof msg) != 0) {
+		fprintf(err, "mha-tui: %s\n", msg);
+		return 1;
+	}
+	for (int l = 0; l < m->s.layers; l++) {
+		struct mha_config c;
+		struct mha_weights w;
+		snprintf(spath, sizeof spath, "%s.layer%d", path, l);
+		if (train_layer_workbench(m, l, &c, &w, msg, sizeof msg) != MHA_OK) {
+			fprintf(err, "mha-tui: %s: %s\n", spath, msg);
+			return 1;
+		}
+		int rc = session_save(spath, &c, &w, msg, sizeof msg);
+		mha_weights_free(&w);
+		if (rc != 0) {
+			fprintf(err, "mha-tui: %s\n", msg);
+			return 1;
+		}
+		fprintf(err, "layer %d in the workbench: mha-tui --load %s\n", l, spath);
+	}
+	return 0;
+}
+
+int train_command(const struct train_request *rq, FILE *out, FILE *err)
+{
+	const struct train_task *t = train_task_find(rq->task);
+	char msg[MHA_MSG_MAX];
+	struct train_shape s = request_shape(rq, t, rq->heads);
+	if (train_shape_check(&s, msg, sizeof msg) != MHA_OK) {
+		fprintf(err, "mha-tui: --train %s: %s\n", t->name, msg);
+		return 2;
+	}
+	int steps = rq->steps ? rq->steps : t->steps;
+	fprintf(err, "training '%s' (%s): %d layer%s, d_model %d, %d heads of d_k %d, %d tokens, "
+	        "batch 16, %d steps, seed %llu\n", t->name, t->what, s.layers, s.layers > 1 ? "s" : "",
+	        s.d, s.h, s.dk, s.n, steps, (unsigned long long)rq->seed);
+	struct train_model m;
+	double formed_s, seconds;
+	long formed_step;
+	if (train_one(&m, t, &s, steps, rq->seed, rq->threads, err, &formed_s, &formed_step, &seconds))
+		return 1;
+	struct train_stats st;
+	train_evaluate(&m, t, HELDOUT_SEQUENCES, &st);
+	double sc[TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT];
+	train_pattern_scores(&m, sc);
+	fprintf(err, "pattern scores (mean attention on the expected key, probe: repeated random tokens)\n"
+	        "  head  previous  first   self    duplicate  induction\n");
+	for (int l = 0; l < s.layers; l++)
+		for (int i = 0; i < s.h; i++)
+			fprintf(err, "  L%dH%d  %.3f     %.3f   %.3f   %.3f      %.3f\n", l, i,
+			        score_of(sc, l, i, TRAIN_PAT_PREVIOUS), score_of(sc, l, i, TRAIN_PAT_FIRST),
+			        score_of(sc, l, i, TRAIN_PAT_SELF), score_of(sc, l, i, TRAIN_PAT_DUPLICATE),
+			        score_of(sc, l, i, TRAIN_PAT_INDUCTION));
+	if (t->layer < s.layers) {
+		int i = best_head(&m, sc, t->layer, t->head);
+		if (formed_step > 0)
+			fprintf(err, "%s head L%dH%d: score above %.2f from step %ld (%.2f s of training)\n",
+			        train_pattern_name(t->head), t->layer, i, t->want_score, formed_step, formed_s);
+		else
+			fprintf(err, "%s head: no head of layer %d scored above %.2f\n", train_pattern_name(t->head),
+			        t->layer, t->want_score);
+	}
+	if (rq->save && save_all(&m, t, rq->save, err) != 0) {
+		train_model_free(&m);
+		return 1;
+	}
+	fprintf(out, "%s: steps %d  %.2f s  loss %.4f  held-out accuracy %.3f  scores", t->name, steps,
+	        seconds, st.loss, st.accuracy);
+	for (int l = 0; l < s.layers; l++)
+		for (int i = 0; i < s.h; i++)
+			fprintf(out, "  L%dH%d prev %.2f first %.2f self %.2f dup %.2f ind %.2f", l, i,
+			        score_of(sc, l, i, TRAIN_PAT_PREVIOUS), score_of(sc, l, i, TRAIN_PAT_FIRST),
+			        score_of(sc, l, i, TRAIN_PAT_SELF), score_of(sc, l, i, TRAIN_PAT_DUPLICATE),
+			        score_of(sc, l, i, TRAIN_PAT_INDUCTION));
+	fputc('\n', out);
+	train_model_free(&m);
+	return 0;
+}
+
+static void mean_sd(const double *v, int n, double *mean, double *sd)
+{
+	double s = 0, q = 0;
+	for (int i = 0; i < n; i++)
+		s += v[i];
+	*mean = s / n;
+	for (int i = 0; i < n; i++)
+		q += (v[i] - *mean) * (v[i] - *mean);
+	*sd = n > 1 ? sqrt(q / (n - 1)) : 0.0;
+}
+
+int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
+{
+	const struct train_task *t = train_task_find(rq->task);
+	char msg[MHA_MSG_MAX];
+	struct train_shape s0 = request_shape(rq, t, 1);
+	if (train_shape_check(&s0, msg, sizeof msg) != MHA_OK) {
+		fprintf(err, "mha-tui: --ablate %s: %s\n", t->name, msg);
+		return 2;
+	}
+	int steps = rq->steps ? rq->steps : t->ablate_steps, seeds = rq->seeds ? rq->seeds : 5;
+	enum { MAXH = 11, MAXSEEDS = 100 };
+	int solved[MAXH] = { 0 };
+	int hs[MAXH], nh = 0;
+	for (int h = 1; h <= s0.d && h <= MHA_MAX_HEADS && nh < MAXH; h *= 2)
+		if (s0.d % h == 0)
+			hs[nh++] = h;
+	double acc[MAXH][2], loss[MAXH][2];
+	fprintf(err, "ablation on '%s': d_model %d, %d layer%s, h = 1..%d with d_k = d_model / h, "
+	        "%d seeds x %d steps\n", t->name, s0.d, s0.layers, s0.layers > 1 ? "s" : "", hs[nh - 1],
+	        seeds, steps);
+	double t0 = now();
+	for (int k = 0; k < nh; k++) {
+		double a[MAXSEEDS], l[MAXSEEDS];
+		struct train_shape s = request_shape(rq, t, hs[k]);
+		for (int sd = 0; sd < seeds; sd++) {
+			struct train_model m;
+			double fs, secs;
+			long fstep;
+			if (train_one(&m, t, &s, steps, rq->seed + (uint64_t)sd, rq->threads, NULL, &fs, &fstep, &secs))
+				return 1;
+			struct train_stats st;
+			train_evaluate(&m, t, HELDOUT_SEQUENCES, &st);
+			a[sd] = st.accuracy;
+			l[sd] = st.loss;
+			solved[k] += st.accuracy >= t->want_accuracy;
+			train_model_free(&m);
+			fprintf(err, "h %2d seed %llu: accuracy %.3f loss %.4f (%.0f s so far)\n", hs[k],
+			        (unsigned long long)(rq->seed + (uint64_t)sd), st.accuracy, st.loss, now() - t0);
+		}
+		mean_sd(a, seeds, &acc[k][0], &acc[k][1]);
+		mean_sd(l, seeds, &loss[k][0], &loss[k][1]);
+	}
+	fprintf(out, "Table 3 row (A), your own: task '%s', d_model %d, %d layer%s, %d steps, %d seeds "
+	        "(mean +- sd), held-out accuracy and loss;\n  solved: seeds that reached the task's "
+	        "accuracy %.2f\n\n"
+	        "   h   d_k   accuracy          loss              solved\n", t->name, s0.d, s0.layers,
+	        s0.layers > 1 ? "s" : "", steps, seeds, t->want_accuracy);
+	for (int k = 0; k < nh; k++)
+		fprintf(out, "  %2d  %4d   %.3f +- %.3f   %.4f +- %.4f   %d/%d\n", hs[k], s0.d / hs[k],
+		        acc[k][0], acc[k][1], loss[k][0], loss[k][1], solved[k], seeds);
+	fputs("\n  held-out accuracy (each # is 0.02; | marks mean + sd)\n", out);
+	for (int k = 0; k < nh; k++) {
+		int bar = (int)lround(acc[k][0] * 50), hi = (int)lround(fmin(1.0, acc[k][0] + acc[k][1]) * 50);
+		char line[64];
+		memset(line, ' ', sizeof line);
+		for (int c = 0; c < bar; c++)
+			line[c] = '#';
+		if (hi > bar && hi <= 50)
+			line[hi - 1] = '|';
+		line[51] = '\0';
+		fprintf(out, "  h %2d %s %.3f\n", hs[k], line, acc[k][0]);
+	}
+	fprintf(out, "\n  the paper (EN-DE BLEU, d_model 512): h 1: 24.9, h 4: 25.5, h 8: 25.8, "
+	        "h 16: 25.8, h 32: 25.4\n");
+	return 0;
+}

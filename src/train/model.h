@@ -1,0 +1,42 @@
+/*
+ * model.h - what the training library's files share (internal): the
+ * workspace of one sequence's forward and backward, and those passes.
+ */
+#ifndef TRAIN_MODEL_H
+#define TRAIN_MODEL_H
+
+#include "grad.h"
+#include "train.h"
+
+struct seq_work {
+	struct mha_acts acts[TRAIN_MAX_LAYERS];   /* every intermediate of each layer */
+	struct mha_grads grads[TRAIN_MAX_LAYERS]; /* each layer's backward */
+	float *x;     /* (L+1, n, d) residual stream x_0 .. x_L */
+	float *dx;    /* (n, d)      dL/dx_l on the way down     */
+	float *probs; /* (n, C)      softmax of the logits, then dL/dlogits */
+	float *mem;
+};
+
+struct seq_result {
+	double loss;   /* summed cross-entropy over counted positions */
+	long correct, counted;
+};
+
+enum mha_status seq_work_alloc(struct seq_work *w, const struct train_model *m);
+void seq_work_free(struct seq_work *w);
+/* Forward of one sequence (tokens, targets: n each); keeps what the
+ * backward needs in w. */
+void seq_forward(const struct train_model *m, struct seq_work *w, const int *tokens,
+                 const int *targets, struct seq_result *r);
+/* After seq_forward: the gradient of scale * (summed loss) written into g
+ * (a model view of a gradient array: every tensor overwritten). */
+void seq_backward(const struct train_model *m, struct seq_work *w, const int *tokens,
+                  const int *targets, float scale, struct train_model *g);
+uint64_t train_heldout_seed(const struct train_task *t);
+/* The probe: m = n/2 random tokens (distinct while V allows), then the
+ * same m again; targets all -1. The pattern scores and the exported
+ * sessions start their streams at TRAIN_PROBE_SEED. */
+#define TRAIN_PROBE_SEED 0x70726f6265ULL
+void train_probe_sample(int n, int vocab, uint64_t *rng, int *tokens, int *targets);
+
+#endif

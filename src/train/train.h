@@ -1,0 +1,188 @@
+/*
+ * train.h - tiny attention-only models that learn, built on the core's
+ * forward (mha_forward) and backward (mha_backward). See doc/TRAINING.md.
+ *
+ * Legend as in mha.h (n tokens, d d_model, h heads, dk head size), plus
+ * L layers, V vocabulary (input tokens), C classes (read-out), B batch.
+ *
+ * The model, for one sequence of n tokens t_0..t_{n-1}:
+ *   x_0 = E[t] + P                          token and learned position embedding (n,d)
+ *   x_{l+1} = x_l + MHA_l(x_l)              causal attention, no MLP, no norm (l < L)
+ *   logits = x_L U                          linear read-out (n,C)
+ *   loss = mean over counted positions of cross-entropy(logits_i, target_i)
+ *
+ *     const struct train_task *task = train_task_find("induction");
+ *     struct train_shape s = train_task_shape(task, 0, 0, 0);  // the task's default model
+ *     struct train_model m;
+ *     train_model_alloc(&m, &s);  train_model_init(&m, seed);
+ *     struct trainer *tr;
+ *     trainer_create(&tr, &m, task, NULL, seed, msg, sizeof msg);
+ *     for (int i = 0; i < task->steps; i++) trainer_step(tr, &stats);
+ *     train_evaluate(&m, task, &held_out);      // fixed held-out sequences
+ *     trainer_destroy(tr);  train_model_free(&m);
+ *
+ * Deterministic: the same seed and thread count give bit-identical
+ * weights (every sequence's gradient has its own slot, summed in order).
+ * Nothing here prints or exits; errors come back as messages.
+ */
+#ifndef TRAIN_H
+#define TRAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mha.h"
+
+/* d_model at most 256 for training: each of the batch's 16 gradient slots
+ * holds every parameter (2.2 MB a slot at 256, 2 layers) */
+enum { TRAIN_MAX_LAYERS = 2, TRAIN_MAX_VOCAB = 256, TRAIN_MAX_D = 256 };
+
+/* ---- tasks ---- */
+
+enum train_task_id { TRAIN_PREVIOUS, TRAIN_FIRST, TRAIN_DUPLICATE, TRAIN_MULTI, TRAIN_INDUCTION,
+                     TRAIN_TASK_COUNT };
+
+/* Head types the pattern scores measure (TransformerLens-style detector:
+ * mean attention weight on the expected key over a probe batch of repeated
+ * random sequences, first half r_0..r_{m-1}, second half the same again). */
+enum train_pattern {
+	TRAIN_PAT_PREVIOUS,  /* P[i][i-1], i >= 1                      */
+	TRAIN_PAT_FIRST,     /* P[i][0], i >= 1                        */
+	TRAIN_PAT_SELF,      /* P[i][i], i >= 1                        */
+	TRAIN_PAT_DUPLICATE, /* P[i][i-m], i in the second half        */
+	TRAIN_PAT_INDUCTION, /* P[i][i-m+1], i in the second half      */
+	TRAIN_PAT_COUNT
+};
+const char *train_pattern_name(enum train_pattern p); /* "previous", ... */
+
+struct train_task {
+	enum train_task_id id;
+	const char *name;      /* on the command line: "previous" */
+	const char *what;      /* what is predicted, one line */
+	enum train_pattern head; /* the head type that solves it */
+	int layer;             /* in which layer that head is expected (0-based) */
+	int vocab, classes, tokens, layers, steps; /* the default model and budget */
+	float lr;              /* AdamW learning rate */
+	double want_accuracy;  /* held-out accuracy the default model reaches in `steps` */
+	double want_score;     /* and the expected head's pattern score above this */
+	int ablate_steps;      /* --ablate's default budget per model */
+};
+
+const struct train_task *train_task_find(const char *name); /* NULL: no such task */
+const struct train_task *train_task_get(enum train_task_id id);
+/* One sequence of n tokens in [0, vocab) and its targets in [0, classes),
+ * -1 where no loss is taken. rng: the caller's stream (advanced). */
+void train_task_sample(const struct train_task *t, int n, int vocab, uint64_t *rng,
+                       int *tokens, int *targets);
+/* Uniform in [0, 2^64), the generator every part of training draws from. */
+uint64_t train_rand(uint64_t *state);
+
+/* ---- model ---- */
+
+struct train_shape {
+	int layers;  /* L, 1..TRAIN_MAX_LAYERS */
+	int d, h, dk; /* per layer: d_model, heads, head size (h * dk = d by default) */
+	int vocab, classes, n;
+};
+
+/* The task's default shape with overrides (0: keep the default). */
+struct train_shape train_task_shape(const struct train_task *t, int layers, int d, int h);
+/* MHA_OK or MHA_EINVAL with a message naming what is out of range. */
+enum mha_status train_shape_check(const struct train_shape *s, char *msg, size_t len);
+
+struct train_model {
+	struct train_shape s;
+	size_t nparams;
+	float *params;                 /* every parameter, one array, in the order below */
+	float *emb;                    /* (V, d)       token embedding E              */
+	float *pos;                    /* (n, d)       position embedding P           */
+	float *wq[TRAIN_MAX_LAYERS];   /* (d, h*dk)    per layer, as mha_weights      */
+	float *wk[TRAIN_MAX_LAYERS];   /* (d, h*dk)                                   */
+	float *wv[TRAIN_MAX_LAYERS];   /* (d, h*dk)                                   */
+	float *wo[TRAIN_MAX_LAYERS];   /* (h*dk, d)                                   */
+	float *unemb;                  /* (d, C)       read-out U                     */
+	bool head_off[TRAIN_MAX_LAYERS][MHA_MAX_HEADS]; /* switched off (pruned) */
+};
+
+enum mha_status train_model_alloc(struct train_model *m, const struct train_shape *s);
+void train_model_free(struct train_model *m);
+/* Seeded: E, P ~ U(-1,1); the W's and U Glorot-uniform. */
+void train_model_init(struct train_model *m, uint64_t seed);
+/* The configuration of layer l as the core sees it (causal, scale on). */
+struct mha_config train_layer_config(const struct train_model *m, int l);
+/* Point the tensor fields of a model of shape s at p (nparams floats):
+ * how a gradient array reads as tensors. Used by train_model_alloc. */
+void train_model_view(struct train_model *v, const struct train_shape *s, float *p);
+
+/* ---- training ---- */
+
+struct train_stats {
+	double loss;     /* mean cross-entropy over counted positions */
+	double accuracy; /* fraction of counted positions whose argmax is the target */
+	long counted;
+};
+
+struct train_options {
+	int batch;       /* sequences per step, default 16 */
+	int threads;     /* workers including the caller, default 1 */
+	float beta1, beta2, eps, weight_decay; /* AdamW: 0.9, 0.98, 1e-8, 0.01 */
+	float lr;        /* 0: the task's */
+};                   /* every field left 0 takes its default */
+
+struct trainer;
+/* o may be NULL (defaults). The training data stream is seeded with seed. */
+enum mha_status trainer_create(struct trainer **out, struct train_model *m,
+                               const struct train_task *t, const struct train_options *o,
+                               uint64_t seed, char *msg, size_t len);
+void trainer_destroy(struct trainer *tr);
+/* One AdamW step on a fresh batch; stats of that batch (before the step). */
+void trainer_step(struct trainer *tr, struct train_stats *st);
+long trainer_steps(const struct trainer *tr);
+/* Gradient norm of each head's W^Q, W^K, W^V blocks and W^O rows in the
+ * last step: norms[l * MHA_MAX_HEADS + i]. */
+void trainer_head_grad_norms(const struct trainer *tr, double *norms);
+
+/* Loss and accuracy on the task's held-out sequences (a fixed seed the
+ * training stream never uses), heads switched off as the model says. */
+void train_evaluate(const struct train_model *m, const struct train_task *t, int sequences,
+                    struct train_stats *st);
+
+/* ---- analysis ---- */
+
+/* scores[(l * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT + p] over a probe batch
+ * of repeated random sequences (seeded, the same every call). */
+void train_pattern_scores(const struct train_model *m, double *scores);
+/* Importance of head (l, i): held-out loss with it switched off minus the
+ * loss with it on. importance[l * MHA_MAX_HEADS + i]. */
+void train_head_importance(struct train_model *m, const struct train_task *t,
+                           double *importance);
+/* Greedy pruning: switch off, one at a time, the head whose removal costs
+ * least held-out loss. point k: heads kept, loss, accuracy (k = 0: all on).
+ * Returns the number of points (heads + 1). The model's head_off is left
+ * as it was. */
+struct train_prune_point { int kept; int layer, head; double loss, accuracy; };
+int train_prune_curve(struct train_model *m, const struct train_task *t,
+                      struct train_prune_point *pts, int max_pts);
+
+/* ---- files (doc/TRAINING.md, "Model files") ---- */
+
+/* Write the model as text (version 1), atomically; 0 or -1 with msg. */
+int train_model_save(const struct train_model *m, const struct train_task *t,
+                     const char *path, char *msg, size_t len);
+/* Read it back: the model is allocated; *task receives the task. */
+int train_model_load(struct train_model *m, const struct train_task **task,
+                     const char *path, char *msg, size_t len);
+
+/* ---- the workbench ---- */
+
+/* Layer l of the model as a workbench session, on the first probe
+ * sequence (repeated random tokens): X is the residual stream entering
+ * layer l, W^Q, W^K, W^V, W^O the layer's, heads off as the model says,
+ * labels the tokens (a..z, A..Z while V <= 52, else "t5"). c and w are set up here (w allocated:
+ * mha_weights_free). MHA_OK, or MHA_ENOMEM / MHA_ERANGE with msg. */
+enum mha_status train_layer_workbench(const struct train_model *m, int l, struct mha_config *c,
+                                      struct mha_weights *w, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * trainer.c - the batch loop and AdamW. Each step draws a fresh batch from
+ * the task's seeded stream, runs every sequence's forward and backward
+ * (split over threads: sequence b goes to thread b % threads), keeps each
+ * sequence's gradient in its own slot and sums the slots in order, so the
+ * result does not depend on which thread finished first. Then global-norm
+ * clipping (at 1) and one AdamW update. This file does not evaluate or
+ * analyse the model.
+ */
+#include "model.h"
+#include "gemm.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_THREADS = 16 };
+
+struct trainer {
+	struct train_model *m;
+	const struct train_task *task;
+	struct train_options o;
+	uint64_t rng;        /* the training data stream */
+	long step;
+	int *tokens, *targets; /* (B, n) the current batch */
+	float *slots;        /* (B, nparams) each sequence's gradient */
+	float *grad;         /* (nparams) their sum */
+	float *adam_m, *adam_v; /* (nparams) AdamW moments */
+	struct seq_result *res; /* (B) */
+	float scale;         /* 1 / counted positions of the batch */
+	double head_norm[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
+	struct seq_work work[MAX_THREADS];
+};
+
+static struct train_options options_default(const struct train_task *t)
+{
+	struct train_options o = { .batch = 16, .threads = 1, .beta1 = 0.9f, .beta2 = 0.98f,
+	                           .eps = 1e-8f, .weight_decay = 0.01f, .lr = t->lr };
+	return o;
+}
+
+void trainer_destroy(struct trainer *tr)
+{
+	if (!tr)
+		return;
+	for (int i = 0; i < MAX_THREADS; i++)
+		if (tr->work[i].mem)
+			seq_work_free(&tr->work[i]);
+	free(tr->tokens);
+	free(tr->targets);
+	free(tr->slots);
+	free(tr->grad);
+	free(tr->adam_m);
+	free(tr->adam_v);
+	free(tr->res);
+	free(tr);
+}
+
+enum mha_status trainer_create(struct trainer **out, struct train_model *m,
+                               const struct train_task *t, const struct train_options *o,
+                               uint64_t seed, char *msg, size_t len)
+{
+	*out = NULL;
+	struct trainer *tr = calloc(1, sizeof *tr);
+	if (!tr) {
+		snprintf(msg, len, "out of memory for the trainer");
+		return MHA_ENOMEM;
+	}
+	tr->m = m;
+	tr->task = t;
+	tr->o = options_default(t);
+	if (o) {
+		struct train_options d = tr->o;
+		tr->o = *o;
+		/* a field left 0 takes its default (weight decay: set it < 0 for none) */
+		if (!o->lr) tr->o.lr = d.lr;
+		if (!o->batch) tr->o.batch = d.batch;
+		if (!o->threads) tr->o.threads = d.threads;
+		if (!o->beta1) tr->o.beta1 = d.beta1;
+		if (!o->beta2) tr->o.beta2 = d.beta2;
+		if (!o->eps) tr->o.eps = d.eps;
+		if (!o->weight_decay) tr->o.weight_decay = d.weight_decay;
+		if (o->weight_decay < 0) tr->o.weight_decay = 0;
+	}
+	if (tr->o.threads > MAX_THREADS)
+		tr->o.threads = MAX_THREADS;
+	if (tr->o.threads > tr->o.batch)
+		tr->o.threads = tr->o.batch;
+	tr->rng = seed ^ 0x747261696eULL;
+	size_t B = (size_t)tr->o.batch, n = (size_t)m->s.n, np = m->nparams;
+	tr->tokens = calloc(B * n, sizeof(int));
+	tr->targets = calloc(B * n, sizeof(int));
+	tr->slots = calloc(B * np, sizeof(float));
+	tr->grad = calloc(np, sizeof(float));
+	tr->adam_m = calloc(np, sizeof(float));
+	tr->adam_v = calloc(np, sizeof(float));
+	tr->res = calloc(B, sizeof *tr->res);
+	bool ok = tr->tokens && tr->targets && tr->slots && tr->grad && tr->adam_m && tr->adam_v && tr->res;
+	for (int i = 0; ok && i < tr->o.threads; i++)
+		ok = seq_work_alloc(&tr->work[i], m) == MHA_OK;
+	if (!ok) {
+		trainer_destroy(tr);
+		snprintf(msg, len, "out of memory for the trainer");
+		return MHA_ENOMEM;
+	}
+	*out = tr;
+	return MHA_OK;
+}
+
+long trainer_steps(const struct trainer *tr)
+{
+	return tr->step;
+}
+
+struct worker_arg {
+	struct trainer *tr;
+	int thread;
+};
+
+static void run_sequences(struct trainer *tr, int thread)
+{
+	const struct train_model *m = tr->m;
+	size_t n = (size_t)m->s.n;
+	for (int b = thread; b < tr->o.batch; b += tr->o.threads) {
+		struct train_model g;
+		train_model_view(&g, &m->s, tr->slots + (size_t)b * m->nparams);
+		seq_forward(m, &tr->work[thread], tr->tokens + b * n, tr->targets + b * n, &tr->res[b]);
+		seq_backward(m, &tr->work[thread], tr->tokens + b * n, tr->targets + b * n, tr->scale, &g);
+	}
+}
+
+static void *worker(void *p)
+{
+	struct worker_arg *a = p;
+	run_sequences(a->tr, a->thread);
+	return NULL;
+}
+
+/* Frobenius norm of head i's blocks in a gradient view, layer l */
+static double head_norm(const struct train_model *g, int l, int i)
+{
+	const struct train_shape *s = &g->s;
+	int hw = s->h * s->dk;
+	double acc = 0;
+	for (int r = 0; r < s->d; r++)
+		for (int e = i * s->dk; e < (i + 1) * s->dk; e++) {
+			double q = g->wq[l][(size_t)r * hw + e], k = g->wk[l][(size_t)r * hw + e];
+			double v = g->wv[l][(size_t)r * hw + e], o = g->wo[l][(size_t)e * s->d + r];
+			acc += q * q + k * k + v * v + o * o;
+		}
+	return sqrt(acc);
+}
+
+void trainer_step(struct trainer *tr, struct train_stats *st)
+{
+	struct train_model *m = tr->m;
+	const size_t n = (size_t)m->s.n, np = m->nparams;
+	const int B = tr->o.batch;
+	long counted = 0;
+	for (int b = 0; b < B; b++) {
+		train_task_sample(tr->task, m->s.n, m->s.vocab, &tr->rng, tr->tokens + b * n,
+		                  tr->targets + b * n);
+		for (size_t i = 0; i < n; i++)
+			counted += tr->targets[b * n + i] >= 0;
+	}
+	tr->scale = counted ? 1.0f / (float)counted : 0.0f;
+
+	// forward and backward of every sequence, BLAS single-threaded inside
+	int had = gemm_threads_set(1);
+	pthread_t th[MAX_THREADS];
+	struct worker_arg args[MAX_THREADS];
+	int started = 1;
+	for (int t = 1; t < tr->o.threads; t++) {
+		args[t] = (struct worker_arg){ tr, t };
+		if (pthread_create(&th[t], NULL, worker, &args[t]) != 0)
+			break;
+		started++;
+	}
+	if (started < tr->o.threads) { /* fewer threads than asked: the caller does the rest */
+		for (int t = started; t < tr->o.threads; t++)
+			run_sequences(tr, t);
+	}
+	run_sequences(tr, 0);
+	for (int t = 1; t < started; t++)
+		pthread_join(th[t], NULL);
+	gemm_threads_set(had);
+
+	// sum the slots in sequence order: the same bits for any thread count
+	memcpy(tr->grad, tr->slots, np * sizeof(float));
+	for (int b = 1; b < B; b++) {
+		const float *s = tr->slots + (size_t)b * np;
+		for (size_t e = 0; e < np; e++)
+			tr->grad[e] += s[e];
+	}
+	struct train_stats bs = { 0 };
+	long correct = 0;
+	for (int b = 0; b < B; b++) {
+		bs.loss += tr->res[b].loss;
+		correct += tr->res[b].correct;
+	}
+	bs.counted = counted;
+	if (counted) {
+		bs.loss /= (double)counted;
+		bs.accuracy = (double)correct / (double)counted;
+	}
+	if (st)
+		*st = bs;
+
+	struct train_model g;
+	train_model_view(&g, &m->s, tr->grad);
+	for (int l = 0; l < m->s.layers; l++)
+		for (int i = 0; i < m->s.h; i++)
+			tr->head_norm[l * MHA_MAX_HEADS + i] = head_norm(&g, l, i);
+
+	// clip the global norm at 1, then AdamW (decoupled weight decay)
+	double norm = 0;
+	for (size_t e = 0; e < np; e++)
+		norm += (double)tr->grad[e] * tr->grad[e];
+	norm = sqrt(norm);
+	float clip = norm > 1.0 ? (float)(1.0 / norm) : 1.0f;
+	tr->step++;
+	const float b1 = tr->o.beta1, b2 = tr->o.beta2, lr = tr->o.lr, wd = tr->o.weight_decay;
+	const float c1 = 1.0f - powf(b1, (float)tr->step), c2 = 1.0f - powf(b2, (float)tr->step);
+	for (size_t e = 0; e < np; e++) {
+		float gr = tr->grad[e] * clip;
+		tr->adam_m[e] = b1 * tr->adam_m[e] + (1.0f - b1) * gr;
+		tr->adam_v[e] = b2 * tr->adam_v[e] + (1.0f - b2) * gr * gr;
+		float mh = tr->adam_m[e] / c1, vh = tr->adam_v[e] / c2;
+		m->params[e] -= lr * (mh / (sqrtf(vh) + tr->o.eps) + wd * m->params[e]);
+	}
+}
+
+void trainer_head_grad_norms(const struct trainer *tr, double *norms)
+{
+	memcpy(norms, tr->head_norm, sizeof tr->head_norm);
+}

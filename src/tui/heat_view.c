@@ -1,0 +1,180 @@
+/*
+ * heat_view.c - the strip of per-head heatmaps under the matrices (Scores
+ * onward): a page of heads, each an n x n map in the heat ramp (heatmap.c
+ * draws one), masked cells with their own mark, the cursor's cell framed,
+ * the legend (which scale, what the mark means, rows are queries and
+ * columns keys) with the value under the cursor in the map's own matrix,
+ * and the page. The scale is the learner's choice (the e key): each head
+ * on its own (the default: an edit to one head never restyles another),
+ * each row (softmax's own view: which key each query prefers), or shared
+ * (the scores' range over every head's unmasked cells, weights 0..1, so
+ * heads compare). Drawing only; clicks land by the regions it records.
+ */
+#include "heat_view.h"
+
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "actions.h"
+#include "draw.h"
+#include "fmt.h"
+#include "heatmap.h"
+#include "learn.h"
+#include "pipeline.h"
+#include "theme.h"
+
+/* app->heat_scale 0, 1, 2 */
+static const enum heatmap_scale scales[] = { HEATMAP_SCALE_MAP, HEATMAP_SCALE_ROW, HEATMAP_SCALE_FIXED };
+enum { N_SCALES = sizeof scales / sizeof scales[0] };
+
+static enum heatmap_scale scale_of(const struct app *app)
+{
+	int k = app->heat_scale;
+	return scales[k >= 0 && k < N_SCALES ? k : 0];
+}
+
+unsigned heat_view_scale_next(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	app->heat_scale = (app->heat_scale + 1) % N_SCALES;
+	app_message(app, false, "heatmaps: %s scale", heatmap_scale_name(scale_of(app)));
+	return APP_REDRAW;
+}
+
+static void heat_range(const struct app *app, bool scores, float *lo, float *hi)
+{
+	const struct mha_config *c = &app->cfg;
+	*lo = 0.0f;
+	*hi = 1.0f;
+	if (!scores)
+		return;
+	bool first = true;
+	for (int i = 0; i < c->h; i++) {
+		for (int r = 0; r < c->n; r++)
+			for (int k = 0; k < c->n; k++) {
+				float v = app->a.scores[((size_t)i * c->n + r) * c->n + k];
+				if (pipeline_masked(c, &app->a, i, r, k) || !isfinite(v))
+					continue;
+				if (first || v < *lo)
+					*lo = v;
+				if (first || v > *hi)
+					*hi = v;
+				first = false;
+			}
+	}
+}
+
+void heat_view_draw(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+{
+	const struct mha_config *c = &app->cfg;
+	struct rect r = b->heat;
+	if (r.h <= 0)
+		return;
+	bool scores = app->stage == PIPELINE_SCORES;
+	if (b->heat_per_page <= 0) {
+		char msg[128];
+		snprintf(msg, sizeof msg, "heatmaps need %d rows: enlarge the terminal or use fewer tokens (%s)", c->n + 3,
+		         actions_key_name("tokens-less"));
+		draw_put(r.y, r.x, r.w, msg, theme_attr(ROLE_DIM));
+		return;
+	}
+	float lo, hi;
+	heat_range(app, scores, &lo, &hi);
+	int per = b->heat_per_page, pages = heatmap_pages(c->h, per);
+	int page = app->heat_page < pages ? app->heat_page : pages - 1;
+	if (page < 0)
+		page = 0;
+	struct heatmap hm;
+	memset(&hm, 0, sizeof hm);
+	hm.rows = c->n;
+	hm.cols = c->n;
+	struct heatmap_size one = heatmap_measure(&hm, b->heat_cell_w);
+	struct stage_view v;
+	struct cell cell;
+	bool have = app_cursor_cell(app, &cell, NULL, &v);
+	unsigned char masked[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* one head's masked cells */
+	unsigned char hid[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* its cells a lesson keeps hidden */
+	bool any_masked = false;
+	enum mha_tensor ht = scores ? MHA_T_SCORES : MHA_T_WEIGHTS;
+	for (int i = page * per; i < c->h && i < (page + 1) * per; i++) {
+		int idx = i - page * per, row = idx / b->heat_per_row, col = idx % b->heat_per_row;
+		char title[48], short_title[24];
+		if (c->g == c->h) {
+			snprintf(title, sizeof title, "head %d", i);
+			snprintf(short_title, sizeof short_title, "h%d", i);
+		} else {
+			snprintf(title, sizeof title, "head %d kv %d", i, mha_kv_head(c, i));
+			snprintf(short_title, sizeof short_title, "h%d>kv%d", i, mha_kv_head(c, i));
+		}
+		const float *src = (scores ? app->a.scores : app->a.weights) + (size_t)i * c->n * c->n;
+		bool any = learn_hidden(app, ht, i, -1, -1);
+		for (int y = 0; y < c->n; y++)
+			for (int x = 0; x < c->n; x++) {
+				masked[y * c->n + x] = pipeline_masked(c, &app->a, i, y, x);
+				any_masked |= masked[y * c->n + x];
+				hid[y * c->n + x] = any && learn_hidden(app, ht, i, y, x);
+			}
+		hm.m = src;
+		hm.masked = masked;
+		hm.hidden = any ? hid : NULL;
+		hm.lo = lo;
+		hm.hi = hi;
+		hm.scale = scale_of(app);
+		hm.labels = (const char (*)[MHA_LABEL_MAX])app->w.labels;
+		hm.title = title;
+		hm.short_title = short_title;
+		hm.off = c->head_off[i];
+		hm.title_attr = theme_head_attr(i);
+		if (learn_head_marked(app, i)) { /* the head the lesson points at */
+			size_t tl = strlen(title), sl = strlen(short_title);
+			snprintf(title + tl, sizeof title - tl, " <");
+			snprintf(short_title + sl, sizeof short_title - sl, "<");
+			hm.title_attr = theme_attr(ROLE_MARK);
+		}
+		hm.cur_row = hm.cur_col = -1;
+		if (have && cell.m == i && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
+			hm.cur_row = cell.r;
+			hm.cur_col = cell.c;
+		}
+		int hy = r.y + row * one.rows, hx = r.x + col * (one.cols + 1);
+		heatmap_draw(stdscr, hy, hx, &hm, b->heat_cell_w);
+		int lw = heatmap_label_width(b->heat_cell_w);
+		hit_add(hits, (struct rect){ hy + 2, hx + lw, c->n, one.cols - lw }, HIT_HEAT, i, 0, 0, b->heat_cell_w);
+	}
+	/* the legend, the value under the cursor in the maps' own matrix (P on
+	 * Softmax even when the cursor is in S), and the page */
+	int ly = r.y + r.h - 1;
+	struct heatmap_key key = { lo, hi, scale_of(app), any_masked, true };
+	char tail[160] = "";
+	size_t l = 0;
+	int key_min = heatmap_legend_width(lo, hi) - theme_heat_levels(); /* values and one cell a level */
+	if (have && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
+		char val[32];
+		const float *m = scores ? app->a.scores : app->a.weights;
+		float val_f = m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c];
+		bool hidden = learn_hidden(app, ht, cell.m, cell.r, cell.c);
+		/* fewer digits until it fits beside the legend, never cut: a cut
+		 * "1.70930533e-12" reads 1.7, a cut -0.02408 reads -0 */
+		for (int digits = 9; digits >= 3; digits--) {
+			fmt_sig(val, sizeof val, val_f, digits);
+			if (hidden)
+				snprintf(val, sizeof val, "?");
+			l = (size_t)snprintf(tail, sizeof tail, "  %s_%d[%s,%s]=%s", scores ? "S" : "P",
+			                     cell.m, app->w.labels[cell.r], app->w.labels[cell.c], val);
+			if ((int)l <= r.w - key_min)
+				break;
+		}
+	}
+	if (pages > 1 && l < sizeof tail)
+		snprintf(tail + l, sizeof tail - l, " page %d/%d %s", page + 1, pages, actions_key_name("page-next"));
+	/* the legend drops its optional parts (the axes, the scale's name) to
+	 * leave the tail its room; the tail is cut at its end (the page hint
+	 * goes before the value) */
+	int kw = r.w - (int)strlen(tail);
+	if (kw < key_min)
+		kw = key_min < r.w ? key_min : r.w;
+	int drawn = heatmap_key_draw(stdscr, ly, r.x, kw, &key);
+	draw_put(ly, r.x + drawn, r.w - drawn, tail, theme_attr(ROLE_DIM));
+}

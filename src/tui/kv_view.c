@@ -1,0 +1,186 @@
+/*
+ * kv_view.c - the KV-cache view mode (g): what a decoder keeps per token,
+ *   bytes = 2 x g x d_k x L x b x T   (K and V, kv heads, head size,
+ *           layers, bytes a value, tokens)
+ * for this workbench's layer and for the presets of the core (the paper's
+ * base model, a LLaMA-2-70B-shaped model), each as MHA (g = h), GQA (the
+ * model's own g) and MQA (g = 1) side by side, at a context length and a
+ * value type the learner picks (+ / - double or halve T, b cycles fp32,
+ * fp16, int8). Every figure comes from mha_kv_cache; this file only lays
+ * them out. g or Esc goes back to the workbench.
+ */
+#include "kv_view.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "draw.h"
+#include "mode.h"
+#include "prompt.h"
+#include "theme.h"
+
+enum { KV_SHIFT_MIN = -12, KV_SHIFT_MAX = 7 }; /* T from 1 to 512Ki tokens */
+
+int64_t kv_view_context(const struct app *app)
+{
+	int s = app->kv_context_shift;
+	return s >= 0 ? (int64_t)4096 << s : (int64_t)4096 >> -s;
+}
+
+enum mha_dtype kv_view_dtype(const struct app *app)
+{
+	return (enum mha_dtype)((MHA_FP16 + app->kv_dtype_step) % MHA_DTYPE_COUNT);
+}
+
+void kv_view_bytes(int64_t bytes, char *out, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0 || v >= 100.0 || v == (double)(int64_t)v)
+		snprintf(out, len, "%.0f %s", v, unit[u]);
+	else
+		snprintf(out, len, v >= 10.0 ? "%.1f %s" : "%.3g %s", v, unit[u]);
+}
+
+unsigned kv_view_toggle(struct app *app, int arg, int key)
+{
+	(void)arg;
+	(void)key;
+	if (mode_base(app) == MODE_KVCACHE)
+		mode_leave(app);
+	else
+		mode_enter(app, MODE_KVCACHE);
+	return APP_REDRAW;
+}
+
+static unsigned kv_key(struct app *app, int key)
+{
+	switch (key) {
+	case '+': case '=':
+		if (app->kv_context_shift < KV_SHIFT_MAX)
+			app->kv_context_shift++;
+		return APP_REDRAW;
+	case '-': case '_':
+		if (app->kv_context_shift > KV_SHIFT_MIN)
+			app->kv_context_shift--;
+		return APP_REDRAW;
+	case 'b':
+		app->kv_dtype_step = (app->kv_dtype_step + 1) % MHA_DTYPE_COUNT;
+		return APP_REDRAW;
+	case 'g': case PROMPT_ESC:
+		mode_leave(app);
+		return APP_REDRAW;
+	default:
+		return MODE_PASS;
+	}
+}
+
+static bool kv_status(const struct app *app, struct rect r)
+{
+	char line[160];
+	snprintf(line, sizeof line, "KV cache at T = %" PRId64 " tokens, %s   + / - T x2 / /2   b fp32 fp16 "
+	         "int8   g back", kv_view_context(app), mha_dtype_name(kv_view_dtype(app)));
+	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	return true;
+}
+
+static struct body_layout kv_layout(const struct app *app, const struct layout *l, int cols)
+{
+	(void)app;
+	/* the whole width: the side column (lesson pane, counts) gives way */
+	struct body_layout b;
+	memset(&b, 0, sizeof b);
+	b.info = l->body;
+	b.info.w = cols - l->body.x;
+	b.body_h = l->body.h;
+	return b;
+}
+
+/* One row: name, L, h, g, d_k, values a token and layer, bytes a token
+ * (all layers), bytes at T (all layers). */
+static void kv_row(int y, struct rect r, const char *name, int layers, int h, int g, int dk,
+                   const struct app *app, attr_t a)
+{
+	struct mha_kv_cache k = mha_kv_cache(g, dk, layers, kv_view_dtype(app), kv_view_context(app));
+	char tok[24], at[24], line[160];
+	kv_view_bytes(k.bytes_token, tok, sizeof tok);
+	kv_view_bytes(k.bytes_context, at, sizeof at);
+	snprintf(line, sizeof line, "%-21s %3d %3d %3d %4d %9" PRId64 " %11s %11s", name, layers, h, g, dk,
+	         k.values_token_layer, tok, at);
+	draw_put(y, r.x, r.w, line, a);
+}
+
+/* A model's three rows: its own g (when it is neither h nor 1), MHA, MQA. */
+static int kv_model(int y, struct rect r, const char *name, int layers, int h, int g, int dk,
+                    const struct app *app)
+{
+	char label[64];
+	int rows = 0;
+	draw_put(y + rows++, r.x, r.w, name, theme_attr(ROLE_TITLE));
+	snprintf(label, sizeof label, "  MHA (g = h)");
+	kv_row(y + rows++, r, label, layers, h, h, dk, app, theme_attr(g == h ? ROLE_SELECTED : ROLE_NORMAL));
+	if (g != h && g != 1) {
+		snprintf(label, sizeof label, "  GQA (g = %d)", g);
+		kv_row(y + rows++, r, label, layers, h, g, dk, app, theme_attr(ROLE_SELECTED));
+	}
+	snprintf(label, sizeof label, "  MQA (g = 1)");
+	kv_row(y + rows++, r, label, layers, h, 1, dk, app, theme_attr(g == 1 ? ROLE_SELECTED : ROLE_NORMAL));
+	return rows;
+}
+
+static void kv_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+{
+	(void)hits;
+	const struct rect r = b->info;
+	const struct mha_config *c = &app->cfg;
+	char line[200], tok[24], at[24];
+	int y = r.y, bottom = r.y + r.h;
+	draw_put(y++, r.x, r.w, "The KV cache: what a decoder keeps for every token it has seen",
+	         theme_attr(ROLE_TITLE));
+	draw_put(y++, r.x, r.w, "bytes = 2 (K and V) x g kv heads x d_k x L layers x b bytes x T tokens",
+	         theme_attr(ROLE_NORMAL));
+	snprintf(line, sizeof line, "T = %" PRId64 " tokens, b = %d (%s); highlighted: each model's own g",
+	         kv_view_context(app), mha_dtype_bytes(kv_view_dtype(app)), mha_dtype_name(kv_view_dtype(app)));
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
+	y++;
+	snprintf(line, sizeof line, "%-21s %3s %3s %3s %4s %9s %11s %11s", "", "L", "h", "g", "d_k",
+	         "val/tok/L", "bytes/tok", "at T");
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM) | A_BOLD);
+	if (y + 4 <= bottom)
+		y += kv_model(y, r, "this workbench (one layer)", 1, c->h, c->g, c->dk, app);
+	for (const struct mha_model *m = mha_models; m->name && y + 4 <= bottom; m++)
+		y += kv_model(y, r, m->name, m->layers, m->h, m->g, m->dk, app);
+	/* the worked figure for the largest preset: the formula with its numbers */
+	const struct mha_model *big = &mha_models[1];
+	struct mha_kv_cache k = mha_kv_cache(big->g, big->dk, big->layers, kv_view_dtype(app),
+	                                     kv_view_context(app));
+	kv_view_bytes(k.bytes_token, tok, sizeof tok);
+	kv_view_bytes(k.bytes_context, at, sizeof at);
+	snprintf(line, sizeof line, "%s, GQA: 2 x %d x %d x %d = %" PRId64 " values a token",
+	         big->name, big->g, big->dk, big->layers, k.values_token);
+	if (y + 1 < bottom)
+		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	snprintf(line, sizeof line, "  = %s a token in %s; x %" PRId64 " tokens = %s", tok,
+	         mha_dtype_name(kv_view_dtype(app)), kv_view_context(app), at);
+	if (y + 1 < bottom)
+		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	snprintf(line, sizeof line, "GQA keeps h/g = %d times fewer K and V values than MHA, MQA h = %d times.",
+	         big->h / big->g, big->h);
+	if (y + 1 < bottom)
+		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_DIM));
+}
+
+const struct mode_ops kv_view_mode = {
+	.name = "KV cache",
+	.key = kv_key,
+	.status = kv_status,
+	.layout = kv_layout,
+	.body = kv_body,
+};

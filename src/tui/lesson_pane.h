@@ -1,0 +1,31 @@
+/*
+ * lesson_pane.h - the lesson pane (lesson_pane.c): the open step in the
+ * side pane (its heading pinned at the top, the goal's state pinned at the
+ * bottom, the text between them scrolling with J / K), or the menu when no
+ * lesson is open. The words and their wrapping come from the lesson
+ * library (pane.h); this only places and styles its lines.
+ */
+#ifndef LESSON_PANE_H
+#define LESSON_PANE_H
+
+#include <curses.h>
+
+#include "app.h"
+#include "hit.h"
+#include "layout.h"
+#include "pane.h"
+
+/* Draws within r; returns how far the step's text scrolls (0: it fits).
+ * Records the menu's entries (HIT_MENU) or the step's text (HIT_PANE) in
+ * hits (may be NULL). Without the lessons (the workbench's own tests), a
+ * note of how to open one. */
+int lesson_pane_draw(const struct app *app, struct rect r, struct hit_map *hits);
+
+/* The style of a line of lesson text, by its kind. */
+attr_t lesson_pane_attr(enum lesson_line_kind k);
+
+/* The placeholder function lessons' {key:ACTION} calls: the key from the
+ * action table (actions_key_name). */
+const char *lesson_pane_key(const char *action, void *ctx);
+
+#endif

@@ -1,0 +1,314 @@
+/*
+ * panels.c - the stage's matrices on the workbench: each panel of the
+ * stage view (stage.h) with its title and shape, token labels, the cursor,
+ * the cells the cursor's cell was computed from (deps.h), the cells the
+ * last edit changed, head colours, the softmax rows' sum and entropy, and
+ * under Reshape the proof that the head block is X times a column block of
+ * W. Drawing only: it reads the state, records where each matrix's cells
+ * went (hit.h), and computes no attention (numbers come from the core's
+ * activations, or app_panel_value for the proof).
+ */
+#include "panels.h"
+
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pipeline.h"
+#include "draw.h"
+#include "fmt.h"
+#include "learn.h"
+#include "theme.h"
+#include "workbench.h"
+
+/* What each panel of v wants at cell width cw: its rows plus title and
+ * header, its columns plus the row labels (and the softmax row stats). */
+static void panel_wants(const struct stage_view *v, int cw, struct rect *want)
+{
+	for (int i = 0; i < v->count; i++) {
+		const struct panel *p = &v->p[i];
+		want[i] = (struct rect){ 0, 0, p->rows + 2, PANELS_LABEL_W + p->cols * cw + (p->row_stats ? 2 * cw : 0) };
+	}
+}
+
+/* Cell width, separator included: 6 (5-character numbers, "-0.56") on 80
+ * columns; on wide terminals 7 ("-0.556") when every matrix still shows
+ * all its columns and the shelves stay as few, else 6, so that a large
+ * terminal shows more columns rather than more decimals of fewer. */
+int panels_cell_width(const struct stage_view *v, int width, int cols)
+{
+	if (cols < 120)
+		return 6;
+	struct rect w7[STAGE_PANELS_MAX], w6[STAGE_PANELS_MAX];
+	panel_wants(v, 7, w7);
+	panel_wants(v, 6, w6);
+	for (int i = 0; i < v->count; i++)
+		if (w7[i].w > width)
+			return 6;
+	return layout_panels_height(width, v->count, w7) > layout_panels_height(width, v->count, w6) ? 6 : 7;
+}
+
+/* Rows the stage's matrices use at cell width cw (the Reshape proof adds
+ * two lines under them). */
+int panels_rows(const struct app *app, const struct stage_view *v, int width, int cw)
+{
+	struct rect want[STAGE_PANELS_MAX];
+	panel_wants(v, cw, want);
+	return layout_panels_height(width, v->count, want) + (app->stage == PIPELINE_RESHAPE && v->count == 3 ? 2 : 0);
+}
+
+/* ---- one matrix panel ---- */
+
+struct panel_ctx {
+	const struct app *app;
+	const struct panel *p;
+	bool has_cursor;      /* the cursor is in this panel */
+	bool have_target;     /* the cursor's cell, for the trace */
+	struct cell target;
+	int cw;               /* cell width, separator included */
+	int index;            /* the panel's index in the stage view */
+	struct hit_map *hits; /* where its cells go (NULL: not recorded) */
+};
+
+/* The panel shows masked scores as -inf. */
+static bool is_masked(const struct app *app, const struct panel *p, int r, int c)
+{
+	return p->masked && pipeline_masked(&app->cfg, &app->a, p->m, r, c);
+}
+
+static attr_t cell_attr(const struct panel_ctx *k, int r, int c, bool cursor)
+{
+	const struct panel *p = k->p;
+	int gc = p->col0 + c;
+	if (cursor)
+		return theme_attr(ROLE_SELECTED);
+	if (!p->proof && k->app->now_ms < k->app->changed_until_ms &&
+	    app_cell_changed(k->app, p->t, p->m, r, gc))
+		return theme_attr(ROLE_CHANGED);
+	if (k->have_target) {
+		const struct cell *t = &k->target;
+		bool same = t->t == p->t && t->m == p->m && t->r == r && t->c == gc;
+		if (same || pipeline_is_source(&k->app->cfg, t, p->t, p->m, r, gc))
+			return theme_attr(ROLE_TRACE);
+	}
+	if (learn_marked(k->app, p->t, p->m, r, gc))
+		return theme_attr(ROLE_MARK);
+	if (p->t == MHA_T_HEADS && k->app->cfg.head_off[p->m])
+		return theme_attr(ROLE_DIM);
+	if (p->fixed_head >= 0)
+		return theme_head_attr(p->fixed_head);
+	if (p->colour_cols > 0)
+		return theme_head_attr(gc / p->colour_cols);
+	if (p->colour_rows > 0)
+		return theme_head_attr(r / p->colour_rows);
+	return theme_attr(ROLE_NORMAL);
+}
+
+/* First row / column to show so that `focus` is visible in `vis` slots. */
+static int scroll_for(int focus, int vis, int total)
+{
+	if (vis <= 0 || total <= vis || focus < vis)
+		return 0;
+	int off = focus - vis + 1;
+	return off > total - vis ? total - vis : off;
+}
+
+/* Which cell of this panel to keep in view: the cursor, else the first
+ * cell the cursor's cell depends on, else the cursor's row. */
+static void panel_focus(const struct panel_ctx *k, int *fr, int *fc)
+{
+	const struct app_cursor *cu = &k->app->cur[k->app->stage];
+	const struct panel *p = k->p;
+	*fr = 0;
+	*fc = 0;
+	if (k->has_cursor) {
+		*fr = cu->row;
+		*fc = cu->col;
+		return;
+	}
+	struct cell_rect dr;
+	if (k->have_target && pipeline_deps_rect(&k->app->cfg, &k->target, p->t, &dr) && dr.m == p->m) {
+		*fr = dr.r0;
+		*fc = dr.c0 - p->col0;
+	} else if (k->have_target && k->target.t == p->t && k->target.m == p->m) {
+		*fr = k->target.r;
+		*fc = k->target.c - p->col0;
+	} else if (p->row_tokens && k->have_target) {
+		*fr = k->target.r;
+	}
+	if (*fc < 0 || *fc >= p->cols)
+		*fc = 0;
+	if (*fr < 0 || *fr >= p->rows)
+		*fr = 0;
+}
+
+/* Each row's sum and entropy (nats) of a softmax panel. */
+static void row_stats(const struct app *app, const struct panel *p, int r, double *sum, double *ent)
+{
+	struct mha_shape s = mha_tensor_shape(&app->cfg, p->t);
+	const float *m = mha_tensor_data(&app->w, &app->a, p->t);
+	pipeline_row_entropy(m + ((size_t)p->m * s.rows + r) * s.cols + p->col0, p->cols, sum, ent);
+}
+
+static void draw_panel(const struct panel_ctx *k, struct rect rc)
+{
+	const struct app *app = k->app;
+	const struct panel *p = k->p;
+	const struct app_cursor *cu = &app->cur[app->stage];
+	int cw = k->cw, stats_w = p->row_stats ? 2 * cw : 0;
+	int vis_c = (rc.w - PANELS_LABEL_W - stats_w) / cw, vis_r = rc.h - 2;
+	if (rc.h <= 0 || rc.w <= 0)
+		return;
+	if (vis_c < 1)
+		vis_c = 1;
+	int fr, fc;
+	panel_focus(k, &fr, &fc);
+	int r0 = scroll_for(fr, vis_r, p->rows), c0 = scroll_for(fc, vis_c, p->cols);
+	int nr = p->rows - r0 < vis_r ? p->rows - r0 : vis_r;
+	int nc = p->cols - c0 < vis_c ? p->cols - c0 : vis_c;
+
+	/* title, and where the window sits when the matrix is larger */
+	attr_t ta = theme_attr(ROLE_TITLE);
+	if (p->fixed_head >= 0)
+		ta = theme_head_attr(p->fixed_head) | A_BOLD;
+	int x = rc.x + draw_put(rc.y, rc.x, rc.w, p->title, ta | (k->has_cursor ? A_UNDERLINE : 0));
+	char more[64] = "";
+	if (nr < 0)
+		nr = 0;
+	if (nc < p->cols || (nr < p->rows && nr > 0)) {
+		size_t l = 0;
+		if (nr < p->rows && nr > 0)
+			l += (size_t)snprintf(more + l, sizeof more - l, " r%d-%d/%d", r0, r0 + nr - 1, p->rows);
+		if (nc < p->cols)
+			snprintf(more + l, sizeof more - l, " c%d-%d/%d%s", p->col0 + c0, p->col0 + c0 + nc - 1,
+			         p->col0 + p->cols, c0 + nc < p->cols ? " >" : "");
+		x += draw_put(rc.y, x, rc.x + rc.w - x, more, theme_attr(ROLE_DIM));
+	}
+	if (p->tag[0] && x + 1 + (int)strlen(p->tag) <= rc.x + rc.w) /* whole or not at all */
+		draw_put(rc.y, x + 1, (int)strlen(p->tag), p->tag, theme_head_attr(p->tag_head) | A_BOLD);
+	if (vis_r <= 0)
+		return;
+
+	/* column header: token labels for key columns, else column numbers */
+	char buf[64];
+	for (int c = 0; c < nc; c++) {
+		if (p->col_tokens)
+			workbench_label(app, true, c0 + c, buf, sizeof buf, cw - 1);
+		else
+			snprintf(buf, sizeof buf, "%d", p->col0 + c0 + c);
+		char cell[80];
+		snprintf(cell, sizeof cell, "%*.*s", cw - 1, cw - 1, buf);
+		attr_t a = theme_attr(ROLE_DIM);
+		if (p->colour_cols > 0)
+			a = theme_head_attr((p->col0 + c0 + c) / p->colour_cols);
+		draw_put(rc.y + 1, rc.x + PANELS_LABEL_W + c * cw, cw - 1, cell, a);
+	}
+	if (p->row_stats) {
+		int sx = rc.x + PANELS_LABEL_W + nc * cw;
+		snprintf(buf, sizeof buf, "%*s%*s", cw - 1, "sum", cw, "H");
+		draw_put(rc.y + 1, sx, 2 * cw, buf, theme_attr(ROLE_TITLE));
+	}
+
+	/* a click on a cell (or the space after it) puts the cursor there */
+	hit_add(k->hits, (struct rect){ rc.y + 2, rc.x + PANELS_LABEL_W, nr, nc * cw }, HIT_CELL, k->index, r0, c0, cw);
+	for (int r = 0; r < nr; r++) {
+		int gr = r0 + r, y = rc.y + 2 + r;
+		workbench_label(app, p->row_tokens, gr, buf, sizeof buf, PANELS_LABEL_W - 1);
+		attr_t la = theme_attr(ROLE_DIM);
+		if (p->colour_rows > 0)
+			la = theme_head_attr(gr / p->colour_rows);
+		draw_put(y, rc.x, PANELS_LABEL_W - 1, buf, la);
+		for (int c = 0; c < nc; c++) {
+			int gc = c0 + c;
+			bool cursor = k->has_cursor && cu->row == gr && cu->col == gc;
+			char num[32];
+			if (learn_hidden(app, p->t, p->m, gr, gc))
+				snprintf(num, sizeof num, "%*s", cw - 1, "?"); /* predict first */
+			else if (is_masked(app, p, gr, gc))
+				snprintf(num, sizeof num, "%*s", cw - 1, "-inf");
+			else
+				fmt_num(num, sizeof num, app_panel_value(app, p, gr, gc), cw - 1);
+			draw_put(y, rc.x + PANELS_LABEL_W + c * cw, cw - 1, num, cell_attr(k, gr, gc, cursor));
+		}
+		if (p->row_stats) {
+			double sum, ent;
+			row_stats(app, p, gr, &sum, &ent);
+			char s1[32], s2[32];
+			fmt_num(s1, sizeof s1, (float)sum, cw - 1);
+			fmt_num(s2, sizeof s2, (float)ent, cw - 1);
+			if (learn_hidden(app, p->t, p->m, gr, -1)) {
+				snprintf(s1, sizeof s1, "%*s", cw - 1, "?");
+				snprintf(s2, sizeof s2, "%*s", cw - 1, "?");
+			}
+			snprintf(buf, sizeof buf, "%s %s", s1, s2);
+			draw_put(y, rc.x + PANELS_LABEL_W + nc * cw, 2 * cw, buf, theme_attr(ROLE_TITLE));
+		}
+	}
+}
+
+/* Reshape: the head block read from Q and the same block computed as
+ * X . (column block of W) agree to rounding. With huge inputs (1e6 gives
+ * Q near 1e13) float32 rounding is large in absolute terms, so the
+ * difference is also given relative to the block's largest value. */
+static void reshape_proof(const struct app *app, const struct stage_view *v, char *out, size_t len)
+{
+	double worst = 0.0, largest = 0.0;
+	for (int r = 0; r < v->p[1].rows; r++)
+		for (int c = 0; c < v->p[1].cols; c++) {
+			double q = (double)app_panel_value(app, &v->p[1], r, c);
+			double d = fabs(q - (double)app_panel_value(app, &v->p[2], r, c));
+			if (d > worst)
+				worst = d;
+			if (fabs(q) > largest)
+				largest = fabs(q);
+		}
+	enum mha_tensor t = v->p[0].t;
+	const char *wn = t == MHA_T_Q ? "W^Q" : t == MHA_T_K ? "W^K" : "W^V";
+	int c0 = v->p[1].col0, c1 = c0 + v->p[1].cols;
+	char diff[16], rel[48] = "";
+	fmt_num(diff, sizeof diff, (float)worst, 7);
+	if (largest >= 1e3) {
+		char r[16];
+		fmt_num(r, sizeof r, (float)(worst / largest), 7);
+		snprintf(rel, sizeof rel, ", %s of the largest", r + strspn(r, " "));
+	}
+	snprintf(out, len, "%s[:,%d:%d] = X . %s[:,%d:%d]  max |diff| %s%s", mha_tensor_info(t)->name,
+	         c0, c1, wn, c0, c1, diff + strspn(diff, " "), rel);
+}
+
+void panels_draw(const struct app *app, const struct stage_view *v, struct rect area, int cw,
+                       struct hit_map *hits)
+{
+	struct rect want[STAGE_PANELS_MAX], got[STAGE_PANELS_MAX];
+	panel_wants(v, cw, want);
+	if (app->stage == PIPELINE_RESHAPE && v->count == 3 && area.h > 8) {
+		/* the proof, under its two matrices (right under them when there is room) */
+		char proof[160];
+		int ph = layout_panels_height(area.w, v->count, want);
+		if (ph + 2 < area.h)
+			area.h = ph + 2;
+		if (learn_hidden(app, v->p[1].t, 0, -1, -1))
+			snprintf(proof, sizeof proof, "the same block as X . W: hidden until you answer");
+		else
+			reshape_proof(app, v, proof, sizeof proof);
+		draw_put(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));
+		area.h -= 2;
+	}
+	layout_panels(area, v->count, want, PANELS_LABEL_W + 2 * cw, got);
+	struct panel_ctx k;
+	memset(&k, 0, sizeof k);
+	k.app = app;
+	k.cw = cw;
+	k.hits = hits;
+	const struct panel *cp = NULL;
+	struct stage_view tmp;
+	k.have_target = app_cursor_cell(app, &k.target, &cp, &tmp);
+	for (int i = 0; i < v->count; i++) {
+		k.p = &v->p[i];
+		k.index = i;
+		k.has_cursor = i == app->cur[app->stage].panel;
+		draw_panel(&k, got[i]);
+	}
+}
+

@@ -1,0 +1,134 @@
+/*
+ * save.c - the learner's session on disk: w saves it (app_save), and the
+ * edits are autosaved beside it ("<session>.autosave") in the pauses
+ * between keys, by a child process so that the keys never wait; an
+ * autosave found at start is held and named, whatever its age, never
+ * loaded or removed silently. The file format is the session
+ * library's (session.h); this only decides when and what to write.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "session.h"
+#include "term.h"
+
+int app_save(struct app *app)
+{
+	char msg[MHA_MSG_MAX + 4096], auto_path[4096];
+	if (!app->session_path) {
+		app_message(app, true, "no session file to save to");
+		return -1;
+	}
+	app_autosave_wait(app); /* a writer still running would land after this save */
+	/* the learner's own session, never a lesson's workbench */
+	const struct mha_config *c = app->learn.active ? &app->learn.other.cfg : &app->cfg;
+	const struct mha_weights *w = app->learn.active ? &app->learn.other.w : &app->w;
+	if (session_save(app->session_path, c, w, msg, sizeof msg) != 0) {
+		app_message(app, true, "not saved: %s", msg);
+		return -1;
+	}
+	app->edits_unsaved = 0;
+	app->autosave_due = false;
+	/* the session holds every edit now: the autosave has done its work */
+	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
+		unlink(auto_path);
+	app_message(app, false, "saved to %s", app->session_path);
+	return 0;
+}
+
+int app_autosave_path(const struct app *app, char *buf, size_t len)
+{
+	if (!app->session_path)
+		return -1;
+	int n = snprintf(buf, len, "%s.autosave", app->session_path);
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* A writer process that has ended: reaped, and its failure shown (its
+ * message stayed in the child; the session itself is still saved on
+ * quit). block: wait for it. true when it failed. */
+static bool autosave_reap(struct app *app, bool block)
+{
+	int st;
+	if (app->autosave_pid <= 0 || waitpid(app->autosave_pid, &st, block ? 0 : WNOHANG) != app->autosave_pid)
+		return false;
+	app->autosave_pid = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return false;
+	app_message(app, true, "autosave failed: %s.autosave could not be written", app->session_path);
+	return true;
+}
+
+void app_autosave_wait(struct app *app)
+{
+	(void)autosave_reap(app, true);
+}
+
+/* Write the autosave in a child process: at d_model 1024 the text of
+ * every input takes most of a second to write, and the learner keeps
+ * working meanwhile on the parent's copy (fork copies on write). One
+ * writer at a time: while one runs the autosave stays owed. Without fork,
+ * written here and now. A failure is shown but changes nothing else. */
+static bool autosave(struct app *app)
+{
+	char path[4096], msg[MHA_MSG_MAX + 4096];
+	if (app->autosave_pid > 0)
+		return false; /* still owed: the next pause tries again */
+	app->edits_unsaved = 0;
+	app->autosave_due = false;
+	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
+		return false;
+	pid_t pid = fork();
+	if (pid == 0) {
+		term_child_signals(); /* never touches the learner's terminal (term.h) */
+		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
+	}
+	if (pid > 0) {
+		app->autosave_pid = pid;
+		return true;
+	}
+	if (session_save(path, &app->cfg, &app->w, msg, sizeof msg) != 0)
+		app_message(app, true, "autosave failed: %s", msg);
+	return true;
+}
+
+void app_edited(struct app *app, const struct mha_config *before)
+{
+	if (app->learn.active)
+		return; /* a lesson's edits are not the session's: nothing to autosave */
+	if ((++app->edits_unsaved >= APP_AUTOSAVE_EDITS || !app_same_shape(before, &app->cfg)) && !app->autosave_due) {
+		app->autosave_due = true;
+		app->autosave_due_ms = app->now_ms;
+	}
+}
+
+bool app_autosave_idle(struct app *app, bool idle)
+{
+	if (autosave_reap(app, false))
+		return true; /* the status line says it failed */
+	if (!app->autosave_due || app->learn.active ||
+	    (!idle && app->now_ms - app->autosave_due_ms < APP_AUTOSAVE_WAIT_MS))
+		return false;
+	return autosave(app);
+}
+
+bool app_autosave_check(struct app *app)
+{
+	char path[4096];
+	struct stat as;
+	if (app_autosave_path(app, path, sizeof path) != 0 || stat(path, &as) != 0)
+		return false;
+	/* a clean save removes the autosave it covers: one found here holds
+	 * edits no save took, whatever its age; kept until loaded (doc/SESSION.md) */
+	app->autosave_held = true;
+	/* the command first: it is what must survive an 80-column status line */
+	app_message(app, true, "recover: mha-tui --load '%s'   (edits a run left unsaved; kept until you load them)",
+	            path);
+	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
+	app->notice = true;
+	return true;
+}

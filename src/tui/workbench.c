@@ -1,0 +1,294 @@
+/*
+ * workbench.c - the workbench mode: the seven stage screens of the
+ * pipeline, with the action table (actions.c) holding the keys. It draws
+ * the body (the stage's formula and shape, its matrices through panels.c,
+ * its heatmaps through heat_view.c, the counts) and the status line (a
+ * message, or the cursor's cell and what it was computed from); the side
+ * pane is the lesson pane (lesson_pane.c). It reads the state and never
+ * changes it while drawing; every number comes from the core's
+ * activations. The mouse is one more action (KEY_MOUSE): workbench_mouse
+ * looks up what the last drawing put under the pointer (hit.h).
+ */
+#include "workbench.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "actions.h"
+#include "counts_view.h"
+#include "pipeline.h"
+#include "draw.h"
+#include "fmt.h"
+#include "heat_view.h"
+#include "learn.h"
+#include "lesson_pane.h"
+#include "menu.h"
+#include "mode.h"
+#include "pane.h"
+#include "panels.h"
+#include "theme.h"
+
+bool workbench_cursor_editable(struct app *app)
+{
+	struct stage_view v;
+	struct cell c;
+	const struct panel *p;
+	if (!app_cursor_cell(app, &c, &p, &v))
+		return false;
+	if (mha_tensor_info(c.t)->input && !p->proof)
+		return true;
+	/* within 80 columns: the formula names the matrix */
+	app_message(app, true, "%s is computed: edit X or W^Q/K/V/O (%s: next matrix)", mha_tensor_info(c.t)->formula,
+	            actions_key_name("matrix-next"));
+	return false;
+}
+
+void workbench_label(const struct app *app, bool tokens, int i, char *buf, size_t len, int width)
+{
+	if (tokens)
+		snprintf(buf, len, "%.*s", width, app->w.labels[i]);
+	else
+		snprintf(buf, len, "%d", i);
+}
+
+/* "X[the,3]" or "W^Q[2,5]" or "S_1[the,cat]". */
+void workbench_cell_name(const struct app *app, const struct cell *c, char *buf, size_t len)
+{
+	struct mha_shape s = mha_tensor_shape(&app->cfg, c->t);
+	const char *name = mha_tensor_info(c->t)->name;
+	bool rt = c->t != MHA_T_WQ && c->t != MHA_T_WK && c->t != MHA_T_WV && c->t != MHA_T_WO;
+	bool ct = c->t == MHA_T_SCORES || c->t == MHA_T_WEIGHTS;
+	char rs[24], cs[24], ms[8] = "";
+	workbench_label(app, rt, c->r, rs, sizeof rs, MHA_LABEL_MAX);
+	workbench_label(app, ct, c->c, cs, sizeof cs, MHA_LABEL_MAX);
+	if (s.count > 1)
+		snprintf(ms, sizeof ms, "_%d", c->m);
+	snprintf(buf, len, "%s%s[%s,%s]", name, ms, rs, cs);
+}
+
+/* A heatmap cell: its head, and the cursor on that cell of the stage's
+ * matrix of it; stages with no such matrix (Concat, W^O) say its value. */
+static unsigned mouse_heat(struct app *app, int head, int r, int c)
+{
+	int n = app->cfg.n;
+	if (head < 0 || head >= app->cfg.h || r < 0 || r >= n || c < 0 || c >= n)
+		return 0;
+	app->head = head;
+	enum mha_tensor t = app->stage == PIPELINE_SCORES ? MHA_T_SCORES : MHA_T_WEIGHTS;
+	struct stage_view v;
+	app_view(app, &v);
+	for (int i = 0; i < v.count; i++)
+		if (v.p[i].t == t && v.p[i].m == head && !v.p[i].proof) {
+			app->cur[app->stage] = (struct app_cursor){ i, r, c };
+			app_clamp(app);
+			return APP_REDRAW;
+		}
+	app_clamp(app);
+	char val[32];
+	const float *m = t == MHA_T_SCORES ? app->a.scores : app->a.weights;
+	fmt_full(val, sizeof val, m[((size_t)head * n + r) * n + c]);
+	if (learn_hidden(app, t, head, r, c))
+		snprintf(val, sizeof val, "?");
+	app_message(app, false, "head %d: %s_%d[%s,%s] = %s", head, t == MHA_T_SCORES ? "S" : "P", head,
+	            app->w.labels[r], app->w.labels[c], val);
+	return APP_REDRAW;
+}
+
+/* The wheel: the lesson text where it scrolls, the menu's selection while
+ * the menu has the keys, else the cursor a row (dir 1: down). */
+static unsigned mouse_wheel(struct app *app, const struct hit *h, int dir)
+{
+	if (h->kind == HIT_PANE && app->learn.scroll_max > 0)
+		return learn_scroll(app, 3 * dir);
+	if (h->kind == HIT_MENU && app->mode == MODE_MENU)
+		return menu_move(app, dir);
+	app->cur[app->stage].row += dir;
+	app_clamp(app);
+	return APP_REDRAW;
+}
+
+unsigned workbench_mouse(struct app *app)
+{
+	struct hit h = hit_at(&app->hits, app->mouse.y, app->mouse.x);
+	if (app->mouse.button != HIT_CLICK)
+		return mouse_wheel(app, &h, app->mouse.button == HIT_WHEEL_DOWN ? 1 : -1);
+	switch (h.kind) {
+	case HIT_STAGE:
+		if (h.id < 0 || h.id >= PIPELINE_STAGE_COUNT)
+			return 0;
+		app->stage = (enum pipeline_stage)h.id;
+		app_clamp(app);
+		return APP_REDRAW;
+	case HIT_CELL:
+		app->cur[app->stage] = (struct app_cursor){ h.id, h.row, h.col };
+		app_clamp(app);
+		return APP_REDRAW;
+	case HIT_HEAT:
+		return mouse_heat(app, h.id, h.row, h.col);
+	case HIT_MENU:
+		return menu_pick(app, h.row);
+	default:
+		return 0; /* the lesson text, a blank, a number's label: nothing */
+	}
+}
+
+/* The action table's key (the menu passes on those it does not take). */
+static unsigned workbench_key(struct app *app, int key)
+{
+	if (key != 'q')
+		app->quit_armed = false;
+	const struct action *a = actions_lookup(key);
+	if (!a) {
+		if (key != ERR)
+			app_message(app, false, "key not bound; ? lists the keys");
+		return key != ERR ? APP_REDRAW : 0;
+	}
+	struct mha_config before = app->cfg;
+	unsigned f = a->fn(app, a->arg, key);
+	if (f & APP_RECOMPUTE)
+		app_edited(app, &before); /* counts toward the next autosave */
+	return f;
+}
+
+/* The message while it shows; else the cursor's cell, its value and what
+ * it was computed from. */
+static bool workbench_status(const struct app *app, struct rect r)
+{
+	char line[APP_STATUS_MAX + 128];
+	if (app->status[0] && app->now_ms < app->status_until_ms) {
+		draw_put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
+		return true;
+	}
+	struct stage_view v;
+	struct cell c;
+	const struct panel *p;
+	if (!app_cursor_cell(app, &c, &p, &v))
+		return true;
+	char name[64], val[32];
+	workbench_cell_name(app, &c, name, sizeof name);
+	const struct app_cursor *cu = &app->cur[app->stage];
+	fmt_full(val, sizeof val, app_panel_value(app, p, cu->row, cu->col));
+	if (learn_hidden(app, c.t, c.m, c.r, c.c))
+		snprintf(val, sizeof val, "? (answer first: %s)", actions_key_name("answer"));
+	size_t l = (size_t)snprintf(line, sizeof line, "%s = %s", name, val);
+	/* what it was computed from, numpy-style */
+	const char *sep = "   from ";
+	for (int t = 0; t < MHA_T_COUNT && l < sizeof line; t++) {
+		struct cell_rect d;
+		if (!pipeline_deps_rect(&app->cfg, &c, (enum mha_tensor)t, &d))
+			continue;
+		struct mha_shape s = mha_tensor_shape(&app->cfg, (enum mha_tensor)t);
+		char ms[8] = "", rs[24], cs[24];
+		if (s.count > 1)
+			snprintf(ms, sizeof ms, "_%d", d.m);
+		if (d.r1 - d.r0 == s.rows)
+			snprintf(rs, sizeof rs, ":");
+		else
+			snprintf(rs, sizeof rs, "%d", d.r0);
+		if (d.c1 - d.c0 == s.cols)
+			snprintf(cs, sizeof cs, ":");
+		else if (d.c1 - d.c0 == 1)
+			snprintf(cs, sizeof cs, "%d", d.c0);
+		else
+			snprintf(cs, sizeof cs, "%d:%d", d.c0, d.c1);
+		l += (size_t)snprintf(line + l, sizeof line - l, "%s%s%s[%s,%s]", sep, mha_tensor_info((enum mha_tensor)t)->name,
+		                      ms, rs, cs);
+		sep = ", ";
+	}
+	if (mha_tensor_info(c.t)->input && !p->proof && l < sizeof line)
+		snprintf(line + l, sizeof line - l, "   %s edits, %s/%s nudge", actions_key_name("edit"),
+		         actions_key_name("nudge-up"), actions_key_name("nudge-down"));
+	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	return true;
+}
+
+static void draw_info(const struct app *app, const struct stage_view *v, struct rect r)
+{
+	const struct mha_config *c = &app->cfg;
+	char cfg[96], line[256];
+	snprintf(cfg, sizeof cfg, "n %d  d %d  h %d  g %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
+	int cl = (int)strlen(cfg);
+	if ((int)strlen(v->formula) + cl + 2 <= r.w) {
+		draw_put(r.y, r.x, r.w - cl - 2, v->formula, theme_attr(ROLE_TITLE));
+		draw_put(r.y, r.x + r.w - cl, cl, cfg, theme_attr(ROLE_DIM));
+		draw_put(r.y + 1, r.x, r.w, v->note, theme_attr(ROLE_DIM));
+		return;
+	}
+	/* narrow (beside the lesson pane): the formula whole, the shape before
+	 * the note; the shape squeezed ("n6 d512 h8 g2 d_k64") when that makes
+	 * the note fit whole */
+	draw_put(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
+	snprintf(line, sizeof line, "n%d d%d h%d g%d d_k%d  %s", c->n, c->d, c->h, c->g, c->dk, v->note);
+	if ((int)(cl + 3 + strlen(v->note)) <= r.w || (int)strlen(line) > r.w)
+		snprintf(line, sizeof line, "%s   %s", cfg, v->note);
+	draw_put(r.y + 1, r.x, r.w, line, theme_attr(ROLE_DIM));
+}
+
+/* Predict, then reveal: the stage the lesson hides, in place of its
+ * numbers (shapes and formulas too: they can give the answer away). */
+static void draw_hidden_stage(const struct app *app, struct rect r)
+{
+	int from = 0;
+	while (from < PIPELINE_STAGE_COUNT && !learn_stage_hidden(app, (enum pipeline_stage)from))
+		from++;
+	char msg[320];
+	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question: %s, then "
+	         "your answer. Right or wrong, it shows then.", pipeline_stage_label((enum pipeline_stage)from),
+	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"));
+	struct lesson_text t = { 0 };
+	lesson_wrap(&t, msg, r.w, LESSON_LINE_PROSE, NULL, NULL);
+	for (int i = 0; i < t.count; i++)
+		draw_put(r.y + i, r.x, r.w, t.lines[i].text, theme_attr(ROLE_TITLE));
+	lesson_text_free(&t);
+}
+
+static void draw_counts(const struct app *app, struct rect r)
+{
+	if (r.h <= 0)
+		return;
+	if (!learn_counts_hidden(app)) {
+		counts_view_draw(stdscr, r.y, r.x, r.h, r.w, &app->cfg);
+		return;
+	}
+	draw_put(r.y, r.x, r.w, "Counts", theme_attr(ROLE_TITLE));
+	draw_put(r.y + 1, r.x, r.w, "hidden until you answer", theme_attr(ROLE_DIM));
+}
+
+/* The body: two lines of formula and shape, the matrices, the heatmaps
+ * (from Scores on), the counts; the cell width the matrices fit. */
+static struct body_layout workbench_layout(const struct app *app, const struct layout *l, int cols)
+{
+	struct stage_view v;
+	app_view(app, &v);
+	int nw = layout_numbers_width(l), cw = panels_cell_width(&v, nw, cols);
+	struct body_layout b = layout_body(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
+	                                   counts_view_height, panels_rows(app, &v, nw, cw));
+	b.numbers_cell_w = cw;
+	b.body_h = l->body.h;
+	return b;
+}
+
+static void workbench_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+{
+	if (learn_stage_hidden(app, app->stage)) {
+		struct rect all = { b->info.y, b->info.x, b->body_h, b->info.w };
+		draw_hidden_stage(app, all);
+	} else {
+		struct stage_view v;
+		app_view(app, &v);
+		draw_info(app, &v, b->info);
+		panels_draw(app, &v, b->numbers, b->numbers_cell_w, hits);
+		heat_view_draw(app, b, hits);
+	}
+	draw_counts(app, b->counts);
+}
+
+const struct mode_ops workbench_mode = {
+	.name = "workbench",
+	.key = workbench_key,
+	.status = workbench_status,
+	.layout = workbench_layout,
+	.body = workbench_body,
+	.pane = lesson_pane_draw,
+};

@@ -1,0 +1,102 @@
+#!/bin/sh
+# test_import_torch.sh - tools/import_torch.py end to end, where Debian's
+# python3-torch is installed (else it is skipped, exit 77): a
+# torch.nn.MultiheadAttention (with and without bias, batch_first or not,
+# causal, padding, from --demo and from a saved state_dict and input)
+# becomes a session; mha-tui --dump json --load gives PyTorch's own output
+# and per-head weights within 1e-5 (a row PyTorch leaves NaN because every
+# key is masked must be all 0 and flagged dead in mha-tui).
+set -u
+bin=${MHA_TUI:?run under meson test, which sets MHA_TUI}
+root=${MHA_SOURCE_ROOT:?run under meson test}
+py=/usr/bin/python3
+if ! [ -x "$py" ] || ! "$py" -c 'import torch, numpy' 2>/dev/null; then
+	echo "SKIP: $py has no torch (Debian's python3-torch)"
+	exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+failed=0
+
+# same NAME: the dump of $tmp/NAME.session agrees with $tmp/NAME.json
+same() {
+	if ! timeout 20 "$bin" --dump json --load "$tmp/$1.session" >"$tmp/$1.dump" 2>"$tmp/err"; then
+		echo "FAIL: $1: mha-tui --load: $(cat "$tmp/err")"
+		failed=$((failed + 1))
+		return
+	fi
+	if ! "$py" - "$tmp/$1.dump" "$tmp/$1.json" <<'PY'
+import json, math, sys
+dump, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bad = []
+y, wy = dump["output"], want["output"]
+scale = max([1.0] + [abs(v) for r in wy for v in r if not math.isnan(v)])
+for r, (a, b) in enumerate(zip(y, wy)):
+    if any(math.isnan(v) for v in b):
+        continue
+    worst = max(abs(u - v) for u, v in zip(a, b))
+    if worst > 1e-5 * scale:
+        bad.append("Y row %d differs by %.3g" % (r, worst))
+for i, hd in enumerate(dump["heads"]):
+    for r, (a, b) in enumerate(zip(hd["weights"], want["weights"][i])):
+        if any(math.isnan(v) for v in b):
+            if any(a) or r not in hd["dead_rows"]:
+                bad.append("head %d row %d: PyTorch NaN (all masked), mha-tui %r" % (i, r, a))
+        elif max(abs(u - v) for u, v in zip(a, b)) > 1e-5:
+            bad.append("head %d row %d of P differs" % (i, r))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	then
+		echo "FAIL: $1"
+		failed=$((failed + 1))
+	fi
+}
+
+# Every layer in one Python process (torch takes seconds to import): each
+# case writes $tmp/NAME.session and PyTorch's $tmp/NAME.json.
+if ! "$py" - "$root/tools" "$tmp" <<'PY'
+import sys, torch
+sys.path.insert(0, sys.argv[1])
+import import_torch
+tmp = sys.argv[2]
+torch.manual_seed(9)
+torch.save(torch.nn.MultiheadAttention(12, 3).state_dict(), tmp + "/state.pt")
+torch.save(torch.randn(5, 2, 12), tmp + "/x.pt")   # (L, N, E): a batch of 2
+cases = {
+    "plain": "--demo 1 --heads 2",
+    "nobias": "--demo 2 --heads 4 --d-model 16 --tokens 7 --no-bias",
+    "batch_first_causal": "--demo 3 --heads 4 --d-model 16 --tokens 7 --batch-first --causal",
+    "padding": "--demo 4 --heads 2 --tokens 6 --pad 4,5",
+    "dead_row": "--demo 5 --heads 8 --d-model 32 --tokens 9 --causal --pad 0,8 --batch-first",
+    # from files, as a user would: the second sequence of the batch
+    "from_files": "--state %s/state.pt --input %s/x.pt --batch-index 1 --heads 3" % (tmp, tmp),
+}
+for name, args in cases.items():
+    import_torch.main(args.split() + ["--out", "%s/%s.session" % (tmp, name),
+                                      "--expect", "%s/%s.json" % (tmp, name)])
+# a layer mha-tui cannot hold is refused with a message, not written wrong
+torch.save(torch.nn.MultiheadAttention(8, 2, add_bias_kv=True).state_dict(), tmp + "/kv.pt")
+try:
+    import_torch.main(["--state", tmp + "/kv.pt", "--input", tmp + "/x.pt", "--heads", "2",
+                       "--out", tmp + "/kv.session"])
+    sys.exit("add_bias_kv=True was not refused")
+except SystemExit as e:
+    if e.code != 2:
+        raise
+PY
+then
+	echo "FAIL: import_torch.py"
+	exit 1
+fi
+for name in plain nobias batch_first_causal padding dead_row from_files; do
+	same "$name"
+done
+if "$py" "$root/tools/import_torch.py" --heads 2 --labels "a b" --out "$tmp/x.session" 2>"$tmp/err" ||
+	! grep -q -- "--state and --input" "$tmp/err"; then
+	echo "FAIL: import_torch.py without a layer did not say what it needs"
+	failed=$((failed + 1))
+fi
+
+[ "$failed" -eq 0 ] && echo "ok: every imported layer matches PyTorch"
+exit $((failed > 0))
