@@ -405,8 +405,12 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	snprintf(head, sizeof head, "%s %d", magic, SESSION_VERSION);
 	if (!l)
 		return bad(rd, "empty file: not an mha-tui session%s", "", 0);
+	if (strncmp(l, "\xef\xbb\xbf", 3) == 0)
+		l += 3; /* a UTF-8 byte-order mark, as some editors write: not part of the text */
 	if (strncmp(l, magic, strlen(magic)) != 0)
 		return bad(rd, "not an mha-tui session (first line must be '%s')", head, 0);
+	if (strchr(l, '\r')) /* the whole file read as its first line */
+		return bad(rd, "lines end in CR alone%s: save the file with LF (or CRLF) line ends", "", 0);
 	if (strcmp(l, head) != 0)
 		return bad(rd, "unsupported session version: this mha-tui reads '%s'", head, 0);
 	if (read_config(rd, c) != 0 || read_heads_off(rd, c) != 0 || read_masks(rd, c) != 0)

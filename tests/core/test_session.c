@@ -604,6 +604,39 @@ static void test_default_path_follows_xdg_state_home_then_home(void **state)
 	free(old_home);
 }
 
+/* A save through a symlink replaces the link's target and leaves the
+ * link; the saved file keeps its mode and (as root) its owner. */
+static void test_a_save_through_a_symlink_writes_the_target_and_keeps_mode_and_owner(void **state)
+{
+	(void)state;
+	struct mha_config c, back;
+	struct mha_weights w, wb;
+	example(&c, &w);
+	char target[320], link[320], msg[MHA_MSG_MAX + 512];
+	tmpdir_path(target, sizeof target, "target.txt");
+	tmpdir_path(link, sizeof link, "link.txt");
+	assert_int_equal(session_save(target, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(chmod(target, 0644), 0);
+	bool root = geteuid() == 0;
+	if (root)
+		assert_int_equal(chown(target, 65534, 65534), 0);
+	unlink(link);
+	assert_int_equal(symlink("target.txt", link), 0); /* relative, as people make them */
+	w.x[0] = 0.25f;
+	assert_int_equal(session_save(link, &c, &w, msg, sizeof msg), 0);
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	if (root)
+		assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(session_load(target, &back, &wb, msg, sizeof msg), 0);
+	assert_true(wb.x[0] == 0.25f);
+	mha_weights_free(&wb);
+	mha_weights_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_text_after_end_is_refused),
 		cmocka_unit_test(test_crlf_blank_lines_and_comments_are_accepted),
 		cmocka_unit_test(test_missing_file_and_directory_are_refused),
+		cmocka_unit_test(test_a_save_through_a_symlink_writes_the_target_and_keeps_mode_and_owner),
 		cmocka_unit_test(test_save_replaces_atomically_and_cleans_up),
 		cmocka_unit_test(test_save_removes_stale_temporary_files_only),
 		cmocka_unit_test(test_default_path_follows_xdg_state_home_then_home),
