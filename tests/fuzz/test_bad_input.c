@@ -242,7 +242,7 @@ static void test_broken_session_files_are_refused_with_file_and_line(void **stat
 	expect_run(good_args, 0, "");
 
 	static const struct { const char *name, *from, *to, *says; } edits[] = {
-		{ "wrong-version", "mha-tui-session 1", "mha-tui-session 2", "unsupported session version" },
+		{ "wrong-version", "mha-tui-session 1", "mha-tui-session 3", "unsupported session version" },
 		{ "foreign", "mha-tui-session 1", "{\"json\": true}", "not an mha-tui session" },
 		{ "wrong-shape", "W_K 4 4", "W_K 4 3", "W_K 4 4" },
 		{ "shape-vs-config", "d_model 4", "d_model 5", ":" },
