@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "decode_view.h"
 #include "learn.h"
 #include "train_view.h"
 
@@ -71,6 +72,7 @@ void app_free(struct app *app)
 	app_autosave_wait(app);
 	learn_free(app);
 	train_view_free(app);
+	decode_view_free(app);
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
 	mha_acts_free(&app->a);
 	mha_weights_free(&app->w);
@@ -246,12 +248,17 @@ static void undo_trim(struct app *app)
 	}
 }
 
+bool app_cursor_input(const struct app *app, struct cell *out)
+{
+	struct stage_view v;
+	const struct panel *p;
+	return app_cursor_cell(app, out, &p, &v) && mha_tensor_info(out->t)->input && !p->proof;
+}
+
 unsigned app_set_cell(struct app *app, float v)
 {
-	struct stage_view sv;
 	struct cell cell;
-	const struct panel *p;
-	if (!app_cursor_cell(app, &cell, &p, &sv) || !mha_tensor_info(cell.t)->input || p->proof)
+	if (!app_cursor_input(app, &cell))
 		return APP_REDRAW;
 	struct mha_shape s = mha_tensor_shape(&app->cfg, cell.t);
 	float *m = mha_tensor_data(&app->w, NULL, cell.t);
