@@ -120,7 +120,7 @@ int main(void)
 	struct train_request rq = { .task = "multi", .seed = 1, .threads = 1 };
 	double t0 = now();
 	int rc = ablate_command(&rq, devnull, devnull);
-	printf("default ablation (mha-tui --ablate multi: h 1..32, 3 seeds x 400 steps): %.1f s%s "
+	printf("default ablation (mha-tui --ablate multi: h 1..32, 5 seeds x 150 steps): %.1f s%s "
 	       "(target < 180 s)\n", now() - t0, rc ? " (failed)" : "");
 	fclose(devnull);
 	return 0;

@@ -70,7 +70,7 @@ int bench_ui_measure(int n, int d, int h, int reps, double *median_ms, double *p
 			app_recompute(app);
 		/* the redraw: the stage with the most on screen */
 		app->stage = PIPELINE_SOFTMAX;
-		draw_screen(app, SCREEN_ROWS, SCREEN_COLS);
+		draw_screen_hits(app, SCREEN_ROWS, SCREEN_COLS, NULL);
 		wnoutrefresh(stdscr);
 		doupdate();
 		t[i] = now_ms() - t0;

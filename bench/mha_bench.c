@@ -25,7 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_SHAPES = 16, MAX_THREADS = 4, MAX_SAMPLES = 512 };
+/* samples: at most ROUND_SAMPLES per round, so every round counts */
+enum { MAX_SHAPES = 16, MAX_THREADS = 4, MAX_ROUNDS = 99, ROUND_SAMPLES = 512,
+       MAX_SAMPLES = MAX_ROUNDS * ROUND_SAMPLES };
 
 struct shape {
 	int n, d, h;
@@ -33,6 +35,7 @@ struct shape {
 
 static const struct shape default_shapes[] = {
 	{ 16, 64, 4 }, { 128, 512, 8 }, { 512, 512, 8 }, { 1024, 512, 8 }, { 2048, 512, 8 },
+	{ 4096, 512, 8 },
 };
 
 struct options {
@@ -74,7 +77,11 @@ struct result {
 	struct shape s;
 	int threads;
 	bool large;
+	int br, bc;       /* the large path's tiles */
 	double fwd_ms, fwd_p90_ms, gflops, sgemm_gflops, ratio;
+	/* spread over rounds: each round's median forward, each round's ratio
+	 * (its forward median against its own sgemm median) */
+	double fwd_min_ms, fwd_max_ms, ratio_min, ratio_max;
 	double share[MHA_PHASE_COUNT];
 	double peak_mib, base_mib, plan_mib;
 };
@@ -150,13 +157,25 @@ static void sample(struct timed *t, void (*fn)(void *), void *ctx, double min_ti
 	double one = now() - t0;
 	int k = one > 50e-6 ? 1 : (int)(50e-6 / (one > 1e-9 ? one : 1e-9)) + 1;
 	double start = now();
+	int end = t->n + ROUND_SAMPLES < MAX_SAMPLES ? t->n + ROUND_SAMPLES : MAX_SAMPLES;
 	do {
 		double a = now();
 		for (int i = 0; i < k; i++)
 			fn(ctx);
-		if (t->n < MAX_SAMPLES)
+		if (t->n < end)
 			t->v[t->n++] = (now() - a) / k;
-	} while (now() - start < min_time && t->n < MAX_SAMPLES);
+	} while (now() - start < min_time && t->n < end);
+}
+
+/* median of the samples t->v[from..t->n), leaving them in place */
+static double round_median(const struct timed *t, int from)
+{
+	double v[ROUND_SAMPLES];
+	int n = t->n - from;
+	if (n <= 0)
+		return 0.0;
+	memcpy(v, t->v + from, (size_t)n * sizeof *v);
+	return quantile(v, n, 0.5);
 }
 
 struct fwd_ctx {
@@ -215,13 +234,18 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 		return -1;
 	}
 	r->large = mha_plan_is_large(plan);
+	mha_plan_tiles(plan, &r->br, &r->bc);
 	r->plan_mib = (double)mha_plan_bytes(plan) / (1024.0 * 1024.0);
 	struct fwd_ctx f = { plan, &w };
 	static struct timed tf, tg;
 	tf.n = tg.n = 0;
 	for (int i = 0; i < 3; i++)
 		run_forward(&f);
+	struct mha_counts k = mha_counts(&c);
+	const double sgemm_flops = 2.0 * s.n * (double)s.d * s.d;
+	double round_fwd[MAX_ROUNDS], round_ratio[MAX_ROUNDS];
 	for (int round = 0; round < o->rounds; round++) {
+		int f0 = tf.n, g0 = tg.n;
 		sample(&tf, run_forward, &f, o->min_time);
 		if (round == 0)
 			r->peak_mib = status_mib("VmHWM");
@@ -229,6 +253,9 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 		run_sgemm(&g);
 		sample(&tg, run_sgemm, &g, o->min_time / 2);
 		gemm_threads_set(had);
+		round_fwd[round] = round_median(&tf, f0);
+		round_ratio[round] = ((double)k.flops_total / round_fwd[round])
+		                     / (sgemm_flops / round_median(&tg, g0));
 		/* OpenBLAS's idle workers poll for a while before they sleep:
 		 * let them, or they compete with the next forward's threads */
 		if (threads > 1)
@@ -248,18 +275,71 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 	for (int i = 0; i < MHA_PHASE_COUNT; i++)
 		r->share[i] = total > 0 ? sec[i] / total : 0.0;
 
-	struct mha_counts k = mha_counts(&c);
 	double fwd = quantile(tf.v, tf.n, 0.5);
 	r->fwd_p90_ms = quantile(tf.v, tf.n, 0.9) * 1e3;
 	double sg = quantile(tg.v, tg.n, 0.5);
 	r->fwd_ms = fwd * 1e3;
 	r->gflops = (double)k.flops_total / fwd * 1e-9;
-	r->sgemm_gflops = 2.0 * s.n * (double)s.d * s.d / sg * 1e-9;
-	r->ratio = r->gflops / r->sgemm_gflops;
+	r->sgemm_gflops = sgemm_flops / sg * 1e-9;
+	r->ratio = quantile(round_ratio, o->rounds, 0.5);
+	r->ratio_min = quantile(round_ratio, o->rounds, 0.0);
+	r->ratio_max = quantile(round_ratio, o->rounds, 1.0);
+	r->fwd_min_ms = quantile(round_fwd, o->rounds, 0.0) * 1e3;
+	r->fwd_max_ms = quantile(round_fwd, o->rounds, 1.0) * 1e3;
 	mha_plan_destroy(plan);
 	mha_weights_free(&w);
 	free(g.a); free(g.b); free(g.c);
 	return 0;
+}
+
+/* 2 threads against 1 on one shape, interleaved: each round times the
+ * 1-thread plan, then the 2-thread plan, and its speedup is the ratio of
+ * the two medians; min / median / max over rounds. */
+struct speedup {
+	struct shape s;
+	double min, median, max;
+};
+
+static int measure_speedup(const struct options *o, struct shape s, struct speedup *sp)
+{
+	char msg[MHA_MSG_MAX];
+	struct mha_config c = mha_config_default();
+	c.n = s.n; c.d = s.d; c.h = s.h; c.g = s.h; c.dk = s.d / s.h;
+	c.causal = o->causal;
+	struct mha_weights w;
+	struct mha_plan *plan[2] = { NULL, NULL };
+	if (mha_weights_alloc(&w, &c) != MHA_OK)
+		return -1;
+	mha_weights_init(&w, &c, 7);
+	int rc = 0;
+	for (int t = 0; t < 2 && rc == 0; t++) {
+		struct mha_plan_options po = { .threads = t + 1, .block_rows = o->block_rows,
+		                               .block_cols = o->block_cols };
+		if (mha_plan_create(&plan[t], &c, &po, msg, sizeof msg) != MHA_OK) {
+			fprintf(stderr, "mha-bench: n %d d %d h %d: %s\n", s.n, s.d, s.h, msg);
+			rc = -1;
+		}
+	}
+	static struct timed tt[2];
+	double ratio[MAX_ROUNDS];
+	for (int round = 0; round < o->rounds && rc == 0; round++) {
+		double med[2];
+		for (int t = 0; t < 2; t++) {
+			struct fwd_ctx f = { plan[t], &w };
+			tt[t].n = 0;
+			run_forward(&f);
+			sample(&tt[t], run_forward, &f, o->min_time);
+			med[t] = quantile(tt[t].v, tt[t].n, 0.5);
+		}
+		ratio[round] = med[0] / med[1];
+	}
+	if (rc == 0)
+		*sp = (struct speedup){ s, quantile(ratio, o->rounds, 0.0), quantile(ratio, o->rounds, 0.5),
+		                        quantile(ratio, o->rounds, 1.0) };
+	mha_plan_destroy(plan[0]);
+	mha_plan_destroy(plan[1]);
+	mha_weights_free(&w);
+	return rc;
 }
 
 static void usage(FILE *f)
@@ -267,7 +347,7 @@ static void usage(FILE *f)
 	fputs("usage: mha-bench [options]\n"
 	      "Times mha-tui's forward pass against one sgemm of the projection's size.\n"
 	      "  --shape N,D,H     a shape to run (repeatable); default: 16,64,4 128,512,8\n"
-	      "                    512,512,8 1024,512,8 2048,512,8\n"
+	      "                    512,512,8 1024,512,8 2048,512,8 4096,512,8\n"
 	      "  --threads LIST    thread counts, comma separated (default 1,2)\n"
 	      "  --rounds R        alternating forward/sgemm rounds (default 5)\n"
 	      "  --min-time S      seconds of forward samples per round (default 0.2)\n"
@@ -336,7 +416,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 				p = p ? p + 1 : "";
 			}
 			i++;
-		} else if (!strcmp(a, "--rounds") && v && atoi(v) > 0) {
+		} else if (!strcmp(a, "--rounds") && v && atoi(v) > 0 && atoi(v) <= MAX_ROUNDS) {
 			o->rounds = atoi(v);
 			i++;
 		} else if (!strcmp(a, "--block-rows") && v && atoi(v) > 0) {
@@ -370,83 +450,109 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* The targets, from the rows measured. */
+/* The issue's targets, from the rows measured: forward >= 0.85 of the
+ * same run's sgemm at n = 1024, 2048, 4096 (1 thread; the median of the
+ * rounds' ratios), 2 threads >= 1.8x 1 at n = 2048 (interleaved), the
+ * small case under 12 us. */
+#define TARGET_RATIO 0.85
+#define TARGET_SPEEDUP 1.8
+#define TARGET_SMALL_US 12.0
+
 struct verdict {
 	bool have_ratio, have_speedup, have_small;
-	double worst_ratio, speedup, small_us;
+	double worst_ratio, worst_ratio_512, small_us;
+	struct speedup speedup;
 };
 
-static struct verdict judge(const struct result *r, int nr)
+static struct verdict judge(const struct result *r, int nr, const struct speedup *sp, int ns)
 {
-	struct verdict v = { .worst_ratio = 1e9 };
-	const struct result *one = NULL, *two = NULL;
+	struct verdict v = { .worst_ratio = 1e9, .worst_ratio_512 = 1e9 };
 	for (int i = 0; i < nr; i++) {
-		if (r[i].s.n >= 512 && r[i].threads == 1) {
+		if (r[i].s.n >= 512 && r[i].threads == 1 && r[i].ratio < v.worst_ratio_512)
+			v.worst_ratio_512 = r[i].ratio;
+		if ((r[i].s.n == 1024 || r[i].s.n == 2048 || r[i].s.n == 4096) && r[i].threads == 1) {
 			v.have_ratio = true;
 			if (r[i].ratio < v.worst_ratio)
 				v.worst_ratio = r[i].ratio;
 		}
-		if (r[i].s.n == 2048 && r[i].threads == 1)
-			one = &r[i];
-		if (r[i].s.n == 2048 && r[i].threads == 2)
-			two = &r[i];
 		if (r[i].s.n == 16 && r[i].s.d == 64 && r[i].s.h == 4 && r[i].threads == 1) {
 			v.have_small = true;
 			v.small_us = r[i].fwd_ms * 1e3;
 		}
 	}
-	if (one && two) {
-		v.have_speedup = true;
-		v.speedup = one->fwd_ms / two->fwd_ms;
-	}
+	for (int i = 0; i < ns; i++)
+		if (sp[i].s.n == 2048) {
+			v.have_speedup = true;
+			v.speedup = sp[i];
+		}
 	return v;
 }
 
 static bool verdict_ok(struct verdict v)
 {
-	return (!v.have_ratio || v.worst_ratio >= 0.75) && (!v.have_speedup || v.speedup >= 1.7)
-	       && (!v.have_small || v.small_us < 12.0);
+	return (!v.have_ratio || v.worst_ratio >= TARGET_RATIO)
+	       && (!v.have_speedup || v.speedup.median >= TARGET_SPEEDUP)
+	       && (!v.have_small || v.small_us < TARGET_SMALL_US);
 }
 
 static void print_table(const struct result *r, int nr, struct verdict v,
-                        const struct ui_result *u, int nu)
+                        const struct speedup *sp, int ns, const struct ui_result *u, int nu)
 {
+	long l1, l2, l3;
+	mha_cache_sizes(&l1, &l2, &l3);
 	printf("mha-bench: %s; softmax exp: %s\n", gemm_backend(), vexp_isa_name(vexp_isa()));
-	printf("%5s %4s %3s %3s %5s %10s %9s %8s %8s %6s", "n", "d", "h", "thr", "path",
-	       "median_ms", "p90_ms", "GFLOP/s", "sgemm", "ratio");
+	printf("caches (per core, as the engine read them): L1d %ld KiB, L2 %ld KiB, L3 %ld KiB\n",
+	       l1 / 1024, l2 / 1024, l3 / 1024);
+	printf("%5s %4s %3s %3s %5s %7s %10s %9s %9s %9s %8s %8s %6s %11s", "n", "d", "h", "thr",
+	       "path", "tiles", "median_ms", "min_ms", "max_ms", "p90_ms", "GFLOP/s", "sgemm",
+	       "ratio", "ratio range");
 	for (int s = 0; s < MHA_PHASE_COUNT; s++)
 		printf(" %8s", mha_phase_name((enum mha_phase)s));
 	printf(" %8s %8s\n", "peak_MiB", "plan_MiB");
 	for (int i = 0; i < nr; i++) {
 		const struct result *x = &r[i];
-		printf("%5d %4d %3d %3d %5s %10.4f %9.4f %8.1f %8.1f %5.0f%%", x->s.n, x->s.d, x->s.h,
-		       x->threads, x->large ? "large" : "small", x->fwd_ms, x->fwd_p90_ms,
-		       x->gflops, x->sgemm_gflops, 100.0 * x->ratio);
+		char tiles[16] = "-";
+		if (x->large)
+			snprintf(tiles, sizeof tiles, "%dx%d", x->br, x->bc);
+		printf("%5d %4d %3d %3d %5s %7s %10.4f %9.4f %9.4f %9.4f %8.1f %8.1f %5.0f%% %4.0f-%4.0f%%",
+		       x->s.n, x->s.d, x->s.h, x->threads, x->large ? "large" : "small", tiles,
+		       x->fwd_ms, x->fwd_min_ms, x->fwd_max_ms, x->fwd_p90_ms, x->gflops,
+		       x->sgemm_gflops, 100.0 * x->ratio, 100.0 * x->ratio_min, 100.0 * x->ratio_max);
 		for (int s = 0; s < MHA_PHASE_COUNT; s++)
 			printf(" %7.1f%%", 100.0 * x->share[s]);
 		printf(" %8.1f %8.2f\n", x->peak_mib - x->base_mib, x->plan_mib);
 	}
 	printf("peak_MiB: peak resident memory added while the shape ran: its weights, plan and "
 	       "forwards (not the sgemm's buffers)\n");
+	printf("ratio: the median over rounds of the forward's GFLOP/s against the same round's sgemm; "
+	       "min_ms, max_ms: the fastest and slowest round's median\n");
+	for (int i = 0; i < ns; i++)
+		printf("speedup, 2 threads against 1, interleaved, n %d d %d h %d: median %.2fx "
+		       "(min %.2fx, max %.2fx)\n", sp[i].s.n, sp[i].s.d, sp[i].s.h, sp[i].median,
+		       sp[i].min, sp[i].max);
 	if (v.have_ratio)
-		printf("target: n >= 512, 1 thread, forward >= 75%% of sgemm: worst %.0f%% %s\n",
-		       100.0 * v.worst_ratio, v.worst_ratio >= 0.75 ? "met" : "MISSED");
+		printf("target: n = 1024, 2048, 4096, 1 thread, forward >= %.0f%% of sgemm: worst %.0f%% %s\n",
+		       100.0 * TARGET_RATIO, 100.0 * v.worst_ratio,
+		       v.worst_ratio >= TARGET_RATIO ? "met" : "MISSED");
 	if (v.have_speedup)
-		printf("target: n = 2048, 2 threads >= 1.7x 1 thread: %.2fx %s\n",
-		       v.speedup, v.speedup >= 1.7 ? "met" : "MISSED");
+		printf("target: n = 2048, 2 threads >= %.1fx 1 thread (interleaved): %.2fx %s\n",
+		       TARGET_SPEEDUP, v.speedup.median,
+		       v.speedup.median >= TARGET_SPEEDUP ? "met" : "MISSED");
 	if (v.have_small)
-		printf("target: n = 16, d 64, h 4 under 12 us: %.2f us %s\n",
-		       v.small_us, v.small_us < 12.0 ? "met" : "MISSED");
+		printf("target: n = 16, d 64, h 4 under %.0f us: %.2f us %s\n", TARGET_SMALL_US,
+		       v.small_us, v.small_us < TARGET_SMALL_US ? "met" : "MISSED");
 	for (int i = 0; i < nu; i++)
 		printf("ui: edit -> recompute -> draw, n %d d %d h %d: median %.4f ms, p90 %.4f ms%s\n",
 		       u[i].n, u[i].d, u[i].h, u[i].median_ms, u[i].p90_ms, u[i].rc ? " (failed)" : "");
 }
 
 static void print_json(const struct result *r, int nr, struct verdict v,
-                       const struct ui_result *u, int nu)
+                       const struct speedup *sp, int ns, const struct ui_result *u, int nu)
 {
-	printf("{\n  \"blas\": \"%s\",\n  \"exp\": \"%s\",\n  \"results\": [\n",
-	       gemm_backend(), vexp_isa_name(vexp_isa()));
+	long l1, l2, l3;
+	mha_cache_sizes(&l1, &l2, &l3);
+	printf("{\n  \"blas\": \"%s\",\n  \"exp\": \"%s\",\n", gemm_backend(), vexp_isa_name(vexp_isa()));
+	printf("  \"caches\": {\"l1d\": %ld, \"l2\": %ld, \"l3\": %ld},\n  \"results\": [\n", l1, l2, l3);
 	for (int i = 0; i < nr; i++) {
 		const struct result *x = &r[i];
 		printf("    {\"n\": %d, \"d\": %d, \"h\": %d, \"threads\": %d, \"path\": \"%s\", "
@@ -457,28 +563,51 @@ static void print_json(const struct result *r, int nr, struct verdict v,
 		       x->plan_mib);
 		for (int s = 0; s < MHA_PHASE_COUNT; s++)
 			printf("%s\"%s\": %.4f", s ? ", " : "", mha_phase_name((enum mha_phase)s), x->share[s]);
-		printf("}}%s\n", i + 1 < nr ? "," : "");
+		printf("}, \"min_ms\": %.6f, \"max_ms\": %.6f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
+		       "\"tiles\": [%d, %d]}%s\n", x->fwd_min_ms, x->fwd_max_ms, x->ratio_min,
+		       x->ratio_max, x->large ? x->br : 0, x->large ? x->bc : 0, i + 1 < nr ? "," : "");
 	}
-	printf("  ],\n  \"targets\": {");
+	printf("  ],\n  \"speedup_2_threads\": [");
+	for (int i = 0; i < ns; i++)
+		printf("%s\n    {\"n\": %d, \"d\": %d, \"h\": %d, \"min\": %.3f, \"median\": %.3f, "
+		       "\"max\": %.3f}", i ? "," : "", sp[i].s.n, sp[i].s.d, sp[i].s.h, sp[i].min,
+		       sp[i].median, sp[i].max);
+	printf("%s],\n  \"targets\": {", ns ? "\n  " : "");
 	bool first = true;
+	if (v.worst_ratio_512 < 1e9) {
+		printf("\"worst_ratio_n512_plus_1_thread\": %.4f", v.worst_ratio_512);
+		first = false;
+	}
 	if (v.have_ratio) {
-		printf("\"worst_ratio_n512_plus_1_thread\": %.4f", v.worst_ratio);
+		printf("%s\"worst_ratio_n1024_2048_4096_1_thread\": %.4f", first ? "" : ", ", v.worst_ratio);
 		first = false;
 	}
 	if (v.have_speedup) {
-		printf("%s\"speedup_2_threads_n2048\": %.3f", first ? "" : ", ", v.speedup);
+		printf("%s\"speedup_2_threads_n2048\": %.3f", first ? "" : ", ", v.speedup.median);
 		first = false;
 	}
-	if (v.have_small)
+	if (v.have_small) {
 		printf("%s\"small_us\": %.3f", first ? "" : ", ", v.small_us);
-	printf("%s\"met\": %s},\n", (v.have_ratio || v.have_speedup || v.have_small) ? ", " : "",
-	       verdict_ok(v) ? "true" : "false");
+		first = false;
+	}
+	printf("%s\"met\": %s},\n", first ? "" : ", ", verdict_ok(v) ? "true" : "false");
 	printf("  \"ui\": [");
 	for (int i = 0; i < nu; i++)
 		printf("%s\n    {\"n\": %d, \"d\": %d, \"h\": %d, \"ok\": %s, \"median_ms\": %.6f, "
 		       "\"p90_ms\": %.6f}", i ? "," : "", u[i].n, u[i].d, u[i].h,
 		       u[i].rc ? "false" : "true", u[i].median_ms, u[i].p90_ms);
 	printf("%s]\n}\n", nu ? "\n  " : "");
+}
+
+/* Does the thread list hold both 1 and 2? */
+static bool one_and_two(const struct options *o)
+{
+	bool one = false, two = false;
+	for (int t = 0; t < o->nthreads; t++) {
+		one |= o->threads[t] == 1;
+		two |= o->threads[t] == 2;
+	}
+	return one && two;
 }
 
 int main(int argc, char **argv)
@@ -492,12 +621,18 @@ int main(int argc, char **argv)
 		for (int t = 0; t < o.nthreads; t++)
 			if (measure(&o, o.shapes[i], o.threads[t], &res[nr]) == 0)
 				nr++;
+	/* the thread speedup, interleaved, where it is a target or near one */
+	static struct speedup sp[MAX_SHAPES];
+	int ns = 0;
+	for (int i = 0; i < o.nshapes && one_and_two(&o); i++)
+		if (o.shapes[i].n >= 1024 && measure_speedup(&o, o.shapes[i], &sp[ns]) == 0)
+			ns++;
 	struct ui_result ui[UI_SHAPES];
 	int nu = o.no_ui ? 0 : measure_ui(ui);
-	struct verdict v = judge(res, nr);
+	struct verdict v = judge(res, nr, sp, ns);
 	if (o.json)
-		print_json(res, nr, v, ui, nu);
+		print_json(res, nr, v, sp, ns, ui, nu);
 	else
-		print_table(res, nr, v, ui, nu);
+		print_table(res, nr, v, sp, ns, ui, nu);
 	return o.check && !verdict_ok(v) ? 1 : 0;
 }

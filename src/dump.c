@@ -179,7 +179,8 @@ static void put_heads(FILE *f, const struct mha_config *c, const struct mha_acts
 	fputc(']', f);
 }
 
-static void put_grad(FILE *f, const struct mha_config *c, const struct mha_grads *g);
+static void put_grad(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+                     const struct mha_grads *g);
 
 int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
               const struct mha_acts *a)
@@ -211,14 +212,16 @@ int dump_json_grad(FILE *f, const struct mha_config *c, const struct mha_weights
 	put_tensor(f, c, w, a, MHA_T_CONCAT);
 	put_tensor(f, c, w, a, MHA_T_Y);
 	if (g)
-		put_grad(f, c, g);
+		put_grad(f, c, w, g);
 	fputs("}\n", f);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }
 
 /* "grad": dL/dX, dL/dW^Q, dL/dW^K, dL/dW^V, dL/dW^O for L = 1/2 sum(Y^2),
- * under the forward's keys and in its shapes (mha_tensor_info, shape). */
-static void put_grad(FILE *f, const struct mha_config *c, const struct mha_grads *g)
+ * under the forward's keys and in its shapes (mha_tensor_info, shape);
+ * with cfg.bias also dL/db_Q, b_K, b_V, b_O as one-row matrices. */
+static void put_grad(FILE *f, const struct mha_config *c, const struct mha_weights *w,
+                     const struct mha_grads *g)
 {
 	static const enum mha_tensor inputs[] = { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO };
 	const float *data[] = { g->x, g->wq, g->wk, g->wv, g->wo };
@@ -227,6 +230,13 @@ static void put_grad(FILE *f, const struct mha_config *c, const struct mha_grads
 		struct mha_shape s = mha_tensor_shape(c, inputs[t]);
 		fprintf(f, "%s\"%s\": ", t ? ",\n  " : "", mha_tensor_info(inputs[t])->key);
 		put_matrix(f, data[t], s.rows, s.cols, s.cols);
+	}
+	const float *bias[MHA_BIASES] = { g->bq, g->bk, g->bv, g->bo };
+	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
+		/* one-row matrices, as the forward's b_Q ... */
+		struct mha_bias b = mha_bias(w, c, k); /* its key and length */
+		fprintf(f, ",\n  \"%s\": ", b.key);
+		put_matrix(f, bias[k], 1, b.len, b.len);
 	}
 	fputc('}', f);
 }

@@ -3,12 +3,14 @@
  * JSON dump, the lesson checker and the interactive workbench. Every
  * failure ends here with one line on stderr and exit 1 or 2.
  */
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "claim.h"
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
@@ -117,28 +119,82 @@ static int start_with_text(const struct cli *cl, struct tui_options *o, char *ms
 	return rc;
 }
 
+/* The session an autosave belongs to: "X.autosave" -> "X"; else path. */
+static const char *owner_of(const char *path, char *buf, size_t len)
+{
+	static const char ext[] = ".autosave";
+	size_t n = strlen(path), e = sizeof ext - 1;
+	if (n <= e || strcmp(path + n - e, ext) != 0 || n - e >= len)
+		return path;
+	snprintf(buf, len, "%.*s", (int)(n - e), path);
+	return buf;
+}
+
+/* The workbench. The file a session came from is the one it saves to
+ * (an autosave's: the session it belongs to); another instance's file is
+ * never saved over (claim.h: the next free name, said on exit); a run
+ * from flags keeps the session it replaces as a numbered backup (said on
+ * exit); with no state directory it runs, and says it cannot save. */
 static int run_tui(const struct cli *cl)
 {
-	char path[4096], msg[MHA_MSG_MAX + 4096];
+	char path[4096], owner[4096], claimed[4096], backup[4096] = "", msg[MHA_MSG_MAX + 8192];
+	const char *held = NULL;
 	struct tui_options o = {
 		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
 		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
 		.no_mouse = cl->no_mouse,
 		.lesson = cl->lesson, .lessons_dir = cl->lessons_dir,
 	};
-	if (cl->load) {
-		o.session_path = cl->load;
-	} else {
-		if (session_default_path(path, sizeof path, msg, sizeof msg) != 0)
-			return fail(1, msg);
+	if (cl->load)
+		o.session_path = owner_of(cl->load, owner, sizeof owner);
+	else if (session_default_path(path, sizeof path, msg, sizeof msg) == 0)
 		o.session_path = path;
+	else
+		fail(0, msg); /* said before the screen opens; q then says it again */
+	int holder = 0, other = 0;
+	if (o.session_path) {
+		other = claim_session(o.session_path, claimed, sizeof claimed, &holder);
+		if (other == 1) {
+			/* start from the file the other instance holds, save beside it */
+			if (!o.load && !o.config_given && access(o.session_path, F_OK) == 0)
+				o.load = o.session_path;
+			held = o.session_path;
+			o.session_path = claimed;
+		} else if (o.config_given && !o.load && access(o.session_path, F_OK) == 0) {
+			claim_backup(o.session_path, backup, sizeof backup);
+		}
 	}
 	if (cl->text) {
+		if (!o.session_path)
+			return fail(1, "--text needs a session file to start from: set XDG_STATE_HOME or HOME");
 		int rc = start_with_text(cl, &o, msg, sizeof msg);
 		if (rc)
 			return rc;
 	}
-	return tui_run(&o);
+	int rc = tui_run(&o);
+	if (backup[0] && claim_backup_settle(o.session_path, backup)) {
+		snprintf(msg, sizeof msg, "the session this run replaced (%.4000s) is kept as %.4000s", o.session_path,
+		         backup);
+		fail(0, msg);
+	}
+	if (other == 1) {
+		snprintf(msg, sizeof msg, "%.4000s is open in another mha-tui (pid %d): this run saved to %.4000s instead",
+		         held, holder, claimed);
+		fail(0, msg);
+	}
+	return rc;
+}
+
+/* What went to stdout reached it: a full disk or a closed stdout is an
+ * error (exit 1), not a silent success. */
+static int flushed(int rc)
+{
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "cannot write to standard output: %s", strerror(errno));
+		return fail(1, msg);
+	}
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -154,18 +210,18 @@ int main(int argc, char **argv)
 	switch (cl.mode) {
 	case CLI_HELP:
 		fputs(cli_usage, stdout);
-		return 0;
+		return flushed(0);
 	case CLI_VERSION:
 		printf("mha-tui %s\n", MHA_VERSION);
-		return 0;
+		return flushed(0);
 	case CLI_DUMP:
 	case CLI_EXPORT:
-		return run_dump(&cl);
+		return flushed(run_dump(&cl));
 	case CLI_CHECK_LESSONS:
-		return lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr);
+		return flushed(lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr));
 	case CLI_TRAIN:
 	case CLI_ABLATE:
-		return run_training(&cl);
+		return flushed(run_training(&cl));
 	case CLI_TUI:
 		break;
 	}

@@ -1,42 +1,59 @@
 #!/usr/bin/python3
-"""compare_torch.py - mha-tui's compute core against PyTorch and numpy on the CPU.
+"""compare_torch.py - mha-tui's engine against PyTorch on the CPU, timed in one process.
 
-Times, on the same shapes and thread counts as mha-bench:
-  - PyTorch's nn.MultiheadAttention(d, h, bias=False), batch_first, no_grad,
-    need_weights=False. PyTorch 1.13's eval fast path refuses bias=False
-    (_native_multi_head_attention wants a qkv_bias tensor), so the module runs
-    in train mode with dropout 0: the same arithmetic.
-  - a numpy version of the same forward (BLAS products, np.exp softmax).
-  - mha-tui's core, through `mha-bench --json`.
-and prints the median milliseconds and the ratios (their time / mha-tui's).
+For each shape and thread count, round by round and in turn (the order
+rotating each round, so load from other processes falls on every side):
+  - mha-tui: the engine's planned forward (build/bench/libmhapy.so, ctypes);
+  - PyTorch's fastest path for the same computation: nn.MultiheadAttention
+    in eval mode under torch.inference_mode(), biases present but zero (1.13's
+    fused fast path wants bias tensors), need_weights=False, batch_first;
+  - PyTorch's training-mode path: bias=False, train(), no_grad, dropout 0
+    (what this script used to time).
+Each round takes the median of at least --min-time seconds of calls per side;
+the report gives min / median / max over rounds of each side's time and of
+each ratio (their time / mha-tui's in the same round). The headline is the
+median. Before timing, the outputs of the three sides are compared: a
+mismatch beyond 1e-4 of the output's largest magnitude fails the run (exit 1).
+A shape's weights are PyTorch's own, handed to mha-tui as W^Q = W_q^T etc.
 
 Not a test dependency. Needs Debian's python3-torch and python3-numpy: run
 it with /usr/bin/python3 (a pyenv or venv python will not see them).
 
-    /usr/bin/python3 tools/compare_torch.py --bench build/bench/mha-bench
-
-Each thread count runs in a child process with OPENBLAS_NUM_THREADS (numpy)
-and torch.set_num_threads set, because BLAS reads its thread count once.
+    /usr/bin/python3 tools/compare_torch.py --lib build/bench/libmhapy.so
 """
 import argparse
+import ctypes
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 
 SHAPES = [(16, 64, 4), (128, 512, 8), (512, 512, 8), (1024, 512, 8), (2048, 512, 8)]
+TOL = 1e-4  # relative to the largest |Y|
+TARGET = 2.0  # times faster than PyTorch's fastest path at n >= 1024, 1 thread
 
 
-def median_ms(fn, min_time):
+def load_lib(path):
+    lib = ctypes.CDLL(path)
+    fp = ctypes.POINTER(ctypes.c_float)
+    lib.mha_py_create.restype = ctypes.c_void_p
+    lib.mha_py_create.argtypes = [ctypes.c_int] * 5 + [fp] * 5
+    lib.mha_py_forward.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.mha_py_y.restype = fp
+    lib.mha_py_y.argtypes = [ctypes.c_void_p]
+    lib.mha_py_destroy.argtypes = [ctypes.c_void_p]
+    lib.mha_py_blas_threads.argtypes = [ctypes.c_int]
+    lib.mha_py_blas_threads.restype = ctypes.c_int
+    return lib
+
+
+def round_ms(fn, min_time):
     """Median of per-call times over at least min_time seconds (3+ samples)."""
-    fn()
     fn()
     t0 = time.perf_counter()
     fn()
     one = time.perf_counter() - t0
-    k = max(1, int(50e-6 / max(one, 1e-9)) + 1) if one < 50e-6 else 1
+    k = int(50e-6 / max(one, 1e-9)) + 1 if one < 50e-6 else 1
     samples = []
     start = time.perf_counter()
     while time.perf_counter() - start < min_time or len(samples) < 3:
@@ -47,110 +64,126 @@ def median_ms(fn, min_time):
     return statistics.median(samples) * 1e3
 
 
-def numpy_forward(np, x, wq, wk, wv, wo, h):
-    """Y = Concat_i softmax(Q_i K_i^T / sqrt(dk)) V_i  W^O, the naive way."""
-    n, d = x.shape
-    dk = d // h
-    q, k, v = x @ wq, x @ wk, x @ wv
-    heads = []
-    for i in range(h):
-        sl = slice(i * dk, (i + 1) * dk)
-        s = (q[:, sl] @ k[:, sl].T) * (1.0 / np.sqrt(dk))
-        s -= s.max(axis=1, keepdims=True)
-        p = np.exp(s)
-        p /= p.sum(axis=1, keepdims=True)
-        heads.append(p @ v[:, sl])
-    return np.concatenate(heads, axis=1) @ wo
+def spread(v):
+    return {"min": min(v), "median": statistics.median(v), "max": max(v)}
 
 
-def worker(threads, shapes, min_time):
-    """Runs in a child whose environment fixed the BLAS thread count."""
-    import numpy as np
-    import torch
+class Shape:
+    """One shape's three sides, sharing PyTorch's weights."""
 
+    def __init__(self, torch, lib, n, d, h, threads):
+        import numpy as np
+        self.torch, self.lib = torch, lib
+        torch.manual_seed(n * 7 + d + h)
+        fast = torch.nn.MultiheadAttention(d, h, dropout=0.0, bias=True, batch_first=True)
+        with torch.no_grad():
+            fast.in_proj_bias.zero_()
+            fast.out_proj.bias.zero_()
+        fast.eval()
+        train = torch.nn.MultiheadAttention(d, h, dropout=0.0, bias=False, batch_first=True)
+        with torch.no_grad():
+            train.in_proj_weight.copy_(fast.in_proj_weight)
+            train.out_proj.weight.copy_(fast.out_proj.weight)
+        train.train()
+        self.fast, self.train_mha = fast, train
+        self.x = torch.randn(1, n, d)
+        w = fast.in_proj_weight.detach().numpy()
+        # torch: q = x W_q^T; mha-tui: Q = X W^Q, so W^Q = W_q^T (d, d), head i = columns i*dk..
+        mats = [np.ascontiguousarray(m, dtype=np.float32) for m in
+                (self.x[0].numpy(), w[:d].T, w[d:2 * d].T, w[2 * d:].T,
+                 fast.out_proj.weight.detach().numpy().T)]
+        fp = ctypes.POINTER(ctypes.c_float)
+        self.handle = lib.mha_py_create(n, d, h, threads, 0, *[m.ctypes.data_as(fp) for m in mats])
+        if not self.handle:
+            raise SystemExit("compare_torch: mha-tui refused n %d d %d h %d" % (n, d, h))
+        self.n, self.d = n, d
+
+    def run_mine(self):
+        self.lib.mha_py_forward(self.handle, 1)
+
+    def run_fast(self):
+        with self.torch.inference_mode():
+            return self.fast(self.x, self.x, self.x, need_weights=False)[0]
+
+    def run_train(self):
+        with self.torch.no_grad():
+            return self.train_mha(self.x, self.x, self.x, need_weights=False)[0]
+
+    def mismatch(self):
+        """Largest difference of each PyTorch path from mha-tui's Y, relative to max |Y|."""
+        import numpy as np
+        self.run_mine()
+        mine = np.ctypeslib.as_array(self.lib.mha_py_y(self.handle), shape=(self.n, self.d)).copy()
+        big = max(float(np.abs(mine).max()), 1e-30)
+        return {name: float(np.abs(out[0].numpy() - mine).max()) / big
+                for name, out in (("fast", self.run_fast()), ("train", self.run_train()))}
+
+    def close(self):
+        self.lib.mha_py_destroy(self.handle)
+
+
+def compare(torch, lib, n, d, h, threads, rounds, min_time):
     torch.set_num_threads(threads)
-    out = []
-    for n, d, h in shapes:
-        torch.manual_seed(0)
-        mha = torch.nn.MultiheadAttention(d, h, dropout=0.0, bias=False, batch_first=True)
-        mha.train()  # see the module docstring: eval + bias=False fails in 1.13
-        x = torch.randn(1, n, d)
-
-        def run_torch():
-            with torch.no_grad():
-                mha(x, x, x, need_weights=False)
-
-        rng = np.random.default_rng(0)
-        xn = rng.standard_normal((n, d), dtype=np.float32)
-        ws = [rng.standard_normal((d, d), dtype=np.float32) * (1.0 / np.sqrt(d)) for _ in range(4)]
-        out.append({
-            "n": n, "d": d, "h": h, "threads": threads,
-            "torch_ms": median_ms(run_torch, min_time),
-            "numpy_ms": median_ms(lambda: numpy_forward(np, xn, *ws, h), min_time),
-        })
-    print(json.dumps(out))
-
-
-def run_children(threads_list, shapes, min_time):
-    rows = []
-    for t in threads_list:
-        env = dict(os.environ, OPENBLAS_NUM_THREADS=str(t), OMP_NUM_THREADS=str(t))
-        cmd = [sys.executable, __file__, "--worker", str(t), "--min-time", str(min_time)]
-        for s in shapes:
-            cmd += ["--shape", "%d,%d,%d" % s]
-        res = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
-        rows += json.loads(res.stdout.strip().splitlines()[-1])
-    return rows
-
-
-def run_bench(bench, threads_list, shapes, rounds):
-    cmd = [bench, "--json", "--no-ui", "--rounds", str(rounds), "--threads", ",".join(map(str, threads_list))]
-    for s in shapes:
-        cmd += ["--shape", "%d,%d,%d" % s]
-    res = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    data = json.loads(res.stdout)
-    return {(r["n"], r["d"], r["h"], r["threads"]): r for r in data["results"]}, data
+    lib.mha_py_blas_threads(threads)  # PyTorch's products go through the same OpenBLAS
+    s = Shape(torch, lib, n, d, h, threads)
+    try:
+        bad = s.mismatch()
+        sides = [("mine", s.run_mine), ("fast", s.run_fast), ("train", s.run_train)]
+        ms = {name: [] for name, _ in sides}
+        for r in range(rounds):
+            for name, fn in sides[r % 3:] + sides[:r % 3]:
+                ms[name].append(round_ms(fn, min_time))
+    finally:
+        s.close()
+    row = {"n": n, "d": d, "h": h, "threads": threads, "mismatch": bad}
+    for name in ms:
+        row[name + "_ms"] = spread(ms[name])
+    for name in ("fast", "train"):
+        row[name + "_over_mine"] = spread([t / m for t, m in zip(ms[name], ms["mine"])])
+    return row
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bench", default="build/bench/mha-bench", help="the mha-bench binary")
+    ap.add_argument("--lib", default="build/bench/libmhapy.so", help="the engine's shared library")
     ap.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
     ap.add_argument("--shape", action="append", help="N,D,H (repeatable; default: mha-bench's)")
-    ap.add_argument("--min-time", type=float, default=1.0, help="seconds of samples per timing")
-    ap.add_argument("--rounds", type=int, default=5, help="mha-bench rounds")
+    ap.add_argument("--min-time", type=float, default=0.3, help="seconds of calls per side and round")
+    ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
+    import torch
     shapes = [tuple(int(v) for v in s.split(",")) for s in a.shape] if a.shape else SHAPES
-    if a.worker:
-        worker(a.worker, shapes, a.min_time)
-        return 0
-    threads_list = [int(t) for t in a.threads.split(",")]
-    import torch  # only to report the version, and to fail early if missing
-    mine, info = run_bench(a.bench, threads_list, shapes, a.rounds)
-    rows = run_children(threads_list, shapes, a.min_time)
-    for r in rows:
-        m = mine[(r["n"], r["d"], r["h"], r["threads"])]
-        r["mha_tui_ms"] = m["median_ms"]
-        r["torch_over_mha_tui"] = r["torch_ms"] / m["median_ms"]
-        r["numpy_over_mha_tui"] = r["numpy_ms"] / m["median_ms"]
-    if a.json:
-        print(json.dumps({"torch": torch.__version__, "blas": info["blas"], "rows": rows}, indent=1))
-        return 0
-    print("PyTorch %s; mha-tui: %s, exp %s" % (torch.__version__, info["blas"], info["exp"]))
-    print("%5s %4s %3s %3s %11s %10s %10s %12s %12s" % (
-        "n", "d", "h", "thr", "mha-tui_ms", "torch_ms", "numpy_ms", "torch/mine", "numpy/mine"))
-    for r in rows:
-        print("%5d %4d %3d %3d %11.4f %10.4f %10.4f %11.2fx %11.2fx" % (
-            r["n"], r["d"], r["h"], r["threads"], r["mha_tui_ms"], r["torch_ms"], r["numpy_ms"],
-            r["torch_over_mha_tui"], r["numpy_over_mha_tui"]))
+    lib = load_lib(a.lib)
+    rows = [compare(torch, lib, n, d, h, int(t), a.rounds, a.min_time)
+            for t in a.threads.split(",") for (n, d, h) in shapes]
+    failed = [r for r in rows if max(r["mismatch"].values()) > TOL]
     big = [r for r in rows if r["threads"] == 1 and r["n"] >= 1024]
-    if big:
-        worst = min(r["torch_over_mha_tui"] for r in big)
-        print("target: 1 thread, n >= 1024, at least 1.7x faster than PyTorch: worst %.2fx %s"
-              % (worst, "met" if worst >= 1.7 else "MISSED"))
-    return 0
+    worst = min((r["fast_over_mine"]["median"] for r in big), default=None)
+    if a.json:
+        print(json.dumps({"torch": torch.__version__, "rows": rows, "tolerance": TOL,
+                          "worst_fast_over_mine_n1024_plus_1_thread": worst,
+                          "outputs_match": not failed}, indent=1))
+    else:
+        print("PyTorch %s, %d rounds, interleaved; times: median (min-max) ms; ratios: their time / "
+              "mha-tui's in the same round" % (torch.__version__, a.rounds))
+        print("%5s %4s %3s %3s %26s %26s %26s %20s %20s %9s" % (
+            "n", "d", "h", "thr", "mha-tui", "torch fast (eval)", "torch train-mode",
+            "fast/mine", "train/mine", "mismatch"))
+        for r in rows:
+            cell = lambda v, f: ("%s (%s-%s)" % (f, f, f)) % (v["median"], v["min"], v["max"])
+            print("%5d %4d %3d %3d %26s %26s %26s %20s %20s %9.1e" % (
+                r["n"], r["d"], r["h"], r["threads"], cell(r["mine_ms"], "%.4f"),
+                cell(r["fast_ms"], "%.4f"), cell(r["train_ms"], "%.4f"),
+                cell(r["fast_over_mine"], "%.2f"), cell(r["train_over_mine"], "%.2f"),
+                max(r["mismatch"].values())))
+        if worst is not None:
+            print("target: 1 thread, n >= 1024, %.1fx PyTorch's fastest path (median): worst %.2fx %s"
+                  % (TARGET, worst, "met" if worst >= TARGET else "MISSED"))
+    for r in failed:
+        print("compare_torch: outputs differ at n %d d %d h %d, %d threads: %s (tolerance %g)"
+              % (r["n"], r["d"], r["h"], r["threads"], r["mismatch"], TOL), file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ enum mha_status mha_grads_alloc(struct mha_grads *g, const struct mha_config *c)
 	size_t n = (size_t)c->n, d = (size_t)c->d, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
 	size_t nn = (size_t)c->h * n * n;
 	size_t floats = n * d + d * hw + 2 * d * gw + hw * d + n * hw + 2 * nn + n * hw + 2 * n * gw
-	                + n * (size_t)(c->dk > c->d ? c->dk : c->d);
+	                + n * (size_t)(c->dk > c->d ? c->dk : c->d) + hw + 2 * gw + d;
 	memset(g, 0, sizeof *g);
 	float *f = calloc(floats, sizeof(float));
 	if (!f)
@@ -35,6 +35,10 @@ enum mha_status mha_grads_alloc(struct mha_grads *g, const struct mha_config *c)
 	g->q = f;       f += n * hw;
 	g->k = f;       f += n * gw;
 	g->v = f;       f += n * gw;
+	g->bq = f;      f += hw;
+	g->bk = f;      f += gw;
+	g->bv = f;      f += gw;
+	g->bo = f;      f += d;
 	g->work = f;
 	return MHA_OK;
 }
@@ -51,6 +55,17 @@ static void add_block(float *dst, int ld, const float *src, int n, int dk)
 	for (int r = 0; r < n; r++)
 		for (int col = 0; col < dk; col++)
 			dst[(size_t)r * ld + col] += src[(size_t)r * dk + col];
+}
+
+/* out (width) = sum over the n rows of m (n, width); all 0 when m is NULL */
+static void column_sums(const float *m, int n, int width, float *out)
+{
+	for (int col = 0; col < width; col++) {
+		double acc = 0.0;
+		for (int r = 0; m && r < n; r++)
+			acc += m[(size_t)r * width + col];
+		out[col] = (float)acc;
+	}
 }
 
 /* Softmax backward, one head: p = softmax(s) row-wise gives
@@ -128,6 +143,11 @@ void mha_backward(const struct mha_config *c, const struct mha_weights *w,
 		for (size_t e = 0; e < nd; e++)
 			g->x[e] += g->work[e];
 	}
+	// db = 1^T dZ for Z = ... + 1 b: each bias was added to every row
+	column_sums(c->bias ? g->q : NULL, n, hw, g->bq);
+	column_sums(c->bias ? g->k : NULL, n, gw, g->bk);
+	column_sums(c->bias ? g->v : NULL, n, gw, g->bv);
+	column_sums(c->bias ? dy : NULL, n, d, g->bo);
 }
 
 void mha_backward_half_square(const struct mha_config *c, const struct mha_weights *w,

@@ -65,7 +65,7 @@ static bool is_prefix(const unsigned char *keep, int n, int kept)
 /* One row r of P: a prefix mask (none, causal, a causal window from key 0)
  * goes to the row softmax with its limit and top-k; any other mask to the
  * reference row over mha_mask_row's keep vector, top-k included. Beyond
- * the teaching sizes only causal applies (the plan refuses the others). */
+ * the teaching sizes only causal applies (the engine's tiles do the rest). */
 static bool softmax_masked(const struct mha_config *c, int r, const float *s, float *p,
                            softmax_fn *softmax, float *work)
 {

@@ -6,6 +6,9 @@
  * particular): a masked weight is exactly 0, so its gradient through the
  * softmax is 0 whatever the mask was (causal, top-k, a dead row). Top-k's
  * selection is piecewise constant: its gradient is that of the fixed mask.
+ * With cfg.bias the biases' gradients are the column sums of dQ, dK, dV
+ * and dY (each bias is added to every row); X's and the W's gradients do
+ * not change form.
  *
  *     struct mha_grads g;
  *     mha_grads_alloc(&g, &cfg);
@@ -34,6 +37,10 @@ struct mha_grads {
 	float *q;       /* (n, h*dk)   dQ_i = s dS_i K_j                         */
 	float *k;       /* (n, g*dk)   dK_j = sum over heads i of j: s dS_i^T Q_i */
 	float *v;       /* (n, g*dk)   dV_j = sum over heads i of j: P_i^T dO_i  */
+	float *bq;      /* (h*dk)      dL/db^Q = column sums of dQ (cfg.bias; else 0) */
+	float *bk;      /* (g*dk)      dL/db^K = column sums of dK               */
+	float *bv;      /* (g*dk)      dL/db^V = column sums of dV               */
+	float *bo;      /* (d)         dL/db^O = column sums of dY               */
 	float *work;    /* (n, max(dk,d)) scratch for the sums into dK, dV, dX   */
 	void *mem;
 };

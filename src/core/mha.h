@@ -62,7 +62,8 @@ struct mha_config {
 	uint64_t seed;                   /* seed of the last mha_weights_init */
 	bool head_off[MHA_MAX_HEADS];    /* true: head i switched off (pruned) */
 	/* Masks beyond causal (mask.c; all zero = none). They apply to tokens
-	 * 0..MHA_MAX_TOKENS-1 (the planned forward's large path refuses them);
+	 * 0..MHA_MAX_TOKENS-1 (the window to every token; the planned forward's
+	 * large path applies them all, src/engine/flash.c);
 	 * bits at or past n are ignored. */
 	uint64_t pad;                    /* bit t: token t is padding */
 	int window;                      /* sliding window width w; 0 = off */

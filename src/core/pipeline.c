@@ -12,13 +12,22 @@
 
 /* Adding a stage: a row here and in enum pipeline_stage. */
 static const struct pipeline_stage_info stages[PIPELINE_STAGE_COUNT] = {
-	[PIPELINE_PROJECTION] = { "Projection", MHA_T_Q, false },
-	[PIPELINE_RESHAPE] = { "Reshape", MHA_T_Q, false },
-	[PIPELINE_SCORES] = { "Scores", MHA_T_SCORES, true },
-	[PIPELINE_SOFTMAX] = { "Softmax", MHA_T_WEIGHTS, true },
-	[PIPELINE_WEIGHTED_SUM] = { "Weighted sum", MHA_T_HEADS, true },
-	[PIPELINE_CONCAT] = { "Concat", MHA_T_CONCAT, true },
-	[PIPELINE_OUTPUT] = { "W^O", MHA_T_Y, true },
+#define END MHA_T_COUNT
+	/* Q, K, V = X W^Q, X W^K, X W^V */
+	[PIPELINE_PROJECTION] = { "Projection", MHA_T_Q, { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, END }, false },
+	/* Q_i = Q[:, i dk:(i+1) dk]: a view, nothing computed */
+	[PIPELINE_RESHAPE] = { "Reshape", MHA_T_Q, { MHA_T_Q, END }, false },
+	/* S_i = Q_i K_j^T / sqrt(dk) */
+	[PIPELINE_SCORES] = { "Scores", MHA_T_SCORES, { MHA_T_Q, MHA_T_K, END }, true },
+	/* P_i = softmax(mask(S_i)) */
+	[PIPELINE_SOFTMAX] = { "Softmax", MHA_T_WEIGHTS, { MHA_T_SCORES, END }, true },
+	/* O_i = P_i V_j */
+	[PIPELINE_WEIGHTED_SUM] = { "Weighted sum", MHA_T_HEADS, { MHA_T_WEIGHTS, MHA_T_V, END }, true },
+	/* Concat = [O_0 ... O_h-1] */
+	[PIPELINE_CONCAT] = { "Concat", MHA_T_CONCAT, { MHA_T_HEADS, END }, true },
+	/* Y = Concat W^O */
+	[PIPELINE_OUTPUT] = { "W^O", MHA_T_Y, { MHA_T_CONCAT, MHA_T_WO, END }, true },
+#undef END
 };
 
 const struct pipeline_stage_info *pipeline_stage_info(enum pipeline_stage s)

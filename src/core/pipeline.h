@@ -31,9 +31,13 @@ enum pipeline_stage {
 	PIPELINE_STAGE_COUNT
 };
 
+enum { PIPELINE_READS_MAX = 4 };
+
 struct pipeline_stage_info {
 	const char *label;      /* as on screen and in lessons: "Weighted sum" */
 	enum mha_tensor writes; /* the tensor the stage computes (Reshape: Q, seen per head) */
+	/* the tensors it computes from, MHA_T_COUNT after the last */
+	enum mha_tensor reads[PIPELINE_READS_MAX + 1];
 	bool heatmaps;          /* its screen shows the per-head n x n maps */
 };
 

@@ -315,20 +315,18 @@ void flash_tiles_auto(int n, int dk, int lanes, int *br, int *bc)
 		l2 = 512 * 1024;
 	int align = lanes > 0 ? lanes : 1;
 	/* the key and value tiles, 2 bc dk floats, in a quarter of L2 (the
-	 * rest: the score tile, Q and O of the query tile, the other thread's
-	 * share where L2 is shared) */
+	 * rest: Q and O of the query tile, the score tile on its way, the
+	 * other thread's share where L2 is shared); 256 keys at most, past
+	 * which measured times stop improving */
 	long c = l2 / 4 / (2 * (long)dk * (long)sizeof(float));
+	c = c > 256 ? 256 : c;
 	c = c / align * align;
 	if (c < align)
 		c = align;
-	if (c > 512)
-		c = 512;
-	/* the score tile, br bc floats, in half of L1 with the panel of K */
-	long r = l1 / 2 / (c * (long)sizeof(float));
-	if (r < 8)
-		r = 8;
-	if (r > 128)
-		r = 128;
+	/* the score tile, br bc floats, in L1; br a multiple of 24, which the
+	 * kernels' register tiles divide (6 and 8 rows) */
+	long r = l1 / (c * (long)sizeof(float)) / 24 * 24;
+	r = r < 24 ? 24 : r > 96 ? 96 : r;
 	*bc = (int)(c < n ? c : n);
 	*br = (int)(r < n ? r : n);
 }

@@ -25,12 +25,12 @@ struct lesson_arena {
 	struct block *head;
 };
 
-struct lesson_arena *arena_new(void)
+struct lesson_arena *lesson_arena_new(void)
 {
 	return calloc(1, sizeof(struct lesson_arena));
 }
 
-void arena_free(struct lesson_arena *a)
+void lesson_arena_free(struct lesson_arena *a)
 {
 	if (!a)
 		return;
@@ -41,7 +41,7 @@ void arena_free(struct lesson_arena *a)
 	free(a);
 }
 
-size_t arena_size(const struct lesson_arena *a)
+size_t lesson_arena_size(const struct lesson_arena *a)
 {
 	size_t n = 0;
 	for (const struct block *b = a->head; b; b = b->next)
@@ -49,7 +49,7 @@ size_t arena_size(const struct lesson_arena *a)
 	return n;
 }
 
-void *arena_alloc(struct lesson_arena *a, size_t size)
+void *lesson_arena_alloc(struct lesson_arena *a, size_t size)
 {
 	const size_t align = alignof(max_align_t);
 	size = (size + align - 1) / align * align;
@@ -72,24 +72,24 @@ void *arena_alloc(struct lesson_arena *a, size_t size)
 	return p;
 }
 
-char *arena_strndup(struct lesson_arena *a, const char *s, size_t n)
+char *lesson_arena_strndup(struct lesson_arena *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = lesson_arena_alloc(a, n + 1);
 	if (p)
 		memcpy(p, s, n);
 	return p;
 }
 
-char *arena_strdup(struct lesson_arena *a, const char *s)
+char *lesson_arena_strdup(struct lesson_arena *a, const char *s)
 {
-	return arena_strndup(a, s, strlen(s));
+	return lesson_arena_strndup(a, s, strlen(s));
 }
 
-void *arena_push(struct lesson_arena *a, void **array, int *count, int *cap, size_t elem)
+void *lesson_arena_push(struct lesson_arena *a, void **array, int *count, int *cap, size_t elem)
 {
 	if (*count == *cap) {
 		int ncap = *cap ? *cap * 2 : 4;
-		void *bigger = arena_alloc(a, (size_t)ncap * elem);
+		void *bigger = lesson_arena_alloc(a, (size_t)ncap * elem);
 		if (!bigger)
 			return NULL;
 		if (*count)

@@ -28,7 +28,7 @@ static bool name_ok(const char *name)
 	return true;
 }
 
-int asset_read(const char *dir, const char *name, const char *ext, struct lesson_arena *a,
+int lesson_asset_read(const char *dir, const char *name, const char *ext, struct lesson_arena *a,
                char **text, size_t *size, char *why, size_t len)
 {
 	if (!name_ok(name)) {
@@ -49,8 +49,8 @@ int asset_read(const char *dir, const char *name, const char *ext, struct lesson
 		return -1;
 	}
 	/* what a lesson's assets and includes may take, all together */
-	bool over = arena_size(a) + n > LESSON_ASSETS_MAX;
-	char *buf = over || memchr(tmp, '\0', n) ? NULL : arena_alloc(a, n + 1);
+	bool over = lesson_arena_size(a) + n > LESSON_ASSETS_MAX;
+	char *buf = over || memchr(tmp, '\0', n) ? NULL : lesson_arena_alloc(a, n + 1);
 	if (!buf) {
 		snprintf(why, len, "asset %.3000s: %s", path,
 		         over ? "the lesson's assets and includes pass 32 MB: not read"
@@ -87,7 +87,7 @@ static char *next_line(char **p, int *lineno)
 
 static bool blank_or_comment(const char *l)
 {
-	l = skip_blanks(l);
+	l = lesson_skip_blanks(l);
 	return !*l || *l == '#';
 }
 
@@ -95,9 +95,9 @@ static bool blank_or_comment(const char *l)
 static int read_numbers(const char *l, float *out, int max, int *n)
 {
 	*n = 0;
-	for (l = skip_blanks(l); *l; l = skip_blanks(l)) {
+	for (l = lesson_skip_blanks(l); *l; l = lesson_skip_blanks(l)) {
 		double v;
-		if (parse_number(l, &l, &v) != 0 || (*l && *l != ' ' && *l != '\t') ||
+		if (lesson_parse_number(l, &l, &v) != 0 || (*l && *l != ' ' && *l != '\t') ||
 		    v > MHA_VALUE_MAX || v < -MHA_VALUE_MAX)
 			return -1;
 		if (*n >= max)
@@ -107,16 +107,16 @@ static int read_numbers(const char *l, float *out, int max, int *n)
 	return 0;
 }
 
-int asset_load_matrix(const char *dir, struct lesson_op *op, struct lesson_arena *a,
+int lesson_asset_matrix(const char *dir, struct lesson_op *op, struct lesson_arena *a,
                       char *why, size_t len)
 {
 	char *text, *p;
 	size_t size;
-	if (asset_read(dir, op->asset, ".mat", a, &text, &size, why, len) != 0)
+	if (lesson_asset_read(dir, op->asset, ".mat", a, &text, &size, why, len) != 0)
 		return -1;
 	/* at most one float per two bytes of text: "0 " */
 	int max = (int)(size / 2 + 1), rows = 0, cols = -1, lineno = 0;
-	float *data = arena_alloc(a, (size_t)max * sizeof(float));
+	float *data = lesson_arena_alloc(a, (size_t)max * sizeof(float));
 	if (!data) {
 		snprintf(why, len, "out of memory");
 		return -1;
@@ -157,7 +157,7 @@ static int load_features(const char *dir, const char *name, struct lesson_arena 
 {
 	char *text, *p;
 	size_t size;
-	if (asset_read(dir, name, ".feat", a, &text, &size, why, len) != 0)
+	if (lesson_asset_read(dir, name, ".feat", a, &text, &size, why, len) != 0)
 		return -1;
 	int cap = 0, lineno = 0;
 	*count = 0;
@@ -169,7 +169,7 @@ static int load_features(const char *dir, const char *name, struct lesson_arena 
 		if (blank_or_comment(l))
 			continue;
 		char key[MHA_LABEL_MAX + 8];
-		const char *rest = skip_blanks(l);
+		const char *rest = lesson_skip_blanks(l);
 		size_t kl = strcspn(rest, " \t");
 		int n;
 		if (kl >= MHA_LABEL_MAX || read_numbers(rest + kl, tmp, MHA_MAX_D_MODEL, &n) != 0 || n == 0) {
@@ -185,9 +185,9 @@ static int load_features(const char *dir, const char *name, struct lesson_arena 
 		*width = n;
 		memcpy(key, rest, kl);
 		key[kl] = '\0';
-		struct lesson_feature *f = arena_push(a, (void **)out, count, &cap, sizeof *f);
-		float *v = arena_alloc(a, (size_t)n * sizeof(float));
-		if (!f || !v || !(f->key = arena_strdup(a, key))) {
+		struct lesson_feature *f = lesson_arena_push(a, (void **)out, count, &cap, sizeof *f);
+		float *v = lesson_arena_alloc(a, (size_t)n * sizeof(float));
+		if (!f || !v || !(f->key = lesson_arena_strdup(a, key))) {
 			snprintf(why, len, "out of memory");
 			return -1;
 		}
@@ -201,7 +201,7 @@ static int load_features(const char *dir, const char *name, struct lesson_arena 
 	return 0;
 }
 
-int asset_load_embed(const char *dir, struct lesson_op *op, struct lesson_arena *a,
+int lesson_asset_embed(const char *dir, struct lesson_op *op, struct lesson_arena *a,
                      char *why, size_t len)
 {
 	int wt, wp;

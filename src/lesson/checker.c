@@ -6,7 +6,9 @@
  * adds what needs the computation, and the lint rules.
  */
 #include "checker.h"
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 #include "pane.h"
 
@@ -33,7 +35,7 @@ static void check_keys(const struct lesson *l, const struct lesson_step *s, cons
 		int nact = 0;
 		while (lesson_key_actions[nact])
 			nact++;
-		const char *near = nearest_word(action, lesson_key_actions, nact);
+		const char *near = lesson_nearest_word(action, lesson_key_actions, nact);
 		lesson_errors_add(errs, "%s:%d: step '%s': unknown key {key:%s}%s%s%s", l->path, s->line,
 		                  s->id, action, near ? ": did you mean {key:" : "", near ? near : "",
 		                  near ? "}?" : "");

@@ -5,7 +5,9 @@
  * step began, the learner's answer) gives true or false and a short reason
  * the pane shows as it is. Reads only; changes nothing but the run's status.
  */
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 
 #include <math.h>
@@ -34,7 +36,7 @@ static void want_text(const struct lesson_cond *cond, char *buf, size_t len)
 	if (cond->cmp == LESSON_IN)
 		snprintf(buf, len, "want within %g..%g", cond->a, cond->b);
 	else
-		snprintf(buf, len, "want %s %g", cmp_text(cond->cmp), cond->a);
+		snprintf(buf, len, "want %s %g", lesson_cmp_text(cond->cmp), cond->a);
 }
 
 /* "P[1][5][4] = 0.91 > 0.8" when met, "P[1][5][4] = 0.31, want > 0.8" when not. */
@@ -62,13 +64,13 @@ static const float *ref_data(const struct lesson_cond *cond, const struct mha_co
                              const struct mha_weights *w, const struct mha_acts *a,
                              struct mha_shape *s, char *name, size_t nlen, char *why, size_t len)
 {
-	ref_format(&cond->ref, name, nlen);
+	lesson_ref_format(&cond->ref, name, nlen);
 	const float *p = mha_tensor_data(w, a, cond->ref.t);
 	if (!p) {
 		snprintf(why, len, "%s: not computed yet", name);
 		return NULL;
 	}
-	if (ref_check(&cond->ref, c, why, len) != 0)
+	if (lesson_ref_check(&cond->ref, c, why, len) != 0)
 		return NULL;
 	*s = mha_tensor_shape(c, cond->ref.t);
 	return p;
@@ -156,7 +158,7 @@ static bool eval_reduce(const struct lesson_cond *cond, const struct mha_config 
 	snprintf(what, sizeof what, "%s %s", names[cond->reduce], name);
 	struct fold f = { p, NULL, cond->reduce, cond->reduce == 0 ? -INFINITY
 	                                         : cond->reduce == 1 ? INFINITY : 0.0 };
-	ref_visit(&cond->ref, s, fold_cell, &f);
+	lesson_ref_visit(&cond->ref, s, fold_cell, &f);
 	double acc = f.acc;
 	bool ok = compare(acc, cond->cmp, cond->a, cond->b);
 	snprintf(value, sizeof value, "%.4g", acc);
@@ -169,7 +171,7 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
                            const struct mha_acts *a, char *why, size_t len)
 {
 	char name[96];
-	ref_format(&cond->ref, name, sizeof name);
+	lesson_ref_format(&cond->ref, name, sizeof name);
 	if (!run || !run->has_ref) {
 		snprintf(why, len, "%s: no starting point to compare with", name);
 		return false;
@@ -182,10 +184,10 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
 		snprintf(why, len, "%s changed shape since the step began", name);
 		return false;
 	}
-	if (ref_check(&cond->ref, c, why, len) != 0)
+	if (lesson_ref_check(&cond->ref, c, why, len) != 0)
 		return false;
 	struct fold f = { p, p0, 3, 0.0 };
-	ref_visit(&cond->ref, s, fold_cell, &f);
+	lesson_ref_visit(&cond->ref, s, fold_cell, &f);
 	double worst = f.acc;
 	bool ok = worst <= cond->a;
 	snprintf(why, len, "%s moved by at most %.3g since the step began, %s %g", name, worst,

@@ -19,7 +19,7 @@
  *     struct lesson_errors errs = { 0 };
  *     lesson_set_load(&set, dir, &errs);        // what parsed is usable even when errs.count > 0
  *     const struct lesson *l = lesson_set_find(&set, "3");   // or "reshape"
- *     struct lesson_run run;                     // exercise.h
+ *     struct lesson_run run;                     // run.h
  *     lesson_run_start(&run, l, 0, &cfg, &w, msg, sizeof msg);
  *     ... after every mha_forward: lesson_run_eval(&run, &cfg, &w, &acts);
  *     ... draw lesson_run_pane(&run, width, keys, ctx, utf8, &text)  // pane.h
@@ -293,6 +293,12 @@ int lesson_step_index(const struct lesson *l, const char *id);
  * .lesson file. Returns 0 with the directory in out, or -1 with a message
  * listing every path tried and why it did not count. */
 int lesson_find_dir(const char *flag_dir, char *out, size_t outlen, char *msg, size_t len);
+/* lesson_find_dir with its inputs given, for the tests: the flag, the
+ * environment variable's value, the source tree (tried only when
+ * use_source), the installed dir. */
+int lesson_dir_search(const char *flag, const char *env, const char *source, bool use_source,
+                       const char *install, char *out, size_t outlen, char *msg, size_t len);
+
 /* The assets directory for a lessons directory: DIR/assets, DIR/../assets,
  * then beside the source and installed lessons. 0, or -1 with the paths
  * tried in msg. */

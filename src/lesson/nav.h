@@ -8,7 +8,9 @@
 
 #include <stdbool.h>
 
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson.h"
 #include "progress.h"
 

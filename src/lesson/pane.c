@@ -50,11 +50,11 @@ static int add_hanging(struct lesson_text *out, enum lesson_line_kind kind, int 
 static void fit(char *out, size_t len, const char *s, int width, bool utf8)
 {
 	const char *dots = utf8 ? "\u2026" : "...";
-	if (width <= 0 || text_width(s) <= width) {
+	if (width <= 0 || lesson_utf8_width(s) <= width) {
 		snprintf(out, len, "%s", s);
 		return;
 	}
-	int room = width - text_width(dots), cut = room > 0 ? (int)text_prefix(s, room) : 0;
+	int room = width - lesson_utf8_width(dots), cut = room > 0 ? (int)lesson_utf8_prefix(s, room) : 0;
 	while (cut > 0 && s[cut - 1] == ' ')
 		cut--;
 	snprintf(out, len, "%.*s%s", cut, s, dots);
@@ -173,8 +173,8 @@ static void menu_line(char *line, size_t len, const struct lesson *l, const char
 	char head[32], count[32], title[400];
 	snprintf(head, sizeof head, "%2d %s ", l->number, mark);
 	snprintf(count, sizeof count, "(%d/%d)", exercises, l->nexercises);
-	int room = width - text_width(head) - 1 - text_width(count); /* for the title */
-	if (width <= 0 || room >= text_width(l->title) || room >= 8) {
+	int room = width - lesson_utf8_width(head) - 1 - lesson_utf8_width(count); /* for the title */
+	if (width <= 0 || room >= lesson_utf8_width(l->title) || room >= 8) {
 		fit(title, sizeof title, l->title, width <= 0 ? 0 : room, utf8);
 		snprintf(line, len, "%s%s %s", head, title, count);
 	} else {

@@ -16,53 +16,10 @@
 
 #include <stdbool.h>
 
-#include "exercise.h"
 #include "lesson.h"
 #include "progress.h"
-
-typedef const char *lesson_key_fn(const char *action, void *ctx);
-
-/* Every ACTION a lesson may name in {key:ACTION}, NULL-terminated. */
-extern const char *const lesson_key_actions[];
-bool lesson_key_action_known(const char *action);
-
-enum lesson_line_kind {
-	LESSON_LINE_BLANK,
-	LESSON_LINE_TITLE,     /* lesson or step heading */
-	LESSON_LINE_PROSE,     /* re-wrapped text */
-	LESSON_LINE_VERBATIM,  /* an indented line, as written (formulas, tables) */
-	LESSON_LINE_QUESTION,
-	LESSON_LINE_CHOICE,
-	LESSON_LINE_ANSWER,    /* what the learner answered, and whether it is right */
-	LESSON_LINE_MET,       /* the goal holds: draw with the tick / success colour */
-	LESSON_LINE_UNMET,     /* the goal does not hold yet */
-	LESSON_LINE_HINT,
-	LESSON_LINE_SOLUTION,
-	LESSON_LINE_KEYS,      /* which keys do what here */
-	LESSON_LINE_MENU,      /* a lesson in the menu */
-	LESSON_LINE_MENU_DONE, /* a lesson in the menu, done */
-};
-
-struct lesson_line {
-	enum lesson_line_kind kind;
-	char *text;  /* UTF-8, at most `width` characters */
-};
-
-struct lesson_text {
-	struct lesson_line *lines;
-	int count, cap;
-};
-void lesson_text_free(struct lesson_text *t);
-/* Append one line, cut at width characters (no cut when width <= 0). 0 or -1. */
-int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width);
-
-/* Append prose wrapped to width characters: lines separated by a blank
- * line are paragraphs, re-wrapped (kind: LESSON_LINE_PROSE, or `kind` for
- * continuation text such as hints); lines that start with a space or tab
- * are verbatim (tabs as 4 spaces, cut at the width). keys may be NULL.
- * Returns 0, or -1 when out of memory. */
-int lesson_wrap(struct lesson_text *out, const char *prose, int width, enum lesson_line_kind kind,
-                lesson_key_fn *keys, void *ctx);
+#include "run.h"
+#include "wrap.h"
 
 /* The whole pane of the run's step: heading, prose, question and choices,
  * the goal's status (with a tick: "✓" when utf8, else "[x]"), the hints

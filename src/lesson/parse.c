@@ -23,7 +23,7 @@
 
 enum where { HEADER = 1, STEP = 2, ANYWHERE = 3 };
 
-void parser_err(struct parser *ps, int line, const char *fmt, ...)
+void lesson_parser_err(struct parser *ps, int line, const char *fmt, ...)
 {
 	char why[768];
 	va_list ap;
@@ -34,11 +34,11 @@ void parser_err(struct parser *ps, int line, const char *fmt, ...)
 	ps->nerr++;
 }
 
-void *parser_need(struct parser *ps, void *p)
+void *lesson_parser_need(struct parser *ps, void *p)
 {
 	if (!p && !ps->oom) {
 		ps->oom = true;
-		parser_err(ps, ps->line, "out of memory");
+		lesson_parser_err(ps, ps->line, "out of memory");
 	}
 	return p;
 }
@@ -61,7 +61,7 @@ static void prose_add(struct parser *ps, const char *text)
 	size_t n = strlen(text);
 	if (ps->prose_len + n + 2 > ps->prose_cap) {
 		size_t cap = (ps->prose_len + n + 2) * 2;
-		char *p = parser_need(ps, realloc(ps->prose, cap));
+		char *p = lesson_parser_need(ps, realloc(ps->prose, cap));
 		if (!p)
 			return;
 		ps->prose = p;
@@ -90,7 +90,7 @@ static void prose_finish(struct parser *ps)
 		else if (p[i] != ' ' && p[i] != '\t')
 			break;
 	}
-	s->prose = parser_need(ps, arena_strndup(ps->a, p + start, n - start));
+	s->prose = lesson_parser_need(ps, lesson_arena_strndup(ps->a, p + start, n - start));
 	ps->prose_len = 0;
 }
 
@@ -101,12 +101,12 @@ static void d_lesson(struct parser *ps, const char *arg)
 	long long n;
 	const char *end;
 	if (ps->number_line) {
-		parser_err(ps, ps->line, "@lesson given twice (first at line %d)", ps->number_line);
+		lesson_parser_err(ps, ps->line, "@lesson given twice (first at line %d)", ps->number_line);
 		return;
 	}
 	ps->number_line = ps->l->number_line = ps->line;
-	if (parse_int(arg, &end, &n) != 0 || *skip_blanks(end) || n < 1 || n > 99) {
-		parser_err(ps, ps->line, "bad lesson number '%.20s': @lesson takes a whole number 1..99", arg);
+	if (lesson_parse_int(arg, &end, &n) != 0 || *lesson_skip_blanks(end) || n < 1 || n > 99) {
+		lesson_parser_err(ps, ps->line, "bad lesson number '%.20s': @lesson takes a whole number 1..99", arg);
 		return;
 	}
 	ps->l->number = (int)n;
@@ -116,15 +116,15 @@ static void d_text(struct parser *ps, const char *arg, const char **dst, int *li
                    const char *what)
 {
 	if (*line) {
-		parser_err(ps, ps->line, "@%s given twice (first at line %d)", what, *line);
+		lesson_parser_err(ps, ps->line, "@%s given twice (first at line %d)", what, *line);
 		return;
 	}
 	*line = ps->line;
 	if (!*arg) {
-		parser_err(ps, ps->line, "@%s needs its text on the same line", what);
+		lesson_parser_err(ps, ps->line, "@%s needs its text on the same line", what);
 		return;
 	}
-	*dst = parser_need(ps, arena_strdup(ps->a, arg));
+	*dst = lesson_parser_need(ps, lesson_arena_strdup(ps->a, arg));
 }
 
 static void d_title(struct parser *ps, const char *arg)
@@ -144,7 +144,7 @@ static void d_step(struct parser *ps, const char *arg)
 	char id[LESSON_ID_MAX + 8];
 	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-_");
 	if (n == 0 || n >= LESSON_ID_MAX || (arg[n] && arg[n] != ' ' && arg[n] != '\t')) {
-		parser_err(ps, ps->line, "@step needs an id: lower-case letters, digits, '-' and '_', at most %d "
+		lesson_parser_err(ps, ps->line, "@step needs an id: lower-case letters, digits, '-' and '_', at most %d "
 		    "bytes (\"@step scores-2 Title\")", LESSON_ID_MAX - 1);
 		n = (size_t)snprintf(id, sizeof id, "step-at-line-%d", ps->line);
 	} else {
@@ -153,17 +153,17 @@ static void d_step(struct parser *ps, const char *arg)
 	}
 	for (int i = 0; i < ps->l->nsteps; i++)
 		if (!strcmp(ps->l->steps[i].id, id))
-			parser_err(ps, ps->line, "duplicate step id '%s' (also at line %d): ids must be unique in a "
+			lesson_parser_err(ps, ps->line, "duplicate step id '%s' (also at line %d): ids must be unique in a "
 			    "lesson", id, ps->l->steps[i].line);
 	prose_finish(ps);
-	struct lesson_step *s = parser_need(ps, arena_push(ps->a, (void **)&ps->l->steps, &ps->l->nsteps,
+	struct lesson_step *s = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&ps->l->steps, &ps->l->nsteps,
 	                                            &ps->steps_cap, sizeof *s));
 	if (!s)
 		return;
 	ps->cur = ps->l->nsteps - 1;
 	memset(&ps->step_caps, 0, sizeof ps->step_caps);
-	s->id = parser_need(ps, arena_strdup(ps->a, id));
-	s->title = parser_need(ps, arena_strdup(ps->a, skip_blanks(arg + n)));
+	s->id = lesson_parser_need(ps, lesson_arena_strdup(ps->a, id));
+	s->title = lesson_parser_need(ps, lesson_arena_strdup(ps->a, lesson_skip_blanks(arg + n)));
 	s->line = ps->line;
 	s->focus = -1;
 }
@@ -175,40 +175,40 @@ static void d_config(struct parser *ps, const char *arg)
 	struct caps *caps;
 	struct lesson_setup *su = setup(ps, &caps);
 	if (su->config_line)
-		parser_err(ps, ps->line, "@config given twice here (first at line %d): put every field "
+		lesson_parser_err(ps, ps->line, "@config given twice here (first at line %d): put every field "
 		           "on one line", su->config_line);
 	su->config_line = ps->line;
 	static const char *const fields[LESSON_Q_CONFIG_COUNT] = {
 		"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed",
 	};
-	const char *p = skip_blanks(arg);
+	const char *p = lesson_skip_blanks(arg);
 	if (!*p)
-		parser_err(ps, ps->line, "@config needs fields: @config tokens=8 d_model=16 heads=4");
+		lesson_parser_err(ps, ps->line, "@config needs fields: @config tokens=8 d_model=16 heads=4");
 	while (*p) {
 		char name[32];
-		const char *q = read_word(p, name, sizeof name);
-		enum lesson_qty f = qty_by_name(name);
+		const char *q = lesson_read_word(p, name, sizeof name);
+		enum lesson_qty f = lesson_qty_by_name(name);
 		if (*q != '=' || f >= LESSON_Q_CONFIG_COUNT) {
-			const char *near = nearest_word(name, fields, LESSON_Q_CONFIG_COUNT);
+			const char *near = lesson_nearest_word(name, fields, LESSON_Q_CONFIG_COUNT);
 			if (*q != '=' && f < LESSON_Q_CONFIG_COUNT)
-				parser_err(ps, ps->line, "@config: write %s=VALUE, with no spaces around '='", name);
+				lesson_parser_err(ps, ps->line, "@config: write %s=VALUE, with no spaces around '='", name);
 			else if (near)
-				parser_err(ps, ps->line, "@config: unknown field '%s': did you mean %s?", name, near);
+				lesson_parser_err(ps, ps->line, "@config: unknown field '%s': did you mean %s?", name, near);
 			else
-				parser_err(ps, ps->line, "@config: unknown field '%.24s': fields are tokens, d_model, "
+				lesson_parser_err(ps, ps->line, "@config: unknown field '%.24s': fields are tokens, d_model, "
 				    "heads, kv_heads, d_k, causal, top_k, scale, seed", name);
 			return;
 		}
 		double v;
-		if (parse_qty_value(q + 1, &q, &v) != 0 || (*q && *q != ' ' && *q != '\t') ||
+		if (lesson_parse_qty_value(q + 1, &q, &v) != 0 || (*q && *q != ' ' && *q != '\t') ||
 		    v != floor(v) || v < 0 || v > (f == LESSON_Q_SEED ? 9e15 : 1e6)) {
-			parser_err(ps, ps->line, "@config: %s needs a whole number >= 0%s", name,
+			lesson_parser_err(ps, ps->line, "@config: %s needs a whole number >= 0%s", name,
 			    f == LESSON_Q_CAUSAL || f == LESSON_Q_SCALE ? " or on / off" : "");
 			return;
 		}
 		su->given |= 1u << f;
 		su->value[f] = (long long)v;
-		p = skip_blanks(q);
+		p = lesson_skip_blanks(q);
 	}
 }
 
@@ -217,34 +217,34 @@ static void d_labels(struct parser *ps, const char *arg)
 	struct caps *caps;
 	struct lesson_setup *su = setup(ps, &caps);
 	if (su->labels_line)
-		parser_err(ps, ps->line, "@labels given twice here (first at line %d)", su->labels_line);
+		lesson_parser_err(ps, ps->line, "@labels given twice here (first at line %d)", su->labels_line);
 	su->labels_line = ps->line;
 	su->nlabels = 0;
-	for (const char *p = skip_blanks(arg); *p; p = skip_blanks(p)) {
+	for (const char *p = lesson_skip_blanks(arg); *p; p = lesson_skip_blanks(p)) {
 		size_t n = strcspn(p, " \t");
 		if (n >= MHA_LABEL_MAX) {
-			parser_err(ps, ps->line, "label '%.20s' is too long: at most %d bytes", p, MHA_LABEL_MAX - 1);
+			lesson_parser_err(ps, ps->line, "label '%.20s' is too long: at most %d bytes", p, MHA_LABEL_MAX - 1);
 			return;
 		}
 		if (su->nlabels >= MHA_MAX_TOKENS) {
-			parser_err(ps, ps->line, "more than %d labels", MHA_MAX_TOKENS);
+			lesson_parser_err(ps, ps->line, "more than %d labels", MHA_MAX_TOKENS);
 			return;
 		}
-		const char **slot = parser_need(ps, arena_push(ps->a, (void **)&su->labels, &su->nlabels,
+		const char **slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&su->labels, &su->nlabels,
 		                                        &caps->labels, sizeof *slot));
-		if (!slot || !(*slot = parser_need(ps, arena_strndup(ps->a, p, n))))
+		if (!slot || !(*slot = lesson_parser_need(ps, lesson_arena_strndup(ps->a, p, n))))
 			return;
 		p += n;
 	}
 	if (su->nlabels == 0)
-		parser_err(ps, ps->line, "@labels needs one word per token");
+		lesson_parser_err(ps, ps->line, "@labels needs one word per token");
 }
 
 static struct lesson_op *new_op(struct parser *ps, enum lesson_op_kind kind)
 {
 	struct caps *caps;
 	struct lesson_setup *su = setup(ps, &caps);
-	struct lesson_op *op = parser_need(ps, arena_push(ps->a, (void **)&su->ops, &su->nops, &caps->ops,
+	struct lesson_op *op = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&su->ops, &su->nops, &caps->ops,
 	                                           sizeof *op));
 	if (op) {
 		op->kind = kind;
@@ -258,13 +258,13 @@ static int input_tensor(struct parser *ps, const char *arg, const char *what, en
                         const char **rest)
 {
 	char name[32];
-	const char *q = read_word(skip_blanks(arg), name, sizeof name);
-	*t = tensor_by_name(name);
+	const char *q = lesson_read_word(lesson_skip_blanks(arg), name, sizeof name);
+	*t = lesson_tensor_by_name(name);
 	if (*t == MHA_T_COUNT || !mha_tensor_info(*t)->input) {
-		parser_err(ps, ps->line, "%s: '%.24s' is not an input: use X, W^Q, W^K, W^V or W^O", what, name);
+		lesson_parser_err(ps, ps->line, "%s: '%.24s' is not an input: use X, W^Q, W^K, W^V or W^O", what, name);
 		return -1;
 	}
-	*rest = skip_blanks(q);
+	*rest = lesson_skip_blanks(q);
 	return 0;
 }
 
@@ -275,7 +275,7 @@ static void d_matrix(struct parser *ps, const char *arg)
 	if (input_tensor(ps, arg, "@matrix", &t, &rest) != 0)
 		return;
 	if (*rest)
-		parser_err(ps, ps->line, "@matrix takes only the matrix name; its rows follow, then @end");
+		lesson_parser_err(ps, ps->line, "@matrix takes only the matrix name; its rows follow, then @end");
 	struct lesson_op *op = new_op(ps, LESSON_OP_MATRIX);
 	if (!op)
 		return;
@@ -289,20 +289,20 @@ static void d_matrix(struct parser *ps, const char *arg)
 static void block_row(struct parser *ps, const char *l)
 {
 	int n = 0;
-	for (l = skip_blanks(l); *l; l = skip_blanks(l)) {
+	for (l = lesson_skip_blanks(l); *l; l = lesson_skip_blanks(l)) {
 		double v;
-		if (parse_number(l, &l, &v) != 0 || (*l && *l != ' ' && *l != '\t') ||
+		if (lesson_parse_number(l, &l, &v) != 0 || (*l && *l != ' ' && *l != '\t') ||
 		    fabs(v) > MHA_VALUE_MAX) {
-			parser_err(ps, ps->line, "matrix row: '%.20s' is not a number within +-1e6", l);
+			lesson_parser_err(ps, ps->line, "matrix row: '%.20s' is not a number within +-1e6", l);
 			return;
 		}
 		if (ps->nvals == ps->vals_cap) {
 			int cap = ps->vals_cap ? ps->vals_cap * 2 : 256;
 			if (cap > MHA_MAX_D_MODEL * MHA_MAX_WIDTH) {
-				parser_err(ps, ps->line, "matrix too large");
+				lesson_parser_err(ps, ps->line, "matrix too large");
 				return;
 			}
-			float *r = parser_need(ps, realloc(ps->rows, (size_t)cap * sizeof *r));
+			float *r = lesson_parser_need(ps, realloc(ps->rows, (size_t)cap * sizeof *r));
 			if (!r)
 				return;
 			ps->rows = r;
@@ -312,7 +312,7 @@ static void block_row(struct parser *ps, const char *l)
 		n++;
 	}
 	if (ps->block_cols >= 0 && n != ps->block_cols) {
-		parser_err(ps, ps->line, "matrix row has %d numbers where the rows above have %d", n,
+		lesson_parser_err(ps, ps->line, "matrix row has %d numbers where the rows above have %d", n,
 		    ps->block_cols);
 		ps->nvals -= n;
 		return;
@@ -326,10 +326,10 @@ static void block_close(struct parser *ps)
 	struct lesson_op *op = ps->block;
 	ps->block = NULL;
 	if (ps->block_rows == 0) {
-		parser_err(ps, ps->block_line, "@matrix block has no rows");
+		lesson_parser_err(ps, ps->block_line, "@matrix block has no rows");
 		return;
 	}
-	op->data = parser_need(ps, arena_alloc(ps->a, (size_t)ps->nvals * sizeof(float)));
+	op->data = lesson_parser_need(ps, lesson_arena_alloc(ps->a, (size_t)ps->nvals * sizeof(float)));
 	if (!op->data)
 		return;
 	memcpy(op->data, ps->rows, (size_t)ps->nvals * sizeof(float));
@@ -340,12 +340,12 @@ static void block_close(struct parser *ps)
 static void d_end(struct parser *ps, const char *arg)
 {
 	(void)arg;
-	parser_err(ps, ps->line, "@end without an open @matrix block");
+	lesson_parser_err(ps, ps->line, "@end without an open @matrix block");
 }
 
 static void asset_error(struct parser *ps, const char *why)
 {
-	parser_err(ps, ps->line, "%s", why);
+	lesson_parser_err(ps, ps->line, "%s", why);
 }
 
 static void d_preset(struct parser *ps, const char *arg)
@@ -355,17 +355,17 @@ static void d_preset(struct parser *ps, const char *arg)
 	char name[80], why[512];
 	if (input_tensor(ps, arg, "@preset", &t, &rest) != 0)
 		return;
-	const char *after = read_word(rest, name, sizeof name);
-	if (!name[0] || *skip_blanks(after)) {
-		parser_err(ps, ps->line, "@preset takes a matrix and an asset name: @preset W^Q sentence-wq");
+	const char *after = lesson_read_word(rest, name, sizeof name);
+	if (!name[0] || *lesson_skip_blanks(after)) {
+		lesson_parser_err(ps, ps->line, "@preset takes a matrix and an asset name: @preset W^Q sentence-wq");
 		return;
 	}
 	struct lesson_op *op = new_op(ps, LESSON_OP_MATRIX);
 	if (!op)
 		return;
 	op->t = t;
-	op->asset = parser_need(ps, arena_strdup(ps->a, name));
-	if (op->asset && asset_load_matrix(ps->assets_dir, op, ps->a, why, sizeof why) != 0)
+	op->asset = lesson_parser_need(ps, lesson_arena_strdup(ps->a, name));
+	if (op->asset && lesson_asset_matrix(ps->assets_dir, op, ps->a, why, sizeof why) != 0)
 		asset_error(ps, why);
 }
 
@@ -377,7 +377,7 @@ static void d_fill(struct parser *ps, const char *arg)
 		return;
 	bool zero = !strcmp(rest, "zero"), identity = !strcmp(rest, "identity");
 	if (!zero && !identity) {
-		parser_err(ps, ps->line, "@fill %s needs 'zero' or 'identity'", mha_tensor_info(t)->name);
+		lesson_parser_err(ps, ps->line, "@fill %s needs 'zero' or 'identity'", mha_tensor_info(t)->name);
 		return;
 	}
 	struct lesson_op *op = new_op(ps, zero ? LESSON_OP_ZERO : LESSON_OP_IDENTITY);
@@ -388,10 +388,10 @@ static void d_fill(struct parser *ps, const char *arg)
 static void d_embed(struct parser *ps, const char *arg)
 {
 	char tok[80], pos[80], why[512];
-	const char *p = read_word(skip_blanks(arg), tok, sizeof tok);
-	p = read_word(skip_blanks(p), pos, sizeof pos);
-	if (!tok[0] || !pos[0] || *skip_blanks(p)) {
-		parser_err(ps, ps->line, "@embed takes two assets: token features, position features "
+	const char *p = lesson_read_word(lesson_skip_blanks(arg), tok, sizeof tok);
+	p = lesson_read_word(lesson_skip_blanks(p), pos, sizeof pos);
+	if (!tok[0] || !pos[0] || *lesson_skip_blanks(p)) {
+		lesson_parser_err(ps, ps->line, "@embed takes two assets: token features, position features "
 		    "(@embed sentence-tokens sentence-positions)");
 		return;
 	}
@@ -399,9 +399,9 @@ static void d_embed(struct parser *ps, const char *arg)
 	if (!op)
 		return;
 	op->t = MHA_T_X;
-	op->asset = parser_need(ps, arena_strdup(ps->a, tok));
-	op->asset2 = parser_need(ps, arena_strdup(ps->a, pos));
-	if (op->asset && op->asset2 && asset_load_embed(ps->assets_dir, op, ps->a, why, sizeof why) != 0)
+	op->asset = lesson_parser_need(ps, lesson_arena_strdup(ps->a, tok));
+	op->asset2 = lesson_parser_need(ps, lesson_arena_strdup(ps->a, pos));
+	if (op->asset && op->asset2 && lesson_asset_embed(ps->assets_dir, op, ps->a, why, sizeof why) != 0)
 		asset_error(ps, why);
 }
 
@@ -409,12 +409,12 @@ static void d_set(struct parser *ps, const char *arg)
 {
 	struct lesson_edit e = { 0 };
 	char why[256];
-	if (parse_edit(arg, &e, ps->a, false, why, sizeof why) != 0) {
-		parser_err(ps, ps->line, "@set: %s", why);
+	if (lesson_parse_edit(arg, &e, ps->a, false, why, sizeof why) != 0) {
+		lesson_parser_err(ps, ps->line, "@set: %s", why);
 		return;
 	}
 	if (e.kind == LESSON_EDIT_CONFIG) {
-		parser_err(ps, ps->line, "@set: put %s in @config", lesson_qty_name(e.field));
+		lesson_parser_err(ps, ps->line, "@set: put %s in @config", lesson_qty_name(e.field));
 		return;
 	}
 	struct lesson_op *op = new_op(ps, LESSON_OP_EDIT);
@@ -428,9 +428,9 @@ static void d_set(struct parser *ps, const char *arg)
 
 static void d_focus(struct parser *ps, const char *arg)
 {
-	int st = stage_by_name(arg);
+	int st = lesson_stage_by_name(arg);
 	if (st < 0) {
-		parser_err(ps, ps->line, "@focus: '%.24s' is not a stage: Projection, Reshape, Scores, Softmax, "
+		lesson_parser_err(ps, ps->line, "@focus: '%.24s' is not a stage: Projection, Reshape, Scores, Softmax, "
 		    "Weighted sum, Concat, W^O (or 1-7)", arg);
 		return;
 	}
@@ -442,9 +442,9 @@ static int ref_arg(struct parser *ps, const char *arg, struct lesson_ref *ref, c
 {
 	char why[256] = "";
 	const char *end = arg;
-	if (parse_ref(arg, &end, ref, why, sizeof why) == 0 && !*skip_blanks(end))
+	if (lesson_parse_ref(arg, &end, ref, why, sizeof why) == 0 && !*lesson_skip_blanks(end))
 		return 0;
-	parser_err(ps, ps->line, "%s: %s", what, why[0] ? why : "unexpected text after the cells");
+	lesson_parser_err(ps, ps->line, "%s: %s", what, why[0] ? why : "unexpected text after the cells");
 	return -1;
 }
 
@@ -455,9 +455,9 @@ static void d_highlight(struct parser *ps, const char *arg)
 	if (!strncmp(arg, "head ", 5)) {
 		long long h;
 		const char *end;
-		if (parse_int(skip_blanks(arg + 5), &end, &h) != 0 || *skip_blanks(end) || h < 0 ||
+		if (lesson_parse_int(lesson_skip_blanks(arg + 5), &end, &h) != 0 || *lesson_skip_blanks(end) || h < 0 ||
 		    h >= MHA_MAX_HEADS) {
-			parser_err(ps, ps->line, "@highlight head H: H must be a head number");
+			lesson_parser_err(ps, ps->line, "@highlight head H: H must be a head number");
 			return;
 		}
 		m.is_head = true;
@@ -465,7 +465,7 @@ static void d_highlight(struct parser *ps, const char *arg)
 	} else if (ref_arg(ps, arg, &m.ref, "@highlight takes 'head H' or cells (P[0][3])") != 0) {
 		return;
 	}
-	struct lesson_mark *slot = parser_need(ps, arena_push(ps->a, (void **)&s->marks, &s->nmarks,
+	struct lesson_mark *slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->marks, &s->nmarks,
 	                                               &ps->step_caps.marks, sizeof *slot));
 	if (slot)
 		*slot = m;
@@ -475,7 +475,7 @@ static void d_hide(struct parser *ps, const char *arg)
 {
 	struct lesson_step *s = step(ps);
 	struct lesson_hide h = { 0 };
-	int st = stage_by_name(arg);
+	int st = lesson_stage_by_name(arg);
 	if (!strcmp(arg, "counts")) {
 		h.kind = LESSON_HIDE_COUNTS;
 	} else if (st >= 0) {
@@ -486,7 +486,7 @@ static void d_hide(struct parser *ps, const char *arg)
 		if (ref_arg(ps, arg, &h.ref, "@hide takes a stage, 'counts' or cells (P[0][3])") != 0)
 			return;
 	}
-	struct lesson_hide *slot = parser_need(ps, arena_push(ps->a, (void **)&s->hides, &s->nhides,
+	struct lesson_hide *slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->hides, &s->nhides,
 	                                               &ps->step_caps.hides, sizeof *slot));
 	if (slot)
 		*slot = h;
@@ -499,13 +499,13 @@ static void d_goal(struct parser *ps, const char *arg)
 	struct lesson_step *s = step(ps);
 	struct lesson_cond c = { 0 };
 	char why[256];
-	if (parse_cond(arg, &c, why, sizeof why) != 0) {
-		parser_err(ps, ps->line, "@goal: %s", why);
+	if (lesson_parse_cond(arg, &c, why, sizeof why) != 0) {
+		lesson_parser_err(ps, ps->line, "@goal: %s", why);
 		return;
 	}
 	c.line = ps->line;
-	c.text = parser_need(ps, arena_strdup(ps->a, arg));
-	struct lesson_cond *slot = parser_need(ps, arena_push(ps->a, (void **)&s->goals, &s->ngoals,
+	c.text = lesson_parser_need(ps, lesson_arena_strdup(ps->a, arg));
+	struct lesson_cond *slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->goals, &s->ngoals,
 	                                               &ps->step_caps.goals, sizeof *slot));
 	if (slot)
 		*slot = c;
@@ -515,13 +515,13 @@ static void d_hint(struct parser *ps, const char *arg)
 {
 	struct lesson_step *s = step(ps);
 	if (!*arg) {
-		parser_err(ps, ps->line, "@hint needs its text on the same line");
+		lesson_parser_err(ps, ps->line, "@hint needs its text on the same line");
 		return;
 	}
-	const char **slot = parser_need(ps, arena_push(ps->a, (void **)&s->hints, &s->nhints,
+	const char **slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->hints, &s->nhints,
 	                                        &ps->step_caps.hints, sizeof *slot));
 	if (slot)
-		*slot = parser_need(ps, arena_strdup(ps->a, arg));
+		*slot = lesson_parser_need(ps, lesson_arena_strdup(ps->a, arg));
 }
 
 static void d_solution(struct parser *ps, const char *arg)
@@ -529,12 +529,12 @@ static void d_solution(struct parser *ps, const char *arg)
 	struct lesson_step *s = step(ps);
 	struct lesson_edit e = { 0 };
 	char why[256];
-	if (parse_edit(arg, &e, ps->a, true, why, sizeof why) != 0) {
-		parser_err(ps, ps->line, "@solution: %s", why);
+	if (lesson_parse_edit(arg, &e, ps->a, true, why, sizeof why) != 0) {
+		lesson_parser_err(ps, ps->line, "@solution: %s", why);
 		return;
 	}
 	e.line = ps->line;
-	struct lesson_edit *slot = parser_need(ps, arena_push(ps->a, (void **)&s->solution, &s->nsolution,
+	struct lesson_edit *slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->solution, &s->nsolution,
 	                                               &ps->step_caps.solution, sizeof *slot));
 	if (slot)
 		*slot = e;
@@ -544,17 +544,17 @@ static void d_question(struct parser *ps, const char *arg)
 {
 	struct lesson_step *s = step(ps);
 	if (s->question) {
-		parser_err(ps, ps->line, "one @question per step (the first is at line %d)", s->question->line);
+		lesson_parser_err(ps, ps->line, "one @question per step (the first is at line %d)", s->question->line);
 		return;
 	}
 	if (!*arg) {
-		parser_err(ps, ps->line, "@question needs its text on the same line");
+		lesson_parser_err(ps, ps->line, "@question needs its text on the same line");
 		return;
 	}
-	s->question = parser_need(ps, arena_alloc(ps->a, sizeof *s->question));
+	s->question = lesson_parser_need(ps, lesson_arena_alloc(ps->a, sizeof *s->question));
 	if (!s->question)
 		return;
-	s->question->text = parser_need(ps, arena_strdup(ps->a, arg));
+	s->question->text = lesson_parser_need(ps, lesson_arena_strdup(ps->a, arg));
 	s->question->line = ps->line;
 }
 
@@ -562,7 +562,7 @@ static struct lesson_question *question(struct parser *ps, const char *what)
 {
 	struct lesson_question *q = step(ps)->question;
 	if (!q)
-		parser_err(ps, ps->line, "@%s before any @question in this step", what);
+		lesson_parser_err(ps, ps->line, "@%s before any @question in this step", what);
 	return q;
 }
 
@@ -572,20 +572,20 @@ static void d_choice(struct parser *ps, const char *arg)
 	if (!q)
 		return;
 	size_t n = strcspn(arg, " \t");
-	const char *text = skip_blanks(arg + n);
+	const char *text = lesson_skip_blanks(arg + n);
 	if (n == 0 || n > 8 || !*text) {
-		parser_err(ps, ps->line, "@choice takes a short key and its text: @choice a the previous token");
+		lesson_parser_err(ps, ps->line, "@choice takes a short key and its text: @choice a the previous token");
 		return;
 	}
 	for (int i = 0; i < q->nchoices; i++)
 		if (strlen(q->choices[i].key) == n && !strncmp(q->choices[i].key, arg, n))
-			parser_err(ps, ps->line, "choice '%.8s' given twice", arg);
-	struct lesson_choice *c = parser_need(ps, arena_push(ps->a, (void **)&q->choices, &q->nchoices,
+			lesson_parser_err(ps, ps->line, "choice '%.8s' given twice", arg);
+	struct lesson_choice *c = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&q->choices, &q->nchoices,
 	                                              &ps->step_caps.choices, sizeof *c));
 	if (!c)
 		return;
-	c->key = parser_need(ps, arena_strndup(ps->a, arg, n));
-	c->text = parser_need(ps, arena_strdup(ps->a, text));
+	c->key = lesson_parser_need(ps, lesson_arena_strndup(ps->a, arg, n));
+	c->text = lesson_parser_need(ps, lesson_arena_strdup(ps->a, text));
 }
 
 static void d_answer(struct parser *ps, const char *arg)
@@ -594,22 +594,22 @@ static void d_answer(struct parser *ps, const char *arg)
 	if (!q)
 		return;
 	if (q->answer) {
-		parser_err(ps, ps->line, "@answer given twice");
+		lesson_parser_err(ps, ps->line, "@answer given twice");
 		return;
 	}
 	if (!*arg) {
-		parser_err(ps, ps->line, "@answer needs the right choice's key, or a number");
+		lesson_parser_err(ps, ps->line, "@answer needs the right choice's key, or a number");
 		return;
 	}
-	q->answer = parser_need(ps, arena_strdup(ps->a, arg));
+	q->answer = lesson_parser_need(ps, lesson_arena_strdup(ps->a, arg));
 }
 
 static void d_include(struct parser *ps, const char *arg)
 {
 	char *text, why[512];
 	size_t size;
-	if (asset_read(ps->assets_dir, arg, ".txt", ps->a, &text, &size, why, sizeof why) != 0) {
-		parser_err(ps, ps->line, "@include: %s", why);
+	if (lesson_asset_read(ps->assets_dir, arg, ".txt", ps->a, &text, &size, why, sizeof why) != 0) {
+		lesson_parser_err(ps, ps->line, "@include: %s", why);
 		return;
 	}
 	/* included text is shown verbatim: indent every line */
@@ -650,21 +650,21 @@ const char *lesson_nearest_directive(const char *word)
 	const char *names[NDIRECTIVES];
 	for (int i = 0; i < NDIRECTIVES; i++)
 		names[i] = directives[i].name;
-	return nearest_word(word, names, NDIRECTIVES);
+	return lesson_nearest_word(word, names, NDIRECTIVES);
 }
 
 static void directive(struct parser *ps, const char *l)
 {
 	char word[32];
-	const char *after = read_word(l + 1, word, sizeof word);
+	const char *after = lesson_read_word(l + 1, word, sizeof word);
 	/* the argument: the rest, without blanks at either end */
 	char arg[2048];
-	const char *a = skip_blanks(after);
+	const char *a = lesson_skip_blanks(after);
 	size_t n = strlen(a);
 	while (n && (a[n - 1] == ' ' || a[n - 1] == '\t'))
 		n--;
 	if (n >= sizeof arg) {
-		parser_err(ps, ps->line, "line too long: at most %zu bytes after the directive", sizeof arg - 1);
+		lesson_parser_err(ps, ps->line, "line too long: at most %zu bytes after the directive", sizeof arg - 1);
 		return;
 	}
 	memcpy(arg, a, n);
@@ -674,11 +674,11 @@ static void directive(struct parser *ps, const char *l)
 		if (strcmp(word, d->name) != 0)
 			continue;
 		if (*after && *after != ' ' && *after != '\t') {
-			parser_err(ps, ps->line, "@%s: put a space between the directive and its text", d->name);
+			lesson_parser_err(ps, ps->line, "@%s: put a space between the directive and its text", d->name);
 		} else if (!(d->where & STEP) && ps->cur >= 0) {
-			parser_err(ps, ps->line, "@%s belongs before the first @step", d->name);
+			lesson_parser_err(ps, ps->line, "@%s belongs before the first @step", d->name);
 		} else if (!(d->where & HEADER) && ps->cur < 0) {
-			parser_err(ps, ps->line, "@%s belongs inside a step: start one with @step ID", d->name);
+			lesson_parser_err(ps, ps->line, "@%s belongs inside a step: start one with @step ID", d->name);
 		} else {
 			d->fn(ps, arg);
 		}
@@ -686,9 +686,9 @@ static void directive(struct parser *ps, const char *l)
 	}
 	const char *near = lesson_nearest_directive(word);
 	if (near)
-		parser_err(ps, ps->line, "unknown directive @%.30s: did you mean @%s?", word, near);
+		lesson_parser_err(ps, ps->line, "unknown directive @%.30s: did you mean @%s?", word, near);
 	else
-		parser_err(ps, ps->line, "unknown directive @%.30s (directives are listed in lessons/README.md)",
+		lesson_parser_err(ps, ps->line, "unknown directive @%.30s (directives are listed in lessons/README.md)",
 		    word);
 }
 
@@ -723,12 +723,12 @@ static void line(struct parser *ps, char *l, size_t n)
 	if (n && l[n - 1] == '\r')
 		l[--n] = '\0';
 	if (memchr(l, '\0', n) || !text_ok((const unsigned char *)l, n)) {
-		parser_err(ps, ps->line, "this line is not UTF-8 text (or holds control characters)");
+		lesson_parser_err(ps, ps->line, "this line is not UTF-8 text (or holds control characters)");
 		return;
 	}
 	if (ps->block) {
-		const char *t = skip_blanks(l);
-		if (!strncmp(l, "@end", 4) && !*skip_blanks(l + 4)) {
+		const char *t = lesson_skip_blanks(l);
+		if (!strncmp(l, "@end", 4) && !*lesson_skip_blanks(l + 4)) {
 			block_close(ps);
 			return;
 		}
@@ -737,7 +737,7 @@ static void line(struct parser *ps, char *l, size_t n)
 				block_row(ps, l);
 			return;
 		}
-		parser_err(ps, ps->block_line, "@matrix %s block is not closed: add @end after its rows",
+		lesson_parser_err(ps, ps->block_line, "@matrix %s block is not closed: add @end after its rows",
 		    mha_tensor_info(ps->block->t)->name);
 		block_close(ps);
 	}
@@ -749,8 +749,8 @@ static void line(struct parser *ps, char *l, size_t n)
 	}
 	const char *text = l[0] == '\\' && (l[1] == '@' || l[1] == '#') ? l + 1 : l;
 	if (ps->cur < 0) {
-		if (*skip_blanks(text))
-			parser_err(ps, ps->line, "text before the first @step: prose belongs inside a step");
+		if (*lesson_skip_blanks(text))
+			lesson_parser_err(ps, ps->line, "text before the first @step: prose belongs inside a step");
 		return;
 	}
 	prose_add(ps, text);
@@ -764,7 +764,7 @@ static void names_from_path(struct parser *ps, const char *path)
 	size_t n = strlen(base);
 	if (n > 7 && !strcmp(base + n - 7, ".lesson"))
 		n -= 7;
-	ps->l->stem = parser_need(ps, arena_strndup(ps->a, base, n));
+	ps->l->stem = lesson_parser_need(ps, lesson_arena_strndup(ps->a, base, n));
 	const char *s = base;
 	while (s < base + n && isdigit((unsigned char)*s))
 		s++;
@@ -775,7 +775,7 @@ static void names_from_path(struct parser *ps, const char *path)
 	size_t nl = (size_t)(base + n - s);
 	if (nl >= LESSON_NAME_MAX)
 		nl = LESSON_NAME_MAX - 1;
-	ps->l->name = parser_need(ps, arena_strndup(ps->a, s, nl));
+	ps->l->name = lesson_parser_need(ps, lesson_arena_strndup(ps->a, s, nl));
 }
 
 int lesson_parse(const char *name, const char *text, size_t size, const char *assets_dir,
@@ -783,21 +783,21 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 {
 	memset(out, 0, sizeof *out);
 	struct parser ps = { .file = name, .l = out, .errs = errs, .assets_dir = assets_dir, .cur = -1 };
-	out->arena = arena_new();
+	out->arena = lesson_arena_new();
 	ps.a = out->arena;
 	if (!out->arena) {
 		lesson_errors_add(errs, "%s: out of memory", name);
 		return -1;
 	}
-	out->path = parser_need(&ps, arena_strdup(ps.a, name));
+	out->path = lesson_parser_need(&ps, lesson_arena_strdup(ps.a, name));
 	names_from_path(&ps, name);
 	if (size > LESSON_FILE_MAX) {
-		parser_err(&ps, 1, "file too large: lessons are at most %d bytes", LESSON_FILE_MAX);
+		lesson_parser_err(&ps, 1, "file too large: lessons are at most %d bytes", LESSON_FILE_MAX);
 		ps.foreign = true;
 	} else {
 		char *copy = malloc(size + 1);
 		if (!copy) {
-			parser_need(&ps, NULL);
+			lesson_parser_need(&ps, NULL);
 		} else {
 			memcpy(copy, text, size);
 			copy[size] = '\0';
@@ -813,7 +813,7 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 					if (n && p[n - 1] == '\r')
 						p[n - 1] = '\0';
 					if (strcmp(p, magic) != 0) {
-						parser_err(&ps, 1, !strncmp(p, "mha-tui-lesson ", 15)
+						lesson_parser_err(&ps, 1, !strncmp(p, "mha-tui-lesson ", 15)
 						    ? "unsupported lesson format: this mha-tui reads '%s'"
 						    : "not a lesson file: the first line must be '%s'", magic);
 						ps.foreign = true;
@@ -825,7 +825,7 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 				p += n + 1;
 			}
 			if (size == 0) {
-				parser_err(&ps, 1, "empty file: the first line must be '%s'", magic);
+				lesson_parser_err(&ps, 1, "empty file: the first line must be '%s'", magic);
 				ps.foreign = true;
 			}
 			free(copy);
@@ -833,12 +833,12 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 	}
 	if (!ps.oom && !ps.foreign) {
 		if (ps.block) {
-			parser_err(&ps, ps.block_line, "@matrix %s block is not closed: add @end after its rows",
+			lesson_parser_err(&ps, ps.block_line, "@matrix %s block is not closed: add @end after its rows",
 			    mha_tensor_info(ps.block->t)->name);
 			ps.block = NULL;
 		}
 		prose_finish(&ps);
-		parser_finish(&ps);
+		lesson_parser_finish(&ps);
 	}
 	free(ps.prose);
 	free(ps.rows);
@@ -866,6 +866,6 @@ int lesson_load(const char *path, const char *assets_dir, struct lesson *out,
 
 void lesson_free(struct lesson *l)
 {
-	arena_free(l->arena);
+	lesson_arena_free(l->arena);
 	memset(l, 0, sizeof *l);
 }

@@ -30,6 +30,8 @@ struct parser {
 	size_t prose_len, prose_cap;
 	int title_line, objective_line, number_line;
 	bool base_labels_bad;       /* reported already */
+	bool *base_op_reported;     /* resolve.c: base operation i reported already (one
+	                             * report, for the first step it fails in) */
 	/* an open @matrix block */
 	struct lesson_op *block;    /* NULL when none */
 	int block_line;
@@ -38,11 +40,11 @@ struct parser {
 };
 
 /* "file:line: message", counted in ps->nerr. */
-void parser_err(struct parser *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void lesson_parser_err(struct parser *ps, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* p, or NULL after reporting "out of memory" (once; the parse then stops). */
-void *parser_need(struct parser *ps, void *p);
+void *lesson_parser_need(struct parser *ps, void *p);
 /* After the last line: resolve every step's configuration and check
  * references, shapes, assets and questions against it (resolve.c). */
-void parser_finish(struct parser *ps);
+void lesson_parser_finish(struct parser *ps);
 
 #endif

@@ -22,22 +22,22 @@ static void check_op(struct parser *ps, const struct lesson_op *op, const struct
 	if (op->kind == LESSON_OP_MATRIX && op->data) {
 		struct mha_shape sh = mha_tensor_shape(c, op->t);
 		if (sh.rows != op->rows || sh.cols != op->cols)
-			parser_err(ps, op->line, "%s is %dx%d in step '%s' (tokens %d, d_model %d, heads %d, d_k %d), "
+			lesson_parser_err(ps, op->line, "%s is %dx%d in step '%s' (tokens %d, d_model %d, heads %d, d_k %d), "
 			    "but this matrix is %dx%d", mha_tensor_info(op->t)->name, sh.rows, sh.cols, s->id,
 			    c->n, c->d, c->h, c->dk, op->rows, op->cols);
 	} else if (op->kind == LESSON_OP_EMBED && op->tokens) {
 		if (op->cols != c->d)
-			parser_err(ps, op->line, "@embed: features are %d wide but d_model is %d in step '%s'",
+			lesson_parser_err(ps, op->line, "@embed: features are %d wide but d_model is %d in step '%s'",
 			    op->cols, c->d, s->id);
 		else if (op->npositions < c->n)
-			parser_err(ps, op->line, "@embed: %d position rows for %d tokens", op->npositions, c->n);
+			lesson_parser_err(ps, op->line, "@embed: %d position rows for %d tokens", op->npositions, c->n);
 		else if (!labels)
-			parser_err(ps, op->line, "@embed needs @labels: each label picks its token features");
+			lesson_parser_err(ps, op->line, "@embed needs @labels: each label picks its token features");
 		for (int i = 0; i < op->npositions && i < c->n && ps->nerr == before; i++) {
 			char key[16];
 			snprintf(key, sizeof key, "%d", i);
 			if (strcmp(op->positions[i].key, key) != 0)
-				parser_err(ps, op->line, "@embed: position row %d is keyed '%s', expected '%d'", i,
+				lesson_parser_err(ps, op->line, "@embed: position row %d is keyed '%s', expected '%d'", i,
 				    op->positions[i].key, i);
 		}
 		for (int i = 0; labels && i < nlabels && ps->nerr == before; i++) {
@@ -45,15 +45,15 @@ static void check_op(struct parser *ps, const struct lesson_op *op, const struct
 			while (k < op->ntokens && strcmp(op->tokens[k].key, labels[i]) != 0)
 				k++;
 			if (k == op->ntokens)
-				parser_err(ps, op->line, "@embed: no token features for label '%s'", labels[i]);
+				lesson_parser_err(ps, op->line, "@embed: no token features for label '%s'", labels[i]);
 		}
 	} else if (op->kind == LESSON_OP_EDIT) {
 		if (op->edit.kind == LESSON_EDIT_HEAD && op->edit.head >= c->h)
-			parser_err(ps, op->line, "@set: head %d does not exist: there are %d heads (0..%d)",
+			lesson_parser_err(ps, op->line, "@set: head %d does not exist: there are %d heads (0..%d)",
 			    op->edit.head, c->h, c->h - 1);
 		else if ((op->edit.kind == LESSON_EDIT_SET || op->edit.kind == LESSON_EDIT_SCALE) &&
-		         ref_check(&op->edit.ref, c, why, sizeof why) != 0)
-			parser_err(ps, op->line, "@set: %s", why);
+		         lesson_ref_check(&op->edit.ref, c, why, sizeof why) != 0)
+			lesson_parser_err(ps, op->line, "@set: %s", why);
 	}
 	*reported = ps->nerr != before;
 }
@@ -71,17 +71,17 @@ static void check_cond(struct parser *ps, const struct lesson_step *s, const str
 	char why[256];
 	bool later = solution_reshapes(s); /* shapes may change: the checker tries it */
 	if (c->kind == LESSON_COND_HEAD && c->head >= s->cfg.h && !later)
-		parser_err(ps, c->line, "@goal names head %d, which does not exist: there are %d heads (0..%d)",
+		lesson_parser_err(ps, c->line, "@goal names head %d, which does not exist: there are %d heads (0..%d)",
 		    c->head, s->cfg.h, s->cfg.h - 1);
 	if ((c->kind == LESSON_COND_CELL || c->kind == LESSON_COND_ARGMAX ||
 	     c->kind == LESSON_COND_REDUCE) && !later &&
-	    ref_check(&c->ref, &s->cfg, why, sizeof why) != 0)
-		parser_err(ps, c->line, "@goal: %s", why);
+	    lesson_ref_check(&c->ref, &s->cfg, why, sizeof why) != 0)
+		lesson_parser_err(ps, c->line, "@goal: %s", why);
 	if (c->kind == LESSON_COND_ARGMAX && !later && c->a >= mha_tensor_shape(&s->cfg, c->ref.t).cols)
-		parser_err(ps, c->line, "@goal: column %g does not exist: %s has %d columns", c->a,
+		lesson_parser_err(ps, c->line, "@goal: column %g does not exist: %s has %d columns", c->a,
 		    mha_tensor_info(c->ref.t)->name, mha_tensor_shape(&s->cfg, c->ref.t).cols);
 	if (c->kind == LESSON_COND_ANSWER && !s->question)
-		parser_err(ps, c->line, "@goal answer needs a @question in the step");
+		lesson_parser_err(ps, c->line, "@goal answer needs a @question in the step");
 }
 
 static void check_question(struct parser *ps, struct lesson_step *s, struct caps *caps)
@@ -90,30 +90,30 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	if (!q) {
 		for (int i = 0; i < s->nsolution; i++)
 			if (s->solution[i].kind == LESSON_EDIT_ANSWER)
-				parser_err(ps, s->solution[i].line, "@solution answer needs a @question in the step");
+				lesson_parser_err(ps, s->solution[i].line, "@solution answer needs a @question in the step");
 		if (s->nhides)
-			parser_err(ps, s->line, "step '%s': @hide needs a @question: what is hidden shows once the "
+			lesson_parser_err(ps, s->line, "step '%s': @hide needs a @question: what is hidden shows once the "
 			    "learner answers", s->id);
 		return;
 	}
 	if (!q->answer) {
-		parser_err(ps, q->line, "@question without @answer");
+		lesson_parser_err(ps, q->line, "@question without @answer");
 		return;
 	}
 	if (q->nchoices == 1)
-		parser_err(ps, q->line, "a multiple-choice question needs at least two @choice lines");
+		lesson_parser_err(ps, q->line, "a multiple-choice question needs at least two @choice lines");
 	if (q->nchoices > 0) {
 		int i = 0;
 		while (i < q->nchoices && strcmp(q->choices[i].key, q->answer) != 0)
 			i++;
 		if (i == q->nchoices)
-			parser_err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
+			lesson_parser_err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
 	} else {
 		const char *p = q->answer;
-		if (parse_number(p, &p, &q->value) != 0 ||
-		    (*skip_blanks(p) && parse_number(skip_blanks(p), &p, &q->tol) != 0) ||
-		    *skip_blanks(p) || q->tol < 0)
-			parser_err(ps, q->line, "@answer of a question without choices is a number and an optional "
+		if (lesson_parse_number(p, &p, &q->value) != 0 ||
+		    (*lesson_skip_blanks(p) && lesson_parse_number(lesson_skip_blanks(p), &p, &q->tol) != 0) ||
+		    *lesson_skip_blanks(p) || q->tol < 0)
+			lesson_parser_err(ps, q->line, "@answer of a question without choices is a number and an optional "
 			    "tolerance: @answer 0.25 0.01");
 	}
 	/* a question is an exercise whose goal is the right answer */
@@ -121,7 +121,7 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	for (int i = 0; i < s->ngoals; i++)
 		has |= s->goals[i].kind == LESSON_COND_ANSWER;
 	if (!has) {
-		struct lesson_cond *c = parser_need(ps, arena_push(ps->a, (void **)&s->goals, &s->ngoals,
+		struct lesson_cond *c = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->goals, &s->ngoals,
 		                                            &caps->goals, sizeof *c));
 		if (c) {
 			c->kind = LESSON_COND_ANSWER;
@@ -133,14 +133,14 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	for (int i = 0; i < s->nsolution; i++)
 		has |= s->solution[i].kind == LESSON_EDIT_ANSWER;
 	if (!has) {
-		struct lesson_edit *e = parser_need(ps, arena_push(ps->a, (void **)&s->solution, &s->nsolution,
+		struct lesson_edit *e = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->solution, &s->nsolution,
 		                                            &caps->solution, sizeof *e));
 		if (e) {
 			char num[40];
 			snprintf(num, sizeof num, "%.15g", q->value); /* without the tolerance */
 			e->kind = LESSON_EDIT_ANSWER;
 			e->line = q->line;
-			e->answer = q->nchoices ? q->answer : parser_need(ps, arena_strdup(ps->a, num));
+			e->answer = q->nchoices ? q->answer : lesson_parser_need(ps, lesson_arena_strdup(ps->a, num));
 		}
 	}
 }
@@ -149,26 +149,25 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 {
 	struct lesson *l = ps->l;
 	char why[256];
-	if (setup_resolve_config(&l->base, &s->setup, &s->cfg, why, sizeof why) != 0) {
+	if (lesson_setup_resolve_config(&l->base, &s->setup, &s->cfg, why, sizeof why) != 0) {
 		int at = s->setup.config_line ? s->setup.config_line
 		       : l->base.config_line ? l->base.config_line : s->line;
-		parser_err(ps, at, "configuration of step '%s': %s", s->id, why);
+		lesson_parser_err(ps, at, "configuration of step '%s': %s", s->id, why);
 		return;
 	}
 	const struct lesson_setup *lab = s->setup.labels ? &s->setup : &l->base;
 	if (lab->labels && lab->nlabels != s->cfg.n && !(lab == &l->base && ps->base_labels_bad)) {
-		parser_err(ps, lab->labels_line, "%d labels for %d tokens in step '%s'", lab->nlabels, s->cfg.n,
+		lesson_parser_err(ps, lab->labels_line, "%d labels for %d tokens in step '%s'", lab->nlabels, s->cfg.n,
 		    s->id);
 		ps->base_labels_bad |= lab == &l->base; /* once is enough */
 	}
 	/* each base operation is reported once, for the first step it fails in */
 	for (int i = 0; i < l->base.nops; i++) {
 		bool rep = false;
-		if (l->base.ops[i].line < 0)
+		if (ps->base_op_reported[i])
 			continue;
 		check_op(ps, &l->base.ops[i], s, lab->labels, lab->nlabels, &rep);
-		if (rep)
-			l->base.ops[i].line = -l->base.ops[i].line; /* mark: do not report again */
+		ps->base_op_reported[i] = rep;
 	}
 	for (int i = 0; i < s->setup.nops; i++) {
 		bool rep = false;
@@ -176,41 +175,43 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 	}
 	for (int i = 0; i < s->nmarks; i++) {
 		const struct lesson_mark *m = &s->marks[i];
-		if (m->is_head ? m->head >= s->cfg.h : ref_check(&m->ref, &s->cfg, why, sizeof why) != 0)
-			parser_err(ps, s->line, "step '%s': @highlight %s", s->id,
+		if (m->is_head ? m->head >= s->cfg.h : lesson_ref_check(&m->ref, &s->cfg, why, sizeof why) != 0)
+			lesson_parser_err(ps, s->line, "step '%s': @highlight %s", s->id,
 			    m->is_head ? "names a head that does not exist" : why);
 	}
 	for (int i = 0; i < s->nhides; i++)
 		if (s->hides[i].kind == LESSON_HIDE_CELLS &&
-		    ref_check(&s->hides[i].ref, &s->cfg, why, sizeof why) != 0)
-			parser_err(ps, s->line, "step '%s': @hide %s", s->id, why);
+		    lesson_ref_check(&s->hides[i].ref, &s->cfg, why, sizeof why) != 0)
+			lesson_parser_err(ps, s->line, "step '%s': @hide %s", s->id, why);
 	check_question(ps, s, caps);
 	for (int i = 0; i < s->ngoals; i++)
 		check_cond(ps, s, &s->goals[i]);
 	if (s->ngoals == 0 && (s->nhints || s->nsolution))
-		parser_err(ps, s->line, "step '%s' has hints or a solution but no @goal", s->id);
+		lesson_parser_err(ps, s->line, "step '%s' has hints or a solution but no @goal", s->id);
 	s->resets = s->setup.given || s->setup.labels || s->setup.nops || s->ngoals > 0;
 	l->nexercises += s->ngoals > 0;
 }
 
-void parser_finish(struct parser *ps)
+void lesson_parser_finish(struct parser *ps)
 {
 	struct lesson *l = ps->l;
 	int last = ps->line > 0 ? ps->line : 1;
 	if (!ps->number_line)
-		parser_err(ps, 1, "missing @lesson N: every lesson has a number");
+		lesson_parser_err(ps, 1, "missing @lesson N: every lesson has a number");
 	if (!ps->title_line)
-		parser_err(ps, 1, "missing @title: every lesson has a title");
+		lesson_parser_err(ps, 1, "missing @title: every lesson has a title");
 	if (!ps->objective_line)
-		parser_err(ps, 1, "missing @objective: every lesson has a one-line goal");
+		lesson_parser_err(ps, 1, "missing @objective: every lesson has a one-line goal");
 	if (l->nsteps == 0)
-		parser_err(ps, last, "no @step: a lesson needs at least one");
+		lesson_parser_err(ps, last, "no @step: a lesson needs at least one");
 	/* the file name's number, when it has one, must agree */
 	long long fnum;
 	const char *end;
-	if (ps->number_line && l->number && parse_int(l->stem, &end, &fnum) == 0 && *end == '-' &&
+	if (ps->number_line && l->number && lesson_parse_int(l->stem, &end, &fnum) == 0 && *end == '-' &&
 	    fnum != l->number)
-		parser_err(ps, ps->number_line, "@lesson %d, but the file name says %lld", l->number, fnum);
+		lesson_parser_err(ps, ps->number_line, "@lesson %d, but the file name says %lld", l->number, fnum);
+	size_t flags = ((size_t)l->base.nops + 1) * sizeof(bool);
+	ps->base_op_reported = lesson_parser_need(ps, lesson_arena_alloc(ps->a, flags));
 	for (int i = 0; i < l->nsteps && !ps->oom; i++) {
 		struct caps caps = { 0 };
 		struct lesson_step *s = &l->steps[i];
@@ -219,8 +220,5 @@ void parser_finish(struct parser *ps)
 		caps.solution = s->nsolution;
 		check_step(ps, s, &caps);
 	}
-	for (int i = 0; i < l->base.nops; i++)
-		if (l->base.ops[i].line < 0)
-			l->base.ops[i].line = -l->base.ops[i].line;
 }
 

@@ -5,7 +5,9 @@
  * answer or highlights. Evaluation itself is in goal.c; drawing is the
  * TUI's, from the lines pane.c builds.
  */
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 
 #include <ctype.h>
@@ -101,7 +103,7 @@ static int read_answer_number(const char *text, double *out)
 	}
 	buf[n] = '\0';
 	const char *end;
-	if (n == 0 || parse_number(buf, &end, out) != 0 || *end)
+	if (n == 0 || lesson_parse_number(buf, &end, out) != 0 || *end)
 		return -1;
 	return 0;
 }
@@ -114,7 +116,7 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 		return -1;
 	}
 	char t[LESSON_ANSWER_MAX];
-	const char *p = skip_blanks(text);
+	const char *p = lesson_skip_blanks(text);
 	size_t n = strlen(p);
 	while (n && isspace((unsigned char)p[n - 1]))
 		n--;
@@ -166,7 +168,7 @@ bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, i
 		if (h->kind == LESSON_HIDE_STAGE && pipeline_stage_of(t) < PIPELINE_STAGE_COUNT &&
 		    pipeline_stage_of(t) >= h->stage)
 			return true;
-		if (h->kind == LESSON_HIDE_CELLS && h->ref.t == t && ref_contains(&h->ref, m, r, c))
+		if (h->kind == LESSON_HIDE_CELLS && h->ref.t == t && lesson_ref_contains(&h->ref, m, r, c))
 			return true;
 	}
 	return false;
@@ -200,7 +202,7 @@ bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, i
 		return false;
 	const struct lesson_step *s = lesson_run_step(run);
 	for (int i = 0; i < s->nmarks; i++)
-		if (!s->marks[i].is_head && s->marks[i].ref.t == t && ref_contains(&s->marks[i].ref, m, r, c))
+		if (!s->marks[i].is_head && s->marks[i].ref.t == t && lesson_ref_contains(&s->marks[i].ref, m, r, c))
 			return true;
 	return false;
 }

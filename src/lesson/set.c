@@ -202,7 +202,7 @@ static bool from_build_dir(void)
 	return false;
 }
 
-int lessons_dir_search(const char *flag, const char *env, const char *source, bool use_source,
+int lesson_dir_search(const char *flag, const char *env, const char *source, bool use_source,
                        const char *install, char *out, size_t outlen, char *msg, size_t len)
 {
 	char list[4096] = "", why[512], what[4300];
@@ -236,7 +236,7 @@ int lessons_dir_search(const char *flag, const char *env, const char *source, bo
 
 int lesson_find_dir(const char *flag_dir, char *out, size_t outlen, char *msg, size_t len)
 {
-	return lessons_dir_search(flag_dir, getenv("MHA_TUI_LESSONS"), MHA_LESSONS_SOURCE_DIR,
+	return lesson_dir_search(flag_dir, getenv("MHA_TUI_LESSONS"), MHA_LESSONS_SOURCE_DIR,
 	                          from_build_dir(), MHA_LESSONS_INSTALL_DIR, out, outlen, msg, len);
 }
 

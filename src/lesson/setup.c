@@ -6,7 +6,9 @@
  * the caller runs the forward pass. Shapes were checked by the parser, and
  * are checked again, so nothing here writes outside a matrix.
  */
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_int.h"
 
 #include <math.h>
@@ -43,13 +45,13 @@ static int edit_cells(const struct lesson_edit *e, const struct mha_config *c,
 {
 	char why[256];
 	float *p = input_data(w, e->ref.t);
-	if (!p || ref_check(&e->ref, c, why, sizeof why) != 0) {
+	if (!p || lesson_ref_check(&e->ref, c, why, sizeof why) != 0) {
 		snprintf(msg, len, "line %d: %s", e->line, p ? why : "not an input");
 		return -1;
 	}
 	struct mha_shape s = mha_tensor_shape(c, e->ref.t);
 	struct cell_edit ce = { p, e, SIZE_MAX };
-	ref_visit(&e->ref, s, edit_cell, &ce);
+	lesson_ref_visit(&e->ref, s, edit_cell, &ce);
 	if (ce.bad != SIZE_MAX) {
 		snprintf(msg, len, "line %d: %s[%zu][%zu] would leave +-1e6: inputs stay within it",
 		         e->line, mha_tensor_info(e->ref.t)->name, ce.bad / (size_t)s.cols,
@@ -147,7 +149,7 @@ void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len)
 	switch (e->kind) {
 	case LESSON_EDIT_SET:
 	case LESSON_EDIT_SCALE:
-		ref_format(&e->ref, ref, sizeof ref);
+		lesson_ref_format(&e->ref, ref, sizeof ref);
 		snprintf(buf, len, "%s %s %g", ref, e->kind == LESSON_EDIT_SET ? "=" : "*=", e->value);
 		return;
 	case LESSON_EDIT_CONFIG:
@@ -263,4 +265,48 @@ int lesson_step_setup(const struct lesson *l, int i, struct mha_config *c, struc
 void lesson_step_key(const struct lesson *l, int i, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s", l->name, i >= 0 && i < l->nsteps ? l->steps[i].id : "?");
+}
+
+int lesson_setup_resolve_config(const struct lesson_setup *base, const struct lesson_setup *step,
+                         struct mha_config *out, char *why, size_t len)
+{
+	struct mha_config c = mha_config_default();
+	long long v[LESSON_Q_CONFIG_COUNT] = { 0 };
+	unsigned given = 0;
+	const struct lesson_setup *layers[2] = { base, step };
+	for (int l = 0; l < 2; l++) {
+		if (!layers[l])
+			continue;
+		for (int q = 0; q < LESSON_Q_CONFIG_COUNT; q++)
+			if (layers[l]->given & (1u << q)) {
+				v[q] = layers[l]->value[q];
+				given |= 1u << q;
+			}
+	}
+#define FIELD(q, dst) if (given & (1u << (q))) dst = (int)v[q]
+	FIELD(LESSON_Q_TOKENS, c.n);
+	FIELD(LESSON_Q_D_MODEL, c.d);
+	FIELD(LESSON_Q_HEADS, c.h);
+	FIELD(LESSON_Q_TOP_K, c.top_k);
+#undef FIELD
+	if (given & (1u << LESSON_Q_CAUSAL))
+		c.causal = v[LESSON_Q_CAUSAL] != 0;
+	if (given & (1u << LESSON_Q_SCALE))
+		c.scale = v[LESSON_Q_SCALE] != 0;
+	if (given & (1u << LESSON_Q_SEED))
+		c.seed = (uint64_t)v[LESSON_Q_SEED];
+	/* plain multi-head attention unless kv_heads says otherwise */
+	c.g = given & (1u << LESSON_Q_KV_HEADS) ? (int)v[LESSON_Q_KV_HEADS] : c.h;
+	if (given & (1u << LESSON_Q_D_K)) {
+		c.dk = (int)v[LESSON_Q_D_K];
+	} else if (c.h >= 1 && c.d % c.h == 0) {
+		c.dk = c.d / c.h; /* the paper's h * d_k = d_model */
+	} else {
+		snprintf(why, len, "d_model %d is not a multiple of heads %d: give d_k", c.d, c.h);
+		return -1;
+	}
+	if (mha_config_check(&c, why, len) != MHA_OK)
+		return -1;
+	*out = c;
+	return 0;
 }

@@ -19,8 +19,9 @@ const char *const lesson_key_actions[] = {
 	"topk-less", "head-toggle", "stage-next", "save", "quit", "help", NULL,
 };
 
-/* What a placeholder reads as when the TUI gives no key: PRODUCT.md's
- * fixed keys by name, the others as "[action]". */
+/* What a placeholder reads as when the TUI gives no key (the checker, the
+ * tests): the keys the product promises never change (n, p, u, Enter, q,
+ * ?...) by name, the others as "[action]". */
 static const char *fallback(const char *action, char *buf, size_t len)
 {
 	static const struct { const char *action, *key; } fixed[] = {
@@ -172,7 +173,7 @@ static int wrap_paragraph(struct lesson_text *out, const char *text, int width,
 	return rc;
 }
 
-size_t text_prefix(const char *s, int chars)
+size_t lesson_utf8_prefix(const char *s, int chars)
 {
 	size_t n = 0;
 	for (int w = 0; s[n] && w < chars; w++)
@@ -180,7 +181,7 @@ size_t text_prefix(const char *s, int chars)
 	return n;
 }
 
-int text_width(const char *s)
+int lesson_utf8_width(const char *s)
 {
 	int w = 0;
 	for (size_t n = 0; s[n]; w++)
@@ -190,7 +191,7 @@ int text_width(const char *s)
 
 int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width)
 {
-	size_t n = width <= 0 ? strlen(s) : text_prefix(s, width);
+	size_t n = width <= 0 ? strlen(s) : lesson_utf8_prefix(s, width);
 	while (n && s[n - 1] == ' ')
 		n--;
 	return add_line(t, kind, s, n);

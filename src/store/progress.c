@@ -10,9 +10,12 @@
 #include "statefile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 static const char magic[] = "mha-tui-progress";
 
@@ -90,19 +93,52 @@ int progress_default_path(char *out, size_t outlen, char *msg, size_t len)
 	return 0;
 }
 
+/* What a save writes: this run's place and done steps, and the done
+ * steps of the file on disk this run does not have (another instance's). */
+struct merged {
+	const struct progress *p, *disk;
+};
+
 static void write_progress(FILE *f, const void *ctx)
 {
-	const struct progress *p = ctx;
+	const struct merged *m = ctx;
+	const struct progress *p = m->p;
 	fprintf(f, "%s %d\n", magic, PROGRESS_VERSION);
 	fprintf(f, "place %s %s\n", p->lesson[0] ? p->lesson : "-", p->step[0] ? p->step : "-");
 	fprintf(f, "mode %s\n", p->in_lesson ? "lesson" : "free");
 	for (int i = 0; i < p->ndone; i++)
 		fprintf(f, "done %s\n", p->done[i]);
+	int n = p->ndone;
+	for (int i = 0; i < m->disk->ndone && n < PROGRESS_DONE_MAX; i++)
+		if (!progress_is_done(p, m->disk->done[i])) {
+			fprintf(f, "done %s\n", m->disk->done[i]);
+			n++;
+		}
 }
 
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len)
 {
-	return statefile_write(path, write_progress, p, msg, len);
+	/* read, merge and replace under a lock, so two instances saving at
+	 * once both keep what the other had done */
+	char dir[4096], why[1024];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		slash[slash == dir] = '\0'; /* "/progress.txt" -> "/" */
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* the directory is the lock: no file of its own */
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	struct progress disk;
+	if (progress_load(path, &disk, why, sizeof why) != 0)
+		progress_init(&disk); /* foreign or damaged: nothing to keep from it */
+	struct merged m = { p, &disk };
+	int rc = statefile_write(path, write_progress, &m, msg, len);
+	progress_free(&disk);
+	if (fd >= 0)
+		close(fd); /* and with it the lock */
+	return rc;
 }
 
 static int bad(const char *name, int line, char *msg, size_t len, const char *why)

@@ -38,7 +38,10 @@ int progress_default_path(char *out, size_t outlen, char *msg, size_t len);
 int progress_load(const char *path, struct progress *p, char *msg, size_t len);
 int progress_parse(const char *name, const char *text, size_t size, struct progress *p,
                    char *msg, size_t len);
-/* Atomic (statefile_write). 0, or -1 with msg; the old file is then intact. */
+/* Atomic (statefile_write), under an flock of its directory: the done
+ * steps already in the file are kept (another instance's), merged with
+ * p's; place and mode are p's. 0, or -1 with msg; the old file is then
+ * intact. */
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len);
 
 bool progress_is_done(const struct progress *p, const char *key);

@@ -191,8 +191,9 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 		fprintf(err, "mha-tui: --ablate %s: %s\n", t->name, msg);
 		return 2;
 	}
-	int steps = rq->steps ? rq->steps : t->steps, seeds = rq->seeds ? rq->seeds : 3;
+	int steps = rq->steps ? rq->steps : t->ablate_steps, seeds = rq->seeds ? rq->seeds : 5;
 	enum { MAXH = 11, MAXSEEDS = 100 };
+	int solved[MAXH] = { 0 };
 	int hs[MAXH], nh = 0;
 	for (int h = 1; h <= s0.d && h <= MHA_MAX_HEADS && nh < MAXH; h *= 2)
 		if (s0.d % h == 0)
@@ -215,6 +216,7 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 			train_evaluate(&m, t, HELDOUT_SEQUENCES, &st);
 			a[sd] = st.accuracy;
 			l[sd] = st.loss;
+			solved[k] += st.accuracy >= t->want_accuracy;
 			train_model_free(&m);
 			fprintf(err, "h %2d seed %llu: accuracy %.3f loss %.4f (%.0f s so far)\n", hs[k],
 			        (unsigned long long)(rq->seed + (uint64_t)sd), st.accuracy, st.loss, now() - t0);
@@ -223,12 +225,13 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 		mean_sd(l, seeds, &loss[k][0], &loss[k][1]);
 	}
 	fprintf(out, "Table 3 row (A), your own: task '%s', d_model %d, %d layer%s, %d steps, %d seeds "
-	        "(mean +- sd), held-out accuracy and loss\n\n"
-	        "   h   d_k   accuracy          loss\n", t->name, s0.d, s0.layers, s0.layers > 1 ? "s" : "",
-	        steps, seeds);
+	        "(mean +- sd), held-out accuracy and loss;\n  solved: seeds that reached the task's "
+	        "accuracy %.2f\n\n"
+	        "   h   d_k   accuracy          loss              solved\n", t->name, s0.d, s0.layers,
+	        s0.layers > 1 ? "s" : "", steps, seeds, t->want_accuracy);
 	for (int k = 0; k < nh; k++)
-		fprintf(out, "  %2d  %4d   %.3f +- %.3f   %.4f +- %.4f\n", hs[k], s0.d / hs[k], acc[k][0],
-		        acc[k][1], loss[k][0], loss[k][1]);
+		fprintf(out, "  %2d  %4d   %.3f +- %.3f   %.4f +- %.4f   %d/%d\n", hs[k], s0.d / hs[k],
+		        acc[k][0], acc[k][1], loss[k][0], loss[k][1], solved[k], seeds);
 	fputs("\n  held-out accuracy (each # is 0.02; | marks mean + sd)\n", out);
 	for (int k = 0; k < nh; k++) {
 		int bar = (int)lround(acc[k][0] * 50), hi = (int)lround(fmin(1.0, acc[k][0] + acc[k][1]) * 50);

@@ -36,8 +36,15 @@ enum mha_status train_layer_workbench(const struct train_model *m, int l, struct
 	memcpy(w->wk, m->wk[l], dh * sizeof(float));
 	memcpy(w->wv, m->wv[l], dh * sizeof(float));
 	memcpy(w->wo, m->wo[l], dh * sizeof(float));
-	for (int i = 0; i < m->s.n; i++)
-		snprintf(w->labels[i], MHA_LABEL_MAX, "t%d", tokens[i]);
+	/* one character a token while the vocabulary allows (a..z, A..Z): the
+	 * heatmaps' axes then show every token and the repeat reads at a glance */
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	for (int i = 0; i < m->s.n; i++) {
+		if (m->s.vocab <= (int)sizeof letters - 1)
+			snprintf(w->labels[i], MHA_LABEL_MAX, "%c", letters[tokens[i]]);
+		else
+			snprintf(w->labels[i], MHA_LABEL_MAX, "t%d", tokens[i]);
+	}
 	seq_work_free(&sw);
 	enum mha_status st = mha_weights_check(w, c, msg, len);
 	if (st != MHA_OK)

@@ -17,12 +17,17 @@ static size_t layer_params(const struct train_shape *s)
 	return 4 * (size_t)s->d * s->h * s->dk;
 }
 
+static size_t model_params(const struct train_shape *s)
+{
+	size_t d = (size_t)s->d;
+	return (size_t)s->vocab * d + (size_t)s->n * d + s->layers * layer_params(s) + d * (size_t)s->classes;
+}
+
 void train_model_view(struct train_model *v, const struct train_shape *s, float *p)
 {
 	size_t hw = (size_t)s->h * s->dk, d = (size_t)s->d;
 	v->s = *s;
-	v->nparams = (size_t)s->vocab * d + (size_t)s->n * d + s->layers * layer_params(s) +
-	             d * (size_t)s->classes;
+	v->nparams = model_params(s);
 	v->params = p;
 	v->emb = p;  p += (size_t)s->vocab * d;
 	v->pos = p;  p += (size_t)s->n * d;
@@ -42,8 +47,7 @@ void train_model_view(struct train_model *v, const struct train_shape *s, float 
 enum mha_status train_model_alloc(struct train_model *m, const struct train_shape *s)
 {
 	memset(m, 0, sizeof *m);
-	train_model_view(m, s, NULL);
-	float *p = calloc(m->nparams, sizeof *p);
+	float *p = calloc(model_params(s), sizeof *p);
 	if (!p)
 		return MHA_ENOMEM;
 	train_model_view(m, s, p);

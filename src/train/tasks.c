@@ -21,20 +21,20 @@ static int below(uint64_t *rng, int k)
 	return (int)(train_rand(rng) % (uint64_t)k);
 }
 
-/* name, what, head, layer, V, C, n, L, steps, lr, accuracy, score:
+/* name, what, head, layer, V, C, n, L, steps, lr, accuracy, score, ablation steps:
  * the defaults are what the tests check (tests/train/test_tasks.c). */
 static const struct train_task tasks[TRAIN_TASK_COUNT] = {
 	{ TRAIN_PREVIOUS, "previous", "copy the previous token: target_i = t_{i-1}",
-	  TRAIN_PAT_PREVIOUS, 0, 16, 16, 16, 1, 200, 1e-2f, 0.95, 0.8 },
+	  TRAIN_PAT_PREVIOUS, 0, 16, 16, 16, 1, 200, 1e-2f, 0.95, 0.8, 100 },
 	{ TRAIN_FIRST, "first", "copy the first token: target_i = t_0",
-	  TRAIN_PAT_FIRST, 0, 16, 16, 16, 1, 200, 1e-2f, 0.95, 0.8 },
+	  TRAIN_PAT_FIRST, 0, 16, 16, 16, 1, 200, 1e-2f, 0.95, 0.8, 100 },
 	{ TRAIN_DUPLICATE, "duplicate", "1 when t_i occurred earlier in the sequence, else 0",
-	  TRAIN_PAT_DUPLICATE, 0, 32, 2, 16, 1, 600, 1e-2f, 0.9, 0.5 },
+	  TRAIN_PAT_DUPLICATE, 0, 32, 2, 16, 1, 600, 1e-2f, 0.9, 0.5, 600 },
 	{ TRAIN_MULTI, "multi", "the pair (t_0, t_{i-1}) as one class t_0 * 8 + t_{i-1}",
-	  TRAIN_PAT_PREVIOUS, 0, 8, 64, 16, 1, 400, 1e-2f, 0.9, 0.5 },
+	  TRAIN_PAT_PREVIOUS, 0, 8, 64, 16, 1, 400, 1e-2f, 0.9, 0.5, 150 },
 	{ TRAIN_INDUCTION, "induction",
 	  "random tokens repeated with a random period: the token that followed this one before",
-	  TRAIN_PAT_INDUCTION, 1, 32, 32, 32, 2, 600, 1e-2f, 0.9, 0.4 },
+	  TRAIN_PAT_INDUCTION, 1, 32, 32, 32, 2, 600, 1e-2f, 0.9, 0.4, 400 },
 };
 
 const struct train_task *train_task_get(enum train_task_id id)

@@ -67,6 +67,7 @@ struct train_task {
 	float lr;              /* AdamW learning rate */
 	double want_accuracy;  /* held-out accuracy the default model reaches in `steps` */
 	double want_score;     /* and the expected head's pattern score above this */
+	int ablate_steps;      /* --ablate's default budget per model */
 };
 
 const struct train_task *train_task_find(const char *name); /* NULL: no such task */
@@ -179,7 +180,7 @@ int train_model_load(struct train_model *m, const struct train_task **task,
 /* Layer l of the model as a workbench session, on the first probe
  * sequence (repeated random tokens): X is the residual stream entering
  * layer l, W^Q, W^K, W^V, W^O the layer's, heads off as the model says,
- * labels the token ids ("t5"). c and w are set up here (w allocated:
+ * labels the tokens (a..z, A..Z while V <= 52, else "t5"). c and w are set up here (w allocated:
  * mha_weights_free). MHA_OK, or MHA_ENOMEM / MHA_ERANGE with msg. */
 enum mha_status train_layer_workbench(const struct train_model *m, int l, struct mha_config *c,
                                       struct mha_weights *w, char *msg, size_t len);

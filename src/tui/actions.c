@@ -16,6 +16,7 @@
 #include "answer_prompt.h"
 #include "decode_view.h"
 #include "export_key.h"
+#include "heat_view.h"
 #include "help.h"
 #include "kv_view.h"
 #include "mask_view.h"
@@ -25,6 +26,7 @@
 #include "scale_prompt.h"
 #include "shape.h"
 #include "value_prompt.h"
+#include "train_view.h"
 #include "workbench.h"
 
 #define NUDGE 0.1f
@@ -227,6 +229,16 @@ static unsigned act_scroll(struct app *app, int arg, int key)
 	return learn_scroll(app, arg);
 }
 
+/* Ctrl-L, as in every terminal program: the next refresh repaints every
+ * cell (after another program or a line noise scribbled on the screen). */
+static unsigned act_redraw(struct app *app, int arg, int key)
+{
+	(void)app; (void)arg; (void)key;
+	if (curscr)
+		clearok(curscr, TRUE);
+	return APP_REDRAW;
+}
+
 static unsigned act_counts(struct app *app, int arg, int key)
 {
 	(void)arg; (void)key;
@@ -241,8 +253,9 @@ enum { F = ACTIONS_BAR_FREE, L = ACTIONS_BAR_LESSON, FL = ACTIONS_BAR_BOTH };
 static const struct action table[] = {
 	{ { '?' }, "?", "help", "this help", NULL, "General", FL, act_help, 0, "help" },
 	{ { 'q' }, "q", "quit", "save the session and quit", NULL, "General", FL, act_quit, 0, "quit" },
-	{ { 'w' }, "w", "save", "save the session", NULL, "General", F, act_save, 0, "save" },
-	{ { 'e' }, "e", "export", "write .py check and .svg", NULL, "General", 0, export_key_run, 0, "export" },
+	{ { 'w' }, "w", "save", "save the session", NULL, "General", 0, act_save, 0, "save" },
+	{ { 'L' - '@' }, "C-l", "redraw", "redraw the whole screen", NULL, "General", 0, act_redraw, 0, "redraw" },
+	{ { 'E' }, "E", "export", "write .py check and .svg", NULL, "General", 0, export_key_run, 0, "export" },
 	{ { 'o' }, "o", "decode", "decode token by token", NULL, "General", 0, decode_view_toggle, 0, "decode" },
 	{ { 'P' }, "P", "masks", "masks: padding, window", NULL, "General", 0, mask_view_toggle, 0, "masks" },
 	{ { 'g' }, "g", "KV cache", "KV cache at model scale", NULL, "General", 0, kv_view_toggle, 0, "kv-cache" },
@@ -260,6 +273,7 @@ static const struct action table[] = {
 	{ { 'v' }, "v", "Q/K/V", "Q, K or V (stages 1, 2)", NULL, "Move", 0, act_proj, 0, "qkv" },
 	{ { KEY_NPAGE }, "PgDn", "page", "page the heatmaps", "PgDn PgUp", "Move", 0, act_page, 1, "page-next" },
 	{ { KEY_PPAGE }, "PgUp", "page", "previous heatmaps", "", "Move", 0, act_page, -1, "page-prev" },
+	{ { 'e' }, "e", "heat scale", "shades: per head/row/all", NULL, "Move", 0, heat_view_scale_next, 0, "heat-scale" },
 	{ { KEY_MOUSE }, "mouse", "mouse", "click goes, wheel scrolls", NULL, "Move", 0, act_mouse, 0, "mouse" },
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", FL, act_edit, 0, "edit" },
 	{ { '+', '=' }, "+", "nudge", "nudge the cell by +-0.1", "+ -", "Edit", F, act_nudge, 1, "nudge-up" },
@@ -268,7 +282,7 @@ static const struct action table[] = {
 	{ { 'u' }, "u", "undo", "undo (up to 64 levels)", NULL, "Edit", F, act_undo, 0, "undo" },
 	{ { 'r' }, "r", "reseed", "new seed, new inputs", NULL, "Edit", 0, act_reseed, 1, "reseed" },
 	{ { 'R' }, "R", "reset", "inputs back to the seed", NULL, "Edit", 0, act_reseed, 0, "reset" },
-	{ { ']' }, "]", "heads+", "more / fewer heads", "] [", "Shape", F, shape_heads, 1, "heads-more" },
+	{ { ']' }, "]", "heads+", "more / fewer heads", "] [", "Shape", 0, shape_heads, 1, "heads-more" },
 	{ { '[' }, "[", "heads-", "fewer heads", "", "Shape", 0, shape_heads, -1, "heads-less" },
 	{ { '}' }, "}", "d_k+", "larger / smaller d_k", "} {", "Shape", 0, shape_dk, 1, "dk-more" },
 	{ { '{' }, "{", "d_k-", "smaller d_k", "", "Shape", 0, shape_dk, -1, "dk-less" },
@@ -289,10 +303,11 @@ static const struct action table[] = {
 	{ { 'S' }, "S", "solve", "apply the solution (u undoes it)", NULL, "Lesson", L, act_solve, 0, "solution" },
 	{ { 'a' }, "a", "answer", "answer: a choice's key, or a number and Enter", NULL, "Lesson", L, act_answer, 0, "answer" },
 	{ { 'f' }, "f", "free", "to the free workbench / back to the lesson", NULL, "Lesson", L, act_leave, 0, "leave" },
-	{ { 'M' }, "M", "menu", "lesson menu: Up/Down or a number, Enter", NULL, "Lesson", L, act_menu, 0, "menu" },
+	{ { 'M' }, "M", "menu", "lesson menu: Up/Down or a number, Enter", NULL, "Lesson", FL, act_menu, 0, "menu" },
 	{ { 'J' }, "J", "scroll", "scroll the lesson text down / up", "J K", "Lesson", 0, act_scroll, 3, "scroll-down" },
 	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, "scroll-up" },
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, "counts" },
+	{ { 'G' }, "G", "train", "watch a tiny model's heads learn", NULL, "Train", 0, train_view_open, 0, "train" },
 };
 
 /* mha_weights_carry's rule (src/core/mha.h) */

@@ -1,7 +1,7 @@
 /*
  * actions.h - the one table of actions: key, name, help text, function.
  * It feeds the key bindings, the help overlay, the status-line hints and
- * every key a message names, so they can never disagree (STYLE.md).
+ * every key a message names, so they can never disagree (doc/DESIGN.md).
  */
 #ifndef ACTIONS_H
 #define ACTIONS_H

@@ -11,7 +11,9 @@
 #include <stddef.h>
 
 #include "pipeline.h"
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "hit.h"
 #include "mha.h"
 #include "progress.h"
@@ -89,6 +91,7 @@ enum app_mode {
 	MODE_VALUE,     /* prompt: a value for the cursor's cell (value_prompt.c) */
 	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
 	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
+	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
 	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
 	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
 	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
@@ -118,6 +121,7 @@ struct app_learn {
 	bool show_counts;              /* narrow terminals: the side column shows the counts */
 };
 
+struct train_view;
 struct app {
 	/* the bench in use: the model, and where the learner looks at it */
 	union {
@@ -143,6 +147,7 @@ struct app {
 	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
 	struct decode_state *decode;  /* the decode view's decoder while it is open (decode_view.c) */
 	int mask_row, mask_col;       /* the mask view's cursor: query, key (mask_view.c) */
+	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */
@@ -162,6 +167,7 @@ struct app {
 
 	/* lessons */
 	struct app_learn learn;
+	struct train_view *train;     /* the training screen's model and history, or NULL (train_view.c) */
 };
 
 /* Start with cfg (valid) and w (allocated; ownership passes to the app). */

@@ -114,7 +114,7 @@ int counts_view_height(int width)
 /* The compact form, for panels shorter than the full one: totals first,
  * each breakdown indented under its total, as many lines as the height
  * allows. Lines are chosen by importance (the totals, KV/token and the ratio
- * are never dropped while there is a line for them: PRODUCT.md's essentials)
+ * are never dropped while there is a line for them: they are the essentials)
  * and shown in reading order. */
 enum compact_kind { C_ROW, C_SUB, C_FIG, C_WHY };
 struct compact_line {

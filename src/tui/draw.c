@@ -70,11 +70,6 @@ static void draw_too_small(int rows, int cols)
 	draw_put(y + 1, x, cols - x, msg, theme_attr(ROLE_NORMAL));
 }
 
-struct body_layout draw_screen(const struct app *app, int rows, int cols)
-{
-	return draw_screen_hits(app, rows, cols, NULL);
-}
-
 struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, struct hit_map *hits)
 {
 	hit_clear(hits);

@@ -18,8 +18,6 @@
  * lesson menu and key hint was drawn. Returns the body layout used
  * (heat_per_page tells the loop how heatmaps page). */
 struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, struct hit_map *hits);
-/* The same without hits (tests and the benchmark). */
-struct body_layout draw_screen(const struct app *app, int rows, int cols);
 
 /* s at (y, x) in at most width columns with attribute a (nothing when
  * width <= 0); returns the columns used. */

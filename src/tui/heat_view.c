@@ -1,10 +1,14 @@
 /*
  * heat_view.c - the strip of per-head heatmaps under the matrices (Scores
  * onward): a page of heads, each an n x n map in the heat ramp (heatmap.c
- * draws one), masked cells at the bottom of the scale, the cursor's cell
- * marked, the legend with the value under the cursor and the page. The
- * scores' range is taken over every head's unmasked cells, so heads
- * compare. Drawing only; clicks land by the regions it records.
+ * draws one), masked cells with their own mark, the cursor's cell framed,
+ * the legend (which scale, what the mark means, rows are queries and
+ * columns keys) with the value under the cursor in the map's own matrix,
+ * and the page. The scale is the learner's choice (the e key): each head
+ * on its own (the default: an edit to one head never restyles another),
+ * each row (softmax's own view: which key each query prefers), or shared
+ * (the scores' range over every head's unmasked cells, weights 0..1, so
+ * heads compare). Drawing only; clicks land by the regions it records.
  */
 #include "heat_view.h"
 
@@ -20,6 +24,24 @@
 #include "learn.h"
 #include "pipeline.h"
 #include "theme.h"
+
+/* app->heat_scale 0, 1, 2 */
+static const enum heatmap_scale scales[] = { HEATMAP_SCALE_MAP, HEATMAP_SCALE_ROW, HEATMAP_SCALE_FIXED };
+enum { N_SCALES = sizeof scales / sizeof scales[0] };
+
+static enum heatmap_scale scale_of(const struct app *app)
+{
+	int k = app->heat_scale;
+	return scales[k >= 0 && k < N_SCALES ? k : 0];
+}
+
+unsigned heat_view_scale_next(struct app *app, int arg, int key)
+{
+	(void)arg; (void)key;
+	app->heat_scale = (app->heat_scale + 1) % N_SCALES;
+	app_message(app, false, "heatmaps: %s scale", heatmap_scale_name(scale_of(app)));
+	return APP_REDRAW;
+}
 
 static void heat_range(const struct app *app, bool scores, float *lo, float *hi)
 {
@@ -72,8 +94,9 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 	struct stage_view v;
 	struct cell cell;
 	bool have = app_cursor_cell(app, &cell, NULL, &v);
-	float buf[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* one head's map with the mask applied */
+	unsigned char masked[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* one head's masked cells */
 	unsigned char hid[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* its cells a lesson keeps hidden */
+	bool any_masked = false;
 	enum mha_tensor ht = scores ? MHA_T_SCORES : MHA_T_WEIGHTS;
 	for (int i = page * per; i < c->h && i < (page + 1) * per; i++) {
 		int idx = i - page * per, row = idx / b->heat_per_row, col = idx % b->heat_per_row;
@@ -89,13 +112,16 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		bool any = learn_hidden(app, ht, i, -1, -1);
 		for (int y = 0; y < c->n; y++)
 			for (int x = 0; x < c->n; x++) {
-				buf[y * c->n + x] = scores && pipeline_masked(c, &app->a, i, y, x) ? lo : src[y * c->n + x];
+				masked[y * c->n + x] = pipeline_masked(c, &app->a, i, y, x);
+				any_masked |= masked[y * c->n + x];
 				hid[y * c->n + x] = any && learn_hidden(app, ht, i, y, x);
 			}
-		hm.m = buf;
+		hm.m = src;
+		hm.masked = masked;
 		hm.hidden = any ? hid : NULL;
 		hm.lo = lo;
 		hm.hi = hi;
+		hm.scale = scale_of(app);
 		hm.labels = (const char (*)[MHA_LABEL_MAX])app->w.labels;
 		hm.title = title;
 		hm.short_title = short_title;
@@ -117,42 +143,38 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		int lw = heatmap_label_width(b->heat_cell_w);
 		hit_add(hits, (struct rect){ hy + 2, hx + lw, c->n, one.cols - lw }, HIT_HEAT, i, 0, 0, b->heat_cell_w);
 	}
-	/* the legend, the value under the cursor, and the page */
+	/* the legend, the value under the cursor in the maps' own matrix (P on
+	 * Softmax even when the cursor is in S), and the page */
 	int ly = r.y + r.h - 1;
+	struct heatmap_key key = { lo, hi, scale_of(app), any_masked, true };
 	char tail[160] = "";
 	size_t l = 0;
-	int lw = heatmap_legend_width(lo, hi);
+	int key_min = heatmap_legend_width(lo, hi) - theme_heat_levels(); /* values and one cell a level */
 	if (have && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
 		char val[32];
-		const float *m = cell.t == MHA_T_SCORES ? app->a.scores : app->a.weights;
+		const float *m = scores ? app->a.scores : app->a.weights;
 		float val_f = m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c];
-		bool hidden = learn_hidden(app, cell.t, cell.m, cell.r, cell.c);
+		bool hidden = learn_hidden(app, ht, cell.m, cell.r, cell.c);
 		/* fewer digits until it fits beside the legend, never cut: a cut
 		 * "1.70930533e-12" reads 1.7, a cut -0.02408 reads -0 */
 		for (int digits = 9; digits >= 3; digits--) {
 			fmt_sig(val, sizeof val, val_f, digits);
 			if (hidden)
 				snprintf(val, sizeof val, "?");
-			l = (size_t)snprintf(tail, sizeof tail, " %s_%d[%s,%s]=%s", cell.t == MHA_T_SCORES ? "S" : "P",
+			l = (size_t)snprintf(tail, sizeof tail, "  %s_%d[%s,%s]=%s", scores ? "S" : "P",
 			                     cell.m, app->w.labels[cell.r], app->w.labels[cell.c], val);
-			if ((int)l <= r.w - lw)
+			if ((int)l <= r.w - key_min)
 				break;
 		}
 	}
 	if (pages > 1 && l < sizeof tail)
 		snprintf(tail + l, sizeof tail - l, " page %d/%d %s", page + 1, pages, actions_key_name("page-next"));
-	/* the legend keeps its values whole: it gets its natural width, the
-	 * tail what is left (cut at its end: the page hint goes before the value);
-	 * a value that does not fit even at 3 digits takes half the ramp (one
-	 * cell a level instead of two) */
-	int tl = (int)strlen(tail), lw_min = lw - theme_heat_levels();
-	if ((int)l > r.w - lw)
-		lw = r.w - (int)l > lw_min ? r.w - (int)l : lw_min;
-	if (lw > r.w)
-		lw = r.w;
-	if (lw < r.w - tl)
-		lw = r.w - tl < 40 ? r.w - tl : 40; /* the tail keeps its old place when it fits */
-	heatmap_legend_draw(stdscr, ly, r.x, lw, lo, hi);
-	draw_put(ly, r.x + lw, r.w - lw, tail, theme_attr(ROLE_DIM));
+	/* the legend drops its optional parts (the axes, the scale's name) to
+	 * leave the tail its room; the tail is cut at its end (the page hint
+	 * goes before the value) */
+	int kw = r.w - (int)strlen(tail);
+	if (kw < key_min)
+		kw = key_min < r.w ? key_min : r.w;
+	int drawn = heatmap_key_draw(stdscr, ly, r.x, kw, &key);
+	draw_put(ly, r.x + drawn, r.w - drawn, tail, theme_attr(ROLE_DIM));
 }
-

@@ -1,23 +1,27 @@
 /*
  * heatmap.c - one matrix as a grid of cells, each with a heat colour AND a
  * glyph of rising density (so it reads in monochrome too), token labels on
- * both axes, the cursor cell in reverse video; a legend; and the arithmetic
- * of small multiples (how many maps fit, at which cell width, in how many
- * pages).
+ * both axes, masked cells with their own mark, the cursor cell framed by
+ * brackets with its shade kept; the scale (shared, per map or per row); a
+ * legend that says what it shows; and the arithmetic of small multiples
+ * (how many maps fit, at which cell width, in how many pages).
  *
  * Geometry at cell width w (1..6): a cell is w - s glyphs plus s spaces,
  * s = 1 when w >= 2 (so columns stay apart and the column labels have room);
  * the row-label column is 1 char at w = 1 (letters never look like glyphs,
- * so no space is needed), 1 char + space at w = 2, 3 chars + space beyond.
+ * so no space is needed), else w - 1 chars + space: as wide as a column
+ * label, so the two axes say the same.
  * The last cell's space is not part of the map; maps sit one column apart.
  *
- * It does not choose what matrix to show, compute ranges, or refresh.
+ * It does not choose what matrix to show, which scale to use (the caller
+ * passes it), or refresh.
  */
 #include "heatmap.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "fmt.h"
 #include "theme.h"
@@ -34,7 +38,9 @@ static int cell_space(int cell_w) { return cell_w >= 2 ? 1 : 0; }
 int heatmap_label_width(int cell_w)
 {
 	cell_w = cell_w_clamp(cell_w);
-	return cell_w == 1 ? 1 : cell_w == 2 ? 2 : 4;
+	/* a row label as wide as a column label (cell_w - 1 from 2 up; 1 at
+	 * cell_w 1), then a space: both axes then show the same text */
+	return cell_w == 1 ? 1 : cell_w;
 }
 
 static struct heatmap_size size_of(int rows, int cols, int cell_w)
@@ -111,17 +117,76 @@ static void value_format(char *buf, size_t len, float v, int w)
 	snprintf(buf, len, "%s", strstr(z, "big") ? "" : z);
 }
 
-/* The label of token i in at most w columns: the token's text from the
- * left, or its index from the right (the last digit tells 9, 10, 11 apart). */
+/* The first bytes of s that take at most cols display columns. */
+static void cut_to_cols(char *out, size_t len, const char *s, int cols)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t at = 0, left = strlen(s);
+	int used = 0;
+	while (left > 0) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s + at, left, &st);
+		int w = 1;
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof st);
+			n = 1; /* theme_addstr shows such a byte as one '?' */
+		} else if ((w = wcwidth(wc)) < 0) {
+			w = 1;
+		}
+		if (used + w > cols || at + n >= len)
+			break;
+		used += w;
+		at += n;
+		left -= n;
+	}
+	snprintf(out, len, "%.*s", (int)at, s);
+}
+
+/* Does token i's label occur at another index below count? */
+static bool label_repeated(const struct heatmap *hm, int i, int count)
+{
+	for (int k = 0; k < count; k++)
+		if (k != i && !strcmp(hm->labels[k], hm->labels[i]))
+			return true;
+	return false;
+}
+
+/* The label of token i in at most w columns, the same on both axes: the
+ * word from the left, as much as fits; a word that occurs twice with its
+ * index after it (subscript digits in UTF-8: "the\u2080", "the\u2084"; digits in
+ * ASCII: "the0"), or the index's last w digits when not one letter of the
+ * word fits beside it; without labels the index from the right (the last
+ * digit tells 9, 10, 11 apart). */
 static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, int w)
 {
-	if (hm->labels && hm->labels[i][0]) {
-		snprintf(buf, len, "%.*s", MHA_LABEL_MAX - 1, hm->labels[i]);
-		return; /* theme_addstr truncates to the display width */
-	}
 	char num[16];
 	int n = snprintf(num, sizeof num, "%d", i);
-	snprintf(buf, len, "%s", n > w ? num + n - w : num);
+	if (!hm->labels || !hm->labels[i][0]) {
+		snprintf(buf, len, "%s", n > w ? num + n - w : num);
+		return;
+	}
+	int count = hm->rows > hm->cols ? hm->rows : hm->cols;
+	if (!label_repeated(hm, i, count)) {
+		cut_to_cols(buf, len, hm->labels[i], w);
+		return;
+	}
+	if (n + 1 > w) { /* no room for a letter: the index alone */
+		snprintf(buf, len, "%s", n > w ? num + n - w : num);
+		return;
+	}
+	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1] = "";
+	cut_to_cols(word, sizeof word, hm->labels[i], w - n);
+	if (theme_utf8()) {
+		/* U+2080 + digit: E2 82 80..89 */
+		for (int k = 0; k < n; k++) {
+			char d[4] = { (char)0xE2, (char)0x82, (char)(0x80 + (num[k] - '0')), '\0' };
+			strcat(sub, d);
+		}
+	} else {
+		snprintf(sub, sizeof sub, "%s", num);
+	}
+	snprintf(buf, len, "%s%s", word, sub);
 }
 
 static void title_draw(WINDOW *win, int y, int x, int width, const struct heatmap *hm)
@@ -144,47 +209,110 @@ static void title_draw(WINDOW *win, int y, int x, int width, const struct heatma
 	theme_addstr(win, y, x, width, t, a);
 }
 
-static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r, int c, int cell_w)
+static bool cell_masked(const struct heatmap *hm, int r, int c)
+{
+	size_t k = (size_t)r * (size_t)hm->cols + (size_t)c;
+	return (hm->masked && hm->masked[k]) || (isinf(hm->m[k]) && hm->m[k] < 0);
+}
+
+void heatmap_range(const struct heatmap *hm, int r, float *lo, float *hi)
+{
+	*lo = hm->lo;
+	*hi = hm->hi;
+	if (hm->scale == HEATMAP_SCALE_FIXED || !hm->m)
+		return;
+	int r0 = r < 0 || hm->scale == HEATMAP_SCALE_MAP ? 0 : r;
+	int r1 = r < 0 || hm->scale == HEATMAP_SCALE_MAP ? hm->rows : r + 1;
+	bool any = false;
+	for (int y = r0; y < r1; y++)
+		for (int x = 0; x < hm->cols; x++) {
+			float v = hm->m[(size_t)y * (size_t)hm->cols + (size_t)x];
+			if (!isfinite(v) || cell_masked(hm, y, x))
+				continue;
+			if (!any || v < *lo)
+				*lo = v;
+			if (!any || v > *hi)
+				*hi = v;
+			any = true;
+		}
+	if (!any) {
+		*lo = 0.0f;
+		*hi = 1.0f;
+	} else if (*lo >= 0.0f) {
+		*lo = 0.0f; /* weights: 0 stays blank, the largest is the top */
+	}
+}
+
+const char *heatmap_scale_name(enum heatmap_scale s)
+{
+	switch (s) {
+	case HEATMAP_SCALE_MAP: return "each head";
+	case HEATMAP_SCALE_ROW: return "each row";
+	default: return "all heads";
+	}
+}
+
+/* The value text of a cell in w columns. In a map with negative values
+ * (lo < 0) the magnitude gets w - 1 columns and the sign (or a space)
+ * the one before it, always w in all, so 0.02 and -0.02 read " .02" and
+ * "-.02", 24 and -24 "  24" and " -24": the same digits, the same glyphs. */
+static void cell_value(char *buf, size_t len, float v, int w, bool sign_column)
+{
+	if (!sign_column) {
+		value_format(buf, len, v, w);
+		return;
+	}
+	char mag[48];
+	value_format(mag, sizeof mag, fabsf(v), w - 1);
+	if (!mag[0]) {
+		buf[0] = '\0';
+		return;
+	}
+	char sig[64];
+	snprintf(sig, sizeof sig, "%s%s", v < 0 ? "-" : "", mag); /* the sign beside the digits */
+	snprintf(buf, len, "%*s", w, sig);
+}
+
+static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r, int c, int cell_w,
+                      float lo, float hi)
 {
 	int cw = cell_w - cell_space(cell_w);
 	float v = hm->m[(size_t)r * (size_t)hm->cols + (size_t)c];
 	bool cursor = r == hm->cur_row && c == hm->cur_col;
-	int level = theme_heat_level(v, hm->lo, hm->hi);
-	attr_t a = cursor ? theme_attr(ROLE_SELECTED) : hm->off ? theme_attr(ROLE_DIM) : theme_heat_attr(level);
-	/* in reverse video a solid block reads as empty: the cursor cell takes
-	 * the ASCII ramp, whose glyphs are characters, not fills */
-	char ascii[2] = { theme_heat_ascii(level), '\0' };
-	const char *glyph = cursor ? ascii : theme_heat_glyph(level);
+	int level = theme_heat_level(v, lo, hi);
+	/* the cursor keeps its shade: underlined, framed by brackets beside it */
+	attr_t a = (hm->off ? theme_attr(ROLE_DIM) : theme_heat_attr(level)) | (cursor ? A_UNDERLINE : 0);
+	const char *glyph = theme_heat_glyph(level);
 	char text[64] = "";
 	int at = 0;
 	if (hm->hidden && hm->hidden[(size_t)r * (size_t)hm->cols + (size_t)c]) {
 		/* not yet revealed: no colour, no glyph, no value */
 		for (int k = 0; k < cw; k++)
-			theme_addstr(win, y, x + k, 1, k == cw - 1 ? "?" : " ", cursor ? a : theme_attr(ROLE_DIM));
-		if (cell_space(cell_w) && c < hm->cols - 1)
-			theme_addstr(win, y, x + cw, 1, " ", theme_attr(ROLE_NORMAL));
+			theme_addstr(win, y, x + k, 1, k == cw - 1 ? "?" : " ", theme_attr(ROLE_DIM) | (cursor ? A_UNDERLINE : 0));
+		return;
+	}
+	if (cell_masked(hm, r, c)) {
+		/* its own mark, never a heat glyph: masked is not "small" */
+		for (int k = 0; k < cw; k++)
+			theme_addstr(win, y, x + k, 1, k == cw - 1 ? theme_masked_glyph() : " ",
+			             theme_attr(ROLE_DIM) | (cursor ? A_UNDERLINE : 0));
 		return;
 	}
 	if (!isfinite(v)) {
 		/* never "nan" or "inf": the clamped colour, marked with '!' */
-		theme_addstr(win, y, x, 1, "!", cursor ? a : theme_attr(ROLE_ERROR));
+		theme_addstr(win, y, x, 1, "!", theme_attr(ROLE_ERROR) | (cursor ? A_UNDERLINE : 0));
 		at = 1;
 	} else if (cw >= 4) {
-		value_format(text, sizeof text, v, cw - 1);
+		cell_value(text, sizeof text, v, cw - 1, lo < 0.0f);
 	}
 	int vlen = (int)strlen(text);
 	/* an ASCII glyph ('-', '.', '+') right before a number would read as
-	 * part of it (".35" as "-.35"): that pad is a space; fills cannot.
-	 * The cursor cell, marked by reverse video, pads with spaces only
-	 * ("- .0" still reads as a minus). */
+	 * part of it (".35" as "-.35"): that pad is a space; fills cannot. */
 	bool ascii_pad = vlen && strlen(glyph) == 1;
 	for (; at < cw - vlen; at++)
-		theme_addstr(win, y, x + at, 1,
-		             ascii_pad && (cursor || at == cw - vlen - 1) ? " " : glyph, a);
+		theme_addstr(win, y, x + at, 1, ascii_pad && at == cw - vlen - 1 ? " " : glyph, a);
 	if (vlen)
 		theme_addstr(win, y, x + at, vlen, text, a);
-	if (cell_space(cell_w) && c < hm->cols - 1)
-		theme_addstr(win, y, x + cw, 1, " ", theme_attr(ROLE_NORMAL));
 }
 
 void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_w)
@@ -192,6 +320,7 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 	cell_w = cell_w_clamp(cell_w);
 	struct heatmap_size s = size_of(hm->rows, hm->cols, cell_w);
 	int lw = heatmap_label_width(cell_w), lt = lw > 1 ? lw - 1 : 1, ct = cell_w - cell_space(cell_w);
+	int tw = lt < ct ? lt : ct; /* one label width for both axes */
 	char buf[64];
 
 	title_draw(win, y, x, s.cols, hm);
@@ -199,15 +328,32 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 		return;
 	attr_t normal = theme_attr(ROLE_NORMAL), sel = theme_attr(ROLE_SELECTED);
 	for (int c = 0; c < hm->cols; c++) {
-		label_text(buf, sizeof buf, hm, c, ct);
+		label_text(buf, sizeof buf, hm, c, tw);
 		theme_addstr(win, y + 1, x + lw + c * cell_w, ct, buf, c == hm->cur_col ? sel : normal);
 	}
+	float lo, hi;
+	heatmap_range(hm, -1, &lo, &hi);
 	for (int r = 0; r < hm->rows; r++) {
 		int ry = y + 2 + r;
-		label_text(buf, sizeof buf, hm, r, lt);
+		label_text(buf, sizeof buf, hm, r, tw);
 		theme_addstr(win, ry, x, lt, buf, r == hm->cur_row ? sel : normal);
-		for (int c = 0; c < hm->cols; c++)
-			cell_draw(win, ry, x + lw + c * cell_w, hm, r, c, cell_w);
+		if (hm->scale == HEATMAP_SCALE_ROW)
+			heatmap_range(hm, r, &lo, &hi);
+		for (int c = 0; c < hm->cols; c++) {
+			int cx = x + lw + c * cell_w;
+			cell_draw(win, ry, cx, hm, r, c, cell_w, lo, hi);
+			if (cell_space(cell_w) && c < hm->cols - 1)
+				theme_addstr(win, ry, cx + ct, 1, " ", normal);
+		}
+	}
+	/* the cursor's frame, in the spaces beside it that belong to the map
+	 * (the label column's, the cells'; not the gap after the last one) */
+	if (cell_space(cell_w) && hm->cur_row >= 0 && hm->cur_row < hm->rows &&
+	    hm->cur_col >= 0 && hm->cur_col < hm->cols) {
+		int ry = y + 2 + hm->cur_row, cx = x + lw + hm->cur_col * cell_w;
+		theme_addstr(win, ry, cx - 1, 1, "[", sel);
+		if (hm->cur_col < hm->cols - 1)
+			theme_addstr(win, ry, cx + ct, 1, "]", sel);
 	}
 }
 
@@ -234,11 +380,10 @@ int heatmap_legend_width(float lo, float hi)
 	return (int)(strlen(los) + strlen(his)) + 2 + 2 * theme_heat_levels();
 }
 
-void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float hi)
+/* "los <ramp> his" within width (see heatmap_legend_draw); returns the
+ * columns drawn. */
+static int ramp_draw(WINDOW *win, int y, int x, int width, const char *los, const char *his)
 {
-	char los[32], his[32];
-	bound_format(los, sizeof los, lo);
-	bound_format(his, sizeof his, hi);
 	int levels = theme_heat_levels();
 	int nlo = (int)strlen(los), nhi = (int)strlen(his);
 	/* the values come first: the ramp takes what is left, two cells a
@@ -263,6 +408,56 @@ void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float h
 	}
 	if (values) {
 		cx += theme_addstr(win, y, cx, 1, " ", normal);
-		theme_addstr(win, y, cx, nhi, his, normal);
+		cx += theme_addstr(win, y, cx, nhi, his, normal);
 	}
+	return cx - x;
+}
+
+void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float hi)
+{
+	char los[32], his[32];
+	bound_format(los, sizeof los, lo);
+	bound_format(his, sizeof his, hi);
+	ramp_draw(win, y, x, width, los, his);
+}
+
+int heatmap_key_draw(WINDOW *win, int y, int x, int width, const struct heatmap_key *k)
+{
+	char los[32] = "low", his[32] = "high", name[32], masked[32];
+	if (k->scale == HEATMAP_SCALE_FIXED) {
+		bound_format(los, sizeof los, k->lo);
+		bound_format(his, sizeof his, k->hi);
+	}
+	snprintf(name, sizeof name, ", %s", heatmap_scale_name(k->scale));
+	snprintf(masked, sizeof masked, "  %s masked", theme_masked_glyph());
+	static const char *const axes[] = { "  rows: queries, columns: keys", "  rows=queries cols=keys" };
+	int levels = theme_heat_levels();
+	/* the parts in order of need, each kept only when it fits whole beside
+	 * the values and a ramp of one cell a level */
+	int core = (int)(strlen(los) + strlen(his)) + 2 + levels, used = core;
+	int nname = (int)strlen(name), nmask = k->masked ? 3 + (int)strlen(" masked") : 0;
+	bool show_mask = k->masked && used + nmask <= width;
+	used += show_mask ? nmask : 0;
+	bool show_name = used + nname <= width;
+	used += show_name ? nname : 0;
+	int ax = -1;
+	for (int i = 0; i < 2 && k->axes && ax < 0; i++)
+		if (used + (int)strlen(axes[i]) <= width)
+			ax = i;
+	used += ax >= 0 ? (int)strlen(axes[ax]) : 0;
+	/* the ramp grows into what is left, up to two cells a level */
+	int ramp_w = width - (used - core), ramp_max = core + levels;
+	if (ramp_w > ramp_max)
+		ramp_w = ramp_max;
+	if (ramp_w < 1)
+		return 0;
+	int cx = x + ramp_draw(win, y, x, ramp_w, los, his);
+	attr_t normal = theme_attr(ROLE_NORMAL), dim = theme_attr(ROLE_DIM);
+	if (show_name)
+		cx += theme_addstr(win, y, cx, nname, name, normal);
+	if (show_mask)
+		cx += theme_addstr(win, y, cx, nmask, masked, dim);
+	if (ax >= 0)
+		cx += theme_addstr(win, y, cx, (int)strlen(axes[ax]), axes[ax], dim);
+	return cx - x;
 }

@@ -2,8 +2,8 @@
  * heatmap.h - one matrix drawn as a grid of coloured, glyph-filled cells
  * with token labels on both axes; a legend; and how many fit in a pane.
  *
- * Layout of one heatmap at (y, x), label column L wide (L = 4; 2 at
- * cell_w 2, 1 at cell_w 1), each cell cell_w wide:
+ * Layout of one heatmap at (y, x), label column L wide (L = cell_w; 1 at
+ * cell_w 1), each cell cell_w wide:
  *   y      title (truncated to the width)
  *   y+1    L spaces, then one column label per cell
  *   y+2..  row label (L-1 chars + space), then the cells of that row
@@ -21,6 +21,16 @@
 
 enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 6 };
 
+/* Which values set a cell's shade. */
+enum heatmap_scale {
+	HEATMAP_SCALE_FIXED, /* lo..hi as given (e.g. one range shared by every head) */
+	HEATMAP_SCALE_MAP,   /* the map's own range: each head on its own, so an edit
+	                      * to one head never restyles another */
+	HEATMAP_SCALE_ROW,   /* each row's own range: softmax is taken per row, so
+	                      * this shows which key each query prefers */
+	HEATMAP_SCALE_COUNT
+};
+
 struct heatmap {
 	const float *m;               /* (rows, cols) row-major */
 	int rows, cols;
@@ -33,6 +43,18 @@ struct heatmap {
 	const unsigned char *hidden;  /* (rows, cols) non-zero: the cell shows "?" (a lesson's
 	                               * "predict, then reveal"); NULL: none */
 	const char *short_title;      /* "h1>kv0": drawn when the title does not fit; NULL: none */
+	enum heatmap_scale scale;     /* FIXED (0): lo, hi above; MAP / ROW: computed here */
+	const unsigned char *masked;  /* (rows, cols) non-zero: masked (a -inf score, a weight
+	                               * the mask zeroed), drawn with theme_masked_glyph and left
+	                               * out of the range; NULL: only -inf cells are masked */
+};
+
+/* What the legend explains (heatmap_key_draw). */
+struct heatmap_key {
+	float lo, hi;                 /* the range, shown at HEATMAP_SCALE_FIXED */
+	enum heatmap_scale scale;
+	bool masked;                  /* some cell shows the masked mark: say what it means */
+	bool axes;                    /* say that rows are queries and columns keys */
 };
 
 struct heatmap_size { int rows, cols; }; /* screen cells needed */
@@ -42,8 +64,15 @@ struct heatmap_size { int rows, cols; }; /* screen cells needed */
 int heatmap_label_width(int cell_w);
 /* cell_w is clamped to HEATMAP_CELL_W_MIN..HEATMAP_CELL_W_MAX. */
 struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w);
-/* At cell_w >= 5 each cell also shows its value (".42", "-1.3"); a value
- * that is NaN or infinite is drawn as "!" in ROLE_ERROR, never "nan". */
+/* At cell_w >= 5 each cell also shows its value (".42", "-1.3"); in a map
+ * with negative values every value keeps a sign column, so +x and -x take
+ * the same room and the same number of glyphs. A NaN or +inf value is
+ * drawn as "!" in ROLE_ERROR, never "nan"; -inf is a masked cell. The
+ * cursor cell keeps its colour and glyph, underlined, between brackets in
+ * the spaces beside it; its row and column labels are in reverse video.
+ * Token labels take the same width on both axes (as much of the word as
+ * fits); a word that occurs twice carries its index ("the\u2084", ASCII
+ * "the4"), or is only its index when one column is all there is. */
 void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_w);
 /* A horizontal legend on one line: lo value, the ramp, hi value, within
  * width. The values are never cut (exponent form for huge ones, "!" for
@@ -52,6 +81,18 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float hi);
 /* The columns the legend takes at its widest (two ramp cells a level). */
 int heatmap_legend_width(float lo, float hi);
+/* The range that shades row r of the map (r < 0: the whole map) under its
+ * scale: finite, unmasked values only; lo = 0 when none is negative (a
+ * weight of 0 stays blank). FIXED returns hm->lo, hm->hi. */
+void heatmap_range(const struct heatmap *hm, int r, float *lo, float *hi);
+/* The scale's name as the legend says it: "all heads", "each head", "each row". */
+const char *heatmap_scale_name(enum heatmap_scale s);
+/* The legend with what it explains: "lo <ramp> hi" at a fixed scale, else
+ * "low <ramp> high, each head" (or each row); then "x masked" when asked;
+ * then "rows: queries, columns: keys" (or "rows=q cols=k") when asked and
+ * it fits. Parts that do not fit whole are left out, last first; the ramp
+ * shrinks before the scale's name goes. Returns the columns drawn. */
+int heatmap_key_draw(WINDOW *win, int y, int x, int width, const struct heatmap_key *k);
 /* How many heatmaps of shape (rows, cols) fit in (height, width), one
  * column of gap between them; *per_row (may be NULL) gets how many sit side
  * by side. 0 when not even one fits. Paging: page p of total t shows maps

@@ -14,6 +14,7 @@
 
 #include "actions.h"
 #include "draw.h"
+#include "pane.h"
 #include "theme.h"
 
 unsigned help_toggle(struct app *app)
@@ -53,59 +54,34 @@ unsigned help_key(struct app *app, int key)
 	return APP_REDRAW;
 }
 
-/* Piece j of s word-wrapped at width columns: its start in *at and its
- * length, or -1 when s has no piece j (a word longer than width is cut). */
-static int wrap_piece(const char *s, int width, int j, const char **at)
-{
-	if (width < 1)
-		width = 1;
-	for (int k = 0; *s; k++) {
-		int n = (int)strlen(s);
-		int take = n <= width ? n : width;
-		if (take < n)
-			while (take > 0 && s[take] != ' ')
-				take--;
-		if (take == 0)
-			take = n < width ? n : width;
-		if (k == j) {
-			*at = s;
-			return take;
-		}
-		s += take;
-		while (*s == ' ')
-			s++;
-	}
-	return -1;
-}
-
-/* Help lines: section headers and one line per action, its text wrapped at
- * textw columns under itself (at 80 columns a column holds 25). */
-static int help_line(int i, int textw, char *buf, size_t len, attr_t *a)
+/* The help's lines: a heading per group, then each action's text wrapped
+ * at textw columns under its keys (at 80 columns a column holds 25); a
+ * row whose help_keys is "" is spoken for by the row above. 0, or -1 when
+ * out of memory. */
+static int help_lines(int textw, struct lesson_text *out)
 {
 	int count;
 	const struct action *t = actions_table(&count);
-	int line = 0;
 	const char *group = NULL;
 	for (int k = 0; k < count; k++) {
 		if (!group || strcmp(group, t[k].group) != 0) {
 			group = t[k].group;
-			if (line++ == i) {
-				snprintf(buf, len, "%s", group);
-				*a = theme_attr(ROLE_TITLE);
-				return 1;
-			}
+			if (lesson_text_add(out, LESSON_LINE_TITLE, group, 0) != 0)
+				return -1;
 		}
 		if (t[k].help_keys && !t[k].help_keys[0])
-			continue; /* shown on the line of the row above */
-		const char *at;
-		int n;
-		for (int j = 0; (n = wrap_piece(t[k].help, textw, j, &at)) >= 0; j++)
-			if (line++ == i) {
-				snprintf(buf, len, " %-11s %.*s", j ? "" : t[k].help_keys ? t[k].help_keys : t[k].key_label, n,
-				         at);
-				*a = theme_attr(ROLE_NORMAL);
-				return 1;
-			}
+			continue;
+		struct lesson_text w = { 0 };
+		int rc = lesson_wrap(&w, t[k].help, textw > 0 ? textw : 1, LESSON_LINE_PROSE, NULL, NULL);
+		for (int j = 0; rc == 0 && j < w.count; j++) {
+			char buf[160];
+			snprintf(buf, sizeof buf, " %-11s %s", j ? "" : t[k].help_keys ? t[k].help_keys : t[k].key_label,
+			         w.lines[j].text);
+			rc = lesson_text_add(out, LESSON_LINE_PROSE, buf, 0);
+		}
+		lesson_text_free(&w);
+		if (rc != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -118,30 +94,23 @@ void help_draw(const struct app *app, int rows, int cols)
 		clrtoeol();
 	}
 	draw_put(y0, 1, cols - 2, "mha-tui keys   (Up/Down scroll, any other key closes)", theme_attr(ROLE_TITLE) | A_BOLD);
-	/* the rule for shape changes, wrapped, at the bottom */
-	const char *rule = actions_keep_rule;
-	char lines[6][160];
-	int rule_lines = 0, width = cols - 4 < (int)sizeof lines[0] - 1 ? cols - 4 : (int)sizeof lines[0] - 1;
-	const char *at;
-	for (int n; rule_lines < 6 && (n = wrap_piece(rule, width, rule_lines, &at)) >= 0; rule_lines++)
-		snprintf(lines[rule_lines], sizeof lines[0], "%.*s", n, at);
+	/* the rule for shape changes, wrapped, at the bottom (6 lines at most) */
+	struct lesson_text rule = { 0 }, help = { 0 };
+	int width = cols - 4 < 159 ? cols - 4 : 159;
+	lesson_wrap(&rule, actions_keep_rule, width > 0 ? width : 1, LESSON_LINE_PROSE, NULL, NULL);
+	int rule_lines = rule.count < 6 ? rule.count : 6;
 	int avail = h - 2 - rule_lines;
 	int colw = (cols - 2) / 2;
 	int ncol = colw < cols - 2 ? 2 : 1;
-	int textw = colw - 1 - 13; /* " %-11s " before the text */
-	char buf[160];
-	attr_t a;
-	int total = 0;
-	while (help_line(total, textw, buf, sizeof buf, &a))
-		total++;
+	help_lines(colw - 1 - 13, &help); /* " %-11s " before the text */
 	int start = app->help_scroll;
-	if (start > total - 1)
-		start = total > 0 ? total - 1 : 0;
-	for (int i = start, slot = 0; i < total && slot < ncol * avail; i++, slot++) {
-		help_line(i, textw, buf, sizeof buf, &a);
-		draw_put(y0 + 2 + slot % avail, 1 + (slot / avail) * colw, colw - 1, buf, a);
-	}
+	if (start > help.count - 1)
+		start = help.count > 0 ? help.count - 1 : 0;
+	for (int i = start, slot = 0; i < help.count && slot < ncol * avail; i++, slot++)
+		draw_put(y0 + 2 + slot % avail, 1 + (slot / avail) * colw, colw - 1, help.lines[i].text,
+		         theme_attr(help.lines[i].kind == LESSON_LINE_TITLE ? ROLE_TITLE : ROLE_NORMAL));
 	for (int i = 0; i < rule_lines; i++)
-		draw_put(y0 + h - rule_lines + i, 2, width, lines[i], theme_attr(ROLE_DIM));
+		draw_put(y0 + h - rule_lines + i, 2, width, rule.lines[i].text, theme_attr(ROLE_DIM));
+	lesson_text_free(&rule);
+	lesson_text_free(&help);
 }
-

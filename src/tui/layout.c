@@ -1,8 +1,8 @@
 /*
  * layout.c - the geometry of the screen: the frame of a terminal size, the
  * split of the body between matrices, heatmaps and counts, and the packing
- * of a stage's matrices. No drawing here (STYLE.md: drawing follows a pure,
- * tested layout).
+ * of a stage's matrices. No drawing here: drawing follows this pure,
+ * tested layout.
  */
 #include "layout.h"
 
@@ -22,11 +22,6 @@ static struct rect mk(int y, int x, int h, int w)
 	if (w < 0)
 		w = 0;
 	return (struct rect){ y, x, h, w };
-}
-
-struct layout layout_compute(int rows, int cols)
-{
-	return layout_frame(rows, cols, LAYOUT_PANE_NONE);
 }
 
 struct layout layout_frame(int rows, int cols, enum layout_pane pane)

@@ -43,8 +43,6 @@ enum layout_pane {
 };
 
 struct layout layout_frame(int rows, int cols, enum layout_pane pane);
-/* layout_frame(rows, cols, LAYOUT_PANE_NONE) */
-struct layout layout_compute(int rows, int cols);
 
 /* The body of one stage: two lines of formula and note; the heatmaps with
  * their legend in a strip across the bottom (h = 0 when the stage has

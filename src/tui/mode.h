@@ -49,6 +49,7 @@ extern const struct mode_ops menu_mode;         /* menu.c */
 extern const struct mode_ops value_prompt_mode; /* value_prompt.c */
 extern const struct mode_ops scale_prompt_mode; /* scale_prompt.c */
 extern const struct mode_ops answer_prompt_mode; /* answer_prompt.c */
+extern const struct mode_ops train_mode;        /* train_view.c */
 
 const struct mode_ops *mode_ops(enum app_mode m);
 

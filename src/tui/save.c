@@ -2,8 +2,8 @@
  * save.c - the learner's session on disk: w saves it (app_save), and the
  * edits are autosaved beside it ("<session>.autosave") in the pauses
  * between keys, by a child process so that the keys never wait; an
- * autosave found at start that is newer than the session is held and
- * named, never loaded or removed silently. The file format is the session
+ * autosave found at start is held and named, whatever its age, never
+ * loaded or removed silently. The file format is the session
  * library's (session.h); this only decides when and what to write.
  */
 #include <stdio.h>
@@ -116,26 +116,17 @@ bool app_autosave_idle(struct app *app, bool idle)
 	return autosave(app);
 }
 
-/* a is newer than b (nanoseconds where the file system keeps them) */
-static bool newer(const struct stat *a, const struct stat *b)
-{
-	if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
-		return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
-	return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
-}
-
 bool app_autosave_check(struct app *app)
 {
 	char path[4096];
-	struct stat as, ss;
+	struct stat as;
 	if (app_autosave_path(app, path, sizeof path) != 0 || stat(path, &as) != 0)
 		return false;
-	bool session = stat(app->session_path, &ss) == 0;
-	if (session && !newer(&as, &ss))
-		return false; /* older: left by a run whose session save came after; ours to replace */
+	/* a clean save removes the autosave it covers: one found here holds
+	 * edits no save took, whatever its age; kept until loaded (doc/SESSION.md) */
 	app->autosave_held = true;
 	/* the command first: it is what must survive an 80-column status line */
-	app_message(app, true, "recover: mha-tui --load %s   (edits a run left unsaved; kept until you load them)",
+	app_message(app, true, "recover: mha-tui --load '%s'   (edits a run left unsaved; kept until you load them)",
 	            path);
 	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
 	app->notice = true;

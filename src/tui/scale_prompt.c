@@ -11,6 +11,7 @@
 
 #include "actions.h"
 #include "draw.h"
+#include "fmt.h"
 #include "mode.h"
 #include "prompt.h"
 #include "theme.h"
@@ -86,7 +87,7 @@ static unsigned scale_key_inner(struct app *app, int key)
 		return APP_REDRAW;
 	}
 	if (prompt_is_enter(key)) {
-		char msg[MHA_MSG_MAX], what[96];
+		char msg[MHA_MSG_MAX], what[96], fs[48];
 		bool set = app->edit[0] == '=';
 		float f;
 		mode_leave(app);
@@ -96,7 +97,7 @@ static unsigned scale_key_inner(struct app *app, int key)
 			app_message(app, true, "not changed: %s", msg);
 			return APP_REDRAW;
 		}
-		snprintf(what, sizeof what, "%s %s %.9g", b.name, set ? "=" : "*=", (double)f);
+		snprintf(what, sizeof what, "%s %s %s", b.name, set ? "=" : "*=", fmt_full(fs, sizeof fs, f));
 		return app_scale_cells(app, b.t, b.r0, b.r1, b.c0, b.c1, f, set, what);
 	}
 	prompt_type(app, app->edit, sizeof app->edit, key);

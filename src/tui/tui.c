@@ -22,6 +22,7 @@
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
+#include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
 #include "session.h"
@@ -149,7 +150,11 @@ int tui_run(const struct tui_options *o)
 		return fail(msg);
 	}
 	app.now_ms = term_now_ms();
-	app_autosave_check(&app); /* a crashed run's edits: say where, never load them silently */
+	/* a crashed run's edits: say where, never load them silently (unless
+	 * this run is loading them: then they are its own) */
+	char own[4096];
+	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strcmp(own, o->load) == 0))
+		app_autosave_check(&app);
 	char note[1024] = "";
 	if (app_autosave_path(&app, msg, sizeof msg) == 0) {
 		mha_text_clean(msg);
@@ -175,6 +180,8 @@ int tui_run(const struct tui_options *o)
 		/* an autosave owed is written in a pause of the keys, after the
 		 * frame that asked for it (app.h) */
 		if (app_autosave_idle(&app, key == ERR))
+			dirty = true;
+		if (key == ERR && train_view_idle(&app)) /* the training screen trains in the pauses */
 			dirty = true;
 		if (key == ERR)
 			continue;

@@ -11,6 +11,7 @@
 
 #include "actions.h"
 #include "draw.h"
+#include "fmt.h"
 #include "mode.h"
 #include "prompt.h"
 #include "theme.h"
@@ -48,7 +49,7 @@ static unsigned value_key(struct app *app, int key)
 		if (f & APP_RECOMPUTE)
 			app_edited(app, &before);
 		char full[48];
-		snprintf(full, sizeof full, "%.9g", (double)v);
+		fmt_full(full, sizeof full, v);
 		app_message(app, false, "set to %s; everything downstream recomputed (%s undoes)", full,
 		            actions_key_name("undo"));
 		return f;

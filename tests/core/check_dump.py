@@ -247,11 +247,13 @@ GRAD_SAMPLES = 12  # elements per tensor checked by finite differences
 
 
 def check_grad(cfg, dump):
-    """--grad: dL/dX, dL/dW_Q, ... of L = 1/2 sum(Y^2), in the forward's
-    keys and shapes; a spread of elements of each against float64 central
+    """--grad: dL/dX, dL/dW_Q, ... (and dL/db_Q, ... with biases) of
+    L = 1/2 sum(Y^2), in the forward's keys and shapes; a spread of elements of each against float64 central
     finite differences of L recomputed here."""
     grad = dump["grad"]
-    names = ["X", "W_Q", "W_K", "W_V", "W_O"]
+    weights = ["X", "W_Q", "W_K", "W_V", "W_O"]
+    bias_names = ["b_Q", "b_K", "b_V", "b_O"] if cfg.get("bias") else []
+    names = weights + bias_names
     if not isinstance(grad, dict) or sorted(grad) != sorted(names):
         problem("grad: keys %s, want %s" % (sorted(grad) if isinstance(grad, dict) else grad, names))
         return
@@ -261,7 +263,8 @@ def check_grad(cfg, dump):
     inputs = {k: [list(r) for r in dump[k]] for k in names}
 
     def loss():
-        y = attention(cfg, *(inputs[k] for k in names))["output"]
+        biases = {k: inputs[k][0] for k in bias_names} if bias_names else None
+        y = attention(cfg, *(inputs[k] for k in weights), biases)["output"]
         return 0.5 * math.fsum(v * v for r in y for v in r)
 
     eps = 1e-6

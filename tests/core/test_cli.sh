@@ -224,6 +224,8 @@ check_dump grad_gqa_causal_off '{"kv_heads": 2, "causal": true}' --grad --tokens
 check_dump grad_mqa_noscale '{"kv_heads": 1, "scale": false}' --grad --heads 3 --kv-heads 1 \
 	--d-model 6 --no-scale --seed 2
 check_dump grad_topk '{"top_k": 2}' --grad --tokens 6 --top-k 2 --d-model 8 --heads 2 --seed 5
+check_dump grad_bias_window '{"bias": true, "window": 2}' --grad --bias --window 2 --tokens 5 \
+	--d-model 8 --heads 4 --kv-heads 2 --seed 7
 expect_error 2 --grad --grad
 expect_error 2 --train --train bogus
 expect_error 2 --seeds --train previous --seeds 3

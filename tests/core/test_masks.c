@@ -5,7 +5,7 @@
  * properties on seeded random masks: every row of P sums to 1 or is
  * exactly 0, a dead row is flagged exactly when no key is visible, masked
  * weights are exactly 0, BLAS and the plain loops agree, the teaching-size
- * plan agrees, and the large path refuses biases. The float64
+ * plan agrees, the large path's tiles agree and it refuses biases. The float64
  * fixtures (test_fixtures.c) check the numbers themselves.
  */
 #include <math.h>
@@ -242,17 +242,28 @@ static void test_random_masks_rows_sum_to_one_or_exactly_zero(void **state)
 }
 
 /* The large (tiled) path applies every mask itself (tests/engine checks its
- * numbers); what it has no place for, biases, it refuses by name. */
+ * numbers; here the window, against the forward); what it has no place
+ * for, biases, it refuses by name. */
 static void test_large_path_takes_masks_and_refuses_biases(void **state)
 {
 	(void)state;
 	struct mha_config c = small(8);
 	c.window = 3;
-	struct mha_plan_options o = { .large = true };
+	struct mha_plan_options o = { .large = true, .block_rows = 3, .block_cols = 2 };
 	struct mha_plan *p;
+	struct mha_weights w;
+	struct mha_acts a;
 	char msg[MHA_MSG_MAX];
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, 9);
+	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
+	mha_forward(&c, &w, &a);
 	assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_OK);
+	mha_plan_forward(p, &w);
+	check_close(mha_plan_acts(p)->y, a.y, (size_t)c.n * c.d, 1e-5, "Y, tiles vs forward, window 3");
 	mha_plan_destroy(p);
+	mha_acts_free(&a);
+	mha_weights_free(&w);
 	c.window = 0;
 	c.bias = true;
 	assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_EINVAL);

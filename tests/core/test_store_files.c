@@ -5,7 +5,8 @@
  * and an @include'd asset are each refused at once with a message saying
  * what it is; a symlink to a regular file is read through; a lesson that
  * includes a 1 MB asset 40 times is refused once its assets pass the
- * bound. An alarm turns a hang into a failure instead of a stuck suite.
+ * bound; progress saves merge done steps; session claims lock and back up.
+ * An alarm turns a hang into a failure instead of a stuck suite.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "claim.h"
 #include "lesson.h"
 #include "progress.h"
 #include "readfile.h"
@@ -153,6 +155,69 @@ static void test_includes_are_bounded_in_memory(void **state)
 	lesson_errors_free(&errs);
 }
 
+/* Two instances saving progress: neither drops the other's done steps. */
+static void test_progress_saves_merge_done_steps(void **state)
+{
+	(void)state;
+	char path[4096], msg[1024];
+	tmpdir_path(path, sizeof path, "progress.txt");
+	struct progress a, b, got;
+	progress_init(&a);
+	progress_init(&b);
+	assert_int_equal(progress_mark_done(&a, "one/look"), 0);
+	assert_int_equal(progress_mark_done(&b, "two/split"), 0);
+	progress_set_place(&b, "two", "split", true);
+	assert_int_equal(progress_save(path, &a, msg, sizeof msg), 0);
+	assert_int_equal(progress_save(path, &b, msg, sizeof msg), 0); /* b never saw a's step */
+	assert_int_equal(progress_load(path, &got, msg, sizeof msg), 0);
+	assert_true(progress_is_done(&got, "one/look"));
+	assert_true(progress_is_done(&got, "two/split"));
+	assert_string_equal(got.lesson, "two"); /* the place is the last saver's */
+	progress_free(&got);
+	progress_free(&a);
+	progress_free(&b);
+}
+
+/* A lock per session: a second claim is told who holds it and gets the
+ * next free name; a numbered backup is kept only when the file it links
+ * was replaced. */
+static void test_a_second_claim_gets_another_name_and_the_holder(void **state)
+{
+	(void)state;
+	char path[4096], out[4096], alt[4096];
+	tmpdir_path(path, sizeof path, "claimed.txt");
+	int holder = -1;
+	assert_int_equal(claim_session(path, out, sizeof out, &holder), 0);
+	assert_string_equal(out, path);
+	/* a new open file description: the lock conflicts as another process's would */
+	assert_int_equal(claim_session(path, out, sizeof out, &holder), 1);
+	assert_int_equal(holder, (int)getpid());
+	tmpdir_path(alt, sizeof alt, "claimed-2.txt");
+	assert_string_equal(out, alt);
+}
+
+static void test_a_backup_is_kept_only_when_the_file_was_replaced(void **state)
+{
+	(void)state;
+	char path[4096], backup[4096], tmp[4096];
+	tmpdir_path(path, sizeof path, "kept.txt");
+	write_file(path, "old", 3);
+	assert_int_equal(claim_backup(path, backup, sizeof backup), 0);
+	assert_non_null(strstr(backup, "kept.txt.~1~"));
+	assert_false(claim_backup_settle(path, backup)); /* not replaced: removed */
+	assert_int_not_equal(access(backup, F_OK), 0);
+	assert_int_equal(claim_backup(path, backup, sizeof backup), 0);
+	tmpdir_path(tmp, sizeof tmp, "kept.new");
+	write_file(tmp, "new", 3);
+	assert_int_equal(rename(tmp, path), 0); /* as an atomic save replaces it */
+	assert_true(claim_backup_settle(path, backup));
+	char *text, why[256];
+	size_t n;
+	assert_int_equal(readfile_all(backup, 10, &text, &n, why, sizeof why), 0);
+	assert_string_equal(text, "old");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +226,9 @@ int main(void)
 		cmocka_unit_test(test_a_fifo_session_or_progress_file_is_refused_at_once),
 		cmocka_unit_test(test_a_fifo_lesson_or_included_asset_is_refused_at_once),
 		cmocka_unit_test(test_includes_are_bounded_in_memory),
+		cmocka_unit_test(test_progress_saves_merge_done_steps),
+		cmocka_unit_test(test_a_second_claim_gets_another_name_and_the_holder),
+		cmocka_unit_test(test_a_backup_is_kept_only_when_the_file_was_replaced),
 	};
 	return cmocka_run_group_tests_name("files the program reads", tests, tmpdir_make, tmpdir_remove);
 }

@@ -31,7 +31,7 @@ grep -A1 '^X 6 16' "$AUTOSAVE" | tail -1 | grep -q '^2.1331' || fail "the autosa
 stop
 # the next start opens the default workbench and names the autosave
 start 80 24
-wait_for "recover: mha-tui --load $AUTOSAVE"
+wait_for "recover: mha-tui --load '$AUTOSAVE'"
 keys l   # the notice stays until a key
 wait_for "X[the,1] = 0 "  # the default (wired) workbench
 keys q

@@ -18,7 +18,7 @@ keys 4
 wait_for "head 3"
 quiet
 if screen | grep -q '[░▒▓█]'; then fail "UTF-8 blocks under LC_ALL=C"; fi
-screen | grep -q '##@@ 1' || fail "no ASCII legend under LC_ALL=C"
+screen | grep -q -e '#@@ ' -e '#@ ' -e '%@ ' || fail "no ASCII legend under LC_ALL=C"
 keys q
 wait_for "EXIT=0"
 stop

@@ -7,7 +7,9 @@
 
 #include <stdbool.h>
 
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson.h"
 
 /* The shipped assets directory ($MHA_SOURCE_ROOT/assets). */

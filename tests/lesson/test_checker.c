@@ -191,20 +191,20 @@ static void test_lessons_are_found_in_the_documented_order(void **state)
 	char out[4096], msg[8192];
 	const char *dir = shipped();
 	/* the flag wins, and is the only place tried when given */
-	assert_int_equal(lessons_dir_search(dir, "/nowhere", NULL, false, "/nowhere", out, sizeof out,
+	assert_int_equal(lesson_dir_search(dir, "/nowhere", NULL, false, "/nowhere", out, sizeof out,
 	                                    msg, sizeof msg), 0);
 	assert_string_equal(out, dir);
-	assert_int_equal(lessons_dir_search("/no/such", dir, dir, true, dir, out, sizeof out, msg,
+	assert_int_equal(lesson_dir_search("/no/such", dir, dir, true, dir, out, sizeof out, msg,
 	                                    sizeof msg), -1);
 	assert_string_equal(msg, "--lessons-dir /no/such: No such file or directory");
 	/* then the environment, the source tree, the installed dir */
-	assert_int_equal(lessons_dir_search(NULL, dir, "/src", true, "/inst", out, sizeof out, msg,
+	assert_int_equal(lesson_dir_search(NULL, dir, "/src", true, "/inst", out, sizeof out, msg,
 	                                    sizeof msg), 0);
 	assert_string_equal(out, dir);
-	assert_int_equal(lessons_dir_search(NULL, "/env", dir, true, "/inst", out, sizeof out, msg,
+	assert_int_equal(lesson_dir_search(NULL, "/env", dir, true, "/inst", out, sizeof out, msg,
 	                                    sizeof msg), 0);
 	assert_string_equal(out, dir);
-	assert_int_equal(lessons_dir_search(NULL, NULL, "/src", false, dir, out, sizeof out, msg,
+	assert_int_equal(lesson_dir_search(NULL, NULL, "/src", false, dir, out, sizeof out, msg,
 	                                    sizeof msg), 0);
 	assert_string_equal(out, dir);
 }
@@ -213,12 +213,12 @@ static void test_not_finding_lessons_lists_every_path_tried(void **state)
 {
 	(void)state;
 	char out[4096], msg[8192];
-	assert_int_equal(lessons_dir_search(NULL, "/env", "/src", true, "/inst", out, sizeof out, msg,
+	assert_int_equal(lesson_dir_search(NULL, "/env", "/src", true, "/inst", out, sizeof out, msg,
 	                                    sizeof msg), -1);
 	assert_string_equal(msg, "no lessons found; tried $MHA_TUI_LESSONS=/env (No such file or "
 	                    "directory); /src (No such file or directory); /inst (No such file or "
 	                    "directory). Give the directory with --lessons-dir DIR");
-	assert_int_equal(lessons_dir_search(NULL, "", "/src", false, "/tmp", out, sizeof out, msg,
+	assert_int_equal(lesson_dir_search(NULL, "", "/src", false, "/tmp", out, sizeof out, msg,
 	                                    sizeof msg), -1);
 	assert_string_equal(msg, "no lessons found; tried $MHA_TUI_LESSONS (not set); /src (source "
 	                    "tree: not running from a build directory); /tmp (no .lesson files). "

@@ -16,7 +16,9 @@
 
 #include <cmocka.h>
 
-#include "exercise.h"
+#include "goal.h"
+#include "run.h"
+#include "setup.h"
 #include "lesson_test.h"
 
 #define BENCH                                                                        \

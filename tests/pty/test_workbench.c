@@ -61,10 +61,12 @@ static void show(const char *title, const char *screen)
 	fflush(stdout);
 }
 
-/* The workbench at rows x cols, drawn: the pipeline bar is on screen. */
-static struct pty *start_workbench(int rows, int cols)
+/* The workbench with flags (NULL-ended, up to 6) at rows x cols, drawn. */
+static struct pty *start_with(int rows, int cols, const char *const flags[])
 {
-	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", NULL };
+	const char *argv[8] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui" };
+	for (int i = 0; flags && flags[i] && i < 6; i++)
+		argv[i + 1] = flags[i];
 	struct pty *p = pty_start(argv, rows, cols, (const char *const[]){ state_env, NULL });
 	assert_non_null(p);
 	if (pty_wait_text(p, "Projection", START_MS) != 0)
@@ -75,6 +77,12 @@ static struct pty *start_workbench(int rows, int cols)
 	assert_false(pty_flow_control(p));          /* Ctrl-S cannot freeze the screen */
 	assert_true(pty_keypad(p));
 	return p;
+}
+
+/* The workbench at rows x cols, drawn: the pipeline bar is on screen. */
+static struct pty *start_workbench(int rows, int cols)
+{
+	return start_with(rows, cols, NULL);
 }
 
 /* After the program is gone: the terminal is as the shell left it, mouse
@@ -307,6 +315,66 @@ static void test_file_size_limit_fails_the_save_with_a_message(void **state)
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "ls %s/mha-tui | grep -q tmp", state_dir);
 	assert_int_not_equal(system(cmd), 0);
+	pty_free(p);
+}
+
+/* ---- two instances, flags over a saved session ---- */
+
+/* Two real instances on one state directory, each editing and quitting:
+ * both edits are on disk, and the second says where its edits went. */
+static void test_two_instances_keep_both_sets_of_edits(void **state)
+{
+	(void)state;
+	struct pty *a = start_workbench(24, 80);
+	struct pty *b = start_workbench(24, 80);
+	edit_one_cell(a);
+	pty_type(b, "\n-3.5\n");
+	assert_int_equal(pty_wait_text(b, "-3.5", 10000), 0);
+	pty_char(a, 'q');
+	assert_int_equal(pty_wait_exit(a, EXIT_MS), 0);
+	pty_char(b, 'q');
+	assert_int_equal(pty_wait_exit(b, EXIT_MS), 0);
+	assert_terminal_restored(b);
+	assert_true(holds_the_edit(session_path));
+	char other[160];
+	snprintf(other, sizeof other, "%s/mha-tui/session-2.txt", state_dir);
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(other, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(count_cells_equal(&c, &w, -3.5f), 1);
+	mha_weights_free(&w);
+	const char *said = strstr(pty_output(b, NULL), "is open in another mha-tui (pid ");
+	assert_non_null(said);
+	assert_non_null(strstr(said, "session-2.txt instead"));
+	pty_free(a);
+	pty_free(b);
+}
+
+/* A run from flags replaces the saved session only with a numbered
+ * backup of it, said on exit. */
+static void test_flags_keep_the_replaced_session_as_a_backup(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	edit_one_cell(p);
+	pty_char(p, 'q');
+	assert_int_equal(pty_wait_exit(p, EXIT_MS), 0);
+	pty_free(p);
+	p = start_with(24, 80, (const char *const[]){ "--heads", "2", NULL });
+	pty_char(p, 'q');
+	assert_int_equal(pty_wait_exit(p, EXIT_MS), 0);
+	assert_terminal_restored(p);
+	char backup[160];
+	snprintf(backup, sizeof backup, "%s.~1~", session_path);
+	assert_true(holds_the_edit(backup));
+	assert_non_null(strstr(pty_output(p, NULL), "is kept as "));
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(session_path, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(c.h, 2);
+	mha_weights_free(&w);
 	pty_free(p);
 }
 
@@ -571,6 +639,8 @@ int main(void)
 		T(test_ctrl_s_does_not_freeze_the_screen),
 		T(test_sigbus_fpe_ill_trap_sys_restore_the_terminal_and_autosave),
 		T(test_file_size_limit_fails_the_save_with_a_message),
+		T(test_two_instances_keep_both_sets_of_edits),
+		T(test_flags_keep_the_replaced_session_as_a_backup),
 		T(test_resize_storm_ends_in_the_right_frame),
 		T(test_paste_of_10000_keys_loses_none),
 		T(test_click_on_a_stage_label_shows_that_stage),

@@ -15,11 +15,13 @@ void ref64_alloc(struct ref64 *r, const struct mha_config *c)
 	size_t hnn = (size_t)c->h * n * n, hndk = (size_t)c->h * n * c->dk;
 	size_t sizes[] = { n * d, d * hw, d * gw, d * gw, hw * d,
 	                   n * hw, n * gw, n * gw, hnn, hnn, hndk, n * hw, n * d,
-	                   n * d, d * hw, d * gw, d * gw, hw * d, n * hw, hnn, hnn, n * hw, n * gw, n * gw };
+	                   n * d, d * hw, d * gw, d * gw, hw * d, n * hw, hnn, hnn, n * hw, n * gw, n * gw,
+	                   hw, gw, gw, d, hw, gw, gw, d };
 	double **fields[] = { &r->x, &r->wq, &r->wk, &r->wv, &r->wo,
 	                      &r->q, &r->k, &r->v, &r->s, &r->p, &r->o, &r->cat, &r->y,
 	                      &r->dx, &r->dwq, &r->dwk, &r->dwv, &r->dwo, &r->dcat, &r->dp, &r->ds,
-	                      &r->dq, &r->dk, &r->dv };
+	                      &r->dq, &r->dk, &r->dv,
+	                      &r->bq, &r->bk, &r->bv, &r->bo, &r->dbq, &r->dbk, &r->dbv, &r->dbo };
 	size_t total = 0;
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
 		total += sizes[i];
@@ -66,7 +68,7 @@ double ref64_forward(const struct mha_config *c, struct ref64 *r, const double *
 			double acc = 0;
 			for (int m = 0; m < d; m++)
 				acc += r->x[t * d + m] * r->wq[m * hw + e];
-			r->q[t * hw + e] = acc;
+			r->q[t * hw + e] = acc + (c->bias ? r->bq[e] : 0.0);
 		}
 		for (int e = 0; e < gw; e++) {
 			double ak = 0, av = 0;
@@ -74,8 +76,8 @@ double ref64_forward(const struct mha_config *c, struct ref64 *r, const double *
 				ak += r->x[t * d + m] * r->wk[m * gw + e];
 				av += r->x[t * d + m] * r->wv[m * gw + e];
 			}
-			r->k[t * gw + e] = ak;
-			r->v[t * gw + e] = av;
+			r->k[t * gw + e] = ak + (c->bias ? r->bk[e] : 0.0);
+			r->v[t * gw + e] = av + (c->bias ? r->bv[e] : 0.0);
 		}
 	}
 	for (int i = 0; i < h; i++) {
@@ -114,6 +116,7 @@ double ref64_forward(const struct mha_config *c, struct ref64 *r, const double *
 			double acc = 0;
 			for (int m = 0; m < hw; m++)
 				acc += r->cat[t * hw + m] * r->wo[m * d + e];
+			acc += c->bias ? r->bo[e] : 0.0;
 			r->y[t * d + e] = acc;
 			loss += 0.5 * acc * acc + (cw ? cw[t * d + e] * acc : 0.0);
 		}
@@ -198,5 +201,16 @@ void ref64_backward(const struct mha_config *c, struct ref64 *r, const double *c
 			for (int e = 0; e < gw; e++)
 				acc += r->dk[t * gw + e] * r->wk[m * gw + e] + r->dv[t * gw + e] * r->wv[m * gw + e];
 			r->dx[t * d + m] = acc;
+		}
+	/* each bias is added to every row: its gradient sums the rows */
+	const struct { const double *m; double *out; int w; } sums[4] = {
+		{ r->dq, r->dbq, hw }, { r->dk, r->dbk, gw }, { r->dv, r->dbv, gw }, { dy, r->dbo, d },
+	};
+	for (int b = 0; b < 4; b++)
+		for (int e = 0; e < sums[b].w; e++) {
+			double acc = 0;
+			for (int t = 0; c->bias && t < n; t++)
+				acc += sums[b].m[t * sums[b].w + e];
+			sums[b].out[e] = acc;
 		}
 }

@@ -11,9 +11,11 @@
 /* Inputs and every intermediate, in the core's layouts. */
 struct ref64 {
 	double *x, *wq, *wk, *wv, *wo;          /* inputs, as struct mha_weights */
+	double *bq, *bk, *bv, *bo;              /* biases, used when cfg.bias */
 	double *q, *k, *v, *s, *p, *o, *cat, *y; /* as struct mha_acts */
 	/* gradients, as struct mha_grads */
 	double *dx, *dwq, *dwk, *dwv, *dwo, *dcat, *dp, *ds, *dq, *dk, *dv;
+	double *dbq, *dbk, *dbv, *dbo;
 	void *mem;
 };
 

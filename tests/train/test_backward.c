@@ -9,6 +9,7 @@
  *     that reference.
  * The loss is L = 1/2 sum(Y^2) + sum(C * Y) with a random C, so dL/dY is
  * not just Y. Heads switched off must give exactly zero gradient blocks.
+ * With biases (two cases) their gradients are checked the same way.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -34,6 +35,7 @@ struct gcase {
 	bool scale;
 	int off[2]; /* heads off, -1: none */
 	uint64_t seed;
+	bool bias;
 };
 
 static const struct gcase cases[] = {
@@ -47,6 +49,8 @@ static const struct gcase cases[] = {
 	{ "head_off", 4, 8, 4, 2, 2, false, 0, true, { 2, -1 }, 18 },
 	{ "kv_head_unused", 4, 8, 4, 2, 2, true, 0, true, { 2, 3 }, 19 },
 	{ "wide", 12, 16, 4, 2, 4, true, 0, true, { -1, -1 }, 20 },
+	{ "bias_gqa_causal", 5, 8, 4, 2, 2, true, 0, true, { -1, -1 }, 21, true },
+	{ "bias_mha_off", 4, 6, 2, 2, 3, false, 0, true, { 1, -1 }, 22, true },
 };
 
 static double lcg(uint64_t *s)
@@ -70,7 +74,7 @@ static void setup_make(struct setup *t, const struct gcase *k)
 {
 	t->c = mha_config_default();
 	t->c.n = k->n; t->c.d = k->d; t->c.h = k->h; t->c.g = k->g; t->c.dk = k->dk;
-	t->c.causal = k->causal; t->c.top_k = k->top_k; t->c.scale = k->scale;
+	t->c.causal = k->causal; t->c.top_k = k->top_k; t->c.scale = k->scale; t->c.bias = k->bias;
 	for (int i = 0; i < 2; i++)
 		if (k->off[i] >= 0)
 			t->c.head_off[k->off[i]] = true;
@@ -80,6 +84,8 @@ static void setup_make(struct setup *t, const struct gcase *k)
 	assert_int_equal(mha_acts_alloc(&t->a, &t->c), MHA_OK);
 	assert_int_equal(mha_grads_alloc(&t->g, &t->c), MHA_OK);
 	mha_weights_init(&t->w, &t->c, k->seed);
+	if (k->bias)
+		mha_biases_init(&t->w, &t->c, k->seed);
 	size_t lq = (size_t)t->c.d * t->c.h * t->c.dk, lk = (size_t)t->c.d * t->c.g * t->c.dk;
 	for (size_t e = 0; e < lq; e++)
 		t->w.wq[e] *= 3.0f;
@@ -92,6 +98,12 @@ static void setup_make(struct setup *t, const struct gcase *k)
 	for (int m = 0; m < 5; m++)
 		for (size_t e = 0; e < len[m]; e++)
 			dst[m][e] = src[m][e];
+	for (int b = 0; k->bias && b < MHA_BIASES; b++) {
+		struct mha_bias mb = mha_bias(&t->w, &t->c, b);
+		double *bd[MHA_BIASES] = { t->r.bq, t->r.bk, t->r.bv, t->r.bo };
+		for (int e = 0; e < mb.len; e++)
+			bd[b][e] = mb.p[e];
+	}
 	uint64_t s = k->seed * 7919;
 	for (int e = 0; e < t->c.n * t->c.d; e++)
 		t->cw[e] = lcg(&s);
@@ -145,12 +157,13 @@ static void fd_check(const struct gcase *k)
 	ref64_backward(&t.c, &t.r, t.cw);
 	const struct mha_config *c = &t.c;
 	size_t lq = (size_t)c->d * c->h * c->dk, lk = (size_t)c->d * c->g * c->dk;
-	double *in[5] = { t.r.x, t.r.wq, t.r.wk, t.r.wv, t.r.wo };
-	const double *an[5] = { t.r.dx, t.r.dwq, t.r.dwk, t.r.dwv, t.r.dwo };
-	size_t len[5] = { (size_t)c->n * c->d, lq, lk, lk, lq };
-	static const char *names[5] = { "X", "W_Q", "W_K", "W_V", "W_O" };
+	size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	double *in[9] = { t.r.x, t.r.wq, t.r.wk, t.r.wv, t.r.wo, t.r.bq, t.r.bk, t.r.bv, t.r.bo };
+	const double *an[9] = { t.r.dx, t.r.dwq, t.r.dwk, t.r.dwv, t.r.dwo, t.r.dbq, t.r.dbk, t.r.dbv, t.r.dbo };
+	size_t len[9] = { (size_t)c->n * c->d, lq, lk, lk, lq, hw, gw, gw, (size_t)c->d };
+	static const char *names[9] = { "X", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O" };
 	const double eps = 1e-5;
-	for (int m = 0; m < 5; m++) {
+	for (int m = 0; m < (c->bias ? 9 : 5); m++) {
 		double *fd = calloc(len[m], sizeof *fd);
 		for (size_t e = 0; e < len[m]; e++) {
 			double keep = in[m][e];
@@ -199,6 +212,8 @@ static void core_check(const struct gcase *k)
 		{ "dW_O", t.g.wo, t.r.dwo, hw * c->d }, { "dConcat", t.g.concat, t.r.dcat, n * hw },
 		{ "dP", t.g.weights, t.r.dp, hnn }, { "dS", t.g.scores, t.r.ds, hnn },
 		{ "dQ", t.g.q, t.r.dq, n * hw }, { "dK", t.g.k, t.r.dk, n * gw }, { "dV", t.g.v, t.r.dv, n * gw },
+		{ "db_Q", t.g.bq, t.r.dbq, hw }, { "db_K", t.g.bk, t.r.dbk, gw }, { "db_V", t.g.bv, t.r.dbv, gw },
+		{ "db_O", t.g.bo, t.r.dbo, (size_t)c->d },
 	};
 	for (size_t m = 0; m < sizeof f / sizeof f[0]; m++) {
 		char label[64];
@@ -241,6 +256,7 @@ static void test_kv_head_of_heads_off_gets_zero_gradient(void **state)
 	(void)state;
 	struct setup t;
 	setup_make(&t, &cases[8]); /* h 4, g 2, heads 2 and 3 off: kv head 1 unused */
+	assert_string_equal(cases[8].name, "kv_head_unused");
 	mha_forward(&t.c, &t.w, &t.a);
 	mha_backward_half_square(&t.c, &t.w, &t.a, &t.g);
 	int gw = t.c.g * t.c.dk;

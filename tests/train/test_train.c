@@ -18,7 +18,9 @@
 
 #include <cmocka.h>
 
+#include "check.h"
 #include "model.h"
+#include "ref64.h"
 #include "train.h"
 
 static const struct train_task *task(const char *name)
@@ -75,6 +77,138 @@ static void gradient_check(int layers)
 	train_model_free(&m);
 }
 
+/* The whole model in float64: embeddings, each layer through ref64.c,
+ * the read-out and cross-entropy; params in the layout of struct
+ * train_model (p), gradient into g when not NULL. Returns the summed loss. */
+static double model64(const struct train_model *shape, const double *p, const int *tok,
+                      const int *tgt, double *g)
+{
+	const struct train_shape *s = &shape->s;
+	const int n = s->n, d = s->d, C = s->classes, L = s->layers;
+	size_t off_e = 0, off_p = (size_t)s->vocab * d, off_l = off_p + (size_t)n * d;
+	size_t per = 4 * (size_t)d * s->h * s->dk, off_u = off_l + L * per;
+	struct mha_config c = train_layer_config(shape, 0);
+	struct ref64 r[TRAIN_MAX_LAYERS];
+	double x[TRAIN_MAX_LAYERS + 1][MHA_MAX_TOKENS * 16], dx[MHA_MAX_TOKENS * 16], cw[MHA_MAX_TOKENS * 16];
+	for (int i = 0; i < n; i++)
+		for (int e = 0; e < d; e++)
+			x[0][i * d + e] = p[off_e + (size_t)tok[i] * d + e] + p[off_p + (size_t)i * d + e];
+	for (int l = 0; l < L; l++) {
+		ref64_alloc(&r[l], &c);
+		size_t q = (size_t)d * s->h * s->dk;
+		memcpy(r[l].x, x[l], sizeof(double) * n * d);
+		memcpy(r[l].wq, p + off_l + l * per, sizeof(double) * q);
+		memcpy(r[l].wk, p + off_l + l * per + q, sizeof(double) * q);
+		memcpy(r[l].wv, p + off_l + l * per + 2 * q, sizeof(double) * q);
+		memcpy(r[l].wo, p + off_l + l * per + 3 * q, sizeof(double) * q);
+		ref64_forward(&c, &r[l], NULL);
+		for (int e = 0; e < n * d; e++)
+			x[l + 1][e] = x[l][e] + r[l].y[e];
+	}
+	double loss = 0, dlog[MHA_MAX_TOKENS][16];
+	for (int i = 0; i < n; i++) {
+		double lg[16], mx = -1e300, sum = 0;
+		for (int k = 0; k < C; k++) {
+			lg[k] = 0;
+			for (int e = 0; e < d; e++)
+				lg[k] += x[L][i * d + e] * p[off_u + (size_t)e * C + k];
+			mx = fmax(mx, lg[k]);
+		}
+		for (int k = 0; k < C; k++)
+			sum += exp(lg[k] - mx);
+		for (int k = 0; k < C; k++)
+			dlog[i][k] = tgt[i] < 0 ? 0.0 : exp(lg[k] - mx) / sum - (k == tgt[i]);
+		if (tgt[i] >= 0)
+			loss += mx + log(sum) - lg[tgt[i]];
+	}
+	if (g) {
+		memset(g, 0, sizeof(double) * shape->nparams);
+		for (int e = 0; e < d; e++)
+			for (int k = 0; k < C; k++)
+				for (int i = 0; i < n; i++)
+					g[off_u + (size_t)e * C + k] += x[L][i * d + e] * dlog[i][k];
+		for (int i = 0; i < n; i++)
+			for (int e = 0; e < d; e++) {
+				dx[i * d + e] = 0;
+				for (int k = 0; k < C; k++)
+					dx[i * d + e] += dlog[i][k] * p[off_u + (size_t)e * C + k];
+			}
+		for (int l = L - 1; l >= 0; l--) {
+			/* ref64's loss has dL/dY = Y + C: choose C so that dL/dY = dx */
+			for (int e = 0; e < n * d; e++)
+				cw[e] = dx[e] - r[l].y[e];
+			ref64_backward(&c, &r[l], cw);
+			size_t q = (size_t)d * s->h * s->dk;
+			const double *gw[4] = { r[l].dwq, r[l].dwk, r[l].dwv, r[l].dwo };
+			for (int m = 0; m < 4; m++)
+				memcpy(g + off_l + l * per + m * q, gw[m], sizeof(double) * q);
+			for (int e = 0; e < n * d; e++)
+				dx[e] += r[l].dx[e];
+		}
+		for (int i = 0; i < n; i++)
+			for (int e = 0; e < d; e++) {
+				g[off_p + (size_t)i * d + e] = dx[i * d + e];
+				g[off_e + (size_t)tok[i] * d + e] += dx[i * d + e];
+			}
+	}
+	for (int l = 0; l < L; l++)
+		ref64_free(&r[l]);
+	return loss;
+}
+
+/* Float64 central finite differences of the float64 model, every
+ * parameter; then the float32 model's backward against that gradient. */
+static void gradient_check64(int layers)
+{
+	struct train_shape s = { .layers = layers, .d = 8, .h = 2, .dk = 4, .vocab = 5, .classes = 5, .n = 6 };
+	struct train_model m, g;
+	assert_int_equal(train_model_alloc(&m, &s), MHA_OK);
+	assert_int_equal(train_model_alloc(&g, &s), MHA_OK);
+	train_model_init(&m, 11);
+	int tok[6] = { 0, 3, 1, 4, 3, 2 }, tgt[6] = { -1, 2, 0, 4, 1, 3 };
+	size_t np = m.nparams;
+	double *p = calloc(np, sizeof *p), *an = calloc(np, sizeof *an);
+	for (size_t e = 0; e < np; e++)
+		p[e] = m.params[e];
+	model64(&m, p, tok, tgt, an);
+	double scale = 0;
+	for (size_t e = 0; e < np; e++)
+		scale = fmax(scale, fabs(an[e]));
+	const double eps = 1e-6;
+	for (size_t e = 0; e < np; e++) {
+		double keep = p[e];
+		p[e] = keep + eps;
+		double lp = model64(&m, p, tok, tgt, NULL);
+		p[e] = keep - eps;
+		double lm = model64(&m, p, tok, tgt, NULL);
+		p[e] = keep;
+		double fd = (lp - lm) / (2 * eps);
+		if (fabs(fd - an[e]) > 1e-6 * fmax(1.0, scale))
+			fail_msg("%d layer(s), float64: parameter %zu: analytic %.12g, finite difference %.12g",
+			         layers, e, an[e], fd);
+	}
+	struct seq_work w;
+	struct seq_result r;
+	assert_int_equal(seq_work_alloc(&w, &m), MHA_OK);
+	seq_forward(&m, &w, tok, tgt, &r);
+	seq_backward(&m, &w, tok, tgt, 1.0f, &g);
+	char label[64];
+	snprintf(label, sizeof label, "%d layer(s): float32 model gradient", layers);
+	check_close_d(g.params, an, np, 1e-4 * fmax(1.0, scale), label);
+	seq_work_free(&w);
+	free(p);
+	free(an);
+	train_model_free(&g);
+	train_model_free(&m);
+}
+
+static void test_model_gradient_float64_every_parameter(void **state)
+{
+	(void)state;
+	gradient_check64(1);
+	gradient_check64(2);
+}
+
 static void test_model_gradient_matches_finite_differences(void **state)
 {
 	(void)state;
@@ -113,8 +247,9 @@ static void test_same_seed_gives_bit_identical_weights(void **state)
 	train_model_free(&a); train_model_free(&b); train_model_free(&c); train_model_free(&d);
 }
 
-/* A short run learns: 'previous' at d_model 16, batch 4, 80 steps. */
-static void test_short_training_learns_the_previous_token(void **state)
+/* A short run learns 'previous' (d_model 16, 80 steps), and on that model
+ * the analysis says which head matters: one training for both (valgrind). */
+static void test_short_training_learns_and_its_heads_rank(void **state)
 {
 	(void)state;
 	struct train_model m;
@@ -136,15 +271,7 @@ static void test_short_training_learns_the_previous_token(void **state)
 	train_pattern_scores(&m, sc);
 	double best = fmax(sc[0 * TRAIN_PAT_COUNT + TRAIN_PAT_PREVIOUS], sc[1 * TRAIN_PAT_COUNT + TRAIN_PAT_PREVIOUS]);
 	assert_true(best > 0.5);
-	train_model_free(&m);
-}
 
-static void test_importance_and_prune_curve(void **state)
-{
-	(void)state;
-	struct train_model m;
-	const struct train_task *t = task("previous");
-	train_steps(&m, t, 1, 80, 1, 3, 16);
 	double imp[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
 	train_head_importance(&m, t, imp);
 	/* some head matters: without it the loss rises */
@@ -194,6 +321,84 @@ static void test_model_file_round_trip_and_refusals(void **state)
 	train_model_free(&m);
 }
 
+/* Each head gets its own gradient; a head switched off gets none. */
+static void test_head_gradient_norms_are_per_head(void **state)
+{
+	(void)state;
+	const struct train_task *t = task("previous");
+	struct train_shape s = train_task_shape(t, 1, 16, 4);
+	struct train_model m;
+	struct trainer *tr;
+	char msg[MHA_MSG_MAX];
+	assert_int_equal(train_model_alloc(&m, &s), MHA_OK);
+	train_model_init(&m, 4);
+	m.head_off[0][2] = true;
+	struct train_options o = { .batch = 4 };
+	assert_int_equal(trainer_create(&tr, &m, t, &o, 4, msg, sizeof msg), MHA_OK);
+	trainer_step(tr, NULL);
+	double norms[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
+	trainer_head_grad_norms(tr, norms);
+	assert_true(norms[0] > 0 && norms[1] > 0 && norms[3] > 0);
+	assert_true(norms[2] == 0.0);
+	assert_true(norms[0] != norms[1]);
+	trainer_destroy(tr);
+	train_model_free(&m);
+}
+
+/* Damaged model files (seeded: bytes changed, lines cut, the file cut
+ * short) are read or refused with "file:line: message", never a crash
+ * (ASan and valgrind run this too). */
+static void test_damaged_model_files_are_refused_cleanly(void **state)
+{
+	(void)state;
+	struct train_model m, back;
+	const struct train_task *t = task("first"), *got;
+	struct train_shape s = { .layers = 2, .d = 4, .h = 2, .dk = 2, .vocab = 3, .classes = 3, .n = 4 };
+	assert_int_equal(train_model_alloc(&m, &s), MHA_OK);
+	train_model_init(&m, 1);
+	char path[] = "/tmp/mha-train-XXXXXX", msg[512];
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(train_model_save(&m, t, path, msg, sizeof msg), 0);
+	FILE *f = fopen(path, "rb");
+	char good[8192];
+	size_t size = fread(good, 1, sizeof good, f);
+	fclose(f);
+	assert_true(size > 100 && size < sizeof good);
+	static const char junk[] = "x -.e9\n\t 0 nan 1e99 #";
+	uint64_t rng = 77;
+	int refused = 0;
+	for (int k = 0; k < 150; k++) {
+		char bad[8192];
+		size_t n = size;
+		memcpy(bad, good, size);
+		int edits = 1 + (int)(train_rand(&rng) % 3);
+		for (int e = 0; e < edits; e++) {
+			size_t at = (size_t)(train_rand(&rng) % n);
+			switch (train_rand(&rng) % 3) {
+			case 0: bad[at] = junk[train_rand(&rng) % (sizeof junk - 1)]; break;
+			case 1: n = at; break;                                   /* cut short */
+			default: memmove(bad + at, bad + at + 1, n - at - 1); n--; /* a byte gone */
+			}
+		}
+		f = fopen(path, "wb");
+		fwrite(bad, 1, n, f);
+		fclose(f);
+		msg[0] = '\0';
+		if (train_model_load(&back, &got, path, msg, sizeof msg) == 0) {
+			train_model_free(&back);
+			continue;
+		}
+		refused++;
+		if (strncmp(msg, path, strlen(path)) != 0 || msg[strlen(path)] != ':')
+			fail_msg("damaged file %d: message '%s' does not start with the file name", k, msg);
+	}
+	assert_true(refused > 100);
+	unlink(path);
+	train_model_free(&m);
+}
+
 /* A layer opened in the workbench computes what it computed in the model. */
 static void test_layer_opens_in_the_workbench_as_it_ran(void **state)
 {
@@ -232,12 +437,14 @@ static void test_layer_opens_in_the_workbench_as_it_ran(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_gradient_float64_every_parameter),
 		cmocka_unit_test(test_model_gradient_matches_finite_differences),
 		cmocka_unit_test(test_same_seed_gives_bit_identical_weights),
-		cmocka_unit_test(test_short_training_learns_the_previous_token),
-		cmocka_unit_test(test_importance_and_prune_curve),
+		cmocka_unit_test(test_short_training_learns_and_its_heads_rank),
 		cmocka_unit_test(test_model_file_round_trip_and_refusals),
 		cmocka_unit_test(test_layer_opens_in_the_workbench_as_it_ran),
+		cmocka_unit_test(test_damaged_model_files_are_refused_cleanly),
+		cmocka_unit_test(test_head_gradient_norms_are_per_head),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,6 +115,54 @@ static void test_wo_names_the_current_heads_rows(void **state)
 	assert_int_equal(v.p[1].tag_head, 2);
 }
 
+static bool reads(const struct pipeline_stage_info *si, enum mha_tensor t)
+{
+	for (int i = 0; si->reads[i] != MHA_T_COUNT; i++)
+		if (si->reads[i] == t)
+			return true;
+	return false;
+}
+
+/* The stage table's "reads" says what the dependency map says: every
+ * source of a cell a stage computes is one of its reads, and every read
+ * is the source of some cell (the first and the last of each head). */
+static void test_each_stage_reads_what_its_cells_are_computed_from(void **state)
+{
+	(void)state;
+	struct mha_config c = cfg(4, 2); /* GQA: query heads 2, 3 read kv head 1 */
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
+		const struct pipeline_stage_info *si = pipeline_stage_info((enum pipeline_stage)s);
+		if (s == PIPELINE_RESHAPE)
+			continue; /* a view of Q: nothing computed */
+		enum mha_tensor out[3] = { si->writes, si->writes, si->writes };
+		if (s == PIPELINE_PROJECTION) {
+			out[1] = MHA_T_K;
+			out[2] = MHA_T_V;
+		}
+		bool used[MHA_T_COUNT] = { false };
+		for (int o = 0; o < 3; o++) {
+			struct mha_shape sh = mha_tensor_shape(&c, out[o]);
+			for (int m = 0; m < sh.count; m++)
+				for (int corner = 0; corner < 2; corner++) {
+					struct cell t = { out[o], m, corner ? sh.rows - 1 : 0, corner ? sh.cols - 1 : 0 };
+					for (int src = 0; src < MHA_T_COUNT; src++) {
+						struct cell_rect r;
+						if (!pipeline_deps_rect(&c, &t, (enum mha_tensor)src, &r))
+							continue;
+						if (!reads(si, (enum mha_tensor)src))
+							fail_msg("%s: %s is computed from %s, not in its reads", si->label,
+							         mha_tensor_info(out[o])->name, mha_tensor_info((enum mha_tensor)src)->name);
+						used[src] = true;
+					}
+				}
+		}
+		for (int i = 0; si->reads[i] != MHA_T_COUNT; i++)
+			if (!used[si->reads[i]])
+				fail_msg("%s reads %s, but no cell it computes comes from it", si->label,
+				         mha_tensor_info(si->reads[i])->name);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +172,7 @@ int main(void)
 		cmocka_unit_test(test_weights_heads_and_concat_follow_their_formulas),
 		cmocka_unit_test(test_the_gqa_groups_note_is_compact),
 		cmocka_unit_test(test_wo_names_the_current_heads_rows),
+		cmocka_unit_test(test_each_stage_reads_what_its_cells_are_computed_from),
 	};
 	return cmocka_run_group_tests_name("deps", tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_export_key.c - e in the workbench: mha-tui-export.py and .svg
+ * test_export_key.c - E in the workbench: mha-tui-export.py and .svg
  * appear beside the session file (in the current directory without one),
  * whole (the script holds every stage's numbers, the picture every head),
  * the SVG of the focused stage; the status line says where; where nothing
@@ -39,7 +39,7 @@ static void test_e_writes_the_script_and_the_picture(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	app->session_path = NULL; /* the current directory */
-	tui_check_keys(app, "3e"); /* the Scores stage */
+	tui_check_keys(app, "3E"); /* the Scores stage */
 	assert_false(app->status_error);
 	assert_string_equal(app->status, "wrote " EXPORT_KEY_PY " and .svg (scores)");
 	const char *py = slurp(EXPORT_KEY_PY);
@@ -58,12 +58,12 @@ static void test_e_writes_the_script_and_the_picture(void **state)
 		snprintf(title, sizeof title, ">head %d (kv", i);
 		assert_non_null(strstr(svg, title));
 	}
-	tui_check_keys(app, "4e");
+	tui_check_keys(app, "4E");
 	assert_non_null(strstr(slurp(EXPORT_KEY_SVG), "Softmax: P_i"));
 	/* with a session file: beside it */
 	assert_int_equal(mkdir("sub", 0700), 0);
 	app->session_path = "sub/session.txt";
-	tui_check_keys(app, "e");
+	tui_check_keys(app, "E");
 	assert_string_equal(app->status, "wrote sub/" EXPORT_KEY_PY " and .svg (weights)");
 	assert_non_null(slurp("sub/" EXPORT_KEY_PY));
 	assert_non_null(slurp("sub/" EXPORT_KEY_SVG));
@@ -82,7 +82,7 @@ static void test_an_unwritable_place_is_said_and_leaves_nothing(void **state)
 	assert_int_equal(rmdir(gone), 0); /* the current directory no longer exists */
 	struct app *app = tui_check_open(NULL);
 	app->session_path = NULL;
-	tui_check_keys(app, "e");
+	tui_check_keys(app, "E");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "export failed"));
 	tui_check_close(app);

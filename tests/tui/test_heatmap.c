@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include <cmocka.h>
 
@@ -147,32 +148,50 @@ static void test_without_labels_the_axes_show_token_indices(void **state)
 	screen_close();
 }
 
-static void test_the_cursor_cell_and_its_labels_are_in_reverse_video(void **state)
+static void test_the_cursor_cell_keeps_its_shade_between_brackets(void **state)
 {
 	(void)state;
 	screen_open("C.UTF-8", false);
 	struct heatmap hm = map_6x6();
+	attr_t a, a0;
+	short p, p0;
+	heatmap_draw(stdscr, 0, 0, &hm, 2);
+	wchar_t plain = cell_at(4, 8, &a0, &p0); /* cell (2, 3) at line 2 + 2, column 2 + 3 * 2 */
 	hm.cur_row = 2;
 	hm.cur_col = 3;
+	erase();
 	heatmap_draw(stdscr, 0, 0, &hm, 2);
-	attr_t a;
-	short p;
-	/* cell (2, 3) at line 2 + 2, column 2 + 3 * 2 */
-	cell_at(4, 8, &a, &p);
+	/* the same glyph in the same colour, underlined, not reversed */
+	assert_true(cell_at(4, 8, &a, &p) == plain);
+	assert_int_equal(p, p0);
+	assert_true(a & A_UNDERLINE);
+	assert_false(a & A_REVERSE);
+	/* framed by brackets in the spaces beside it */
+	assert_string_equal(line_at(4, 7, 5), "[\xe2\x96\x92]");
+	cell_at(4, 7, &a, &p);
 	assert_true(a & A_REVERSE);
-	/* its glyph is an ASCII one: a solid block would read as empty in reverse */
-	wchar_t wc = cell_at(4, 8, &a, &p);
-	assert_true(wc > L' ' && wc < 127);
 	cell_at(4, 6, &a, &p);
-	assert_false(a & A_REVERSE);
+	assert_false(a & (A_REVERSE | A_UNDERLINE));
 	cell_at(5, 8, &a, &p);
-	assert_false(a & A_REVERSE);
+	assert_false(a & (A_REVERSE | A_UNDERLINE));
 	cell_at(4, 0, &a, &p); /* row label "sat" */
 	assert_true(a & A_REVERSE);
 	cell_at(1, 8, &a, &p); /* column label "on" */
 	assert_true(a & A_REVERSE);
 	cell_at(1, 6, &a, &p);
 	assert_false(a & A_REVERSE);
+	/* in the first column the bracket takes the label column's space;
+	 * in the last there is no space after it that belongs to the map */
+	hm.cur_col = 0;
+	erase();
+	heatmap_draw(stdscr, 0, 0, &hm, 4);
+	assert_int_equal(line_at(4, 3, 1)[0], '[');
+	assert_int_equal(line_at(4, 7, 1)[0], ']');
+	hm.cur_col = 5;
+	erase();
+	heatmap_draw(stdscr, 0, 0, &hm, 4);
+	assert_int_equal(line_at(4, 23, 1)[0], '[');
+	assert_int_equal(line_at(4, 27, 1)[0], ' ');
 	screen_close();
 }
 
@@ -180,47 +199,88 @@ static void test_cells_from_width_5_show_their_value(void **state)
 {
 	(void)state;
 	screen_open("C.UTF-8", false);
-	float m[4] = { 0.42f, 1.0f, -0.004f, -12.5f };
-	struct heatmap hm = { m, 2, 2, -1.0f, 1.0f, NULL, "w", -1, -1, false, 0 };
+	float m[4] = { 0.42f, 1.0f, 0.004f, 0.125f };
+	struct heatmap hm = { m, 2, 2, 0.0f, 1.0f, NULL, "w", -1, -1, false, 0 };
 	heatmap_draw(stdscr, 0, 0, &hm, 5);
-	/* label column 4, then cells of 5: glyph, value in 3, space */
-	assert_string_equal(line_at(2, 5, 3), ".42");
-	assert_string_equal(line_at(2, 10, 3), "1.0");
-	assert_string_equal(line_at(3, 5, 3), ".00");
-	assert_string_equal(line_at(3, 10, 3), "-12");
+	/* label column 5, then cells of 5: glyph, value in 3, space */
+	assert_string_equal(line_at(2, 6, 3), ".42");
+	assert_string_equal(line_at(2, 11, 3), "1.0");
+	assert_string_equal(line_at(3, 6, 3), ".00");
+	assert_string_equal(line_at(3, 11, 3), ".12");
 	erase();
 	heatmap_draw(stdscr, 0, 0, &hm, 6);
-	/* cells of 6: glyphs, value right-aligned in 4, space */
-	assert_string_equal(line_at(2, 6, 3), ".42");
-	assert_string_equal(line_at(2, 11, 4), "1.00");
-	assert_string_equal(line_at(3, 12, 3), "-12");
+	/* label column 6, cells of 6: glyphs, value right-aligned in 4, space */
+	assert_string_equal(line_at(2, 8, 3), ".42");
+	assert_string_equal(line_at(2, 13, 4), "1.00");
+	assert_string_equal(line_at(3, 14, 3), ".12");
 	screen_close();
+}
+
+/* In a map with negative values every value has a sign column: +x and -x
+ * take the same room, the same glyphs, and a minus that rounding to zero
+ * does not lose ("-0.0236" once drew as ".0"). */
+static void test_positive_and_negative_values_are_drawn_alike(void **state)
+{
+	(void)state;
+	const char *locs[] = { "C.UTF-8", "C" };
+	for (int l = 0; l < 2; l++) {
+		screen_open(locs[l], false);
+		float m[4] = { 0.0236f, -0.0236f, 0.42f, -0.42f };
+		struct heatmap hm = { m, 2, 2, -1.0f, 1.0f, NULL, "w", -1, -1, false, 0 };
+		hm.scale = HEATMAP_SCALE_MAP; /* symmetric data: -0.42..0.42 */
+		for (int w = 5; w <= 6; w++) {
+			erase();
+			heatmap_draw(stdscr, 0, 0, &hm, w);
+			int tw = w - 2, lw = heatmap_label_width(w); /* the value's columns, after one glyph */
+			for (int r = 0; r < 2; r++) {
+				char pos[16], neg[16];
+				snprintf(pos, sizeof pos, "%s", line_at(2 + r, lw + 1, tw));
+				snprintf(neg, sizeof neg, "%s", line_at(2 + r, lw + 1 + w, tw));
+				/* the same text but for the sign */
+				assert_int_equal(pos[0], ' ');
+				assert_int_equal(neg[0], '-');
+				assert_string_equal(pos + 1, neg + 1);
+				assert_non_null(strpbrk(pos, "0123456789"));
+			}
+		}
+		erase();
+		heatmap_draw(stdscr, 0, 0, &hm, 5);
+		assert_string_equal(line_at(2, 11, 3), "-.0");
+		/* the minus stays beside the digits: " -24", never "- 24" */
+		m[0] = 24.0f;
+		m[1] = -24.0f;
+		erase();
+		heatmap_draw(stdscr, 0, 0, &hm, 6);
+		assert_string_equal(line_at(2, 7, 4), "  24");
+		assert_string_equal(line_at(2, 13, 4), " -24");
+		screen_close();
+	}
 }
 
 static void test_a_cell_value_never_gets_a_stray_leading_glyph(void **state)
 {
 	(void)state;
-	/* the cursor cell (ASCII ramp in reverse) and every cell in ASCII:
-	 * '-' or '.' right before ".35" would read as "-.35" */
+	/* every cell in ASCII: '-' or '.' right before ".35" would read as "-.35" */
 	const char *locs[] = { "C.UTF-8", "C" };
 	for (int l = 0; l < 2; l++) {
 		screen_open(locs[l], false);
-		float m[4] = { 0.35f, -0.024f, 0.5f, 0.35f };
-		struct heatmap hm = { m, 2, 2, -1.0f, 1.0f, NULL, "w", 0, 0, false, 0 };
+		float m[4] = { 0.35f, 0.024f, 0.5f, 0.35f };
+		struct heatmap hm = { m, 2, 2, 0.0f, 1.0f, NULL, "w", 0, 0, false, 0 };
 		heatmap_draw(stdscr, 0, 0, &hm, 5);
-		/* label column 4, cells of 5: pad, value in 3, space */
-		assert_string_equal(line_at(2, 4, 4), " .35");
-		if (l == 1)
-			assert_string_equal(line_at(3, 9, 4), " .35");
-		/* cells of 6: pad, value in 4 ("--.02" was seen) */
+		/* label column 5, cells of 5: pad, value in 3, space */
+		if (l == 1) {
+			assert_string_equal(line_at(2, 4, 5), "[ .35");
+			assert_string_equal(line_at(3, 10, 4), " .35");
+		}
+		/* a signed map's sign column is a space or a minus, never a glyph */
+		m[1] = -0.024f;
+		hm.lo = -1.0f;
 		hm.cur_col = 1;
 		erase();
 		heatmap_draw(stdscr, 0, 0, &hm, 6);
-		assert_string_equal(line_at(2, 10, 5), " -.02");
-		/* cells of 5, value in 3 (".0"): the cursor cell pads with spaces only */
-		erase();
-		heatmap_draw(stdscr, 0, 0, &hm, 5);
-		assert_string_equal(line_at(2, 9, 4), "  .0");
+		assert_string_equal(line_at(2, 13, 4), "-.02");
+		if (l == 1)
+			assert_int_equal(line_at(2, 12, 1)[0], ' ');
 		screen_close();
 	}
 }
@@ -233,14 +293,23 @@ static void test_huge_cell_values_take_the_exponent_form_or_only_the_glyph(void 
 	float m[4] = { -4e5f, 1e15f, -8e24f, 2.5e18f };
 	struct heatmap hm = { m, 2, 2, -8e24f, 2.5e18f, NULL, "w", -1, -1, false, 0 };
 	heatmap_draw(stdscr, 0, 0, &hm, 6);
-	/* cells of 6 (label column 4): one glyph, the value right-aligned in 4, a space */
-	assert_string_equal(line_at(2, 5, 4), "-4e5");   /* never "-0M" */
-	assert_string_equal(line_at(2, 11, 4), "1e15");  /* never "1000T" or "####" */
-	assert_string_equal(line_at(3, 11, 4), "2e18");
-	/* -8e24 needs 5: no number, the glyph fills the cell */
-	char g = theme_heat_ascii(0);
-	char want[5] = { g, g, g, g, 0 };
-	assert_string_equal(line_at(3, 5, 4), want);
+	/* cells of 6 (label column 6): one glyph, the value right-aligned in
+	 * 4 with its sign column (the map has negatives), a space */
+	assert_string_equal(line_at(2, 7, 4), "-4e5");   /* never "-0M" */
+	/* 1e15 and 2.5e18 need 4 beside their sign: no number, the glyph fills
+	 * the cell (never "1000T" or "####"); so does -8e24 */
+	char g = theme_heat_ascii(0), t = theme_heat_ascii(theme_heat_levels() - 1);
+	char want[5] = { g, g, g, g, 0 }, top[5] = { t, t, t, t, 0 };
+	assert_string_equal(line_at(3, 7, 4), want);
+	assert_string_equal(line_at(3, 13, 4), top);
+	hm.lo = 0.0f; /* without negatives the sign column is not needed */
+	m[0] = 4e5f;
+	m[2] = 8e24f;
+	hm.hi = 8e24f;
+	erase();
+	heatmap_draw(stdscr, 0, 0, &hm, 6);
+	assert_string_equal(line_at(2, 13, 4), "1e15");
+	assert_string_equal(line_at(3, 13, 4), "2e18");
 	for (int y = 0; y < 4; y++)
 		assert_null(strpbrk(line_at(y, 0, 16), "#MGT"));
 	screen_close();
@@ -262,10 +331,11 @@ static void test_nan_and_inf_are_marked_and_never_printed(void **state)
 			assert_null(strstr(s, "NAN"));
 			assert_null(strstr(s, "INF"));
 		}
-		int x0 = w == 1 ? 1 : w == 2 ? 2 : 4;
+		int x0 = heatmap_label_width(w), cw = w == 1 ? 1 : w - 1;
 		assert_int_equal(line_at(2, x0, 1)[0], '!');
 		assert_int_equal(line_at(2, x0 + w, 1)[0], '!');
-		assert_int_equal(line_at(3, x0, 1)[0], '!');
+		/* -inf is a masked score: the masked mark in its last column */
+		assert_string_equal(line_at(3, x0 + cw - 1, 2), "\xc3\x97");
 		attr_t a;
 		short p;
 		cell_at(2, x0, &a, &p);
@@ -513,14 +583,229 @@ static void test_the_legend_never_cuts_its_values_and_writes_huge_ones_as_expone
 	screen_close();
 }
 
+/* Every cell of the map at (y, x) (its glyph, colour and attributes) into
+ * out, in order. */
+static int grab(int y, int x, int rows, int cols, int cell_w, wchar_t *ch, attr_t *at, short *pr)
+{
+	int k = 0, lw = heatmap_label_width(cell_w);
+	for (int r = 0; r < rows + 2; r++)
+		for (int c = 0; c < lw + cols * cell_w; c++, k++)
+			ch[k] = cell_at(y + r, x + c, &at[k], &pr[k]);
+	return k;
+}
+
+/* Four heads side by side, each on its own scale: an edit confined to head
+ * 1 (one score made large, as lesson 3 asks) changes head 1's drawing and
+ * leaves every drawn cell of heads 0, 2 and 3 as it was. With one range
+ * shared by all heads the same edit restyles them: the reason for the
+ * per-head scale. */
+static void test_an_edit_to_one_head_leaves_the_other_heads_drawing_unchanged(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	static float m[4][36];
+	for (int h = 0; h < 4; h++)
+		for (int i = 0; i < 36; i++)
+			m[h][i] = (float)((i * (h + 3)) % 11) / 5.0f - 1.0f;
+	enum { W = 3, MAPW = 4 + 6 * W + 1 };
+	static wchar_t before[4][8 * MAPW], after[4][8 * MAPW];
+	static attr_t abefore[4][8 * MAPW], aafter[4][8 * MAPW];
+	static short pbefore[4][8 * MAPW], pafter[4][8 * MAPW];
+	for (int scale = HEATMAP_SCALE_FIXED; scale <= HEATMAP_SCALE_MAP; scale++) {
+		for (int pass = 0; pass < 2; pass++) {
+			m[1][7] = pass ? 40.0f : m[1][8];
+			erase();
+			for (int h = 0; h < 4; h++) {
+				struct heatmap hm = { m[h], 6, 6, -1.0f, pass ? 40.0f : 1.0f, labels, "head", -1, -1, false, 0 };
+				hm.scale = (enum heatmap_scale)scale; /* FIXED: the range of all four */
+				heatmap_draw(stdscr, 0, h * MAPW, &hm, W);
+				grab(0, h * MAPW, 6, 6, W, pass ? after[h] : before[h], pass ? aafter[h] : abefore[h],
+				     pass ? pafter[h] : pbefore[h]);
+			}
+		}
+		int n = 8 * (MAPW - 1);
+		for (int h = 0; h < 4; h++) {
+			bool same = !memcmp(before[h], after[h], n * sizeof(wchar_t)) &&
+			            !memcmp(abefore[h], aafter[h], n * sizeof(attr_t)) &&
+			            !memcmp(pbefore[h], pafter[h], n * sizeof(short));
+			if (scale == HEATMAP_SCALE_MAP)
+				assert_true(h == 1 ? !same : same);
+			else if (h != 1)
+				assert_false(same); /* shared: the others were restyled */
+		}
+	}
+	screen_close();
+}
+
+/* Per row, each query's favourite key is the top level even when the
+ * row's weights are small; per map, the same small row stays low. */
+static void test_the_row_scale_shows_each_querys_favourite_key_at_the_top(void **state)
+{
+	(void)state;
+	screen_open("C", false);
+	float m[4] = { 0.9f, 0.1f, 0.3f, 0.2f }; /* row 1 is flat-ish: its max is 0.3 */
+	struct heatmap hm = { m, 2, 2, 0.0f, 1.0f, NULL, "p", -1, -1, false, 0 };
+	hm.scale = HEATMAP_SCALE_ROW;
+	float lo, hi;
+	heatmap_range(&hm, 1, &lo, &hi);
+	assert_float_equal(lo, 0.0f, 0.0f);
+	assert_float_equal(hi, 0.3f, 0.0f);
+	heatmap_draw(stdscr, 0, 0, &hm, 2);
+	char top = theme_heat_ascii(theme_heat_levels() - 1);
+	assert_int_equal(line_at(3, 2, 1)[0], top);
+	assert_int_equal(line_at(2, 2, 1)[0], top);
+	hm.scale = HEATMAP_SCALE_MAP;
+	erase();
+	heatmap_draw(stdscr, 0, 0, &hm, 2);
+	assert_int_not_equal(line_at(3, 2, 1)[0], top);
+	assert_int_equal(line_at(2, 2, 1)[0], top);
+	screen_close();
+}
+
+/* A masked cell has its own mark, unlike a weight of 0 (blank) or a small
+ * one, and is left out of the range. */
+static void test_masked_cells_have_their_own_mark_and_leave_the_range(void **state)
+{
+	(void)state;
+	const char *locs[] = { "C.UTF-8", "C" };
+	const char *mark[] = { "\xc3\x97", "x" };
+	for (int l = 0; l < 2; l++) {
+		screen_open(locs[l], false);
+		float m[4] = { 1.0f, 0.0f, 0.5f, 0.5f };
+		unsigned char masked[4] = { 0, 1, 0, 0 };
+		struct heatmap hm = { m, 2, 2, 0.0f, 1.0f, NULL, "p", -1, -1, false, 0 };
+		hm.masked = masked;
+		for (int w = 1; w <= 6; w++) {
+			erase();
+			heatmap_draw(stdscr, 0, 0, &hm, w);
+			int x0 = heatmap_label_width(w), cw = w == 1 ? 1 : w - 1;
+			assert_string_equal(line_at(2, x0 + w + cw - 1, (int)strlen(mark[l])), mark[l]);
+			attr_t a;
+			short p;
+			cell_at(2, x0 + w + cw - 1, &a, &p);
+			assert_int_equal(p, PAIR_NUMBER(theme_attr(ROLE_DIM)));
+		}
+		/* a masked -40 score does not stretch the range of the others */
+		float s[4] = { 2.0f, -40.0f, -1.0f, 1.0f };
+		struct heatmap hs = { s, 2, 2, 0.0f, 1.0f, NULL, "s", -1, -1, false, 0 };
+		hs.masked = masked;
+		hs.scale = HEATMAP_SCALE_MAP;
+		float lo, hi;
+		heatmap_range(&hs, -1, &lo, &hi);
+		assert_float_equal(lo, -1.0f, 0.0f);
+		assert_float_equal(hi, 2.0f, 0.0f);
+		screen_close();
+	}
+}
+
+/* The first n characters of the multibyte string s, as wide ones. */
+static void wide_prefix(wchar_t *out, const char *s, int n)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	mbsrtowcs(out, &s, (size_t)n, &st);
+}
+
+static const char sentence[6][MHA_LABEL_MAX] = { "the", "cat", "sat", "on", "the", "mat" };
+
+/* "the cat sat on the mat": the two "the"s read apart, and row and column
+ * headers say the same, in UTF-8 and in ASCII, at every cell width. */
+static void test_repeated_words_are_told_apart_the_same_on_both_axes(void **state)
+{
+	(void)state;
+	float m[36] = { 0 };
+	const char *locs[] = { "C.UTF-8", "C" };
+	/* at cell width 4 (3 columns of label): the word cut to make room */
+	const char *want4[2][6] = { { "th\xe2\x82\x80", "cat", "sat", "on", "th\xe2\x82\x84", "mat" },
+	                            { "th0", "cat", "sat", "on", "th4", "mat" } };
+	for (int l = 0; l < 2; l++) {
+		screen_open(locs[l], false);
+		struct heatmap hm = { m, 6, 6, 0.0f, 1.0f, sentence, "h", -1, -1, false, 0 };
+		for (int w = 1; w <= 6; w++) {
+			erase();
+			heatmap_draw(stdscr, 0, 0, &hm, w);
+			int lw = heatmap_label_width(w);
+			for (int i = 0; i < 6; i++) {
+				char row[32], col[32];
+				/* the row label up to its space, the column label up to the next cell */
+				snprintf(row, sizeof row, "%s", line_at(2 + i, 0, 16));
+				snprintf(col, sizeof col, "%s", line_at(1, lw + i * w, 16));
+				int rl = lw > 1 ? lw - 1 : 1, cl = w > 1 ? w - 1 : 1, tl = rl < cl ? rl : cl;
+				/* the same text, compared over tl display columns */
+				wchar_t wr[8] = { 0 }, wc[8] = { 0 };
+				wide_prefix(wr, row, tl);
+				wide_prefix(wc, col, tl);
+				if (wmemcmp(wr, wc, (size_t)tl) != 0)
+					fail_msg("%s width %d token %d: row '%s' column '%s'", locs[l], w, i, row, col);
+			}
+			/* the two "the"s differ */
+			char a[32], b[32];
+			snprintf(a, sizeof a, "%s", line_at(2, 0, 8));
+			snprintf(b, sizeof b, "%s", line_at(6, 0, 8));
+			assert_string_not_equal(a, b);
+			if (w == 4)
+				for (int i = 0; i < 6; i++)
+					assert_memory_equal(line_at(2 + i, 0, 8), want4[l][i], strlen(want4[l][i]));
+		}
+		screen_close();
+	}
+}
+
+/* The legend says which scale shades the maps, what the masked mark means,
+ * and which axis is which, when they fit; each part whole or not at all. */
+static void test_the_key_names_the_scale_the_mask_and_the_axes(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	struct heatmap_key k = { 0.0f, 1.0f, HEATMAP_SCALE_ROW, true, true };
+	int n = heatmap_key_draw(stdscr, 0, 0, 80, &k);
+	const char *s = line_at(0, 0, 200);
+	assert_non_null(strstr(s, "low "));
+	assert_non_null(strstr(s, " high, each row"));
+	assert_non_null(strstr(s, "\xc3\x97 masked"));
+	assert_non_null(strstr(s, "rows: queries, columns: keys"));
+	assert_true(n <= 80);
+	/* narrower: the long axes note gives way to the short one, then goes;
+	 * the masked mark's meaning stays */
+	static const struct { int width; const char *axes; } narrow[] = {
+		{ 64, "rows=queries cols=keys" }, { 30, NULL } };
+	for (int i = 0; i < 2; i++) {
+		erase();
+		n = heatmap_key_draw(stdscr, 0, 0, narrow[i].width, &k);
+		s = line_at(0, 0, 200);
+		assert_true(n <= narrow[i].width);
+		if (narrow[i].axes)
+			assert_non_null(strstr(s, narrow[i].axes));
+		else
+			assert_null(strstr(s, "rows"));
+		assert_non_null(strstr(s, "masked"));
+	}
+	/* a fixed scale shows its numbers and says it is shared */
+	struct heatmap_key f = { -2.5f, 3.25f, HEATMAP_SCALE_FIXED, false, false };
+	erase();
+	heatmap_key_draw(stdscr, 0, 0, 80, &f);
+	s = line_at(0, 0, 200);
+	assert_true(!strncmp(s, "-2.5 ", 5));
+	assert_non_null(strstr(s, " 3.25, all heads"));
+	assert_null(strstr(s, "masked"));
+	assert_string_equal(heatmap_scale_name(HEATMAP_SCALE_MAP), "each head");
+	screen_close();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_token_labels_appear_on_both_axes),
 		cmocka_unit_test(test_narrow_cells_label_each_axis_with_one_letter),
 		cmocka_unit_test(test_without_labels_the_axes_show_token_indices),
-		cmocka_unit_test(test_the_cursor_cell_and_its_labels_are_in_reverse_video),
+		cmocka_unit_test(test_the_cursor_cell_keeps_its_shade_between_brackets),
 		cmocka_unit_test(test_cells_from_width_5_show_their_value),
+		cmocka_unit_test(test_positive_and_negative_values_are_drawn_alike),
+		cmocka_unit_test(test_an_edit_to_one_head_leaves_the_other_heads_drawing_unchanged),
+		cmocka_unit_test(test_the_row_scale_shows_each_querys_favourite_key_at_the_top),
+		cmocka_unit_test(test_masked_cells_have_their_own_mark_and_leave_the_range),
+		cmocka_unit_test(test_repeated_words_are_told_apart_the_same_on_both_axes),
+		cmocka_unit_test(test_the_key_names_the_scale_the_mask_and_the_axes),
 		cmocka_unit_test(test_a_cell_value_never_gets_a_stray_leading_glyph),
 		cmocka_unit_test(test_huge_cell_values_take_the_exponent_form_or_only_the_glyph),
 		cmocka_unit_test(test_nan_and_inf_are_marked_and_never_printed),

@@ -13,6 +13,12 @@
 #include "heatmap.h"
 #include "layout.h"
 
+/* The frame without a lesson pane. */
+static struct layout layout_compute(int rows, int cols)
+{
+	return layout_frame(rows, cols, LAYOUT_PANE_NONE);
+}
+
 static void test_below_80x24_the_layout_is_too_small(void **state)
 {
 	(void)state;

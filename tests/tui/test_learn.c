@@ -139,6 +139,24 @@ static void test_the_menu_opens_lesson_one_on_its_own_bench(void **state)
 	close_app(app);
 }
 
+/* A prompt opened from the menu returns to the menu: the menu stays on
+ * screen under it and has the keys again after Esc. */
+static void test_a_prompt_opened_from_the_menu_returns_to_it(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	keys(app, "M");
+	assert_int_equal(app->mode, MODE_MENU);
+	keys(app, "*"); /* not a menu key: the table's, on the cursor's X cell */
+	assert_int_equal(app->mode, MODE_SCALE);
+	assert_int_equal(mode_base(app), MODE_MENU);
+	keys(app, "\033");
+	assert_int_equal(app->mode, MODE_MENU);
+	keys(app, "\033");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	close_app(app);
+}
+
 static void test_two_digits_pick_lesson_thirteen(void **state)
 {
 	(void)state;
@@ -281,6 +299,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 		keys(app, "n");
 	keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 4);
+	keys(app, "aa"); /* the prediction first: head 1's scores only */
 	keys(app, "*\t10\n");
 	assert_true(app->learn.run.met);
 	struct mha_weights *w = &app->w;
@@ -485,6 +504,7 @@ int main(void)
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
+		T(test_a_prompt_opened_from_the_menu_returns_to_it),
 		T(test_lesson_text_names_the_keys_of_the_table),
 		T(test_without_lessons_the_workbench_still_works),
 		T(test_lessons_open_by_number_or_name_and_unknown_ids_are_refused),

@@ -61,7 +61,7 @@ static void expect_screen(struct app *app, int rows, int cols, const char *name)
 	snprintf(path, sizeof path, "%s/tests/screens/%s.txt", root ? root : ".", name);
 	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000; /* messages and change marks of the keys have expired */
-	draw_screen(app, rows, cols);
+	draw_screen_hits(app, rows, cols, NULL);
 	size_t n = vscreen_text(got, sizeof got);
 	vscreen_close();
 	if (getenv("MHA_UPDATE_SCREENS")) {
@@ -172,7 +172,7 @@ static void test_extreme_inputs_format_within_their_columns(void **state)
 			for (int panel = 0; panel < 3; panel++) {
 				app->now_ms += APP_STATUS_MS; /* the key's message has gone */
 				assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
-				draw_screen(app, rows, cols);
+				draw_screen_hits(app, rows, cols, NULL);
 				vscreen_text(text, sizeof text);
 				vscreen_close();
 				if (strstr(text, "nan") || strstr(text, "inf") || strstr(text, "big") || strstr(text, "e+0"))
@@ -231,7 +231,7 @@ static void test_the_help_at_300_columns_shows_the_whole_shape_rule(void **state
 	struct app *app = open_app(&c);
 	keys(app, "?");
 	assert_int_equal(vscreen_open(100, 300, "xterm-256color", false), 0);
-	draw_screen(app, 100, 300);
+	draw_screen_hits(app, 100, 300, NULL);
 	vscreen_text(got, sizeof got);
 	vscreen_close();
 	/* the rule's lines, from its first words on, joined with one space */
@@ -274,7 +274,7 @@ static void test_every_help_text_reads_whole_at_80_columns(void **state)
 	keys(app, "?");
 	for (int s = 0; s <= count + 1; s++) {
 		assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
-		draw_screen(app, 24, 80);
+		draw_screen_hits(app, 24, 80, NULL);
 		vscreen_text(got, sizeof got);
 		vscreen_close();
 		const char *row = got;
@@ -332,7 +332,7 @@ static void test_no_color_still_draws_every_stage(void **state)
 		char k[2] = { (char)('1' + s), 0 };
 		keys(app, k);
 		assert_int_equal(vscreen_open(24, 80, "xterm-256color", true), 0);
-		draw_screen(app, 24, 80);
+		draw_screen_hits(app, 24, 80, NULL);
 		vscreen_text(text, sizeof text);
 		vscreen_close();
 		assert_non_null(strstr(text, "1 Projection  2 Reshape"));
@@ -368,7 +368,7 @@ static void test_the_cells_an_output_reads_are_highlighted(void **state)
 	keys(app, "7cc"); /* the cursor on Y[the,0] */
 	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
-	draw_screen(app, 50, 160);
+	draw_screen_hits(app, 50, 160, NULL);
 	int title = find_line("Concat 6x16");
 	assert_true(title >= 0);
 	/* Concat row "the" (its whole row) is traced, row "cat" is not */
@@ -391,14 +391,14 @@ static void test_cells_changed_by_an_edit_are_marked_for_a_moment(void **state)
 	keys(app, "\n3\n"); /* X[the,0] = 3 */
 	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
 	keys(app, "2"); /* Reshape: Q and its head block */
-	draw_screen(app, 50, 160);
+	draw_screen_hits(app, 50, 160, NULL);
 	int q = find_line("Q 6x16    "); /* the panel title (all 16 columns shown), not the formula */
 	assert_true(q >= 0);
 	attr_t changed = theme_attr(ROLE_CHANGED);
 	assert_int_equal(attr_at(q + 2, 15), changed); /* Q[the,1] changed (the cursor is on [the,0]) */
 	assert_true(attr_at(q + 3, 15) != changed);    /* Q[cat,1] did not */
 	app->now_ms = 5000 + APP_CHANGED_MS;          /* the moment has passed */
-	draw_screen(app, 50, 160);
+	draw_screen_hits(app, 50, 160, NULL);
 	assert_true(attr_at(q + 2, 15) != changed);
 	vscreen_close();
 	app_free(app);
@@ -408,10 +408,11 @@ static void test_cells_changed_by_an_edit_are_marked_for_a_moment(void **state)
 /* The legend's high end as drawn: the word after the ramp's top glyphs. */
 static void legend_hi(const char *screen, char *out, size_t len)
 {
-	const char *p = strstr(screen, "%@@ ");
+	const char *p = strstr(screen, "%@"); /* the ramp's top: two cells a level, or one */
 	assert_non_null(p);
-	p += 4;
-	size_t n = strcspn(p, " \n");
+	p += 2 + (p[2] == '@');
+	assert_int_equal(*p++, ' ');
+	size_t n = strcspn(p, " \n,");
 	snprintf(out, len, "%.*s", (int)n, p);
 }
 
@@ -428,14 +429,15 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	for (int i = 0; i < c.n; i++)
 		snprintf(app->w.labels[i], MHA_LABEL_MAX, "longtoken%05d", i % 10);
 	keys(app, "3cc"); /* the cursor on S_0: its value joins the legend line */
+	app->heat_scale = 2; /* one scale for all heads: the legend's ends are numbers */
 	char wide[32], narrow[32];
 	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
-	draw_screen(app, 50, 160);
+	draw_screen_hits(app, 50, 160, NULL);
 	vscreen_text(text, sizeof text);
 	vscreen_close();
 	legend_hi(text, wide, sizeof wide);
 	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
-	draw_screen(app, 24, 80);
+	draw_screen_hits(app, 24, 80, NULL);
 	vscreen_text(text, sizeof text);
 	vscreen_close();
 	legend_hi(text, narrow, sizeof narrow);

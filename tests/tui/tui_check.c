@@ -4,6 +4,8 @@
  */
 #include "tui_check.h"
 
+#include "draw.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,4 +83,9 @@ int tui_check_lessons_close(struct lesson_set *set, const char *dir)
 	lesson_set_free(set);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
+}
+
+struct body_layout draw_screen(const struct app *app, int rows, int cols)
+{
+	return draw_screen_hits(app, rows, cols, NULL);
 }

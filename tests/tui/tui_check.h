@@ -6,6 +6,7 @@
 #define TUI_CHECK_H
 
 #include "app.h"
+#include "layout.h"
 #include "lesson.h"
 
 /* The default workbench (fails the test when it cannot be made), with the
@@ -22,5 +23,10 @@ struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
  * removed with what is in it. 0, or -1 with the reason on stderr. */
 int tui_check_lessons_open(struct lesson_set *set, char *dir);
 int tui_check_lessons_close(struct lesson_set *set, const char *dir);
+
+/* The whole screen drawn for rows x cols with no hit regions kept
+ * (draw_screen_hits(app, rows, cols, NULL)): the tests' and the
+ * benchmark's drawing, which the program itself never needs. */
+struct body_layout draw_screen(const struct app *app, int rows, int cols);
 
 #endif

@@ -1,10 +1,7 @@
 /*
- * exercise.h - a lesson step at work on the workbench: setting it up,
- * evaluating its goal against the live computation, hints, the solution,
- * the learner's answer, and what stays hidden or highlighted. The TUI owns
- * the configuration, weights and activations; these functions read them,
- * or change config and weights when asked (set-up, solution), after which
- * the TUI recomputes with mha_forward.
+ * run.h - a lesson step at work on the workbench (run.c): hints, the
+ * solution, the learner's answer, and what stays hidden or highlighted.
+ * Its goal is evaluated by goal.h; its set-up is setup.h's.
  *
  * A run (struct lesson_run) is the state of the step the learner is on.
  * Typical loop:
@@ -16,8 +13,8 @@
  *     typed answer:      lesson_run_answer(&run, text, msg, len); then eval
  *     drawing a cell:    lesson_run_hidden(&run, t, m, r, c), lesson_run_marked(...)
  */
-#ifndef EXERCISE_H
-#define EXERCISE_H
+#ifndef RUN_H
+#define RUN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,26 +23,6 @@
 #include "mha.h"
 
 enum { LESSON_STATUS_MAX = 200, LESSON_ANSWER_MAX = 32 };
-
-/* Set the workbench up for step i: c becomes the step's configuration and
- * *w a new allocation filled per the set-up (seeded weights, labels,
- * presets, inline matrices, fills, @set edits). *w is overwritten without
- * being freed: free the old weights first, or keep them (undo). Returns 0,
- * or -1 with msg (*w then unallocated). */
-int lesson_step_setup(const struct lesson *l, int i, struct mha_config *c, struct mha_weights *w,
-                      char *msg, size_t len);
-
-/* Apply edits in two passes: every configuration change first (once, with
- * the weights reallocated and the surviving cells carried over by
- * mha_weights_carry; new cells seeded from c->seed), then cell and head
- * edits in order. Answer edits are skipped (lesson_run_solve handles them).
- * Returns 0, or -1 with msg and c, w unchanged when a configuration change
- * is invalid or a cell does not exist. *changed_shape (may be NULL) says
- * whether w was reallocated: the activations need mha_acts_alloc again. */
-int lesson_edits_apply(const struct lesson_edit *e, int n, struct mha_config *c,
-                       struct mha_weights *w, bool *changed_shape, char *msg, size_t len);
-/* "W^Q[4][0] = 12", "heads = 8", "head 2 off", "answer b". */
-void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len);
 
 struct lesson_run {
 	const struct lesson *lesson;
@@ -80,21 +57,6 @@ static inline const struct lesson_step *lesson_run_step(const struct lesson_run 
 	return &run->lesson->steps[run->step];
 }
 
-/* Evaluate the goal on the live computation (a from mha_forward of c, w).
- * Fills run->status ("P[1][5][4] = 0.31, want > 0.8" or "goal met: ...").
- * Returns LESSON_EVAL_MET when every condition holds, plus
- * LESSON_EVAL_JUST_MET the first time it does after not holding (draw the
- * tick now, mark progress). 0 for a step without an exercise. */
-enum { LESSON_EVAL_MET = 1, LESSON_EVAL_JUST_MET = 2 };
-int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
-                    const struct mha_weights *w, const struct mha_acts *a);
-
-/* One condition alone: true when it holds; why gets "X = v, want ...".
- * Used by lesson_run_eval and the checker. */
-bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *run,
-                      const struct mha_config *c, const struct mha_weights *w,
-                      const struct mha_acts *a, char *why, size_t len);
-
 /* Reveal the next hint: its text, or NULL when all are shown. */
 const char *lesson_run_next_hint(struct lesson_run *run);
 
@@ -123,8 +85,5 @@ bool lesson_run_counts_hidden(const struct lesson_run *run);
 bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);
 /* Does the step highlight head h? */
 bool lesson_run_head_marked(const struct lesson_run *run, int h);
-
-/* The key progress files use for a step: "reshape/split". */
-void lesson_step_key(const struct lesson *l, int i, char *buf, size_t len);
 
 #endif

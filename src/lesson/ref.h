@@ -1,0 +1,29 @@
+/*
+ * ref.h - tensor references "NAME[..][..]" (ref.c).
+ */
+#ifndef REF_H
+#define REF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lesson.h"
+
+/* A tensor reference "NAME[..][..]" at p, missing trailing indices mean
+ * "all". why gets the reason on failure. */
+int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len);
+/* Ref as text: "P[1][5][4]", "W^Q[*][0..3]". */
+void lesson_ref_format(const struct lesson_ref *r, char *buf, size_t len);
+/* Clamp a range to 0..n-1; false when empty or out of range. */
+bool lesson_range_resolve(struct lesson_range r, int n, int *lo, int *hi);
+/* Call fn with the flat index (m * rows + r) * cols + c of every cell of
+ * ref within shape s (ranges clamped to it); stops early when fn returns
+ * false. */
+void lesson_ref_visit(const struct lesson_ref *ref, struct mha_shape s,
+               bool (*fn)(size_t at, void *ctx), void *ctx);
+/* Is (m, r, c) inside ref? */
+bool lesson_ref_contains(const struct lesson_ref *ref, int m, int r, int c);
+/* Every index of ref within the shape of its tensor under c? why says which not. */
+int lesson_ref_check(const struct lesson_ref *ref, const struct mha_config *c, char *why, size_t len);
+
+#endif

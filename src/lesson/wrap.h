@@ -1,0 +1,63 @@
+/*
+ * wrap.h - lesson text as lines of a given width (wrap.c): prose
+ * re-wrapped, indented lines kept verbatim, {key:ACTION} placeholders
+ * filled by the caller's key table; the lines and their kinds; widths in
+ * UTF-8 characters. The pane (pane.h) and the TUI's help build on it.
+ */
+#ifndef WRAP_H
+#define WRAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef const char *lesson_key_fn(const char *action, void *ctx);
+
+/* Every ACTION a lesson may name in {key:ACTION}, NULL-terminated. */
+extern const char *const lesson_key_actions[];
+bool lesson_key_action_known(const char *action);
+
+enum lesson_line_kind {
+	LESSON_LINE_BLANK,
+	LESSON_LINE_TITLE,     /* lesson or step heading */
+	LESSON_LINE_PROSE,     /* re-wrapped text */
+	LESSON_LINE_VERBATIM,  /* an indented line, as written (formulas, tables) */
+	LESSON_LINE_QUESTION,
+	LESSON_LINE_CHOICE,
+	LESSON_LINE_ANSWER,    /* what the learner answered, and whether it is right */
+	LESSON_LINE_MET,       /* the goal holds: draw with the tick / success colour */
+	LESSON_LINE_UNMET,     /* the goal does not hold yet */
+	LESSON_LINE_HINT,
+	LESSON_LINE_SOLUTION,
+	LESSON_LINE_KEYS,      /* which keys do what here */
+	LESSON_LINE_MENU,      /* a lesson in the menu */
+	LESSON_LINE_MENU_DONE, /* a lesson in the menu, done */
+};
+
+struct lesson_line {
+	enum lesson_line_kind kind;
+	char *text;  /* UTF-8, at most `width` characters */
+};
+
+struct lesson_text {
+	struct lesson_line *lines;
+	int count, cap;
+};
+void lesson_text_free(struct lesson_text *t);
+/* Append one line, cut at width characters (no cut when width <= 0). 0 or -1. */
+int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width);
+
+/* Append prose wrapped to width characters: lines separated by a blank
+ * line are paragraphs, re-wrapped (kind: LESSON_LINE_PROSE, or `kind` for
+ * continuation text such as hints); lines that start with a space or tab
+ * are verbatim (tabs as 4 spaces, cut at the width). keys may be NULL.
+ * Returns 0, or -1 when out of memory. */
+int lesson_wrap(struct lesson_text *out, const char *prose, int width, enum lesson_line_kind kind,
+                lesson_key_fn *keys, void *ctx);
+
+/* Text widths, in UTF-8 characters as the pane counts them. */
+/* Bytes of the first `chars` characters of s (all of s when shorter). */
+size_t lesson_utf8_prefix(const char *s, int chars);
+/* Characters in s. */
+int lesson_utf8_width(const char *s);
+
+#endif

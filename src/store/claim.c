@@ -1,0 +1,90 @@
+/*
+ * claim.c - locks and numbered backups for the session files (claim.h).
+ * A lock is an flock on "<path>.lock", which holds the pid of its owner
+ * for the message a second instance gives; the descriptor stays open (and
+ * the lock held) until the process ends, so a crash or kill -9 frees it.
+ * Knows nothing of what the files hold.
+ */
+#include "claim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int claim_lock(const char *path, int *holder)
+{
+	char lock[4200];
+	*holder = 0;
+	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock)
+		return 0;
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return 0; /* nowhere to lock: the save will say what is wrong */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int err = errno;
+		char buf[32] = "";
+		ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		*holder = atoi(buf);
+		close(fd);
+		return err == EWOULDBLOCK || err == EAGAIN ? 1 : 0; /* else: no locks here (NFS): none */
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0)
+		(void)!pwrite(fd, pid, (size_t)n, 0); /* the pid is for messages only */
+	return 0; /* fd stays open: the lock lives as long as the process */
+}
+
+int claim_session(const char *path, char *out, size_t outlen, int *holder)
+{
+	snprintf(out, outlen, "%s", path);
+	if (claim_lock(path, holder) == 0)
+		return 0;
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	if (!dot || (slash && dot < slash))
+		dot = path + strlen(path);
+	for (int i = 2; i < 100; i++) {
+		int other;
+		char alt[4200];
+		if ((size_t)snprintf(alt, sizeof alt, "%.*s-%d%s", (int)(dot - path), path, i, dot) >= outlen)
+			break;
+		if (claim_lock(alt, &other) == 0) {
+			snprintf(out, outlen, "%s", alt);
+			return 1;
+		}
+	}
+	return -1;
+}
+
+int claim_backup(const char *path, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	for (int i = 1; i < 1000; i++) {
+		if ((size_t)snprintf(out, outlen, "%s.~%d~", path, i) >= outlen)
+			break;
+		if (link(path, out) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	out[0] = '\0';
+	return -1;
+}
+
+bool claim_backup_settle(const char *path, const char *backup)
+{
+	struct stat a, b;
+	if (stat(backup, &b) != 0)
+		return false;
+	if (stat(path, &a) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		unlink(backup); /* nothing was replaced: no backup needed */
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,37 @@
+/*
+ * claim.h - which file a run of the workbench saves to, so that nothing is
+ * overwritten that the run did not open (doc/SESSION.md):
+ *   - a lock per session file ("<path>.lock", flock, holding the pid), kept
+ *     while the process lives: a second instance is told who holds it and
+ *     saves to the next free "<stem>-N<ext>" instead;
+ *   - a numbered backup ("<path>.~N~", a hard link: no copy, and the old
+ *     file stays whole when a save replaces it) for a run that would
+ *     replace a session it did not load (started from flags).
+ */
+#ifndef CLAIM_H
+#define CLAIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Lock path for this process. 0: ours (or no lock is possible there,
+ * e.g. a read-only directory: nothing to protect against then); 1:
+ * another process holds it, *holder its pid (0 when unknown). */
+int claim_lock(const char *path, int *holder);
+
+/* The first of path, "<stem>-2<ext>", "<stem>-3<ext>", ... (up to 99)
+ * this process could lock, into out. Returns 0 when that is path itself,
+ * 1 when another was taken (*holder: who holds path), -1 when none
+ * (out then holds path: saving there is the best left). */
+int claim_session(const char *path, char *out, size_t outlen, int *holder);
+
+/* Keep the file at path as "<path>.~N~" (first free N from 1), a hard
+ * link. 0 with out, or -1 (no file, or links impossible: out empty). */
+int claim_backup(const char *path, char *out, size_t outlen);
+
+/* After the run: true when path is no longer the file backup names (a
+ * save replaced it: the backup holds the session from before); false
+ * when it still is, and then the backup is removed. */
+bool claim_backup_settle(const char *path, const char *backup);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * test_train_view.c - the training screen (src/tui/train_view.c) without
+ * a terminal: G opens it on the induction model, '.' trains one step,
+ * Space runs (the loop's idle call trains a slice), the screen at 80x24
+ * and 200x60 shows the task, the step, the sparklines, every head's scores
+ * and, when they fit, the probe's heatmaps; 'o' puts the shown layer into
+ * the workbench (u takes it back); c changes the task; Esc goes back; the
+ * model stays while the app lives.
+ */
+#include <curses.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app.h"
+#include "draw.h"
+#include "mode.h"
+#include "train_view.h"
+#include "tui_check.h"
+#include "vscreen.h"
+
+static char screen[64 * 1024];
+
+static const char *draw_at(struct app *app, int rows, int cols)
+{
+	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
+	app->now_ms = 1000000; /* messages have expired */
+	draw_screen(app, rows, cols);
+	vscreen_text(screen, sizeof screen);
+	vscreen_close();
+	return screen;
+}
+
+static void expect_text(const char *s, const char *what)
+{
+	if (!strstr(screen, s))
+		fail_msg("the training screen lacks %s ('%s'):\n%s", what, s, screen);
+}
+
+static void test_training_screen_trains_shows_and_hands_over_a_layer(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "G");
+	assert_int_equal(app->mode, MODE_TRAIN);
+	draw_at(app, 24, 80);
+	expect_text("Training: induction", "the task");
+	expect_text("step 0 paused", "the step");
+	expect_text("L1H1", "the last head's row");
+	tui_check_keys(app, ".");
+	draw_at(app, 60, 200);
+	expect_text("step 1 paused", "one step");
+	expect_text("L1H0 on the probe", "a heatmap of the shown layer");
+	/* Space: the loop's idle call trains a slice; Space again pauses */
+	tui_check_keys(app, " ");
+	assert_true(train_view_idle(app));
+	tui_check_keys(app, " ");
+	assert_false(train_view_idle(app));
+	draw_at(app, 24, 80);
+	expect_text("paused", "the pause");
+	assert_null(strstr(screen, "step 1 paused")); /* the slice trained more steps */
+	/* o: layer 1 on the probe into the workbench, 32 tokens, causal */
+	int n_before = app->cfg.n;
+	assert_int_not_equal(n_before, 32);
+	tui_check_keys(app, "o");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_int_equal(app->cfg.n, 32);
+	assert_int_equal(app->cfg.d, 32);
+	assert_true(app->cfg.causal);
+	tui_check_keys(app, "u");
+	assert_int_equal(app->cfg.n, n_before); /* u: the workbench as it was */
+	/* back in: the same model; c: the next task (induction wraps to previous) */
+	tui_check_keys(app, "G");
+	draw_at(app, 24, 80);
+	expect_text("Training: induction", "the same task");
+	tui_check_keys(app, "c");
+	draw_at(app, 24, 80);
+	expect_text("Training: previous", "the next task");
+	expect_text("step 0 paused", "a fresh model");
+	tui_check_keys(app, "\x1b");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	tui_check_close(app);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_training_screen_trains_shows_and_hands_over_a_layer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
