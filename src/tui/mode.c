@@ -23,6 +23,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_ANSWER] = &answer_prompt_mode,
 	[MODE_TRAIN] = &train_mode,
 	[MODE_KVCACHE] = &kv_view_mode,
+	[MODE_FLASH] = &flash_mode,
 	[MODE_DECODE] = &decode_view_mode,
 	[MODE_MASK] = &mask_view_mode,
 };

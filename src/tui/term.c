@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input.h"
 #include "theme.h"
 
 static volatile sig_atomic_t pending_signal;
@@ -254,7 +255,7 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	nonl();
 	flow_control_off();
 	keypad(stdscr, TRUE);
-	timeout(100); /* wake up for resizes, signals and expiring messages */
+	timeout(INPUT_TICK_MS); /* wake up for resizes, signals and expiring messages */
 	set_escdelay(25);
 	curs_set(0);
 	/* presses only: a click acts when the button goes down, and with no
@@ -266,6 +267,7 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 		ssize_t ignored = write(STDOUT_FILENO, each, strlen(each)); /* before or after ncurses' own: either way */
 		(void)ignored;
 	}
+	input_paste_mode(true);
 	theme_init(no_color);
 	return 0;
 }
@@ -279,6 +281,7 @@ void term_close(void)
 	endwin(); /* mouse reports off, by XM; then each mode on its own */
 	ssize_t ignored = write(STDOUT_FILENO, each, strlen(each));
 	(void)ignored;
+	input_paste_mode(false);
 	delscreen(screen);
 	screen = NULL;
 }

@@ -21,6 +21,7 @@
 #include "actions.h"
 #include "app.h"
 #include "draw.h"
+#include "input.h"
 #include "learn.h"
 #include "train_view.h"
 #include "lesson.h"
@@ -172,7 +173,7 @@ int tui_run(const struct tui_options *o)
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
-		int key = getch();
+		int key = input_key(!o->no_mouse, mode_ops(app.mode)->prompt); /* a paste types into a prompt */
 		app.now_ms = term_now_ms();
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
