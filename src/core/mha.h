@@ -207,6 +207,11 @@ void mha_weights_free(struct mha_weights *w);
  * inputs: X ~ U(-1, 1), each W Glorot-uniform. */
 #define MHA_SEED_WIRED 0
 void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed);
+/* Which wiring head still holds in W^Q and W^K: 0 previous token, 1 same
+ * word, 2 first token, 3 next token; -1 when edited away (or never wired).
+ * Its name, in full ("previous token") or brief ("prev"). */
+int mha_wired_role(const struct mha_weights *w, const struct mha_config *c, int head);
+const char *mha_wired_role_name(int role, bool brief);
 void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c);
 /* Reshape-safe copy: every cell that exists in both shapes keeps its value,
  * matched per head block for W^Q, W^K, W^V (columns) and W^O (rows); a

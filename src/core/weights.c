@@ -112,9 +112,8 @@ static void init_random(struct mha_weights *w, const struct mha_config *c, uint6
 }
 
 /* What each head of the wired workbench looks for; kv head j (and every
- * query head reading it) takes role j mod 4. K rows are written once per
- * query head of a group, the same values each time. */
-enum wired_role { ROLE_PREVIOUS, ROLE_SAME_WORD, ROLE_FIRST, ROLE_NEXT };
+ * query head reading it) takes role j mod 4. */
+enum wired_role { ROLE_PREVIOUS, ROLE_SAME_WORD, ROLE_FIRST, ROLE_NEXT, ROLE_COUNT };
 
 /*
  * The default workbench (seed MHA_SEED_WIRED): heads wired by hand, so
@@ -135,69 +134,100 @@ enum wired_role { ROLE_PREVIOUS, ROLE_SAME_WORD, ROLE_FIRST, ROLE_NEXT };
  *     largest on every copy of the word;
  *   first token: q = a, k = F, a = sqrt(dk) (ln(n-1) + 2), so key 0 has
  *     about e^2/(e^2 + 1) = 0.88 of each row whatever n is.
+ * The cells come from wired_q and wired_k, one cell at a time, so that
+ * mha_wired_role can tell whether a head still holds its wiring.
  */
+static bool wired_fits(const struct mha_config *c) { return c->d >= 6 && c->dk >= 2; }
+
+/* Cell (r, j) of the head block of role `role`: W^Q's (query) or W^K's. */
+static float wired_cell(const struct mha_config *c, enum wired_role role, bool query, int r, int j)
+{
+	int d = c->d, nw = d - 4;
+	int col_f = d - 4, col_p = d - 3, col_p2 = d - 2, col_one = d - 1;
+	/* rounded to quarters, so that every product and sum is exact in
+	 * float: equal scores stay exactly equal (top-k ties go to the lower
+	 * index in every implementation, BLAS or not) */
+	float cq = roundf(12.0f * sqrtf((float)c->dk)) / 4.0f;
+	float a = roundf(4.0f * sqrtf((float)c->dk) * (logf((float)(c->n > 1 ? c->n - 1 : 1)) + 2.0f)) / 4.0f;
+	switch (role) {
+	case ROLE_PREVIOUS:
+	case ROLE_NEXT: {
+		float o = role == ROLE_NEXT ? 1.0f : -1.0f;
+		if (!query)
+			return (r == col_p && j == 0) || (r == col_p2 && j == 1) ? 1.0f : 0.0f;
+		if (r == col_p && j == 0)
+			return 2.0f * cq;
+		if (r == col_one)
+			return j == 0 ? 2.0f * cq * o : j == 1 ? -cq : 0.0f;
+		return 0.0f;
+	}
+	case ROLE_SAME_WORD: {
+		if (r >= nw || j > 1)
+			return 0.0f;
+		float v = (float)(r + 1);
+		if (query)
+			return j == 0 ? 2.0f * cq * v : -cq;
+		return j == 0 ? v : v * v;
+	}
+	case ROLE_FIRST:
+		return j == 0 && r == (query ? col_one : col_f) ? (query ? a : 1.0f) : 0.0f;
+	default:
+		return 0.0f;
+	}
+}
+
 static void init_wired(struct mha_weights *w, const struct mha_config *c)
 {
 	int d = c->d, dk = c->dk, nw = d - 4;
-	int col_f = d - 4, col_p = d - 3, col_p2 = d - 2, col_one = d - 1;
 	size_t qw = (size_t)c->h * dk, kw = (size_t)c->g * dk;
-	/* rounded to quarters, so that every product and sum below is exact in
-	 * float: equal scores stay exactly equal (top-k ties go to the lower
-	 * index in every implementation, BLAS or not) */
-	float cq = roundf(12.0f * sqrtf((float)dk)) / 4.0f;
-	float a = roundf(4.0f * sqrtf((float)dk) * (logf((float)(c->n > 1 ? c->n - 1 : 1)) + 2.0f)) / 4.0f;
-
-	memset(w->x, 0, (size_t)c->n * d * sizeof *w->x);
-	memset(w->wq, 0, (size_t)d * qw * sizeof *w->wq);
-	memset(w->wk, 0, (size_t)d * kw * sizeof *w->wk);
 	for (int i = 0; i < c->n; i++) {
 		float *x = w->x + (size_t)i * d;
+		memset(x, 0, (size_t)d * sizeof *x);
 		x[word_number(i) % nw] = 1.0f;
-		x[col_f] = i == 0 ? 1.0f : 0.0f;
-		x[col_p] = (float)i;
-		x[col_p2] = (float)i * (float)i;
-		x[col_one] = 1.0f;
+		x[d - 4] = i == 0 ? 1.0f : 0.0f; /* F */
+		x[d - 3] = (float)i;             /* P */
+		x[d - 2] = (float)i * (float)i;  /* P2 */
+		x[d - 1] = 1.0f;                 /* ONE */
 	}
-	/* W^Q[r][col] and W^K[r][col] of a head block */
-#define WQ(r, col) w->wq[(size_t)(r) * qw + qb + (col)]
-#define WK(r, col) w->wk[(size_t)(r) * kw + kb + (col)]
 	for (int hq = 0; hq < c->h; hq++) {
 		int kv = mha_kv_head(c, hq);
-		size_t qb = (size_t)hq * dk, kb = (size_t)kv * dk;
-		switch ((enum wired_role)(kv % 4)) {
-		case ROLE_PREVIOUS:
-		case ROLE_NEXT: {
-			float o = kv % 4 == ROLE_NEXT ? 1.0f : -1.0f;
-			WQ(col_p, 0) = 2.0f * cq;
-			WQ(col_one, 0) = 2.0f * cq * o;
-			WQ(col_one, 1) = -cq;
-			WK(col_p, 0) = 1.0f;
-			WK(col_p2, 1) = 1.0f;
-			break;
-		}
-		case ROLE_SAME_WORD:
-			for (int r = 0; r < nw; r++) {
-				float v = (float)(r + 1);
-				WQ(r, 0) = 2.0f * cq * v;
-				WQ(r, 1) = -cq;
-				WK(r, 0) = v;
-				WK(r, 1) = v * v;
+		enum wired_role role = (enum wired_role)(kv % ROLE_COUNT);
+		for (int r = 0; r < d; r++)
+			for (int j = 0; j < dk; j++) {
+				w->wq[(size_t)r * qw + (size_t)hq * dk + j] = wired_cell(c, role, true, r, j);
+				w->wk[(size_t)r * kw + (size_t)kv * dk + j] = wired_cell(c, role, false, r, j);
 			}
-			break;
-		case ROLE_FIRST:
-			WQ(col_one, 0) = a;
-			WK(col_f, 0) = 1.0f;
-			break;
-		}
 	}
-#undef WQ
-#undef WK
+}
+
+int mha_wired_role(const struct mha_weights *w, const struct mha_config *c, int head)
+{
+	if (!wired_fits(c) || head < 0 || head >= c->h)
+		return -1;
+	int kv = mha_kv_head(c, head), dk = c->dk;
+	enum wired_role role = (enum wired_role)(kv % ROLE_COUNT);
+	size_t qw = (size_t)c->h * dk, kw = (size_t)c->g * dk;
+	for (int r = 0; r < c->d; r++)
+		for (int j = 0; j < dk; j++)
+			if (w->wq[(size_t)r * qw + (size_t)head * dk + j] != wired_cell(c, role, true, r, j) ||
+			    w->wk[(size_t)r * kw + (size_t)kv * dk + j] != wired_cell(c, role, false, r, j))
+				return -1;
+	return (int)role;
+}
+
+const char *mha_wired_role_name(int role, bool brief)
+{
+	static const char *const names[ROLE_COUNT][2] = {
+		{ "previous token", "prev" }, { "same word", "word" },
+		{ "first token", "1st" }, { "next token", "next" },
+	};
+	return role >= 0 && role < ROLE_COUNT ? names[role][brief] : "";
 }
 
 void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed)
 {
 	init_random(w, c, seed);
-	if (seed == MHA_SEED_WIRED && c->d >= 6 && c->dk >= 2)
+	if (seed == MHA_SEED_WIRED && wired_fits(c))
 		init_wired(w, c);
 	c->seed = seed;
 }

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "answer_prompt.h"
-#include "decode_view.h"
-#include "export_key.h"
 #include "flash_view.h"
 #include "heat_view.h"
+#include "decode_view.h"
+#include "export_key.h"
 #include "help.h"
 #include "kv_view.h"
 #include "label_prompt.h"

@@ -147,10 +147,10 @@ struct app {
 	int heat_per_page;            /* as last drawn (for paging) */
 	int kv_context_shift;         /* KV-cache view: T = 4096 tokens x 2^this (kv_view.c) */
 	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
+	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	struct decode_state *decode;  /* the decode view's decoder while it is open (decode_view.c) */
 	int mask_row, mask_col;       /* the mask view's cursor: query, key (mask_view.c) */
 	char text_edit[MHA_MAX_TOKENS * MHA_LABEL_MAX]; /* the sentence being typed (label_prompt.c) */
-	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */

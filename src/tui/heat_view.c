@@ -108,6 +108,14 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 			snprintf(title, sizeof title, "head %d kv %d", i, mha_kv_head(c, i));
 			snprintf(short_title, sizeof short_title, "h%d>kv%d", i, mha_kv_head(c, i));
 		}
+		/* a head of the default workbench says what it was wired to find
+		 * ("head 0 previous token", "h0 prev"), until an edit undoes it */
+		int role = mha_wired_role(&app->w, c, i);
+		if (role >= 0) {
+			size_t tl = strlen(title), sl = strlen(short_title);
+			snprintf(title + tl, sizeof title - tl, " %s", mha_wired_role_name(role, false));
+			snprintf(short_title + sl, sizeof short_title - sl, " %s", mha_wired_role_name(role, true));
+		}
 		const float *src = (scores ? app->a.scores : app->a.weights) + (size_t)i * c->n * c->n;
 		bool any = learn_hidden(app, ht, i, -1, -1);
 		for (int y = 0; y < c->n; y++)

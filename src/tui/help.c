@@ -1,7 +1,7 @@
 /*
  * help.c - the help overlay: every row of the action table, grouped, in
- * two columns over the body (Up/Down scroll it, any other key closes it,
- * q still quits), and the rule for what a shape change keeps at the
+ * two fixed columns over the body (Up/Down scroll both together, any other
+ * key closes it, q still quits), and the rule for what a shape change keeps at the
  * bottom. It is a flag over the current mode (app->help_open), not a mode:
  * closing it finds the mode as it was. Its text comes from the action
  * table only, so help and keys never disagree.
@@ -10,6 +10,7 @@
 
 #include <curses.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "actions.h"
@@ -103,12 +104,28 @@ void help_draw(const struct app *app, int rows, int cols)
 	int colw = (cols - 2) / 2;
 	int ncol = colw < cols - 2 ? 2 : 1;
 	help_lines(colw - 1 - 13, &help); /* " %-11s " before the text */
-	int start = app->help_scroll;
-	if (start > help.count - 1)
-		start = help.count > 0 ? help.count - 1 : 0;
-	for (int i = start, slot = 0; i < help.count && slot < ncol * avail; i++, slot++)
-		draw_put(y0 + 2 + slot % avail, 1 + (slot / avail) * colw, colw - 1, help.lines[i].text,
-		         theme_attr(help.lines[i].kind == LESSON_LINE_TITLE ? ROLE_TITLE : ROLE_NORMAL));
+	/* two fixed columns: the second starts at the group heading nearest
+	 * the middle, and scrolling moves both together, so a line never
+	 * changes column (a heading cannot end one column with its keys atop
+	 * the next) */
+	int split = help.count;
+	if (ncol == 2)
+		for (int i = 0; i < help.count; i++)
+			if (help.lines[i].kind == LESSON_LINE_TITLE && i > 0 &&
+			    (split == help.count || abs(2 * i - help.count) < abs(2 * split - help.count)))
+				split = i;
+	int longest = split > help.count - split ? split : help.count - split;
+	int start = app->help_scroll; /* until the longer column's last line is at the top */
+	if (start > longest - 1)
+		start = longest > 0 ? longest - 1 : 0;
+	for (int c = 0; c < ncol; c++) {
+		int first = c == 0 ? 0 : split, end = c == 0 ? split : help.count;
+		for (int slot = 0; slot < avail && first + start + slot < end; slot++) {
+			const struct lesson_line *ln = &help.lines[first + start + slot];
+			draw_put(y0 + 2 + slot, 1 + c * colw, colw - 1, ln->text,
+			         theme_attr(ln->kind == LESSON_LINE_TITLE ? ROLE_TITLE : ROLE_NORMAL));
+		}
+	}
 	for (int i = 0; i < rule_lines; i++)
 		draw_put(y0 + h - rule_lines + i, 2, width, rule.lines[i].text, theme_attr(ROLE_DIM));
 	lesson_text_free(&rule);

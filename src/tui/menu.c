@@ -39,6 +39,19 @@ unsigned menu_toggle(struct app *app)
 	return APP_REDRAW;
 }
 
+unsigned menu_welcome(struct app *app)
+{
+	struct app_learn *l = &app->learn;
+	if (!l->enabled || !l->set || l->set->count == 0 || l->open || mode_base(app) == MODE_MENU)
+		return 0;
+	menu_toggle(app);
+	const struct lesson *les = &l->set->lessons[l->menu_sel];
+	app_message(app, false, "Enter: start lesson %d, %s   Esc: the free workbench", les->number, les->title);
+	app->notice = true; /* until a key */
+	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
+	return APP_REDRAW;
+}
+
 unsigned menu_move(struct app *app, int dir)
 {
 	struct app_learn *l = &app->learn;

@@ -12,6 +12,11 @@
 
 /* M: open or close it. APP_* flags. */
 unsigned menu_toggle(struct app *app);
+/* The first run (no session, no progress): the menu takes the keys with
+ * the first lesson not done selected, and the status line says Enter
+ * starts it, Esc leads to the free workbench. Nothing when a lesson is
+ * open or there are no lessons. APP_* flags. */
+unsigned menu_welcome(struct app *app);
 /* Move the selection (the wheel), dir lessons down. */
 unsigned menu_move(struct app *app, int dir);
 /* A click on lesson i: selects it (the menu takes the keys); a click on

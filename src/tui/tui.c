@@ -23,6 +23,7 @@
 #include "draw.h"
 #include "input.h"
 #include "learn.h"
+#include "menu.h"
 #include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
@@ -124,6 +125,9 @@ int tui_run(const struct tui_options *o)
 	char msg[MHA_MSG_MAX + 4096];
 	struct mha_config cfg;
 	struct mha_weights w;
+	/* nothing saved yet: the first run, which opens on the lesson menu */
+	bool first_run = !o->config_given && !o->load && !o->lesson &&
+	                 !(o->session_path && access(o->session_path, F_OK) == 0);
 	if (open_inputs(o, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	struct app app;
@@ -144,6 +148,8 @@ int tui_run(const struct tui_options *o)
 		}
 	} else if (!o->config_given && !o->load) {
 		learn_resume(&app); /* back where the learner left off */
+		if (first_run && (!app.learn.progress_path || access(app.learn.progress_path, F_OK) != 0))
+			menu_welcome(&app);
 	}
 	if (term_open(o->no_color, o->no_mouse, msg, sizeof msg) != 0) {
 		app_free(&app);
@@ -175,6 +181,12 @@ int tui_run(const struct tui_options *o)
 		}
 		int key = input_key(!o->no_mouse, mode_ops(app.mode)->prompt); /* a paste types into a prompt */
 		app.now_ms = term_now_ms();
+		if (key >= INPUT_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
+			int ch = key - INPUT_KEY_ALT;
+			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch, actions_key_name("help"));
+			dirty = true;
+			continue;
+		}
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
 		dirty = key != ERR || (app.now_ms < until + 250);

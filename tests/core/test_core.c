@@ -281,6 +281,47 @@ static void test_counts_of_the_largest_configuration_are_exact(void **state)
 	assert_true(k.flops_total > 0);
 }
 
+/* The default workbench's heads say what they are wired for, until an
+ * edit to their W^Q or W^K undoes it (that head only); random seeds and
+ * shapes the wiring does not fit have no role. */
+static void test_wired_heads_name_their_role_until_edited(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct mha_weights w;
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, MHA_SEED_WIRED);
+	for (int h = 0; h < 4; h++)
+		assert_int_equal(mha_wired_role(&w, &c, h), h);
+	assert_string_equal(mha_wired_role_name(0, false), "previous token");
+	assert_string_equal(mha_wired_role_name(2, true), "1st");
+	w.wq[3 * 16 + 4] += 0.5f; /* W^Q[3][4]: head 1's block */
+	assert_int_equal(mha_wired_role(&w, &c, 1), -1);
+	assert_int_equal(mha_wired_role(&w, &c, 0), 0);
+	assert_int_equal(mha_wired_role(&w, &c, 2), 2);
+	w.wk[15 * 16 + 12] = 2.0f; /* W^K[15][12]: kv head 3's block */
+	assert_int_equal(mha_wired_role(&w, &c, 3), -1);
+	mha_weights_init(&w, &c, 1);
+	for (int h = 0; h < 4; h++)
+		assert_int_equal(mha_wired_role(&w, &c, h), -1);
+	mha_weights_free(&w);
+	/* GQA: query heads 0, 1 read kv head 0 and share its role */
+	c.g = 2;
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, MHA_SEED_WIRED);
+	assert_int_equal(mha_wired_role(&w, &c, 0), 0);
+	assert_int_equal(mha_wired_role(&w, &c, 1), 0);
+	assert_int_equal(mha_wired_role(&w, &c, 2), 1);
+	mha_weights_free(&w);
+	c = mha_config_default();
+	c.d = 4;
+	c.dk = 1; /* too small to wire */
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, MHA_SEED_WIRED);
+	assert_int_equal(mha_wired_role(&w, &c, 0), -1);
+	mha_weights_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_kv_cache_shrinks_by_h_over_g),
 		cmocka_unit_test(test_flop_total_is_the_sum_of_the_stages),
 		cmocka_unit_test(test_counts_of_the_largest_configuration_are_exact),
+		cmocka_unit_test(test_wired_heads_name_their_role_until_edited),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -8,14 +8,14 @@ for k in 2 3 4 5 6 7; do
 	keys "$k"
 	wait_for "Parameters"
 done
-wait_for "head 3"
+wait_for "3 next"  # head 3 of the default workbench, titled with what it finds
 keys q
 wait_for "EXIT=0"
 stop
 start 80 24 LC_ALL=C -- --no-color
 wait_for "1 Projection"
 keys 4
-wait_for "head 3"
+wait_for "3 next"  # head 3 of the default workbench, titled with what it finds
 quiet
 if screen | grep -q '[░▒▓█]'; then fail "UTF-8 blocks under LC_ALL=C"; fi
 screen | grep -q -e '#@@ ' -e '#@ ' -e '%@ ' || fail "no ASCII legend under LC_ALL=C"
@@ -25,7 +25,7 @@ stop
 start 160 50 LC_ALL=C.UTF-8
 wait_for "1 Projection"
 keys 4
-wait_for "head 3"
+wait_for "3 next"  # head 3 of the default workbench, titled with what it finds
 screen | grep -q '█' || fail "no block characters under C.UTF-8"
 keys q
 wait_for "EXIT=0"

@@ -12,6 +12,12 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/mha-e2e.XXXXXX")
 export XDG_STATE_HOME="$WORK/state"
 SESSION_FILE="$XDG_STATE_HOME/mha-tui/session.txt"
 DEADLINE=${E2E_DEADLINE:-10}
+# Not the first run (which opens on the lesson menu; e2e_first_run.sh
+# starts with E2E_FIRST_RUN=1): a progress file with no lesson in it.
+if [ "${E2E_FIRST_RUN:-0}" != 1 ]; then
+	mkdir -p "$XDG_STATE_HOME/mha-tui"
+	printf 'mha-tui-progress 1\nplace - -\nmode free\n' >"$XDG_STATE_HOME/mha-tui/progress.txt"
+fi
 
 # the program saves its session on SIGHUP as the server goes: let it finish
 cleanup() {

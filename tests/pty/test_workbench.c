@@ -43,7 +43,17 @@ static int make_state(void **state)
 		return -1;
 	snprintf(state_env, sizeof state_env, "XDG_STATE_HOME=%s", state_dir);
 	snprintf(session_path, sizeof session_path, "%s/mha-tui/session.txt", state_dir);
-	return 0;
+	/* not the first run (that one opens on the lesson menu): progress with no lesson */
+	char path[160];
+	snprintf(path, sizeof path, "%s/mha-tui", state_dir);
+	if (mkdir(path, 0700) != 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/mha-tui/progress.txt", state_dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("mha-tui-progress 1\nplace - -\nmode free\n", f);
+	return fclose(f);
 }
 
 static int remove_state(void **state)

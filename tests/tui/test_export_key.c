@@ -34,7 +34,7 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static void test_e_writes_the_script_and_the_picture(void **state)
+static void test_E_writes_the_script_and_the_picture(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
@@ -110,7 +110,7 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_e_writes_the_script_and_the_picture),
+		cmocka_unit_test(test_E_writes_the_script_and_the_picture),
 		cmocka_unit_test(test_an_unwritable_place_is_said_and_leaves_nothing),
 	};
 	return cmocka_run_group_tests_name("export_key", tests, setup, teardown);

@@ -262,17 +262,41 @@ static void test_the_help_at_300_columns_shows_the_whole_shape_rule(void **state
  * column wraps under itself ("apply the solution (u und" was cut). The
  * help scrolled by one line at a time puts each of its lines first in the
  * left column (screen row 3); the pieces are joined back and compared. */
+/* One help entry read from the screen ends: is it a whole help text? */
+static void help_entry_end(char *text, int *entries, int *matched)
+{
+	int count;
+	const struct action *t = actions_table(&count);
+	if (!text[0])
+		return;
+	(*entries)++;
+	for (int k = 0; k < count; k++)
+		if (strcmp(t[k].help, text) == 0) {
+			(*matched)++;
+			break;
+		}
+	if (*matched != *entries)
+		print_message("cut or unknown help text: \"%s\"\n", text);
+	text[0] = '\0';
+}
+
+/* Scrolled line by line, each of the help's two columns passes every one
+ * of its lines through its top row: read so, every entry is a whole help
+ * text, and a line never moves from one column to the other (the second
+ * column starts with a group heading at every scroll position until it
+ * ends). */
 static void test_every_help_text_reads_whole_at_80_columns(void **state)
 {
 	(void)state;
 	static char got[SCREEN_MAX];
-	char prev[128] = "", text[256] = "";
+	char prev[2][128] = { "", "" }, text[2][256] = { "", "" }, first_right[128] = "";
 	int count, matched = 0, entries = 0;
-	const struct action *t = actions_table(&count);
+	bool done[2] = { false, false };
+	actions_table(&count);
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
 	keys(app, "?");
-	for (int s = 0; s <= count + 1; s++) {
+	for (int s = 0; s <= count + 1 && !(done[0] && done[1]); s++) {
 		assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
 		draw_screen_hits(app, 24, 80, NULL);
 		vscreen_text(got, sizeof got);
@@ -280,42 +304,36 @@ static void test_every_help_text_reads_whole_at_80_columns(void **state)
 		const char *row = got;
 		for (int y = 0; y < 3; y++)
 			row = strchr(row, '\n') + 1;
-		char line[128];
-		snprintf(line, sizeof line, "%.38s", row + 1); /* the left column: 1 to 38 */
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		if (strcmp(line, prev) == 0)
-			break; /* past the end: the last line stays first */
-		snprintf(prev, sizeof prev, "%s", line);
-		app_key(app, KEY_DOWN);
-		/* " key         text", "             more text", or a group */
-		size_t len = strlen(line);
-		while (len > 0 && line[len - 1] == ' ')
-			line[--len] = '\0';
-		bool entry = line[0] == ' ' && line[1] != ' ', more = line[0] == ' ' && line[1] == ' ';
-		if ((entry || !more) && text[0]) { /* the previous entry ends */
-			entries++;
-			for (int k = 0; k < count; k++)
-				if (strcmp(t[k].help, text) == 0) {
-					matched++;
-					break;
-				}
-			if (matched != entries)
-				print_message("cut or unknown help text: \"%s\"\n", text);
-			text[0] = '\0';
-		}
-		if ((entry || more) && len > 13)
-			snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", text[0] ? " " : "", line + 13);
-	}
-	if (text[0]) {
-		entries++;
-		for (int k = 0; k < count; k++)
-			if (strcmp(t[k].help, text) == 0) {
-				matched++;
-				break;
+		for (int col = 0; col < 2; col++) {
+			char line[128];
+			const char *nl = strchr(row, '\n');
+			int rowlen = nl ? (int)(nl - row) : (int)strlen(row);
+			int from = col == 0 ? 1 : 40; /* the columns: 1 to 38, 40 to 78 */
+			snprintf(line, sizeof line, "%.*s", rowlen > from ? (rowlen - from < 38 ? rowlen - from : 38) : 0,
+			         rowlen > from ? row + from : "");
+			if (s == 0 && col == 1)
+				snprintf(first_right, sizeof first_right, "%s", line);
+			if (done[col] || strcmp(line, prev[col]) == 0) {
+				done[col] = true; /* past the end: the last line stays first */
+				continue;
 			}
+			snprintf(prev[col], sizeof prev[col], "%s", line);
+			/* " key         text", "             more text", or a group */
+			size_t len = strlen(line);
+			while (len > 0 && line[len - 1] == ' ')
+				line[--len] = '\0';
+			bool entry = line[0] == ' ' && line[1] != ' ', more = line[0] == ' ' && line[1] == ' ';
+			if (entry || !more)
+				help_entry_end(text[col], &entries, &matched);
+			if ((entry || more) && len > 13)
+				snprintf(text[col] + strlen(text[col]), sizeof text[col] - strlen(text[col]), "%s%s",
+				         text[col][0] ? " " : "", line + 13);
+		}
+		app_key(app, KEY_DOWN);
 	}
+	for (int col = 0; col < 2; col++)
+		help_entry_end(text[col], &entries, &matched);
+	assert_true(first_right[0] != ' ' && first_right[0] != '\0'); /* the right column opens with a heading */
 	assert_true(entries > 30);
 	assert_int_equal(matched, entries);
 	app_free(app);

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Keys a terminal sends in one burst are one key: Alt-x (ESC x) is not Esc
+# and then x (which would switch head 0 off). Ctrl-L redraws the screen.
+. "$(dirname "$0")/lib.sh"
+start 80 24
+wait_for "1 Projection"
+keys 4
+wait_for "P_0 6x6 = softmax"
+keys M-x
+wait_for "Alt-x is not a key here"
+quiet
+screen | grep -q "off" && fail "Alt-x switched a head off"
+keys x
+wait_for "off"
+keys C-l
+quiet
+screen | grep -q "P_0 6x6 = softmax" || fail "Ctrl-L lost the screen"
+keys q
+wait_for "EXIT=0"
+pass

@@ -1,0 +1,153 @@
+/*
+ * test_heat_view.c - the heatmap strip as the workbench draws it: an edit
+ * confined to one head (a cell of its W^Q block) changes that head's map
+ * and leaves every drawn cell of the other heads' maps (glyph, colour,
+ * attributes) as it was, on Scores and on Softmax, at the default scale
+ * (each head); the e key cycles the scale and the legend names it; masked
+ * cells show their mark; the readout names the maps' own matrix.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <curses.h>
+
+#include "app.h"
+#include "draw.h"
+#include "heatmap.h"
+#include "hit.h"
+#include "tui_check.h"
+#include "vscreen.h"
+
+enum { SCR_ROWS = 50, SCR_COLS = 160, MAX_CELLS = 64 * 64 * 8 };
+
+struct grab {
+	int n;
+	wchar_t ch[MAX_CELLS];
+	attr_t at[MAX_CELLS];
+	short pair[MAX_CELLS];
+};
+
+static char text[SCR_ROWS * (SCR_COLS + 1) + 1];
+
+/* Draw the whole screen; every drawn cell of head h's map (title and
+ * labels too) into g[h]. */
+static void draw_heads(struct app *app, struct grab *g, int heads)
+{
+	assert_int_equal(vscreen_open(SCR_ROWS, SCR_COLS, "xterm-256color", false), 0);
+	app->now_ms = 1000000;
+	struct body_layout b = draw_screen_hits(app, SCR_ROWS, SCR_COLS, &app->hits);
+	app->heat_per_page = b.heat_per_page;
+	vscreen_text(text, sizeof text);
+	for (int h = 0; h < heads; h++) {
+		const struct hit_region *r = NULL;
+		for (int i = 0; i < app->hits.count; i++)
+			if (app->hits.reg[i].kind == HIT_HEAT && app->hits.reg[i].id == h)
+				r = &app->hits.reg[i];
+		assert_non_null(r);
+		g[h].n = 0;
+		/* the cells, their row labels, and the two lines above (title, column labels) */
+		int lw = heatmap_label_width(r->cell_w);
+		for (int y = r->r.y - 2; y < r->r.y + r->r.h; y++)
+			for (int x = r->r.x - lw; x < r->r.x + r->r.w && g[h].n < MAX_CELLS; x++, g[h].n++) {
+				cchar_t cc;
+				wchar_t wc[CCHARW_MAX + 1] = { 0 };
+				mvwin_wchnstr(stdscr, y, x, &cc, 1);
+				getcchar(&cc, wc, &g[h].at[g[h].n], &g[h].pair[g[h].n], NULL);
+				g[h].ch[g[h].n] = wc[0];
+			}
+	}
+	vscreen_close();
+}
+
+static bool same(const struct grab *a, const struct grab *b)
+{
+	return a->n == b->n && !memcmp(a->ch, b->ch, sizeof a->ch[0] * (size_t)a->n) &&
+	       !memcmp(a->at, b->at, sizeof a->at[0] * (size_t)a->n) &&
+	       !memcmp(a->pair, b->pair, sizeof a->pair[0] * (size_t)a->n);
+}
+
+static struct grab before[4], after[4];
+
+static void check_edit_stays_in_its_head(const char *stage_key)
+{
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "r"); /* seed 1: plain random inputs, no head titled by its wiring */
+	tui_check_keys(app, stage_key);
+	draw_heads(app, before, 4);
+	/* W^Q[3][5]: column 5 is in head 1's block (columns 4..7) */
+	app->w.wq[3 * app->cfg.h * app->cfg.dk + 5] += 2.5f;
+	app_recompute(app);
+	draw_heads(app, after, 4);
+	for (int h = 0; h < 4; h++)
+		if (h == 1)
+			assert_false(same(&before[h], &after[h]));
+		else if (!same(&before[h], &after[h]))
+			fail_msg("stage %s: an edit to head 1 changed how head %d is drawn", stage_key, h);
+	tui_check_close(app);
+}
+
+static void test_an_edit_to_one_head_leaves_the_other_heads_maps_unchanged(void **state)
+{
+	(void)state;
+	check_edit_stays_in_its_head("3");
+	check_edit_stays_in_its_head("4");
+}
+
+/* The shared scale shows why the default is per head: the same edit then
+ * restyles the other heads on Scores. */
+static void test_the_shared_scale_is_a_choice_and_the_legend_says_which(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "3");
+	draw_heads(app, before, 4);
+	assert_non_null(strstr(text, "each head"));
+	assert_non_null(strstr(text, "rows: queries, columns: keys"));
+	tui_check_keys(app, "e");
+	draw_heads(app, before, 4);
+	assert_non_null(strstr(text, "each row"));
+	tui_check_keys(app, "e");
+	draw_heads(app, before, 4);
+	assert_non_null(strstr(text, "all heads"));
+	app->w.wq[3 * app->cfg.h * app->cfg.dk + 5] += 25.0f;
+	app_recompute(app);
+	draw_heads(app, after, 4);
+	assert_false(same(&before[0], &after[0]) && same(&before[2], &after[2]) && same(&before[3], &after[3]));
+	tui_check_keys(app, "e");
+	draw_heads(app, before, 4);
+	assert_non_null(strstr(text, "each head"));
+	tui_check_close(app);
+}
+
+/* With the causal mask, masked cells show the mark and the legend says
+ * what it is; on Softmax the readout is P's value, not S's. */
+static void test_masked_cells_are_marked_and_the_readout_is_the_maps_matrix(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "m4");
+	draw_heads(app, before, 4);
+	assert_non_null(strstr(text, "x masked"));
+	/* head 0's first row: key 0, then five masked keys */
+	int marks = 0;
+	for (int i = 0; i < before[0].n; i++)
+		marks += before[0].ch[i] == L'x';
+	assert_int_equal(marks, 15); /* the upper triangle of a 6x6 map */
+	assert_non_null(strstr(text, "P_0[the,the]=1"));
+	tui_check_close(app);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_an_edit_to_one_head_leaves_the_other_heads_maps_unchanged),
+		cmocka_unit_test(test_the_shared_scale_is_a_choice_and_the_legend_says_which),
+		cmocka_unit_test(test_masked_cells_are_marked_and_the_readout_is_the_maps_matrix),
+	};
+	return cmocka_run_group_tests_name("heat_view", tests, NULL, NULL);
+}
