@@ -326,6 +326,10 @@ static int parse_train_flag(const char *name, const char *val, struct cli *out,
                             char *msg, size_t len)
 {
 	struct cli_train *t = &out->train;
+	const struct flag *f = flag_find(name, strlen(name));
+	if (f && f->config && strcmp(name, "--heads") && strcmp(name, "--d-model") && strcmp(name, "--seed")
+	    && !t->other_config)
+		t->other_config = f->name; /* training has its own model: refused with --train */
 	if (!strcmp(name, "--heads"))        t->heads = atoi(val);
 	else if (!strcmp(name, "--d-model")) t->d_model = atoi(val);
 	else if (!strcmp(name, "--seed"))    t->seed_given = true;
@@ -354,6 +358,10 @@ static int check_train_flags(struct cli *out, char *msg, size_t len)
 	bool training = out->mode == CLI_TRAIN || out->mode == CLI_ABLATE;
 	if (out->grad && out->mode != CLI_DUMP)
 		return usage_error(msg, len, "--grad adds gradients to the dump%s: use it with --dump json%s", "", "");
+	if (training && t->other_config)
+		return usage_error(msg, len, "%s is not for training: --train and --ablate take --heads, "
+		                   "--d-model, --seed (and --layers, --steps%s); see doc/TRAINING.md",
+		                   t->other_config, out->mode == CLI_ABLATE ? ", --seeds" : ", --save");
 	if (training && (out->load || out->lesson))
 		return usage_error(msg, len, "--%s %.40s cannot be combined with --load or --lesson",
 		                   out->mode == CLI_TRAIN ? "train" : "ablate", t->task);

@@ -32,6 +32,7 @@ struct cli {
 		const char *save;    /* --save FILE, or NULL */
 		int heads, d_model;  /* --heads, --d-model as given; 0: not given */
 		bool seed_given;     /* --seed was given (cfg.seed holds it) */
+		const char *other_config; /* the first other configuration flag given, or NULL */
 	} train;
 	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
 	const char *export_format; /* --export FORMAT FILE: "py" or "svg" */

@@ -45,7 +45,12 @@ int statefile_dir(char *out, size_t outlen, char *msg, size_t len)
 	else if (home && home[0] == '/')
 		snprintf(dir, sizeof dir, "%s/.local/state/mha-tui", home);
 	else {
-		snprintf(msg, len, "neither XDG_STATE_HOME nor HOME is set: nowhere to keep state");
+		/* say what is wrong with what is there, not that it is missing */
+		if (home && home[0])
+			snprintf(msg, len, "HOME is '%.200s', not an absolute path (nor is XDG_STATE_HOME set to one): "
+			         "nowhere to keep state", home);
+		else
+			snprintf(msg, len, "neither XDG_STATE_HOME nor HOME is set: nowhere to keep state");
 		return -1;
 	}
 	if (make_dirs(dir) != 0)

@@ -115,6 +115,35 @@ static int save_all(const struct train_model *m, const struct train_task *t, con
 	return 0;
 }
 
+/* Each head's importance, ranked, and the greedy prune curve, on err. */
+static void print_heads(struct train_model *m, const struct train_task *t, FILE *err)
+{
+	double imp[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
+	int order[TRAIN_MAX_LAYERS * MHA_MAX_HEADS], nh = m->s.layers * m->s.h;
+	train_head_importance(m, t, imp);
+	for (int k = 0; k < nh; k++)
+		order[k] = (k / m->s.h) * MHA_MAX_HEADS + k % m->s.h;
+	for (int a = 0; a < nh; a++) /* most important first */
+		for (int b = a + 1; b < nh; b++)
+			if (imp[order[b]] > imp[order[a]]) {
+				int x = order[a];
+				order[a] = order[b];
+				order[b] = x;
+			}
+	fprintf(err, "importance (held-out loss with the head off minus with it on):");
+	for (int k = 0; k < nh; k++)
+		fprintf(err, "  L%dH%d %+.3f", order[k] / MHA_MAX_HEADS, order[k] % MHA_MAX_HEADS, imp[order[k]]);
+	struct train_prune_point pts[TRAIN_MAX_LAYERS * MHA_MAX_HEADS + 1];
+	int np = train_prune_curve(m, t, pts, nh + 1);
+	fprintf(err, "\nprune curve (greedy, least costly head first): heads kept -> held-out accuracy\n ");
+	for (int k = 0; k < np; k++) {
+		if (k)
+			fprintf(err, "  (off L%dH%d)", pts[k].layer, pts[k].head);
+		fprintf(err, " %d -> %.3f", pts[k].kept, pts[k].accuracy);
+	}
+	fputc('\n', err);
+}
+
 int train_command(const struct train_request *rq, FILE *out, FILE *err)
 {
 	const struct train_task *t = train_task_find(rq->task);
@@ -154,6 +183,7 @@ int train_command(const struct train_request *rq, FILE *out, FILE *err)
 			fprintf(err, "%s head: no head of layer %d scored above %.2f\n", train_pattern_name(t->head),
 			        t->layer, t->want_score);
 	}
+	print_heads(&m, t, err);
 	if (rq->save && save_all(&m, t, rq->save, err) != 0) {
 		train_model_free(&m);
 		return 1;

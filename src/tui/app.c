@@ -246,12 +246,17 @@ static void undo_trim(struct app *app)
 	}
 }
 
+bool app_cursor_input(const struct app *app, struct cell *out)
+{
+	struct stage_view v;
+	const struct panel *p;
+	return app_cursor_cell(app, out, &p, &v) && mha_tensor_info(out->t)->input && !p->proof;
+}
+
 unsigned app_set_cell(struct app *app, float v)
 {
-	struct stage_view sv;
 	struct cell cell;
-	const struct panel *p;
-	if (!app_cursor_cell(app, &cell, &p, &sv) || !mha_tensor_info(cell.t)->input || p->proof)
+	if (!app_cursor_input(app, &cell))
 		return APP_REDRAW;
 	struct mha_shape s = mha_tensor_shape(&app->cfg, cell.t);
 	float *m = mha_tensor_data(&app->w, NULL, cell.t);

@@ -93,6 +93,7 @@ enum app_mode {
 	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
 	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
 	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
+	MODE_FLASH,     /* FlashAttention tile by tile, from Scores or Softmax (flash_view.c) */
 	MODE_COUNT
 };
 
@@ -141,9 +142,9 @@ struct app {
 
 	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */
-	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	int kv_context_shift;         /* KV-cache view: T = 4096 tokens x 2^this (kv_view.c) */
 	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
+	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */
@@ -184,10 +185,11 @@ void app_view(const struct app *app, struct stage_view *v);
 bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel **panel,
                      struct stage_view *v);
 
+/* The cursor is on a cell of an input (not on the Reshape proof): *out. */
+bool app_cursor_input(const struct app *app, struct cell *out);
+
 /* Value of a panel cell (proof panels compute X . W block in double). */
 float app_panel_value(const struct app *app, const struct panel *p, int r, int c);
-/* Was this cell changed by the last edit (and is the mark still shown)? */
-bool app_cell_changed(const struct app *app, enum mha_tensor t, int m, int r, int c);
 
 /* Model operations, each recording undo. Return APP_* flags. */
 unsigned app_set_cell(struct app *app, float v);             /* the cursor's input cell */
@@ -199,38 +201,7 @@ unsigned app_undo(struct app *app);
  * change) when a result would pass +-MHA_VALUE_MAX. */
 unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int c0, int c1,
                          float f, bool set, const char *what);
-/* Save to session_path; 0 or -1 with a message shown. A successful save
- * removes the autosave (unless it is held). */
-int app_save(struct app *app);
-
-/* Autosave: "<session_path>.autosave", written atomically (session_save)
- * so that a crash or kill -9 loses at most APP_AUTOSAVE_EDITS - 1 edits;
- * removed by a clean save. app_autosave_path: 0, or -1 when there is no
- * session path (or it is too long). */
-int app_autosave_path(const struct app *app, char *buf, size_t len);
-/* One change of the inputs or configuration went through (app_key calls
- * it with the configuration before): counts it, and owes an autosave every
- * APP_AUTOSAVE_EDITS edits and on every change of shape. */
-void app_edited(struct app *app, const struct mha_config *before);
-/* Write the autosave owed, if any, when the keys pause (idle: no key came
- * within the loop's timeout), or when it has waited APP_AUTOSAVE_WAIT_MS.
- * At the largest shapes a save takes most of a second: a child process
- * writes it (fork), so the frame of the key that asked for it, and the
- * keys after, come at once. true when a writer started, or one ended in
- * failure (the status line says so). A bench swap and app_save settle it
- * too. app_autosave_wait: until the writer running, if any, is done
- * (app_save and app_free wait too). */
-bool app_autosave_idle(struct app *app, bool idle);
-void app_autosave_wait(struct app *app);
-/* At start: an autosave newer than the session (or with no session) is
- * held, never loaded or removed, and the status line says how to open it
- * (mha-tui --load PATH). Returns true when one was found. */
-bool app_autosave_check(struct app *app);
-
-/* Within the app's files: copy every tensor aside before an edit, so
- * that the cells it changes are marked (marks.c); do two configurations
- * have the same shapes? */
-void app_snapshot(struct app *app);
+/* Do two configurations have the same shapes? */
 bool app_same_shape(const struct mha_config *a, const struct mha_config *b);
 
 /* Keep cursor and head inside the current shapes. */
@@ -249,5 +220,9 @@ int app_bench_reset(struct app *app, const struct mha_config *cfg, struct mha_we
 unsigned app_replace(struct app *app, const struct mha_config *cfg, struct mha_weights *w);
 /* A copy of the app's inputs, for changing them aside. 0, or -1 (memory). */
 int app_copy_weights(const struct app *app, struct mha_weights *out);
+
+/* The app's other files: saving (save.c) and the marks of changed cells (marks.c). */
+#include "marks.h"
+#include "save.h"
 
 #endif

@@ -106,6 +106,11 @@ struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, s
 	for (i = 0; i < n; i++)
 		if (m[i]->status && m[i]->status(app, l.status))
 			break;
-	draw_hints(app, l.hints, hits);
+	for (i = 0; i < n && !m[i]->hints; i++)
+		;
+	if (i < n)
+		m[i]->hints(app, l.hints, hits);
+	else
+		draw_hints(app, l.hints, hits);
 	return b;
 }

@@ -12,6 +12,7 @@
  * answer_prompt.c; lesson_pane.c shows the step).
  */
 #include "learn.h"
+#include "learn_focus.h"
 
 #include <limits.h>
 #include <stdio.h>

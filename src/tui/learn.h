@@ -44,11 +44,6 @@ unsigned learn_no_lesson(struct app *app);
 
 enum { LEARN_SCROLL_END = 1 << 29 }; /* app->learn.scroll: the pane's end (clamped when drawn) */
 
-/* Point the view at step s (learn_focus.c): @focus selects the stage;
- * @highlight head H shows that head; the first highlighted cell gets the
- * cursor on the focused stage and where that input is edited. */
-void learn_point_at(struct app *app, const struct lesson_step *s);
-
 /* After every mha_forward (app_recompute): check the open lesson's goal;
  * the moment it holds, say so and record the step as done. */
 void learn_evaluate(struct app *app);

@@ -4,7 +4,7 @@
  * on the first cell it highlights, both on the focused stage and where
  * that input is edited. It moves the view only, never the model.
  */
-#include "learn.h"
+#include "learn_focus.h"
 
 /* Put the cursor of stage st on cell (m, r, c) of tensor t when that
  * stage's screen shows it. */

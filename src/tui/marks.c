@@ -4,6 +4,8 @@
  * APP_CHANGED_MS after it a cell whose value differs is marked on screen.
  * No drawing; the copy is the app's (app->prev).
  */
+#include "marks.h"
+
 #include <stdlib.h>
 #include <string.h>
 

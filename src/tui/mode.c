@@ -21,6 +21,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_ANSWER] = &answer_prompt_mode,
 	[MODE_TRAIN] = &train_mode,
 	[MODE_KVCACHE] = &kv_view_mode,
+	[MODE_FLASH] = &flash_mode,
 };
 
 const struct mode_ops *mode_ops(enum app_mode m)

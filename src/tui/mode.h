@@ -41,6 +41,9 @@ struct mode_ops {
 	void (*body)(const struct app *app, const struct body_layout *b, struct hit_map *hits);
 	/* The side pane in r; returns how far its text scrolls. */
 	int (*pane)(const struct app *app, struct rect r, struct hit_map *hits);
+	/* The key hints on the bottom line; NULL all along the line: the
+	 * action table's (draw.c), which every mode so far uses. */
+	void (*hints)(const struct app *app, struct rect r, struct hit_map *hits);
 };
 
 /* The modes, one file each. */
@@ -50,6 +53,7 @@ extern const struct mode_ops value_prompt_mode; /* value_prompt.c */
 extern const struct mode_ops scale_prompt_mode; /* scale_prompt.c */
 extern const struct mode_ops answer_prompt_mode; /* answer_prompt.c */
 extern const struct mode_ops train_mode;        /* train_view.c */
+extern const struct mode_ops flash_mode;        /* flash_view.c */
 
 const struct mode_ops *mode_ops(enum app_mode m);
 

@@ -6,6 +6,8 @@
  * loaded or removed silently. The file format is the session
  * library's (session.h); this only decides when and what to write.
  */
+#include "save.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -40,10 +40,8 @@ static void range_name(char *buf, size_t len, int lo, int hi, int all)
 
 bool scale_prompt_block(const struct app *app, struct scale_block *b)
 {
-	struct stage_view v;
 	struct cell c;
-	const struct panel *p;
-	if (!app_cursor_cell(app, &c, &p, &v) || !mha_tensor_info(c.t)->input || p->proof)
+	if (!app_cursor_input(app, &c))
 		return false;
 	struct mha_shape s = mha_tensor_shape(&app->cfg, c.t);
 	int dk = app->cfg.dk;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "actions.h"
+
 /* A whole tensor (matrix m). */
 static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
 {
@@ -98,7 +100,8 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->count = 3;
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d . %s %dx%d", on, c->n, ow,
 		         c->n, c->d, wn, c->d, ow);
-		snprintf(v->note, sizeof v->note, "v: show Q / K / V    one product projects every head at once");
+		snprintf(v->note, sizeof v->note, "%s: show Q / K / V    one product projects every head at once",
+		         actions_key_name("qkv"));
 		break;
 	case PIPELINE_RESHAPE:
 		v->p[0] = whole(c, out, 0);

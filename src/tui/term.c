@@ -36,9 +36,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "input.h"
 #include "theme.h"
-
-enum { TICK_MS = 100 }; /* getch's timeout: the loop's tick */
 
 static volatile sig_atomic_t pending_signal;
 static struct termios saved_modes;
@@ -256,7 +255,7 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	nonl();
 	flow_control_off();
 	keypad(stdscr, TRUE);
-	timeout(TICK_MS); /* wake up for resizes, signals and expiring messages */
+	timeout(INPUT_TICK_MS); /* wake up for resizes, signals and expiring messages */
 	set_escdelay(25);
 	curs_set(0);
 	/* presses only: a click acts when the button goes down, and with no
@@ -268,6 +267,7 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 		ssize_t ignored = write(STDOUT_FILENO, each, strlen(each)); /* before or after ncurses' own: either way */
 		(void)ignored;
 	}
+	input_paste_mode(true);
 	theme_init(no_color);
 	return 0;
 }
@@ -281,21 +281,7 @@ void term_close(void)
 	endwin(); /* mouse reports off, by XM; then each mode on its own */
 	ssize_t ignored = write(STDOUT_FILENO, each, strlen(each));
 	(void)ignored;
+	input_paste_mode(false);
 	delscreen(screen);
 	screen = NULL;
-}
-
-int term_getch(void)
-{
-	int key = getch();
-	if (key != 27)
-		return key;
-	/* a person pressing Esc, then x, takes far longer than the terminal
-	 * takes to send both bytes of Alt-x: look only at what is already here */
-	timeout(0);
-	int next = getch();
-	timeout(TICK_MS);
-	if (next == ERR)
-		return key;
-	return next >= 0 && next < 256 ? TERM_KEY_ALT + next : (ungetch(next), key);
 }

@@ -29,10 +29,5 @@ void term_on_crash(int (*hook)(void *), void *ctx, const char *note);
 void term_child_signals(void);
 /* Milliseconds on a monotonic clock. */
 long long term_now_ms(void);
-/* The next key, as getch (ERR after the 100 ms timeout), except that Esc
- * with another key already behind it in the same burst (what Alt/Meta-x
- * sends: ESC x) is one key, TERM_KEY_ALT + x, never Esc and then x. */
-enum { TERM_KEY_ALT = 0x100000 };
-int term_getch(void);
 
 #endif

@@ -1,7 +1,10 @@
 /*
  * train_view.c - the training screen mode: start / pause (Space), one
  * step (.), restart with the next seed (r), the next task (c), the layer
- * shown (l), the shown layer opened in the workbench (o), back (Esc, G).
+ * shown (l), a head selected (h) and switched off or on in the model (x),
+ * each head's importance (i), the shown layer opened in the workbench (o),
+ * back (Esc, G). After every change the held-out loss and accuracy show
+ * what the heads do for the task.
  * While it runs, the loop's idle call trains for a slice of time
  * (TRAIN_SLICE_MS) and the screen redraws: the loss and accuracy of each
  * batch as sparklines, steps per second, each head's five pattern scores
@@ -42,7 +45,13 @@ struct train_view {
 	struct mha_weights pw[TRAIN_MAX_LAYERS];
 	struct mha_acts pa[TRAIN_MAX_LAYERS];
 	bool probe_ok;
+	struct train_stats held;        /* on held-out sequences, as of the last analysis */
+	int sel;                        /* the selected head, layer * h + head (h, x) */
+	double importance[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
+	bool importance_ok;             /* computed (i) since the last change */
 };
+
+enum { HELD_OUT = 64 }; /* held-out sequences the screen evaluates after each slice */
 
 static double seconds(void)
 {
@@ -67,6 +76,8 @@ static void analyse(struct train_view *v)
 {
 	char msg[MHA_MSG_MAX];
 	train_pattern_scores(&v->m, v->scores);
+	train_evaluate(&v->m, v->task, HELD_OUT, &v->held);
+	v->importance_ok = false;
 	trainer_head_grad_norms(v->tr, v->norms);
 	probe_free(v);
 	v->probe_ok = true;
@@ -106,6 +117,7 @@ static bool model_start(struct app *app, struct train_view *v)
 	v->train_s = 0;
 	v->running = false;
 	v->layer = v->task->layer < s.layers ? v->task->layer : 0;
+	v->sel = 0;
 	analyse(v);
 	return true;
 }
@@ -196,6 +208,24 @@ static unsigned train_key(struct app *app, int key)
 	case 'l':
 		v->layer = (v->layer + 1) % v->m.s.layers;
 		return APP_REDRAW;
+	case 'h':
+		v->sel = (v->sel + 1) % (v->m.s.layers * v->m.s.h);
+		return APP_REDRAW;
+	case 'x': {
+		/* the selected head off / on in the model: held-out accuracy says
+		 * what it did for the task (a head off also learns no more) */
+		int l = v->sel / v->m.s.h, i = v->sel % v->m.s.h;
+		v->m.head_off[l][i] = !v->m.head_off[l][i];
+		analyse(v);
+		app_message(app, false, "L%dH%d %s: held-out accuracy %.2f", l, i,
+		            v->m.head_off[l][i] ? "off" : "on", v->held.accuracy);
+		return APP_REDRAW;
+	}
+	case 'i':
+		/* importance: held-out loss with each head switched off, minus with it on */
+		train_head_importance(&v->m, v->task, v->importance);
+		v->importance_ok = true;
+		return APP_REDRAW;
 	case 'o': {
 		/* the shown layer on the probe, into the workbench (u undoes it) */
 		char msg[MHA_MSG_MAX];
@@ -242,6 +272,15 @@ static void sparkline(int y, int x, int w, const float *vals, int n, float lo, f
 	}
 }
 
+/* A score in 0..1 in three characters: ".29", "1.0" */
+static void score_text(char out[8], double v)
+{
+	if (v >= 0.995)
+		snprintf(out, 8, "1.0");
+	else
+		snprintf(out, 8, ".%02d", (int)(v * 100 + 0.5));
+}
+
 static struct body_layout train_layout(const struct app *app, const struct layout *l, int cols)
 {
 	(void)app;
@@ -274,6 +313,10 @@ static void train_body(const struct app *app, const struct body_layout *b, struc
 	         v->running ? "running" : "paused", v->train_s > 0 ? (double)st / v->train_s : 0.0, loss, acc);
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	if (y < bottom) {
+		snprintf(line, sizeof line, "held-out: loss %.3f  accuracy %.2f", v->held.loss, v->held.accuracy);
+		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_TITLE));
+	}
+	if (y < bottom) {
 		float hi = 0;
 		for (int i = 0; i < v->nhist; i++)
 			hi = v->loss[i] > hi ? v->loss[i] : hi;
@@ -285,7 +328,9 @@ static void train_body(const struct app *app, const struct body_layout *b, struc
 		sparkline(y++, r.x + 5, r.w - 5, v->acc, v->nhist, 0, 1);
 	}
 	if (y < bottom)
-		draw_put(y++, r.x, r.w, "head  prev first self  dup  ind  |grad| best", theme_attr(ROLE_DIM));
+		draw_put(y++, r.x, r.w, v->importance_ok ? "head  prev 1st self dup ind |grad| best  imp"
+		                                        : "head  prev 1st self dup ind |grad| best",
+		         theme_attr(ROLE_DIM));
 	static const char *short_name[TRAIN_PAT_COUNT] = { "prev", "first", "self", "dup", "ind" };
 	for (int l = 0; l < s->layers; l++)
 		for (int i = 0; i < s->h && y < bottom; i++) {
@@ -294,11 +339,18 @@ static void train_body(const struct app *app, const struct body_layout *b, struc
 			for (int p = 1; p < TRAIN_PAT_COUNT; p++)
 				if (sc[p] > sc[best])
 					best = p;
-			snprintf(line, sizeof line, "L%dH%d  %.2f %.2f  %.2f %.2f %.2f %.4f %s", l, i,
-			         sc[TRAIN_PAT_PREVIOUS], sc[TRAIN_PAT_FIRST], sc[TRAIN_PAT_SELF], sc[TRAIN_PAT_DUPLICATE],
-			         sc[TRAIN_PAT_INDUCTION], v->norms[l * MHA_MAX_HEADS + i],
-			         sc[best] > 0.4 ? short_name[best] : "-");
-			draw_put(y++, r.x, r.w, line, theme_head_attr(i));
+			bool off = v->m.head_off[l][i];
+			char f[TRAIN_PAT_COUNT][8];
+			for (int p = 0; p < TRAIN_PAT_COUNT; p++)
+				score_text(f[p], sc[p]);
+			int n = snprintf(line, sizeof line, "%cL%dH%d  %s  %s  %s %s %s %.3f %-5s",
+			                 v->sel == l * s->h + i ? '>' : ' ', l, i, f[TRAIN_PAT_PREVIOUS],
+			                 f[TRAIN_PAT_FIRST], f[TRAIN_PAT_SELF], f[TRAIN_PAT_DUPLICATE],
+			                 f[TRAIN_PAT_INDUCTION], v->norms[l * MHA_MAX_HEADS + i],
+			                 off ? "off" : sc[best] > 0.4 ? short_name[best] : "-");
+			if (v->importance_ok && n > 0 && (size_t)n < sizeof line)
+				snprintf(line + n, sizeof line - (size_t)n, " %+.2f", v->importance[l * MHA_MAX_HEADS + i]);
+			draw_put(y++, r.x, r.w, line, off ? theme_attr(ROLE_DIM) : theme_head_attr(i));
 		}
 	/* the shown layer's attention on the probe, when the heatmaps fit */
 	if (!v->probe_ok || y + 1 >= bottom)
@@ -321,7 +373,14 @@ static void train_body(const struct app *app, const struct body_layout *b, struc
 	}
 	for (int i = 0; i < s->h; i++) {
 		char title[48];
-		snprintf(title, sizeof title, "L%dH%d on the probe", v->layer, i);
+		/* labelled with the pattern it fits best, as the table says */
+		const double *sc = v->scores + (v->layer * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT;
+		int best = 0;
+		for (int p = 1; p < TRAIN_PAT_COUNT; p++)
+			if (sc[p] > sc[best])
+				best = p;
+		snprintf(title, sizeof title, "L%dH%d on the probe: %s %.2f", v->layer, i,
+		         train_pattern_name((enum train_pattern)best), sc[best]);
 		hm.m = v->pa[v->layer].weights + (size_t)i * c->n * c->n;
 		hm.title = title;
 		hm.title_attr = theme_head_attr(i);
@@ -336,7 +395,7 @@ static bool train_status(const struct app *app, struct rect r)
 		draw_put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
 		return true;
 	}
-	draw_put(r.y, r.x, r.w, "Space run/pause  . step  r restart  c task  l layer  o workbench  Esc back",
+	draw_put(r.y, r.x, r.w, "Space run  . step  h head  x off/on  i importance  r c l  o workbench  Esc",
 	         theme_attr(ROLE_HINT));
 	return true;
 }

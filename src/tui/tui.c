@@ -21,6 +21,7 @@
 #include "actions.h"
 #include "app.h"
 #include "draw.h"
+#include "input.h"
 #include "learn.h"
 #include "menu.h"
 #include "train_view.h"
@@ -178,15 +179,8 @@ int tui_run(const struct tui_options *o)
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
-		int key = term_getch();
+		int key = input_key(!o->no_mouse, mode_ops(app.mode)->prompt); /* a paste types into a prompt */
 		app.now_ms = term_now_ms();
-		if (key >= TERM_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
-			int ch = key - TERM_KEY_ALT;
-			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch > 32 && ch < 127 ? ch : '?',
-			            actions_key_name("help"));
-			dirty = true;
-			continue;
-		}
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
 		dirty = key != ERR || (app.now_ms < until + 250);

@@ -33,11 +33,10 @@ bool workbench_cursor_editable(struct app *app)
 {
 	struct stage_view v;
 	struct cell c;
-	const struct panel *p;
-	if (!app_cursor_cell(app, &c, &p, &v))
-		return false;
-	if (mha_tensor_info(c.t)->input && !p->proof)
+	if (app_cursor_input(app, &c))
 		return true;
+	if (!app_cursor_cell(app, &c, NULL, &v))
+		return false;
 	/* within 80 columns: the formula names the matrix */
 	app_message(app, true, "%s is computed: edit X or W^Q/K/V/O (%s: next matrix)", mha_tensor_info(c.t)->formula,
 	            actions_key_name("matrix-next"));

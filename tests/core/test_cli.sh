@@ -256,6 +256,8 @@ else
 fi
 expect_error 2 "heads 4 do not divide d_model 30" --train previous --d-model 30 --heads 4
 expect_error 2 --layers --train previous --layers 3
+expect_error 2 "--tokens is not for training" --train previous --tokens 8
+expect_error 2 "--causal is not for training" --ablate multi --causal
 
 # The locale does not change a byte of the dump (decimal point, digits).
 LC_ALL=C.UTF-8 run --dump json --seed 4 && cp "$tmp/out" "$tmp/utf8.json"

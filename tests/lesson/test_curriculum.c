@@ -6,7 +6,8 @@
  * {key:matrix-scale} key (and Tab when it is a block); what to do comes
  * first, within the lines the pane shows; verbatim lines fit the pane;
  * titles fit the pane's heading; no count a question asks for is already on
- * screen. Checks of the text as written, beside the checker's checks of the
+ * screen; every exercise has three hints and every choice question three
+ * choices. Checks of the text as written, beside the checker's checks of the
  * maths.
  */
 #include <setjmp.h>
@@ -182,10 +183,19 @@ static int first_lines(const struct lesson *l, int si)
 	return n;
 }
 
+/* Does the step ask for more than an answer (an edit, a switch)? */
+static bool has_task(const struct lesson_step *s)
+{
+	for (int i = 0; i < s->ngoals; i++)
+		if (s->goals[i].kind != LESSON_COND_ANSWER)
+			return true;
+	return false;
+}
+
 static int instruction_in_view(const struct lesson *l, int si)
 {
 	const struct lesson_step *s = &l->steps[si];
-	if (!lesson_step_is_exercise(s) || s->question || !s->prose[0])
+	if (!lesson_step_is_exercise(s) || !has_task(s) || !s->prose[0])
 		return 0;
 	int n = first_lines(l, si);
 	if (n > PANE_LINES)
@@ -226,6 +236,30 @@ static void test_verbatim_lines_fit_the_narrow_pane(void **state)
 
 /* "Lesson N: title" is the pane's heading at 80x24: a longer title is cut
  * with an ellipsis there, and cut shorter still in the lesson menu. */
+/* Hints escalate: a nudge, a method, then something close to the answer,
+ * so that no exercise gives its answer away in its first hint; and a
+ * multiple-choice question offers at least three choices (a coin toss is
+ * no question). */
+static int hints_escalate(const struct lesson *l, int si)
+{
+	const struct lesson_step *s = &l->steps[si];
+	if (!lesson_step_is_exercise(s))
+		return 0;
+	if (s->nhints < 3)
+		fail_msg("%s step '%s': %d hint(s); give three, from a nudge to near the answer",
+		         l->stem, s->id, s->nhints);
+	if (s->question && s->question->nchoices > 0 && s->question->nchoices < 3)
+		fail_msg("%s step '%s': %d choices; offer at least three plausible ones", l->stem, s->id,
+		         s->question->nchoices);
+	return 1;
+}
+
+static void test_every_exercise_has_three_hints_and_real_choices(void **state)
+{
+	(void)state;
+	assert_true(each_step(hints_escalate) >= 60);
+}
+
 static void test_lesson_titles_fit_the_narrow_pane_heading(void **state)
 {
 	(void)state;
@@ -332,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_what_to_do_comes_first_within_the_lines_the_pane_shows),
 		cmocka_unit_test(test_verbatim_lines_fit_the_narrow_pane),
 		cmocka_unit_test(test_lesson_titles_fit_the_narrow_pane_heading),
+		cmocka_unit_test(test_every_exercise_has_three_hints_and_real_choices),
 		cmocka_unit_test(test_no_count_a_question_asks_for_is_on_screen_before),
 		cmocka_unit_test(test_the_count_rule_catches_a_total_shown_the_step_before),
 		cmocka_unit_test(test_the_rules_catch_a_step_that_does_not_say_where),

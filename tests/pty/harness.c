@@ -304,10 +304,9 @@ void pty_type(struct pty *p, const char *ascii)
 	}
 }
 
-int pty_paste(struct pty *p, const char *bytes, size_t n, int deadline_ms)
+int pty_send(struct pty *p, const char *bytes, size_t n, int deadline_ms)
 {
 	long deadline = now_ms() + deadline_ms;
-	vterm_keyboard_start_paste(p->vt); /* ESC[200~ when the program asked for it */
 	while (n > 0) {
 		if (now_ms() >= deadline || p->eof)
 			return -1;
@@ -320,8 +319,15 @@ int pty_paste(struct pty *p, const char *bytes, size_t n, int deadline_ms)
 		}
 		pump(p, w > 0 ? 0 : 10); /* drain its output so it can read on */
 	}
-	vterm_keyboard_end_paste(p->vt);
 	return 0;
+}
+
+int pty_paste(struct pty *p, const char *bytes, size_t n, int deadline_ms)
+{
+	vterm_keyboard_start_paste(p->vt); /* ESC[200~ when the program asked for it */
+	int rc = pty_send(p, bytes, n, deadline_ms);
+	vterm_keyboard_end_paste(p->vt);
+	return rc;
 }
 
 void pty_click(struct pty *p, int row, int col, int button)

@@ -47,9 +47,13 @@ int pty_wait_row(struct pty *p, int row, const char *text, int deadline_ms);
 void pty_char(struct pty *p, uint32_t c);
 void pty_key(struct pty *p, VTermKey key, VTermModifier mod);
 void pty_type(struct pty *p, const char *ascii);
-/* Write raw bytes at once (a paste), reading the program's output while
- * the kernel's buffer is full so that neither side blocks. Returns 0, or
- * -1 when the program stopped reading until deadline_ms. */
+/* Write raw bytes at once (keys typed ahead, or what a terminal sends by
+ * itself), reading the program's output while the kernel's buffer is
+ * full so that neither side blocks. Returns 0, or -1 when the program
+ * stopped reading until deadline_ms. */
+int pty_send(struct pty *p, const char *bytes, size_t n, int deadline_ms);
+/* The same as a paste: inside bracketed-paste markers when the program
+ * turned that mode on, as a terminal does. */
 int pty_paste(struct pty *p, const char *bytes, size_t n, int deadline_ms);
 /* Click (press and release) button 1..3 at a 0-based cell; like a real
  * terminal, sends nothing unless the program turned mouse reports on. */

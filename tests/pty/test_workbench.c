@@ -83,7 +83,10 @@ static struct pty *start_with(int rows, int cols, const char *const flags[])
 		show("no pipeline bar; screen", pty_screen(p));
 	assert_true(strstr(pty_screen(p), "Projection") != NULL);
 	assert_true(pty_altscreen(p));
-	assert_int_not_equal(pty_mouse_mode(p), 0); /* clicks and the wheel are reported */
+	bool no_mouse = false;
+	for (int i = 0; flags && flags[i]; i++)
+		no_mouse |= strcmp(flags[i], "--no-mouse") == 0;
+	assert_int_equal(pty_mouse_mode(p) != 0, !no_mouse); /* clicks and the wheel are reported */
 	assert_false(pty_flow_control(p));          /* Ctrl-S cannot freeze the screen */
 	assert_true(pty_keypad(p));
 	return p;
@@ -388,6 +391,118 @@ static void test_flags_keep_the_replaced_session_as_a_backup(void **state)
 	pty_free(p);
 }
 
+/* ---- input that is not the user's ---- */
+
+static void quit_and_check(struct pty *p)
+{
+	pty_char(p, 'q');
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_terminal_restored(p);
+}
+
+
+/* The screen's first rows (all above the status line), as a new string. */
+static char *rows_above_status(struct pty *p)
+{
+	char *s = strdup(pty_screen(p));
+	char *at = s;
+	for (int row = 0; row < 22 && at; row++) {
+		at = strchr(at, '\n');
+		at = at ? at + 1 : NULL;
+	}
+	if (at)
+		*at = '\0';
+	return s;
+}
+
+/* Bytes a terminal may send by itself change nothing: sent, then the
+ * value prompt opened as a probe (once it is open, every byte before it
+ * was read), the screen above the status line is as before; Esc closes
+ * the prompt again. */
+static void assert_ignored(struct pty *p, const char *bytes, const char *what)
+{
+	char *before = rows_above_status(p);
+	assert_int_equal(pty_send(p, bytes, strlen(bytes), 5000), 0);
+	pty_type(p, "\n");
+	if (pty_wait_row(p, 22, "Enter sets", 10000) != 0) {
+		print_message("no prompt after %s\n", what);
+		show("screen", pty_screen(p));
+	}
+	assert_non_null(strstr(pty_row(p, 22), "Enter sets"));
+	char *after = rows_above_status(p);
+	if (strcmp(before, after) != 0) {
+		print_message("changed by %s\n", what);
+		show("before", before);
+		show("after", after);
+	}
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
+	assert_int_equal(pty_wait_row(p, 22, "edit cancelled", 10000), 0);
+}
+
+static void test_mouse_reports_with_the_mouse_off_are_ignored(void **state)
+{
+	(void)state;
+	struct pty *p = start_with(24, 80, (const char *const[]){ "--no-mouse", NULL });
+	assert_ignored(p, "\033[<0;30;2M\033[<0;30;2m", "an SGR click on stage 5");
+	assert_ignored(p, "\033[M #\"\033[M##\"", "an X10 click");
+	assert_ignored(p, "\033[<64;10;10M", "an SGR wheel");
+	quit_and_check(p);
+	pty_free(p);
+}
+
+static void test_focus_events_and_terminal_replies_are_ignored(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	assert_ignored(p, "\033[I\033[O", "focus in and out");
+	assert_ignored(p, "\033]11;rgb:0000/0000/0000\033\\", "an OSC 11 reply ended by ST");
+	assert_ignored(p, "\033]11;rgb:ffff/ffff/ffff\007", "an OSC 11 reply ended by BEL");
+	assert_ignored(p, "\033P1$r0m\033\\", "a DECRQSS reply");
+	assert_ignored(p, "\033[?62;22c\033[12;40R", "device attributes and a cursor report");
+	assert_ignored(p, "\233" "2J\235" "0;x\234", "raw C1 CSI and OSC");
+	assert_ignored(p, "\033]\033M\033n", "Alt+], Alt+M, Alt+n");
+	quit_and_check(p);
+	pty_free(p);
+}
+
+/* A bracketed paste into the prompt is typed; anywhere else it is not a
+ * command. */
+static void test_a_bracketed_paste_is_text_never_commands(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	assert_ignored(p, "\033[200~n7h1]M\r\033[201~", "a paste outside a prompt");
+	pty_type(p, "\n");
+	assert_int_equal(pty_wait_row(p, 22, "Enter sets", 10000), 0);
+	/* as a terminal pastes: libvterm adds the markers the program asked for */
+	assert_int_equal(pty_paste(p, "0.75\r", 5, 5000), 0);
+	pty_type(p, "\n");
+	if (pty_wait_row(p, 5, "the   0.75 ", 10000) != 0) /* the first cell of X */
+		show("after the paste", pty_screen(p));
+	assert_non_null(strstr(pty_row(p, 5), "the   0.75 "));
+	quit_and_check(p);
+	pty_free(p);
+}
+
+/* COLUMNS and LINES from another terminal do not override the size this
+ * one reports. */
+static void test_columns_and_lines_in_the_environment_do_not_pin_the_size(void **state)
+{
+	(void)state;
+	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", NULL };
+	struct pty *p = pty_start(argv, 24, 80, (const char *const[]){ state_env, "COLUMNS=40", "LINES=10", NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "Projection", START_MS), 0);
+	assert_null(strstr(pty_screen(p), "40x10"));
+	assert_non_null(strstr(pty_row(p, 23), "q quit"));
+	quit_and_check(p);
+	pty_free(p);
+}
+
 /* ---- resize, paste, mouse ---- */
 
 /* 50 resizes in one second, reading all the while, then one last size:
@@ -439,7 +554,7 @@ static void test_paste_of_10000_keys_loses_none(void **state)
 	pty_wait_quiet(p, 100, 5000);
 	char *keys = malloc(KEYS);
 	memset(keys, '+', KEYS);
-	assert_int_equal(pty_paste(p, keys, KEYS, 60000), 0);
+	assert_int_equal(pty_send(p, keys, KEYS, 60000), 0); /* typed ahead: not a paste */
 	free(keys);
 	pty_char(p, 'q');
 	int st = pty_wait_exit(p, 60000);
@@ -465,14 +580,6 @@ static int column_of(struct pty *p, int row, const char *text)
 {
 	const char *line = pty_row(p, row), *at = strstr(line, text);
 	return at ? (int)(at - line) : -1; /* the bar and the matrices are ASCII */
-}
-
-static void quit_and_check(struct pty *p)
-{
-	pty_char(p, 'q');
-	int st = pty_wait_exit(p, EXIT_MS);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	assert_terminal_restored(p);
 }
 
 /* A click on "4 Softmax" in the pipeline bar shows the Softmax stage. */
@@ -651,6 +758,10 @@ int main(void)
 		T(test_file_size_limit_fails_the_save_with_a_message),
 		T(test_two_instances_keep_both_sets_of_edits),
 		T(test_flags_keep_the_replaced_session_as_a_backup),
+		T(test_mouse_reports_with_the_mouse_off_are_ignored),
+		T(test_focus_events_and_terminal_replies_are_ignored),
+		T(test_a_bracketed_paste_is_text_never_commands),
+		T(test_columns_and_lines_in_the_environment_do_not_pin_the_size),
 		T(test_resize_storm_ends_in_the_right_frame),
 		T(test_paste_of_10000_keys_loses_none),
 		T(test_click_on_a_stage_label_shows_that_stage),

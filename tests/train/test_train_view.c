@@ -3,7 +3,8 @@
  * a terminal: G opens it on the induction model, '.' trains one step,
  * Space runs (the loop's idle call trains a slice), the screen at 80x24
  * and 200x60 shows the task, the step, the sparklines, every head's scores
- * and, when they fit, the probe's heatmaps; 'o' puts the shown layer into
+ * and, when they fit, the probe's heatmaps; i shows each head's importance,
+ * h and x select a head and switch it off in the model; 'o' puts the shown layer into
  * the workbench (u takes it back); c changes the task; Esc goes back; the
  * model stays while the app lives.
  */
@@ -55,7 +56,7 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	tui_check_keys(app, ".");
 	draw_at(app, 60, 200);
 	expect_text("step 1 paused", "one step");
-	expect_text("L1H0 on the probe", "a heatmap of the shown layer");
+	expect_text("L1H0 on the probe: ", "a heatmap of the shown layer, labelled by its pattern");
 	/* Space: the loop's idle call trains a slice; Space again pauses */
 	tui_check_keys(app, " ");
 	assert_true(train_view_idle(app));
@@ -64,6 +65,17 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	draw_at(app, 24, 80);
 	expect_text("paused", "the pause");
 	assert_null(strstr(screen, "step 1 paused")); /* the slice trained more steps */
+	/* i: each head's importance; h x: the selected head off in the model */
+	tui_check_keys(app, "i");
+	draw_at(app, 24, 80);
+	expect_text(" imp", "the importance column");
+	tui_check_keys(app, "hx");
+	app->now_ms = 0;
+	assert_non_null(strstr(app->status, "L0H1 off: held-out accuracy"));
+	draw_at(app, 24, 80);
+	expect_text(">L0H1", "the selected head");
+	expect_text("held-out: loss", "the held-out line");
+	tui_check_keys(app, "x"); /* back on */
 	/* o: layer 1 on the probe into the workbench, 32 tokens, causal */
 	int n_before = app->cfg.n;
 	assert_int_not_equal(n_before, 32);

@@ -496,6 +496,32 @@ static void test_the_lesson_menu_and_a_lesson_step(void **state)
 	lesson_set_free(&set);
 }
 
+/* The FlashAttention view: a tile step at 80x24 and 160x50 (causal, B_r 2,
+ * B_c 3), the same screen after stepping on and back, the last step of a
+ * query tile saying the difference from P V, and a refusal from another
+ * stage. */
+static void test_flash_attention_steps_tile_by_tile(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	c.causal = true;
+	struct app *app = open_app(&c);
+	keys(app, "2F");
+	assert_int_equal(app->mode, MODE_WORKBENCH); /* Reshape: not a tiled stage */
+	keys(app, "3F}ll");
+	assert_int_equal(app->mode, MODE_FLASH);
+	expect_screen(app, 24, 80, "flash_step3_80x24");
+	expect_screen(app, 50, 160, "flash_step3_160x50");
+	keys(app, "llhh");
+	expect_screen(app, 24, 80, "flash_step3_80x24");
+	keys(app, "G");
+	expect_screen(app, 24, 80, "flash_last_80x24");
+	keys(app, "\033");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	app_free(app);
+	free(app);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -514,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_the_cells_an_output_reads_are_highlighted),
 		cmocka_unit_test(test_cells_changed_by_an_edit_are_marked_for_a_moment),
 		cmocka_unit_test(test_the_lesson_menu_and_a_lesson_step),
+		cmocka_unit_test(test_flash_attention_steps_tile_by_tile),
 	};
 	return cmocka_run_group_tests_name("screens", tests, NULL, NULL);
 }

@@ -1,0 +1,42 @@
+/*
+ * save.h - the learner's session on disk, saved and autosaved (save.c).
+ */
+#ifndef SAVE_H
+#define SAVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mha.h"
+
+struct app;
+
+/* Save to session_path; 0 or -1 with a message shown. A successful save
+ * removes the autosave (unless it is held). */
+int app_save(struct app *app);
+
+/* Autosave: "<session_path>.autosave", written atomically (session_save)
+ * so that a crash or kill -9 loses at most APP_AUTOSAVE_EDITS - 1 edits;
+ * removed by a clean save. app_autosave_path: 0, or -1 when there is no
+ * session path (or it is too long). */
+int app_autosave_path(const struct app *app, char *buf, size_t len);
+/* One change of the inputs or configuration went through (app_key calls
+ * it with the configuration before): counts it, and owes an autosave every
+ * APP_AUTOSAVE_EDITS edits and on every change of shape. */
+void app_edited(struct app *app, const struct mha_config *before);
+/* Write the autosave owed, if any, when the keys pause (idle: no key came
+ * within the loop's timeout), or when it has waited APP_AUTOSAVE_WAIT_MS.
+ * At the largest shapes a save takes most of a second: a child process
+ * writes it (fork), so the frame of the key that asked for it, and the
+ * keys after, come at once. true when a writer started, or one ended in
+ * failure (the status line says so). A bench swap and app_save settle it
+ * too. app_autosave_wait: until the writer running, if any, is done
+ * (app_save and app_free wait too). */
+bool app_autosave_idle(struct app *app, bool idle);
+void app_autosave_wait(struct app *app);
+/* At start: an autosave newer than the session (or with no session) is
+ * held, never loaded or removed, and the status line says how to open it
+ * (mha-tui --load PATH). Returns true when one was found. */
+bool app_autosave_check(struct app *app);
+
+#endif
