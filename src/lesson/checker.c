@@ -85,6 +85,21 @@ oom:
 	lesson_run_end(&run);
 }
 
+/* A multiple-choice question says why each wrong choice is wrong. */
+static void check_feedback(const struct lesson *l, const struct lesson_step *s, struct lesson_errors *errs)
+{
+	const struct lesson_question *q = s->question;
+	for (int c = 0; q && c < q->nchoices; c++) {
+		const char *key = q->choices[c].key;
+		bool has = !strcmp(key, q->answer);
+		for (int f = 0; f < q->nfeedback && !has; f++)
+			has = !strcmp(q->feedback[f].key, key);
+		if (!has)
+			lesson_errors_add(errs, "%s:%d: step '%s': wrong choice '%s' needs a @feedback %s line "
+			                  "saying why it is wrong", l->path, q->line, s->id, key, key);
+	}
+}
+
 static void check_step(const struct lesson *l, int i, struct lesson_errors *errs)
 {
 	const struct lesson_step *s = &l->steps[i];
@@ -93,6 +108,9 @@ static void check_step(const struct lesson *l, int i, struct lesson_errors *errs
 		check_keys(l, s, s->hints[k], errs);
 	if (s->question)
 		check_keys(l, s, s->question->text, errs);
+	for (int k = 0; s->question && k < s->question->nfeedback; k++)
+		check_keys(l, s, s->question->feedback[k].text, errs);
+	check_feedback(l, s, errs);
 	if (!lesson_step_is_exercise(s)) {
 		/* a prose step must still set up, if it sets anything up */
 		struct mha_config c;

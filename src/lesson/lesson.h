@@ -132,6 +132,16 @@ struct lesson_choice {
 	const char *text; /* "the previous token" */
 };
 
+/* Why a wrong answer is wrong (@feedback KEY TEXT): KEY is a choice's
+ * key, or for a numeric question a number (a known mistake, matched as
+ * the answer is, within the question's tolerance). */
+struct lesson_feedback {
+	const char *key;
+	double value;     /* numeric questions: KEY read as a number */
+	const char *text;
+	int line;
+};
+
 struct lesson_question {
 	const char *text;
 	int line;
@@ -139,6 +149,8 @@ struct lesson_question {
 	int nchoices;
 	const char *answer;  /* as written after @answer */
 	double value, tol;   /* numeric questions */
+	struct lesson_feedback *feedback;
+	int nfeedback;
 };
 
 /* What stays hidden until the learner commits an answer (predict, then

@@ -81,6 +81,8 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 	if (rc == 0 && run->answered)
 		rc = add(out, LESSON_LINE_ANSWER, width, keys, ctx, "Your answer: %s (%s)", run->answer,
 		         run->answer_right ? "right" : "not right yet");
+	if (rc == 0 && lesson_run_feedback(run))
+		rc = add(out, LESSON_LINE_ANSWER, width, keys, ctx, "%s", lesson_run_feedback(run));
 	else if (rc == 0)
 		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s",
 		         lesson_run_step(run)->nhides

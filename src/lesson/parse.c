@@ -208,6 +208,7 @@ static const struct directive {
 	{ "goal", lesson_d_goal, STEP }, { "hint", lesson_d_hint, STEP }, { "solution", lesson_d_solution, STEP },
 	{ "question", lesson_d_question, STEP }, { "choice", lesson_d_choice, STEP },
 	{ "answer", lesson_d_answer, STEP }, { "include", d_include, STEP },
+	{ "feedback", lesson_d_feedback, STEP },
 };
 enum { NDIRECTIVES = sizeof directives / sizeof directives[0] };
 

@@ -154,17 +154,28 @@ static struct lesson_question *question(struct parser *ps, const char *what)
 	return q;
 }
 
+/* "KEY TEXT" (@choice, @feedback): KEY's length in *n and TEXT, or NULL
+ * (said with usage) when either is missing or KEY is longer than max. */
+static const char *key_and_text(struct parser *ps, const char *arg, size_t max, size_t *n,
+                                const char *usage)
+{
+	*n = strcspn(arg, " \t");
+	const char *text = lesson_skip_blanks(arg + *n);
+	if (*n == 0 || *n > max || !*text) {
+		lesson_parser_err(ps, ps->line, "%s", usage);
+		return NULL;
+	}
+	return text;
+}
+
 void lesson_d_choice(struct parser *ps, const char *arg)
 {
 	struct lesson_question *q = question(ps, "choice");
-	if (!q)
+	size_t n;
+	const char *text = q ? key_and_text(ps, arg, 8, &n, "@choice takes a short key and its text: "
+	                                    "@choice a the previous token") : NULL;
+	if (!text)
 		return;
-	size_t n = strcspn(arg, " \t");
-	const char *text = lesson_skip_blanks(arg + n);
-	if (n == 0 || n > 8 || !*text) {
-		lesson_parser_err(ps, ps->line, "@choice takes a short key and its text: @choice a the previous token");
-		return;
-	}
 	for (int i = 0; i < q->nchoices; i++)
 		if (strlen(q->choices[i].key) == n && !strncmp(q->choices[i].key, arg, n))
 			lesson_parser_err(ps, ps->line, "choice '%.8s' given twice", arg);
@@ -174,6 +185,28 @@ void lesson_d_choice(struct parser *ps, const char *arg)
 		return;
 	c->key = lesson_parser_need(ps, lesson_arena_strndup(ps->a, arg, n));
 	c->text = lesson_parser_need(ps, lesson_arena_strdup(ps->a, text));
+}
+
+/* @feedback KEY TEXT: what the pane says to that wrong answer. */
+void lesson_d_feedback(struct parser *ps, const char *arg)
+{
+	struct lesson_question *q = question(ps, "feedback");
+	size_t n;
+	const char *text = q ? key_and_text(ps, arg, 24, &n, "@feedback takes a wrong choice's key (or a "
+	                                    "wrong number) and why it is wrong: @feedback b that is the "
+	                                    "standard deviation") : NULL;
+	if (!text)
+		return;
+	for (int i = 0; i < q->nfeedback; i++)
+		if (strlen(q->feedback[i].key) == n && !strncmp(q->feedback[i].key, arg, n))
+			lesson_parser_err(ps, ps->line, "@feedback for '%.24s' given twice", arg);
+	struct lesson_feedback *f = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&q->feedback,
+	                                                &q->nfeedback, &ps->step_caps.feedback, sizeof *f));
+	if (!f)
+		return;
+	f->key = lesson_parser_need(ps, lesson_arena_strndup(ps->a, arg, n));
+	f->text = lesson_parser_need(ps, lesson_arena_strdup(ps->a, text));
+	f->line = ps->line;
 }
 
 void lesson_d_answer(struct parser *ps, const char *arg)

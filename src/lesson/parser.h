@@ -11,7 +11,7 @@
 #include "lesson_int.h"
 
 struct caps { /* capacities of the arrays being grown */
-	int ops, labels, marks, goals, hints, solution, hides, choices;
+	int ops, labels, marks, goals, hints, solution, hides, choices, feedback;
 };
 
 struct parser {
@@ -73,6 +73,7 @@ void lesson_d_solution(struct parser *ps, const char *arg);
 void lesson_d_question(struct parser *ps, const char *arg);
 void lesson_d_choice(struct parser *ps, const char *arg);
 void lesson_d_answer(struct parser *ps, const char *arg);
+void lesson_d_feedback(struct parser *ps, const char *arg);
 
 /* After the last line: resolve every step's configuration and check
  * references, shapes, assets and questions against it (resolve.c). */

@@ -7,6 +7,7 @@
  * hidden parts fit together. Nothing here runs the forward pass.
  */
 #include "parser.h"
+#include "run.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -84,6 +85,14 @@ static void check_cond(struct parser *ps, const struct lesson_step *s, const str
 		lesson_parser_err(ps, c->line, "@goal answer needs a @question in the step");
 }
 
+static bool is_choice(const struct lesson_question *q, const char *key)
+{
+	for (int i = 0; i < q->nchoices; i++)
+		if (!strcmp(q->choices[i].key, key))
+			return true;
+	return false;
+}
+
 static void check_question(struct parser *ps, struct lesson_step *s, struct caps *caps)
 {
 	struct lesson_question *q = s->question;
@@ -103,10 +112,7 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	if (q->nchoices == 1)
 		lesson_parser_err(ps, q->line, "a multiple-choice question needs at least two @choice lines");
 	if (q->nchoices > 0) {
-		int i = 0;
-		while (i < q->nchoices && strcmp(q->choices[i].key, q->answer) != 0)
-			i++;
-		if (i == q->nchoices)
+		if (!is_choice(q, q->answer))
 			lesson_parser_err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
 	} else {
 		const char *p = q->answer;
@@ -115,6 +121,22 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 		    *lesson_skip_blanks(p) || q->tol < 0)
 			lesson_parser_err(ps, q->line, "@answer of a question without choices is a number and an optional "
 			    "tolerance: @answer 0.25 0.01");
+	}
+	for (int i = 0; i < q->nfeedback; i++) {
+		struct lesson_feedback *f = &q->feedback[i];
+		const char *p = f->key;
+		if (q->nchoices > 0) {
+			if (!is_choice(q, f->key))
+				lesson_parser_err(ps, f->line, "@feedback '%.24s' is not one of the choices' keys", f->key);
+			else if (!strcmp(f->key, q->answer))
+				lesson_parser_err(ps, f->line, "@feedback '%.24s' is the right answer: feedback is for "
+				                  "wrong ones", f->key);
+		} else if (lesson_parse_number(p, &p, &f->value) != 0 || *p) {
+			lesson_parser_err(ps, f->line, "@feedback of a question without choices starts with the wrong "
+			                  "number it answers: @feedback 16 that is the standard deviation");
+		} else if (lesson_answer_near(q, f->value, q->value)) {
+			lesson_parser_err(ps, f->line, "@feedback %.24s would count as the right answer", f->key);
+		}
 	}
 	/* a question is an exercise whose goal is the right answer */
 	bool has = false;

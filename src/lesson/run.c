@@ -144,13 +144,39 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 			snprintf(msg, len, "type a number, such as 42 or 0.25");
 			return -1;
 		}
-		right = fabs(v - q->value) <= q->tol + 1e-9 * fmax(1.0, fabs(q->value));
+		right = lesson_answer_near(q, v, q->value);
 	}
 	run->answered = true;
 	run->answer_right = right;
 	snprintf(run->answer, sizeof run->answer, "%s", t);
-	snprintf(msg, len, "%s", right ? "right" : "not quite: look at the screen and try again");
+	const char *why = lesson_run_feedback(run);
+	if (right)
+		snprintf(msg, len, "right");
+	else if (why)
+		snprintf(msg, len, "not quite: %s", why);
+	else
+		snprintf(msg, len, "not quite: look at the screen and try again");
 	return right ? 1 : 0;
+}
+
+bool lesson_answer_near(const struct lesson_question *q, double typed, double v)
+{
+	return fabs(typed - v) <= q->tol + 1e-9 * fmax(1.0, fabs(v));
+}
+
+const char *lesson_run_feedback(const struct lesson_run *run)
+{
+	const struct lesson_question *q = lesson_run_step(run)->question;
+	double v;
+	if (!q || !run->answered || run->answer_right)
+		return NULL;
+	bool numeric = q->nchoices == 0 && read_answer_number(run->answer, &v) == 0;
+	for (int i = 0; i < q->nfeedback; i++) {
+		const struct lesson_feedback *f = &q->feedback[i];
+		if (numeric ? lesson_answer_near(q, v, f->value) : strcasecmp(f->key, run->answer) == 0)
+			return f->text;
+	}
+	return NULL;
 }
 
 static bool hiding(const struct lesson_run *run)

@@ -73,6 +73,13 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
  * what to type; nothing is revealed). */
 int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_t len);
 
+/* Why the answer last given is wrong (the step's @feedback for it), or
+ * NULL when it is right, not given, or has no feedback. */
+const char *lesson_run_feedback(const struct lesson_run *run);
+/* Does a typed number count as value v for question q (q's tolerance, or
+ * float rounding)? For the answer and for numeric @feedback keys alike. */
+bool lesson_answer_near(const struct lesson_question *q, double typed, double v);
+
 /* Predict, then reveal: until the learner answers, is this cell hidden?
  * m is the head for S, P, O (else 0); r, c the cell; -1 for "any" (ask
  * about a whole head or row). */

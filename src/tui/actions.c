@@ -16,8 +16,11 @@
 #include "answer_prompt.h"
 #include "flash_view.h"
 #include "heat_view.h"
+#include "decode_view.h"
+#include "export_key.h"
 #include "help.h"
 #include "kv_view.h"
+#include "mask_view.h"
 #include "learn.h"
 #include "menu.h"
 #include "mha.h"
@@ -253,6 +256,10 @@ static const struct action table[] = {
 	{ { 'q' }, "q", "quit", "save the session and quit", NULL, "General", FL, act_quit, 0, "quit" },
 	{ { 'w' }, "w", "save", "save the session", NULL, "General", 0, act_save, 0, "save" },
 	{ { 'L' - '@' }, "C-l", "redraw", "redraw the whole screen", NULL, "General", 0, act_redraw, 0, "redraw" },
+	{ { 'E' }, "E", "export", "write .py check and .svg", NULL, "General", 0, export_key_run, 0, "export" },
+	{ { 'o' }, "o", "decode", "decode token by token", NULL, "General", 0, decode_view_toggle, 0, "decode" },
+	{ { 'P' }, "P", "masks", "masks: padding, window", NULL, "General", 0, mask_view_toggle, 0, "masks" },
+	{ { 'g' }, "g", "KV cache", "KV cache at model scale", NULL, "General", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '\t' }, "Tab", "stage", "next / previous stage", "Tab S-Tab", "Move", F, act_stage, 1, "stage-next" },
 	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "", "Move", 0, act_stage, -1, "stage-prev" },
 	{ { '1', '2', '3', '4', '5', '6', '7' }, "1-7", "jump", "jump to a stage", NULL, "Move", 0, act_stage_jump, 0, "stage-jump" },
@@ -301,7 +308,6 @@ static const struct action table[] = {
 	{ { 'M' }, "M", "menu", "lesson menu: Up/Down or a number, Enter", NULL, "Lesson", FL, act_menu, 0, "menu" },
 	{ { 'J' }, "J", "scroll", "scroll the lesson text down / up", "J K", "Lesson", 0, act_scroll, 3, "scroll-down" },
 	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, "scroll-up" },
-	{ { 'g' }, "g", "KV cache", "the KV cache at model scale, MHA / GQA / MQA", NULL, "Views", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, "counts" },
 	{ { 'G' }, "G", "train", "watch a tiny model's heads learn", NULL, "Train", 0, train_view_open, 0, "train" },
 };

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "decode_view.h"
 #include "learn.h"
 #include "train_view.h"
 
@@ -71,6 +72,7 @@ void app_free(struct app *app)
 	app_autosave_wait(app);
 	learn_free(app);
 	train_view_free(app);
+	decode_view_free(app);
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
 	mha_acts_free(&app->a);
 	mha_weights_free(&app->w);

@@ -94,6 +94,8 @@ enum app_mode {
 	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
 	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
 	MODE_FLASH,     /* FlashAttention tile by tile, from Scores or Softmax (flash_view.c) */
+	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
+	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
 	MODE_COUNT
 };
 
@@ -145,6 +147,8 @@ struct app {
 	int kv_context_shift;         /* KV-cache view: T = 4096 tokens x 2^this (kv_view.c) */
 	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
 	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
+	struct decode_state *decode;  /* the decode view's decoder while it is open (decode_view.c) */
+	int mask_row, mask_col;       /* the mask view's cursor: query, key (mask_view.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */

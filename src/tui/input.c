@@ -10,7 +10,7 @@
  *                                       unknown keys; "[200~" starts a bracketed paste
  *   Esc ] / P / _ / ^ / X ... ST     -> dropped: OSC (colour replies), DCS (DECRQSS), APC, PM, SOS
  *   Esc O x  (SS3)                   -> dropped (keys terminfo did not name)
- *   Esc key                          -> one key, Alt+key: dropped (no action has Alt)
+ *   Esc key                          -> one key, INPUT_KEY_ALT + key (no action has Alt)
  *   raw C1 (0x80-0x9f) outside UTF-8 -> the same as Esc + (byte - 0x40), so "\x9b...m" is a CSI
  * A paste's text is queued and handed out one byte per call while a
  * prompt is open. Does not know what keys do (actions.c), nor draw.
@@ -163,7 +163,8 @@ static int after_escape(int intro, bool typing)
 		next_within(SEQ_WAIT_MS);
 		return ERR;
 	}
-	return ERR; /* Alt + a key: one key, and no action has it */
+	/* Alt + a key: one key, and no action has it; the loop says so */
+	return intro > 32 && intro < 127 ? INPUT_KEY_ALT + intro : ERR;
 }
 
 /* A byte 0x80-0x9f that is not inside a UTF-8 character is a C1 control. */

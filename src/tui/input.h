@@ -13,6 +13,9 @@
 #include <stdbool.h>
 
 enum { INPUT_TICK_MS = 100 }; /* getch's timeout: the loop wakes this often */
+/* Alt+x (ESC x, x printable) comes back as INPUT_KEY_ALT + x: no action
+ * has it, and the loop says so instead of running Esc and then x. */
+enum { INPUT_KEY_ALT = 0x100000 };
 
 /* Bracketed paste on (at start) and off (at exit): the terminal then marks
  * pasted text. Written straight to the terminal, no curses. */

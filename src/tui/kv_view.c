@@ -84,6 +84,8 @@ static unsigned kv_key(struct app *app, int key)
 
 static bool kv_status(const struct app *app, struct rect r)
 {
+	if (app->status[0] && app->now_ms < app->status_until_ms)
+		return false; /* a message: the workbench's status line shows it */
 	char line[160];
 	snprintf(line, sizeof line, "KV cache at T = %" PRId64 " tokens, %s   + / - T x2 / /2   b fp32 fp16 "
 	         "int8   g back", kv_view_context(app), mha_dtype_name(kv_view_dtype(app)));

@@ -9,8 +9,10 @@
 #include <curses.h>
 
 #include "actions.h"
+#include "decode_view.h"
 #include "help.h"
 #include "kv_view.h"
+#include "mask_view.h"
 
 /* Adding a mode: its row here (and in enum app_mode, app.h). */
 static const struct mode_ops *const modes[MODE_COUNT] = {
@@ -22,6 +24,8 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_TRAIN] = &train_mode,
 	[MODE_KVCACHE] = &kv_view_mode,
 	[MODE_FLASH] = &flash_mode,
+	[MODE_DECODE] = &decode_view_mode,
+	[MODE_MASK] = &mask_view_mode,
 };
 
 const struct mode_ops *mode_ops(enum app_mode m)

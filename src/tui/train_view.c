@@ -49,6 +49,8 @@ struct train_view {
 	int sel;                        /* the selected head, layer * h + head (h, x) */
 	double importance[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
 	bool importance_ok;             /* computed (i) since the last change */
+	long formed_step;               /* when the task's head first scored above its threshold, or -1 */
+	double formed_s;                /*   after this much training */
 };
 
 enum { HELD_OUT = 64 }; /* held-out sequences the screen evaluates after each slice */
@@ -78,6 +80,12 @@ static void analyse(struct train_view *v)
 	train_pattern_scores(&v->m, v->scores);
 	train_evaluate(&v->m, v->task, HELD_OUT, &v->held);
 	v->importance_ok = false;
+	/* the moment the head that solves the task appears (the phase change) */
+	for (int i = 0; i < v->m.s.h && v->formed_step < 0 && v->task->layer < v->m.s.layers; i++)
+		if (v->scores[(v->task->layer * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT + v->task->head] > v->task->want_score) {
+			v->formed_step = trainer_steps(v->tr);
+			v->formed_s = v->train_s;
+		}
 	trainer_head_grad_norms(v->tr, v->norms);
 	probe_free(v);
 	v->probe_ok = true;
@@ -115,6 +123,7 @@ static bool model_start(struct app *app, struct train_view *v)
 	}
 	v->nhist = 0;
 	v->train_s = 0;
+	v->formed_step = -1;
 	v->running = false;
 	v->layer = v->task->layer < s.layers ? v->task->layer : 0;
 	v->sel = 0;
@@ -313,8 +322,17 @@ static void train_body(const struct app *app, const struct body_layout *b, struc
 	         v->running ? "running" : "paused", v->train_s > 0 ? (double)st / v->train_s : 0.0, loss, acc);
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	if (y < bottom) {
-		snprintf(line, sizeof line, "held-out: loss %.3f  accuracy %.2f", v->held.loss, v->held.accuracy);
+		char formed[96] = "";
+		if (v->formed_step >= 0)
+			snprintf(formed, sizeof formed, "%s head at step %ld (%.1f s)", train_pattern_name(v->task->head),
+			         v->formed_step, v->formed_s);
+		int n = snprintf(line, sizeof line, "held-out: loss %.3f  accuracy %.2f", v->held.loss, v->held.accuracy);
+		bool beside = n + 2 + (int)strlen(formed) <= r.w; /* else on a line of its own */
+		if (formed[0] && beside)
+			snprintf(line + n, sizeof line - (size_t)n, "  %s", formed);
 		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_TITLE));
+		if (formed[0] && !beside && y < bottom)
+			draw_put(y++, r.x, r.w, formed, theme_attr(ROLE_TITLE));
 	}
 	if (y < bottom) {
 		float hi = 0;
@@ -395,15 +413,25 @@ static bool train_status(const struct app *app, struct rect r)
 		draw_put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
 		return true;
 	}
-	draw_put(r.y, r.x, r.w, "Space run  . step  h head  x off/on  i importance  r c l  o workbench  Esc",
-	         theme_attr(ROLE_HINT));
+	draw_put(r.y, r.x, r.w, "r restart  c task  l layer   scores: mean attention on the expected key",
+	         theme_attr(ROLE_DIM));
 	return true;
+}
+
+/* This screen's own keys on the hint line (the workbench's would mislead). */
+static void train_hints(const struct app *app, struct rect r, struct hit_map *hits)
+{
+	(void)app;
+	(void)hits;
+	draw_put(r.y, r.x, r.w, "Space run  . step  h head  x off/on  i importance  o workbench  Esc back  ? q",
+	         theme_attr(ROLE_HINT));
 }
 
 const struct mode_ops train_mode = {
 	.name = "training",
 	.key = train_key,
 	.status = train_status,
+	.hints = train_hints,
 	.layout = train_layout,
 	.body = train_body,
 };

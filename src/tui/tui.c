@@ -181,6 +181,12 @@ int tui_run(const struct tui_options *o)
 		}
 		int key = input_key(!o->no_mouse, mode_ops(app.mode)->prompt); /* a paste types into a prompt */
 		app.now_ms = term_now_ms();
+		if (key >= INPUT_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
+			int ch = key - INPUT_KEY_ALT;
+			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch, actions_key_name("help"));
+			dirty = true;
+			continue;
+		}
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
 		dirty = key != ERR || (app.now_ms < until + 250);

@@ -137,6 +137,27 @@ static void test_unknown_key_placeholders_are_errors(void **state)
 	                   "t.lesson:6: step 's': unknown key {key:hnit}: did you mean {key:hint}?");
 }
 
+/* Every wrong choice says why it is wrong; a @feedback line names a wrong
+ * choice, or a wrong number. */
+static void test_a_wrong_choice_without_feedback_is_an_error(void **state)
+{
+	(void)state;
+	expect_check_error(HEAD "@step s\n@question Q?\n@choice a x\n@choice b y\n@choice c z\n@answer a\n"
+	                   "@feedback b not y\n@hint h\n",
+	                   "t.lesson:7: step 's': wrong choice 'c' needs a @feedback c line saying why it is wrong");
+	test_parse_fails_with(HEAD "@step s\n@question Q?\n@choice a x\n@choice b y\n@answer a\n"
+	                      "@feedback d no\n@hint h\n",
+	                      "t.lesson:11: @feedback 'd' is not one of the choices' keys");
+	test_parse_fails_with(HEAD "@step s\n@question Q?\n@choice a x\n@choice b y\n@answer a\n"
+	                      "@feedback a no\n@hint h\n",
+	                      "t.lesson:11: @feedback 'a' is the right answer: feedback is for wrong ones");
+	test_parse_fails_with(HEAD "@step s\n@question Q?\n@answer 0.35 0.01\n@feedback 0.345 close\n@hint h\n",
+	                      "t.lesson:9: @feedback 0.345 would count as the right answer");
+	test_parse_fails_with(HEAD "@step s\n@question Q?\n@answer 2\n@feedback two no\n@hint h\n",
+	                      "t.lesson:9: @feedback of a question without choices starts with the wrong "
+	                      "number it answers: @feedback 16 that is the standard deviation");
+}
+
 static void test_a_correct_exercise_passes(void **state)
 {
 	(void)state;
@@ -268,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_lessons_are_found_in_the_documented_order),
 		cmocka_unit_test(test_not_finding_lessons_lists_every_path_tried),
 		cmocka_unit_test(test_the_readme_example_is_a_lesson_that_passes),
+		cmocka_unit_test(test_a_wrong_choice_without_feedback_is_an_error),
 	};
 	return cmocka_run_group_tests_name("lesson checker", tests, NULL, NULL);
 }

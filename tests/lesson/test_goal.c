@@ -142,6 +142,34 @@ static void test_answers_to_choice_and_number_questions(void **state)
 	test_bench_close(&b);
 }
 
+/* A wrong answer with a @feedback line gets its reason, in the message
+ * and from lesson_run_feedback (the pane); a right one or one without a
+ * line gets none. Numbers match within the question's tolerance. */
+static void test_a_wrong_answer_gets_its_feedback(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	char msg[256];
+	test_bench_open(&b, BENCH "@step pick\n@question Which?\n@choice a one\n@choice b two\n"
+	                "@choice c three\n@answer b\n@feedback a one is too few\n@feedback c three is too many\n"
+	                "@hint h\n@step spread\n@question Variance?\n@answer 256 0.5\n"
+	                "@feedback 16 that is the standard deviation\n@hint h\n", 0);
+	struct lesson_run *run = &b.run;
+	assert_null(lesson_run_feedback(run)); /* not answered yet */
+	assert_int_equal(lesson_run_answer(run, "C", msg, sizeof msg), 0);
+	assert_string_equal(msg, "not quite: three is too many");
+	assert_string_equal(lesson_run_feedback(run), "three is too many");
+	assert_int_equal(lesson_run_answer(run, "b", msg, sizeof msg), 1);
+	assert_null(lesson_run_feedback(run));
+	test_bench_step(&b, 1);
+	assert_int_equal(lesson_run_answer(run, "16.3", msg, sizeof msg), 0);
+	assert_string_equal(msg, "not quite: that is the standard deviation");
+	assert_int_equal(lesson_run_answer(run, "200", msg, sizeof msg), 0);
+	assert_string_equal(msg, "not quite: look at the screen and try again");
+	assert_null(lesson_run_feedback(run));
+	test_bench_close(&b);
+}
+
 static void test_a_question_hides_its_stages_until_answered(void **state)
 {
 	(void)state;
@@ -309,6 +337,7 @@ int main(void)
 		cmocka_unit_test(test_unchanged_compares_with_the_start_of_the_step),
 		cmocka_unit_test(test_answers_to_choice_and_number_questions),
 		cmocka_unit_test(test_a_question_hides_its_stages_until_answered),
+		cmocka_unit_test(test_a_wrong_answer_gets_its_feedback),
 		cmocka_unit_test(test_edits_set_scale_and_switch_heads),
 		cmocka_unit_test(test_configuration_edits_reshape_and_keep_values),
 		cmocka_unit_test(test_a_bad_edit_leaves_the_bench_unchanged),

@@ -1,0 +1,85 @@
+/*
+ * screen_check.c - no answer, and no goal target of a question step, on
+ * the step's own drawn screen before the learner answers (screen_check.h).
+ */
+#include "screen_check.h"
+#include "lesson_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SCREEN_MAX = 64 * 1024 };
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The number starting at p: digits, ',' between groups of three, one '.'. */
+static double read_token(const char *p, const char **end)
+{
+	char buf[64];
+	size_t n = 0;
+	while (n + 1 < sizeof buf && (is_digit(*p) || ((*p == ',' || *p == '.') && is_digit(p[1])))) {
+		if (*p != ',')
+			buf[n++] = *p;
+		p++;
+	}
+	buf[n] = '\0';
+	*end = p;
+	return atof(buf);
+}
+
+bool lesson_screen_shows(const char *text, double v)
+{
+	double want = fabs(v);
+	for (const char *p = text; *p;) {
+		if (!is_digit(*p) || (p > text && (is_digit(p[-1]) || p[-1] == '.'))) {
+			p++;
+			continue;
+		}
+		const char *end;
+		double got = read_token(p, &end);
+		if (fabs(got - want) <= 1e-9 * fmax(1.0, want))
+			return true;
+		p = end;
+	}
+	return false;
+}
+
+/* Worth searching for: at least two digits, or a fraction. */
+static bool searchable(double v)
+{
+	return fabs(v) >= 10 || (v != floor(v));
+}
+
+int lesson_check_screens(const struct lesson_set *set, lesson_screen_fn *draw, void *ctx,
+                         struct lesson_errors *errs)
+{
+	static char text[SCREEN_MAX];
+	int found = 0;
+	for (int li = 0; li < set->count; li++) {
+		const struct lesson *l = &set->lessons[li];
+		for (int si = 0; si < l->nsteps; si++) {
+			const struct lesson_step *s = &l->steps[si];
+			const struct lesson_question *q = s->question;
+			if (!q || draw(ctx, set, li, si, text, sizeof text) != 0)
+				continue;
+			if (q->nchoices == 0 && searchable(q->value) && lesson_screen_shows(text, q->value)) {
+				lesson_errors_add(errs, "%s:%d: step '%s': its screen shows the answer %.15g before the "
+				                  "learner answers: @hide what shows it", l->path, q->line, s->id, q->value);
+				found++;
+			}
+			/* the goal line shows the first condition not met: the answer, or a target */
+			if (s->ngoals > 1 && s->goals[0].kind != LESSON_COND_ANSWER) {
+				lesson_errors_add(errs, "%s:%d: step '%s': its goal line would show the target of '%s' "
+				                  "before the learner answers: put @goal answer first", l->path,
+				                  s->goals[0].line, s->id, s->goals[0].text);
+				found++;
+			}
+		}
+	}
+	return found;
+}

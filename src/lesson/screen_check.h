@@ -1,0 +1,37 @@
+/*
+ * screen_check.h - the lesson check that reads what a step's screen
+ * shows: no question's answer may be on the step's own screen before the
+ * learner answers, and a question asked beside other goals comes first
+ * (@goal answer), so that the goal line cannot print their targets. The lesson library never draws: the caller passes a
+ * function that draws a step headless and returns its text. The product
+ * has no headless screen (the tests' vscreen), so `meson test` runs this
+ * over the shipped lessons (tests/tui/test_blind_learner.c), not
+ * --check-lessons.
+ * Deliberately not here: numbers of one digit (indices are on every
+ * screen; the blind learner test judges those), later stages than the
+ * one the step opens on.
+ */
+#ifndef SCREEN_CHECK_H
+#define SCREEN_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lesson.h"
+
+/* Step si of lesson li of set as the learner first sees it, as text, one
+ * line per screen row, into out (len bytes). 0, or -1 when it cannot be
+ * drawn (then nothing is checked). */
+typedef int lesson_screen_fn(void *ctx, const struct lesson_set *set, int li, int si, char *out,
+                             size_t len);
+
+/* Check every question step of set against its drawn screen; errors
+ * ("file:line: message") appended to errs. Returns how many were found. */
+int lesson_check_screens(const struct lesson_set *set, lesson_screen_fn *draw, void *ctx,
+                         struct lesson_errors *errs);
+
+/* Is the number v shown in text as a whole token ("256", "1,048,576",
+ * "0.35")? Exposed for the tests. */
+bool lesson_screen_shows(const char *text, double v);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * test_views.c - the views beyond the paper on a virtual screen, at 80x24
+ * and 200x60, colour and monochrome.
+ * KV cache (g): FACTS.md's LLaMA-2-70B figures (320 KiB a token in fp16,
+ * 1.25 GiB at 4,096 tokens, 10 GiB as plain MHA) read on screen, every line
+ * whole; b and + / - change the type and the context; g and Esc go back;
+ * the byte formatter by hand.
+ * Decode (o): the cache grows a token a step (Right), goes back (Left),
+ * restarts (0), stops at n; every decoded row is shown equal to the causal
+ * full pass, bit for bit; the step's FLOPs against a recompute; keys that
+ * would change the workbench do nothing there; o leaves and frees the
+ * decoder, and so does closing the app with the view open.
+ * Masks (P): the grid names what hides each cell (c causal, w window, p
+ * padding, x by hand); Space, p and ( ) change the configuration (and u
+ * undoes them); a padding first token under causal has no key and says so.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "decode_view.h"
+#include "draw.h"
+#include "kv_view.h"
+#include "mask_view.h"
+#include "mode.h"
+#include "tui_check.h"
+#include "vscreen.h"
+
+static char screen[64 * 256];
+
+static void render(struct app *app, int rows, int cols, bool mono)
+{
+	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", mono), 0);
+	draw_screen(app, rows, cols);
+	vscreen_text(screen, sizeof screen);
+	vscreen_close();
+}
+
+/* The screen line holding all of a, b and c (NULL when none). */
+static const char *line_with(const char *a, const char *b, const char *c)
+{
+	static char line[256];
+	for (const char *p = screen; *p;) {
+		size_t len = strcspn(p, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)len, p);
+		if (strstr(line, a) && (!b || strstr(line, b)) && (!c || strstr(line, c)))
+			return line;
+		p += len + (p[len] == '\n');
+	}
+	return NULL;
+}
+
+static void test_llama_figures_read_on_screen(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "g");
+	assert_int_equal(app->mode, MODE_KVCACHE);
+	const int sizes[][2] = { { 24, 80 }, { 60, 200 } };
+	for (int s = 0; s < 2; s++) {
+		for (int mono = 0; mono < 2; mono++) {
+			render(app, sizes[s][0], sizes[s][1], mono);
+			if (!line_with("GQA (g = 8)", "320 KiB", "1.25 GiB") || !line_with("MHA (g = h)", "2.5 MiB", "10 GiB")
+			    || !line_with("163840 values a token", NULL, NULL) || !line_with("= 1.25 GiB", NULL, NULL)
+			    || !line_with("bytes = 2 (K and V) x g kv heads x d_k x L layers x b bytes x T tokens", NULL, NULL))
+				fail_msg("at %dx%d%s the KV view lacks a figure:\n%s", sizes[s][1], sizes[s][0],
+				         mono ? " (mono)" : "", screen);
+		}
+	}
+	tui_check_close(app);
+}
+
+static void test_keys_change_type_and_context_and_leave(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "gb");
+	assert_int_equal(kv_view_dtype(app), MHA_INT8);
+	render(app, 24, 80, false);
+	assert_non_null(line_with("GQA (g = 8)", "160 KiB", "640 MiB"));
+	tui_check_keys(app, "bb+");
+	assert_int_equal(kv_view_dtype(app), MHA_FP16);
+	assert_int_equal(kv_view_context(app), 8192);
+	render(app, 24, 80, false);
+	assert_non_null(line_with("GQA (g = 8)", "320 KiB", "2.5 GiB"));
+	tui_check_keys(app, "--");
+	assert_int_equal(kv_view_context(app), 2048);
+	tui_check_keys(app, "g");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	tui_check_keys(app, "g\x1b");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	tui_check_close(app);
+}
+
+static void test_bytes_read_as_people_write_them(void **state)
+{
+	(void)state;
+	char b[32];
+	kv_view_bytes(512, b, sizeof b);
+	assert_string_equal(b, "512 B");
+	kv_view_bytes(327680, b, sizeof b);
+	assert_string_equal(b, "320 KiB");
+	kv_view_bytes((int64_t)5 << 28, b, sizeof b);
+	assert_string_equal(b, "1.25 GiB");
+	kv_view_bytes((int64_t)10 << 30, b, sizeof b);
+	assert_string_equal(b, "10 GiB");
+	kv_view_bytes(1536, b, sizeof b);
+	assert_string_equal(b, "1.5 KiB");
+	kv_view_bytes((int64_t)15 << 29, b, sizeof b);
+	assert_string_equal(b, "7.5 GiB");
+}
+
+static int cached(struct app *app)
+{
+	render(app, 24, 80, false);
+	int len = -1, n = -1;
+	const char *p = strstr(screen, "\ndecode: ");
+	if (!p || sscanf(p + 1, "decode: %d of %d tokens cached", &len, &n) != 2) {
+		fputs(screen, stderr);
+		fail_msg("no decode status line (the screen is above)");
+	}
+	assert_int_equal(n, app->cfg.n);
+	return len;
+}
+
+static void test_the_cache_grows_and_every_row_equals_the_full_pass(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "o");
+	assert_int_equal(app->mode, MODE_DECODE);
+	assert_int_equal(cached(app), 1);
+	for (int t = 1; t < app->cfg.n; t++) {
+		tui_check_keys(app, " ");
+		assert_int_equal(cached(app), t + 1);
+		char want[96];
+		snprintf(want, sizeof want, "= row %d of the causal full pass, bit for bit", t);
+		if (!strstr(screen, want) || !strstr(screen, "recomputing the") || !strstr(screen, "cache  "))
+			fail_msg("step %d:\n%s", t, screen);
+	}
+	tui_check_keys(app, "   "); /* past n: stays at n */
+	assert_int_equal(cached(app), app->cfg.n);
+	tui_check_keys(app, "hh");
+	assert_int_equal(cached(app), app->cfg.n - 2);
+	tui_check_keys(app, "0");
+	assert_int_equal(cached(app), 1);
+	for (int mono = 0; mono < 2; mono++) {
+		render(app, 60, 200, mono);
+		assert_non_null(strstr(screen, "= row 0 of the causal full pass, bit for bit"));
+	}
+	tui_check_keys(app, "o");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_null(app->decode);
+	tui_check_close(app);
+}
+
+static void test_the_workbench_stays_as_it_is_while_decoding(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	struct mha_config before = app->cfg;
+	tui_check_keys(app, "o x]m");
+	assert_int_equal(app->mode, MODE_DECODE);
+	assert_int_equal(app->cfg.h, before.h);
+	assert_int_equal(app->cfg.causal, before.causal);
+	assert_false(app->cfg.head_off[0]);
+	assert_non_null(strstr(app->status, "Right next token"));
+	tui_check_close(app); /* with the view open: app_free frees the decoder */
+}
+
+static void test_the_mask_grid_says_what_hides_each_cell(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	struct mha_config c = app->cfg;
+	c.causal = true;
+	app_change_config(app, &c, "causal");
+	tui_check_keys(app, "P");
+	assert_int_equal(app->mode, MODE_MASK);
+	tui_check_keys(app, "p"); /* token 0 padding */
+	assert_true(mha_is_pad(&app->cfg, 0));
+	tui_check_keys(app, "jjl "); /* query 2 -> key 1 hidden by hand */
+	assert_true((app->cfg.hide[2] >> 1) & 1u);
+	tui_check_keys(app, "))");
+	assert_int_equal(app->cfg.window, 2);
+	for (int mono = 0; mono < 2; mono++) {
+		render(app, 24, 80, mono);
+		const char *want[] = { "p  c  c  c  c  c  no key: P row is 0", "p  #  c  c  c  c",
+		                       "w  x  #  c  c  c", "w  w  #  #  c  c" };
+		for (int k = 0; k < 4; k++)
+			if (!strstr(screen, want[k]))
+				fail_msg("the mask grid lacks '%s':\n%s", want[k], screen);
+		for (const char *p = screen; *p; p += strcspn(p, "\n") + 1)
+			if (strcspn(p, "\n") >= 80 && !strncmp(p, "mask", 4))
+				fail_msg("a line is cut at 80 columns: %.*s", 80, p);
+	}
+	render(app, 60, 200, false);
+	assert_non_null(strstr(screen, "no key: P row is 0"));
+	tui_check_keys(app, "u"); /* the window back to 1 */
+	assert_int_equal(app->cfg.window, 1);
+	tui_check_keys(app, "P");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	tui_check_close(app);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llama_figures_read_on_screen),
+		cmocka_unit_test(test_keys_change_type_and_context_and_leave),
+		cmocka_unit_test(test_bytes_read_as_people_write_them),
+		cmocka_unit_test(test_the_cache_grows_and_every_row_equals_the_full_pass),
+		cmocka_unit_test(test_the_workbench_stays_as_it_is_while_decoding),
+		cmocka_unit_test(test_the_mask_grid_says_what_hides_each_cell),
+	};
+	return cmocka_run_group_tests_name("views", tests, NULL, NULL);
+}
