@@ -217,7 +217,8 @@ void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *
  * matched per head block for W^Q, W^K, W^V (columns) and W^O (rows); a
  * matrix whose width h*dk (g*dk) is unchanged is only regrouped into heads,
  * so each of its cells keeps its place. Cells new to dst keep what dst
- * already holds (the caller seeds them first). */
+ * already holds (the caller seeds them first). The biases go with their
+ * matrices: b^Q with W^Q's columns, b^K and b^V with W^K's, b^O with d. */
 void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
                        const struct mha_weights *src, const struct mha_config *sc);
 /* A token label is 1..MHA_LABEL_MAX-1 bytes of valid UTF-8 with no space
