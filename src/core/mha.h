@@ -377,9 +377,12 @@ enum mha_phase {
  * with a message saying what was wrong. */
 enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len);
 
-/* Replace every control character (bytes 0x00-0x1f and 0x7f) of s with
- * '?', in place: a message that quotes what the user typed or a file held
- * can then never move the cursor or clear the screen when printed. */
+/* Replace every control character of s with '?', in place: C0 (0x00-
+ * 0x1f), DEL, C1 both raw (0x80-0x9f, e.g. 0x9b, a CSI to some
+ * terminals) and in UTF-8 (U+0080-U+009F), and each byte of anything
+ * that is not well-formed UTF-8. A message that quotes what the user
+ * typed or a file held can then never move the cursor or clear the
+ * screen when printed; other UTF-8 text passes whole. */
 void mha_text_clean(char *s);
 
 const char *mha_strerror(enum mha_status s);

@@ -336,7 +336,8 @@ bool mha_label_valid(const char *s)
 				return false;
 		/* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
 		unsigned char next = n > 1 ? (unsigned char)s[i + 1] : 0;
-		if ((ch == 0xE0 && next < 0xA0) || (ch == 0xED && next >= 0xA0) ||
+		if ((ch == 0xC2 && next < 0xA0) || /* C1 controls: terminals act on them, as lessons refuse */
+		    (ch == 0xE0 && next < 0xA0) || (ch == 0xED && next >= 0xA0) ||
 		    (ch == 0xF0 && next < 0x90) || (ch == 0xF4 && next >= 0x90) || ch > 0xF4)
 			return false;
 		i += n;
