@@ -205,6 +205,43 @@ static void bench_evaluate(void *ctx, struct train_stats *st)
 	st->loss = e->y0_norm > 0 ? sqrt(diff) / e->y0_norm : 0;
 }
 
+/* Head i's mean scores on the workbench's P (weights: (h, n, n)), a token
+ * being its label: a repeated word is a duplicate and the word after its
+ * earlier copy an induction key. */
+static void bench_head_scores(const struct mha_config *c, const struct mha_weights *w,
+                              const float *weights, int i, double *score, bool *scored)
+{
+	const int n = c->n;
+	int tok[MHA_MAX_TOKENS];
+	for (int t = 0; t < n; t++) {
+		tok[t] = t;
+		for (int j = 0; j < t && w->labels; j++)
+			if (!strcmp(w->labels[j], w->labels[t])) {
+				tok[t] = tok[j];
+				break;
+			}
+	}
+	double cnt[TRAIN_PAT_COUNT] = { 0 };
+	memset(score, 0, sizeof(double) * TRAIN_PAT_COUNT);
+	train_pattern_accumulate(weights + (size_t)i * n * n, n, tok, score, cnt);
+	for (int p = 0; p < TRAIN_PAT_COUNT; p++) {
+		scored[p] = cnt[p] > 0;
+		if (cnt[p] > 0)
+			score[p] /= cnt[p];
+	}
+}
+
+int train_bench_head_pattern(const struct mha_config *c, const struct mha_weights *w,
+                             const float *weights, int head)
+{
+	double score[TRAIN_PAT_COUNT];
+	bool scored[TRAIN_PAT_COUNT];
+	if (head < 0 || head >= c->h || c->head_off[head])
+		return -1;
+	bench_head_scores(c, w, weights, head, score, scored);
+	return train_pattern_best(score, scored, TRAIN_PATTERN_CLEAR);
+}
+
 enum mha_status train_bench_analysis(const struct mha_config *c, const struct mha_weights *w,
                                      struct train_bench_analysis *out)
 {
@@ -228,26 +265,8 @@ enum mha_status train_bench_analysis(const struct mha_config *c, const struct mh
 	e.y0_norm = sqrt(e.y0_norm);
 	out->y_norm = e.y0_norm;
 
-	/* pattern scores on the workbench's own P: a token is its label, so a
-	 * repeated word is a duplicate and what followed it an induction key */
-	const int n = c->n;
-	int tok[MHA_MAX_TOKENS];
-	for (int i = 0; i < n; i++) {
-		tok[i] = i;
-		for (int j = 0; j < i && w->labels; j++)
-			if (!strcmp(w->labels[j], w->labels[i])) {
-				tok[i] = tok[j];
-				break;
-			}
-	}
 	for (int i = 0; i < c->h; i++) {
-		double cnt[TRAIN_PAT_COUNT] = { 0 };
-		train_pattern_accumulate(e.a.weights + (size_t)i * n * n, n, tok, out->score[i], cnt);
-		for (int p = 0; p < TRAIN_PAT_COUNT; p++) {
-			out->scored[p] = cnt[p] > 0;
-			if (cnt[p] > 0)
-				out->score[i][p] /= cnt[p];
-		}
+		bench_head_scores(c, w, e.a.weights, i, out->score[i], out->scored);
 		out->best[i] = train_pattern_best(out->score[i], out->scored, 0);
 	}
 

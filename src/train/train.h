@@ -202,6 +202,13 @@ struct train_bench_analysis {
 /* MHA_OK or MHA_ENOMEM. c and w are not changed. */
 enum mha_status train_bench_analysis(const struct mha_config *c, const struct mha_weights *w,
                                      struct train_bench_analysis *out);
+/* The pattern head fits clearly (score >= TRAIN_PATTERN_CLEAR) on the
+ * workbench's own P, weights (h, n, n) as mha_forward left them; -1 when
+ * none, or the head is off. For a title, without a forward of its own. */
+int train_bench_head_pattern(const struct mha_config *c, const struct mha_weights *w,
+                             const float *weights, int head);
+/* The brief name of pattern p for a narrow title: "prev", "dup", ... */
+const char *train_pattern_brief(enum train_pattern p);
 
 /* ---- files (doc/TRAINING.md, "Model files") ---- */
 

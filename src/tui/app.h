@@ -96,6 +96,7 @@ enum app_mode {
 	MODE_FLASH,     /* FlashAttention tile by tile, from Scores or Softmax (flash_view.c) */
 	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
 	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
+	MODE_ANALYSIS,  /* head analysis: pattern scores, importance, prune (analysis_view.c) */
 	MODE_COUNT
 };
 
