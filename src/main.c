@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "claim.h"
@@ -119,15 +120,34 @@ static int start_with_text(const struct cli *cl, struct tui_options *o, char *ms
 	return rc;
 }
 
-/* The session an autosave belongs to: "X.autosave" -> "X"; else path. */
+/* The session an autosave belongs to: "X.autosave" or a kept one,
+ * "X.autosave.~N~" -> "X"; else path. */
 static const char *owner_of(const char *path, char *buf, size_t len)
 {
-	static const char ext[] = ".autosave";
-	size_t n = strlen(path), e = sizeof ext - 1;
-	if (n <= e || strcmp(path + n - e, ext) != 0 || n - e >= len)
+	const char *at = strstr(path, ".autosave");
+	while (at && strstr(at + 1, ".autosave"))
+		at = strstr(at + 1, ".autosave");
+	if (!at || at == path || (size_t)(at - path) >= len)
 		return path;
-	snprintf(buf, len, "%.*s", (int)(n - e), path);
+	const char *rest = at + strlen(".autosave");
+	int n = 0;
+	if (*rest && !(sscanf(rest, ".~%*d~%n", &n) == 0 && n > 0 && rest[n] == '\0'))
+		return path;
+	snprintf(buf, len, "%.*s", (int)(at - path), path);
 	return buf;
+}
+
+/* A loaded autosave whose edits a later save of its session holds is
+ * done with: removed (app_save removes "X.autosave" itself; a kept
+ * "X.autosave.~N~" is removed here). */
+static void settle_recovered(const char *autosave, const char *session)
+{
+	struct stat a, s;
+	if (stat(autosave, &a) != 0 || stat(session, &s) != 0)
+		return;
+	if (s.st_mtim.tv_sec > a.st_mtim.tv_sec ||
+	    (s.st_mtim.tv_sec == a.st_mtim.tv_sec && s.st_mtim.tv_nsec > a.st_mtim.tv_nsec))
+		unlink(autosave);
 }
 
 /* The workbench. The file a session came from is the one it saves to
@@ -172,6 +192,8 @@ static int run_tui(const struct cli *cl)
 			return rc;
 	}
 	int rc = tui_run(&o);
+	if (cl->load && o.session_path == owner && !held)
+		settle_recovered(cl->load, o.session_path);
 	if (backup[0] && claim_backup_settle(o.session_path, backup)) {
 		snprintf(msg, sizeof msg, "the session this run replaced (%.4000s) is kept as %.4000s", o.session_path,
 		         backup);

@@ -217,7 +217,8 @@ void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *
  * matched per head block for W^Q, W^K, W^V (columns) and W^O (rows); a
  * matrix whose width h*dk (g*dk) is unchanged is only regrouped into heads,
  * so each of its cells keeps its place. Cells new to dst keep what dst
- * already holds (the caller seeds them first). */
+ * already holds (the caller seeds them first). The biases go with their
+ * matrices: b^Q with W^Q's columns, b^K and b^V with W^K's, b^O with d. */
 void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
                        const struct mha_weights *src, const struct mha_config *sc);
 /* A token label is 1..MHA_LABEL_MAX-1 bytes of valid UTF-8 with no space
@@ -376,9 +377,12 @@ enum mha_phase {
  * with a message saying what was wrong. */
 enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len);
 
-/* Replace every control character (bytes 0x00-0x1f and 0x7f) of s with
- * '?', in place: a message that quotes what the user typed or a file held
- * can then never move the cursor or clear the screen when printed. */
+/* Replace every control character of s with '?', in place: C0 (0x00-
+ * 0x1f), DEL, C1 both raw (0x80-0x9f, e.g. 0x9b, a CSI to some
+ * terminals) and in UTF-8 (U+0080-U+009F), and each byte of anything
+ * that is not well-formed UTF-8. A message that quotes what the user
+ * typed or a file held can then never move the cursor or clear the
+ * screen when printed; other UTF-8 text passes whole. */
 void mha_text_clean(char *s);
 
 const char *mha_strerror(enum mha_status s);

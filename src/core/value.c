@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,37 @@ static enum mha_status refuse(char *msg, size_t len, const char *text, const cha
 	return MHA_ERANGE;
 }
 
+/* Bytes in the well-formed UTF-8 sequence at s (1-4), or 0 when s does
+ * not start one (a stray continuation byte, a raw C1 byte such as 0x9b,
+ * an overlong form, a surrogate, past U+10FFFF, cut short). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+	         : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+	for (size_t k = 1; k < n; k++)
+		if ((s[k] & 0xc0) != 0x80)
+			return 0; /* also stops at the terminating NUL */
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90) ||
+	    (c == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
 void mha_text_clean(char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = '?';
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		size_t n = utf8_len(p);
+		/* C0, DEL, and C1 in its UTF-8 form (U+0080-U+009F: C2 80-9F) */
+		bool control = n == 1 ? (*p < 0x20 || *p == 0x7f) : n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+		if (n == 0 || control) {
+			for (size_t k = 0; k < (n ? n : 1); k++)
+				p[k] = '?';
+			n = n ? n : 1;
+		}
+		p += n;
+	}
 }
 
 enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len)

@@ -308,9 +308,13 @@ void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
 	head_blocks(dc->h, dc->dk, sc->h, sc->dk, &dh, &dd, &sh, &sd);
 	carry_cols(dst->wq, dc->d, dh, dd, src->wq, sc->d, sh, sd);
 	carry_rows(dst->wo, dh, dd, dc->d, src->wo, sh, sd, sc->d);
+	carry_cols(dst->bq, 1, dh, dd, src->bq, 1, sh, sd); /* b^Q: one row of W^Q's columns */
 	head_blocks(dc->g, dc->dk, sc->g, sc->dk, &dh, &dd, &sh, &sd);
 	carry_cols(dst->wk, dc->d, dh, dd, src->wk, sc->d, sh, sd);
 	carry_cols(dst->wv, dc->d, dh, dd, src->wv, sc->d, sh, sd);
+	carry_cols(dst->bk, 1, dh, dd, src->bk, 1, sh, sd);
+	carry_cols(dst->bv, 1, dh, dd, src->bv, 1, sh, sd);
+	carry_cols(dst->bo, 1, 1, dc->d, src->bo, 1, 1, sc->d);
 	for (int i = 0; i < imin(dc->n, sc->n); i++)
 		memcpy(dst->labels[i], src->labels[i], MHA_LABEL_MAX);
 }
@@ -332,7 +336,8 @@ bool mha_label_valid(const char *s)
 				return false;
 		/* overlong forms, UTF-16 surrogates and code points past U+10FFFF */
 		unsigned char next = n > 1 ? (unsigned char)s[i + 1] : 0;
-		if ((ch == 0xE0 && next < 0xA0) || (ch == 0xED && next >= 0xA0) ||
+		if ((ch == 0xC2 && next < 0xA0) || /* C1 controls: terminals act on them, as lessons refuse */
+		    (ch == 0xE0 && next < 0xA0) || (ch == 0xED && next >= 0xA0) ||
 		    (ch == 0xF0 && next < 0x90) || (ch == 0xF4 && next >= 0x90) || ch > 0xF4)
 			return false;
 		i += n;

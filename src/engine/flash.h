@@ -66,9 +66,9 @@ void flash_rows(const struct flash_head *hd, int r0, float *scratch,
                 flash_record_fn *rec, void *ctx);
 
 /* Tile sizes for the lean path from the cache sizes of this machine
- * (/sys/devices/system/cpu/cpu0/cache, else sysconf): the br x bc score
- * tile in L1, the key and value tiles in a quarter of L2. bc is a
- * multiple of lanes (when lanes > 0), br of 24. */
+ * (/sys/devices/system/cpu/cpu0/cache, else sysconf): the key and value
+ * tiles in a quarter of L2, the br x bc score tile in another quarter. bc
+ * is a multiple of lanes (when lanes > 0), br of 24 (24..192). */
 void flash_tiles_auto(int n, int dk, int lanes, int *br, int *bc);
 /* The cache sizes read (bytes; 0 when unknown), for the benchmark. */
 void flash_cache_sizes(long *l1d, long *l2, long *l3);

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,42 @@ static const char magic[] = "mha-tui-session";
 
 /* ---- writing ---- */
 
+/* A matrix of more than this many values is written in binary (version
+ * 2, doc/SESSION.md): at d_model 1024 with 64 heads the text of 17M
+ * values took 7-10 s to write and 6-8 s to read; small sessions stay text
+ * a person reads. */
+enum { SESSION_TEXT_VALUES_MAX = 65536 };
+
+static bool is_binary(int rows, int cols)
+{
+	return (size_t)rows * (size_t)cols > SESSION_TEXT_VALUES_MAX;
+}
+
+/* IEEE-754 float32 little-endian, whatever the host's byte order. */
+static void put_f32le(FILE *f, const float *p, size_t n)
+{
+	const uint32_t one = 1;
+	if (*(const unsigned char *)&one == 1) { /* little-endian host: as it is */
+		fwrite(p, sizeof *p, n, f);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u;
+		memcpy(&u, &p[i], 4);
+		unsigned char b[4] = { (unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16),
+		                       (unsigned char)(u >> 24) };
+		fwrite(b, 1, 4, f);
+	}
+}
+
 static void write_matrix(FILE *f, const char *key, const float *p, int rows, int cols)
 {
+	if (is_binary(rows, cols)) {
+		fprintf(f, "%s %d %d f32le\n", key, rows, cols);
+		put_f32le(f, p, (size_t)rows * (size_t)cols);
+		fputc('\n', f);
+		return;
+	}
 	fprintf(f, "%s %d %d\n", key, rows, cols);
 	for (int r = 0; r < rows; r++) {
 		for (int col = 0; col < cols; col++)
@@ -60,7 +96,12 @@ static void write_masks(FILE *f, const struct mha_config *c)
 
 static void write_session(FILE *f, const struct mha_config *c, const struct mha_weights *w)
 {
-	fprintf(f, "%s %d\n", magic, SESSION_VERSION);
+	bool binary = false; /* version 2 only when a matrix needs it: small files stay version 1 */
+	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
+		struct mha_shape sh = mha_tensor_shape(c, t);
+		binary |= is_binary(sh.rows, sh.cols);
+	}
+	fprintf(f, "%s %d\n", magic, binary ? SESSION_VERSION_BINARY : SESSION_VERSION);
 	fprintf(f, "# mha-tui workbench; format described in doc/SESSION.md\n");
 	fprintf(f, "tokens %d\nd_model %d\nheads %d\nkv_heads %d\nd_k %d\n", c->n, c->d, c->h, c->g, c->dk);
 	fprintf(f, "causal %d\ntop_k %d\nscale %d\nseed %" PRIu64 "\n", c->causal, c->top_k, c->scale, c->seed);
@@ -124,6 +165,7 @@ struct reader {
 	char buf[LINE_MAX_BYTES + 2];
 	bool broken; /* a line was too long or held a NUL byte: stop reading */
 	bool again;  /* next_line gives the line in buf once more (an optional line was absent) */
+	int version; /* of the file: 2 allows binary matrices */
 	char *msg;
 	size_t len;
 };
@@ -368,13 +410,39 @@ static int read_labels(struct reader *rd, const struct mha_config *c, struct mha
 	return 0;
 }
 
+/* n float32 little-endian values right after the matrix's line, then a
+ * newline; each finite and within +-MHA_VALUE_MAX, as typed values are. */
+static int read_binary(struct reader *rd, const char *key, float *p, size_t n)
+{
+	if (fread(p, 4, n, rd->f) != n)
+		return bad(rd, "%s: the file ends inside the matrix's binary values", key, 0);
+	const uint32_t one = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (*(const unsigned char *)&one != 1) {
+			unsigned char b[4];
+			memcpy(b, &p[i], 4);
+			uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+			memcpy(&p[i], &u, 4);
+		}
+		if (!isfinite(p[i]) || fabsf(p[i]) > MHA_VALUE_MAX)
+			return bad(rd, "%s: a binary value is not a number within +-1e6", key, 0);
+	}
+	rd->line++;
+	if (getc(rd->f) != '\n')
+		return bad(rd, "%s: the binary values must end in a newline (the file is cut or changed)", key, 0);
+	return 0;
+}
+
 static int read_matrix(struct reader *rd, const char *key, float *p, int rows, int cols)
 {
 	char *l = expect_line(rd, key);
 	if (!l)
 		return -1;
-	char head[64];
+	char head[64], bin[80];
 	snprintf(head, sizeof head, "%s %d %d", key, rows, cols);
+	snprintf(bin, sizeof bin, "%s f32le", head);
+	if (rd->version >= SESSION_VERSION_BINARY && strcmp(l, bin) == 0)
+		return read_binary(rd, key, p, (size_t)rows * (size_t)cols);
 	if (strcmp(l, head) != 0) {
 		char why[160];
 		snprintf(why, sizeof why, "expected '%s' (matrix name and shape from the configuration)", head);
@@ -405,10 +473,17 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	snprintf(head, sizeof head, "%s %d", magic, SESSION_VERSION);
 	if (!l)
 		return bad(rd, "empty file: not an mha-tui session%s", "", 0);
+	if (strncmp(l, "\xef\xbb\xbf", 3) == 0)
+		l += 3; /* a UTF-8 byte-order mark, as some editors write: not part of the text */
 	if (strncmp(l, magic, strlen(magic)) != 0)
 		return bad(rd, "not an mha-tui session (first line must be '%s')", head, 0);
-	if (strcmp(l, head) != 0)
-		return bad(rd, "unsupported session version: this mha-tui reads '%s'", head, 0);
+	if (strchr(l, '\r')) /* the whole file read as its first line */
+		return bad(rd, "lines end in CR alone%s: save the file with LF (or CRLF) line ends", "", 0);
+	char head2[64];
+	snprintf(head2, sizeof head2, "%s %d", magic, SESSION_VERSION_BINARY);
+	rd->version = strcmp(l, head2) == 0 ? SESSION_VERSION_BINARY : SESSION_VERSION;
+	if (strcmp(l, head) != 0 && strcmp(l, head2) != 0)
+		return bad(rd, "unsupported session version: this mha-tui reads '%s' and version 2", head, 0);
 	if (read_config(rd, c) != 0 || read_heads_off(rd, c) != 0 || read_masks(rd, c) != 0)
 		return -1;
 	if (mha_weights_alloc(w, c) != MHA_OK)

@@ -8,7 +8,9 @@
 
 #include "mha.h"
 
-enum { SESSION_VERSION = 1 };
+/* Version 1: all text. Version 2: the same, and a matrix of more than 65,536
+ * values as binary float32 (doc/SESSION.md); written only when needed. */
+enum { SESSION_VERSION = 1, SESSION_VERSION_BINARY = 2 };
 
 /* Write atomically: a temporary file in the same directory, fsync, rename,
  * fsync of the directory. On failure the previous file is intact.

@@ -1,7 +1,10 @@
 /*
  * statefile.c - the state directory and atomic replacement of a file in
  * it: temporary file beside the target, fsync, rename, fsync of the
- * directory. Knows nothing of what the files hold.
+ * directory; through a symlink the target is replaced, and the new file
+ * keeps the old one's mode and owner. A hard link is split by the rename
+ * (in-place writing would not be atomic). Knows nothing of what the files
+ * hold.
  */
 #include "statefile.h"
 
@@ -9,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,18 +106,40 @@ static void remove_stale_temps(const char *path)
 	closedir(d);
 }
 
+/* Where a save of path lands: through a symlink, the link's target (as
+ * editors do: the link stays a link, the target gets the new text). */
+static const char *save_target(const char *path, char *buf, size_t len)
+{
+	struct stat st;
+	char real[PATH_MAX];
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real) &&
+	    (size_t)snprintf(buf, len, "%s", real) < len)
+		return buf;
+	return path;
+}
+
 int statefile_write(const char *path, void (*write)(FILE *f, const void *ctx), const void *ctx,
                     char *msg, size_t len)
 {
-	remove_stale_temps(path);
-	char tmp[4096];
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp) {
+	char target[4096];
+	const char *dest = save_target(path, target, sizeof target);
+	remove_stale_temps(dest);
+	char tmp[4200];
+	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", dest) >= sizeof tmp) {
 		snprintf(msg, len, "%.200s: path too long", path);
 		return -1;
 	}
 	int fd = mkstemp(tmp); /* same directory: rename cannot cross filesystems */
 	if (fd < 0)
 		return fail_errno(msg, len, path, "cannot create a temporary file beside it");
+	/* the new file keeps the old one's mode and owner (best effort: only
+	 * root can give a file away) */
+	struct stat old;
+	if (stat(dest, &old) == 0 && S_ISREG(old.st_mode)) {
+		(void)!fchmod(fd, old.st_mode & 07777);
+		if (old.st_uid != geteuid() || old.st_gid != getegid())
+			(void)!fchown(fd, old.st_uid, old.st_gid);
+	}
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
@@ -130,12 +156,12 @@ int statefile_write(const char *path, void (*write)(FILE *f, const void *ctx), c
 		errno = saved ? saved : errno;
 		return fail_errno(msg, len, path, "write failed, previous file kept");
 	}
-	if (rename(tmp, path) != 0) {
+	if (rename(tmp, dest) != 0) {
 		saved = errno;
 		unlink(tmp);
 		errno = saved;
 		return fail_errno(msg, len, path, "cannot replace");
 	}
-	sync_dir(path);
+	sync_dir(dest);
 	return 0;
 }

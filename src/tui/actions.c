@@ -21,6 +21,7 @@
 #include "export_key.h"
 #include "help.h"
 #include "kv_view.h"
+#include "label_prompt.h"
 #include "mask_view.h"
 #include "learn.h"
 #include "menu.h"
@@ -260,6 +261,7 @@ static const struct action table[] = {
 	{ { 'E' }, "E", "export", "write .py check and .svg", NULL, "General", 0, export_key_run, 0, "export" },
 	{ { 'o' }, "o", "decode", "decode token by token", NULL, "General", 0, decode_view_toggle, 0, "decode" },
 	{ { 'P' }, "P", "masks", "masks: padding, window", NULL, "General", 0, mask_view_toggle, 0, "masks" },
+	{ { 'N' }, "N", "words", "type your own sentence", NULL, "General", 0, label_prompt_open, 0, "sentence" },
 	{ { 'g' }, "g", "KV cache", "KV cache at model scale", NULL, "General", 0, kv_view_toggle, 0, "kv-cache" },
 	{ { '\t' }, "Tab", "stage", "next / previous stage", "Tab S-Tab", "Move", F, act_stage, 1, "stage-next" },
 	{ { KEY_BTAB }, "S-Tab", "prev stage", "previous stage", "", "Move", 0, act_stage, -1, "stage-prev" },

@@ -96,6 +96,7 @@ enum app_mode {
 	MODE_FLASH,     /* FlashAttention tile by tile, from Scores or Softmax (flash_view.c) */
 	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
 	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
+	MODE_LABELS,    /* prompt: your own sentence, one token a word (label_prompt.c) */
 	MODE_ANALYSIS,  /* head analysis: pattern scores, importance, prune (analysis_view.c) */
 	MODE_COUNT
 };
@@ -150,6 +151,7 @@ struct app {
 	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
 	struct decode_state *decode;  /* the decode view's decoder while it is open (decode_view.c) */
 	int mask_row, mask_col;       /* the mask view's cursor: query, key (mask_view.c) */
+	char text_edit[MHA_MAX_TOKENS * MHA_LABEL_MAX]; /* the sentence being typed (label_prompt.c) */
 	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
 	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */

@@ -1,5 +1,5 @@
 /*
- * export_key.c - the workbench's export key (e): the current computation
+ * export_key.c - the workbench's export key (E): the current computation
  * as mha-tui-export.py (a numpy script that checks every stage, export.h)
  * and mha-tui-export.svg (the heads' heatmaps: the scores when the Scores
  * stage is focused, else the weights), beside the session file (where w

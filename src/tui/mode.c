@@ -13,6 +13,7 @@
 #include "decode_view.h"
 #include "help.h"
 #include "kv_view.h"
+#include "label_prompt.h"
 #include "mask_view.h"
 
 /* Adding a mode: its row here (and in enum app_mode, app.h). */
@@ -27,6 +28,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_FLASH] = &flash_mode,
 	[MODE_DECODE] = &decode_view_mode,
 	[MODE_MASK] = &mask_view_mode,
+	[MODE_LABELS] = &label_prompt_mode,
 	[MODE_ANALYSIS] = &analysis_view_mode,
 };
 

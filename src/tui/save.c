@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "claim.h"
 #include "session.h"
 #include "term.h"
 
@@ -125,8 +126,14 @@ bool app_autosave_check(struct app *app)
 	if (app_autosave_path(app, path, sizeof path) != 0 || stat(path, &as) != 0)
 		return false;
 	/* a clean save removes the autosave it covers: one found here holds
-	 * edits no save took, whatever its age; kept until loaded (doc/SESSION.md) */
-	app->autosave_held = true;
+	 * edits no save took, whatever its age; kept until loaded
+	 * (doc/SESSION.md), under a numbered name of its own so that this run
+	 * autosaves its own edits; where it cannot be renamed, held */
+	char kept[4200];
+	if (claim_backup(path, kept, sizeof kept) == 0 && unlink(path) == 0)
+		snprintf(path, sizeof path, "%.4000s", kept);
+	else
+		app->autosave_held = true;
 	/* the command first: it is what must survive an 80-column status line */
 	app_message(app, true, "recover: mha-tui --load '%s'   (edits a run left unsaved; kept until you load them)",
 	            path);

@@ -292,7 +292,7 @@ static void test_foreign_files_and_other_versions_are_refused(void **state)
 		expect_refused_file("foreign.txt", t, len, 1, "not an mha-tui session");
 		free(t);
 	}
-	static const char *versions[] = { "mha-tui-session 2", "mha-tui-session 0", "mha-tui-session",
+	static const char *versions[] = { "mha-tui-session 3", "mha-tui-session 0", "mha-tui-session",
 	                                  "mha-tui-session 1.0", "mha-tui-session 10" };
 	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
 		size_t len;
@@ -604,6 +604,87 @@ static void test_default_path_follows_xdg_state_home_then_home(void **state)
 	free(old_home);
 }
 
+/* A save through a symlink replaces the link's target and leaves the
+ * link; the saved file keeps its mode and (as root) its owner. */
+static void test_a_save_through_a_symlink_writes_the_target_and_keeps_mode_and_owner(void **state)
+{
+	(void)state;
+	struct mha_config c, back;
+	struct mha_weights w, wb;
+	example(&c, &w);
+	char target[320], link[320], msg[MHA_MSG_MAX + 512];
+	tmpdir_path(target, sizeof target, "target.txt");
+	tmpdir_path(link, sizeof link, "link.txt");
+	assert_int_equal(session_save(target, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(chmod(target, 0644), 0);
+	bool root = geteuid() == 0;
+	if (root)
+		assert_int_equal(chown(target, 65534, 65534), 0);
+	unlink(link);
+	assert_int_equal(symlink("target.txt", link), 0); /* relative, as people make them */
+	w.x[0] = 0.25f;
+	assert_int_equal(session_save(link, &c, &w, msg, sizeof msg), 0);
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	if (root)
+		assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(session_load(target, &back, &wb, msg, sizeof msg), 0);
+	assert_true(wb.x[0] == 0.25f);
+	mha_weights_free(&wb);
+	mha_weights_free(&w);
+}
+
+/* A matrix of more than 65,536 values is stored as binary float32
+ * (version 2): it reads back bit for bit; a cut file and a NaN among the
+ * binary values are refused; a small session stays version 1 text. */
+static void test_large_matrices_are_binary_and_read_back_bit_for_bit(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default(), back;
+	struct mha_weights w, wb;
+	c.n = 2; c.d = 300; c.h = 4; c.g = 4; c.dk = 64; /* W_Q 300 x 256: 76,800 values */
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, 5);
+	mha_weights_default_labels(&w, &c);
+	w.wq[7] = -0.0f;
+	w.wk[9] = 1.40129846e-45f;
+	w.wv[11] = MHA_VALUE_MAX;
+	char path[320], msg[MHA_MSG_MAX + 512];
+	tmpdir_path(path, sizeof path, "large.txt");
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	size_t size;
+	char *text = slurp(path, &size);
+	assert_memory_equal(text, "mha-tui-session 2\n", 18);
+	assert_non_null(strstr(text, "\nW_Q 300 256 f32le\n"));
+	assert_non_null(strstr(text, "\nX 2 300\n")); /* small matrices stay text */
+	if (session_load(path, &back, &wb, msg, sizeof msg) != 0)
+		fail_msg("load: %s", msg);
+	expect_same(&c, &w, &back, &wb);
+	mha_weights_free(&wb);
+	/* cut inside W_Q's values */
+	const char *wq = strstr(text, "W_Q 300 256 f32le\n");
+	size_t cut = (size_t)(wq - text) + 18 + 1000;
+	assert_int_equal(session_parse("cut", text, cut, &back, &wb, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "ends inside"));
+	/* a NaN among them */
+	float nan = NAN;
+	memcpy(text + (wq - text) + 18 + 40, &nan, 4);
+	assert_int_equal(session_parse("nan", text, size, &back, &wb, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "not a number within"));
+	free(text);
+	mha_weights_free(&w);
+	/* and a small one is version 1, all text */
+	example(&c, &w);
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	text = slurp(path, &size);
+	assert_memory_equal(text, "mha-tui-session 1\n", 18);
+	free(text);
+	mha_weights_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -616,6 +697,8 @@ int main(void)
 		cmocka_unit_test(test_text_after_end_is_refused),
 		cmocka_unit_test(test_crlf_blank_lines_and_comments_are_accepted),
 		cmocka_unit_test(test_missing_file_and_directory_are_refused),
+		cmocka_unit_test(test_a_save_through_a_symlink_writes_the_target_and_keeps_mode_and_owner),
+		cmocka_unit_test(test_large_matrices_are_binary_and_read_back_bit_for_bit),
 		cmocka_unit_test(test_save_replaces_atomically_and_cleans_up),
 		cmocka_unit_test(test_save_removes_stale_temporary_files_only),
 		cmocka_unit_test(test_default_path_follows_xdg_state_home_then_home),

@@ -76,6 +76,32 @@ static void test_biases_survive_save_and_load(void **state)
 	assert_non_null(strstr(text, "\nb_O 1 16\n"));
 }
 
+/* A copy of the same shape keeps every bias; more heads keep the old heads' blocks. */
+static void test_biases_follow_a_shape_change(void **state)
+{
+	(void)state;
+	struct mha_config a = mha_config_default(), b = a; /* h 4, dk 4 */
+	struct mha_weights wa, wb, wc;
+	a.bias = b.bias = true;
+	assert_int_equal(mha_weights_alloc(&wa, &a), MHA_OK);
+	mha_biases_init(&wa, &a, 9);
+	assert_int_equal(mha_weights_alloc(&wb, &b), MHA_OK);
+	mha_weights_carry(&wb, &b, &wa, &a);
+	for (int k = 0; k < MHA_BIASES; k++)
+		assert_memory_equal(mha_bias(&wb, &b, k).p, mha_bias(&wa, &a, k).p,
+		                    (size_t)mha_bias(&wa, &a, k).len * sizeof(float));
+	struct mha_config c = a;
+	c.h = c.g = 8; /* 8 heads of 4: the first 4 heads' blocks carried */
+	assert_int_equal(mha_weights_alloc(&wc, &c), MHA_OK);
+	mha_weights_carry(&wc, &c, &wa, &a);
+	assert_memory_equal(wc.bq, wa.bq, 16 * sizeof(float));
+	assert_memory_equal(wc.bo, wa.bo, 16 * sizeof(float));
+	assert_true(wc.bq[16] == 0.0f);
+	mha_weights_free(&wa);
+	mha_weights_free(&wb);
+	mha_weights_free(&wc);
+}
+
 static void test_no_mask_lines_when_none_is_set(void **state)
 {
 	(void)state;
@@ -128,6 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_masks_survive_save_and_load),
 		cmocka_unit_test(test_biases_survive_save_and_load),
+		cmocka_unit_test(test_biases_follow_a_shape_change),
 		cmocka_unit_test(test_no_mask_lines_when_none_is_set),
 		cmocka_unit_test(test_mask_lines_in_any_order_and_refused_when_wrong),
 	};

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Autosave: 20 edits are written beside the session as they happen, so a
-# kill -9 loses none of them; the next start says where they are (and does
-# not load them), a clean quit leaves them alone, and --load opens them.
+# kill -9 loses none of them; the next start keeps them under a numbered
+# name and says where (and does not load them), a clean quit leaves them
+# alone, and --load opens them and saves them into the session.
 . "$(dirname "$0")/lib.sh"
 AUTOSAVE="$SESSION_FILE.autosave"
 start 80 24 -- --seed 1
@@ -29,17 +30,22 @@ done
 [ ! -f "$SESSION_FILE" ] || fail "kill -9 cannot have saved the session"
 grep -A1 '^X 6 16' "$AUTOSAVE" | tail -1 | grep -q '^2.1331' || fail "the autosave lacks the 20 edits"
 stop
-# the next start opens the default workbench and names the autosave
-start 80 24
-wait_for "recover: mha-tui --load '$AUTOSAVE'"
+# the next start opens the default workbench, keeps the autosave under a
+# numbered name of its own (this run autosaves its own edits) and names it
+KEPT="$AUTOSAVE.~1~"
+start 100 24   # the temporary path is long: the whole command on the status line
+wait_for "recover: mha-tui --load '$KEPT'"
 keys l   # the notice stays until a key
 wait_for "X[the,1] = 0 "  # the default (wired) workbench
 keys q
 wait_for "EXIT=0"
-[ -f "$AUTOSAVE" ] || fail "a clean quit removed an autosave it had not saved"
+[ -f "$KEPT" ] || fail "a clean quit removed an autosave it had not saved"
 stop
-start 80 24 -- --load "$AUTOSAVE"
+# loading it saves to the session it belongs to; then it is done with
+start 80 24 -- --load "$KEPT"
 wait_for "X[the,0] = 2.1331"
 keys q
 wait_for "EXIT=0"
+grep -A1 '^X 6 16' "$SESSION_FILE" | tail -1 | grep -q '^2.1331' || fail "the recovered edits are not in the session"
+[ ! -f "$KEPT" ] || fail "a recovered autosave was kept after its edits were saved"
 pass

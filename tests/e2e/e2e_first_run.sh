@@ -17,8 +17,9 @@ rm -rf "$XDG_STATE_HOME"
 start 80 24
 wait_for "Enter: start lesson 1"
 keys Escape
-wait_gone "Enter opens, Esc back"
-wait_for "M menu"
+wait_for "M: choose a lesson"   # the pane's heading in the free workbench
+quiet
+screen | grep -q "M men" || fail "the hint line does not name M, the lesson menu"
 keys 4
 wait_for "P_0 6x6 = softmax"
 keys q

@@ -7,14 +7,15 @@ wait_for "1 Projection"
 keys 4
 wait_for "P_0 6x6 = softmax"
 keys M-x
-wait_for "Alt-x is not a key here"
+keys 3
+wait_for "S_0 6x6 = Q_0"
 quiet
 screen | grep -q "off" && fail "Alt-x switched a head off"
 keys x
 wait_for "off"
 keys C-l
 quiet
-screen | grep -q "P_0 6x6 = softmax" || fail "Ctrl-L lost the screen"
+screen | grep -q "S_0 6x6 = Q_0" || fail "Ctrl-L lost the screen"
 keys q
 wait_for "EXIT=0"
 pass

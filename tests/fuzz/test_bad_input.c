@@ -242,7 +242,7 @@ static void test_broken_session_files_are_refused_with_file_and_line(void **stat
 	expect_run(good_args, 0, "");
 
 	static const struct { const char *name, *from, *to, *says; } edits[] = {
-		{ "wrong-version", "mha-tui-session 1", "mha-tui-session 2", "unsupported session version" },
+		{ "wrong-version", "mha-tui-session 1", "mha-tui-session 3", "unsupported session version" },
 		{ "foreign", "mha-tui-session 1", "{\"json\": true}", "not an mha-tui session" },
 		{ "wrong-shape", "W_K 4 4", "W_K 4 3", "W_K 4 4" },
 		{ "shape-vs-config", "d_model 4", "d_model 5", ":" },
@@ -519,9 +519,34 @@ static void test_dump_of_1e6_session_has_no_nan_or_inf(void **state)
 	run_free(&r);
 }
 
+/* --help, --version, --check-lessons: output that cannot be written
+ * (a full disk, a closed stdout) is an error, said on stderr. */
+static void test_a_failed_write_to_stdout_exits_1(void **state)
+{
+	(void)state;
+	static const char *const args[] = { "--help", "--version", "--check-lessons" };
+	static const char *const outs[] = { ">/dev/full", ">&-" };
+	for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+		for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+			char cmd[512];
+			snprintf(cmd, sizeof cmd, "\"$MHA_TUI\" %s 2>&1 %s | grep -q 'cannot write to standard output'",
+			         args[i], outs[k]); /* stderr to the pipe first, then stdout away */
+			/* the grep saw the message; the status: run again for it */
+			int said = system(cmd);
+			snprintf(cmd, sizeof cmd, "\"$MHA_TUI\" %s %s 2>/dev/null", args[i], outs[k]);
+			int st = system(cmd);
+			if (said != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 1)
+				print_message("%s %s: message %d, status %#x\n", args[i], outs[k], said, st);
+			assert_int_equal(said, 0);
+			assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_a_failed_write_to_stdout_exits_1),
 		cmocka_unit_test(test_every_numeric_flag_refuses_garbage_overflow_and_negatives),
 		cmocka_unit_test(test_flags_at_their_limits),
 		cmocka_unit_test(test_malformed_command_lines_are_usage_errors),

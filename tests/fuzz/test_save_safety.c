@@ -244,8 +244,9 @@ static void test_missing_directory_is_a_clear_failure(void **state)
 
 /* A writer saving A and B in turn is killed (SIGKILL: no handler runs) at
  * seeded random moments; every time, the file on disk must load and be A
- * or B, whole. Temporary files left behind are counted: they show that
- * kills landed inside a save. */
+ * or B, whole. Each kill waits until the child is inside a save (its
+ * temporary file exists), then a random moment. Temporary files left
+ * behind are counted: they show that kills landed inside a save. */
 static void test_writer_killed_mid_save_never_leaves_a_half_file(void **state)
 {
 	(void)state;
@@ -263,8 +264,16 @@ static void test_writer_killed_mid_save_never_leaves_a_half_file(void **state)
 			if (pid == 0) /* first the content that is not on disk, then turn about */
 				for (int n = !on_disk;; n = !n)
 					wr->save(path, n, msg, sizeof msg);
+			/* a state, not a time: the child is saving (its temporary
+			 * file is there), however long a busy machine took to start
+			 * it; then a random moment, none at all every third kill, so
+			 * that some kills land inside a save on any machine */
+			for (int ms = 0; ms < 20000 && leftover_temp_files(false) == 0; ms++) {
+				struct timespec tick = { 0, 1000000L };
+				nanosleep(&tick, NULL);
+			}
 			seed = seed * 1103515245u + 12345u;
-			struct timespec t = { 0, (long)(seed >> 8) % 40000000L }; /* 0-40 ms */
+			struct timespec t = { 0, k % 3 == 0 ? 0 : (long)(seed >> 8) % 40000000L }; /* 0-40 ms */
 			nanosleep(&t, NULL);
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);

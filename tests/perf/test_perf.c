@@ -4,7 +4,8 @@
  * softmax row under the reference's rules, mha_forward and the planned
  * forward (teaching and large path, block sizes that do and do not divide
  * n, 1 and 2 threads) within 1e-5 relative of mha_forward_naive, the
- * tiled path at n = 3001 against rows computed here in double, and a
+ * tiled path at n = 3001 against rows computed here in double (causal,
+ * top-k, a sliding window, a band), and a
  * planned forward that allocates nothing.
  */
 #include <math.h>
@@ -377,14 +378,19 @@ static void test_teaching_path_of_the_plan_equals_mha_forward(void **state)
 }
 
 /* Row q of head i of the concat from the plan's own Q, K, V, in double:
- * the mask, top-k (ties to the lower index) and softmax written out. */
+ * top-k (ties to the lower index) and softmax written out over the keys
+ * the structural mask (mha_mask_row: causal, window) lets q see. */
 static void reference_row(const struct mha_config *c, const struct mha_acts *a, int i, int q,
-                          double *s, double *out)
+                          double *s, unsigned char *seen, double *out)
 {
 	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk, j = mha_kv_head(c, i);
 	const double scale = c->scale ? 1.0 / sqrt((double)dk) : 1.0;
-	const int limit = c->causal ? q + 1 : n;
+	const int limit = n, kept = mha_mask_row(c, q, NULL, seen);
 	for (int t = 0; t < limit; t++) {
+		if (!seen[t]) {
+			s[t] = -INFINITY;
+			continue;
+		}
 		double acc = 0.0;
 		for (int e = 0; e < dk; e++)
 			acc += (double)a->q[(size_t)q * hw + i * dk + e] * a->k[(size_t)t * gw + j * dk + e];
@@ -394,9 +400,11 @@ static void reference_row(const struct mha_config *c, const struct mha_acts *a, 
 	for (int t = 0; t < limit; t++)
 		m = fmax(m, s[t]);
 	double thr = -INFINITY;
-	if (c->top_k > 0 && c->top_k < limit) {
+	if (c->top_k > 0 && c->top_k < kept) {
 		/* the top_k-th largest: the smallest value with fewer than top_k above it */
 		for (int t = 0; t < limit; t++) {
+			if (!seen[t])
+				continue;
 			int above = 0;
 			for (int u = 0; u < limit && above < c->top_k; u++)
 				above += s[u] > s[t];
@@ -407,7 +415,7 @@ static void reference_row(const struct mha_config *c, const struct mha_acts *a, 
 	double l = 0.0;
 	memset(out, 0, (size_t)dk * sizeof *out);
 	for (int t = 0; t < limit; t++) {
-		if (s[t] < thr)
+		if (!seen[t] || s[t] < thr)
 			continue;
 		double p = exp(s[t] - m);
 		l += p;
@@ -426,11 +434,15 @@ static void test_tiled_path_at_large_n_equals_the_plain_rows_sampled(void **stat
 	struct mha_weights w;
 	make(&c, &w, 3001, 128, 4, 2); /* dk 32, GQA, n no tile size divides */
 	double *s = malloc((size_t)c.n * sizeof *s), out[32];
+	unsigned char *seen = malloc((size_t)c.n);
 	float got[32];
-	assert_non_null(s);
-	for (int v = 0; v < 4; v++) {
-		c.causal = v & 1;
-		c.top_k = v & 2 ? 700 : 0;
+	assert_true(s && seen);
+	for (int v = 0; v < 6; v++) {
+		/* 0-3: causal and top-k 700 on and off; 4: a causal window of 100;
+		 * 5: a band of 300 (no causality) with top-k 700 */
+		c.causal = v < 4 ? v & 1 : v == 4;
+		c.top_k = (v < 4 ? v & 2 : v == 5) ? 700 : 0;
+		c.window = v == 4 ? 100 : v == 5 ? 300 : 0;
 		struct mha_plan *p;
 		struct mha_plan_options o = { .threads = 2 };
 		assert_int_equal(mha_plan_create(&p, &c, &o, msg, sizeof msg), MHA_OK);
@@ -443,13 +455,14 @@ static void test_tiled_path_at_large_n_equals_the_plain_rows_sampled(void **stat
 		for (int k = 0; k < 24; k++) {
 			int q = k < 4 ? k : k < 8 ? c.n - 1 - k : (int)((uint64_t)k * 2654435761u % (uint64_t)c.n);
 			int i = k % c.h;
-			reference_row(&c, a, i, q, s, out);
+			reference_row(&c, a, i, q, s, seen, out);
 			memcpy(got, a->concat + (size_t)q * hw + (size_t)i * c.dk, sizeof got);
 			check_close_d(got, out, (size_t)c.dk, REL_TOL * big, "sampled row of the concat");
 		}
 		mha_plan_destroy(p);
 	}
 	free(s);
+	free(seen);
 	mha_weights_free(&w);
 }
 

@@ -22,6 +22,7 @@
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
+#include "menu.h"
 #include "lesson.h"
 #include "theme.h"
 #include "vscreen.h"
@@ -465,20 +466,28 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	free(app);
 }
 
+/* The default workbench with the shipped lessons attached (no progress
+ * file: memory only). */
+static struct app *open_with_lessons(struct lesson_set *set)
+{
+	char found[4096], msg[4096];
+	struct lesson_errors errs = { 0 };
+	assert_int_equal(lesson_find_dir(NULL, found, sizeof found, msg, sizeof msg), 0);
+	assert_int_equal(lesson_set_load(set, found, &errs), 0);
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	learn_attach(app, set, "", NULL);
+	return app;
+}
+
 /* The shipped lessons on the workbench: the menu, a step with its goal
  * unmet and then met, and a question hiding its stage. No progress file
  * (memory only), so the screens do not depend on earlier runs. */
 static void test_the_lesson_menu_and_a_lesson_step(void **state)
 {
 	(void)state;
-	char found[4096], msg[4096];
 	struct lesson_set set;
-	struct lesson_errors errs = { 0 };
-	assert_int_equal(lesson_find_dir(NULL, found, sizeof found, msg, sizeof msg), 0);
-	assert_int_equal(lesson_set_load(&set, found, &errs), 0);
-	struct mha_config c = mha_config_default();
-	struct app *app = open_app(&c);
-	learn_attach(app, &set, "", NULL);
+	struct app *app = open_with_lessons(&set);
 	expect_screen(app, 24, 80, "lesson_menu_80x24");
 	keys(app, "M");
 	expect_screen(app, 50, 160, "lesson_menu_160x50");
@@ -491,6 +500,26 @@ static void test_the_lesson_menu_and_a_lesson_step(void **state)
 	expect_screen(app, 24, 80, "lesson1_steer_met_80x24");
 	keys(app, "#");
 	expect_screen(app, 24, 80, "lesson1_counts_80x24");
+	app_free(app);
+	free(app);
+	lesson_set_free(&set);
+}
+
+/* The first run: the lesson menu has the keys, lesson 1 selected, and the
+ * status line says Enter starts it and Esc leads to the free workbench,
+ * whose hint line names M. */
+static void test_the_first_run_opens_on_the_lesson_menu(void **state)
+{
+	(void)state;
+	struct lesson_set set;
+	struct app *app = open_with_lessons(&set);
+	app->now_ms = 1000000; /* as the screens are drawn: the welcome is still on the status line */
+	menu_welcome(app);
+	assert_int_equal(app->mode, MODE_MENU);
+	assert_int_equal(app->learn.menu_sel, 0);
+	expect_screen(app, 24, 80, "first_run_80x24");
+	keys(app, "\033");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
 	app_free(app);
 	free(app);
 	lesson_set_free(&set);
@@ -540,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_the_cells_an_output_reads_are_highlighted),
 		cmocka_unit_test(test_cells_changed_by_an_edit_are_marked_for_a_moment),
 		cmocka_unit_test(test_the_lesson_menu_and_a_lesson_step),
+		cmocka_unit_test(test_the_first_run_opens_on_the_lesson_menu),
 		cmocka_unit_test(test_flash_attention_steps_tile_by_tile),
 	};
 	return cmocka_run_group_tests_name("screens", tests, NULL, NULL);

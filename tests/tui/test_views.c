@@ -13,6 +13,8 @@
  * Masks (P): the grid names what hides each cell (c causal, w window, p
  * padding, x by hand); Space, p and ( ) change the configuration (and u
  * undoes them); a padding first token under causal has no key and says so.
+ * Sentence (N): the labels typed as words set n, the labels and X (a
+ * repeated word shares its row); u undoes it; a word too long is refused.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include "decode_view.h"
 #include "draw.h"
 #include "kv_view.h"
+#include "label_prompt.h"
 #include "mask_view.h"
 #include "mode.h"
 #include "tui_check.h"
@@ -207,6 +210,35 @@ static void test_the_mask_grid_says_what_hides_each_cell(void **state)
 	tui_check_close(app);
 }
 
+static void test_a_typed_sentence_becomes_the_tokens(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	int n0 = app->cfg.n;
+	char keys[512] = "N";
+	for (int i = 0; i < 200; i++)
+		strcat(keys, "\b"); /* clear what the prompt starts with */
+	strcat(keys, "the dog saw the dog\n");
+	tui_check_keys(app, keys);
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_false(app->status_error);
+	assert_int_equal(app->cfg.n, 5);
+	assert_string_equal(app->w.labels[1], "dog");
+	const size_t row = (size_t)app->cfg.d * sizeof(float);
+	assert_memory_equal(app->w.x, app->w.x + 3 * app->cfg.d, row);     /* the, the */
+	assert_memory_equal(app->w.x + app->cfg.d, app->w.x + 4 * app->cfg.d, row); /* dog, dog */
+	assert_memory_not_equal(app->w.x, app->w.x + app->cfg.d, row);
+	assert_float_equal(app->a.y[0], app->a.y[0], 0); /* recomputed: finite */
+	render(app, 24, 80, false);
+	assert_non_null(strstr(screen, "dog"));
+	tui_check_keys(app, "u");
+	assert_int_equal(app->cfg.n, n0);
+	tui_check_keys(app, "N a_word_that_is_too_long\n");
+	assert_true(app->status_error);
+	assert_int_equal(app->cfg.n, n0);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_the_cache_grows_and_every_row_equals_the_full_pass),
 		cmocka_unit_test(test_the_workbench_stays_as_it_is_while_decoding),
 		cmocka_unit_test(test_the_mask_grid_says_what_hides_each_cell),
+		cmocka_unit_test(test_a_typed_sentence_becomes_the_tokens),
 	};
 	return cmocka_run_group_tests_name("views", tests, NULL, NULL);
 }
