@@ -183,26 +183,30 @@ int train_pattern_best(const double *scores, const bool *scored, double clear)
 
 /* ---- the workbench: one layer, any weights, no task ---- */
 
+/* Switching heads off only zeroes their blocks of Concat, so with C_i =
+ * O_i W^O_i (n, d: head i's share of Y, W^O_i its dk rows)
+ *   Y - Y_without(R) = sum_{i in R} C_i,  ||.||^2 = sum_{i,j in R} G_ij,
+ * G_ij = <C_i, C_j> (Frobenius), which holds bias or not: one forward and
+ * the Gram matrix give every importance and every point of the curve. */
 struct bench_eval {
-	struct mha_config c;          /* heads off as the prune asks */
-	const struct mha_weights *w;
-	struct mha_acts a;
-	const float *y0;              /* (n, d) Y with the workbench's heads */
-	double y0_norm;
+	const bool *was_off;  /* (h) the workbench's heads off */
+	const bool *off;      /* (h) off now, as the prune switches them */
+	int h;
+	const double *gram;   /* (h, h) G */
+	double y_norm;        /* ||Y|| */
 };
 
-/* st->loss = ||Y - Y0|| / ||Y0|| (0 when Y0 = 0), Frobenius norms */
+/* st->loss = ||Y - Y_kept|| / ||Y|| (0 when Y = 0) */
 static void bench_evaluate(void *ctx, struct train_stats *st)
 {
-	struct bench_eval *e = ctx;
-	mha_forward(&e->c, e->w, &e->a);
-	double diff = 0;
-	for (size_t k = 0; k < (size_t)e->c.n * (size_t)e->c.d; k++) {
-		double v = (double)e->a.y[k] - e->y0[k];
-		diff += v * v;
-	}
+	const struct bench_eval *e = ctx;
+	double sq = 0;
+	for (int i = 0; i < e->h; i++)
+		for (int j = 0; j < e->h; j++)
+			if (e->off[i] && !e->was_off[i] && e->off[j] && !e->was_off[j])
+				sq += e->gram[i * e->h + j];
 	memset(st, 0, sizeof *st);
-	st->loss = e->y0_norm > 0 ? sqrt(diff) / e->y0_norm : 0;
+	st->loss = e->y_norm > 0 ? sqrt(sq > 0 ? sq : 0) / e->y_norm : 0;
 }
 
 /* Head i's mean scores on the workbench's P (weights: (h, n, n)), a token
@@ -247,40 +251,58 @@ enum mha_status train_bench_analysis(const struct mha_config *c, const struct mh
 {
 	memset(out, 0, sizeof *out);
 	out->h = c->h;
-	struct bench_eval e = { .c = *c, .w = w };
-	enum mha_status st = mha_acts_alloc(&e.a, c);
+	const int n = c->n, d = c->d, h = c->h, dk = c->dk;
+	const size_t nd = (size_t)n * d;
+	struct mha_acts a;
+	enum mha_status st = mha_acts_alloc(&a, c);
 	if (st != MHA_OK)
 		return st;
-	size_t ny = (size_t)c->n * (size_t)c->d;
-	float *y0 = malloc(sizeof(float) * ny);
-	if (!y0) {
-		mha_acts_free(&e.a);
+	double *share = malloc(sizeof(double) * (nd * h + (size_t)h * h + nd)); /* C_i, G, Y */
+	if (!share) {
+		mha_acts_free(&a);
 		return MHA_ENOMEM;
 	}
-	mha_forward(c, w, &e.a);
-	memcpy(y0, e.a.y, sizeof(float) * ny);
-	e.y0 = y0;
-	for (size_t k = 0; k < ny; k++)
-		e.y0_norm += (double)y0[k] * y0[k];
-	e.y0_norm = sqrt(e.y0_norm);
-	out->y_norm = e.y0_norm;
+	double *gram = share + nd * h, *y = gram + (size_t)h * h;
+	mha_forward(c, w, &a);
 
-	for (int i = 0; i < c->h; i++) {
-		bench_head_scores(c, w, e.a.weights, i, out->score[i], out->scored);
+	for (int i = 0; i < h; i++) {
+		bench_head_scores(c, w, a.weights, i, out->score[i], out->scored);
 		out->best[i] = train_pattern_best(out->score[i], out->scored, 0);
 	}
 
-	/* importance: Y's relative change with head i off (0 for a head off) */
-	struct train_stats s;
-	for (int i = 0; i < c->h; i++) {
+	/* C_i = O_i W^O_i for the heads on (0 for those off); Y = sum C_i (+ b^O) */
+	memset(share, 0, sizeof(double) * nd * h);
+	for (size_t k = 0; k < nd; k++)
+		y[k] = c->bias ? w->bo[k % d] : 0;
+	for (int i = 0; i < h; i++) {
 		if (c->head_off[i])
 			continue;
-		e.c.head_off[i] = true;
-		bench_evaluate(&e, &s);
-		e.c.head_off[i] = false;
-		out->importance[i] = s.loss;
+		double *ci = share + nd * i;
+		for (int t = 0; t < n; t++)
+			for (int k = 0; k < dk; k++) {
+				double o = a.heads[((size_t)i * n + t) * dk + k];
+				const float *wo = w->wo + (size_t)(i * dk + k) * d;
+				for (int col = 0; col < d; col++)
+					ci[(size_t)t * d + col] += o * wo[col];
+			}
+		for (size_t k = 0; k < nd; k++)
+			y[k] += ci[k];
 	}
-	for (int i = 0; i < c->h; i++) { /* insertion sort: most important first, ties by index */
+	for (int i = 0; i < h; i++)
+		for (int j = i; j < h; j++) {
+			double g = 0;
+			for (size_t k = 0; k < nd; k++)
+				g += share[nd * i + k] * share[nd * j + k];
+			gram[i * h + j] = gram[j * h + i] = g;
+		}
+	for (size_t k = 0; k < nd; k++)
+		out->y_norm += y[k] * y[k];
+	out->y_norm = sqrt(out->y_norm);
+
+	/* importance: ||C_i|| / ||Y||, 0 for a head off */
+	for (int i = 0; i < h; i++)
+		out->importance[i] = out->y_norm > 0 ? sqrt(gram[i * h + i]) / out->y_norm : 0;
+	for (int i = 0; i < h; i++) { /* insertion sort: most important first, ties by index */
 		int k = i;
 		while (k > 0 && out->importance[out->order[k - 1]] < out->importance[i]) {
 			out->order[k] = out->order[k - 1];
@@ -288,12 +310,14 @@ enum mha_status train_bench_analysis(const struct mha_config *c, const struct mh
 		}
 		out->order[k] = i;
 	}
-	for (int r = 0; r < c->h; r++)
+	for (int r = 0; r < h; r++)
 		out->rank[out->order[r]] = r + 1;
 
-	out->points = prune_greedy(e.c.head_off, 1, c->h, bench_evaluate, &e, out->prune,
-	                           MHA_MAX_HEADS + 1);
-	free(y0);
-	mha_acts_free(&e.a);
+	bool off[MHA_MAX_HEADS];
+	memcpy(off, c->head_off, sizeof off);
+	struct bench_eval e = { c->head_off, off, h, gram, out->y_norm };
+	out->points = prune_greedy(off, 1, h, bench_evaluate, &e, out->prune, MHA_MAX_HEADS + 1);
+	free(share);
+	mha_acts_free(&a);
 	return MHA_OK;
 }

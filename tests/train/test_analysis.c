@@ -4,7 +4,8 @@
  * (or induction) pattern scores 1 on it; uniform causal attention scores
  * the means of 1/(q+1) written out below; a head switched off, or one whose
  * W^O rows are zero, has importance 0; a lone head has importance 1; the
- * greedy prune curve starts at 0 and ends at 1 (no head: Y = 0).
+ * greedy prune curve starts at 0 and ends at 1 (no head: Y = 0); and,
+ * with a bias, every importance and point equals two forward passes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -168,6 +169,57 @@ static void test_the_prune_curve_removes_the_least_important_head_first(void **s
 	mha_weights_free(&w);
 }
 
+/* ||Y - Y with `off` heads switched off|| / ||Y|| by two forward passes */
+static double change_by_forward(const struct mha_config *c, const struct mha_weights *w, const bool *off)
+{
+	struct mha_config co = *c;
+	struct mha_acts a, b;
+	assert_int_equal(mha_acts_alloc(&a, c), MHA_OK);
+	assert_int_equal(mha_acts_alloc(&b, c), MHA_OK);
+	mha_forward(c, w, &a);
+	for (int i = 0; i < c->h; i++)
+		co.head_off[i] |= off[i];
+	mha_forward(&co, w, &b);
+	double diff = 0, norm = 0;
+	for (int k = 0; k < c->n * c->d; k++) {
+		diff += ((double)a.y[k] - b.y[k]) * ((double)a.y[k] - b.y[k]);
+		norm += (double)a.y[k] * a.y[k];
+	}
+	mha_acts_free(&a);
+	mha_acts_free(&b);
+	return sqrt(diff / norm);
+}
+
+/* The view's figures come from each head's share of Y (analysis.c); here
+ * they are the forward pass's own, with and without the heads, bias on. */
+static void test_importance_and_curve_equal_forward_passes_with_heads_off(void **state)
+{
+	(void)state;
+	struct mha_config c;
+	struct mha_weights w;
+	bench(&c, &w);
+	c.h = c.g = 4;
+	c.dk = 1;
+	c.bias = true;
+	mha_weights_free(&w);
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, 11);
+	mha_biases_init(&w, &c, 11);
+	struct train_bench_analysis an;
+	assert_int_equal(train_bench_analysis(&c, &w, &an), MHA_OK);
+	for (int i = 0; i < c.h; i++) {
+		bool off[MHA_MAX_HEADS] = { false };
+		off[i] = true;
+		assert_true(fabs(an.importance[i] - change_by_forward(&c, &w, off)) < 1e-5);
+	}
+	bool off[MHA_MAX_HEADS] = { false };
+	for (int k = 1; k < an.points; k++) {
+		off[an.prune[k].head] = true;
+		assert_true(fabs(an.prune[k].loss - change_by_forward(&c, &w, off)) < 1e-5);
+	}
+	mha_weights_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_a_head_off_has_importance_zero_and_a_lone_head_one),
 		cmocka_unit_test(test_a_head_that_writes_nothing_is_pruned_first),
 		cmocka_unit_test(test_the_prune_curve_removes_the_least_important_head_first),
+		cmocka_unit_test(test_importance_and_curve_equal_forward_passes_with_heads_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
