@@ -84,7 +84,7 @@ static int head_table(const struct app *app, const struct train_bench_analysis *
 			draw_put(y + rows++, x, w, line, theme_attr(ROLE_DIM));
 			break;
 		}
-		len = snprintf(line, sizeof line, "%4d", i + 1);
+		len = snprintf(line, sizeof line, "%4d", i);
 		for (int p = 0; p < TRAIN_PAT_COUNT; p++)
 			len += an->scored[p]
 			       ? snprintf(line + len, sizeof line - (size_t)len, " %6.2f", an->score[i][p])
@@ -133,7 +133,7 @@ static void prune_table(const struct train_bench_analysis *an, int y, int x, int
 		if (pt->head < 0)
 			snprintf(removed, sizeof removed, "-");
 		else
-			snprintf(removed, sizeof removed, "head %d", pt->head + 1);
+			snprintf(removed, sizeof removed, "head %d", pt->head);
 		int fill = bar_w > 0 ? (int)(pt->loss / top * bar_w + 0.5) : 0;
 		memset(bar, '#', (size_t)fill);
 		bar[fill] = '\0';

@@ -58,18 +58,18 @@ static void test_every_head_reads_as_the_analysis_says(void **state)
 			draw_at(app, sizes[s][0], sizes[s][1], mono);
 			for (int i = 0; i < app->cfg.h; i++) {
 				char row[96], tail[64];
-				snprintf(row, sizeof row, "%4d   %.2f   %.2f   %.2f", i + 1, an.score[i][0],
+				snprintf(row, sizeof row, "%4d   %.2f   %.2f   %.2f", i, an.score[i][0],
 				         an.score[i][1], an.score[i][2]);
 				snprintf(tail, sizeof tail, "%.3f %4d", an.importance[i], an.rank[i]);
 				if (!shows(row, tail))
 					fail_msg("%dx%d%s: head %d should read \"%s ... %s\":\n%s", sizes[s][1],
-					         sizes[s][0], mono ? " mono" : "", i + 1, row, tail, screen);
+					         sizes[s][0], mono ? " mono" : "", i, row, tail, screen);
 				if (mha_wired_role(&app->w, &app->cfg, i) == 0 && !shows(row, "previous"))
-					fail_msg("the wired previous-token head %d is not labelled previous:\n%s", i + 1,
+					fail_msg("the wired previous-token head %d is not labelled previous:\n%s", i,
 					         screen);
 			}
 			char last[96], removed[32];
-			snprintf(removed, sizeof removed, "head %d", an.prune[an.points - 1].head + 1);
+			snprintf(removed, sizeof removed, "head %d", an.prune[an.points - 1].head);
 			snprintf(last, sizeof last, "   0  %-7s   1.000 |", removed);
 			if (!shows("Prune: remove the head that moves Y least", NULL) || !shows(last, "###"))
 				fail_msg("%dx%d: no prune curve ending in \"%s\":\n%s", sizes[s][1], sizes[s][0], last,
@@ -87,7 +87,7 @@ static void test_a_head_switched_off_from_the_view_reads_off(void **state)
 	assert_true(app->cfg.head_off[app->head]);
 	draw_at(app, 24, 80, false);
 	char row[32];
-	snprintf(row, sizeof row, "%4d   ", app->head + 1);
+	snprintf(row, sizeof row, "%4d   ", app->head);
 	assert_true(shows(row, "off    -"));
 	/* one head fewer on the curve: it starts at h - 1 kept */
 	snprintf(row, sizeof row, "%4d  -         0.000", app->cfg.h - 1);
