@@ -90,12 +90,14 @@ static void row_draw(WINDOW *win, int y, int x, int width, const struct row *r)
 }
 
 /* The ratio of total compute to one head with d_k = d_model, fitted to
- * width ("x1.00 of one full head"), and the reason ("h*d_k = d_model"). */
+ * width ("FLOPs x1.00 of one full head"), and the reason ("h*d_k = d_model"). */
 static void ratio_text(char *fig, char *why, size_t len, const struct mha_config *c,
                        const struct mha_counts *k, int width)
 {
 	double r = k->flops_one_full_head > 0 ? (double)k->flops_total / (double)k->flops_one_full_head : 0;
-	if (snprintf(fig, len, "x%.2f of one full head", r) > width)
+	/* the unit said: it is compute (FLOPs) that is compared */
+	if (snprintf(fig, len, "FLOPs x%.2f of one full head", r) > width &&
+	    snprintf(fig, len, "FLOPs x%.2f vs 1 head", r) > width)
 		snprintf(fig, len, "x%.2f vs 1 head", r);
 	int hdk = c->h * c->dk;
 	if (hdk != c->d)

@@ -114,6 +114,28 @@ static char why_hidden(const struct mha_config *c, int i, int j)
 	return 'x';
 }
 
+/* What the mask and top-k let a sparse kernel skip (mha_counts), on the
+ * lines y..end-1 when there is room: the dense FLOPs never change. */
+static void draw_saving(const struct mha_config *c, struct rect r, int y, int end)
+{
+	struct mha_counts k = mha_counts(c);
+	char line[256];
+	if (y + 3 > end)
+		return;
+	snprintf(line, sizeof line, "a head keeps %lld of %d x %d pairs (%lld visible); dense computes all",
+	         (long long)k.pairs_kept, c->n, c->n, (long long)k.pairs_visible);
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	snprintf(line, sizeof line, "a sparse kernel skips %lld masked score FLOPs, %lld of P V (zero weights)",
+	         (long long)k.flops_scores_masked, (long long)k.flops_weighted_skippable);
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
+	if (c->top_k > 0)
+		snprintf(line, sizeof line, "top-k: a selector saves %lld FLOPs if it costs < %.1f a visible pair",
+		         (long long)k.flops_sparse_saving, k.selector_break_even);
+	else
+		snprintf(line, sizeof line, "top-k is off (t): every visible key is kept");
+	draw_put(y, r.x, r.w, line, theme_attr(ROLE_DIM));
+}
+
 static void mask_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
 {
 	(void)hits;
@@ -164,6 +186,7 @@ static void mask_body(const struct app *app, const struct body_layout *b, struct
 	snprintf(line, sizeof line, "cursor %s -> %s   padding: hidden as a key, ignored as a query",
 	         app->w.labels[cr], app->w.labels[cc]);
 	draw_put(r.y + r.h - 1, r.x, r.w, line, theme_attr(ROLE_DIM));
+	draw_saving(c, r, y + 1, r.y + r.h - 1);
 }
 
 const struct mode_ops mask_view_mode = {

@@ -115,7 +115,7 @@ static void test_h_4_and_16_with_h_dk_equal_d_model_keep_params_and_matmul_flops
 		assert_string_equal(got, want_scores);
 		row_of(s, "Weighted", got, sizeof got);
 		assert_string_equal(got, want_out);
-		assert_non_null(strstr(s, "x1.00 of one full head"));
+		assert_non_null(strstr(s, "FLOPs x1.00 of one full head"));
 		assert_non_null(strstr(s, "h*d_k = d_model"));
 	}
 }
@@ -148,11 +148,11 @@ static void test_the_ratio_says_why_when_h_dk_differs_from_d_model(void **state)
 	assert_non_null(strstr(s, "(h*d_k 8 < d_model 16)"));
 	/* wide enough: the long explanation */
 	c = tui_check_config(6, 512, 8, 8, 64);
-	s = draw(&c, 80);
+	s = draw(&c, 90);
 	assert_non_null(strstr(s, "h*d_k = d_model, so params and matmul FLOPs ignore h"));
 	/* with GQA, K and V follow g: the panel does not claim h is free */
 	c.g = 2;
-	s = draw(&c, 80);
+	s = draw(&c, 90);
 	assert_null(strstr(s, "ignore h"));
 	assert_non_null(strstr(s, "2 kv heads"));
 }
@@ -174,7 +174,9 @@ static void test_a_narrow_panel_uses_k_m_g_suffixes_and_brief_labels(void **stat
 	assert_non_null(strstr(s, "x1.00 vs 1 head"));
 	assert_non_null(strstr(s, "h*d_k = d_model"));
 	s = draw(&c, 24);
-	assert_non_null(strstr(s, "x1.00 of one full head"));
+	assert_non_null(strstr(s, "FLOPs x1.00 vs 1 head")); /* the unit first, the long form from 28 */
+	s = draw(&c, 28);
+	assert_non_null(strstr(s, "FLOPs x1.00 of one full head"));
 }
 
 static void test_the_panel_fills_exactly_the_lines_it_asks_for(void **state)

@@ -60,7 +60,13 @@ static wchar_t cell_at(int y, int x, attr_t *a, short *pair)
 {
 	cchar_t cc[2];
 	wchar_t wc[CCHARW_MAX + 1] = { 0 };
-	mvwin_wchnstr(stdscr, y, x, cc, 1);
+	memset(cc, 0, sizeof cc);
+	*a = 0;
+	*pair = 0;
+	/* a cell past the screen's edge reads as nothing (no cell is read
+	 * there, so nothing uninitialised is compared) */
+	if (mvwin_wchnstr(stdscr, y, x, cc, 1) == ERR)
+		return 0;
 	getcchar(&cc[0], wc, a, pair, NULL);
 	return wc[0];
 }

@@ -203,6 +203,13 @@ static void test_the_mask_grid_says_what_hides_each_cell(void **state)
 	}
 	render(app, 60, 200, false);
 	assert_non_null(strstr(screen, "no key: P row is 0"));
+	/* the saving: n 6, causal, window 2, pad 0, hidden (2,1): rows see 0 1 1 2 2 2 = 8 */
+	struct mha_counts k = mha_counts(&app->cfg);
+	char want[128];
+	snprintf(want, sizeof want, "a head keeps 8 of 6 x 6 pairs (8 visible); dense computes all");
+	assert_int_equal(k.pairs_visible, 8);
+	assert_non_null(strstr(screen, want));
+	assert_non_null(strstr(screen, "top-k is off (t)"));
 	tui_check_keys(app, "u"); /* the window back to 1 */
 	assert_int_equal(app->cfg.window, 1);
 	tui_check_keys(app, "P");
