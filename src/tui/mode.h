@@ -59,7 +59,7 @@ const struct mode_ops *mode_ops(enum app_mode m);
 
 /* A `layout` for a view whose body takes the whole width below the bar
  * (the side column, lesson pane and counts, gives way): the KV-cache,
- * decode and mask views use it as it is. */
+ * decode, mask and analysis views use it as it is. */
 struct body_layout mode_layout_wide(const struct app *app, const struct layout *l, int cols);
 
 /* Enter mode m: a prompt remembers the mode it is opened from. */
