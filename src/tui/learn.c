@@ -116,6 +116,7 @@ static int start_step(struct app *app, int li, int si, bool force)
 	if (l->open)
 		lesson_run_end(&l->run);
 	l->run = run;
+	lesson_progress_restore(&l->run, &l->progress); /* an answer given before stands */
 	l->open = true;
 	l->lesson = li;
 	l->scroll = 0;

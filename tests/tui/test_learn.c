@@ -373,6 +373,27 @@ static void test_progress_and_place_resume_in_a_new_run(void **state)
 	close_app(app);
 }
 
+/* A right answer stands after quit and resume: the step reopens answered,
+ * its goal met and its hidden stage shown, not "Not yet" again. */
+static void test_an_answer_given_survives_quit_and_resume(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "a0.35\n");
+	assert_true(app->learn.run.met);
+	close_app(app);
+	assert_true(file_has(progress_path, "answered one-head/predict-self 0.35"));
+	app = open_app(&set);
+	learn_resume(app);
+	assert_string_equal(step_id(app), "predict-self");
+	assert_true(app->learn.run.answered);
+	assert_true(app->learn.run.met);
+	assert_string_equal(app->learn.run.answer, "0.35");
+	assert_null(strstr(app->learn.run.status, "Not yet"));
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	close_app(app);
+}
+
 /* A head picked with L in one step does not carry into the next: each
  * step starts at head 0, or at the head it highlights. */
 static void test_each_step_starts_at_head_zero_or_its_highlighted_head(void **state)
@@ -395,6 +416,7 @@ static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("recap");
+	assert_true(file_has(progress_path, "done one-head/recap")); /* the last prose step, shown */
 	keys(app, "n");
 	assert_int_equal(app->learn.lesson, 1);
 	assert_int_equal(app->learn.run.step, 0);
@@ -501,6 +523,7 @@ int main(void)
 		T(test_blocks_multiplied_with_one_key_meet_their_goals),
 		T(test_the_free_workbench_and_back_keep_both_benches),
 		T(test_progress_and_place_resume_in_a_new_run),
+		T(test_an_answer_given_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
