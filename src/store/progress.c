@@ -159,6 +159,10 @@ static void write_progress(FILE *f, const void *ctx)
 			fprintf(f, "done %s\n", m->disk->done[i]);
 			n++;
 		}
+	const struct progress *v = p->has_view ? p : m->disk->has_view ? m->disk : NULL;
+	if (v)
+		fprintf(f, "view stage=%d panel=%d row=%d col=%d layout=%d\n", v->view.stage, v->view.panel,
+		        v->view.row, v->view.col, v->view.layout);
 	for (int i = 0; i < p->nanswered; i++)
 		fprintf(f, "answered %s\n", p->answered[i]);
 	n = p->nanswered;
@@ -234,12 +238,19 @@ static int parse_line(const char *name, int ln, char *l, struct progress *p, boo
 	} else if (!strncmp(l, "done ", 5)) {
 		if (progress_mark_done(p, l + 5) != 0)
 			return bad(name, ln, msg, len, "expected 'done LESSON/STEP'");
+	} else if (!strncmp(l, "view ", 5)) {
+		struct progress_view *v = &p->view;
+		if (sscanf(l + 5, "stage=%4d panel=%4d row=%4d col=%4d layout=%1d %n", &v->stage, &v->panel,
+		           &v->row, &v->col, &v->layout, &n) != 5 || l[5 + n] != '\0' || v->stage < 0 ||
+		    v->panel < 0 || v->row < 0 || v->col < 0 || v->layout < 0 || v->layout > 1)
+			return bad(name, ln, msg, len, "expected 'view stage=N panel=N row=N col=N layout=0|1'");
+		p->has_view = true;
 	} else if (!strncmp(l, "answered ", 9)) {
 		if (sscanf(l + 9, "%127s %127s %n", a, b, &n) != 2 || l[9 + n] != '\0' ||
 		    progress_set_answer(p, a, b) != 0)
 			return bad(name, ln, msg, len, "expected 'answered LESSON/STEP ANSWER'");
 	} else {
-		return bad(name, ln, msg, len, "unexpected line: expected place, mode, done or answered");
+		return bad(name, ln, msg, len, "unexpected line: expected place, mode, done, answered or view");
 	}
 	return 0;
 }

@@ -12,6 +12,8 @@
  *     done one-head/look        one line per completed step
  *     answered one-head/predict-self 0.35   a right answer given at that step (optional;
  *                               files without these lines load as before)
+ *     view stage=4 panel=2 row=3 col=1 layout=1   where the free workbench was left
+ *                               (optional: stage, matrix panel, cursor cell, the # layout)
  */
 #ifndef PROGRESS_H
 #define PROGRESS_H
@@ -21,6 +23,13 @@
 
 enum { PROGRESS_VERSION = 1, PROGRESS_KEY_MAX = 96, PROGRESS_DONE_MAX = 10000, PROGRESS_ANSWER_MAX = 32 };
 
+/* Where the learner looked in the free workbench (numbers only: the TUI
+ * checks them against its stages and shapes). */
+struct progress_view {
+	int stage, panel, row, col;
+	int layout;       /* 0, or 1: the counts in the lesson pane's place (the # key) */
+};
+
 struct progress {
 	char lesson[64];  /* name of the lesson the learner is on, "" for none */
 	char step[48];    /* id of the step there */
@@ -29,6 +38,8 @@ struct progress {
 	int ndone, cap;
 	char **answered;  /* "KEY ANSWER": the right answer given at step KEY */
 	int nanswered, acap;
+	bool has_view;    /* a 'view' line was read or set */
+	struct progress_view view;
 };
 
 void progress_init(struct progress *p);
@@ -44,7 +55,7 @@ int progress_parse(const char *name, const char *text, size_t size, struct progr
                    char *msg, size_t len);
 /* Atomic (statefile_write), under an flock of its directory: the done
  * steps already in the file are kept (another instance's), merged with
- * p's; place and mode are p's. 0, or -1 with msg; the old file is then
+ * p's (answers too); place and mode are p's, the view p's or else the file's. 0, or -1 with msg; the old file is then
  * intact. */
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len);
 

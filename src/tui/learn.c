@@ -54,6 +54,37 @@ static void progress_touch(struct app *app, bool leaving, bool in_lesson)
 		progress_write(app);
 }
 
+/* The free workbench's place (stage, panel, cursor, layout) from the
+ * progress file: app's bench is the free one until a lesson opens. Numbers that no
+ * longer fit the stages or shapes are brought inside them. */
+static void view_restore(struct app *app)
+{
+	const struct progress_view *v = &L(app)->progress.view;
+	if (!L(app)->progress.has_view || v->stage >= PIPELINE_STAGE_COUNT)
+		return;
+	app->stage = (enum pipeline_stage)v->stage;
+	app->cur[app->stage] = (struct app_cursor){ .panel = v->panel, .row = v->row, .col = v->col };
+	L(app)->show_counts = v->layout == 1;
+	app_clamp(app);
+}
+
+/* Record the free workbench's place in the progress, and save it when it
+ * moved (at quit: learn_free). */
+static void view_save(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct bench *b = !l->active ? &app->bench : l->has_other ? &l->other : NULL;
+	if (!b)
+		return;
+	const struct app_cursor *c = &b->cur[b->stage];
+	struct progress_view v = { (int)b->stage, c->panel, c->row, c->col, l->show_counts ? 1 : 0 };
+	if (l->progress.has_view && !memcmp(&v, &l->progress.view, sizeof v))
+		return;
+	l->progress.view = v;
+	l->progress.has_view = true;
+	progress_write(app);
+}
+
 void learn_attach(struct app *app, const struct lesson_set *set, const char *why,
                   const char *progress_path)
 {
@@ -78,6 +109,8 @@ void learn_attach(struct app *app, const struct lesson_set *set, const char *why
 void learn_free(struct app *app)
 {
 	struct app_learn *l = L(app);
+	if (l->enabled)
+		view_save(app);
 	if (l->open)
 		lesson_run_end(&l->run);
 	if (l->has_other)
@@ -187,6 +220,8 @@ void learn_resume(struct app *app)
 {
 	struct app_learn *l = L(app);
 	int li, si;
+	if (!l->active)
+		view_restore(app);
 	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON)
 		learn_open(app, li, si);
 }

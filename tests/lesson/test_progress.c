@@ -112,6 +112,33 @@ static void test_answers_given_survive_a_round_trip_and_merge(void **state)
 	progress_free(&q);
 }
 
+/* The free workbench's view round-trips; a run that set none keeps the file's. */
+static void test_the_view_survives_a_round_trip(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "view.txt");
+	struct progress p, q;
+	progress_init(&p);
+	p.has_view = true;
+	p.view = (struct progress_view){ .stage = 4, .panel = 2, .row = 3, .col = 1, .layout = 1 };
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_non_null(strstr(read_file(path), "\nview stage=4 panel=2 row=3 col=1 layout=1\n"));
+	progress_free(&p);
+	progress_init(&p);
+	assert_int_equal(progress_mark_done(&p, "a/b"), 0);
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_true(q.has_view);
+	assert_int_equal(q.view.stage, 4);
+	assert_int_equal(q.view.panel, 2);
+	assert_int_equal(q.view.row, 3);
+	assert_int_equal(q.view.col, 1);
+	assert_int_equal(q.view.layout, 1);
+	progress_free(&p);
+	progress_free(&q);
+}
+
 static void test_leaving_for_the_free_workbench_keeps_the_place(void **state)
 {
 	(void)state;
@@ -158,7 +185,7 @@ static void test_a_corrupt_file_is_refused_with_its_line(void **state)
 {
 	(void)state;
 	refused_and_untouched("bad-line.txt", "mha-tui-progress 1\nplace a b\nmode lesson\nbanana\n",
-	                      "4: unexpected line: expected place, mode, done or answered");
+	                      "4: unexpected line: expected place, mode, done, answered or view");
 	refused_and_untouched("bad-done.txt", "mha-tui-progress 1\nplace a b\nmode free\ndone \n",
 	                      "4: expected 'done LESSON/STEP'");
 	refused_and_untouched("bad-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\nanswered a/b\n",
@@ -168,6 +195,14 @@ static void test_a_corrupt_file_is_refused_with_its_line(void **state)
 	refused_and_untouched("long-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
 	                      "answered a/b 0123456789012345678901234567890123\n",
 	                      "4: expected 'answered LESSON/STEP ANSWER'");
+	refused_and_untouched("bad-view.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
+	                      "view stage=1 panel=0 row=0 col=0 layout=2\n",
+	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
+	refused_and_untouched("negative-view.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
+	                      "view stage=-1 panel=0 row=0 col=0 layout=0\n",
+	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
+	refused_and_untouched("short-view.txt", "mha-tui-progress 1\nplace a b\nmode free\nview stage=1\n",
+	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
 	refused_and_untouched("truncated.txt", "mha-tui-progress 1\nplace a b\n",
 	                      "2: file ends early: 'place' and 'mode' lines expected");
 	refused_and_untouched("half-place.txt", "mha-tui-progress 1\nplace a\n",
@@ -249,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_progress_survives_a_round_trip),
 		cmocka_unit_test(test_answers_given_survive_a_round_trip_and_merge),
+		cmocka_unit_test(test_the_view_survives_a_round_trip),
 		cmocka_unit_test(test_leaving_for_the_free_workbench_keeps_the_place),
 		cmocka_unit_test(test_a_missing_file_is_a_first_run),
 		cmocka_unit_test(test_a_corrupt_file_is_refused_with_its_line),

@@ -394,6 +394,38 @@ static void test_an_answer_given_survives_quit_and_resume(void **state)
 	close_app(app);
 }
 
+/* The free workbench reopens where it was left: stage, matrix, cursor
+ * cell and the # layout; also when the learner quit inside a lesson (the
+ * lesson resumes, and f goes back to that place). */
+static void test_the_free_workbench_place_survives_quit_and_resume(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	keys(app, "2cjjl#");
+	enum pipeline_stage stage = app->stage;
+	struct app_cursor cur = app->cur[stage];
+	assert_int_equal(stage, PIPELINE_RESHAPE);
+	assert_true(cur.panel > 0 && cur.row > 0 && cur.col > 0);
+	assert_true(app->learn.show_counts);
+	close_app(app);
+	assert_true(file_has(progress_path, "view stage="));
+	app = open_app(&set);
+	learn_resume(app);
+	assert_int_equal(app->stage, stage);
+	assert_memory_equal(&app->cur[stage], &cur, sizeof cur);
+	assert_true(app->learn.show_counts);
+	keys(app, "3M1\n"); /* moved, then into a lesson: quit there */
+	assert_true(app->learn.active);
+	close_app(app);
+	app = open_app(&set);
+	learn_resume(app);
+	assert_true(app->learn.active);
+	keys(app, "f");
+	assert_false(app->learn.active);
+	assert_int_equal(app->stage, PIPELINE_SCORES);
+	close_app(app);
+}
+
 /* A head picked with L in one step does not carry into the next: each
  * step starts at head 0, or at the head it highlights. */
 static void test_each_step_starts_at_head_zero_or_its_highlighted_head(void **state)
@@ -524,6 +556,7 @@ int main(void)
 		T(test_the_free_workbench_and_back_keep_both_benches),
 		T(test_progress_and_place_resume_in_a_new_run),
 		T(test_an_answer_given_survives_quit_and_resume),
+		T(test_the_free_workbench_place_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
