@@ -25,6 +25,7 @@
 #include "mode.h"
 #include "nav.h"
 #include "pane.h"
+#include "session.h"
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
@@ -85,6 +86,39 @@ static void view_save(struct app *app)
 	progress_write(app);
 }
 
+/* The open lesson's bench is kept beside the progress file at quit, as a
+ * session (lesson-bench.txt), so that resuming into it keeps its edits.
+ * 0 with the path, or -1 when progress is not saved. */
+static int lesson_bench_path(const struct app *app, char *out, size_t len)
+{
+	const char *pp = app->learn.progress_path;
+	const char *slash = pp ? strrchr(pp, '/') : NULL;
+	if (!slash)
+		return -1;
+	return (size_t)snprintf(out, len, "%.*s/lesson-bench.txt", (int)(slash - pp), pp) < len ? 0 : -1;
+}
+
+static void lesson_bench_save(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
+	char path[4096], msg[LEARN_MSG_MAX];
+	if (l->open && b && lesson_bench_path(app, path, sizeof path) == 0)
+		session_save(path, &b->cfg, &b->w, msg, sizeof msg); /* at quit: nowhere to say a failure */
+}
+
+/* Back into the lesson at resume: its bench as saved at quit, when there is one. */
+static void lesson_bench_load(struct app *app)
+{
+	char path[4096], msg[LEARN_MSG_MAX];
+	struct mha_config c;
+	struct mha_weights w;
+	if (lesson_bench_path(app, path, sizeof path) != 0 || session_load(path, &c, &w, msg, sizeof msg) != 0 ||
+	    app_bench_reset(app, &c, &w, msg, sizeof msg) != 0)
+		return;
+	app_recompute(app);
+}
+
 void learn_attach(struct app *app, const struct lesson_set *set, const char *why,
                   const char *progress_path)
 {
@@ -109,8 +143,10 @@ void learn_attach(struct app *app, const struct lesson_set *set, const char *why
 void learn_free(struct app *app)
 {
 	struct app_learn *l = L(app);
-	if (l->enabled)
+	if (l->enabled) {
 		view_save(app);
+		lesson_bench_save(app);
+	}
 	if (l->open)
 		lesson_run_end(&l->run);
 	if (l->has_other)
@@ -222,8 +258,11 @@ void learn_resume(struct app *app)
 	int li, si;
 	if (!l->active)
 		view_restore(app);
-	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON)
+	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON) {
 		learn_open(app, li, si);
+		if (l->active && l->lesson == li && l->run.step == si)
+			lesson_bench_load(app); /* the edits made in it */
+	}
 }
 
 /* ---- stepping ---- */

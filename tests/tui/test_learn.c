@@ -55,6 +55,9 @@ static int fresh(void **state)
 	(void)state;
 	unlink(progress_path);
 	unlink(session_path);
+	char bench[160];
+	snprintf(bench, sizeof bench, "%s/lesson-bench.txt", dir);
+	unlink(bench);
 	return 0;
 }
 
@@ -394,6 +397,25 @@ static void test_an_answer_given_survives_quit_and_resume(void **state)
 	close_app(app);
 }
 
+/* A lesson's own edits survive quit and resume, the free session untouched. */
+static void test_a_lesson_edit_survives_quit_and_resume(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	keys(app, "1l\n3\n");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	float free0 = app->learn.other.w.x[0];
+	close_app(app);
+	app = open_app(&set);
+	learn_resume(app);
+	assert_true(app->learn.active);
+	assert_string_equal(step_id(app), "steer");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	assert_true(app->learn.run.met); /* the goal checked on the edits */
+	assert_float_equal(app->learn.other.w.x[0], free0, 0.0f);
+	close_app(app);
+}
+
 /* The free workbench reopens where it was left: stage, matrix, cursor
  * cell and the # layout; also when the learner quit inside a lesson (the
  * lesson resumes, and f goes back to that place). */
@@ -557,6 +579,7 @@ int main(void)
 		T(test_progress_and_place_resume_in_a_new_run),
 		T(test_an_answer_given_survives_quit_and_resume),
 		T(test_the_free_workbench_place_survives_quit_and_resume),
+		T(test_a_lesson_edit_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
