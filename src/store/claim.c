@@ -3,7 +3,8 @@
  * A lock is an flock on "<path>.lock", which holds the pid of its owner
  * for the message a second instance gives; the descriptor stays open (and
  * the lock held) until the process ends, so a crash or kill -9 frees it.
- * Knows nothing of what the files hold.
+ * Also stamps a file (claim_stamp_read) so a save can see it was changed
+ * behind it. Knows nothing of what the files hold.
  */
 #include "claim.h"
 
@@ -41,11 +42,10 @@ int claim_lock(const char *path, int *holder)
 	return 0; /* fd stays open: the lock lives as long as the process */
 }
 
-int claim_session(const char *path, char *out, size_t outlen, int *holder)
+/* The first "<stem>-N<ext>" (N = 2..99) this process could lock and,
+ * when fresh, that does not exist yet, into out. 0 or -1. */
+static int claim_next(const char *path, bool fresh, char *out, size_t outlen)
 {
-	snprintf(out, outlen, "%s", path);
-	if (claim_lock(path, holder) == 0)
-		return 0;
 	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
 	if (!dot || (slash && dot < slash))
 		dot = path + strlen(path);
@@ -54,12 +54,89 @@ int claim_session(const char *path, char *out, size_t outlen, int *holder)
 		char alt[4200];
 		if ((size_t)snprintf(alt, sizeof alt, "%.*s-%d%s", (int)(dot - path), path, i, dot) >= outlen)
 			break;
+		if (fresh && access(alt, F_OK) == 0)
+			continue;
 		if (claim_lock(alt, &other) == 0) {
 			snprintf(out, outlen, "%s", alt);
-			return 1;
+			return 0;
 		}
 	}
 	return -1;
+}
+
+int claim_session(const char *path, char *out, size_t outlen, int *holder)
+{
+	snprintf(out, outlen, "%s", path);
+	if (claim_lock(path, holder) == 0)
+		return 0;
+	return claim_next(path, false, out, outlen) == 0 ? 1 : -1;
+}
+
+int claim_beside(const char *path, char *out, size_t outlen)
+{
+	return claim_next(path, true, out, outlen);
+}
+
+/* 64-bit FNV-1a of the file behind fd, or 0 when it cannot be read. */
+static uint64_t hash_fd(int fd)
+{
+	unsigned char buf[65536];
+	uint64_t h = 14695981039346656037ull;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ull;
+	}
+	return h;
+}
+
+static void stamp_meta(const char *path, struct claim_stamp *s)
+{
+	struct stat st;
+	memset(s, 0, sizeof *s);
+	s->taken = true;
+	if (stat(path, &st) != 0)
+		return;
+	s->exists = true;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->size = st.st_size;
+	s->mtime = st.st_mtim;
+}
+
+static uint64_t stamp_hash(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return 0;
+	uint64_t h = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? hash_fd(fd) : 0;
+	close(fd);
+	return h;
+}
+
+void claim_stamp_read(const char *path, struct claim_stamp *s)
+{
+	stamp_meta(path, s);
+	if (s->exists)
+		s->hash = stamp_hash(path);
+}
+
+bool claim_stamp_changed(const struct claim_stamp *was, const char *path)
+{
+	struct claim_stamp now;
+	stamp_meta(path, &now);
+	if (!now.exists || !was->taken)
+		return false; /* nothing there to overwrite, or nothing known of it */
+	if (!was->exists || now.dev != was->dev || now.ino != was->ino || now.size != was->size ||
+	    now.mtime.tv_sec != was->mtime.tv_sec || now.mtime.tv_nsec != was->mtime.tv_nsec)
+		return true;
+	return stamp_hash(path) != was->hash;
 }
 
 int claim_backup(const char *path, char *out, size_t outlen)

@@ -16,6 +16,7 @@
 #include "setup.h"
 #include "hit.h"
 #include "mha.h"
+#include "claim.h"
 #include "progress.h"
 #include "stage.h"
 
@@ -142,6 +143,10 @@ struct app {
 	bool autosave_held;           /* an autosave newer than the session was found at
 	                               * start: this run neither overwrites nor removes it */
 	bool notice;                  /* the status message goes at the next key */
+	bool session_dirty;           /* an edit since the session was loaded or saved (app_recompute) */
+	struct claim_stamp disk;      /* session_path as loaded or last saved (claim.h) */
+	char saved_beside[4096];      /* where saves go since session_path was changed behind the run */
+	char changed_behind[4096];    /*   the file that was: left as it is (said on exit) */
 
 	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */

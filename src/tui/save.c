@@ -19,14 +19,52 @@
 #include "session.h"
 #include "term.h"
 
+/* The session holds every edit now: the autosave has done its work. */
+static void drop_autosave(struct app *app)
+{
+	char auto_path[4096];
+	app->edits_unsaved = 0;
+	app->autosave_due = false;
+	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
+		unlink(auto_path);
+}
+
+/* Save the learner's session to session_path: only when something changed
+ * since it was loaded or saved, and never over a file another program
+ * changed meanwhile (claim_stamp_changed): then to the next free name
+ * beside it, from then on. */
 int app_save(struct app *app)
 {
-	char msg[MHA_MSG_MAX + 4096], auto_path[4096];
+	char msg[MHA_MSG_MAX + 4096];
 	if (!app->session_path) {
 		app_message(app, true, "no session file to save to");
 		return -1;
 	}
 	app_autosave_wait(app); /* a writer still running would land after this save */
+	bool changed = claim_stamp_changed(&app->disk, app->session_path);
+	if (!app->session_dirty && app->disk.exists && !changed && access(app->session_path, F_OK) == 0) {
+		/* nothing to write: at the largest shape that is 68 MB spared, and
+		 * the file keeps its mtime */
+		drop_autosave(app);
+		app_message(app, false, "nothing changed since %s was loaded or saved: not rewritten", app->session_path);
+		return 0;
+	}
+	if (changed && app->session_dirty) {
+		/* something else changed the file since this run read or wrote it:
+		 * never over it (doc/SESSION.md); beside it, said here and on exit */
+		if (claim_beside(app->session_path, app->saved_beside, sizeof app->saved_beside) != 0) {
+			app_message(app, true, "not saved: %s was changed on disk by another program, and no free name "
+			            "beside it", app->session_path);
+			return -1;
+		}
+		if (!app->changed_behind[0])
+			snprintf(app->changed_behind, sizeof app->changed_behind, "%s", app->session_path);
+		app->session_path = app->saved_beside;
+	} else if (changed) {
+		app_message(app, false, "nothing changed here; %s was changed on disk by another program: left as it is",
+		            app->session_path);
+		return 0;
+	}
 	/* the learner's own session, never a lesson's workbench */
 	const struct mha_config *c = app->learn.active ? &app->learn.other.cfg : &app->cfg;
 	const struct mha_weights *w = app->learn.active ? &app->learn.other.w : &app->w;
@@ -34,12 +72,14 @@ int app_save(struct app *app)
 		app_message(app, true, "not saved: %s", msg);
 		return -1;
 	}
-	app->edits_unsaved = 0;
-	app->autosave_due = false;
-	/* the session holds every edit now: the autosave has done its work */
-	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
-		unlink(auto_path);
-	app_message(app, false, "saved to %s", app->session_path);
+	claim_stamp_read(app->session_path, &app->disk);
+	app->session_dirty = false;
+	drop_autosave(app);
+	if (app->changed_behind[0])
+		app_message(app, false, "saved to %s (%s was changed on disk by another program: left as it is)",
+		            app->session_path, app->changed_behind);
+	else
+		app_message(app, false, "saved to %s", app->session_path);
 	return 0;
 }
 

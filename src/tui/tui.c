@@ -128,12 +128,17 @@ int tui_run(const struct tui_options *o)
 	/* nothing saved yet: the first run, which opens on the lesson menu */
 	bool first_run = !o->config_given && !o->load && !o->lesson &&
 	                 !(o->session_path && access(o->session_path, F_OK) == 0);
+	/* the file as this run found it, before reading it: a save checks that
+	 * nothing else changed it since (app_save) */
+	struct claim_stamp disk;
+	claim_stamp_read(o->session_path ? o->session_path : "", &disk);
 	if (open_inputs(o, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	struct app app;
 	if (app_init(&app, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	app.session_path = o->session_path;
+	app.disk = disk;
 	app.now_ms = term_now_ms();
 	struct lesson_set set;
 	memset(&set, 0, sizeof set);
@@ -168,6 +173,9 @@ int tui_run(const struct tui_options *o)
 		snprintf(note, sizeof note, "mha-tui: crashed; the edits are in the autosave: mha-tui --load '%.900s'", msg);
 	}
 	term_on_crash(crash_autosave, &app, note);
+	/* a session opened from its own file has nothing to save until an edit */
+	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
+	app.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
 	bool dirty = true;
 	int sig = 0;
 	for (;;) {
@@ -219,6 +227,12 @@ int tui_run(const struct tui_options *o)
 		if (again)
 			*again = '\0';
 		report(rc, app.status);
+	}
+	if (app.changed_behind[0]) {
+		char line[8000];
+		snprintf(line, sizeof line, "%.3800s was changed on disk by another program since this run read it: "
+		         "left as it is; this run saved to %.3800s", app.changed_behind, app.saved_beside);
+		report(0, line);
 	}
 	app_free(&app);
 	lesson_set_free(&set);

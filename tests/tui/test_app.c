@@ -284,6 +284,73 @@ static struct app *open_app_in(struct files *f)
 	return app;
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w"); /* in place, as another program might */
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static char *read_text(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	size_t n = fread(buf, 1, len - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+/* w and q write only when there was an edit since the session was loaded
+ * or saved (a rewrite is a new file renamed over the name: the inode
+ * tells); a session another program changed meanwhile is never written
+ * over: the save goes beside it, "s-2.txt", and stays there. */
+static void test_a_save_writes_only_edits_and_never_over_a_file_changed_behind_it(void **state)
+{
+	(void)state;
+	char buf[64], beside[96];
+	struct files f;
+	struct app *app = open_app_in(&f);
+	snprintf(beside, sizeof beside, "%s/s-2.txt", f.dir);
+	tui_check_keys(app, "w"); /* nothing on disk yet: written */
+	struct stat a, b;
+	assert_int_equal(stat(f.path, &a), 0);
+	tui_check_keys(app, "hjw");
+	assert_non_null(strstr(app->status, "not rewritten"));
+	assert_int_equal(actions_quit(app), APP_QUIT);
+	assert_int_equal(stat(f.path, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+	            a.st_mtim.tv_nsec == b.st_mtim.tv_nsec); /* not rewritten, mtime kept */
+	tui_check_keys(app, "+w");
+	assert_int_equal(stat(f.path, &b), 0);
+	assert_true(a.st_ino != b.st_ino); /* an edit: written */
+	/* another program changes the file; with no edit here, it is left alone */
+	write_text(f.path, "changed by hand\n");
+	tui_check_keys(app, "w");
+	assert_string_equal(read_text(f.path, buf, sizeof buf), "changed by hand\n");
+	assert_false(exists(beside));
+	/* an edit: saved beside it, said so; the changed file left as it is */
+	tui_check_keys(app, "+w");
+	assert_string_equal(read_text(f.path, buf, sizeof buf), "changed by hand\n");
+	assert_true(exists(beside));
+	assert_string_equal(app->session_path, beside);
+	assert_non_null(strstr(app->status, "changed on disk"));
+	assert_non_null(strstr(app->status, beside));
+	/* and saves go on there */
+	tui_check_keys(app, "+");
+	assert_int_equal(actions_quit(app), APP_QUIT);
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[MHA_MSG_MAX + 4096];
+	assert_int_equal(session_load(beside, &c, &w, msg, sizeof msg), 0);
+	assert_memory_equal(w.x, app->w.x, (size_t)c.n * (size_t)c.d * sizeof *w.x); /* the last edit too */
+	mha_weights_free(&w);
+	snprintf(buf, sizeof buf, "%s/s-3.txt", f.dir);
+	assert_false(exists(buf));
+	tui_check_close(app);
+}
+
 static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **state)
 {
 	(void)state;
@@ -540,6 +607,7 @@ int main(void)
 		cmocka_unit_test(test_save_writes_a_session_that_loads_back),
 		cmocka_unit_test(test_edits_are_autosaved_every_20_and_on_a_change_of_shape),
 		cmocka_unit_test(test_a_newer_autosave_is_announced_and_never_loaded_or_removed),
+		cmocka_unit_test(test_a_save_writes_only_edits_and_never_over_a_file_changed_behind_it),
 		cmocka_unit_test(test_an_owed_autosave_waits_for_a_pause_in_the_keys),
 		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
 		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),
