@@ -139,17 +139,44 @@ bool claim_stamp_changed(const struct claim_stamp *was, const char *path)
 	return stamp_hash(path) != was->hash;
 }
 
-int claim_backup(const char *path, char *out, size_t outlen)
+/* Link from as the first free "<base>.~N~". 0 with out, or -1. */
+static int link_numbered(const char *from, const char *base, char *out, size_t outlen)
 {
 	out[0] = '\0';
 	for (int i = 1; i < 1000; i++) {
-		if ((size_t)snprintf(out, outlen, "%s.~%d~", path, i) >= outlen)
+		if ((size_t)snprintf(out, outlen, "%s.~%d~", base, i) >= outlen)
 			break;
-		if (link(path, out) == 0)
+		if (link(from, out) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
+	out[0] = '\0';
+	return -1;
+}
+
+int claim_backup(const char *path, char *out, size_t outlen)
+{
+	return link_numbered(path, path, out, outlen);
+}
+
+int claim_move_aside(const char *from, const char *base, char *out, size_t outlen)
+{
+	if (link_numbered(from, base, out, outlen) != 0)
+		return -1;
+	if (unlink(from) != 0) {
+		unlink(out);
+		out[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+int claim_newest_backup(const char *path, char *out, size_t outlen)
+{
+	for (int i = 999; i >= 1; i--)
+		if ((size_t)snprintf(out, outlen, "%s.~%d~", path, i) < outlen && access(out, F_OK) == 0)
+			return 0;
 	out[0] = '\0';
 	return -1;
 }

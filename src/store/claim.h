@@ -35,6 +35,15 @@ int claim_session(const char *path, char *out, size_t outlen, int *holder);
  * link. 0 with out, or -1 (no file, or links impossible: out empty). */
 int claim_backup(const char *path, char *out, size_t outlen);
 
+/* Move the file at from to "<base>.~N~" (first free N from 1): linked
+ * there, then unlinked, so it is never gone from both names. 0 with out,
+ * or -1 (from left where it was). */
+int claim_move_aside(const char *from, const char *base, char *out, size_t outlen);
+
+/* The newest numbered backup of path, "<path>.~N~" with the highest N
+ * (up to 999) that exists, into out. 0, or -1 when there is none. */
+int claim_newest_backup(const char *path, char *out, size_t outlen);
+
 /* After the run: true when path is no longer the file backup names (a
  * save replaced it: the backup holds the session from before); false
  * when it still is, and then the backup is removed. */

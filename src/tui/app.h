@@ -98,6 +98,7 @@ enum app_mode {
 	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
 	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
 	MODE_LABELS,    /* prompt: your own sentence, one token a word (label_prompt.c) */
+	MODE_RECOVER,   /* prompt: an autosave found at start: load, discard, later (recover_prompt.c) */
 	MODE_COUNT
 };
 
@@ -147,6 +148,8 @@ struct app {
 	struct claim_stamp disk;      /* session_path as loaded or last saved (claim.h) */
 	char saved_beside[4096];      /* where saves go since session_path was changed behind the run */
 	char changed_behind[4096];    /*   the file that was: left as it is (said on exit) */
+	char recover_path[4200];      /* an autosave found at start, until answered (recover_prompt.c) */
+	bool recover_loaded;          /*   loaded: the next save of the session removes it */
 
 	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */

@@ -165,7 +165,7 @@ int tui_run(const struct tui_options *o)
 	/* a crashed run's edits: say where, never load them silently (unless
 	 * this run is loading them: then they are its own) */
 	char own[4096];
-	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strcmp(own, o->load) == 0))
+	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strncmp(own, o->load, strlen(own)) == 0))
 		app_autosave_check(&app);
 	char note[1024] = "";
 	if (app_autosave_path(&app, msg, sizeof msg) == 0) {
