@@ -57,6 +57,12 @@ const char *train_pattern_name(enum train_pattern p)
 	return (unsigned)p < TRAIN_PAT_COUNT ? names[p] : "?";
 }
 
+const char *train_pattern_brief(enum train_pattern p)
+{
+	static const char *names[TRAIN_PAT_COUNT] = { "prev", "first", "self", "dup", "induct" };
+	return (unsigned)p < TRAIN_PAT_COUNT ? names[p] : "?";
+}
+
 /* m tokens, distinct while the vocabulary allows */
 static void draw_distinct(int *t, int m, int vocab, uint64_t *rng)
 {

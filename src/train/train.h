@@ -166,6 +166,50 @@ struct train_prune_point { int kept; int layer, head; double loss, accuracy; };
 int train_prune_curve(struct train_model *m, const struct train_task *t,
                       struct train_prune_point *pts, int max_pts);
 
+/* Add one head's attention weights p (n, n; row q the query) on tokens
+ * tok (n) to sum[TRAIN_PAT_COUNT], and to cnt the queries each pattern
+ * counted. Queries q >= 1: previous P[q][q-1], first P[q][0], self
+ * P[q][q]; queries with an earlier key j < q of the same token: duplicate
+ * sum of P[q][j] over those j, induction sum of P[q][j+1] (the key after).
+ * Mean score = sum / cnt. */
+void train_pattern_accumulate(const float *p, int n, const int *tok, double *sum, double *cnt);
+/* The pattern with the highest score at least `clear` among those scored
+ * (scored NULL: all); -1 when none. */
+int train_pattern_best(const double *scores, const bool *scored, double clear);
+/* A best pattern with at least this score is the head's label. */
+#define TRAIN_PATTERN_CLEAR 0.5
+
+/* The workbench's layer with any weights (no task, no loss): */
+struct train_bench_analysis {
+	int h;
+	/* mean P over the workbench's own tokens (labels: a repeated label is a
+	 * repeated token); scored[p] false: no query counts (no repeats) */
+	double score[MHA_MAX_HEADS][TRAIN_PAT_COUNT];
+	bool scored[TRAIN_PAT_COUNT];
+	int best[MHA_MAX_HEADS];          /* train_pattern_best(score, scored, 0) */
+	/* ||Y - Y_without_head|| / ||Y|| (Frobenius; 0 for a head already off,
+	 * and for all heads when Y = 0) */
+	double importance[MHA_MAX_HEADS];
+	int order[MHA_MAX_HEADS];         /* heads by importance, most first (ties: lower index) */
+	int rank[MHA_MAX_HEADS];          /* 1 = most important */
+	double y_norm;                    /* ||Y|| */
+	/* greedy prune from the heads on: each point's loss is ||Y - Y_kept|| /
+	 * ||Y||, removing the head that changes Y least (accuracy 0); with no
+	 * bias the last point (no head kept, Y_kept = 0) is 1 */
+	int points;
+	struct train_prune_point prune[MHA_MAX_HEADS + 1];
+};
+/* MHA_OK or MHA_ENOMEM. c and w are not changed. */
+enum mha_status train_bench_analysis(const struct mha_config *c, const struct mha_weights *w,
+                                     struct train_bench_analysis *out);
+/* The pattern head fits clearly (score >= TRAIN_PATTERN_CLEAR) on the
+ * workbench's own P, weights (h, n, n) as mha_forward left them; -1 when
+ * none, or the head is off. For a title, without a forward of its own. */
+int train_bench_head_pattern(const struct mha_config *c, const struct mha_weights *w,
+                             const float *weights, int head);
+/* The brief name of pattern p for a narrow title: "prev", "dup", ... */
+const char *train_pattern_brief(enum train_pattern p);
+
 /* ---- files (doc/TRAINING.md, "Model files") ---- */
 
 /* Write the model as text (version 1), atomically; 0 or -1 with msg. */

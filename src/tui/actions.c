@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis_view.h"
 #include "answer_prompt.h"
 #include "flash_view.h"
 #include "heat_view.h"
@@ -312,6 +313,7 @@ static const struct action table[] = {
 	{ { 'K' }, "K", "scroll up", "scroll the lesson text up", "", "Lesson", 0, act_scroll, -3, "scroll-up" },
 	{ { '#' }, "#", "counts", "below 130 columns: counts in place of the lesson pane", NULL, "Lesson", 0, act_counts, 0, "counts" },
 	{ { 'G' }, "G", "train", "watch a tiny model's heads learn", NULL, "Train", 0, train_view_open, 0, "train" },
+	{ { 'A' }, "A", "analysis", "head analysis: patterns, importance, prune", NULL, "Train", 0, analysis_view_toggle, 0, "analysis" },
 };
 
 /* mha_weights_carry's rule (src/core/mha.h) */

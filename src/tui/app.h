@@ -98,6 +98,7 @@ enum app_mode {
 	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
 	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
 	MODE_LABELS,    /* prompt: your own sentence, one token a word (label_prompt.c) */
+	MODE_ANALYSIS,  /* head analysis: pattern scores, importance, prune (analysis_view.c) */
 	MODE_RECOVER,   /* prompt: an autosave found at start: load, discard, later (recover_prompt.c) */
 	MODE_COUNT
 };

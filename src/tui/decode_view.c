@@ -8,8 +8,9 @@
  * of the causal full pass (bit for bit: the same loops), and the step's
  * FLOPs against recomputing the whole pass. Left steps back, 0 restarts,
  * o or Esc leaves. The view holds its own decoder and causal full pass,
- * made when it opens and on every key (so a changed workbench is picked
- * up), freed when it closes; other keys but q, w and ? do nothing here.
+ * made when it opens (a step forward is one decode step; back empties the
+ * cache and prefills), freed when it closes; other keys but q, w and ? do
+ * nothing here, so the workbench it was opened on stays as it was.
  */
 #include "decode_view.h"
 
@@ -45,9 +46,9 @@ void decode_view_free(struct app *app)
 	app->decode = NULL;
 }
 
-/* Run the decoder to `len` tokens from scratch (prefill of the prompt,
- * then steps); false when memory runs out. */
-static bool decode_to(struct app *app, int len)
+/* Open: the causal full pass once (what every row is checked against),
+ * then the prompt prefilled. false when memory runs out. */
+static bool decode_open(struct app *app)
 {
 	decode_view_free(app);
 	struct decode_state *s = calloc(1, sizeof *s);
@@ -66,9 +67,22 @@ static bool decode_to(struct app *app, int len)
 	mha_forward_naive(&s->c, &s->w, &s->full);
 	char msg[MHA_MSG_MAX];
 	mha_decoder_prefill(&s->dec, &s->c, &s->w, s->prompt, msg, sizeof msg);
-	while (s->dec.len < len && s->dec.len < s->c.n)
-		mha_decoder_step(&s->dec, &s->c, &s->w);
 	return true;
+}
+
+/* The decoder at len tokens: one step forward, or back by emptying the
+ * cache and prefilling len tokens at once (one product for their K, V). */
+static void decode_to(struct decode_state *s, int len)
+{
+	char msg[MHA_MSG_MAX];
+	if (len < 1 || len > s->c.n || len == s->dec.len)
+		return;
+	if (len == s->dec.len + 1) {
+		mha_decoder_step(&s->dec, &s->c, &s->w);
+		return;
+	}
+	mha_decoder_reset(&s->dec);
+	mha_decoder_prefill(&s->dec, &s->c, &s->w, len, msg, sizeof msg);
 }
 
 unsigned decode_view_toggle(struct app *app, int arg, int key)
@@ -80,7 +94,7 @@ unsigned decode_view_toggle(struct app *app, int arg, int key)
 		mode_leave(app);
 		return APP_REDRAW;
 	}
-	if (!decode_to(app, 1)) {
+	if (!decode_open(app)) {
 		app_message(app, true, "out of memory for the decoder");
 		return APP_REDRAW;
 	}
@@ -91,17 +105,19 @@ unsigned decode_view_toggle(struct app *app, int arg, int key)
 static unsigned decode_key(struct app *app, int key)
 {
 	struct decode_state *s = app->decode;
-	int len = s ? s->dec.len : 1;
+	if (!s)
+		return decode_view_toggle(app, 0, key);
+	int len = s->dec.len;
 	switch (key) {
 	case KEY_RIGHT: case 'l': case ' ':
-		len++;
-		break;
+		decode_to(s, len + 1);
+		return APP_REDRAW;
 	case KEY_LEFT: case 'h':
-		len = len > 1 ? len - 1 : 1;
-		break;
+		decode_to(s, len - 1);
+		return APP_REDRAW;
 	case '0':
-		len = 1;
-		break;
+		decode_to(s, 1);
+		return APP_REDRAW;
 	case 'o': case PROMPT_ESC:
 		return decode_view_toggle(app, 0, key);
 	case 'q': case 'w': case '?': case KEY_MOUSE:
@@ -110,9 +126,6 @@ static unsigned decode_key(struct app *app, int key)
 		app_message(app, false, "decode view: Right next token, Left back, 0 restart, o back");
 		return APP_REDRAW;
 	}
-	if (!decode_to(app, len))
-		app_message(app, true, "out of memory for the decoder");
-	return APP_REDRAW;
 }
 
 static bool decode_status(const struct app *app, struct rect r)

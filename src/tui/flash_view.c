@@ -22,7 +22,9 @@
 
 #include "draw.h"
 #include "engine.h"
+#include "fmt.h"
 #include "mode.h"
+#include "pipeline.h"
 #include "prompt.h"
 #include "theme.h"
 
@@ -164,7 +166,6 @@ static int draw_scores(const struct app *app, const struct mha_flash_step *st, i
 {
 	const int n = app->cfg.n, cw = 5 + n * 7 <= width ? 7 : 6;
 	const float *s = app->a.scores + (size_t)app->head * n * n;
-	const float *p = app->a.weights + (size_t)app->head * n * n;
 	int shown = (width - 5) / cw < n ? (width - 5) / cw : n;
 	char buf[32];
 	draw_put(y, x, width, "S, the step's tile marked", theme_attr(ROLE_TITLE));
@@ -176,11 +177,12 @@ static int draw_scores(const struct app *app, const struct mha_flash_step *st, i
 			bool key = j >= st->c0 && j < st->c0 + st->cols;
 			bool met = qrow && j < st->c0 + st->cols;
 			attr_t a = theme_attr(qrow && key ? ROLE_SELECTED : met ? ROLE_NORMAL : ROLE_DIM);
-			/* the reference's zeros mark masked keys (mask and top-k) */
-			if (p[(size_t)i * n + j] == 0.0f)
+			/* masked keys (the mask and top-k) as the heatmaps mark them;
+			 * a weight that only underflowed to 0 is still a score */
+			if (pipeline_masked(&app->cfg, &app->a, app->head, i, j))
 				snprintf(buf, sizeof buf, "%*s", cw - 1, "-");
 			else
-				snprintf(buf, sizeof buf, "%*.*f", cw - 1, cw - 5, s[(size_t)i * n + j]);
+				fmt_num(buf, sizeof buf, s[(size_t)i * n + j], cw - 1);
 			draw_put(y + 1 + i, x + 5 + j * cw, cw - 1, buf, a);
 		}
 	}

@@ -24,6 +24,7 @@
 #include "learn.h"
 #include "pipeline.h"
 #include "theme.h"
+#include "train.h"
 
 /* app->heat_scale 0, 1, 2 */
 static const enum heatmap_scale scales[] = { HEATMAP_SCALE_MAP, HEATMAP_SCALE_ROW, HEATMAP_SCALE_FIXED };
@@ -115,6 +116,13 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 			size_t tl = strlen(title), sl = strlen(short_title);
 			snprintf(title + tl, sizeof title - tl, " %s", mha_wired_role_name(role, false));
 			snprintf(short_title + sl, sizeof short_title - sl, " %s", mha_wired_role_name(role, true));
+		}
+		int fit = role < 0 ? train_bench_head_pattern(c, &app->w, app->a.weights, i) : -1;
+		if (fit >= 0) { /* any other weights: the pattern its P clearly fits (A's view) */
+			size_t tl = strlen(title), sl = strlen(short_title);
+			snprintf(title + tl, sizeof title - tl, " ~%s", train_pattern_name((enum train_pattern)fit));
+			snprintf(short_title + sl, sizeof short_title - sl, " ~%s",
+			         train_pattern_brief((enum train_pattern)fit));
 		}
 		const float *src = (scores ? app->a.scores : app->a.weights) + (size_t)i * c->n * c->n;
 		bool any = learn_hidden(app, ht, i, -1, -1);

@@ -9,6 +9,7 @@
 #include <curses.h>
 
 #include "actions.h"
+#include "analysis_view.h"
 #include "decode_view.h"
 #include "help.h"
 #include "kv_view.h"
@@ -29,6 +30,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_DECODE] = &decode_view_mode,
 	[MODE_MASK] = &mask_view_mode,
 	[MODE_LABELS] = &label_prompt_mode,
+	[MODE_ANALYSIS] = &analysis_view_mode,
 	[MODE_RECOVER] = &recover_prompt_mode,
 };
 

@@ -163,6 +163,46 @@ static void test_each_stage_reads_what_its_cells_are_computed_from(void **state)
 	}
 }
 
+/* The mask the screen marks is the core's rule (mha_mask_row): a window
+ * masks far keys without causality too; a weight that only underflowed to
+ * 0 (a score 105 below the row's max) is no masked cell; with top-k the
+ * keys top-k dropped are. */
+static void test_masked_cells_follow_the_core_mask_not_zero_weights(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct mha_weights w;
+	struct mha_acts a;
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
+	mha_weights_init(&w, &c, 0); /* the wired workbench: head 0's row 0 underflows */
+	mha_forward(&c, &w, &a);
+	bool zero = false;
+	for (int k = 0; k < c.n; k++)
+		zero |= a.weights[k] == 0.0f;
+	assert_true(zero); /* the premise: some weight of head 0, row 0 is exactly 0 */
+	for (int k = 0; k < c.n; k++)
+		assert_false(pipeline_masked(&c, &a, 0, 0, k));
+	c.window = 2; /* a band: |q - k| < 2 */
+	mha_forward(&c, &w, &a);
+	assert_false(pipeline_masked(&c, &a, 1, 3, 2));
+	assert_false(pipeline_masked(&c, &a, 1, 3, 4));
+	assert_true(pipeline_masked(&c, &a, 1, 3, 1));
+	assert_true(pipeline_masked(&c, &a, 1, 3, 5));
+	c.window = 0;
+	c.top_k = 2;
+	mha_forward(&c, &w, &a);
+	for (int h = 0; h < c.h; h++)
+		for (int q = 0; q < c.n; q++) {
+			int masked = 0;
+			for (int k = 0; k < c.n; k++)
+				masked += pipeline_masked(&c, &a, h, q, k);
+			assert_int_equal(masked, c.n - 2);
+		}
+	mha_acts_free(&a);
+	mha_weights_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_the_gqa_groups_note_is_compact),
 		cmocka_unit_test(test_wo_names_the_current_heads_rows),
 		cmocka_unit_test(test_each_stage_reads_what_its_cells_are_computed_from),
+		cmocka_unit_test(test_masked_cells_follow_the_core_mask_not_zero_weights),
 	};
 	return cmocka_run_group_tests_name("deps", tests, NULL, NULL);
 }
