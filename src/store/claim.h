@@ -58,7 +58,7 @@ struct claim_stamp {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
-	uint64_t hash; /* 64-bit FNV-1a of the content */
+	uint64_t hash; /* FNV-1a (64-bit, 8 bytes a step) of the content */
 };
 
 /* Stamp the file at path now (through a symlink, as saves write). A file
