@@ -24,7 +24,7 @@ const char cli_usage[] =
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
 	"                                   print the whole computation as JSON and exit\n"
-	"  mha-tui --export py|svg FILE [configuration flags | --load FILE] [--stage S]\n"
+	"  mha-tui --export py|svg|txt FILE [configuration flags | --load FILE] [--stage S]\n"
 	"                                   write a numpy script that checks every number,\n"
 	"                                   or the heads' heatmaps of stage S (weights or\n"
 	"                                   scores) as SVG; FILE - is standard output\n"
@@ -264,10 +264,11 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 				return usage_error(msg, len, "--stage '%.40s' is not a stage to export: "
 				                   "allowed scores, weights%s", val, "");
 			out->export_scores = !strcmp(val, "scores");
+			out->export_stage_given = true;
 		} else if (!strcmp(name, "--export")) {
-			if (strcmp(val, "py") != 0 && strcmp(val, "svg") != 0)
-				return usage_error(msg, len, "--export '%.40s' is not a format: allowed py, svg "
-				                   "(txt comes with the screen's export key)%s", val, "");
+			if (strcmp(val, "py") != 0 && strcmp(val, "svg") != 0 && strcmp(val, "txt") != 0)
+				return usage_error(msg, len, "--export '%.40s' is not a format: allowed py, svg, "
+				                   "txt%s", val, "");
 			if (i + 1 >= argc || argv[i + 1][0] == '\0')
 				return usage_error(msg, len, "--export %.40s needs a FILE after the format "
 				                   "(- for standard output)%s", val, "");
@@ -308,8 +309,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (out->export_format && out->mode != CLI_EXPORT)
 		return usage_error(msg, len, "--export cannot be combined with --dump, --train or "
 		                   "--check-lessons%s%s", "", "");
-	if (out->export_scores && (!out->export_format || strcmp(out->export_format, "svg") != 0))
-		return usage_error(msg, len, "--stage goes with --export svg FILE%s%s", "", "");
+	if (out->export_stage_given && (!out->export_format || !strcmp(out->export_format, "py")))
+		return usage_error(msg, len, "--stage goes with --export svg FILE or --export txt FILE%s%s", "", "");
 	if (out->lesson && (out->load || out->mode == CLI_DUMP))
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");

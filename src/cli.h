@@ -35,9 +35,10 @@ struct cli {
 		const char *other_config; /* the first other configuration flag given, or NULL */
 	} train;
 	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
-	const char *export_format; /* --export FORMAT FILE: "py" or "svg" */
+	const char *export_format; /* --export FORMAT FILE: "py", "svg" or "txt" */
 	const char *export_file;   /*   FILE ("-": standard output) */
 	bool export_scores;        /* --stage scores: the SVG shows S (default P) */
+	bool export_stage_given;   /* --stage given: txt draws that stage (else the default) */
 };
 
 /* Returns 0, or 2 (usage error) with a one-line message naming the flag,

@@ -18,6 +18,7 @@
 #include "command.h"
 #include "dump.h"
 #include "export.h"
+#include "export_key.h"
 #include "mha.h"
 #include "report.h"
 #include "session.h"
@@ -72,6 +73,27 @@ static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w
                          const struct mha_acts *a);
 static int run_training(const struct cli *cl);
 
+/* --export txt FILE: the workbench's screen at 80x24, drawn with no
+ * terminal (the workbench owns w from here on). */
+static int write_screen(const struct cli *cl, const struct mha_config *c, struct mha_weights *w)
+{
+	char msg[MHA_MSG_MAX + 4200];
+	bool to_stdout = !strcmp(cl->export_file, "-");
+	FILE *f = to_stdout ? stdout : fopen(cl->export_file, "w");
+	if (!f) {
+		mha_weights_free(w);
+		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
+		return fail(1, msg);
+	}
+	int stage = !cl->export_stage_given ? -1 : cl->export_scores ? PIPELINE_SCORES : PIPELINE_SOFTMAX;
+	int rc = export_key_headless(f, c, w, stage, 24, 80, msg, sizeof msg);
+	if (!to_stdout && fclose(f) != 0 && rc == 0) {
+		rc = -1;
+		snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
+	}
+	return rc == 0 ? 0 : fail(1, msg);
+}
+
 static int run_dump(const struct cli *cl)
 {
 	struct mha_config c;
@@ -80,6 +102,8 @@ static int run_dump(const struct cli *cl)
 	int rc = open_inputs(cl, &c, &w);
 	if (rc)
 		return rc;
+	if (cl->mode == CLI_EXPORT && !strcmp(cl->export_format, "txt"))
+		return write_screen(cl, &c, &w);
 	if (mha_acts_alloc(&a, &c) != MHA_OK) {
 		mha_weights_free(&w);
 		return fail(1, "out of memory for the activations");

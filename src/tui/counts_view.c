@@ -13,6 +13,10 @@
  * projections and the score / weighted-sum products cost the same as one
  * head of size d_model (only softmax's 5 n^2 per head grows with h).
  *
+ * With masks or top-k, and room below the full form: what a sparse kernel
+ * could skip (mha_counts' sparse fields; the dense FLOPs above never
+ * change with them).
+ *
  * It does not refresh, and draws nothing outside (y, x, height, width).
  */
 #include "counts_view.h"
@@ -106,6 +110,41 @@ static void ratio_text(char *fig, char *why, size_t len, const struct mha_config
 		snprintf(why, len, "h*d_k = d_model, %d kv heads", c->g);
 	else
 		snprintf(why, len, "h*d_k = d_model");
+}
+
+/* With masks or top-k: the work a sparse kernel could skip (mha_counts'
+ * sparse fields), under the dense counts when the panel has room: a
+ * title and two rows narrow, one line wide. Nothing without them. */
+static bool sparse_any(const struct mha_counts *k)
+{
+	return k->flops_scores_masked > 0 || k->flops_weighted_skippable > 0;
+}
+
+static int sparse_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_counts *k)
+{
+	char text[160], a[48], b[48];
+	if (!sparse_any(k) || height <= 0)
+		return 0;
+	if (width >= COUNTS_WIDE) {
+		count_format(a, sizeof a, k->flops_scores_masked, 12);
+		count_format(b, sizeof b, k->flops_weighted_skippable, 12);
+		int n = snprintf(text, sizeof text, "a sparse kernel could skip: QK^T %s, PV %s FLOPs", a, b);
+		if (k->flops_sparse_saving > 0 && n < (int)sizeof text)
+			snprintf(text + n, sizeof text - (size_t)n, " (top-k wins if its selector < %.1f a pair)",
+			         k->selector_break_even);
+		theme_addstr(win, y, x, width, text, theme_attr(ROLE_HINT));
+		return 1;
+	}
+	const struct row rows[] = {
+		{ "masked QK^T", "QK^T", k->flops_scores_masked },
+		{ "zero-weight PV", "PV", k->flops_weighted_skippable },
+	};
+	if (height < 3)
+		return 0;
+	theme_addstr(win, y, x, width, "Sparse could skip", theme_attr(ROLE_TITLE));
+	for (int i = 0; i < 2; i++)
+		row_draw(win, y + 1 + i, x, width, &rows[i]);
+	return 3;
 }
 
 int counts_view_height(int width)
@@ -209,6 +248,7 @@ void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const st
 			    || snprintf(text, sizeof text, "%s: %s, so params and matmul FLOPs ignore h", fig, why) > width)
 				snprintf(text, sizeof text, "%s (%s)", fig, why);
 			theme_addstr(win, y + line, x, width, text, normal);
+			sparse_draw(win, y + line + 1, x, height - line - 1, width, &k);
 		}
 		return;
 	}
@@ -227,4 +267,5 @@ void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const st
 		theme_addstr(win, y + line++, x, width, fig, normal);
 	if (line < height)
 		theme_addstr(win, y + line++, x, width, why, theme_attr(ROLE_HINT));
+	sparse_draw(win, y + line, x, height - line, width, &k);
 }

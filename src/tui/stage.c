@@ -98,8 +98,9 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[1] = whole(c, w, 0);
 		v->p[2] = whole(c, out, 0);
 		v->count = 3;
-		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d . %s %dx%d", on, c->n, ow,
-		         c->n, c->d, wn, c->d, ow);
+		/* with biases: Q = X W^Q + b^Q, b^Q added to every row */
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d . %s %dx%d%s%s", on, c->n, ow,
+		         c->n, c->d, wn, c->d, ow, c->bias ? " + b^" : "", c->bias ? wn + 2 : "");
 		snprintf(v->note, sizeof v->note, "%s: show Q / K / V    one product projects every head at once",
 		         actions_key_name("qkv"));
 		break;
@@ -168,8 +169,8 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[1].tag_head = i;
 		v->p[2] = whole(c, MHA_T_Y, 0);
 		v->count = 3;
-		snprintf(v->formula, sizeof v->formula, "Y %dx%d = Concat %dx%d . W^O %dx%d", c->n, c->d,
-		         c->n, c->h * c->dk, c->h * c->dk, c->d);
+		snprintf(v->formula, sizeof v->formula, "Y %dx%d = Concat %dx%d . W^O %dx%d%s", c->n, c->d,
+		         c->n, c->h * c->dk, c->h * c->dk, c->d, c->bias ? " + b^O" : "");
 		snprintf(v->note, sizeof v->note, "W^O mixes the heads back into d_model columns");
 		break;
 	}

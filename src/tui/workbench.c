@@ -202,25 +202,49 @@ static bool workbench_status(const struct app *app, struct rect r)
 	return true;
 }
 
+/* With biases on, the Projection and W^O stages' note is the bias their
+ * formula adds: "b^Q 16: 0.12 -0.31 ..." in at most width columns. */
+static const char *bias_note(const struct app *app, const char *note, char *out, size_t len, int width)
+{
+	const struct mha_config *c = &app->cfg;
+	if (!c->bias || (app->stage != PIPELINE_PROJECTION && app->stage != PIPELINE_OUTPUT))
+		return note;
+	int k = app->stage == PIPELINE_OUTPUT ? 3 : app->proj >= 0 && app->proj < PROJ_COUNT ? (int)app->proj : 0;
+	struct mha_bias b = mha_bias(&app->w, c, k);
+	size_t l = (size_t)snprintf(out, len, "%s %d:", b.name, b.len);
+	for (int i = 0; i < b.len && l < len; i++) {
+		char num[32];
+		fmt_num(num, sizeof num, b.p[i], 5);
+		bool last = i == b.len - 1;
+		if ((int)(l + 1 + strlen(num) + (last ? 0 : 4)) > width) {
+			snprintf(out + l, len - l, " ...");
+			break;
+		}
+		l += (size_t)snprintf(out + l, len - l, " %s", num);
+	}
+	return out;
+}
+
 static void draw_info(const struct app *app, const struct stage_view *v, struct rect r)
 {
 	const struct mha_config *c = &app->cfg;
-	char cfg[96], line[256];
+	char cfg[96], line[256], bias[128];
+	const char *note = bias_note(app, v->note, bias, sizeof bias, r.w);
 	snprintf(cfg, sizeof cfg, "n %d  d %d  h %d  g %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
 	int cl = (int)strlen(cfg);
 	if ((int)strlen(v->formula) + cl + 2 <= r.w) {
 		draw_put(r.y, r.x, r.w - cl - 2, v->formula, theme_attr(ROLE_TITLE));
 		draw_put(r.y, r.x + r.w - cl, cl, cfg, theme_attr(ROLE_DIM));
-		draw_put(r.y + 1, r.x, r.w, v->note, theme_attr(ROLE_DIM));
+		draw_put(r.y + 1, r.x, r.w, note, theme_attr(ROLE_DIM));
 		return;
 	}
 	/* narrow (beside the lesson pane): the formula whole, the shape before
 	 * the note; the shape squeezed ("n6 d512 h8 g2 d_k64") when that makes
 	 * the note fit whole */
 	draw_put(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
-	snprintf(line, sizeof line, "n%d d%d h%d g%d d_k%d  %s", c->n, c->d, c->h, c->g, c->dk, v->note);
-	if ((int)(cl + 3 + strlen(v->note)) <= r.w || (int)strlen(line) > r.w)
-		snprintf(line, sizeof line, "%s   %s", cfg, v->note);
+	snprintf(line, sizeof line, "n%d d%d h%d g%d d_k%d  %s", c->n, c->d, c->h, c->g, c->dk, note);
+	if ((int)(cl + 3 + strlen(note)) <= r.w || (int)strlen(line) > r.w)
+		snprintf(line, sizeof line, "%s   %s", cfg, note);
 	draw_put(r.y + 1, r.x, r.w, line, theme_attr(ROLE_DIM));
 }
 

@@ -203,10 +203,19 @@ fi
 expect_error 2 "--pad" --dump json --pad 1,,2
 expect_error 2 "--pad 6 is not a token" --dump json --pad 6
 expect_error 2 "--window" --dump json --window 65
-expect_error 2 "--export 'txt'" --export txt x.txt
+expect_error 2 "--export 'pdf'" --export pdf x.pdf
+# --export txt: the workbench's screen as text, with no terminal (TERM unset)
+if env -u TERM "$bin" --export txt "$tmp/screen.txt" --stage scores --causal >/dev/null 2>&1 &&
+   grep -q '^ 1 Projection  2 Reshape  3 Scores' "$tmp/screen.txt" &&
+   grep -q '^S_0 6x6 = Q_0 6x4' "$tmp/screen.txt" && [ "$(wc -l <"$tmp/screen.txt")" -eq 24 ]; then
+	pass
+else
+	fail "--export txt: no 24-line screen with the pipeline bar and the Scores title"
+fi
 expect_error 2 "needs a FILE" --export py
 expect_error 2 "cannot be combined" --dump json --export py x.py
 expect_error 2 "--stage goes with --export svg" --dump json --stage scores
+expect_error 2 "--stage goes with --export svg" --export py x.py --stage scores
 expect_error 2 "--stage 'concat'" --export svg x.svg --stage concat
 expect_error 2 "--text" --dump json --text "   "
 expect_error 2 "disagrees" --dump json --text "a b" --tokens 3

@@ -294,6 +294,28 @@ static void test_nothing_is_drawn_outside_the_rectangle(void **state)
 		}
 }
 
+/* Causal over 6 tokens keeps 21 of 36 pairs, top-k 2 then 11; h 4,
+ * d_k 4: masked QK^T 2*4*4*(36-21) = 480, zero-weight PV 2*4*4*(36-11) =
+ * 800, top-k's saving 4*16*(21-11) = 640 over 21 pairs = 30.5 a pair. */
+static void test_with_masks_and_top_k_room_below_says_what_a_sparse_kernel_skips(void **state)
+{
+	(void)state;
+	struct mha_config c = tui_check_config(6, 16, 4, 4, 4);
+	c.causal = true;
+	c.top_k = 2;
+	const char *narrow = draw_short(&c, counts_view_height(20) + 3, 20);
+	assert_non_null(strstr(narrow, "Sparse could skip\n"));
+	assert_non_null(strstr(narrow, "masked QK^T      480\n"));
+	assert_non_null(strstr(narrow, "zero-weight PV   800\n"));
+	const char *wide = draw_short(&c, counts_view_height(110) + 1, 110);
+	assert_non_null(strstr(wide, "a sparse kernel could skip: QK^T 480, PV 800 FLOPs "
+	                              "(top-k wins if its selector < 30.5 a pair)"));
+	/* without masks or top-k: nothing, even with room */
+	struct mha_config dense = tui_check_config(6, 16, 4, 4, 4);
+	assert_null(strstr(draw_short(&dense, counts_view_height(20) + 3, 20), "Sparse"));
+	assert_null(strstr(draw_short(&dense, counts_view_height(110) + 1, 110), "sparse"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio),
 		cmocka_unit_test(test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow),
 		cmocka_unit_test(test_nothing_is_drawn_outside_the_rectangle),
+		cmocka_unit_test(test_with_masks_and_top_k_room_below_says_what_a_sparse_kernel_skips),
 	};
 	return cmocka_run_group_tests_name("counts_view", tests, screen_setup, screen_teardown);
 }

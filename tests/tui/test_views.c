@@ -15,17 +15,21 @@
  * undoes them); a padding first token under causal has no key and says so.
  * Sentence (N): the labels typed as words set n, the labels and X (a
  * repeated word shares its row); u undoes it; a word too long is refused.
+ * Biases: with them on, Projection's formula adds b^Q (b^K, b^V after v)
+ * and its second line shows the vector; W^O's adds b^O.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "decode_view.h"
 #include "draw.h"
+#include "fmt.h"
 #include "kv_view.h"
 #include "label_prompt.h"
 #include "mask_view.h"
@@ -246,6 +250,36 @@ static void test_a_typed_sentence_becomes_the_tokens(void **state)
 	tui_check_close(app);
 }
 
+static void test_biases_are_shown_where_they_act(void **state)
+{
+	(void)state;
+	struct app *app = calloc(1, sizeof *app);
+	struct mha_config c = mha_config_default();
+	struct mha_weights w;
+	char msg[MHA_MSG_MAX], num[32], want[64];
+	c.bias = true;
+	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+	mha_weights_init(&w, &c, c.seed);
+	mha_weights_default_labels(&w, &c);
+	mha_biases_init(&w, &c, c.seed);
+	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
+	render(app, 24, 80, false);
+	assert_non_null(line_with("Q 6x16 = X 6x16 . W^Q 16x16 + b^Q", NULL, NULL));
+	snprintf(want, sizeof want, "b^Q 16: %s", fmt_num(num, sizeof num, app->w.bq[0], 5));
+	assert_non_null(line_with(want, NULL, NULL));
+	tui_check_keys(app, "v"); /* K */
+	render(app, 24, 80, true);
+	assert_non_null(line_with("K 6x16 = X 6x16 . W^K 16x16 + b^K", NULL, NULL));
+	snprintf(want, sizeof want, "b^K 16: %s", fmt_num(num, sizeof num, app->w.bk[0], 5));
+	assert_non_null(line_with(want, NULL, NULL));
+	tui_check_keys(app, "7");
+	render(app, 24, 80, false);
+	assert_non_null(line_with("Y 6x16 = Concat 6x16 . W^O 16x16 + b^O", NULL, NULL));
+	snprintf(want, sizeof want, "b^O 16: %s", fmt_num(num, sizeof num, app->w.bo[0], 5));
+	assert_non_null(line_with(want, NULL, NULL));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_the_workbench_stays_as_it_is_while_decoding),
 		cmocka_unit_test(test_the_mask_grid_says_what_hides_each_cell),
 		cmocka_unit_test(test_a_typed_sentence_becomes_the_tokens),
+		cmocka_unit_test(test_biases_are_shown_where_they_act),
 	};
 	return cmocka_run_group_tests_name("views", tests, NULL, NULL);
 }

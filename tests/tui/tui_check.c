@@ -18,16 +18,22 @@
 #include "mode.h"
 #include "learn.h"
 
+struct mha_config tui_check_default_weights(struct mha_weights *w)
+{
+	struct mha_config c = mha_config_default();
+	assert_int_equal(mha_weights_alloc(w, &c), MHA_OK);
+	mha_weights_init(w, &c, c.seed);
+	mha_weights_default_labels(w, &c);
+	return c;
+}
+
 struct app *tui_check_open(const struct lesson_set *set)
 {
 	struct app *app = calloc(1, sizeof *app);
-	struct mha_config c = mha_config_default();
 	struct mha_weights w;
+	struct mha_config c = tui_check_default_weights(&w);
 	char msg[MHA_MSG_MAX];
 	assert_non_null(app);
-	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
-	mha_weights_init(&w, &c, c.seed);
-	mha_weights_default_labels(&w, &c);
 	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
 	if (set)
 		learn_attach(app, set, "", NULL);

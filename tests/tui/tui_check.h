@@ -9,6 +9,10 @@
 #include "layout.h"
 #include "lesson.h"
 
+/* The default configuration, and w allocated with its seeded weights and
+ * labels (as a fresh workbench starts). */
+struct mha_config tui_check_default_weights(struct mha_weights *w);
+
 /* The default workbench (fails the test when it cannot be made), with the
  * lessons of set attached when set is not NULL (progress in memory only). */
 struct app *tui_check_open(const struct lesson_set *set);

@@ -1,8 +1,10 @@
 /*
- * vscreen.c - the headless screen of the tests and the benchmark: curses
- * on /dev/null, read back with mvwinnstr. It keeps its screen and files in
- * file-scope variables because there is one such screen per process and
- * the callers are test programs; the workbench itself never uses this.
+ * vscreen.c - a headless screen: curses on /dev/null, read back with
+ * mvwinnstr. Used by the tests and the benchmark, and by the product for
+ * mha-tui --export txt (export_key.c); vscreen_text also reads the real
+ * screen for the export key. It keeps its screen and files in file-scope
+ * variables because there is one such screen per process. It does not
+ * draw anything itself.
  */
 #include "vscreen.h"
 
@@ -60,7 +62,7 @@ size_t vscreen_text(char *out, size_t len)
 		return 0;
 	out[0] = '\0';
 	for (int y = 0; y < LINES; y++) {
-		int n = COLS < (int)sizeof line - 1 ? COLS : (int)sizeof line - 1;
+		int n = (int)sizeof line - 1; /* bytes: a cell may take several in UTF-8 */
 		line[0] = '\0';
 		if (mvwinnstr(stdscr, y, 0, line, n) == ERR)
 			line[0] = '\0';
