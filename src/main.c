@@ -19,17 +19,14 @@
 #include "dump.h"
 #include "export.h"
 #include "mha.h"
+#include "report.h"
 #include "session.h"
 #include "tui.h"
 
 /* One line on stderr; what the message quotes cannot drive the terminal. */
 static int fail(int status, const char *msg)
 {
-	char line[8192];
-	snprintf(line, sizeof line, "%s", msg);
-	mha_text_clean(line);
-	fprintf(stderr, "mha-tui: %s\n", line);
-	return status;
+	return report_line(stderr, status, msg);
 }
 
 /* Configuration and inputs from --load FILE, or from the flags and seed. */
@@ -42,12 +39,8 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 		return 0;
 	}
 	*c = cl->cfg;
-	if (mha_weights_alloc(w, c) != MHA_OK)
+	if (mha_weights_start(w, c) != MHA_OK)
 		return fail(1, "out of memory for the weights");
-	mha_weights_init(w, c, c->seed);
-	mha_weights_default_labels(w, c);
-	if (c->bias)
-		mha_biases_init(w, c, c->seed);
 	if (cl->text) {
 		/* checked by cli_parse: n words, each a valid label */
 		mha_text_split(cl->text, w->labels, c->n, msg, sizeof msg);

@@ -4,7 +4,7 @@
 Writes tests/fixtures/<name>.txt: a configuration, float32 inputs drawn here
 with numpy (seeded, so the output is reproducible), and every intermediate of
 multi-head attention computed in float64 straight from the formulas in
-FACTS.md. Nothing is ported from the C code: the C tests read these files and
+doc/FACTS.md. Nothing is ported from the C code: the C tests read these files and
 compare mha_forward and mha_forward_naive with them.
 
 Run with Debian's numpy (python3-numpy): /usr/bin/python3 tools/gen_fixtures.py
@@ -80,7 +80,7 @@ TOPK_MARGIN = 1e-3
 
 
 def kv_head(i, h, g):
-    """FACTS.md: query head i uses key/value head floor(i / (h / h_kv))."""
+    """doc/FACTS.md (GQA): query head i uses key/value head floor(i / (h / h_kv))."""
     return i // (h // g)
 
 
@@ -133,7 +133,7 @@ def topk_margin_ok(s, base, top_k):
 
 def attention(x, wq, wk, wv, wo, n, d, h, g, dk, causal, top_k, scale, heads_off, masks, b):
     """Multi-head attention in float64, every stage returned. A row whose
-    every key is masked gets all-zero weights (FACTS.md), so a zero output.
+    every key is masked gets all-zero weights (doc/FACTS.md), so a zero output.
     b: the biases (each added to every row) or None."""
     base = structural_mask(n, causal, masks.get("pad", []), masks.get("window", 0),
                            masks.get("hidden", []))

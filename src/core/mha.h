@@ -248,6 +248,10 @@ struct mha_bias mha_bias(const struct mha_weights *w, const struct mha_config *c
 /* b^Q, b^K, b^V, b^O ~ U(-0.5, 0.5) from their own stream of seed (X and
  * the W's keep theirs). */
 void mha_biases_init(struct mha_weights *w, const struct mha_config *c, uint64_t seed);
+/* The inputs a fresh configuration starts with (the command line's and the
+ * workbench's alike): allocated, seeded from c->seed, default labels, and
+ * seeded biases when c->bias. MHA_ENOMEM leaves w empty. */
+enum mha_status mha_weights_start(struct mha_weights *w, struct mha_config *c);
 
 /* MHA_OK, or MHA_ERANGE naming the first bad input cell. */
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
@@ -376,6 +380,14 @@ enum mha_phase {
  * spaces. Independent of the locale's decimal point. MHA_OK or MHA_ERANGE
  * with a message saying what was wrong. */
 enum mha_status mha_parse_value(const char *text, float *out, char *msg, size_t len);
+
+/* The number at the start of text, for a parser that reads on after it:
+ * the same characters as mha_parse_value (digits, sign, '.', exponent; no
+ * "nan", "inf" or hexadecimal), locale-independent, finite (an underflow
+ * reads as 0 or a denormal), not limited to MHA_VALUE_MAX. MHA_OK with
+ * *end just past the number; MHA_EINVAL when text does not start with
+ * one; MHA_ERANGE when it overflows a double or is 64 bytes or longer. */
+enum mha_status mha_scan_number(const char *text, const char **end, double *out);
 
 /* Replace every control character of s with '?', in place: C0 (0x00-
  * 0x1f), DEL, C1 both raw (0x80-0x9f, e.g. 0x9b, a CSI to some

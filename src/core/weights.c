@@ -262,6 +262,18 @@ void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *
 	}
 }
 
+enum mha_status mha_weights_start(struct mha_weights *w, struct mha_config *c)
+{
+	enum mha_status s = mha_weights_alloc(w, c);
+	if (s != MHA_OK)
+		return s;
+	mha_weights_init(w, c, c->seed);
+	mha_weights_default_labels(w, c);
+	if (c->bias)
+		mha_biases_init(w, c, c->seed);
+	return MHA_OK;
+}
+
 static int imin(int a, int b) { return a < b ? a : b; }
 
 /* Copy the overlap of two (rows, heads*dk) matrices head block by head

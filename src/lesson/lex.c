@@ -1,14 +1,13 @@
 /*
  * lex.c - the small pieces every lesson line is made of: blanks, words,
- * numbers (locale-independent, no "nan" / "inf" / hexadecimal), whole
- * numbers, a quantity's value (a number, or on / off). Each returns the
+ * numbers (the core's mha_scan_number: locale-independent, no "nan" /
+ * "inf" / hexadecimal), whole numbers, a quantity's value (a number, or on / off). Each returns the
  * end of what it read; nothing here knows about directives or lines.
  */
 #include "lesson_int.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,22 +39,7 @@ const char *lesson_read_word(const char *p, char *buf, size_t len)
 
 int lesson_parse_number(const char *p, const char **end, double *out)
 {
-	/* Only digits, sign, point and exponent: strtod would also take "nan",
-	 * "inf" and hexadecimal, none of which an author means. */
-	size_t n = strspn(p, "0123456789+-.eE");
-	if (n == 0 || n > 40)
-		return -1;
-	char buf[48];
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	char *e;
-	errno = 0;
-	double v = strtod(buf, &e);
-	if (e == buf || !isfinite(v) || errno == ERANGE)
-		return -1;
-	*end = p + (e - buf);
-	*out = v;
-	return 0;
+	return mha_scan_number(p, end, out) == MHA_OK ? 0 : -1; /* the core's reader */
 }
 
 int lesson_parse_int(const char *p, const char **end, long long *out)

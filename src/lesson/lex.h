@@ -14,7 +14,8 @@
 const char *lesson_skip_blanks(const char *p);
 /* A word (letters, digits, '_', '-', '^', '.') into buf; returns the end. */
 const char *lesson_read_word(const char *p, char *buf, size_t len);
-/* A decimal number, locale-independent (digits, sign, '.', exponent). */
+/* A decimal number, locale-independent (digits, sign, '.', exponent):
+ * mha_scan_number, the core's reader of typed and stored values. */
 int lesson_parse_number(const char *p, const char **end, double *out);
 /* A whole number. */
 int lesson_parse_int(const char *p, const char **end, long long *out);

@@ -54,17 +54,6 @@ static bool analysis_status(const struct app *app, struct rect r)
 	return true;
 }
 
-static struct body_layout analysis_layout(const struct app *app, const struct layout *l, int cols)
-{
-	(void)app;
-	struct body_layout b;
-	memset(&b, 0, sizeof b);
-	b.info = l->body;
-	b.info.w = cols - l->body.x; /* the whole width: the side column gives way */
-	b.body_h = l->body.h;
-	return b;
-}
-
 /* The head table from row y, heads that fit above bottom (a last row
  * says how many more when they do not all fit); returns the rows drawn. */
 static int head_table(const struct app *app, const struct train_bench_analysis *an, int y, int x,
@@ -207,6 +196,6 @@ const struct mode_ops analysis_view_mode = {
 	.name = "head analysis",
 	.key = analysis_key,
 	.status = analysis_status,
-	.layout = analysis_layout,
+	.layout = mode_layout_wide,
 	.body = analysis_body,
 };

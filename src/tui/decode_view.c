@@ -140,17 +140,6 @@ static bool decode_status(const struct app *app, struct rect r)
 	return true;
 }
 
-static struct body_layout decode_layout(const struct app *app, const struct layout *l, int cols)
-{
-	(void)app;
-	struct body_layout b;
-	memset(&b, 0, sizeof b);
-	b.info = l->body;
-	b.info.w = cols - l->body.x; /* the whole width: the side column gives way */
-	b.body_h = l->body.h;
-	return b;
-}
-
 /* The tokens on one line: cached ones plain, the new one [bracketed],
  * those to come dim. Returns the x after the last. */
 static void draw_tokens(const struct app *app, const struct decode_state *s, int y, struct rect r)
@@ -237,6 +226,6 @@ const struct mode_ops decode_view_mode = {
 	.name = "decode",
 	.key = decode_key,
 	.status = decode_status,
-	.layout = decode_layout,
+	.layout = mode_layout_wide,
 	.body = decode_body,
 };

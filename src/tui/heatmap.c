@@ -2,9 +2,10 @@
  * heatmap.c - one matrix as a grid of cells, each with a heat colour AND a
  * glyph of rising density (so it reads in monochrome too), token labels on
  * both axes, masked cells with their own mark, the cursor cell framed by
- * brackets with its shade kept; the scale (shared, per map or per row); a
- * legend that says what it shows; and the arithmetic of small multiples
- * (how many maps fit, at which cell width, in how many pages).
+ * brackets with its shade kept; the scale (shared, per map or per row);
+ * and the arithmetic of small multiples (how many maps fit, at which cell
+ * width, in how many pages). The legend that says what the shades mean is
+ * heatmap_legend.c (same header, heatmap.h).
  *
  * Geometry at cell width w (1..6): a cell is w - s glyphs plus s spaces,
  * s = 1 when w >= 2 (so columns stay apart and the column labels have room);
@@ -355,109 +356,4 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 		if (hm->cur_col < hm->cols - 1)
 			theme_addstr(win, ry, cx + ct, 1, "]", sel);
 	}
-}
-
-/* A legend bound: 3 significant digits ("1.06", "-0.997"), the compact
- * exponent form ("1.2e15", not "1.2e+15") when that is wider than 7 or
- * needs an exponent anyway, "!" for a
- * non-finite one. Never cut: the legend shrinks its ramp instead. */
-static void bound_format(char *buf, size_t len, float v)
-{
-	if (!isfinite(v)) {
-		snprintf(buf, len, "!");
-	} else if (snprintf(buf, len, "%.3g", (double)v) > 7 || strchr(buf, 'e')) {
-		char t[32];
-		fmt_num(t, sizeof t, v, 7);
-		snprintf(buf, len, "%s", t + strspn(t, " "));
-	}
-}
-
-int heatmap_legend_width(float lo, float hi)
-{
-	char los[32], his[32];
-	bound_format(los, sizeof los, lo);
-	bound_format(his, sizeof his, hi);
-	return (int)(strlen(los) + strlen(his)) + 2 + 2 * theme_heat_levels();
-}
-
-/* "los <ramp> his" within width (see heatmap_legend_draw); returns the
- * columns drawn. */
-static int ramp_draw(WINDOW *win, int y, int x, int width, const char *los, const char *his)
-{
-	int levels = theme_heat_levels();
-	int nlo = (int)strlen(los), nhi = (int)strlen(his);
-	/* the values come first: the ramp takes what is left, two cells a
-	 * level, else one, else a sample of the levels (never fewer than the
-	 * lowest and the highest); below that, the ramp alone */
-	int slots = width - nlo - nhi - 2;
-	bool values = slots >= 2;
-	if (!values)
-		slots = width;
-	if (slots > 2 * levels)
-		slots = 2 * levels;
-	int cx = x;
-	attr_t normal = theme_attr(ROLE_NORMAL);
-	if (values) {
-		cx += theme_addstr(win, y, cx, nlo, los, normal);
-		cx += theme_addstr(win, y, cx, 1, " ", normal);
-	}
-	for (int k = 0; k < slots && cx < x + width; k++) {
-		/* slot k of slots shows level k * levels / slots, the last the top */
-		int l = slots >= levels ? k * levels / slots : slots > 1 ? k * (levels - 1) / (slots - 1) : levels - 1;
-		cx += theme_addstr(win, y, cx, 1, theme_heat_glyph(l), theme_heat_attr(l));
-	}
-	if (values) {
-		cx += theme_addstr(win, y, cx, 1, " ", normal);
-		cx += theme_addstr(win, y, cx, nhi, his, normal);
-	}
-	return cx - x;
-}
-
-void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float hi)
-{
-	char los[32], his[32];
-	bound_format(los, sizeof los, lo);
-	bound_format(his, sizeof his, hi);
-	ramp_draw(win, y, x, width, los, his);
-}
-
-int heatmap_key_draw(WINDOW *win, int y, int x, int width, const struct heatmap_key *k)
-{
-	char los[32] = "low", his[32] = "high", name[32], masked[32];
-	if (k->scale == HEATMAP_SCALE_FIXED) {
-		bound_format(los, sizeof los, k->lo);
-		bound_format(his, sizeof his, k->hi);
-	}
-	snprintf(name, sizeof name, ", %s", heatmap_scale_name(k->scale));
-	snprintf(masked, sizeof masked, "  %s masked", theme_masked_glyph());
-	static const char *const axes[] = { "  rows: queries, columns: keys", "  rows=queries cols=keys" };
-	int levels = theme_heat_levels();
-	/* the parts in order of need, each kept only when it fits whole beside
-	 * the values and a ramp of one cell a level */
-	int core = (int)(strlen(los) + strlen(his)) + 2 + levels, used = core;
-	int nname = (int)strlen(name), nmask = k->masked ? 3 + (int)strlen(" masked") : 0;
-	bool show_mask = k->masked && used + nmask <= width;
-	used += show_mask ? nmask : 0;
-	bool show_name = used + nname <= width;
-	used += show_name ? nname : 0;
-	int ax = -1;
-	for (int i = 0; i < 2 && k->axes && ax < 0; i++)
-		if (used + (int)strlen(axes[i]) <= width)
-			ax = i;
-	used += ax >= 0 ? (int)strlen(axes[ax]) : 0;
-	/* the ramp grows into what is left, up to two cells a level */
-	int ramp_w = width - (used - core), ramp_max = core + levels;
-	if (ramp_w > ramp_max)
-		ramp_w = ramp_max;
-	if (ramp_w < 1)
-		return 0;
-	int cx = x + ramp_draw(win, y, x, ramp_w, los, his);
-	attr_t normal = theme_attr(ROLE_NORMAL), dim = theme_attr(ROLE_DIM);
-	if (show_name)
-		cx += theme_addstr(win, y, cx, nname, name, normal);
-	if (show_mask)
-		cx += theme_addstr(win, y, cx, nmask, masked, dim);
-	if (ax >= 0)
-		cx += theme_addstr(win, y, cx, (int)strlen(axes[ax]), axes[ax], dim);
-	return cx - x;
 }

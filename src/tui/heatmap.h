@@ -1,6 +1,7 @@
 /*
  * heatmap.h - one matrix drawn as a grid of coloured, glyph-filled cells
- * with token labels on both axes; a legend; and how many fit in a pane.
+ * with token labels on both axes (heatmap.c); a legend (heatmap_legend.c);
+ * and how many fit in a pane (heatmap.c).
  *
  * Layout of one heatmap at (y, x), label column L wide (L = cell_w; 1 at
  * cell_w 1), each cell cell_w wide:

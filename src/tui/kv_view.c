@@ -93,18 +93,6 @@ static bool kv_status(const struct app *app, struct rect r)
 	return true;
 }
 
-static struct body_layout kv_layout(const struct app *app, const struct layout *l, int cols)
-{
-	(void)app;
-	/* the whole width: the side column (lesson pane, counts) gives way */
-	struct body_layout b;
-	memset(&b, 0, sizeof b);
-	b.info = l->body;
-	b.info.w = cols - l->body.x;
-	b.body_h = l->body.h;
-	return b;
-}
-
 /* One row: name, L, h, g, d_k, values a token and layer, bytes a token
  * (all layers), bytes at T (all layers). */
 static void kv_row(int y, struct rect r, const char *name, int layers, int h, int g, int dk,
@@ -183,6 +171,6 @@ const struct mode_ops kv_view_mode = {
 	.name = "KV cache",
 	.key = kv_key,
 	.status = kv_status,
-	.layout = kv_layout,
+	.layout = mode_layout_wide,
 	.body = kv_body,
 };

@@ -90,17 +90,6 @@ static bool mask_status(const struct app *app, struct rect r)
 	return true;
 }
 
-static struct body_layout mask_layout(const struct app *app, const struct layout *l, int cols)
-{
-	(void)app;
-	struct body_layout b;
-	memset(&b, 0, sizeof b);
-	b.info = l->body;
-	b.info.w = cols - l->body.x; /* the whole width: the side column gives way */
-	b.body_h = l->body.h;
-	return b;
-}
-
 /* Why query i does not see key j: the first rule that hides it. */
 static char why_hidden(const struct mha_config *c, int i, int j)
 {
@@ -193,6 +182,6 @@ const struct mode_ops mask_view_mode = {
 	.name = "masks",
 	.key = mask_key,
 	.status = mask_status,
-	.layout = mask_layout,
+	.layout = mode_layout_wide,
 	.body = mask_body,
 };

@@ -1,8 +1,9 @@
 /*
  * mode.c - the table of screen modes (mode.h), the moves between them, and
  * where a key or a click goes: a prompt first, then the help overlay, then
- * the current mode, which may hand the key on to the action table. It
- * neither draws nor knows what any key does.
+ * the current mode, which may hand the key on to the action table; and
+ * the one layout several views share. It neither draws nor knows what any
+ * key does.
  */
 #include "mode.h"
 
@@ -35,6 +36,16 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 const struct mode_ops *mode_ops(enum app_mode m)
 {
 	return (unsigned)m < MODE_COUNT && modes[m] ? modes[m] : &workbench_mode;
+}
+
+struct body_layout mode_layout_wide(const struct app *app, const struct layout *l, int cols)
+{
+	(void)app;
+	struct body_layout b = { 0 };
+	b.info = l->body;
+	b.info.w = cols - l->body.x;
+	b.body_h = l->body.h;
+	return b;
 }
 
 bool mode_typing(const struct app *app)

@@ -57,6 +57,11 @@ extern const struct mode_ops flash_mode;        /* flash_view.c */
 
 const struct mode_ops *mode_ops(enum app_mode m);
 
+/* A `layout` for a view whose body takes the whole width below the bar
+ * (the side column, lesson pane and counts, gives way): the KV-cache,
+ * decode, mask and analysis views use it as it is. */
+struct body_layout mode_layout_wide(const struct app *app, const struct layout *l, int cols);
+
 /* Enter mode m: a prompt remembers the mode it is opened from. */
 void mode_enter(struct app *app, enum app_mode m);
 /* Leave the current mode: a prompt for the mode it came from, any other

@@ -1,5 +1,5 @@
 /*
- * theme.h - colours by role, with monochrome fallbacks (STYLE.md).
+ * theme.h - colours by role, with monochrome fallbacks.
  *
  * Every view asks for a role (ROLE_TITLE, ROLE_SELECTED, a head, a heat
  * level), never for a colour, so one place decides what the terminal can

@@ -27,6 +27,7 @@
 #include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
+#include "report.h"
 #include "session.h"
 #include "term.h"
 
@@ -34,11 +35,7 @@
  * quotes cannot drive the terminal. Returns status. */
 static int report(int status, const char *msg)
 {
-	char line[8192];
-	snprintf(line, sizeof line, "%s", msg);
-	mha_text_clean(line);
-	fprintf(stderr, "mha-tui: %s\n", line);
-	return status;
+	return report_line(stderr, status, msg);
 }
 
 /* A mouse event from curses, as app_mouse takes it: button 1 pressed is a
@@ -88,12 +85,10 @@ static int open_inputs(const struct tui_options *o, struct mha_config *c, struct
 	if (path)
 		return session_load(path, c, w, msg, len);
 	*c = o->config_given ? o->cfg : mha_config_default();
-	if (mha_weights_alloc(w, c) != MHA_OK) {
+	if (mha_weights_start(w, c) != MHA_OK) {
 		snprintf(msg, len, "out of memory for the weights");
 		return -1;
 	}
-	mha_weights_init(w, c, c->seed);
-	mha_weights_default_labels(w, c);
 	return 0;
 }
 

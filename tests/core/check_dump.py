@@ -6,7 +6,7 @@ Usage: check_dump.py DUMP.json EXPECTED_CONFIG_JSON
 
 Checks that the dump parses as JSON, has every documented key with the
 shape its configuration implies, that its config matches the expected
-fields, that the counts follow the formulas of FACTS.md, and (below a size
+fields, that the counts follow the formulas of doc/FACTS.md, and (below a size
 limit) that every intermediate agrees with attention recomputed here in
 float64 from the dump's own X and W's, to 1e-5 relative to each tensor's
 largest magnitude. Masks (causal, window, padding, custom, top-k) are
@@ -70,7 +70,7 @@ def add_bias(a, b):
 
 
 def attention(cfg, x, wq, wk, wv, wo, b=None):
-    """Multi-head attention from FACTS.md, float64, every stage; b: the
+    """Multi-head attention from doc/FACTS.md, float64, every stage; b: the
     biases {"b_Q": .., "b_K": .., "b_V": .., "b_O": ..} or None."""
     n, h, g, dk = cfg["tokens"], cfg["heads"], cfg["kv_heads"], cfg["d_k"]
     b = b or {}

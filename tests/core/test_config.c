@@ -1,6 +1,7 @@
 /*
  * test_config.c - the core's rules and small services: every boundary of
- * mha_config_check, the value parser (mha_parse_value), the carry rule for
+ * mha_config_check, the value parser (mha_parse_value) and its scanning
+ * half for longer lines (mha_scan_number), the carry rule for
  * reshapes (mha_weights_carry), the tensor table and the layout of the
  * activations. No forward-pass numerics here (test_properties.c).
  */
@@ -171,6 +172,51 @@ static void test_parse_value_refuses_everything_else(void **state)
 	memset(long_text, '0', 499);
 	long_text[499] = '1';
 	expect_refused(long_text); /* 500 characters even if the value is 1 */
+}
+
+/* The scanner the lesson lexer reads numbers with: it stops where the
+ * number stops, says so, and refuses what mha_parse_value refuses for
+ * being no number at all. */
+static void test_scan_number_reads_a_number_and_says_where_it_ends(void **state)
+{
+	(void)state;
+	static const struct { const char *text; double want; size_t used; } good[] = {
+		{ "0.5 tol 1e-3", 0.5, 3 }, { "-3)", -3.0, 2 }, { "1e-3,", 1e-3, 4 },
+		{ "2..4", 2.0, 2 },           /* "2." and no further */
+		{ "1e", 1.0, 1 }, { "1e-400", 0.0, 6 }, { "+.5x", 0.5, 3 },
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		const char *end = NULL;
+		double v = -7.0;
+		if (mha_scan_number(good[i].text, &end, &v) != MHA_OK)
+			fail_msg("'%s' refused", good[i].text);
+		if (v != good[i].want || (size_t)(end - good[i].text) != good[i].used)
+			fail_msg("'%s' read as %.17g using %td bytes, want %.17g using %zu", good[i].text, v,
+			         end - good[i].text, good[i].want, good[i].used);
+	}
+	static const char *none[] = { "", " 1", "nan", "inf", "x1", "e5", ".", "-", "0x" };
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		const char *end = none[i];
+		double v = -7.0;
+		enum mha_status s = mha_scan_number(none[i], &end, &v);
+		if (!strcmp(none[i], "0x")) { /* the 0 is a number; the x is what follows */
+			assert_int_equal(s, MHA_OK);
+			assert_true(end == none[i] + 1 && v == 0.0);
+			continue;
+		}
+		if (s != MHA_EINVAL || v != -7.0 || end != none[i])
+			fail_msg("'%s' read as a number (%d)", none[i], (int)s);
+	}
+	const char *end = NULL;
+	double v = 0;
+	assert_int_equal(mha_scan_number("1e309", &end, &v), MHA_ERANGE);
+	assert_int_equal(mha_scan_number("-1e999 ", &end, &v), MHA_ERANGE);
+	char long_text[80];
+	memset(long_text, '1', 79);
+	long_text[79] = '\0';
+	assert_int_equal(mha_scan_number(long_text, &end, &v), MHA_ERANGE);
+	assert_int_equal(mha_scan_number("2e6", &end, &v), MHA_OK); /* beyond MHA_VALUE_MAX is the caller's call */
+	assert_true(v == 2e6);
 }
 
 /* ---- mha_weights_carry: cells in both shapes keep their value ---- */
@@ -375,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_config_check_refuses_every_field_out_of_range),
 		cmocka_unit_test(test_parse_value_accepts_plain_decimal_numbers),
 		cmocka_unit_test(test_parse_value_refuses_everything_else),
+		cmocka_unit_test(test_scan_number_reads_a_number_and_says_where_it_ends),
 		cmocka_unit_test(test_carry_keeps_every_cell_that_exists_in_both_shapes),
 		cmocka_unit_test(test_tensor_table_describes_every_stage),
 		cmocka_unit_test(test_tensors_do_not_overlap_in_their_allocations),

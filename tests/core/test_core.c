@@ -2,7 +2,7 @@
  * test_core.c - the compute core on cases small enough to work out by hand
  * (the arithmetic is in the comments, the numbers in the tests), and the
  * parameter, FLOP and KV-cache counts of the paper's base and big models
- * against FACTS.md. Random configurations, fixtures and properties live in
+ * against doc/FACTS.md. Random configurations, fixtures and properties live in
  * test_properties.c and test_fixtures.c.
  */
 #include <math.h>
@@ -167,7 +167,7 @@ static void test_two_heads_one_off_by_hand(void **state)
 	hand_free(&t);
 }
 
-/* ---- counts (FACTS.md, and the formulas in mha.h's comments) ---- */
+/* ---- counts (doc/FACTS.md, "The base model", and the formulas in mha.h's comments) ---- */
 
 static struct mha_config model(int n, int d, int h, int g, int dk)
 {

@@ -1,6 +1,6 @@
 /*
  * test_counts_beyond.c - the counts past the paper: the KV cache at model
- * scale (FACTS.md's hand-computed LLaMA-2-70B figures, the paper's base
+ * scale (doc/FACTS.md's hand-computed LLaMA-2-70B figures, the paper's base
  * model, MHA / GQA / MQA side by side, fp32 / fp16 / int8), and what a
  * sparse kernel could skip with masks and top-k, worked out by hand.
  */

@@ -1,6 +1,6 @@
 /*
  * test_fixtures.c - mha_forward and mha_forward_naive against the float64
- * reference of tools/gen_fixtures.py (numpy, written from FACTS.md, not
+ * reference of tools/gen_fixtures.py (numpy, written from doc/FACTS.md, not
  * from the C code), every intermediate, for each fixture in
  * tests/fixtures/. The fixture files are read here in C: running the tests
  * needs no Python. Fixtures are found through $MHA_SOURCE_ROOT.

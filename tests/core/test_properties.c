@@ -253,7 +253,7 @@ static void test_gqa_equals_mha_with_repeated_kv_heads(void **state)
 		memcpy(mha.w.wq, gqa.w.wq, (size_t)c.d * hw * sizeof(float));
 		memcpy(mha.w.wo, gqa.w.wo, (size_t)hw * c.d * sizeof(float));
 		for (int hd = 0; hd < c.h; hd++) {
-			int j = hd / (c.h / c.g); /* FACTS.md, not mha_kv_head */
+			int j = hd / (c.h / c.g); /* doc/FACTS.md (GQA), not mha_kv_head */
 			copy_col_block(mha.w.wk, hw, hd, gqa.w.wk, gw, j, c.d, c.dk);
 			copy_col_block(mha.w.wv, hw, hd, gqa.w.wv, gw, j, c.d, c.dk);
 		}

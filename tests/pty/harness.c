@@ -1,6 +1,6 @@
 /*
  * harness.c - a pseudo-terminal with libvterm as the terminal emulator, for
- * tests that run the real mha-tui binary (TESTING.md, layer 2). It does what
+ * tests that run the real mha-tui binary (doc/TESTING.md, layer 2). It does what
  * a terminal does: it starts the program on the slave side, turns keys into
  * bytes with libvterm's own encoder (so a keypad-mode arrow arrives as one
  * key), emulates whatever the program writes, and keeps reading after the
@@ -154,7 +154,7 @@ static void child_exec(int slave, const char *const argv[], const char *const en
 {
 	if (login_tty(slave) != 0) /* new session, slave as 0, 1, 2 and controlling tty */
 		_exit(126);
-	unsetenv("LINES");   /* they would pin the size (TESTING.md) */
+	unsetenv("LINES");   /* they would pin the size (doc/TESTING.md) */
 	unsetenv("COLUMNS");
 	setenv("TERM", "xterm-256color", 1);
 	setenv("LC_ALL", "C.UTF-8", 1);

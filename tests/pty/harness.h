@@ -1,6 +1,7 @@
 /*
  * harness.h - run a program on a pseudo-terminal with libvterm as its
- * terminal emulator, the way a person's terminal would (TESTING.md, layer 2).
+ * terminal emulator, the way a person's terminal would (doc/TESTING.md,
+ * layer 2).
  *
  *     const char *argv[] = { getenv("MHA_TUI"), NULL };
  *     struct pty *p = pty_start(argv, 24, 80, NULL);

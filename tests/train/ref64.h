@@ -1,6 +1,7 @@
 /*
  * ref64.h - a float64 multi-head attention, forward and backward, in plain
- * loops written from the formulas (FACTS.md), for the gradient tests. It
+ * loops written from the formulas (doc/FACTS.md, "The computation"), for
+ * the gradient tests. It
  * shares no code with the core: only the configuration struct.
  */
 #ifndef REF64_H

@@ -1,10 +1,10 @@
 /*
  * test_views.c - the views beyond the paper on a virtual screen, at 80x24
  * and 200x60, colour and monochrome.
- * KV cache (g): FACTS.md's LLaMA-2-70B figures (320 KiB a token in fp16,
- * 1.25 GiB at 4,096 tokens, 10 GiB as plain MHA) read on screen, every line
- * whole; b and + / - change the type and the context; g and Esc go back;
- * the byte formatter by hand.
+ * KV cache (g): the LLaMA-2-70B figures of doc/FACTS.md ("KV cache at
+ * model scale": 320 KiB a token in fp16, 1.25 GiB at 4,096 tokens, 10 GiB
+ * as plain MHA) read on screen, every line whole; b and + / - change the
+ * type and the context; g and Esc go back; the byte formatter by hand.
  * Decode (o): the cache grows a token a step (Right), goes back (Left),
  * restarts (0), stops at n; every decoded row is shown equal to the causal
  * full pass, bit for bit; the step's FLOPs against a recompute; keys that
