@@ -35,10 +35,29 @@ bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bo
 	progress_set_place(p, l->name, s->id, in_lesson);
 	char key[PROGRESS_KEY_MAX];
 	lesson_step_key(l, run->step, key, sizeof key);
-	bool done = lesson_step_is_exercise(s) ? run->met : leaving;
+	bool last = run->step + 1 == l->nsteps;
+	bool done = lesson_step_is_exercise(s) ? run->met : leaving || last;
 	if (done && !progress_is_done(p, key) && progress_mark_done(p, key) == 0)
 		changed = true;
+	const char *had = progress_answer(p, key);
+	if (s->question && run->answered && run->answer_right && (!had || strcmp(had, run->answer)) &&
+	    progress_set_answer(p, key, run->answer) == 0)
+		changed = true;
 	return changed;
+}
+
+bool lesson_progress_restore(struct lesson_run *run, const struct progress *p)
+{
+	char key[PROGRESS_KEY_MAX], msg[LESSON_STATUS_MAX];
+	lesson_step_key(run->lesson, run->step, key, sizeof key);
+	const char *given = progress_answer(p, key);
+	if (!lesson_run_step(run)->question || !given || run->answered)
+		return false;
+	if (lesson_run_answer(run, given, msg, sizeof msg) == 1)
+		return true;
+	run->answered = run->answer_right = false; /* the lesson changed its answer: ask again */
+	run->answer[0] = '\0';
+	return false;
 }
 
 int lesson_next_undone(const struct lesson_set *set, const struct progress *p)

@@ -28,10 +28,15 @@ enum lesson_resume lesson_resume(const struct lesson_set *set, const struct prog
 /* Record the run in p: its place (in the lesson, or left for the free
  * workbench when in_lesson is false), and the step as done when its goal
  * holds (run->met, after lesson_run_eval) or, for a step without an
- * exercise, when the learner is moving on from it (leaving). Returns true
- * when p changed (save it). */
+ * exercise, when the learner is moving on from it (leaving) or it is the
+ * lesson's last step (shown is done). A right answer given is recorded
+ * with it. Returns true when p changed (save it). */
 bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bool leaving,
                             bool in_lesson);
+
+/* Give the run's question again the right answer p recorded for its step
+ * (a resumed step shows as answered). Returns true when it did. */
+bool lesson_progress_restore(struct lesson_run *run, const struct progress *p);
 
 /* The first lesson of the set not yet done (for the menu's cursor), or 0. */
 int lesson_next_undone(const struct lesson_set *set, const struct progress *p);

@@ -3,7 +3,8 @@
  * A lock is an flock on "<path>.lock", which holds the pid of its owner
  * for the message a second instance gives; the descriptor stays open (and
  * the lock held) until the process ends, so a crash or kill -9 frees it.
- * Knows nothing of what the files hold.
+ * Also stamps a file (claim_stamp_read) so a save can see it was changed
+ * behind it. Knows nothing of what the files hold.
  */
 #include "claim.h"
 
@@ -41,11 +42,10 @@ int claim_lock(const char *path, int *holder)
 	return 0; /* fd stays open: the lock lives as long as the process */
 }
 
-int claim_session(const char *path, char *out, size_t outlen, int *holder)
+/* The first "<stem>-N<ext>" (N = 2..99) this process could lock and,
+ * when fresh, that does not exist yet, into out. 0 or -1. */
+static int claim_next(const char *path, bool fresh, char *out, size_t outlen)
 {
-	snprintf(out, outlen, "%s", path);
-	if (claim_lock(path, holder) == 0)
-		return 0;
 	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
 	if (!dot || (slash && dot < slash))
 		dot = path + strlen(path);
@@ -54,25 +54,138 @@ int claim_session(const char *path, char *out, size_t outlen, int *holder)
 		char alt[4200];
 		if ((size_t)snprintf(alt, sizeof alt, "%.*s-%d%s", (int)(dot - path), path, i, dot) >= outlen)
 			break;
+		if (fresh && access(alt, F_OK) == 0)
+			continue;
 		if (claim_lock(alt, &other) == 0) {
 			snprintf(out, outlen, "%s", alt);
-			return 1;
+			return 0;
 		}
 	}
 	return -1;
 }
 
-int claim_backup(const char *path, char *out, size_t outlen)
+int claim_session(const char *path, char *out, size_t outlen, int *holder)
+{
+	snprintf(out, outlen, "%s", path);
+	if (claim_lock(path, holder) == 0)
+		return 0;
+	return claim_next(path, false, out, outlen) == 0 ? 1 : -1;
+}
+
+int claim_beside(const char *path, char *out, size_t outlen)
+{
+	return claim_next(path, true, out, outlen);
+}
+
+/* FNV-1a over the file behind fd, 8 bytes a step (a byte a step took
+ * 0.2-0.3 s for a 68 MB session), the tail a byte a step; 0 when it
+ * cannot be read. A short read only moves where the steps fall: the same
+ * file always hashes the same. */
+static uint64_t hash_fd(int fd)
+{
+	unsigned char buf[65536];
+	uint64_t h = 14695981039346656037ull;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0;
+		}
+		ssize_t i = 0;
+		for (; i + 8 <= n; i += 8) {
+			uint64_t word;
+			memcpy(&word, buf + i, 8);
+			h = (h ^ word) * 1099511628211ull;
+		}
+		for (; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ull;
+	}
+	return h;
+}
+
+static void stamp_meta(const char *path, struct claim_stamp *s)
+{
+	struct stat st;
+	memset(s, 0, sizeof *s);
+	s->taken = true;
+	if (stat(path, &st) != 0)
+		return;
+	s->exists = true;
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	s->size = st.st_size;
+	s->mtime = st.st_mtim;
+}
+
+static uint64_t stamp_hash(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return 0;
+	uint64_t h = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? hash_fd(fd) : 0;
+	close(fd);
+	return h;
+}
+
+void claim_stamp_read(const char *path, struct claim_stamp *s)
+{
+	stamp_meta(path, s);
+	if (s->exists)
+		s->hash = stamp_hash(path);
+}
+
+bool claim_stamp_changed(const struct claim_stamp *was, const char *path)
+{
+	struct claim_stamp now;
+	stamp_meta(path, &now);
+	if (!now.exists || !was->taken)
+		return false; /* nothing there to overwrite, or nothing known of it */
+	if (!was->exists || now.dev != was->dev || now.ino != was->ino || now.size != was->size ||
+	    now.mtime.tv_sec != was->mtime.tv_sec || now.mtime.tv_nsec != was->mtime.tv_nsec)
+		return true;
+	return stamp_hash(path) != was->hash;
+}
+
+/* Link from as the first free "<base>.~N~". 0 with out, or -1. */
+static int link_numbered(const char *from, const char *base, char *out, size_t outlen)
 {
 	out[0] = '\0';
 	for (int i = 1; i < 1000; i++) {
-		if ((size_t)snprintf(out, outlen, "%s.~%d~", path, i) >= outlen)
+		if ((size_t)snprintf(out, outlen, "%s.~%d~", base, i) >= outlen)
 			break;
-		if (link(path, out) == 0)
+		if (link(from, out) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
+	out[0] = '\0';
+	return -1;
+}
+
+int claim_backup(const char *path, char *out, size_t outlen)
+{
+	return link_numbered(path, path, out, outlen);
+}
+
+int claim_move_aside(const char *from, const char *base, char *out, size_t outlen)
+{
+	if (link_numbered(from, base, out, outlen) != 0)
+		return -1;
+	if (unlink(from) != 0) {
+		unlink(out);
+		out[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+int claim_newest_backup(const char *path, char *out, size_t outlen)
+{
+	for (int i = 999; i >= 1; i--)
+		if ((size_t)snprintf(out, outlen, "%s.~%d~", path, i) < outlen && access(out, F_OK) == 0)
+			return 0;
 	out[0] = '\0';
 	return -1;
 }

@@ -6,13 +6,19 @@
  *     saves to the next free "<stem>-N<ext>" instead;
  *   - a numbered backup ("<path>.~N~", a hard link: no copy, and the old
  *     file stays whole when a save replaces it) for a run that would
- *     replace a session it did not load (started from flags).
+ *     replace a session it did not load (started from flags);
+ *   - a stamp of a file (identity, size, mtime, content hash) taken when it
+ *     is loaded or saved, so that a save can tell that something else
+ *     changed the file meanwhile and save beside it instead of over it.
  */
 #ifndef CLAIM_H
 #define CLAIM_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
 
 /* Lock path for this process. 0: ours (or no lock is possible there,
  * e.g. a read-only directory: nothing to protect against then); 1:
@@ -29,9 +35,45 @@ int claim_session(const char *path, char *out, size_t outlen, int *holder);
  * link. 0 with out, or -1 (no file, or links impossible: out empty). */
 int claim_backup(const char *path, char *out, size_t outlen);
 
+/* Move the file at from to "<base>.~N~" (first free N from 1): linked
+ * there, then unlinked, so it is never gone from both names. 0 with out,
+ * or -1 (from left where it was). */
+int claim_move_aside(const char *from, const char *base, char *out, size_t outlen);
+
+/* The newest numbered backup of path, "<path>.~N~" with the highest N
+ * (up to 999) that exists, into out. 0, or -1 when there is none. */
+int claim_newest_backup(const char *path, char *out, size_t outlen);
+
 /* After the run: true when path is no longer the file backup names (a
  * save replaced it: the backup holds the session from before); false
  * when it still is, and then the backup is removed. */
 bool claim_backup_settle(const char *path, const char *backup);
+
+/* What a file was when a run read or wrote it. exists false: no file;
+ * taken false (a zeroed stamp): never stamped, nothing to compare with. */
+struct claim_stamp {
+	bool taken;
+	bool exists;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t hash; /* FNV-1a (64-bit, 8 bytes a step) of the content */
+};
+
+/* Stamp the file at path now (through a symlink, as saves write). A file
+ * that cannot be read whole is stamped by its metadata (hash 0). */
+void claim_stamp_read(const char *path, struct claim_stamp *s);
+
+/* true when the file at path is no longer the one stamped in was: another
+ * file, size, mtime or content (the hash is read only when the rest
+ * matches). A file that is gone has nothing to lose, and a stamp never
+ * taken nothing to compare with: false. */
+bool claim_stamp_changed(const struct claim_stamp *was, const char *path);
+
+/* The first "<stem>-N<ext>" (N = 2..99) beside path that does not exist
+ * and that this process could lock, into out: where a save goes instead of
+ * over a file changed behind it. 0, or -1 when there is none. */
+int claim_beside(const char *path, char *out, size_t outlen);
 
 #endif

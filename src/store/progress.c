@@ -29,6 +29,9 @@ void progress_free(struct progress *p)
 	for (int i = 0; i < p->ndone; i++)
 		free(p->done[i]);
 	free(p->done);
+	for (int i = 0; i < p->nanswered; i++)
+		free(p->answered[i]);
+	free(p->answered);
 	progress_init(p);
 }
 
@@ -52,25 +55,67 @@ bool progress_is_done(const struct progress *p, const char *key)
 	return false;
 }
 
+/* Append a copy of s to the list *v of *n strings (room for *cap). 0, or -1. */
+static int list_add(char ***v, int *n, int *cap, const char *s)
+{
+	if (*n == *cap) {
+		int c = *cap ? *cap * 2 : 32;
+		char **grown = realloc(*v, (size_t)c * sizeof *grown);
+		if (!grown)
+			return -1;
+		*v = grown;
+		*cap = c;
+	}
+	char *copy = strdup(s);
+	if (!copy)
+		return -1;
+	(*v)[(*n)++] = copy;
+	return 0;
+}
+
 int progress_mark_done(struct progress *p, const char *key)
 {
 	if (!key_ok(key, PROGRESS_KEY_MAX) || p->ndone >= PROGRESS_DONE_MAX)
 		return -1;
 	if (progress_is_done(p, key))
 		return 0;
-	if (p->ndone == p->cap) {
-		int cap = p->cap ? p->cap * 2 : 32;
-		char **grown = realloc(p->done, (size_t)cap * sizeof *grown);
-		if (!grown)
-			return -1;
-		p->done = grown;
-		p->cap = cap;
-	}
-	char *copy = strdup(key);
-	if (!copy)
+	return list_add(&p->done, &p->ndone, &p->cap, key);
+}
+
+/* The entry "KEY ANSWER" of key, or -1. */
+static int answer_index(const struct progress *p, const char *key)
+{
+	size_t n = strlen(key);
+	for (int i = 0; i < p->nanswered; i++)
+		if (!strncmp(p->answered[i], key, n) && p->answered[i][n] == ' ')
+			return i;
+	return -1;
+}
+
+const char *progress_answer(const struct progress *p, const char *key)
+{
+	int i = answer_index(p, key);
+	return i < 0 ? NULL : p->answered[i] + strlen(key) + 1;
+}
+
+int progress_set_answer(struct progress *p, const char *key, const char *answer)
+{
+	char entry[PROGRESS_KEY_MAX + PROGRESS_ANSWER_MAX + 1];
+	if (!key_ok(key, PROGRESS_KEY_MAX) || !key_ok(answer, PROGRESS_ANSWER_MAX))
 		return -1;
-	p->done[p->ndone++] = copy;
-	return 0;
+	snprintf(entry, sizeof entry, "%s %s", key, answer);
+	int i = answer_index(p, key);
+	if (i >= 0) {
+		char *copy = strdup(entry);
+		if (!copy)
+			return -1;
+		free(p->answered[i]);
+		p->answered[i] = copy;
+		return 0;
+	}
+	if (p->nanswered >= PROGRESS_DONE_MAX)
+		return -1;
+	return list_add(&p->answered, &p->nanswered, &p->acap, entry);
 }
 
 void progress_set_place(struct progress *p, const char *lesson, const char *step, bool in_lesson)
@@ -114,6 +159,22 @@ static void write_progress(FILE *f, const void *ctx)
 			fprintf(f, "done %s\n", m->disk->done[i]);
 			n++;
 		}
+	const struct progress *v = p->has_view ? p : m->disk->has_view ? m->disk : NULL;
+	if (v)
+		fprintf(f, "view stage=%d panel=%d row=%d col=%d layout=%d\n", v->view.stage, v->view.panel,
+		        v->view.row, v->view.col, v->view.layout);
+	for (int i = 0; i < p->nanswered; i++)
+		fprintf(f, "answered %s\n", p->answered[i]);
+	n = p->nanswered;
+	for (int i = 0; i < m->disk->nanswered && n < PROGRESS_DONE_MAX; i++) {
+		const char *e = m->disk->answered[i];
+		char key[PROGRESS_KEY_MAX];
+		snprintf(key, sizeof key, "%.*s", (int)strcspn(e, " "), e);
+		if (answer_index(p, key) < 0) {
+			fprintf(f, "answered %s\n", e);
+			n++;
+		}
+	}
 }
 
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len)
@@ -177,8 +238,19 @@ static int parse_line(const char *name, int ln, char *l, struct progress *p, boo
 	} else if (!strncmp(l, "done ", 5)) {
 		if (progress_mark_done(p, l + 5) != 0)
 			return bad(name, ln, msg, len, "expected 'done LESSON/STEP'");
+	} else if (!strncmp(l, "view ", 5)) {
+		struct progress_view *v = &p->view;
+		if (sscanf(l + 5, "stage=%4d panel=%4d row=%4d col=%4d layout=%1d %n", &v->stage, &v->panel,
+		           &v->row, &v->col, &v->layout, &n) != 5 || l[5 + n] != '\0' || v->stage < 0 ||
+		    v->panel < 0 || v->row < 0 || v->col < 0 || v->layout < 0 || v->layout > 1)
+			return bad(name, ln, msg, len, "expected 'view stage=N panel=N row=N col=N layout=0|1'");
+		p->has_view = true;
+	} else if (!strncmp(l, "answered ", 9)) {
+		if (sscanf(l + 9, "%127s %127s %n", a, b, &n) != 2 || l[9 + n] != '\0' ||
+		    progress_set_answer(p, a, b) != 0)
+			return bad(name, ln, msg, len, "expected 'answered LESSON/STEP ANSWER'");
 	} else {
-		return bad(name, ln, msg, len, "unexpected line: expected place, mode or done");
+		return bad(name, ln, msg, len, "unexpected line: expected place, mode, done, answered or view");
 	}
 	return 0;
 }

@@ -10,6 +10,10 @@
  *     place reshape split       the lesson and step the learner is on (or "place - -")
  *     mode lesson               "lesson", or "free" (in the free workbench, can come back)
  *     done one-head/look        one line per completed step
+ *     answered one-head/predict-self 0.35   a right answer given at that step (optional;
+ *                               files without these lines load as before)
+ *     view stage=4 panel=2 row=3 col=1 layout=1   where the free workbench was left
+ *                               (optional: stage, matrix panel, cursor cell, the # layout)
  */
 #ifndef PROGRESS_H
 #define PROGRESS_H
@@ -17,7 +21,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum { PROGRESS_VERSION = 1, PROGRESS_KEY_MAX = 96, PROGRESS_DONE_MAX = 10000 };
+enum { PROGRESS_VERSION = 1, PROGRESS_KEY_MAX = 96, PROGRESS_DONE_MAX = 10000, PROGRESS_ANSWER_MAX = 32 };
+
+/* Where the learner looked in the free workbench (numbers only: the TUI
+ * checks them against its stages and shapes). */
+struct progress_view {
+	int stage, panel, row, col;
+	int layout;       /* 0, or 1: the counts in the lesson pane's place (the # key) */
+};
 
 struct progress {
 	char lesson[64];  /* name of the lesson the learner is on, "" for none */
@@ -25,6 +36,10 @@ struct progress {
 	bool in_lesson;   /* false: out in the free workbench (lesson/step: where to come back) */
 	char **done;      /* keys of completed steps */
 	int ndone, cap;
+	char **answered;  /* "KEY ANSWER": the right answer given at step KEY */
+	int nanswered, acap;
+	bool has_view;    /* a 'view' line was read or set */
+	struct progress_view view;
 };
 
 void progress_init(struct progress *p);
@@ -40,7 +55,7 @@ int progress_parse(const char *name, const char *text, size_t size, struct progr
                    char *msg, size_t len);
 /* Atomic (statefile_write), under an flock of its directory: the done
  * steps already in the file are kept (another instance's), merged with
- * p's; place and mode are p's. 0, or -1 with msg; the old file is then
+ * p's (answers too); place and mode are p's, the view p's or else the file's. 0, or -1 with msg; the old file is then
  * intact. */
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len);
 
@@ -48,6 +63,11 @@ bool progress_is_done(const struct progress *p, const char *key);
 /* Mark key done (idempotent). 0, or -1 for a key that cannot be stored
  * (empty, too long, blanks or control characters) or out of memory. */
 int progress_mark_done(struct progress *p, const char *key);
+/* The right answer recorded for step key, or NULL. */
+const char *progress_answer(const struct progress *p, const char *key);
+/* Record answer (printable, no blanks, under 32 bytes) as given at step key,
+ * replacing an older one. 0, or -1 when it cannot be stored. */
+int progress_set_answer(struct progress *p, const char *key, const char *answer);
 void progress_set_place(struct progress *p, const char *lesson, const char *step, bool in_lesson);
 
 #endif

@@ -83,6 +83,8 @@ void app_free(struct app *app)
 void app_recompute(struct app *app)
 {
 	app->forward(&app->cfg, &app->w, &app->a);
+	if (!app->learn.active)
+		app->session_dirty = true; /* the learner's bench changed: the next save writes */
 	learn_evaluate(app); /* a lesson's goal is checked after every edit */
 }
 

@@ -16,6 +16,7 @@
 #include "setup.h"
 #include "hit.h"
 #include "mha.h"
+#include "claim.h"
 #include "progress.h"
 #include "stage.h"
 
@@ -98,6 +99,7 @@ enum app_mode {
 	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
 	MODE_LABELS,    /* prompt: your own sentence, one token a word (label_prompt.c) */
 	MODE_ANALYSIS,  /* head analysis: pattern scores, importance, prune (analysis_view.c) */
+	MODE_RECOVER,   /* prompt: an autosave found at start: load, discard, later (recover_prompt.c) */
 	MODE_COUNT
 };
 
@@ -143,6 +145,12 @@ struct app {
 	bool autosave_held;           /* an autosave newer than the session was found at
 	                               * start: this run neither overwrites nor removes it */
 	bool notice;                  /* the status message goes at the next key */
+	bool session_dirty;           /* an edit since the session was loaded or saved (app_recompute) */
+	struct claim_stamp disk;      /* session_path as loaded or last saved (claim.h) */
+	char saved_beside[4096];      /* where saves go since session_path was changed behind the run */
+	char changed_behind[4096];    /*   the file that was: left as it is (said on exit) */
+	char recover_path[4200];      /* an autosave found at start, until answered (recover_prompt.c) */
+	bool recover_loaded;          /*   loaded: the next save of the session removes it */
 
 	/* view (besides the bench's) */
 	int heat_per_page;            /* as last drawn (for paging) */

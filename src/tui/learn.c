@@ -25,6 +25,7 @@
 #include "mode.h"
 #include "nav.h"
 #include "pane.h"
+#include "session.h"
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
@@ -54,6 +55,70 @@ static void progress_touch(struct app *app, bool leaving, bool in_lesson)
 		progress_write(app);
 }
 
+/* The free workbench's place (stage, panel, cursor, layout) from the
+ * progress file: app's bench is the free one until a lesson opens. Numbers that no
+ * longer fit the stages or shapes are brought inside them. */
+static void view_restore(struct app *app)
+{
+	const struct progress_view *v = &L(app)->progress.view;
+	if (!L(app)->progress.has_view || v->stage >= PIPELINE_STAGE_COUNT)
+		return;
+	app->stage = (enum pipeline_stage)v->stage;
+	app->cur[app->stage] = (struct app_cursor){ .panel = v->panel, .row = v->row, .col = v->col };
+	L(app)->show_counts = v->layout == 1;
+	app_clamp(app);
+}
+
+/* Record the free workbench's place in the progress, and save it when it
+ * moved (at quit: learn_free). */
+static void view_save(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct bench *b = !l->active ? &app->bench : l->has_other ? &l->other : NULL;
+	if (!b)
+		return;
+	const struct app_cursor *c = &b->cur[b->stage];
+	struct progress_view v = { (int)b->stage, c->panel, c->row, c->col, l->show_counts ? 1 : 0 };
+	if (l->progress.has_view && !memcmp(&v, &l->progress.view, sizeof v))
+		return;
+	l->progress.view = v;
+	l->progress.has_view = true;
+	progress_write(app);
+}
+
+/* The open lesson's bench is kept beside the progress file at quit, as a
+ * session (lesson-bench.txt), so that resuming into it keeps its edits.
+ * 0 with the path, or -1 when progress is not saved. */
+static int lesson_bench_path(const struct app *app, char *out, size_t len)
+{
+	const char *pp = app->learn.progress_path;
+	const char *slash = pp ? strrchr(pp, '/') : NULL;
+	if (!slash)
+		return -1;
+	return (size_t)snprintf(out, len, "%.*s/lesson-bench.txt", (int)(slash - pp), pp) < len ? 0 : -1;
+}
+
+static void lesson_bench_save(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
+	char path[4096], msg[LEARN_MSG_MAX];
+	if (l->open && b && lesson_bench_path(app, path, sizeof path) == 0)
+		session_save(path, &b->cfg, &b->w, msg, sizeof msg); /* at quit: nowhere to say a failure */
+}
+
+/* Back into the lesson at resume: its bench as saved at quit, when there is one. */
+static void lesson_bench_load(struct app *app)
+{
+	char path[4096], msg[LEARN_MSG_MAX];
+	struct mha_config c;
+	struct mha_weights w;
+	if (lesson_bench_path(app, path, sizeof path) != 0 || session_load(path, &c, &w, msg, sizeof msg) != 0 ||
+	    app_bench_reset(app, &c, &w, msg, sizeof msg) != 0)
+		return;
+	app_recompute(app);
+}
+
 void learn_attach(struct app *app, const struct lesson_set *set, const char *why,
                   const char *progress_path)
 {
@@ -78,6 +143,10 @@ void learn_attach(struct app *app, const struct lesson_set *set, const char *why
 void learn_free(struct app *app)
 {
 	struct app_learn *l = L(app);
+	if (l->enabled) {
+		view_save(app);
+		lesson_bench_save(app);
+	}
 	if (l->open)
 		lesson_run_end(&l->run);
 	if (l->has_other)
@@ -116,6 +185,7 @@ static int start_step(struct app *app, int li, int si, bool force)
 	if (l->open)
 		lesson_run_end(&l->run);
 	l->run = run;
+	lesson_progress_restore(&l->run, &l->progress); /* an answer given before stands */
 	l->open = true;
 	l->lesson = li;
 	l->scroll = 0;
@@ -186,8 +256,13 @@ void learn_resume(struct app *app)
 {
 	struct app_learn *l = L(app);
 	int li, si;
-	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON)
+	if (!l->active)
+		view_restore(app);
+	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON) {
 		learn_open(app, li, si);
+		if (l->active && l->lesson == li && l->run.step == si)
+			lesson_bench_load(app); /* the edits made in it */
+	}
 }
 
 /* ---- stepping ---- */

@@ -22,7 +22,9 @@
 void learn_attach(struct app *app, const struct lesson_set *set, const char *why,
                   const char *progress_path);
 /* mha-tui with no arguments: back into the lesson the learner was in, or
- * the free workbench with the menu beside it (first run, or out of one). */
+ * the free workbench with the menu beside it (first run, or out of one);
+ * the free workbench at the stage, matrix, cursor and layout it was left
+ * at (learn_free records them). */
 void learn_resume(struct app *app);
 /* --lesson ID: by number or name, at its first step. 0; or with msg, 2
  * when no lesson has that ID (a usage error), 1 when there are no lessons

@@ -16,6 +16,7 @@
 #include "kv_view.h"
 #include "label_prompt.h"
 #include "mask_view.h"
+#include "recover_prompt.h"
 
 /* Adding a mode: its row here (and in enum app_mode, app.h). */
 static const struct mode_ops *const modes[MODE_COUNT] = {
@@ -31,6 +32,7 @@ static const struct mode_ops *const modes[MODE_COUNT] = {
 	[MODE_MASK] = &mask_view_mode,
 	[MODE_LABELS] = &label_prompt_mode,
 	[MODE_ANALYSIS] = &analysis_view_mode,
+	[MODE_RECOVER] = &recover_prompt_mode,
 };
 
 const struct mode_ops *mode_ops(enum app_mode m)

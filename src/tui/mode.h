@@ -54,6 +54,7 @@ extern const struct mode_ops scale_prompt_mode; /* scale_prompt.c */
 extern const struct mode_ops answer_prompt_mode; /* answer_prompt.c */
 extern const struct mode_ops train_mode;        /* train_view.c */
 extern const struct mode_ops flash_mode;        /* flash_view.c */
+extern const struct mode_ops recover_prompt_mode; /* recover_prompt.c */
 
 const struct mode_ops *mode_ops(enum app_mode m);
 

@@ -3,7 +3,8 @@
  * edits are autosaved beside it ("<session>.autosave") in the pauses
  * between keys, by a child process so that the keys never wait; an
  * autosave found at start is held and named, whatever its age, never
- * loaded or removed silently. The file format is the session
+ * loaded or removed silently: the learner loads it, discards it (moved
+ * aside) or leaves it for later (recover_prompt.c asks). The file format is the session
  * library's (session.h); this only decides when and what to write.
  */
 #include "save.h"
@@ -16,17 +17,56 @@
 
 #include "app.h"
 #include "claim.h"
+#include "recover_prompt.h"
 #include "session.h"
 #include "term.h"
 
+/* The session holds every edit now: the autosave has done its work. */
+static void drop_autosave(struct app *app)
+{
+	char auto_path[4096];
+	app->edits_unsaved = 0;
+	app->autosave_due = false;
+	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
+		unlink(auto_path);
+}
+
+/* Save the learner's session to session_path: only when something changed
+ * since it was loaded or saved, and never over a file another program
+ * changed meanwhile (claim_stamp_changed): then to the next free name
+ * beside it, from then on. */
 int app_save(struct app *app)
 {
-	char msg[MHA_MSG_MAX + 4096], auto_path[4096];
+	char msg[MHA_MSG_MAX + 4096];
 	if (!app->session_path) {
 		app_message(app, true, "no session file to save to");
 		return -1;
 	}
 	app_autosave_wait(app); /* a writer still running would land after this save */
+	bool changed = claim_stamp_changed(&app->disk, app->session_path);
+	if (!app->session_dirty && app->disk.exists && !changed && access(app->session_path, F_OK) == 0) {
+		/* nothing to write: at the largest shape that is 68 MB spared, and
+		 * the file keeps its mtime */
+		drop_autosave(app);
+		app_message(app, false, "nothing changed since %s was loaded or saved: not rewritten", app->session_path);
+		return 0;
+	}
+	if (changed && app->session_dirty) {
+		/* something else changed the file since this run read or wrote it:
+		 * never over it (doc/SESSION.md); beside it, said here and on exit */
+		if (claim_beside(app->session_path, app->saved_beside, sizeof app->saved_beside) != 0) {
+			app_message(app, true, "not saved: %s was changed on disk by another program, and no free name "
+			            "beside it", app->session_path);
+			return -1;
+		}
+		if (!app->changed_behind[0])
+			snprintf(app->changed_behind, sizeof app->changed_behind, "%s", app->session_path);
+		app->session_path = app->saved_beside;
+	} else if (changed) {
+		app_message(app, false, "nothing changed here; %s was changed on disk by another program: left as it is",
+		            app->session_path);
+		return 0;
+	}
 	/* the learner's own session, never a lesson's workbench */
 	const struct mha_config *c = app->learn.active ? &app->learn.other.cfg : &app->cfg;
 	const struct mha_weights *w = app->learn.active ? &app->learn.other.w : &app->w;
@@ -34,12 +74,19 @@ int app_save(struct app *app)
 		app_message(app, true, "not saved: %s", msg);
 		return -1;
 	}
-	app->edits_unsaved = 0;
-	app->autosave_due = false;
-	/* the session holds every edit now: the autosave has done its work */
-	if (!app->autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
-		unlink(auto_path);
-	app_message(app, false, "saved to %s", app->session_path);
+	claim_stamp_read(app->session_path, &app->disk);
+	app->session_dirty = false;
+	drop_autosave(app);
+	if (app->recover_loaded) { /* its edits are in the session now */
+		unlink(app->recover_path);
+		app->recover_loaded = false;
+		app->recover_path[0] = '\0';
+	}
+	if (app->changed_behind[0])
+		app_message(app, false, "saved to %s (%s was changed on disk by another program: left as it is)",
+		            app->session_path, app->changed_behind);
+	else
+		app_message(app, false, "saved to %s", app->session_path);
 	return 0;
 }
 
@@ -121,23 +168,64 @@ bool app_autosave_idle(struct app *app, bool idle)
 
 bool app_autosave_check(struct app *app)
 {
-	char path[4096];
+	char path[4096], kept[4200];
 	struct stat as;
-	if (app_autosave_path(app, path, sizeof path) != 0 || stat(path, &as) != 0)
+	if (app_autosave_path(app, path, sizeof path) != 0)
 		return false;
 	/* a clean save removes the autosave it covers: one found here holds
-	 * edits no save took, whatever its age; kept until loaded
-	 * (doc/SESSION.md), under a numbered name of its own so that this run
-	 * autosaves its own edits; where it cannot be renamed, held */
-	char kept[4200];
-	if (claim_backup(path, kept, sizeof kept) == 0 && unlink(path) == 0)
-		snprintf(path, sizeof path, "%.4000s", kept);
-	else
-		app->autosave_held = true;
+	 * edits no save took, whatever its age; kept until loaded or
+	 * discarded (doc/SESSION.md), under a numbered name of its own so that
+	 * this run autosaves its own edits; where it cannot be renamed, held.
+	 * With none, the newest kept one left for later is asked about again. */
+	if (stat(path, &as) == 0) {
+		if (!(claim_backup(path, kept, sizeof kept) == 0 && unlink(path) == 0)) {
+			app->autosave_held = true;
+			snprintf(kept, sizeof kept, "%s", path);
+		}
+	} else if (claim_newest_backup(path, kept, sizeof kept) != 0) {
+		return false;
+	}
+	snprintf(app->recover_path, sizeof app->recover_path, "%s", kept);
+	if (recover_prompt_open(app))
+		return true; /* the question stays until answered */
 	/* the command first: it is what must survive an 80-column status line */
 	app_message(app, true, "recover: mha-tui --load '%s'   (edits a run left unsaved; kept until you load them)",
-	            path);
+	            kept);
 	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
 	app->notice = true;
 	return true;
+}
+
+unsigned app_recover_load(struct app *app)
+{
+	char msg[MHA_MSG_MAX + 4096];
+	struct mha_config c, before = app->cfg;
+	struct mha_weights w;
+	if (session_load(app->recover_path, &c, &w, msg, sizeof msg) != 0) {
+		app_message(app, true, "not loaded (kept): %s", msg);
+		return APP_REDRAW;
+	}
+	unsigned f = app_replace(app, &c, &w);
+	if (!(f & APP_RECOMPUTE))
+		return f; /* out of memory: said, the file kept */
+	app_edited(app, &before);
+	app->recover_loaded = true;
+	app_message(app, false, "recovered edits loaded: w or q saves them to %s", app->session_path);
+	return f;
+}
+
+void app_recover_discard(struct app *app)
+{
+	char base[4200], aside[4300], own[4096];
+	bool named = app_autosave_path(app, own, sizeof own) == 0;
+	bool own_autosave = named && strcmp(own, app->recover_path) == 0;
+	snprintf(base, sizeof base, "%.4000s.discarded", named ? own : app->recover_path);
+	if (claim_move_aside(app->recover_path, base, aside, sizeof aside) != 0) {
+		app_message(app, true, "not discarded: %s could not be moved aside (it stays)", app->recover_path);
+		return;
+	}
+	if (own_autosave)
+		app->autosave_held = false; /* moved: this run may autosave there now */
+	app_message(app, false, "discarded: moved aside to %s (never deleted)", aside);
+	app->recover_path[0] = '\0';
 }

@@ -34,9 +34,17 @@ void app_edited(struct app *app, const struct mha_config *before);
  * (app_save and app_free wait too). */
 bool app_autosave_idle(struct app *app, bool idle);
 void app_autosave_wait(struct app *app);
-/* At start: an autosave newer than the session (or with no session) is
- * held, never loaded or removed, and the status line says how to open it
- * (mha-tui --load PATH). Returns true when one was found. */
+/* At start: an autosave found (or, with none, the newest one kept for
+ * later) is kept as "<autosave>.~N~", never loaded or removed silently;
+ * recover_prompt.c asks load / discard / later, or where it cannot (a
+ * lesson, the menu) the status line says how to open it (mha-tui --load
+ * PATH). Returns true when one was found. */
 bool app_autosave_check(struct app *app);
+/* The answers to it: load app->recover_path into the bench (one undo
+ * level; the next save of the session removes the file), or move it aside
+ * to "<autosave>.discarded.~N~" (never deleted). APP_* flags / nothing;
+ * either says what it did on the status line. */
+unsigned app_recover_load(struct app *app);
+void app_recover_discard(struct app *app);
 
 #endif

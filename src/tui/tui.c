@@ -123,12 +123,17 @@ int tui_run(const struct tui_options *o)
 	/* nothing saved yet: the first run, which opens on the lesson menu */
 	bool first_run = !o->config_given && !o->load && !o->lesson &&
 	                 !(o->session_path && access(o->session_path, F_OK) == 0);
+	/* the file as this run found it, before reading it: a save checks that
+	 * nothing else changed it since (app_save) */
+	struct claim_stamp disk;
+	claim_stamp_read(o->session_path ? o->session_path : "", &disk);
 	if (open_inputs(o, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	struct app app;
 	if (app_init(&app, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	app.session_path = o->session_path;
+	app.disk = disk;
 	app.now_ms = term_now_ms();
 	struct lesson_set set;
 	memset(&set, 0, sizeof set);
@@ -155,7 +160,7 @@ int tui_run(const struct tui_options *o)
 	/* a crashed run's edits: say where, never load them silently (unless
 	 * this run is loading them: then they are its own) */
 	char own[4096];
-	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strcmp(own, o->load) == 0))
+	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strncmp(own, o->load, strlen(own)) == 0))
 		app_autosave_check(&app);
 	char note[1024] = "";
 	if (app_autosave_path(&app, msg, sizeof msg) == 0) {
@@ -163,6 +168,9 @@ int tui_run(const struct tui_options *o)
 		snprintf(note, sizeof note, "mha-tui: crashed; the edits are in the autosave: mha-tui --load '%.900s'", msg);
 	}
 	term_on_crash(crash_autosave, &app, note);
+	/* a session opened from its own file has nothing to save until an edit */
+	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
+	app.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
 	bool dirty = true;
 	int sig = 0;
 	for (;;) {
@@ -214,6 +222,12 @@ int tui_run(const struct tui_options *o)
 		if (again)
 			*again = '\0';
 		report(rc, app.status);
+	}
+	if (app.changed_behind[0]) {
+		char line[8000];
+		snprintf(line, sizeof line, "%.3800s was changed on disk by another program since this run read it: "
+		         "left as it is; this run saved to %.3800s", app.changed_behind, app.saved_beside);
+		report(0, line);
 	}
 	app_free(&app);
 	lesson_set_free(&set);

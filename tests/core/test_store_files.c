@@ -5,7 +5,8 @@
  * and an @include'd asset are each refused at once with a message saying
  * what it is; a symlink to a regular file is read through; a lesson that
  * includes a 1 MB asset 40 times is refused once its assets pass the
- * bound; progress saves merge done steps; session claims lock and back up.
+ * bound; progress saves merge done steps; session claims lock and back up;
+ * a file changed behind a stamp is seen, whatever changed.
  * An alarm turns a hang into a failure instead of a stuck suite.
  */
 #include <setjmp.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -218,6 +220,52 @@ static void test_a_backup_is_kept_only_when_the_file_was_replaced(void **state)
 	free(text);
 }
 
+/* A file changed behind a run is seen by what changed: its content at the
+ * same size and mtime (the hash), its mtime, its identity (replaced by
+ * rename); a file gone, or a stamp never taken, has nothing to lose. The
+ * name beside it is a fresh one. */
+static void test_a_file_changed_behind_the_stamp_is_seen(void **state)
+{
+	(void)state;
+	char path[4096], tmp[4096], beside[4096], want[4096];
+	tmpdir_path(path, sizeof path, "stamped.txt");
+	write_file(path, "abcdef", 6);
+	struct claim_stamp s, never = { 0 };
+	claim_stamp_read(path, &s);
+	assert_true(s.taken && s.exists);
+	assert_false(claim_stamp_changed(&s, path));
+	/* the same size and mtime, another content: only the hash tells */
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	write_file(path, "abcdeX", 6);
+	struct timespec back[2] = { st.st_atim, st.st_mtim };
+	assert_int_equal(utimensat(AT_FDCWD, path, back, 0), 0);
+	assert_true(claim_stamp_changed(&s, path));
+	assert_false(claim_stamp_changed(&never, path));
+	/* the same content written again: a new mtime */
+	write_file(path, "abcdef", 6);
+	struct timespec later[2] = { { 0, UTIME_OMIT }, { st.st_mtim.tv_sec + 5, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, path, later, 0), 0);
+	assert_true(claim_stamp_changed(&s, path));
+	/* replaced by a rename, as an editor saves */
+	claim_stamp_read(path, &s);
+	tmpdir_path(tmp, sizeof tmp, "stamped.new");
+	write_file(tmp, "abcdef", 6);
+	assert_int_equal(utimensat(AT_FDCWD, tmp, later, 0), 0);
+	assert_int_equal(rename(tmp, path), 0);
+	assert_true(claim_stamp_changed(&s, path));
+	/* gone: nothing to overwrite */
+	claim_stamp_read(path, &s);
+	unlink(path);
+	assert_false(claim_stamp_changed(&s, path));
+	/* beside: the first name that does not exist yet */
+	tmpdir_path(want, sizeof want, "stamped-2.txt");
+	write_file(want, "other", 5);
+	assert_int_equal(claim_beside(path, beside, sizeof beside), 0);
+	tmpdir_path(want, sizeof want, "stamped-3.txt");
+	assert_string_equal(beside, want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_progress_saves_merge_done_steps),
 		cmocka_unit_test(test_a_second_claim_gets_another_name_and_the_holder),
 		cmocka_unit_test(test_a_backup_is_kept_only_when_the_file_was_replaced),
+		cmocka_unit_test(test_a_file_changed_behind_the_stamp_is_seen),
 	};
 	return cmocka_run_group_tests_name("files the program reads", tests, tmpdir_make, tmpdir_remove);
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Autosave: 20 edits are written beside the session as they happen, so a
 # kill -9 loses none of them; the next start keeps them under a numbered
-# name and says where (and does not load them), a clean quit leaves them
-# alone, and --load opens them and saves them into the session.
+# name and asks (load / discard / later) until answered; left for later,
+# a clean quit leaves them alone, and --load opens them and saves them
+# into the session.
 . "$(dirname "$0")/lib.sh"
 AUTOSAVE="$SESSION_FILE.autosave"
 start 80 24 -- --seed 1
@@ -33,9 +34,13 @@ stop
 # the next start opens the default workbench, keeps the autosave under a
 # numbered name of its own (this run autosaves its own edits) and names it
 KEPT="$AUTOSAVE.~1~"
-start 100 24   # the temporary path is long: the whole command on the status line
-wait_for "recover: mha-tui --load '$KEPT'"
-keys l   # the notice stays until a key
+start 160 24   # the temporary path is long: the whole question on the status line
+wait_for "Enter loads, d discards, Esc later: $KEPT"
+keys l   # the question stays until answered
+wait_for "Enter loads, d discards, Esc later: $KEPT"
+keys Escape   # later
+wait_for "kept for later"
+keys l   # now a key of the workbench again
 wait_for "X[the,1] = 0 "  # the default (wired) workbench
 keys q
 wait_for "EXIT=0"

@@ -84,6 +84,61 @@ static void test_progress_survives_a_round_trip(void **state)
 	progress_free(&q);
 }
 
+/* A right answer is kept with its step; a file without any loads as before,
+ * and a save merges another instance's answers as it does done steps. */
+static void test_answers_given_survive_a_round_trip_and_merge(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "answers.txt");
+	write_file(path, "mha-tui-progress 1\nplace a b\nmode lesson\nanswered other/q B\n");
+	struct progress p, q;
+	progress_init(&p);
+	progress_set_place(&p, "one-head", "predict-self", true);
+	assert_int_equal(progress_set_answer(&p, "one-head/predict-self", "0.3"), 0);
+	assert_int_equal(progress_set_answer(&p, "one-head/predict-self", "0.35"), 0); /* replaces */
+	assert_int_equal(progress_set_answer(&p, "one-head/x", "two words"), -1);
+	assert_int_equal(progress_set_answer(&p, "one-head/x", ""), -1);
+	assert_int_equal(p.nanswered, 1);
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_string_equal(read_file(path), "mha-tui-progress 1\nplace one-head predict-self\nmode lesson\n"
+	                                     "answered one-head/predict-self 0.35\nanswered other/q B\n");
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_string_equal(progress_answer(&q, "one-head/predict-self"), "0.35");
+	assert_string_equal(progress_answer(&q, "other/q"), "B");
+	assert_null(progress_answer(&q, "one-head/predict"));
+	assert_null(progress_answer(&q, "other"));
+	progress_free(&p);
+	progress_free(&q);
+}
+
+/* The free workbench's view round-trips; a run that set none keeps the file's. */
+static void test_the_view_survives_a_round_trip(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "view.txt");
+	struct progress p, q;
+	progress_init(&p);
+	p.has_view = true;
+	p.view = (struct progress_view){ .stage = 4, .panel = 2, .row = 3, .col = 1, .layout = 1 };
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_non_null(strstr(read_file(path), "\nview stage=4 panel=2 row=3 col=1 layout=1\n"));
+	progress_free(&p);
+	progress_init(&p);
+	assert_int_equal(progress_mark_done(&p, "a/b"), 0);
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_true(q.has_view);
+	assert_int_equal(q.view.stage, 4);
+	assert_int_equal(q.view.panel, 2);
+	assert_int_equal(q.view.row, 3);
+	assert_int_equal(q.view.col, 1);
+	assert_int_equal(q.view.layout, 1);
+	progress_free(&p);
+	progress_free(&q);
+}
+
 static void test_leaving_for_the_free_workbench_keeps_the_place(void **state)
 {
 	(void)state;
@@ -130,9 +185,24 @@ static void test_a_corrupt_file_is_refused_with_its_line(void **state)
 {
 	(void)state;
 	refused_and_untouched("bad-line.txt", "mha-tui-progress 1\nplace a b\nmode lesson\nbanana\n",
-	                      "4: unexpected line: expected place, mode or done");
+	                      "4: unexpected line: expected place, mode, done, answered or view");
 	refused_and_untouched("bad-done.txt", "mha-tui-progress 1\nplace a b\nmode free\ndone \n",
 	                      "4: expected 'done LESSON/STEP'");
+	refused_and_untouched("bad-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\nanswered a/b\n",
+	                      "4: expected 'answered LESSON/STEP ANSWER'");
+	refused_and_untouched("extra-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\nanswered a/b 1 2\n",
+	                      "4: expected 'answered LESSON/STEP ANSWER'");
+	refused_and_untouched("long-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
+	                      "answered a/b 0123456789012345678901234567890123\n",
+	                      "4: expected 'answered LESSON/STEP ANSWER'");
+	refused_and_untouched("bad-view.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
+	                      "view stage=1 panel=0 row=0 col=0 layout=2\n",
+	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
+	refused_and_untouched("negative-view.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
+	                      "view stage=-1 panel=0 row=0 col=0 layout=0\n",
+	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
+	refused_and_untouched("short-view.txt", "mha-tui-progress 1\nplace a b\nmode free\nview stage=1\n",
+	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
 	refused_and_untouched("truncated.txt", "mha-tui-progress 1\nplace a b\n",
 	                      "2: file ends early: 'place' and 'mode' lines expected");
 	refused_and_untouched("half-place.txt", "mha-tui-progress 1\nplace a\n",
@@ -213,6 +283,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_progress_survives_a_round_trip),
+		cmocka_unit_test(test_answers_given_survive_a_round_trip_and_merge),
+		cmocka_unit_test(test_the_view_survives_a_round_trip),
 		cmocka_unit_test(test_leaving_for_the_free_workbench_keeps_the_place),
 		cmocka_unit_test(test_a_missing_file_is_a_first_run),
 		cmocka_unit_test(test_a_corrupt_file_is_refused_with_its_line),

@@ -402,6 +402,52 @@ static void quit_and_check(struct pty *p)
 }
 
 
+/* q with no edit writes nothing (the session keeps its inode and mtime);
+ * a session another program changed while the run had it open is never
+ * saved over: the edit goes beside it, said on exit. */
+static void test_a_session_changed_behind_the_run_is_never_saved_over(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	edit_one_cell(p);
+	quit_and_check(p);
+	pty_free(p);
+	struct stat a, b;
+	assert_int_equal(stat(session_path, &a), 0);
+	p = start_workbench(24, 80);
+	if (pty_wait_text(p, "3.75", START_MS) != 0)
+		show("no 3.75 on screen", pty_screen(p));
+	quit_and_check(p);
+	pty_free(p);
+	assert_int_equal(stat(session_path, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+	            a.st_mtim.tv_nsec == b.st_mtim.tv_nsec);
+	p = start_workbench(24, 80);
+	pty_type(p, "\n4.25\n");
+	assert_int_equal(pty_wait_text(p, "4.25", 10000), 0);
+	FILE *f = fopen(session_path, "w"); /* another program, in place */
+	assert_non_null(f);
+	fputs("changed by hand\n", f);
+	assert_int_equal(fclose(f), 0);
+	quit_and_check(p);
+	char beside[160], buf[64] = "";
+	snprintf(beside, sizeof beside, "%.*s-2.txt", (int)(strlen(session_path) - 4), session_path);
+	assert_non_null(strstr(pty_output(p, NULL), "was changed on disk by another program"));
+	assert_non_null(strstr(pty_output(p, NULL), beside));
+	f = fopen(session_path, "r");
+	assert_non_null(f);
+	buf[fread(buf, 1, sizeof buf - 1, f)] = '\0';
+	fclose(f);
+	assert_string_equal(buf, "changed by hand\n");
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(beside, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(count_cells_equal(&c, &w, 4.25f), 1);
+	mha_weights_free(&w);
+	pty_free(p);
+}
+
 /* The screen's first rows (all above the status line), as a new string. */
 static char *rows_above_status(struct pty *p)
 {
@@ -758,6 +804,7 @@ int main(void)
 		T(test_file_size_limit_fails_the_save_with_a_message),
 		T(test_two_instances_keep_both_sets_of_edits),
 		T(test_flags_keep_the_replaced_session_as_a_backup),
+		T(test_a_session_changed_behind_the_run_is_never_saved_over),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
 		T(test_focus_events_and_terminal_replies_are_ignored),
 		T(test_a_bracketed_paste_is_text_never_commands),

@@ -284,6 +284,73 @@ static struct app *open_app_in(struct files *f)
 	return app;
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w"); /* in place, as another program might */
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static char *read_text(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	size_t n = fread(buf, 1, len - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+/* w and q write only when there was an edit since the session was loaded
+ * or saved (a rewrite is a new file renamed over the name: the inode
+ * tells); a session another program changed meanwhile is never written
+ * over: the save goes beside it, "s-2.txt", and stays there. */
+static void test_a_save_writes_only_edits_and_never_over_a_file_changed_behind_it(void **state)
+{
+	(void)state;
+	char buf[64], beside[96];
+	struct files f;
+	struct app *app = open_app_in(&f);
+	snprintf(beside, sizeof beside, "%s/s-2.txt", f.dir);
+	tui_check_keys(app, "w"); /* nothing on disk yet: written */
+	struct stat a, b;
+	assert_int_equal(stat(f.path, &a), 0);
+	tui_check_keys(app, "hjw");
+	assert_non_null(strstr(app->status, "not rewritten"));
+	assert_int_equal(actions_quit(app), APP_QUIT);
+	assert_int_equal(stat(f.path, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+	            a.st_mtim.tv_nsec == b.st_mtim.tv_nsec); /* not rewritten, mtime kept */
+	tui_check_keys(app, "+w");
+	assert_int_equal(stat(f.path, &b), 0);
+	assert_true(a.st_ino != b.st_ino); /* an edit: written */
+	/* another program changes the file; with no edit here, it is left alone */
+	write_text(f.path, "changed by hand\n");
+	tui_check_keys(app, "w");
+	assert_string_equal(read_text(f.path, buf, sizeof buf), "changed by hand\n");
+	assert_false(exists(beside));
+	/* an edit: saved beside it, said so; the changed file left as it is */
+	tui_check_keys(app, "+w");
+	assert_string_equal(read_text(f.path, buf, sizeof buf), "changed by hand\n");
+	assert_true(exists(beside));
+	assert_string_equal(app->session_path, beside);
+	assert_non_null(strstr(app->status, "changed on disk"));
+	assert_non_null(strstr(app->status, beside));
+	/* and saves go on there */
+	tui_check_keys(app, "+");
+	assert_int_equal(actions_quit(app), APP_QUIT);
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[MHA_MSG_MAX + 4096];
+	assert_int_equal(session_load(beside, &c, &w, msg, sizeof msg), 0);
+	assert_memory_equal(w.x, app->w.x, (size_t)c.n * (size_t)c.d * sizeof *w.x); /* the last edit too */
+	mha_weights_free(&w);
+	snprintf(buf, sizeof buf, "%s/s-3.txt", f.dir);
+	assert_false(exists(buf));
+	tui_check_close(app);
+}
+
 static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **state)
 {
 	(void)state;
@@ -330,55 +397,118 @@ static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **st
 	rmdir(f.dir);
 }
 
-static void test_a_newer_autosave_is_announced_and_never_loaded_or_removed(void **state)
+/* The autosave a killed run leaves: the session saved, then an edit (]) in
+ * the autosave only. */
+static void leave_an_autosave(const struct files *f)
 {
-	(void)state;
-	char msg[MHA_MSG_MAX + 4096], kept[4200];
-	struct files f;
-	struct app *app = open_app_in(&f);
-	const char *path = f.path, *autop = f.autop;
-	snprintf(kept, sizeof kept, "%s.~1~", autop);
-	/* the session, then an autosave with a later edit (as a killed run leaves them) */
+	struct app *app = tui_check_open(NULL);
+	app->session_path = f->path;
 	tui_check_keys(app, "w");
 	tui_check_keys(app, "]");
 	assert_true(app_autosave_idle(app, true));
 	app_autosave_wait(app); /* written by a child process */
-	assert_true(exists(autop));
-	struct timespec later[2] = { { 0, UTIME_OMIT }, { 2000000000, 0 } };
-	assert_int_equal(utimensat(AT_FDCWD, autop, later, 0), 0);
+	assert_true(exists(f->autop));
 	tui_check_close(app);
+}
 
-	app = tui_check_open(NULL);
-	app->session_path = path;
+/* A run as it starts: the session's workbench, then the autosave check. */
+static struct app *start_run(const struct files *f)
+{
+	struct app *app = tui_check_open(NULL);
+	app->session_path = f->path;
 	app->now_ms = 1000;
-	assert_true(app_autosave_check(app));
-	/* kept under a numbered name of its own, announced by that name */
+	app_autosave_check(app);
+	return app;
+}
+
+static int heads_in(const char *path)
+{
+	char msg[MHA_MSG_MAX + 4096];
+	struct mha_config c;
+	struct mha_weights w;
+	assert_int_equal(session_load(path, &c, &w, msg, sizeof msg), 0);
+	mha_weights_free(&w);
+	return c.h;
+}
+
+/* An autosave found at start is kept under a numbered name and asked
+ * about until answered: other keys (q too) leave the question up; Esc
+ * leaves it for later (asked again at the next start, while this run
+ * autosaves and saves its own edits); d moves it aside, never deleting
+ * it (not asked again). */
+static void test_a_found_autosave_is_asked_about_until_answered_later_or_discard(void **state)
+{
+	(void)state;
+	char kept[4200], aside[4200];
+	struct files f;
+	tui_check_close(open_app_in(&f));
+	snprintf(kept, sizeof kept, "%s.~1~", f.autop);
+	snprintf(aside, sizeof aside, "%s.discarded.~1~", f.autop);
+	leave_an_autosave(&f);
+
+	struct app *app = start_run(&f);
 	assert_false(app->autosave_held);
-	assert_false(exists(autop));
+	assert_false(exists(f.autop));
 	assert_true(exists(kept));
-	assert_non_null(strstr(app->status, "mha-tui --load "));
-	assert_non_null(strstr(app->status, kept));
-	assert_true(app->status_until_ms >= 1000 + APP_NOTICE_MS);
-	assert_int_equal(app->cfg.h, 4); /* not loaded */
-	tui_check_keys(app, "l");                  /* the notice goes at the first key */
-	assert_int_equal(app->status_until_ms, 0);
+	assert_int_equal(app->mode, MODE_RECOVER);
+	assert_string_equal(app->recover_path, kept);
+	tui_check_keys(app, "lq+x");
+	assert_int_equal(app->mode, MODE_RECOVER); /* still asking */
+	assert_int_equal(app->cfg.h, 4);           /* not loaded */
+	tui_check_keys(app, "\033");               /* later */
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_non_null(strstr(app->status, "later"));
 	/* this run autosaves its own edits; its saves leave the kept one alone */
 	for (int i = 0; i < APP_AUTOSAVE_EDITS; i++)
 		tui_check_keys(app, "+");
 	assert_true(app_autosave_idle(app, true));
 	app_autosave_wait(app);
-	assert_true(exists(autop));
+	assert_true(exists(f.autop));
 	tui_check_keys(app, "w");
-	assert_false(exists(autop)); /* its own, covered by the save */
+	assert_false(exists(f.autop)); /* its own, covered by the save */
 	assert_true(exists(kept));
-	struct mha_config c;
-	struct mha_weights w;
-	assert_int_equal(session_load(kept, &c, &w, msg, sizeof msg), 0);
-	assert_int_equal(c.h, 8);
-	mha_weights_free(&w);
+	assert_int_equal(heads_in(kept), 8);
 	tui_check_close(app);
-	unlink(kept);
-	unlink(path);
+
+	app = start_run(&f); /* asked again */
+	assert_int_equal(app->mode, MODE_RECOVER);
+	assert_string_equal(app->recover_path, kept);
+	tui_check_keys(app, "d");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_false(exists(kept));
+	assert_int_equal(heads_in(aside), 8); /* moved aside whole */
+	assert_non_null(strstr(app->status, aside));
+	tui_check_close(app);
+
+	app = start_run(&f); /* answered: not asked again */
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	tui_check_close(app);
+	unlink(aside);
+	unlink(f.path);
+	rmdir(f.dir);
+}
+
+/* Enter loads it into the bench; the next save writes its edits to the
+ * session it belongs to and removes it. */
+static void test_a_found_autosave_loaded_is_saved_to_its_session_and_removed(void **state)
+{
+	(void)state;
+	char kept[4200];
+	struct files f;
+	tui_check_close(open_app_in(&f));
+	snprintf(kept, sizeof kept, "%s.~1~", f.autop);
+	leave_an_autosave(&f);
+	struct app *app = start_run(&f);
+	assert_int_equal(app->mode, MODE_RECOVER);
+	tui_check_keys(app, "\n");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_int_equal(app->cfg.h, 8); /* loaded */
+	assert_true(exists(kept));       /* until saved */
+	assert_int_equal(actions_quit(app), APP_QUIT);
+	assert_int_equal(heads_in(f.path), 8);
+	assert_false(exists(kept));
+	tui_check_close(app);
+	unlink(f.path);
 	rmdir(f.dir);
 }
 
@@ -539,7 +669,9 @@ int main(void)
 		cmocka_unit_test(test_every_action_has_a_help_line_and_n_says_no_lesson),
 		cmocka_unit_test(test_save_writes_a_session_that_loads_back),
 		cmocka_unit_test(test_edits_are_autosaved_every_20_and_on_a_change_of_shape),
-		cmocka_unit_test(test_a_newer_autosave_is_announced_and_never_loaded_or_removed),
+		cmocka_unit_test(test_a_found_autosave_is_asked_about_until_answered_later_or_discard),
+		cmocka_unit_test(test_a_found_autosave_loaded_is_saved_to_its_session_and_removed),
+		cmocka_unit_test(test_a_save_writes_only_edits_and_never_over_a_file_changed_behind_it),
 		cmocka_unit_test(test_an_owed_autosave_waits_for_a_pause_in_the_keys),
 		cmocka_unit_test(test_undo_levels_of_whole_inputs_keep_within_the_byte_budget),
 		cmocka_unit_test(test_help_scrolls_back_at_once_after_scrolling_past_its_end),

@@ -55,6 +55,9 @@ static int fresh(void **state)
 	(void)state;
 	unlink(progress_path);
 	unlink(session_path);
+	char bench[160];
+	snprintf(bench, sizeof bench, "%s/lesson-bench.txt", dir);
+	unlink(bench);
 	return 0;
 }
 
@@ -373,6 +376,78 @@ static void test_progress_and_place_resume_in_a_new_run(void **state)
 	close_app(app);
 }
 
+/* A right answer stands after quit and resume: the step reopens answered,
+ * its goal met and its hidden stage shown, not "Not yet" again. */
+static void test_an_answer_given_survives_quit_and_resume(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "a0.35\n");
+	assert_true(app->learn.run.met);
+	close_app(app);
+	assert_true(file_has(progress_path, "answered one-head/predict-self 0.35"));
+	app = open_app(&set);
+	learn_resume(app);
+	assert_string_equal(step_id(app), "predict-self");
+	assert_true(app->learn.run.answered);
+	assert_true(app->learn.run.met);
+	assert_string_equal(app->learn.run.answer, "0.35");
+	assert_null(strstr(app->learn.run.status, "Not yet"));
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	close_app(app);
+}
+
+/* A lesson's own edits survive quit and resume, the free session untouched. */
+static void test_a_lesson_edit_survives_quit_and_resume(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	keys(app, "1l\n3\n");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	float free0 = app->learn.other.w.x[0];
+	close_app(app);
+	app = open_app(&set);
+	learn_resume(app);
+	assert_true(app->learn.active);
+	assert_string_equal(step_id(app), "steer");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	assert_true(app->learn.run.met); /* the goal checked on the edits */
+	assert_float_equal(app->learn.other.w.x[0], free0, 0.0f);
+	close_app(app);
+}
+
+/* The free workbench reopens where it was left: stage, matrix, cursor
+ * cell and the # layout; also when the learner quit inside a lesson (the
+ * lesson resumes, and f goes back to that place). */
+static void test_the_free_workbench_place_survives_quit_and_resume(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	keys(app, "2cjjl#");
+	enum pipeline_stage stage = app->stage;
+	struct app_cursor cur = app->cur[stage];
+	assert_int_equal(stage, PIPELINE_RESHAPE);
+	assert_true(cur.panel > 0 && cur.row > 0 && cur.col > 0);
+	assert_true(app->learn.show_counts);
+	close_app(app);
+	assert_true(file_has(progress_path, "view stage="));
+	app = open_app(&set);
+	learn_resume(app);
+	assert_int_equal(app->stage, stage);
+	assert_memory_equal(&app->cur[stage], &cur, sizeof cur);
+	assert_true(app->learn.show_counts);
+	keys(app, "3M1\n"); /* moved, then into a lesson: quit there */
+	assert_true(app->learn.active);
+	close_app(app);
+	app = open_app(&set);
+	learn_resume(app);
+	assert_true(app->learn.active);
+	keys(app, "f");
+	assert_false(app->learn.active);
+	assert_int_equal(app->stage, PIPELINE_SCORES);
+	close_app(app);
+}
+
 /* A head picked with L in one step does not carry into the next: each
  * step starts at head 0, or at the head it highlights. */
 static void test_each_step_starts_at_head_zero_or_its_highlighted_head(void **state)
@@ -395,6 +470,7 @@ static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("recap");
+	assert_true(file_has(progress_path, "done one-head/recap")); /* the last prose step, shown */
 	keys(app, "n");
 	assert_int_equal(app->learn.lesson, 1);
 	assert_int_equal(app->learn.run.step, 0);
@@ -501,6 +577,9 @@ int main(void)
 		T(test_blocks_multiplied_with_one_key_meet_their_goals),
 		T(test_the_free_workbench_and_back_keep_both_benches),
 		T(test_progress_and_place_resume_in_a_new_run),
+		T(test_an_answer_given_survives_quit_and_resume),
+		T(test_the_free_workbench_place_survives_quit_and_resume),
+		T(test_a_lesson_edit_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
