@@ -201,67 +201,45 @@ int train_command(const struct train_request *rq, FILE *out, FILE *err)
 	return 0;
 }
 
-static void mean_sd(const double *v, int n, double *mean, double *sd)
-{
-	double s = 0, q = 0;
-	for (int i = 0; i < n; i++)
-		s += v[i];
-	*mean = s / n;
-	for (int i = 0; i < n; i++)
-		q += (v[i] - *mean) * (v[i] - *mean);
-	*sd = n > 1 ? sqrt(q / (n - 1)) : 0.0;
-}
-
 int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 {
 	const struct train_task *t = train_task_find(rq->task);
 	char msg[MHA_MSG_MAX];
-	struct train_shape s0 = request_shape(rq, t, 1);
-	if (train_shape_check(&s0, msg, sizeof msg) != MHA_OK) {
+	struct train_ablation ab;
+	if (train_ablation_start(&ab, t, rq->layers, rq->d_model, rq->seeds, rq->steps, rq->seed,
+	                         rq->threads, msg, sizeof msg) != MHA_OK) {
 		fprintf(err, "mha-tui: --ablate %s: %s\n", t->name, msg);
 		return 2;
 	}
-	int steps = rq->steps ? rq->steps : t->ablate_steps, seeds = rq->seeds ? rq->seeds : 5;
-	enum { MAXH = 11, MAXSEEDS = 100 };
-	int solved[MAXH] = { 0 };
-	int hs[MAXH], nh = 0;
-	for (int h = 1; h <= s0.d && h <= MHA_MAX_HEADS && nh < MAXH; h *= 2)
-		if (s0.d % h == 0)
-			hs[nh++] = h;
-	double acc[MAXH][2], loss[MAXH][2];
+	int nh = ab.nh, seeds = ab.seeds, steps = ab.steps, layers = t->layers;
+	if (rq->layers)
+		layers = rq->layers;
+	double acc[TRAIN_ABLATE_MAX_H][2], loss[TRAIN_ABLATE_MAX_H][2];
 	fprintf(err, "ablation on '%s': d_model %d, %d layer%s, h = 1..%d with d_k = d_model / h, "
-	        "%d seeds x %d steps\n", t->name, s0.d, s0.layers, s0.layers > 1 ? "s" : "", hs[nh - 1],
+	        "%d seeds x %d steps\n", t->name, ab.d, layers, layers > 1 ? "s" : "", ab.row[nh - 1].h,
 	        seeds, steps);
 	double t0 = now();
-	for (int k = 0; k < nh; k++) {
-		double a[MAXSEEDS], l[MAXSEEDS];
-		struct train_shape s = request_shape(rq, t, hs[k]);
-		for (int sd = 0; sd < seeds; sd++) {
-			struct train_model m;
-			double fs, secs;
-			long fstep;
-			if (train_one(&m, t, &s, steps, rq->seed + (uint64_t)sd, rq->threads, NULL, &fs, &fstep, &secs))
-				return 1;
-			struct train_stats st;
-			train_evaluate(&m, t, HELDOUT_SEQUENCES, &st);
-			a[sd] = st.accuracy;
-			l[sd] = st.loss;
-			solved[k] += st.accuracy >= t->want_accuracy;
-			train_model_free(&m);
-			fprintf(err, "h %2d seed %llu: accuracy %.3f loss %.4f (%.0f s so far)\n", hs[k],
-			        (unsigned long long)(rq->seed + (uint64_t)sd), st.accuracy, st.loss, now() - t0);
+	while (!train_ablation_done(&ab)) {
+		int k = ab.k, sd = ab.sd;
+		if (train_ablation_step(&ab, steps) < 0) { /* at most to the end of this run */
+			fprintf(err, "mha-tui: out of memory for the model\n");
+			train_ablation_free(&ab);
+			return 1;
 		}
-		mean_sd(a, seeds, &acc[k][0], &acc[k][1]);
-		mean_sd(l, seeds, &loss[k][0], &loss[k][1]);
+		fprintf(err, "h %2d seed %llu: accuracy %.3f loss %.4f (%.0f s so far)\n", ab.row[k].h,
+		        (unsigned long long)(rq->seed + (uint64_t)sd), ab.row[k].acc[sd], ab.row[k].loss[sd],
+		        now() - t0);
 	}
+	for (int k = 0; k < nh; k++)
+		train_ablation_summary(&ab.row[k], &acc[k][0], &acc[k][1], &loss[k][0], &loss[k][1]);
 	fprintf(out, "Table 3 row (A), your own: task '%s', d_model %d, %d layer%s, %d steps, %d seeds "
 	        "(mean +- sd), held-out accuracy and loss;\n  solved: seeds that reached the task's "
 	        "accuracy %.2f\n\n"
-	        "   h   d_k   accuracy          loss              solved\n", t->name, s0.d, s0.layers,
-	        s0.layers > 1 ? "s" : "", steps, seeds, t->want_accuracy);
+	        "   h   d_k   accuracy          loss              solved\n", t->name, ab.d, layers,
+	        layers > 1 ? "s" : "", steps, seeds, t->want_accuracy);
 	for (int k = 0; k < nh; k++)
-		fprintf(out, "  %2d  %4d   %.3f +- %.3f   %.4f +- %.4f   %d/%d\n", hs[k], s0.d / hs[k],
-		        acc[k][0], acc[k][1], loss[k][0], loss[k][1], solved[k], seeds);
+		fprintf(out, "  %2d  %4d   %.3f +- %.3f   %.4f +- %.4f   %d/%d\n", ab.row[k].h, ab.d / ab.row[k].h,
+		        acc[k][0], acc[k][1], loss[k][0], loss[k][1], ab.row[k].solved, seeds);
 	fputs("\n  held-out accuracy (each # is 0.02; | marks mean + sd)\n", out);
 	for (int k = 0; k < nh; k++) {
 		int bar = (int)lround(acc[k][0] * 50), hi = (int)lround(fmin(1.0, acc[k][0] + acc[k][1]) * 50);
@@ -272,9 +250,12 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 		if (hi > bar && hi <= 50)
 			line[hi - 1] = '|';
 		line[51] = '\0';
-		fprintf(out, "  h %2d %s %.3f\n", hs[k], line, acc[k][0]);
+		fprintf(out, "  h %2d %s %.3f\n", ab.row[k].h, line, acc[k][0]);
 	}
-	fprintf(out, "\n  the paper (EN-DE BLEU, d_model 512): h 1: 24.9, h 4: 25.5, h 8: 25.8, "
-	        "h 16: 25.8, h 32: 25.4\n");
+	fprintf(out, "\n  the paper (EN-DE BLEU, d_model 512):");
+	for (int i = 0; i < TRAIN_PAPER_ROW_A; i++)
+		fprintf(out, "%s h %d: %.1f", i ? "," : "", train_paper_row_a[i].h, train_paper_row_a[i].bleu);
+	fputc('\n', out);
+	train_ablation_free(&ab);
 	return 0;
 }

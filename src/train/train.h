@@ -229,4 +229,43 @@ int train_model_load(struct train_model *m, const struct train_task **task,
 enum mha_status train_layer_workbench(const struct train_model *m, int l, struct mha_config *c,
                                       struct mha_weights *w, char *msg, size_t len);
 
+/* ---- your own Table 3 row (A), a run at a time (ablation.c) ---- */
+
+/* The paper's row (A) (Vaswani et al. 2017, d_model 512, EN-DE dev BLEU):
+ * the one place its figures live. */
+struct train_paper_point { int h, dk; double bleu; };
+enum { TRAIN_PAPER_ROW_A = 5, TRAIN_ABLATE_MAX_H = 11, TRAIN_ABLATE_MAX_SEEDS = 100 };
+extern const struct train_paper_point train_paper_row_a[TRAIN_PAPER_ROW_A];
+
+struct train_ablation_row {
+	int h;
+	int done, solved;      /* seeds finished; of those, at the task's want_accuracy */
+	double acc[TRAIN_ABLATE_MAX_SEEDS], loss[TRAIN_ABLATE_MAX_SEEDS]; /* held-out, per seed */
+};
+struct train_ablation {
+	const struct train_task *task;
+	int layers, d_model;   /* as asked (0: the task's) */
+	int d, seeds, steps, threads;
+	uint64_t seed;         /* seeds seed, seed + 1, ... */
+	int nh;                /* rows: h = 1, 2, 4, ... dividing d */
+	struct train_ablation_row row[TRAIN_ABLATE_MAX_H];
+	int k, sd, run_step, runs_done; /* the run under way: row k, seed index sd */
+	struct train_model m;
+	struct trainer *tr;
+};
+/* Plan the runs (seeds, steps 0: 5 and the task's ablate_steps); nothing
+ * trains yet. MHA_EINVAL with msg for a bad shape. */
+enum mha_status train_ablation_start(struct train_ablation *a, const struct train_task *t, int layers,
+                                     int d_model, int seeds, int steps, uint64_t seed, int threads,
+                                     char *msg, size_t len);
+/* Up to max_steps training steps, finishing (evaluating) runs as they end.
+ * Returns the steps done, -1 when out of memory. Same seeds, same numbers
+ * however the steps are sliced. */
+int train_ablation_step(struct train_ablation *a, int max_steps);
+bool train_ablation_done(const struct train_ablation *a);
+void train_ablation_free(struct train_ablation *a);
+/* Mean and sample sd over the row's finished seeds. */
+void train_ablation_summary(const struct train_ablation_row *r, double *acc_mean, double *acc_sd,
+                            double *loss_mean, double *loss_sd);
+
 #endif

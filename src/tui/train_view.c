@@ -3,6 +3,7 @@
  * step (.), restart with the next seed (r), the next task (c), the layer
  * shown (l), a head selected (h) and switched off or on in the model (x),
  * each head's importance (i), the shown layer opened in the workbench (o),
+ * your own Table 3 row (A) beside the paper's (a, ablate_page.c),
  * back (Esc, G). After every change the held-out loss and accuracy show
  * what the heads do for the task.
  * While it runs, the loop's idle call trains for a slice of time
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ablate_page.h"
 #include "draw.h"
 #include "heatmap.h"
 #include "mode.h"
@@ -51,6 +53,8 @@ struct train_view {
 	bool importance_ok;             /* computed (i) since the last change */
 	long formed_step;               /* when the task's head first scored above its threshold, or -1 */
 	double formed_s;                /*   after this much training */
+	struct ablate_page *ablate;     /* the ablation page (a), made the first time */
+	bool ablate_shown;              /* it is the page shown; it trains in the pauses */
 };
 
 enum { HELD_OUT = 64 }; /* held-out sequences the screen evaluates after each slice */
@@ -158,6 +162,7 @@ void train_view_free(struct app *app)
 	if (!app->train)
 		return;
 	model_free(app->train);
+	ablate_page_free(app->train->ablate);
 	free(app->train);
 	app->train = NULL;
 }
@@ -186,6 +191,8 @@ static void steps(struct train_view *v, int count, double budget_s)
 bool train_view_idle(struct app *app)
 {
 	struct train_view *v = app->train;
+	if (v && v->ablate_shown && app->mode == MODE_TRAIN)
+		return ablate_page_idle(v->ablate, TRAIN_SLICE_MS / 1000.0);
 	if (!v || !v->running || app->mode != MODE_TRAIN)
 		return false;
 	steps(v, 1 << 20, TRAIN_SLICE_MS / 1000.0);
@@ -197,6 +204,22 @@ static unsigned train_key(struct app *app, int key)
 	struct train_view *v = app->train;
 	if (!v)
 		return MODE_PASS;
+	if (key == 'a') {
+		/* your own Table 3 row (A): the page trains while shown */
+		if (!v->ablate && !(v->ablate = ablate_page_new())) {
+			app_message(app, true, "ablation: out of memory");
+			return APP_REDRAW;
+		}
+		v->ablate_shown = !v->ablate_shown;
+		v->running = false;
+		return APP_REDRAW;
+	}
+	if (v->ablate_shown && key != PROMPT_ESC && key != 'G' && key != '?' && key != 'q')
+		return APP_REDRAW; /* the page has no other keys */
+	if (v->ablate_shown && key == PROMPT_ESC) {
+		v->ablate_shown = false;
+		return APP_REDRAW;
+	}
 	switch (key) {
 	case ' ':
 		v->running = !v->running;
@@ -308,6 +331,10 @@ static void train_body(const struct app *app, const struct body_layout *b, struc
 	struct rect r = b->info;
 	if (!v || !v->tr || r.h < 1)
 		return;
+	if (v->ablate_shown) {
+		ablate_page_draw(v->ablate, r);
+		return;
+	}
 	const struct train_shape *s = &v->m.s;
 	char line[512];
 	int y = r.y, bottom = r.y + r.h;
@@ -413,7 +440,9 @@ static bool train_status(const struct app *app, struct rect r)
 		draw_put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
 		return true;
 	}
-	draw_put(r.y, r.x, r.w, "r restart  c task  l layer   scores: mean attention on the expected key",
+	const struct train_view *v = app->train;
+	draw_put(r.y, r.x, r.w, v && v->ablate_shown ? "trains in the pauses; a or Esc: back to training (it waits)"
+	                        : "r restart c task l layer a ablation  scores: mean attention on the expected key",
 	         theme_attr(ROLE_DIM));
 	return true;
 }
