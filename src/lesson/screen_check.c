@@ -32,9 +32,18 @@ static double read_token(const char *p, const char **end)
 	return atof(buf);
 }
 
+/* A minus sign before p: '-' not itself after a letter or digit ("-0.75",
+ * not the range "r0-2"). */
+static bool negated(const char *text, const char *p)
+{
+	if (p == text || p[-1] != '-')
+		return false;
+	char b = p - 1 > text ? p[-2] : ' ';
+	return !(is_digit(b) || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'));
+}
+
 bool lesson_screen_shows(const char *text, double v)
 {
-	double want = fabs(v);
 	for (const char *p = text; *p;) {
 		if (!is_digit(*p) || (p > text && (is_digit(p[-1]) || p[-1] == '.'))) {
 			p++;
@@ -42,7 +51,9 @@ bool lesson_screen_shows(const char *text, double v)
 		}
 		const char *end;
 		double got = read_token(p, &end);
-		if (fabs(got - want) <= 1e-9 * fmax(1.0, want))
+		if (negated(text, p))
+			got = -got; /* -0.75 on screen does not give away 0.75 */
+		if (fabs(got - v) <= 1e-9 * fmax(1.0, fabs(v)))
 			return true;
 		p = end;
 	}

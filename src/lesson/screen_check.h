@@ -30,8 +30,9 @@ typedef int lesson_screen_fn(void *ctx, const struct lesson_set *set, int li, in
 int lesson_check_screens(const struct lesson_set *set, lesson_screen_fn *draw, void *ctx,
                          struct lesson_errors *errs);
 
-/* Is the number v shown in text as a whole token ("256", "1,048,576",
- * "0.35")? Exposed for the tests. */
+/* Is the number v shown in text as a whole token, with its sign ("256",
+ * "1,048,576", "0.35", "-24"; "-0.75" is not 0.75, the range "r0-2"
+ * shows 2)? Exposed for the tests. */
 bool lesson_screen_shows(const char *text, double v);
 
 #endif

@@ -75,13 +75,15 @@ static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
  * cells that leave the matrices NUMBERS_MIN rows; else one band of them,
  * paged. The strip sits at the bottom of a; the caller may lift it. Returns
  * what is left above. */
-static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want)
+static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want,
+                              int numbers_min)
 {
 	int per_row = 0;
+	int least = numbers_min > NUMBERS_MIN ? numbers_min : NUMBERS_MIN;
 	for (int pass = numbers_want > 0 ? 0 : 1; pass < 2; pass++)
 		for (int cw = pass == 0 ? HEATMAP_CELL_W_MAX : HEATMAP_CELL_W_MAX - 1; cw >= HEATMAP_CELL_W_MIN; cw--) {
 			int need = strip_rows(n, h, a.w, cw, &per_row);
-			int keep = pass == 0 && numbers_want + 1 > NUMBERS_MIN ? numbers_want + 1 : NUMBERS_MIN;
+			int keep = pass == 0 && numbers_want + 1 > least ? numbers_want + 1 : least;
 			if (need > 0 && a.h - need >= keep) {
 				b->heat = mk(a.y + a.h - need, a.x, need, a.w);
 				b->heat_cell_w = cw;
@@ -92,11 +94,11 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 		}
 	/* one band, paged: cells of 2 if that fits, else 1 */
 	int cw = 2, need = strip_rows(n, 1, a.w, cw, &per_row);
-	if (need == 0 || a.h - need < NUMBERS_MIN) {
+	if (need == 0 || a.h - need < least) {
 		cw = 1;
 		need = strip_rows(n, 1, a.w, cw, &per_row);
 	}
-	if (need == 0 || a.h - need < NUMBERS_MIN) {
+	if (need == 0 || a.h - need < least) {
 		/* not even one heatmap fits: one line says so */
 		b->heat = mk(a.y + a.h - 1, a.x, 1, a.w);
 		b->heat_cell_w = cw;
@@ -130,6 +132,12 @@ static void lift_heat(const struct layout *l, struct body_layout *b, int keep)
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
                                int (*counts_lines)(int width), int numbers_want)
 {
+	return layout_body_min(l, heat, n, h, counts_lines, numbers_want, 0);
+}
+
+struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int h,
+                                   int (*counts_lines)(int width), int numbers_want, int numbers_min)
+{
 	struct body_layout b;
 	memset(&b, 0, sizeof b);
 	if (l->too_small)
@@ -138,7 +146,7 @@ struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
 	b.info = mk(a.y, a.x, INFO_LINES, a.w);
 	a = mk(a.y + INFO_LINES, a.x, a.h - INFO_LINES, a.w);
 	if (heat)
-		a = split_heat(&b, a, n, h, numbers_want);
+		a = split_heat(&b, a, n, h, numbers_want, numbers_min);
 	if (l->side_narrow) {
 		/* narrow with the lesson pane: the pane atop the side column, the
 		 * counts' compact form under it; or the counts alone */
@@ -228,6 +236,12 @@ int layout_panels_height(int width, int count, const struct rect *want)
 
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out)
 {
+	return layout_panels_focus(area, count, want, min_w, -1, 0, out);
+}
+
+int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
+                        struct rect *out)
+{
 	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX];
 	if (count > LAYOUT_PANELS_MAX)
 		count = LAYOUT_PANELS_MAX;
@@ -259,6 +273,12 @@ int layout_panels(struct rect area, int count, const struct rect *want, int min_
 	 * ones share the rest */
 	int give[LAYOUT_PANELS_MAX] = { 0 };
 	int room = area.h - gap * (shelves - 1);
+	if (focus >= 0 && focus < count) {
+		/* the focused panel's shelf first, up to focus_h rows */
+		int s = shelf_of[focus], g = focus_h < shelf_h[s] ? focus_h : shelf_h[s];
+		give[s] = g < room ? g : room;
+		room -= give[s];
+	}
 	for (bool more = true; more && room > 0;) {
 		more = false;
 		for (int s = 0; s < shelves && room > 0; s++) {
@@ -272,6 +292,9 @@ int layout_panels(struct rect area, int count, const struct rect *want, int min_
 			}
 		}
 	}
+	for (int s = 0; s < shelves; s++) /* a title with no row under it is left out */
+		if (give[s] < 3 && give[s] < shelf_h[s])
+			give[s] = 0;
 	int placed = 0, y = area.y;
 	for (int s = 0; s < shelves; s++) {
 		int x = area.x;

@@ -72,6 +72,11 @@ int layout_numbers_width(const struct layout *l);
  * a large terminal has no blank band between matrices and heatmaps. */
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
                                int (*counts_lines)(int width), int numbers_want);
+/* As layout_body, and the heatmaps shrink to a band, then to a one-line
+ * note, before the matrices get fewer than numbers_min rows (a lesson
+ * step's matrix: its rows first). */
+struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int h,
+                                   int (*counts_lines)(int width), int numbers_want, int numbers_min);
 
 /* Place count panels wanting want[i] (h, w) in area, in reading order:
  * side by side while they fit the width, else on the next shelf; shelves
@@ -81,6 +86,10 @@ struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
  * by side instead. Panels that get no room have h = 0. Returns the number
  * placed with h > 0. */
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out);
+/* As layout_panels, and panel focus (>= 0) gets up to focus_h rows (title
+ * and header included) before the other shelves share the rest. */
+int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
+                        struct rect *out);
 /* Rows the panels take when shelved in width columns with room to spare:
  * the shelves' heights and one blank line between shelves. */
 int layout_panels_height(int width, int count, const struct rect *want);

@@ -58,6 +58,16 @@ int panels_rows(const struct app *app, const struct stage_view *v, int width, in
 	return layout_panels_height(width, v->count, want) + (app->stage == PIPELINE_RESHAPE && v->count == 3 ? 2 : 0);
 }
 
+int panels_focus(const struct app *app, const struct stage_view *v, int *rows)
+{
+	int i = app->cur[app->stage].panel;
+	if (!app->learn.active || i < 0 || i >= v->count)
+		return -1;
+	int n = v->p[i].rows;
+	*rows = n <= 8 ? n : 6;
+	return i;
+}
+
 /* ---- one matrix panel ---- */
 
 struct panel_ctx {
@@ -277,25 +287,43 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 	         c0, c1, wn, c0, c1, diff + strspn(diff, " "), rel);
 }
 
+/* Under Reshape, the height of area that the matrices and the proof's two
+ * lines under them take (right under them when there is room); 0 when
+ * there is no proof. */
+static int proof_area_h(const struct app *app, const struct stage_view *v, struct rect area, const struct rect *want)
+{
+	if (app->stage != PIPELINE_RESHAPE || v->count != 3 || area.h <= 8)
+		return 0;
+	int ph = layout_panels_height(area.w, v->count, want);
+	return ph + 2 < area.h ? ph + 2 : area.h;
+}
+
+int panels_place(const struct app *app, const struct stage_view *v, struct rect area, int cw, struct rect *got)
+{
+	struct rect want[STAGE_PANELS_MAX];
+	panel_wants(v, cw, want);
+	if (proof_area_h(app, v, area, want) > 0)
+		area.h = proof_area_h(app, v, area, want) - 2;
+	int rows = 0, f = panels_focus(app, v, &rows);
+	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, f, rows + 2, got);
+}
+
 void panels_draw(const struct app *app, const struct stage_view *v, struct rect area, int cw,
                        struct hit_map *hits)
 {
 	struct rect want[STAGE_PANELS_MAX], got[STAGE_PANELS_MAX];
 	panel_wants(v, cw, want);
-	if (app->stage == PIPELINE_RESHAPE && v->count == 3 && area.h > 8) {
-		/* the proof, under its two matrices (right under them when there is room) */
+	panels_place(app, v, area, cw, got);
+	int proof_h = proof_area_h(app, v, area, want);
+	if (proof_h > 0) {
 		char proof[160];
-		int ph = layout_panels_height(area.w, v->count, want);
-		if (ph + 2 < area.h)
-			area.h = ph + 2;
+		area.h = proof_h;
 		if (learn_hidden(app, v->p[1].t, 0, -1, -1))
 			snprintf(proof, sizeof proof, "the same block as X . W: hidden until you answer");
 		else
 			reshape_proof(app, v, proof, sizeof proof);
 		draw_put(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));
-		area.h -= 2;
 	}
-	layout_panels(area, v->count, want, PANELS_LABEL_W + 2 * cw, got);
 	struct panel_ctx k;
 	memset(&k, 0, sizeof k);
 	k.app = app;

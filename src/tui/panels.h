@@ -16,6 +16,12 @@ enum { PANELS_LABEL_W = 5 }; /* row labels: 4 characters and a space */
 int panels_cell_width(const struct stage_view *v, int width, int cols);
 /* Rows the stage's matrices use at cell width cw in width columns. */
 int panels_rows(const struct app *app, const struct stage_view *v, int width, int cw);
+/* In a lesson, the step's matrix (the cursor's panel) and the rows it must
+ * show (*rows: all when it has at most 8, else 6); -1 outside a lesson. */
+int panels_focus(const struct app *app, const struct stage_view *v, int *rows);
+/* Where panels_draw puts each panel of v in area (got[i].h = 0: left
+ * out); returns how many are placed. */
+int panels_place(const struct app *app, const struct stage_view *v, struct rect area, int cw, struct rect *got);
 /* The panels of v in area at cell width cw, recording their cells in hits (may be NULL). */
 void panels_draw(const struct app *app, const struct stage_view *v, struct rect area, int cw,
                  struct hit_map *hits);

@@ -284,9 +284,12 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 {
 	struct stage_view v;
 	app_view(app, &v);
-	int nw = layout_numbers_width(l), cw = panels_cell_width(&v, nw, cols);
-	struct body_layout b = layout_body(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
-	                                   counts_view_height, panels_rows(app, &v, nw, cw));
+	int nw = layout_numbers_width(l), cw = panels_cell_width(&v, nw, cols), rows = 0;
+	/* in a lesson the step's matrix keeps its rows (title and header, and
+	 * the Reshape proof's two lines) before the heatmaps keep theirs */
+	int least = panels_focus(app, &v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
+	struct body_layout b = layout_body_min(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
+	                                       counts_view_height, panels_rows(app, &v, nw, cw), least);
 	b.numbers_cell_w = cw;
 	b.body_h = l->body.h;
 	return b;

@@ -458,6 +458,9 @@ static void test_no_step_shows_its_answer_on_its_own_screen(void **state)
 	assert_true(lesson_screen_shows("p = 0.35 here", 0.35));
 	assert_false(lesson_screen_shows("p = 0.351", 0.35));
 	assert_false(lesson_screen_shows("x 1256", 256));
+	assert_false(lesson_screen_shows("S -0.75 here", 0.75));
+	assert_true(lesson_screen_shows("S -24.0 here", -24));
+	assert_true(lesson_screen_shows("r0-2/4", 2));
 }
 
 int main(void)

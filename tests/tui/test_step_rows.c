@@ -1,0 +1,87 @@
+/*
+ * test_step_rows.c - a lesson step's matrix gets its rows first: every
+ * step of every shipped lesson drawn at 80x24 shows the matrix the step
+ * names (the cursor's panel on its stage) with at least min(n, 6) of its
+ * n rows, all of them when n <= 8, and no matrix title with no row under
+ * it. It does not check what the rows hold (test_screens, the blind
+ * learner do).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "app.h"
+#include "learn.h"
+#include "lesson.h"
+#include "mode.h"
+#include "panels.h"
+#include "tui_check.h"
+#include "vscreen.h"
+
+static struct lesson_set set;
+static char dir[] = "/tmp/mha-test-step-rows-XXXXXX";
+
+/* Step si of lesson li at rows x cols: 0 when it passes, else 1 with why
+ * on stderr. */
+static int step_check(int li, int si, int rows, int cols)
+{
+	struct app *app = tui_check_open(&set);
+	if (learn_open(app, li, si) & APP_RECOMPUTE)
+		app_recompute(app);
+	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
+	app->now_ms = 1000000;
+	struct body_layout b = draw_screen(app, rows, cols);
+	vscreen_close();
+	int bad = 0;
+	if (app->mode == MODE_WORKBENCH && !learn_stage_hidden(app, app->stage)) {
+		struct stage_view v;
+		struct rect got[STAGE_PANELS_MAX];
+		app_view(app, &v);
+		int need = 0, f = panels_focus(app, &v, &need);
+		panels_place(app, &v, b.numbers, b.numbers_cell_w, got);
+		if (f < 0) {
+			fprintf(stderr, "lesson %d step %s: no step matrix\n", set.lessons[li].number,
+			        set.lessons[li].steps[si].id);
+			bad = 1;
+		} else if (got[f].h - 2 < need) {
+			fprintf(stderr, "lesson %d step %s at %dx%d: %s shows %d of %d rows (wants %d)\n",
+			        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, v.p[f].title,
+			        got[f].h > 2 ? got[f].h - 2 : 0, v.p[f].rows, need);
+			bad = 1;
+		}
+		for (int i = 0; i < v.count; i++)
+			if (got[i].h > 0 && got[i].h < 3) {
+				fprintf(stderr, "lesson %d step %s at %dx%d: title %s with no row\n", set.lessons[li].number,
+				        set.lessons[li].steps[si].id, cols, rows, v.p[i].title);
+				bad = 1;
+			}
+	}
+	tui_check_close(app);
+	return bad;
+}
+
+static void test_step_matrix_rows_first(void **state)
+{
+	(void)state;
+	int bad = 0, steps = 0;
+	for (int li = 0; li < set.count; li++)
+		for (int si = 0; si < set.lessons[li].nsteps; si++, steps++)
+			bad += step_check(li, si, 24, 80);
+	fprintf(stderr, "%d of %d steps fail at 80x24\n", bad, steps);
+	assert_true(set.count >= 14);
+	assert_int_equal(bad, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_step_matrix_rows_first),
+	};
+	if (tui_check_lessons_open(&set, dir) != 0)
+		return 1;
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	return tui_check_lessons_close(&set, dir) != 0 ? 1 : failed;
+}
