@@ -1,15 +1,16 @@
 /*
  * test_step_rows.c - a lesson step's matrix gets its rows first: every
- * step of every shipped lesson drawn at 80x24 shows the matrix the step
- * names (the cursor's panel on its stage) with at least min(n, 6) of its
- * n rows, all of them when n <= 8, and no matrix title with no row under
- * it. It does not check what the rows hold (test_screens, the blind
- * learner do).
+ * step of every shipped lesson drawn at 80x24, 120x40 and 200x60 shows
+ * the matrix the step names (the cursor's panel on its stage) with at
+ * least min(n, 6) of its n rows, all of them when n <= 8; no matrix title
+ * is drawn with no row under it, or cut by its panel's width. It does not
+ * check what the rows hold (test_screens and the blind learner do).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -53,7 +54,11 @@ static int step_check(int li, int si, int rows, int cols)
 			bad = 1;
 		}
 		for (int i = 0; i < v.count; i++)
-			if (got[i].h > 0 && got[i].h < 3) {
+			if (got[i].h > 0 && (int)strlen(v.p[i].title) > got[i].w) {
+				fprintf(stderr, "lesson %d step %s at %dx%d: title %s cut to %d columns\n", set.lessons[li].number,
+				        set.lessons[li].steps[si].id, cols, rows, v.p[i].title, got[i].w);
+				bad = 1;
+			} else if (got[i].h > 0 && got[i].h < 3) {
 				fprintf(stderr, "lesson %d step %s at %dx%d: title %s with no row\n", set.lessons[li].number,
 				        set.lessons[li].steps[si].id, cols, rows, v.p[i].title);
 				bad = 1;
@@ -63,14 +68,17 @@ static int step_check(int li, int si, int rows, int cols)
 	return bad;
 }
 
+/* At 80x24, 120x40 and 200x60. */
 static void test_step_matrix_rows_first(void **state)
 {
 	(void)state;
+	static const int sizes[][2] = { { 24, 80 }, { 40, 120 }, { 60, 200 } };
 	int bad = 0, steps = 0;
-	for (int li = 0; li < set.count; li++)
-		for (int si = 0; si < set.lessons[li].nsteps; si++, steps++)
-			bad += step_check(li, si, 24, 80);
-	fprintf(stderr, "%d of %d steps fail at 80x24\n", bad, steps);
+	for (int z = 0; z < 3; z++)
+		for (int li = 0; li < set.count; li++)
+			for (int si = 0; si < set.lessons[li].nsteps; si++, steps++)
+				bad += step_check(li, si, sizes[z][0], sizes[z][1]);
+	fprintf(stderr, "%d of %d step screens fail (80x24, 120x40, 200x60)\n", bad, steps);
 	assert_true(set.count >= 14);
 	assert_int_equal(bad, 0);
 }
