@@ -75,10 +75,17 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		return;
 	bool scores = app->stage == PIPELINE_SCORES;
 	if (b->heat_per_page <= 0) {
-		char msg[128];
-		snprintf(msg, sizeof msg, "heatmaps need %d rows: enlarge the terminal or use fewer tokens (%s)", c->n + 3,
-		         actions_key_name("tokens-less"));
-		draw_put(r.y, r.x, r.w, msg, theme_attr(ROLE_DIM));
+		/* the longest form that fits whole; none when not even the shortest does */
+		char msg[3][128];
+		snprintf(msg[0], sizeof msg[0], "heatmaps need %d rows: enlarge the terminal or use fewer tokens (%s)",
+		         c->n + 3, actions_key_name("tokens-less"));
+		snprintf(msg[1], sizeof msg[1], "heatmaps need %d rows: a larger terminal", c->n + 3);
+		snprintf(msg[2], sizeof msg[2], "heatmaps: a larger terminal");
+		for (int i = 0; i < 3; i++)
+			if ((int)strlen(msg[i]) <= r.w) {
+				draw_put(r.y, r.x, r.w, msg[i], theme_attr(ROLE_DIM));
+				break;
+			}
 		return;
 	}
 	float lo, hi;

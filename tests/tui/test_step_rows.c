@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +26,31 @@
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-step-rows-XXXXXX";
 
+/* The heatmaps' one-line note (no heatmap fits) in one of its forms,
+ * whole: it ends in ")" or "terminal" within its box, or is left out. */
+static int heat_note_cut(const char *text, const struct body_layout *b)
+{
+	if (b->heat.h != 1 || b->heat_per_page > 0)
+		return 0;
+	const char *line = text;
+	for (int y = 0; y < b->heat.y && line; y++) {
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	if (!line)
+		return 1;
+	char box[512];
+	snprintf(box, sizeof box, "%.*s", b->heat.w < (int)sizeof box - 1 ? b->heat.w : (int)sizeof box - 1, line);
+	char *nl = strchr(box, '\n');
+	if (nl)
+		*nl = '\0';
+	size_t n = strlen(box);
+	while (n > 0 && box[n - 1] == ' ')
+		box[--n] = '\0';
+	bool whole = n == 0 || box[n - 1] == ')' || (n >= 8 && strcmp(box + n - 8, "terminal") == 0);
+	return whole ? 0 : 1;
+}
+
 /* Step si of lesson li at rows x cols: 0 when it passes, else 1 with why
  * on stderr. */
 static int step_check(int li, int si, int rows, int cols)
@@ -35,8 +61,13 @@ static int step_check(int li, int si, int rows, int cols)
 	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
 	struct body_layout b = draw_screen(app, rows, cols);
+	static char text[64 * 1024];
+	vscreen_text(text, sizeof text);
 	vscreen_close();
-	int bad = 0;
+	int bad = heat_note_cut(text, &b);
+	if (bad)
+		fprintf(stderr, "lesson %d step %s at %dx%d: the heatmaps' note is cut\n", set.lessons[li].number,
+		        set.lessons[li].steps[si].id, cols, rows);
 	if (app->mode == MODE_WORKBENCH && !learn_stage_hidden(app, app->stage)) {
 		struct stage_view v;
 		struct rect got[STAGE_PANELS_MAX];
