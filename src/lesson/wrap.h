@@ -10,6 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The narrowest the lesson pane is ever drawn (the TUI's side column on
+ * terminals below 130 columns, layout.h): lessons are written for it, and
+ * --check-lessons fails a verbatim line or a word wider than it. */
+enum { LESSON_PANE_MIN_COLS = 34 };
+
 typedef const char *lesson_key_fn(const char *action, void *ctx);
 
 /* Every ACTION a lesson may name in {key:ACTION}, NULL-terminated. */
