@@ -42,6 +42,37 @@ static void check_keys(const struct lesson *l, const struct lesson_step *s, cons
 	}
 }
 
+/* Text the pane cannot show whole: a verbatim (indented) line, which the
+ * pane cuts, or a word, which it breaks, wider than the narrowest pane.
+ * Measured as drawn: tabs and {key:...} expanded, display columns. */
+static void check_width(const struct lesson *l, const struct lesson_step *s, const char *text,
+                        struct lesson_errors *errs)
+{
+	struct lesson_text t = { 0 };
+	if (!text || lesson_wrap(&t, text, 1 << 20, LESSON_LINE_PROSE, NULL, NULL) != 0) {
+		lesson_text_free(&t);
+		return;
+	}
+	for (int i = 0; i < t.count; i++) {
+		const char *line = t.lines[i].text;
+		bool verbatim = t.lines[i].kind == LESSON_LINE_VERBATIM;
+		for (const char *w = line; *w;) {
+			size_t n = verbatim ? strlen(w) : strcspn(w, " ");
+			char word[1024];
+			snprintf(word, sizeof word, "%.*s", (int)n, w);
+			int cols = lesson_utf8_width(word);
+			if (cols > LESSON_PANE_MIN_COLS)
+				lesson_errors_add(errs, "%s:%d: step '%s': %s '%s' is %d columns, wider than the "
+				                  "%d-column lesson pane: it would be cut", l->path, s->line, s->id,
+				                  verbatim ? "verbatim line" : "word", word, cols,
+				                  LESSON_PANE_MIN_COLS);
+			w += n;
+			w += strspn(w, " ");
+		}
+	}
+	lesson_text_free(&t);
+}
+
 /* Set up, forward, evaluate; then solve, forward, evaluate. */
 static void check_exercise(const struct lesson *l, int i, struct lesson_errors *errs)
 {
@@ -104,12 +135,19 @@ static void check_step(const struct lesson *l, int i, struct lesson_errors *errs
 {
 	const struct lesson_step *s = &l->steps[i];
 	check_keys(l, s, s->prose, errs);
-	for (int k = 0; k < s->nhints; k++)
+	check_width(l, s, s->prose, errs);
+	for (int k = 0; k < s->nhints; k++) {
 		check_keys(l, s, s->hints[k], errs);
-	if (s->question)
+		check_width(l, s, s->hints[k], errs);
+	}
+	if (s->question) {
 		check_keys(l, s, s->question->text, errs);
-	for (int k = 0; s->question && k < s->question->nfeedback; k++)
+		check_width(l, s, s->question->text, errs);
+	}
+	for (int k = 0; s->question && k < s->question->nfeedback; k++) {
 		check_keys(l, s, s->question->feedback[k].text, errs);
+		check_width(l, s, s->question->feedback[k].text, errs);
+	}
 	check_feedback(l, s, errs);
 	if (!lesson_step_is_exercise(s)) {
 		/* a prose step must still set up, if it sets anything up */

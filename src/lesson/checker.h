@@ -2,7 +2,8 @@
  * checker.h - mha-tui --check-lessons: every lesson parses, every step's
  * set-up applies, every exercise's goal is false in its starting state and
  * true once its solution is applied (both on the real forward pass), every
- * exercise has a hint and a solution, every {key:ACTION} is known.
+ * exercise has a hint and a solution, every {key:ACTION} is known, no
+ * verbatim line or word is wider than the narrowest lesson pane.
  */
 #ifndef CHECKER_H
 #define CHECKER_H

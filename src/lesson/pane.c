@@ -45,7 +45,7 @@ static int add_hanging(struct lesson_text *out, enum lesson_line_kind kind, int 
 	return rc;
 }
 
-/* s into out, cut to at most width characters with an ellipsis when
+/* s into out, cut to at most width display columns with an ellipsis when
  * longer (no space left before it). */
 static void fit(char *out, size_t len, const char *s, int width, bool utf8)
 {

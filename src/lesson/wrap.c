@@ -1,16 +1,20 @@
 /*
  * wrap.c - lesson text to lines of a given width: paragraphs re-wrapped at
  * word boundaries, indented lines kept verbatim (cut at the width), key
- * placeholders {key:ACTION} replaced by the TUI's key names. Widths count
- * UTF-8 characters (the lessons use no double-width ones); a character is
- * never split. No terminal here.
+ * placeholders {key:ACTION} replaced by the TUI's key names. Widths are
+ * display columns on a UTF-8 terminal (wcwidth under C.UTF-8, whatever the
+ * process locale, so that --check-lessons and the tests measure alike: a
+ * CJK character or an emoji takes 2, an invalid byte 1, the '?' drawn for
+ * it); a character is never split. No terminal here.
  */
 #include "pane.h"
 #include "lesson_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <locale.h>
 #include <string.h>
+#include <wchar.h>
 
 const char *const lesson_key_actions[] = {
 	"next", "prev", "hint", "solution", "answer", "menu", "leave", "undo", "edit",
@@ -72,15 +76,28 @@ static int add_line(struct lesson_text *t, enum lesson_line_kind kind, const cha
 	return 0;
 }
 
-/* Bytes of the UTF-8 character at s (1 for a stray byte). */
-static size_t char_len(const char *s)
+/* The character at s (a non-empty string): its bytes in *len and the
+ * display columns it takes. An undecodable byte is one byte, one column
+ * (the TUI draws it as '?'); a combining mark 0 columns. */
+static int char_cols(const char *s, size_t *len)
 {
-	unsigned char c = (unsigned char)*s;
-	size_t n = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-	for (size_t i = 1; i < n; i++)
-		if (!s[i])
-			return i;
-	return n;
+	static locale_t utf8; /* made once; never freed, like the C locale */
+	if (!utf8)
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t was = utf8 ? uselocale(utf8) : (locale_t)0;
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	wchar_t wc;
+	size_t n = mbrtowc(&wc, s, strlen(s), &st);
+	int w = 1;
+	if (n == (size_t)-1 || n == (size_t)-2 || n == 0)
+		n = 1;
+	else if ((w = wcwidth(wc)) < 0)
+		w = 1;
+	if (utf8)
+		uselocale(was);
+	*len = n;
+	return w;
 }
 
 /* Replace placeholders and tabs: a new malloc'ed string. */
@@ -143,8 +160,9 @@ static int wrap_paragraph(struct lesson_text *out, const char *text, int width,
 		const char *w = p;
 		int ww = 0;
 		while (*p && *p != ' ') {
-			p += char_len(p);
-			ww++;
+			size_t cl;
+			ww += char_cols(p, &cl);
+			p += cl;
 		}
 		if (lw > 0 && lw + 1 + ww > width) { /* the word goes to the next line */
 			rc = add_line(out, kind, line, ln);
@@ -153,17 +171,18 @@ static int wrap_paragraph(struct lesson_text *out, const char *text, int width,
 		}
 		/* a word longer than the width is cut into width-sized pieces */
 		for (const char *q = w; q < p && rc == 0;) {
-			if (lw > 0 && lw == width) {
+			size_t cl;
+			int cw = char_cols(q, &cl);
+			if (lw > 0 && lw + (q == w) + cw > width) {
 				rc = add_line(out, kind, line, ln);
 				ln = 0;
 				lw = 0;
 			}
 			if (lw > 0 && q == w)
 				line[ln++] = ' ', lw++;
-			size_t cl = char_len(q);
 			memcpy(line + ln, q, cl);
 			ln += cl;
-			lw++;
+			lw += cw;
 			q += cl;
 		}
 	}
@@ -173,19 +192,24 @@ static int wrap_paragraph(struct lesson_text *out, const char *text, int width,
 	return rc;
 }
 
-size_t lesson_utf8_prefix(const char *s, int chars)
+size_t lesson_utf8_prefix(const char *s, int cols)
 {
-	size_t n = 0;
-	for (int w = 0; s[n] && w < chars; w++)
-		n += char_len(s + n);
+	size_t n = 0, cl;
+	for (int w = 0; s[n];) {
+		int cw = char_cols(s + n, &cl);
+		if (w + cw > cols)
+			break;
+		w += cw;
+		n += cl;
+	}
 	return n;
 }
 
 int lesson_utf8_width(const char *s)
 {
 	int w = 0;
-	for (size_t n = 0; s[n]; w++)
-		n += char_len(s + n);
+	for (size_t n = 0, cl; s[n]; n += cl)
+		w += char_cols(s + n, &cl);
 	return w;
 }
 

@@ -2,13 +2,18 @@
  * wrap.h - lesson text as lines of a given width (wrap.c): prose
  * re-wrapped, indented lines kept verbatim, {key:ACTION} placeholders
  * filled by the caller's key table; the lines and their kinds; widths in
- * UTF-8 characters. The pane (pane.h) and the TUI's help build on it.
+ * display columns (wcwidth: a CJK character or an emoji is 2). The pane (pane.h) and the TUI's help build on it.
  */
 #ifndef WRAP_H
 #define WRAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The narrowest the lesson pane is ever drawn (the TUI's side column on
+ * terminals below 130 columns, layout.h): lessons are written for it, and
+ * --check-lessons fails a verbatim line or a word wider than it. */
+enum { LESSON_PANE_MIN_COLS = 34 };
 
 typedef const char *lesson_key_fn(const char *action, void *ctx);
 
@@ -35,7 +40,7 @@ enum lesson_line_kind {
 
 struct lesson_line {
 	enum lesson_line_kind kind;
-	char *text;  /* UTF-8, at most `width` characters */
+	char *text;  /* UTF-8, at most `width` display columns */
 };
 
 struct lesson_text {
@@ -43,10 +48,10 @@ struct lesson_text {
 	int count, cap;
 };
 void lesson_text_free(struct lesson_text *t);
-/* Append one line, cut at width characters (no cut when width <= 0). 0 or -1. */
+/* Append one line, cut at width columns (no cut when width <= 0). 0 or -1. */
 int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width);
 
-/* Append prose wrapped to width characters: lines separated by a blank
+/* Append prose wrapped to width display columns: lines separated by a blank
  * line are paragraphs, re-wrapped (kind: LESSON_LINE_PROSE, or `kind` for
  * continuation text such as hints); lines that start with a space or tab
  * are verbatim (tabs as 4 spaces, cut at the width). keys may be NULL.
@@ -54,10 +59,11 @@ int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const cha
 int lesson_wrap(struct lesson_text *out, const char *prose, int width, enum lesson_line_kind kind,
                 lesson_key_fn *keys, void *ctx);
 
-/* Text widths, in UTF-8 characters as the pane counts them. */
-/* Bytes of the first `chars` characters of s (all of s when shorter). */
-size_t lesson_utf8_prefix(const char *s, int chars);
-/* Characters in s. */
+/* Text widths, in display columns as the terminal shows them. */
+/* Bytes of the longest start of s within `cols` columns, never splitting
+ * a character (a wide one that does not fit whole is left out). */
+size_t lesson_utf8_prefix(const char *s, int cols);
+/* Display columns of s. */
 int lesson_utf8_width(const char *s);
 
 #endif

@@ -118,32 +118,6 @@ static void value_format(char *buf, size_t len, float v, int w)
 	snprintf(buf, len, "%s", strstr(z, "big") ? "" : z);
 }
 
-/* The first bytes of s that take at most cols display columns. */
-static void cut_to_cols(char *out, size_t len, const char *s, int cols)
-{
-	mbstate_t st;
-	memset(&st, 0, sizeof st);
-	size_t at = 0, left = strlen(s);
-	int used = 0;
-	while (left > 0) {
-		wchar_t wc;
-		size_t n = mbrtowc(&wc, s + at, left, &st);
-		int w = 1;
-		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-			memset(&st, 0, sizeof st);
-			n = 1; /* theme_addstr shows such a byte as one '?' */
-		} else if ((w = wcwidth(wc)) < 0) {
-			w = 1;
-		}
-		if (used + w > cols || at + n >= len)
-			break;
-		used += w;
-		at += n;
-		left -= n;
-	}
-	snprintf(out, len, "%.*s", (int)at, s);
-}
-
 /* Does token i's label occur at another index below count? */
 static bool label_repeated(const struct heatmap *hm, int i, int count)
 {
@@ -169,7 +143,7 @@ static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, i
 	}
 	int count = hm->rows > hm->cols ? hm->rows : hm->cols;
 	if (!label_repeated(hm, i, count)) {
-		cut_to_cols(buf, len, hm->labels[i], w);
+		theme_cut(buf, len, hm->labels[i], w, false);
 		return;
 	}
 	if (n + 1 > w) { /* no room for a letter: the index alone */
@@ -177,7 +151,7 @@ static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, i
 		return;
 	}
 	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1] = "";
-	cut_to_cols(word, sizeof word, hm->labels[i], w - n);
+	theme_cut(word, sizeof word, hm->labels[i], w - n, false);
 	if (theme_utf8()) {
 		/* U+2080 + digit: E2 82 80..89 */
 		for (int k = 0; k < n; k++) {

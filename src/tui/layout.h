@@ -8,14 +8,16 @@
 
 #include <stdbool.h>
 
+#include "wrap.h"
+
 enum {
 	LAYOUT_MIN_ROWS = 24,
 	LAYOUT_MIN_COLS = 80,
 	LAYOUT_WIDE_COLS = 130,  /* from here on a side column holds counts and the lesson pane */
 	LAYOUT_SIDE_COLS = 50,   /* room for the counts panel's two-column form */
 	LAYOUT_COUNTS_COLS = 20, /* the counts column on narrow terminals */
-	LAYOUT_PANE_COLS = 34,   /* the lesson pane's column on narrow terminals (the lessons'
-	                          * verbatim blocks are written for it) */
+	LAYOUT_PANE_COLS = LESSON_PANE_MIN_COLS, /* the lesson pane's column on narrow terminals
+	                          * (the lessons' verbatim blocks are written for it) */
 	LAYOUT_PANE_COUNT_LINES = 4, /* under it, the counts' compact form: totals, KV/token, ratio */
 	LAYOUT_PANELS_MAX = 8,
 };

@@ -208,7 +208,7 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 		else
 			snprintf(buf, sizeof buf, "%d", p->col0 + c0 + c);
 		char cell[80];
-		snprintf(cell, sizeof cell, "%*.*s", cw - 1, cw - 1, buf);
+		theme_cut(cell, sizeof cell, buf, cw - 1, true);
 		attr_t a = theme_attr(ROLE_DIM);
 		if (p->colour_cols > 0)
 			a = theme_head_attr((p->col0 + c0 + c) / p->colour_cols);

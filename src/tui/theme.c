@@ -16,6 +16,7 @@
 
 #include <langinfo.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -242,4 +243,33 @@ int theme_addstr(WINDOW *win, int y, int x, int width, const char *s, attr_t a)
 		left -= used;
 	}
 	return cx - x;
+}
+
+int theme_cut(char *out, size_t len, const char *s, int cols, bool pad_left)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	size_t at = 0, left = s ? strlen(s) : 0;
+	int used = 0;
+	while (left > 0) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s + at, left, &st);
+		int w = 1;
+		if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+			memset(&st, 0, sizeof st);
+			n = 1; /* theme_addstr shows such a byte as one '?' */
+		} else if ((w = wcwidth(wc)) < 0) {
+			w = 1;
+		}
+		if (used + w > cols || at + n >= len)
+			break;
+		used += w;
+		at += n;
+		left -= n;
+	}
+	int pad = pad_left && cols > used ? cols - used : 0;
+	if (len > 0 && (size_t)pad + at >= len)
+		pad = (int)(len - 1 - at);
+	snprintf(out, len, "%*s%.*s", pad, "", (int)at, s ? s : "");
+	return used + pad;
 }

@@ -69,4 +69,11 @@ const char *theme_masked_glyph(void);
  * columns drawn. The one clipped-text primitive of the drawing modules. */
 int theme_addstr(WINDOW *win, int y, int x, int width, const char *s, attr_t a);
 
+/* The longest start of s that takes at most cols display columns (wcwidth;
+ * a wide character that does not fit whole is left out, an invalid byte
+ * counts as the one '?' theme_addstr shows) into out (len bytes), on a
+ * character boundary; with pad_left, spaces before it up to cols (a right-
+ * aligned header). Returns the display columns of the text (padding too). */
+int theme_cut(char *out, size_t len, const char *s, int cols, bool pad_left);
+
 #endif

@@ -46,7 +46,7 @@ bool workbench_cursor_editable(struct app *app)
 void workbench_label(const struct app *app, bool tokens, int i, char *buf, size_t len, int width)
 {
 	if (tokens)
-		snprintf(buf, len, "%.*s", width, app->w.labels[i]);
+		theme_cut(buf, len, app->w.labels[i], width, false);
 	else
 		snprintf(buf, len, "%d", i);
 }

@@ -274,6 +274,38 @@ static void test_the_readme_example_is_a_lesson_that_passes(void **state)
 	assert_int_equal(rc, 0);
 }
 
+/* What the narrowest pane cannot show whole: an indented (verbatim) line
+ * is cut there and a word is broken, so both fail; display columns count,
+ * a CJK character 2. Exactly the pane's width passes. */
+static void test_text_wider_than_the_narrowest_pane_is_an_error(void **state)
+{
+	(void)state;
+	assert_int_equal(LESSON_PANE_MIN_COLS, 34);
+	const char *fits = "    " "012345678901234567890123456789"; /* 4 + 30 = 34 */
+	char text[512];
+	snprintf(text, sizeof text, HEAD "@step s\nA table:\n%s\n", fits);
+	struct lesson_errors errs = { 0 };
+	int rc = check_text(text, &errs);
+	for (int i = 0; i < errs.count; i++)
+		print_error("%s\n", errs.msg[i]);
+	assert_int_equal(rc, 0);
+	lesson_errors_free(&errs);
+	snprintf(text, sizeof text, HEAD "@step s\nA table:\n%sX\n", fits);
+	expect_check_error(text, "t.lesson:6: step 's': verbatim line '    012345678901234567890123456789X' "
+	                         "is 35 columns, wider than the 34-column lesson pane: it would be cut");
+	/* 17 CJK characters are 34 columns: fit; 18 are 36: the word is too wide */
+	const char *cjk17 = "\u6ce8\u610f\u529b\u6ce8\u610f\u529b\u6ce8\u610f\u529b\u6ce8\u610f\u529b"
+	                    "\u6ce8\u610f\u529b\u6ce8\u610f";
+	snprintf(text, sizeof text, HEAD "@step s\nProse %s and more.\n", cjk17);
+	assert_int_equal(check_text(text, &errs), 0);
+	lesson_errors_free(&errs);
+	snprintf(text, sizeof text, HEAD "@step s\nProse %s\u529b and more.\n", cjk17);
+	expect_check_error(text, "is 36 columns, wider than the 34-column lesson pane");
+	/* a tab in a verbatim line is drawn as 4 spaces */
+	snprintf(text, sizeof text, HEAD "@step s\n\t012345678901234567890123456789X\n");
+	expect_check_error(text, "verbatim line '    012345678901234567890123456789X' is 35 columns");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_not_finding_lessons_lists_every_path_tried),
 		cmocka_unit_test(test_the_readme_example_is_a_lesson_that_passes),
 		cmocka_unit_test(test_a_wrong_choice_without_feedback_is_an_error),
+		cmocka_unit_test(test_text_wider_than_the_narrowest_pane_is_an_error),
 	};
 	return cmocka_run_group_tests_name("lesson checker", tests, NULL, NULL);
 }

@@ -27,7 +27,7 @@
 #include "pane.h"
 
 enum {
-	PANE_WIDTH = 34, /* the lesson pane at 80x24 */
+	PANE_WIDTH = LESSON_PANE_MIN_COLS, /* the lesson pane at 80x24 */
 	PANE_LINES = 10, /* step heading and first paragraph the pane shows at 80x24 */
 	BLOCK_CELLS = 5, /* an edit of this many cells or more is not done cell by cell */
 };

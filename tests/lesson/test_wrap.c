@@ -1,6 +1,7 @@
 /*
  * test_wrap.c - lesson text as lines: paragraphs re-wrapped to the width,
- * indented lines verbatim, long words cut, UTF-8 never split, key
+ * indented lines verbatim, long words cut, UTF-8 never split, widths in
+ * display columns (CJK and emoji take 2), key
  * placeholders resolved; the step pane and the lesson menu.
  */
 #include <setjmp.h>
@@ -219,12 +220,36 @@ static void test_a_narrow_pane_keeps_counts_and_headings_in_view(void **state)
 	lesson_free(&ls[1]);
 }
 
+static void test_wide_characters_wrap_by_display_columns_with_nothing_lost(void **state)
+{
+	(void)state;
+	struct lesson_text t = { 0 };
+	/* a CJK word of 6 characters is 12 columns: in 8 columns it breaks
+	 * after 4 characters, every character kept */
+	assert_int_equal(lesson_wrap(&t, "\u6ce8\u610f\u529b\u673a\u5236\u597d", 8,
+	                             LESSON_LINE_PROSE, NULL, NULL), 0);
+	const char *cjk[] = { "\u6ce8\u610f\u529b\u673a", "\u5236\u597d" };
+	expect_lines(&t, cjk, 2);
+	for (int i = 0; i < t.count; i++)
+		assert_true(lesson_utf8_width(t.lines[i].text) <= 8);
+	lesson_text_free(&t);
+	/* an emoji takes 2 columns: "ab \U0001F600 cd" is 8, so width 7 breaks */
+	assert_int_equal(lesson_utf8_width("ab \U0001F600 cd"), 8);
+	assert_int_equal(lesson_wrap(&t, "ab \U0001F600 cd", 7, LESSON_LINE_PROSE, NULL, NULL), 0);
+	const char *emoji[] = { "ab \U0001F600", "cd" };
+	expect_lines(&t, emoji, 2);
+	lesson_text_free(&t);
+	/* a wide character that does not fit whole is left out of a cut */
+	assert_int_equal(lesson_utf8_prefix("a\u6ce8\u610f", 4), 1 + 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_paragraphs_are_rewrapped_to_the_width),
 		cmocka_unit_test(test_indented_lines_stay_verbatim),
 		cmocka_unit_test(test_long_words_are_cut_and_utf8_is_never_split),
+		cmocka_unit_test(test_wide_characters_wrap_by_display_columns_with_nothing_lost),
 		cmocka_unit_test(test_key_placeholders_are_resolved),
 		cmocka_unit_test(test_the_pane_shows_prose_status_hints_and_keys),
 		cmocka_unit_test(test_choices_wrap_under_their_text),

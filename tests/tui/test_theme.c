@@ -355,6 +355,34 @@ static void test_c_locale_shows_bytes_it_cannot_decode_as_question_marks(void **
 	screen_close();
 }
 
+static void test_cut_keeps_whole_wide_characters_within_the_columns(void **state)
+{
+	(void)state;
+	screen_open("xterm-256color", "C.UTF-8", false);
+	char out[64];
+	/* each CJK character takes 2 columns: 4 columns hold two whole ones */
+	assert_int_equal(theme_cut(out, sizeof out, "\u65e5\u672c\u8a9e\u65e5\u672c", 4, false), 4);
+	assert_string_equal(out, "\u65e5\u672c");
+	/* 5 columns: the third does not fit whole and is left out, not halved */
+	assert_int_equal(theme_cut(out, sizeof out, "\u65e5\u672c\u8a9e", 5, false), 4);
+	assert_string_equal(out, "\u65e5\u672c");
+	/* right-aligned header: padded on the left to the columns */
+	assert_int_equal(theme_cut(out, sizeof out, "\u65e5\u672c\u8a9e", 5, true), 5);
+	assert_string_equal(out, " \u65e5\u672c");
+	assert_int_equal(theme_cut(out, sizeof out, "caf\u00e9s", 4, true), 4);
+	assert_string_equal(out, "caf\u00e9");
+	/* an invalid byte counts as the one '?' drawn for it */
+	assert_int_equal(theme_cut(out, sizeof out, "a\xff" "bc", 2, false), 2);
+	assert_string_equal(out, "a\xff");
+	/* drawn, the cut label shows the two characters, no '?' */
+	theme_cut(out, sizeof out, "\u65e5\u672c\u8a9e\u65e5\u672c", 4, true);
+	assert_int_equal(theme_addstr(stdscr, 0, 0, 4, out, A_NORMAL), 4);
+	wchar_t got[8];
+	mvwinnwstr(stdscr, 0, 0, got, 2);
+	assert_true(got[0] == 0x65e5 && got[1] == 0x672c);
+	screen_close();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_no_color_gives_a_monochrome_ramp_that_still_reads),
 		cmocka_unit_test(test_a_terminal_without_colours_falls_back_to_monochrome),
 		cmocka_unit_test(test_c_locale_draws_ascii_glyphs_one_per_level),
+		cmocka_unit_test(test_cut_keeps_whole_wide_characters_within_the_columns),
 		cmocka_unit_test(test_utf8_locale_draws_block_glyphs),
 		cmocka_unit_test(test_eight_heads_get_eight_colours_and_mono_alternates_bold_underline),
 		cmocka_unit_test(test_addstr_clips_at_the_width_and_the_right_edge_without_wrapping),

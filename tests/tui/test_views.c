@@ -18,6 +18,7 @@
  * Biases: with them on, Projection's formula adds b^Q (b^K, b^V after v)
  * and its second line shows the vector; W^O's adds b^O.
  */
+#include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -280,11 +281,29 @@ static void test_biases_are_shown_where_they_act(void **state)
 	tui_check_close(app);
 }
 
+/* A label of wide characters is cut on a character boundary: in the
+ * 4-column row label of the matrices "日本語日本" shows as "日本", never as
+ * half a character or a byte drawn as '?'. */
+static void test_a_wide_label_is_cut_on_a_character_boundary(void **state)
+{
+	(void)state;
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		skip();
+	struct app *app = tui_check_open(NULL);
+	snprintf(app->w.labels[0], sizeof app->w.labels[0], "%s", "\u65e5\u672c\u8a9e\u65e5\u672c");
+	render(app, 24, 80, false);
+	assert_null(strstr(screen, "\u65e5?"));
+	assert_non_null(line_with("\u65e5\u672c ", NULL, NULL));
+	tui_check_close(app);
+	setlocale(LC_CTYPE, "C");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_llama_figures_read_on_screen),
 		cmocka_unit_test(test_keys_change_type_and_context_and_leave),
+		cmocka_unit_test(test_a_wide_label_is_cut_on_a_character_boundary),
 		cmocka_unit_test(test_bytes_read_as_people_write_them),
 		cmocka_unit_test(test_the_cache_grows_and_every_row_equals_the_full_pass),
 		cmocka_unit_test(test_the_workbench_stays_as_it_is_while_decoding),
