@@ -23,6 +23,7 @@
 
 #include "check.h"
 #include "mha.h"
+#include "pick.h"
 #include "engine.h"
 #include "pipeline.h"
 
@@ -198,33 +199,26 @@ static void test_a_kept_key_whose_weight_underflowed_is_not_masked(void **state)
 
 /* xorshift64*: this test's own stream of shapes and masks. */
 static uint64_t pick_state = 0x9E3779B97F4A7C15ull;
-static int pick(int lo, int hi)
-{
-	pick_state ^= pick_state >> 12;
-	pick_state ^= pick_state << 25;
-	pick_state ^= pick_state >> 27;
-	return lo + (int)((pick_state * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(hi - lo + 1));
-}
 
 static struct mha_config random_masked_config(void)
 {
 	struct mha_config c = mha_config_default();
-	c.n = pick(1, 20);
-	c.h = pick(1, 6);
-	c.g = c.h % 2 == 0 && pick(0, 1) ? c.h / 2 : pick(0, 1) ? 1 : c.h;
-	c.dk = pick(1, 6);
-	c.d = pick(1, 24);
-	c.causal = pick(0, 1);
-	c.top_k = pick(0, 2) ? 0 : pick(1, c.n);
-	c.window = pick(0, 1) ? 0 : pick(1, c.n + 1);
+	c.n = pick_int(&pick_state, 1, 20);
+	c.h = pick_int(&pick_state, 1, 6);
+	c.g = c.h % 2 == 0 && pick_int(&pick_state, 0, 1) ? c.h / 2 : pick_int(&pick_state, 0, 1) ? 1 : c.h;
+	c.dk = pick_int(&pick_state, 1, 6);
+	c.d = pick_int(&pick_state, 1, 24);
+	c.causal = pick_int(&pick_state, 0, 1);
+	c.top_k = pick_int(&pick_state, 0, 2) ? 0 : pick_int(&pick_state, 1, c.n);
+	c.window = pick_int(&pick_state, 0, 1) ? 0 : pick_int(&pick_state, 1, c.n + 1);
 	for (int t = 0; t < c.n; t++)
-		if (pick(0, 4) == 0)
+		if (pick_int(&pick_state, 0, 4) == 0)
 			c.pad |= (uint64_t)1 << t;
-	if (pick(0, 1))
-		for (int k = pick(1, c.n * 2); k > 0; k--)
-			mha_mask_set(&c, pick(0, c.n - 1), pick(0, c.n - 1), true);
+	if (pick_int(&pick_state, 0, 1))
+		for (int k = pick_int(&pick_state, 1, c.n * 2); k > 0; k--)
+			mha_mask_set(&c, pick_int(&pick_state, 0, c.n - 1), pick_int(&pick_state, 0, c.n - 1), true);
 	for (int i = 0; i < c.h; i++)
-		c.head_off[i] = pick(0, 6) == 0;
+		c.head_off[i] = pick_int(&pick_state, 0, 6) == 0;
 	return c;
 }
 
