@@ -210,6 +210,12 @@ static void put_clean_line(FILE *f, const char *prefix, const char *text)
 
 int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, FILE *out, FILE *err)
 {
+	return lesson_check_drawn(dir_or_null, lessons_dir_flag, NULL, out, err);
+}
+
+int lesson_check_drawn(const char *dir_or_null, const char *lessons_dir_flag, lesson_screen_fn *draw,
+                       FILE *out, FILE *err)
+{
 	char dir[4096], msg[8192];
 	if (!dir_or_null) {
 		if (lesson_find_dir(lessons_dir_flag, dir, sizeof dir, msg, sizeof msg) != 0) {
@@ -223,6 +229,8 @@ int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, 
 	struct lesson_check_stats st;
 	lesson_set_load(&set, dir_or_null, &errs);
 	lesson_check_set(&set, &errs, &st);
+	if (draw) /* the answer on the step's own screen (screen_check.h) */
+		lesson_check_screens(&set, draw, NULL, &errs);
 	int bad = errs.count + errs.dropped;
 	for (int i = 0; i < errs.count; i++)
 		put_clean_line(err, "", errs.msg[i]);

@@ -187,13 +187,13 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		l = strlen(tail);
 	}
 	if (pages > 1 && l < sizeof tail)
-		snprintf(tail + l, sizeof tail - l, " page %d/%d %s", page + 1, pages, actions_key_name("page-next"));
+		snprintf(tail + l, sizeof tail - l, "  page %d/%d %s", page + 1, pages, actions_key_name("page-next"));
 	/* the legend drops its optional parts (the axes, the scale's name) to
-	 * leave the tail its room; the tail is cut at its end (the page hint
-	 * goes before the value) */
+	 * leave the tail its room; the tail takes its short form (the page
+	 * hint goes before the value) */
 	int kw = r.w - (int)strlen(tail);
 	if (kw < key_min)
 		kw = key_min < r.w ? key_min : r.w;
 	int drawn = heatmap_key_draw(stdscr, ly, r.x, kw, &key);
-	draw_put(ly, r.x + drawn, r.w - drawn, tail, theme_attr(ROLE_DIM));
+	draw_fit(ly, r.x + drawn, r.w - drawn, tail, theme_attr(ROLE_DIM));
 }

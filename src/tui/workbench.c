@@ -177,27 +177,48 @@ static const char *bias_note(const struct app *app, const char *note, char *out,
 	return out;
 }
 
+/* The shape in three forms, the first explaining each letter (h_kv is
+ * the lessons' name for the kv heads, the core's g): long "n 6 tokens,
+ * d 16 model width, ...", spaced "n 6  d 16  h 4  h_kv 4  d_k 4",
+ * squeezed "n6 d16 h4 h_kv4 d_k4". The menu's legend explains the short
+ * forms. */
+static void shape_forms(const struct mha_config *c, char f[3][128])
+{
+	snprintf(f[0], 128, "n %d tokens, d %d model width, h %d heads, h_kv %d KV heads, d_k %d per head", c->n, c->d,
+	         c->h, c->g, c->dk);
+	snprintf(f[1], 128, "n %d  d %d  h %d  h_kv %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
+	snprintf(f[2], 128, "n%d d%d h%d h_kv%d d_k%d", c->n, c->d, c->h, c->g, c->dk);
+}
+
+/* Two lines: the formula, the shape and the stage's note, each whole or
+ * in its short form (draw_fit). The shape goes beside the formula in the
+ * widest form that fits there, else before the note in the widest form
+ * that leaves the note whole (squeezed when none does). On Softmax the
+ * note ends by saying what the H column is, when there is room. */
 static void draw_info(const struct app *app, const struct stage_view *v, struct rect r)
 {
-	const struct mha_config *c = &app->cfg;
-	char cfg[96], line[256], bias[128];
-	const char *note = bias_note(app, v->note, bias, sizeof bias, r.w);
-	snprintf(cfg, sizeof cfg, "n %d  d %d  h %d  g %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
-	int cl = (int)strlen(cfg);
-	if ((int)strlen(v->formula) + cl + 2 <= r.w) {
-		draw_put(r.y, r.x, r.w - cl - 2, v->formula, theme_attr(ROLE_TITLE));
-		draw_put(r.y, r.x + r.w - cl, cl, cfg, theme_attr(ROLE_DIM));
-		draw_put(r.y + 1, r.x, r.w, note, theme_attr(ROLE_DIM));
-		return;
+	char f[3][128], note[320], bias[128];
+	shape_forms(&app->cfg, f);
+	const char *base = bias_note(app, v->note, bias, sizeof bias, r.w);
+	snprintf(note, sizeof note, "%s%s", base,
+	         app->stage == PIPELINE_SOFTMAX ? "  H = row entropy in nats (0 = one key, ln n = uniform)" : "");
+	int fw = draw_width(v->formula), nw = draw_width(base);
+	attr_t dim = theme_attr(ROLE_DIM);
+	for (int k = 0; k < 2; k++) {
+		int sw = draw_width(f[k]);
+		if (fw + 2 + sw <= r.w) {
+			draw_put(r.y, r.x, fw, v->formula, theme_attr(ROLE_TITLE));
+			draw_put(r.y, r.x + r.w - sw, sw, f[k], dim);
+			draw_fit(r.y + 1, r.x, r.w, note, dim);
+			return;
+		}
+		if (sw + 3 + nw <= r.w || k == 1)
+			break;
 	}
-	/* narrow (beside the lesson pane): the formula whole, the shape before
-	 * the note; the shape squeezed ("n6 d512 h8 g2 d_k64") when that makes
-	 * the note fit whole */
-	draw_put(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
-	snprintf(line, sizeof line, "n%d d%d h%d g%d d_k%d  %s", c->n, c->d, c->h, c->g, c->dk, note);
-	if ((int)(cl + 3 + strlen(note)) <= r.w || (int)strlen(line) > r.w)
-		snprintf(line, sizeof line, "%s   %s", cfg, note);
-	draw_put(r.y + 1, r.x, r.w, line, theme_attr(ROLE_DIM));
+	draw_fit(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
+	int k = draw_width(f[0]) + 3 + nw <= r.w ? 0 : draw_width(f[1]) + 3 + nw <= r.w ? 1 : 2;
+	int sw = draw_put(r.y + 1, r.x, r.w, f[k], dim);
+	draw_fit(r.y + 1, r.x + sw + 3, r.w - sw - 3, note, dim);
 }
 
 /* Predict, then reveal: the stage the lesson hides, in place of its
