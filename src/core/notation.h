@@ -60,8 +60,8 @@ char *notation_token(char *buf, size_t len, const char (*labels)[MHA_LABEL_MAX],
 char *notation_ref(char *buf, size_t len, enum mha_tensor t, const struct notation_range r[3], bool utf8);
 
 /* One cell: "P₀[2,0]"; with labels (n of them; NULL for none) each index
- * that is a token is followed by its label: "P₀[2 sat, 0 the]",
- * "X[1 cat,0]". Returns buf. */
+ * that is a token is followed by its word: "P₀[2 sat, 0 the]",
+ * "X[1 cat, 0]" (the index tells a repeated word apart). Returns buf. */
 char *notation_cell(char *buf, size_t len, const struct cell *c, const char (*labels)[MHA_LABEL_MAX], int n,
                     bool utf8);
 

@@ -47,8 +47,8 @@ static void test_softmax_cursor_reads_head_row_column_and_tokens(void **state)
 	tui_check_keys(app, "4c"); /* Softmax, the next matrix: P_0, row 0, column 0 */
 	char line[512];
 	status_at(app, 200, line, sizeof line);
-	/* "the" is tokens 0 and 4 of the default sentence: the0, as the maps */
-	assert_string_equal(line, "P_0[0 the0, 0 the0] = 0.999876618   from S_0[0,*]");
+	/* "the" is tokens 0 and 4 of the default sentence: the index says which */
+	assert_string_equal(line, "P_0[0 the, 0 the] = 0.999876618   from S_0[0,*]");
 	/* one column short: the labels go, every digit stays */
 	status_at(app, (int)strlen(line) - 1, line, sizeof line);
 	assert_string_equal(line, "P_0[0,0] = 0.999876618   from S_0[0,*]");
