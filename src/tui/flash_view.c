@@ -14,6 +14,8 @@
  * outlined as the next one, "?" for its numbers) and Right stops before
  * it until the step's question is answered; the answer itself is this
  * recording's number (lesson_run.live), never one typed in the lesson.
+ * In a lesson step the tiles and the head are the step's, and the view
+ * goes no further than its step: the later ones answer the next questions.
  *
  * The numbers come from the engine's recording (mha_flash_record), made
  * when the view opens, a tile size or the head changes, or the inputs are
@@ -127,6 +129,21 @@ static void live_fill(struct app *app, const struct flash_view *fv)
 	v->ok = true;
 }
 
+/* The last step the view may show. In a lesson step with @flash, its
+ * step (the predicted one once it is revealed): the steps after it answer
+ * the lesson's next questions. */
+static int last_step(const struct app *app)
+{
+	const struct flash_view *fv = app->flash;
+	const struct lesson_flash *f = lesson_flash_of(app);
+	int last = fv->rec.steps > 0 ? fv->rec.steps - 1 : 0;
+	if (f) {
+		int hidden = flash_view_hidden_step(app), cap = hidden >= 0 ? hidden - 1 : f->step - 1;
+		last = cap < last ? cap : last;
+	}
+	return last < 0 ? 0 : last;
+}
+
 /* Record the app's current head with the asked tiles. */
 static void flash_record(struct app *app, struct flash_view *fv)
 {
@@ -142,9 +159,7 @@ static void flash_record(struct app *app, struct flash_view *fv)
 		for (size_t i = 0; i < (size_t)c->n * c->dk; i++)
 			fv->final_diff = fmax(fv->final_diff, fabs((double)fv->rec.out[i] - plain[i]));
 	}
-	int last = fv->rec.steps > 0 ? fv->rec.steps - 1 : 0, hidden = flash_view_hidden_step(app);
-	if (hidden >= 0 && last > hidden - 1)
-		last = hidden > 0 ? hidden - 1 : 0;
+	int last = last_step(app);
 	if (fv->step > last)
 		fv->step = last;
 	live_fill(app, fv);
@@ -204,19 +219,32 @@ void flash_view_recompute(struct app *app)
 		flash_record(app, app->flash);
 }
 
-/* While the predict state holds, nothing that would show the hidden step. */
-static bool refuse_while_hidden(struct app *app)
+/* Going on past the last step the view may show: said why, when a
+ * lesson holds it there. */
+static void refuse_past_last(struct app *app)
 {
-	if (flash_view_hidden_step(app) < 0)
+	if (flash_view_hidden_step(app) >= 0)
+		app_message(app, true, "first predict the next tile: %s answers, then Right shows it",
+		            actions_key_name("answer"));
+	else if (lesson_flash_of(app))
+		app_message(app, false, "the lesson stops the tiles here: %s goes on to its next step",
+		            actions_key_name("next"));
+}
+
+/* A lesson step keeps its tiles and head: others would show what its
+ * next questions ask. */
+static bool refuse_in_lesson(struct app *app)
+{
+	if (!lesson_flash_of(app))
 		return false;
-	app_message(app, true, "first predict the next tile: %s answers, then Right shows it",
-	            actions_key_name("answer"));
+	app_message(app, true, "this lesson step keeps its tiles; %s on the free workbench (%s) "
+	            "changes them", actions_key_name("flash"), actions_key_name("leave"));
 	return true;
 }
 
 static unsigned retile(struct app *app, struct flash_view *fv, int *size, int by)
 {
-	if (refuse_while_hidden(app))
+	if (refuse_in_lesson(app))
 		return APP_REDRAW;
 	*size += by;
 	if (*size < 1)
@@ -251,13 +279,11 @@ static unsigned lesson_key(struct app *app, int key)
 static unsigned flash_key(struct app *app, int key)
 {
 	struct flash_view *fv = app->flash;
-	int last = fv->rec.steps > 0 ? fv->rec.steps - 1 : 0, hidden = flash_view_hidden_step(app);
+	int last = last_step(app);
 	switch (key) {
 	case KEY_RIGHT: case 'l': case ' ':
-		if (hidden >= 0 && fv->step + 1 >= hidden) {
-			refuse_while_hidden(app);
-			return APP_REDRAW;
-		}
+		if (fv->step >= last)
+			refuse_past_last(app);
 		fv->step = fv->step < last ? fv->step + 1 : last;
 		return APP_REDRAW;
 	case KEY_LEFT: case 'h':
@@ -267,8 +293,6 @@ static unsigned flash_key(struct app *app, int key)
 		fv->step = 0;
 		return APP_REDRAW;
 	case KEY_END: case 'G':
-		if (refuse_while_hidden(app))
-			return APP_REDRAW;
 		fv->step = last;
 		return APP_REDRAW;
 	case ']': return retile(app, fv, &fv->br, 1);
@@ -280,7 +304,7 @@ static unsigned flash_key(struct app *app, int key)
 		fv->context = fv->context < CONTEXT_MIN ? CONTEXT_MIN : fv->context > CONTEXT_MAX ? CONTEXT_MAX : fv->context;
 		return APP_REDRAW;
 	case 'L': case 'H':
-		if (refuse_while_hidden(app))
+		if (refuse_in_lesson(app))
 			return APP_REDRAW;
 		app->head = (app->head + (key == 'L' ? 1 : app->cfg.h - 1)) % app->cfg.h;
 		fv->step = 0;
@@ -302,6 +326,9 @@ static bool flash_status(const struct app *app, struct rect r)
 	if (flash_view_hidden_step(app) >= 0)
 		snprintf(line, sizeof line, "predict the next tile: %s answers, then Right shows it  "
 		         "Left back  Esc", actions_key_name("answer"));
+	else if (lesson_flash_of(app))
+		snprintf(line, sizeof line, "Left/Right step, up to step %d in this lesson step  "
+		         "< > context  Esc back", last_step(app) + 1);
 	else
 		snprintf(line, sizeof line, "Left/Right step  Home/End  [ ] B_r  { } B_c  L/H head  "
 		         "< > context  Esc back");

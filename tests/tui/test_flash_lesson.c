@@ -4,7 +4,8 @@
  * predict state, hides the predicted step's numbers ("?", its value on no
  * line of the screen) and refuses to step onto it; each @feedback slip,
  * typed as the number that slip gives, gets its own words and reveals
- * nothing; the right number reveals it and Right then shows it. The
+ * nothing; the right number reveals it and Right then shows it, and
+ * goes no further (the later steps answer the next questions). The
  * view's state is each app's own, stepping there and back gives the same
  * screen, the lesson's keys work inside the view, and a step without
  * @flash closes it.
@@ -115,6 +116,11 @@ static void check_live_step(int li, int si)
 	assert_true(app->learn.run.met);
 	assert_int_equal(flash_view_hidden_step(app), -1);
 	press(app, KEY_RIGHT);
+	assert_int_equal(flash_view_step(app), hidden);
+	/* no further: the later steps answer the next questions; nor other tiles */
+	press(app, KEY_RIGHT);
+	press(app, KEY_END);
+	tui_check_keys(app, "}]L");
 	assert_int_equal(flash_view_step(app), hidden);
 	text = screen(app, 24, 80);
 	if (!strstr(text, want))
