@@ -102,7 +102,9 @@ int flash_view_step(const struct app *app)
 static void live_fill(struct app *app, const struct flash_view *fv)
 {
 	const struct lesson_flash *f = lesson_flash_of(app);
-	const struct lesson_question *q = f ? lesson_run_step(&app->learn.run)->question : NULL;
+	if (!f)
+		return; /* the free workbench's recording: the lesson's numbers stand */
+	const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
 	struct lesson_flash_live *v = &app->learn.run.live;
 	memset(v, 0, sizeof *v);
 	if (!q || !q->flash || f->step < 1 || f->step > fv->rec.steps)
