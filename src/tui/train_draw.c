@@ -1,7 +1,7 @@
 /*
  * train_draw.c - the training screen's body, top to bottom: the task and
  * model, the step and speed, held-out loss and accuracy (and when the
- * task's head formed), loss and accuracy sparklines, the head table (five
+ * task's head formed), each head alone (e), loss and accuracy sparklines, the head table (five
  * pattern scores, |grad|, the best pattern, importance when asked), then
  * the heads apart (train_heads_view.c) and the probe's heatmaps, of both
  * layers side by side when they fit, else of the shown layer. It reads
@@ -62,6 +62,35 @@ static int best_pattern(const struct train_view *v, int l, int i, double *score)
 			best = p;
 	*score = sc[best];
 	return best;
+}
+
+/* e: held-out accuracy with each head alone in its layer, and with all
+ * of them ("alone L0 .33 .99 all .99  L1 ..."), on one line when it fits,
+ * else a line a layer. Returns the next row. */
+static int alone_lines(const struct train_view *v, int y, int x, int w, int bottom)
+{
+	const struct train_shape *s = &v->m.s;
+	char seg[TRAIN_MAX_LAYERS][MHA_MAX_HEADS * 4 + 32], f[8];
+	size_t total = 5;
+	for (int l = 0; l < s->layers; l++) {
+		int n = snprintf(seg[l], sizeof seg[l], " L%d", l);
+		for (int i = 0; i < s->h; i++) {
+			score_text(f, v->alone[l * MHA_MAX_HEADS + i]);
+			n += snprintf(seg[l] + n, sizeof seg[l] - (size_t)n, " %s", f);
+		}
+		score_text(f, v->together[l]);
+		snprintf(seg[l] + n, sizeof seg[l] - (size_t)n, " all %s ", f);
+		total += strlen(seg[l]);
+	}
+	char line[sizeof seg + 8];
+	for (int l = 0; l < s->layers && y < bottom; l++) {
+		bool one = (int)total <= w + 1;
+		int n = snprintf(line, sizeof line, "alone%s", seg[l]);
+		for (int k = l + 1; one && k < s->layers; k++, l++)
+			n += snprintf(line + n, sizeof line - (size_t)n, "%s", seg[k]);
+		draw_put(y++, x, w, line, theme_attr(ROLE_NORMAL));
+	}
+	return y;
 }
 
 /* How the probe's heatmaps are laid out: how many layers side by side
@@ -151,6 +180,8 @@ void train_draw_body(const struct train_view *v, struct rect r)
 		if (formed[0] && !beside && y < bottom)
 			draw_put(y++, r.x, r.w, formed, theme_attr(ROLE_TITLE));
 	}
+	if (v->alone_ok)
+		y = alone_lines(v, y, r.x, r.w, bottom);
 	if (y < bottom) {
 		float hi = 0;
 		for (int i = 0; i < v->nhist; i++)

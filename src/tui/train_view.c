@@ -4,7 +4,8 @@
  * start (s: each layer's heads begin as copies of head 0), the next task
  * (c), the layer shown (l), gradients or layer by layer first (v), a head
  * selected (h) and switched off or on in the model (x), each head's
- * importance (i), the shown layer opened in the workbench (o), your own
+ * importance (i), each head alone in its layer (e), the shown layer
+ * opened in the workbench (o), your own
  * Table 3 row (A) beside the paper's (a, ablate_page.c), back (Esc, G).
  * After every change the held-out loss and accuracy show what the heads
  * do for the task.
@@ -58,6 +59,7 @@ static void analyse(struct train_view *v)
 	train_pattern_scores(&v->m, v->scores);
 	train_evaluate(&v->m, v->task, HELD_OUT, &v->held);
 	v->importance_ok = false;
+	v->alone_ok = false;
 	/* the moment the head that solves the task appears (the phase change) */
 	for (int i = 0; i < v->m.s.h && v->formed_step < 0 && v->task->layer < v->m.s.layers; i++)
 		if (v->scores[(v->task->layer * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT + v->task->head] > v->task->want_score) {
@@ -252,6 +254,19 @@ static unsigned train_key(struct app *app, int key)
 		train_head_importance(&v->m, v->task, v->importance);
 		v->importance_ok = true;
 		return APP_REDRAW;
+	case 'e': {
+		/* each head alone in its layer against the layer's heads together:
+		 * an ensemble (the same job twice) or a division of labour */
+		struct train_stats alone[MHA_MAX_HEADS], all;
+		for (int l = 0; l < v->m.s.layers; l++) {
+			train_heads_alone(&v->m, v->task, l, HELD_OUT, alone, &all);
+			v->together[l] = all.accuracy;
+			for (int i = 0; i < v->m.s.h; i++)
+				v->alone[l * MHA_MAX_HEADS + i] = alone[i].accuracy;
+		}
+		v->alone_ok = true;
+		return APP_REDRAW;
+	}
 	case 'o': {
 		/* the shown layer on the probe, into the workbench (u undoes it) */
 		char msg[MHA_MSG_MAX];
@@ -303,7 +318,7 @@ static bool train_status(const struct app *app, struct rect r)
 	}
 	const struct train_view *v = app->train;
 	draw_put(r.y, r.x, r.w, v && v->ablate_shown ? "trains in the pauses; a or Esc: back to training (it waits)"
-	                        : "r restart s shared start c task l layer v grad/depth a ablation",
+	                        : "r restart s shared start c task l layer v grad/depth e alone a ablation",
 	         theme_attr(ROLE_DIM));
 	return true;
 }

@@ -45,6 +45,9 @@ struct train_view {
 	int sel;                        /* the selected head, layer * h + head (h, x) */
 	double importance[TRAIN_HEADS];
 	bool importance_ok;             /* computed (i) since the last change */
+	double alone[TRAIN_HEADS];      /* held-out accuracy with each head alone in its layer (e) */
+	double together[TRAIN_MAX_LAYERS]; /*   and with the layer's heads as they are */
+	bool alone_ok;                  /* computed (e) since the last change */
 	long formed_step;               /* when the task's head first scored above its threshold, or -1 */
 	double formed_s;                /*   after this much training */
 	struct ablate_page *ablate;     /* the ablation page (a), made the first time */

@@ -9,6 +9,8 @@
  * of layer 0 looks one token back most, the induction heads of layer 1
  * 8-15 tokens back (the probe's period is 16); and a shared start (every
  * head a copy of head 0) learns it too but leaves the copies copies.
+ * Each head alone: induction's layer-1 heads an ensemble, multi's a
+ * division of labour.
  * Suite perf: about 3 s of training in all, too slow for valgrind.
  */
 #include <math.h>
@@ -159,6 +161,30 @@ static void test_a_shared_start_learns_but_its_heads_stay_copies(void **state)
 	train_model_free(&m);
 }
 
+/* Induction's two layer-1 heads do one job twice: each alone nearly
+ * solves it, together better (an ensemble); multi's two heads share the
+ * job out: each alone fails (a division of labour). */
+static void test_heads_alone_ensemble_or_division_of_labour(void **state)
+{
+	(void)state;
+	struct train_model m;
+	struct train_stats st, alone[MHA_MAX_HEADS], all;
+	train_default(&m, train_task_get(TRAIN_INDUCTION), 0, &st);
+	train_heads_alone(&m, train_task_get(TRAIN_INDUCTION), 1, 256, alone, &all);
+	print_message("induction layer 1: alone %.3f %.3f, all %.3f\n", alone[0].accuracy, alone[1].accuracy,
+	              all.accuracy);
+	for (int i = 0; i < 2; i++)
+		assert_true(alone[i].accuracy > 0.9 && alone[i].accuracy < all.accuracy);
+	train_model_free(&m);
+	train_default(&m, train_task_get(TRAIN_MULTI), 0, &st);
+	train_heads_alone(&m, train_task_get(TRAIN_MULTI), 0, 256, alone, &all);
+	print_message("multi: alone %.3f %.3f, all %.3f\n", alone[0].accuracy, alone[1].accuracy, all.accuracy);
+	for (int i = 0; i < 2; i++)
+		assert_true(alone[i].accuracy < 0.5);
+	assert_true(all.accuracy > 0.9);
+	train_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_one_layer_cannot_learn_induction),
 		cmocka_unit_test(test_layer_0_looks_near_layer_1_far),
 		cmocka_unit_test(test_a_shared_start_learns_but_its_heads_stay_copies),
+		cmocka_unit_test(test_heads_alone_ensemble_or_division_of_labour),
 		cmocka_unit_test(test_two_heads_solve_multi_within_the_ablation_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,8 @@
  * model stays while the app lives. The heads apart: each head's gradient
  * (its sparkline and |grad| the same as the table's), layer by layer how
  * far back heads look (v swaps the two at 80x24, both show at 200x60),
- * and s, the shared start: heads 0.00 apart, every head the same |grad|.
+ * and s, the shared start: heads 0.00 apart, every head the same |grad|;
+ * e, each head alone in its layer against all of them.
  */
 #include <curses.h>
 #include <math.h>
@@ -134,6 +135,10 @@ static void test_each_head_its_gradient_and_layer_by_layer(void **state)
 		assert_non_null(strstr(row, value));
 	}
 	assert_null(strstr(screen, "back    0    1")); /* not both at 80x24 */
+	tui_check_keys(app, "e"); /* each head alone in its layer, and all */
+	draw_at(app, 24, 80);
+	expect_text("alone L0 ", "each head alone");
+	expect_text(" all ", "the layer's heads together");
 	tui_check_keys(app, "v");
 	draw_at(app, 24, 80);
 	expect_text("ayer by layer: % ", "layer by layer after v");
