@@ -402,6 +402,20 @@ static void quit_and_check(struct pty *p)
 }
 
 
+/* The workbench started, keys typed (an edit to 4.25), then the session
+ * rewritten in place by another program. */
+static struct pty *start_then_change_behind(const char *keys)
+{
+	struct pty *p = start_workbench(24, 80);
+	pty_type(p, keys);
+	assert_int_equal(pty_wait_text(p, "4.25", 10000), 0);
+	FILE *f = fopen(session_path, "w"); /* another program, in place */
+	assert_non_null(f);
+	fputs("changed by hand\n", f);
+	assert_int_equal(fclose(f), 0);
+	return p;
+}
+
 /* q with no edit writes nothing (the session keeps its inode and mtime);
  * a session another program changed while the run had it open is never
  * saved over: the edit goes beside it, said on exit. */
@@ -422,14 +436,9 @@ static void test_a_session_changed_behind_the_run_is_never_saved_over(void **sta
 	assert_int_equal(stat(session_path, &b), 0);
 	assert_true(a.st_ino == b.st_ino && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
 	            a.st_mtim.tv_nsec == b.st_mtim.tv_nsec);
-	p = start_workbench(24, 80);
-	pty_type(p, "\n4.25\n");
-	assert_int_equal(pty_wait_text(p, "4.25", 10000), 0);
-	FILE *f = fopen(session_path, "w"); /* another program, in place */
-	assert_non_null(f);
-	fputs("changed by hand\n", f);
-	assert_int_equal(fclose(f), 0);
+	p = start_then_change_behind("\n4.25\n");
 	quit_and_check(p);
+	FILE *f;
 	char beside[160], buf[64] = "";
 	snprintf(beside, sizeof beside, "%.*s-2.txt", (int)(strlen(session_path) - 4), session_path);
 	assert_non_null(strstr(pty_output(p, NULL), "was changed on disk by another program"));
@@ -446,6 +455,72 @@ static void test_a_session_changed_behind_the_run_is_never_saved_over(void **sta
 	assert_int_equal(count_cells_equal(&c, &w, 4.25f), 1);
 	mha_weights_free(&w);
 	pty_free(p);
+}
+
+/* A crash after the saves went elsewhere: the note printed names the
+ * autosave that holds the edits, the one beside the file saved to now. */
+static void check_crash_note_names(struct pty *p, const char *saved_to, float edit)
+{
+	char typed[32], autosave[200], quoted[220], old[200];
+	snprintf(typed, sizeof typed, "\n%g\n", (double)edit);
+	pty_type(p, typed);
+	snprintf(typed, sizeof typed, "%g", (double)edit);
+	assert_int_equal(pty_wait_text(p, typed, 10000), 0);
+	pty_kill(p, SIGSEGV);
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	assert_terminal_restored(p);
+	snprintf(autosave, sizeof autosave, "%s.autosave", saved_to);
+	snprintf(quoted, sizeof quoted, "mha-tui --load '%s'", autosave);
+	snprintf(old, sizeof old, "'%s.autosave'", session_path);
+	if (!strstr(pty_output(p, NULL), quoted))
+		show("crash note not found; screen", pty_screen(p));
+	assert_non_null(strstr(pty_output(p, NULL), quoted));
+	assert_null(strstr(pty_output(p, NULL), old));
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(autosave, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(count_cells_equal(&c, &w, edit), 1);
+	mha_weights_free(&w);
+}
+
+/* The session was changed behind the run, w saved beside it
+ * (session-2.txt), then another edit and a crash: the note names
+ * session-2.txt.autosave, which holds that edit. */
+static void test_the_crash_note_follows_a_save_beside_a_changed_session(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	edit_one_cell(p);
+	quit_and_check(p);
+	pty_free(p);
+	p = start_then_change_behind("l\n4.25\n");
+	char beside[160];
+	snprintf(beside, sizeof beside, "%.*s-2.txt", (int)(strlen(session_path) - 4), session_path);
+	pty_char(p, 'w');
+	if (pty_wait_text(p, "session-2.txt", 10000) != 0)
+		show("no session-2.txt on screen", pty_screen(p));
+	assert_non_null(strstr(pty_screen(p), "session-2.txt"));
+	pty_char(p, 'l');
+	check_crash_note_names(p, beside, 5.5f);
+	pty_free(p);
+}
+
+/* A second instance saves to session-2.txt from the start: its crash note
+ * names session-2.txt.autosave, never the first instance's. */
+static void test_a_second_instances_crash_note_names_its_own_autosave(void **state)
+{
+	(void)state;
+	struct pty *a = start_workbench(24, 80);
+	struct pty *b = start_workbench(24, 80);
+	char beside[160];
+	snprintf(beside, sizeof beside, "%.*s-2.txt", (int)(strlen(session_path) - 4), session_path);
+	check_crash_note_names(b, beside, -3.5f);
+	pty_char(a, 'q');
+	assert_int_equal(pty_wait_exit(a, EXIT_MS), 0);
+	pty_free(a);
+	pty_free(b);
 }
 
 /* The screen's first rows (all above the status line), as a new string. */
@@ -805,6 +880,8 @@ int main(void)
 		T(test_two_instances_keep_both_sets_of_edits),
 		T(test_flags_keep_the_replaced_session_as_a_backup),
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
+	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
+	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
 		T(test_focus_events_and_terminal_replies_are_ignored),
 		T(test_a_bracketed_paste_is_text_never_commands),
