@@ -12,6 +12,7 @@
  * nothing. Each test gets its own state directory, so the learner's real
  * session is never touched.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -537,6 +539,113 @@ static char *rows_above_status(struct pty *p)
 	return s;
 }
 
+/* Reads the program's output until cond(p) holds (a state, not a time);
+ * false at the deadline. */
+static bool wait_for(struct pty *p, bool (*cond)(struct pty *p), int deadline_ms)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (cond(p))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > deadline_ms)
+			return false;
+		pty_wait_quiet(p, 10, 50); /* reads what the program writes meanwhile */
+	}
+}
+
+static char gate_fifo[160];
+static int gate_fd = -1;
+
+/* The autosave writer waits at its gate: the FIFO opens for writing. */
+static bool writer_at_gate(struct pty *p)
+{
+	(void)p;
+	gate_fd = open(gate_fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	return gate_fd >= 0;
+}
+
+static bool autosave_written(struct pty *p)
+{
+	char path[200];
+	(void)p;
+	snprintf(path, sizeof path, "%s.autosave", session_path);
+	return access(path, F_OK) == 0;
+}
+
+static char *frame_before; /* rows above the status line before Ctrl-Z */
+
+static bool frame_back(struct pty *p)
+{
+	char *now = rows_above_status(p);
+	bool same = pty_altscreen(p) && strcmp(now, frame_before) == 0;
+	free(now);
+	return same;
+}
+
+/* Ctrl-Z while the forked autosave writer is in the middle of its file
+ * (held there, before its rename, by MHA_TEST_AUTOSAVE_GATE), the app
+ * moved on to Softmax meanwhile; then fg: the screen is the app's frame
+ * of now, never the writer's stale copy of the Projection stage, and the
+ * autosave completes, holding every edit. Run as a shell's job, so that
+ * Ctrl-Z stops it. */
+static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **state)
+{
+	(void)state;
+	char gate[200], autosave[200];
+	snprintf(gate_fifo, sizeof gate_fifo, "%s/gate", state_dir);
+	assert_int_equal(mkfifo(gate_fifo, 0600), 0);
+	snprintf(gate, sizeof gate, "MHA_TEST_AUTOSAVE_GATE=%s", gate_fifo);
+	snprintf(autosave, sizeof autosave, "%s.autosave", session_path);
+	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", NULL };
+	struct pty *p = pty_start_job(argv, 24, 80, (const char *const[]){ state_env, gate, NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "Projection", START_MS), 0);
+	pty_type(p, "++++++++++++++++++++"); /* 20 edits: an autosave is owed */
+	assert_true(wait_for(p, writer_at_gate, 20000));
+	assert_false(autosave_written(p)); /* written, not yet renamed */
+	pty_char(p, '4');
+	assert_int_equal(pty_wait_row(p, 1, "softmax(S_0)", 10000), 0);
+	frame_before = rows_above_status(p);
+	assert_int_equal(pty_send(p, "\032", 1, 5000), 0); /* Ctrl-Z */
+	assert_int_equal(pty_wait_stopped(p, 10000), 0);
+	assert_false(pty_altscreen(p)); /* the shell's screen while stopped */
+	/* fg, in the order that would show a stale frame: the app first, and
+	 * once it has drawn its frame again, the writer, let through its gate */
+	pty_continue(p, false);
+	if (!wait_for(p, frame_back, 10000))
+		show("after fg, not the frame of before Ctrl-Z", pty_screen(p));
+	assert_true(frame_back(p));
+	assert_int_equal(write(gate_fd, "x", 1), 1);
+	close(gate_fd);
+	gate_fd = -1;
+	pty_continue(p, true);
+	assert_true(wait_for(p, autosave_written, 20000));
+	struct mha_config c, ac;
+	struct mha_weights w, aw;
+	char msg[1024];
+	assert_int_equal(session_load(autosave, &ac, &aw, msg, sizeof msg), 0); /* whole */
+	pty_wait_quiet(p, 50, 2000); /* anything the writer drew is out */
+	if (!frame_back(p))
+		show("once the writer finished, not the app's frame", pty_screen(p));
+	assert_true(frame_back(p));
+	free(frame_before);
+	pty_char(p, 'q');
+	assert_int_equal(pty_wait_exit(p, EXIT_MS), 0);
+	assert_false(pty_altscreen(p));
+	assert_true(pty_cursor_visible(p));
+	assert_true(pty_termios_restored(p));
+	/* the autosave held every edit: the same inputs as the session q saved
+	 * (which then removed it) */
+	assert_int_equal(session_load(session_path, &c, &w, msg, sizeof msg), 0);
+	assert_false(autosave_written(p));
+	assert_memory_equal(w.x, aw.x, (size_t)c.n * (size_t)c.d * sizeof *w.x);
+	mha_weights_free(&w);
+	mha_weights_free(&aw);
+	pty_free(p);
+}
+
 /* Bytes a terminal may send by itself change nothing: sent, then the
  * value prompt opened as a probe (once it is open, every byte before it
  * was read), the screen above the status line is as before; Esc closes
@@ -875,6 +984,7 @@ int main(void)
 		T(test_sigquit_usr1_usr2_alrm_xcpu_save_and_restore_the_terminal),
 		T(test_ctrl_backslash_saves_and_restores_the_terminal),
 		T(test_ctrl_s_does_not_freeze_the_screen),
+	T(test_ctrl_z_during_an_autosave_resumes_on_the_current_frame),
 		T(test_sigbus_fpe_ill_trap_sys_restore_the_terminal_and_autosave),
 		T(test_file_size_limit_fails_the_save_with_a_message),
 		T(test_two_instances_keep_both_sets_of_edits),
