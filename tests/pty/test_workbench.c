@@ -459,6 +459,26 @@ static void test_a_session_changed_behind_the_run_is_never_saved_over(void **sta
 	pty_free(p);
 }
 
+/* A session with a second hard link: q replaces the file (atomically), so
+ * the other name keeps the session from before, and the exit says so. */
+static void test_a_hard_link_split_by_the_save_is_said_on_exit(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	quit_and_check(p); /* a session to link to */
+	pty_free(p);
+	char other[160];
+	snprintf(other, sizeof other, "%s/linked.txt", state_dir);
+	assert_int_equal(link(session_path, other), 0);
+	p = start_workbench(24, 80);
+	edit_one_cell(p);
+	quit_and_check(p);
+	assert_non_null(strstr(pty_output(p, NULL), "had 1 other hard link: it holds the session from before"));
+	assert_true(holds_the_edit(session_path));
+	assert_false(holds_the_edit(other));
+	pty_free(p);
+}
+
 /* A crash after the saves went elsewhere: the note printed names the
  * autosave that holds the edits, the one beside the file saved to now. */
 static void check_crash_note_names(struct pty *p, const char *saved_to, float edit)
@@ -990,6 +1010,7 @@ int main(void)
 		T(test_two_instances_keep_both_sets_of_edits),
 		T(test_flags_keep_the_replaced_session_as_a_backup),
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
+	T(test_a_hard_link_split_by_the_save_is_said_on_exit),
 	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
 	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
