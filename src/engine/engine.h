@@ -80,6 +80,10 @@ void mha_cache_sizes(long *l1d, long *l2, long *l3);
  * seconds[MHA_PHASE_COUNT] receives the sums since it was switched on. */
 void mha_plan_profile(struct mha_plan *p, bool on);
 void mha_plan_phase_seconds(const struct mha_plan *p, double *seconds);
+/* The large path's wall time per phase since profiling was switched on,
+ * from the start to the end of each parallel phase (its threads' time
+ * over the wall time shows how busy they were); 0 on teaching sizes. */
+void mha_plan_phase_wall(const struct mha_plan *p, double *seconds);
 const char *mha_phase_name(enum mha_phase ph);
 
 /*

@@ -48,6 +48,7 @@ struct mha_plan {
 	size_t bytes;
 	bool profile;
 	struct clocks *clocks;    /* (threads) */
+	double wall[MHA_PHASE_COUNT]; /* each phase's wall time, start to end (large path) */
 	const struct mha_weights *w; /* during a forward */
 };
 
@@ -68,33 +69,54 @@ enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len
 	return mha_config_check_limit(c, MHA_PLAN_MAX_TOKENS, msg, len);
 }
 
+/* Zeroed memory on a 64-byte boundary (free() releases it): the kernels'
+ * 64-byte loads then never straddle two cache lines, and two threads
+ * writing neighbouring heads of the concat never share one. */
+static void *calloc64(size_t count, size_t size)
+{
+	size_t bytes = (count * size + 63) / 64 * 64;
+	void *m = aligned_alloc(64, bytes ? bytes : 64);
+	if (m)
+		memset(m, 0, bytes);
+	return m;
+}
+
+/* floats rounded up to whole 64-byte lines */
+static size_t line_floats(size_t floats)
+{
+	return (floats + 15) / 16 * 16;
+}
+
 static enum mha_status alloc_large(struct mha_plan *p, int threads)
 {
 	const struct mha_config *c = &p->c;
 	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-	size_t floats = n * hw + 3 * n * gw + n * hw + n * (size_t)c->d;
+	/* q, k, v, vh, concat, y: each on its own lines */
+	size_t len[6] = { n * hw, n * gw, n * gw, n * gw, n * hw, n * (size_t)c->d }, floats = 0;
+	for (int i = 0; i < 6; i++)
+		floats += line_floats(len[i]);
 	p->kp_len = attn_packed_len(c->n, c->dk, p->lanes);
 	if (p->lanes) {
 		/* zero padding set here, once */
-		p->kp = calloc((size_t)c->g * p->kp_len, sizeof(float));
+		p->kp = calloc64((size_t)c->g * p->kp_len, sizeof(float));
 		if (!p->kp)
 			return MHA_ENOMEM;
 	}
 	size_t act_bytes = floats * sizeof(float) + (size_t)c->h * n;
-	char *mem = calloc(1, act_bytes);
-	p->block_floats = flash_scratch_floats(c->n, p->br, p->bc, c->top_k, mha_mask_extra(c));
-	p->blocks = calloc((size_t)threads * p->block_floats, sizeof(float));
+	char *mem = calloc64(1, act_bytes);
+	/* each thread's scratch on its own cache lines */
+	p->block_floats = line_floats(flash_scratch_floats(c->n, p->br, p->bc, c->top_k,
+	                                                   mha_mask_extra(c)));
+	p->blocks = calloc64((size_t)threads * p->block_floats, sizeof(float));
 	if (!mem || !p->blocks) {
 		free(mem);
 		return MHA_ENOMEM;
 	}
-	float *f = (float *)mem;
-	p->a.q = f;      f += n * hw;
-	p->a.k = f;      f += n * gw;
-	p->a.v = f;      f += n * gw;
-	p->vh = f;       f += n * gw;
-	p->a.concat = f; f += n * hw;
-	p->a.y = f;      f += n * (size_t)c->d;
+	float *f = (float *)mem, **seg[6] = { &p->a.q, &p->a.k, &p->a.v, &p->vh, &p->a.concat, &p->a.y };
+	for (int i = 0; i < 6; i++) {
+		*seg[i] = f;
+		f += line_floats(len[i]);
+	}
 	p->a.dead_row = (unsigned char *)f;
 	p->a.mem = mem;
 	p->bytes = act_bytes + (size_t)threads * p->block_floats * sizeof(float)
@@ -140,7 +162,7 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 	p->chunk = (c->n + tasks - 1) / tasks;
 	if (p->chunk < 32)
 		p->chunk = 32;
-	p->clocks = calloc((size_t)threads, sizeof *p->clocks);
+	p->clocks = calloc64((size_t)threads, sizeof *p->clocks);
 	p->pool = pool_create(threads);
 	if (!p->clocks || !p->pool)
 		goto nomem;
@@ -194,6 +216,12 @@ void mha_plan_profile(struct mha_plan *p, bool on)
 {
 	p->profile = on;
 	memset(p->clocks, 0, (size_t)pool_threads(p->pool) * sizeof *p->clocks);
+	memset(p->wall, 0, sizeof p->wall);
+}
+
+void mha_plan_phase_wall(const struct mha_plan *p, double *seconds)
+{
+	memcpy(seconds, p->wall, sizeof p->wall);
 }
 
 void mha_plan_phase_seconds(const struct mha_plan *p, double *seconds)
@@ -299,13 +327,17 @@ void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
 		return;
 	}
 	p->w = w;
+	double *wall = p->profile ? p->wall : NULL, t0 = wall ? phase_clock() : 0.0;
 	int had = gemm_threads_set(1);
 	int chunks = (p->c.n + p->chunk - 1) / p->chunk;
 	pool_run(p->pool, project_task, p, chunks);
+	phase_lap(wall, MHA_PHASE_PROJECT, &t0);
 	/* the last query tiles first, heads inner: with causal they are the
 	 * longest, and the short ones fill in at the end */
 	pool_run(p->pool, attend_task, p, p->c.h * p->nb);
+	phase_lap(wall, MHA_PHASE_WEIGHTED, &t0);
 	pool_run(p->pool, output_task, p, chunks);
 	gemm_threads_set(had);
+	phase_lap(wall, MHA_PHASE_OUTPUT, &t0);
 	p->w = NULL;
 }

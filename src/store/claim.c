@@ -201,3 +201,16 @@ bool claim_backup_settle(const char *path, const char *backup)
 	}
 	return true;
 }
+
+int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink)
+{
+	int others = nlink > 1 ? (int)nlink - 1 : 0;
+	char name[4200];
+	struct stat st;
+	for (int n = 1; n <= 999 && others > 0; n++) {
+		snprintf(name, sizeof name, "%.4000s.~%d~", path, n);
+		if (lstat(name, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+			others--;
+	}
+	return others;
+}

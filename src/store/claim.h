@@ -76,4 +76,10 @@ bool claim_stamp_changed(const struct claim_stamp *was, const char *path);
  * over a file changed behind it. 0, or -1 when there is none. */
 int claim_beside(const char *path, char *out, size_t outlen);
 
+/* How many names the file (dev, ino), which had nlink names, has besides
+ * path and path's own numbered backups ("<path>.~N~", which are links to
+ * it on purpose): the hard links a save of path splits off, each keeping
+ * the file from before the save. */
+int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink);
+
 #endif
