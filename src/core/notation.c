@@ -61,8 +61,13 @@ char *notation_matrix(char *buf, size_t len, enum mha_tensor t, int head, bool u
 		snprintf(buf, len, "%s", name);
 		return buf;
 	}
+	return notation_sub_name(buf, len, name, head, utf8);
+}
+
+char *notation_sub_name(char *buf, size_t len, const char *name, int i, bool utf8)
+{
 	char sub[48];
-	notation_subscript(sub, sizeof sub, head, utf8);
+	notation_subscript(sub, sizeof sub, i, utf8);
 	snprintf(buf, len, "%s%s%s", name, utf8 ? "" : "_", sub);
 	return buf;
 }

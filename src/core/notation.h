@@ -43,6 +43,10 @@ char *notation_subscript(char *buf, size_t len, int i, bool utf8);
 /* The subscript digit (U+2080..U+2089, 3 bytes) at p: its value, else -1. */
 int notation_sub_digit(const char *p);
 
+/* name with i as its subscript: "Q₀" / "Q_0" (a head's block of Q, or
+ * head i's matrix), whatever the name. Returns buf. */
+char *notation_sub_name(char *buf, size_t len, const char *name, int i, bool utf8);
+
 /* The matrix: "P₀" / "P_0" for head 0 of a per-head tensor, else the
  * tensor's name ("W^Q"); head < 0: the name alone. Returns buf. */
 char *notation_matrix(char *buf, size_t len, enum mha_tensor t, int head, bool utf8);

@@ -5,7 +5,7 @@
 start 80 24 -- --seed 1
 wait_for "X[0 the, 0] = 0.13312304"
 keys 2
-wait_for "Q_0 6x4"
+wait_for "Q₀ 6x4"
 quiet
 before=$(screen | grep '^the ' | head -1)
 keys 1
@@ -16,7 +16,7 @@ wait_for "= 2.5_"
 keys Enter
 wait_for "set to 2.5"
 keys 2
-wait_for "Q_0 6x4"
+wait_for "Q₀ 6x4"
 quiet
 after=$(screen | grep '^the ' | head -1)
 [ "$before" != "$after" ] || fail "Q's first row did not change: $after"

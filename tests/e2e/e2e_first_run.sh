@@ -21,7 +21,7 @@ wait_for "M: choose a lesson"   # the pane's heading in the free workbench
 quiet
 screen | grep -q "M men" || fail "the hint line does not name M, the lesson menu"
 keys 4
-wait_for "P_0 6x6 = softmax"
+wait_for "P₀ 6x6 = softmax"
 keys q
 wait_for "EXIT=0"
 stop
