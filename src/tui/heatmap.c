@@ -119,10 +119,10 @@ static void value_format(char *buf, size_t len, float v, int w)
 }
 
 /* Does token i's label occur at another index below count? */
-static bool label_repeated(const struct heatmap *hm, int i, int count)
+static bool label_repeated(const char (*labels)[MHA_LABEL_MAX], int i, int count)
 {
 	for (int k = 0; k < count; k++)
-		if (k != i && !strcmp(hm->labels[k], hm->labels[i]))
+		if (k != i && !strcmp(labels[k], labels[i]))
 			return true;
 	return false;
 }
@@ -135,15 +135,20 @@ static bool label_repeated(const struct heatmap *hm, int i, int count)
  * digit tells 9, 10, 11 apart). */
 static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, int w)
 {
+	int count = hm->rows > hm->cols ? hm->rows : hm->cols;
+	heatmap_token_label(buf, len, hm->labels, count, i, w);
+}
+
+void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_MAX], int count, int i, int w)
+{
 	char num[16];
 	int n = snprintf(num, sizeof num, "%d", i);
-	if (!hm->labels || !hm->labels[i][0]) {
+	if (!labels || !labels[i][0]) {
 		snprintf(buf, len, "%s", n > w ? num + n - w : num);
 		return;
 	}
-	int count = hm->rows > hm->cols ? hm->rows : hm->cols;
-	if (!label_repeated(hm, i, count)) {
-		theme_cut(buf, len, hm->labels[i], w, false);
+	if (!label_repeated(labels, i, count)) {
+		theme_cut(buf, len, labels[i], w, false);
 		return;
 	}
 	if (n + 1 > w) { /* no room for a letter: the index alone */
@@ -151,7 +156,7 @@ static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, i
 		return;
 	}
 	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1] = "";
-	theme_cut(word, sizeof word, hm->labels[i], w - n, false);
+	theme_cut(word, sizeof word, labels[i], w - n, false);
 	if (theme_utf8()) {
 		/* U+2080 + digit: E2 82 80..89 */
 		for (int k = 0; k < n; k++) {

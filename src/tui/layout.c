@@ -262,6 +262,22 @@ int layout_panels_focus(struct rect area, int count, const struct rect *want, in
 	    area.w - (count - 1) >= count * min_w) {
 		int w[LAYOUT_PANELS_MAX];
 		share_widths(area.w, count, want, w);
+		/* the focused panel first, up to its whole width, while the
+		 * others keep min_w each (Softmax: more of P's columns, fewer
+		 * of S's) */
+		int wf = focus >= 0 && focus < count ? area.w - (count - 1) * (min_w + 1) : 0;
+		if (focus >= 0 && focus < count && wf > want[focus].w)
+			wf = want[focus].w;
+		if (focus >= 0 && focus < count && wf > w[focus]) {
+			struct rect rest[LAYOUT_PANELS_MAX];
+			int rw[LAYOUT_PANELS_MAX], k = 0;
+			for (int i = 0; i < count; i++)
+				if (i != focus)
+					rest[k++] = want[i];
+			share_widths(area.w - wf - 1, count - 1, rest, rw);
+			for (int i = 0, j = 0; i < count; i++)
+				w[i] = i == focus ? wf : rw[j++];
+		}
 		int h = tallest < area.h ? tallest : area.h, x = area.x;
 		for (int i = 0; i < count; i++) {
 			out[i] = mk(area.y, x, h, w[i]);

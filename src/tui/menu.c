@@ -13,6 +13,7 @@
 
 #include "learn.h"
 #include "lesson.h"
+#include "draw.h"
 #include "lesson_pane.h"
 #include "mode.h"
 #include "nav.h"
@@ -223,8 +224,24 @@ static int menu_pane(const struct app *app, struct rect r, struct hit_map *hits)
 	return 0;
 }
 
+/* While the menu has the keys the status line says what they do there
+ * (the workbench's "Enter edits" would not); a message shows first. */
+static bool menu_status(const struct app *app, struct rect r)
+{
+	const struct app_learn *l = &app->learn;
+	if (!l->set || (app->status[0] && app->now_ms < app->status_until_ms))
+		return false;
+	const struct lesson *les = &l->set->lessons[l->menu_sel];
+	char line[320];
+	snprintf(line, sizeof line, "Enter: open lesson %d, %s  Esc: the free workbench  up/down: another lesson",
+	         les->number, les->title);
+	draw_fit(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	return true;
+}
+
 const struct mode_ops menu_mode = {
 	.name = "lesson menu",
 	.key = menu_key,
+	.status = menu_status,
 	.pane = menu_pane,
 };

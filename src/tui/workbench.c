@@ -309,8 +309,13 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 	/* in a lesson the step's matrix keeps its rows (title and header, and
 	 * the Reshape proof's two lines) before the heatmaps keep theirs */
 	int least = panels_focus(app, &v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
+	int want = panels_rows(app, &v, nw, cw);
+	/* Concat and W^O: the heatmaps (P) are not what the stage is about,
+	 * so they give way before any of its matrices' rows do */
+	if (app->stage == PIPELINE_CONCAT || app->stage == PIPELINE_OUTPUT)
+		least = want > least ? want : least;
 	struct body_layout b = layout_body_min(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
-	                                       counts_view_height, panels_rows(app, &v, nw, cw), least);
+	                                       counts_view_height, want, least);
 	b.numbers_cell_w = cw;
 	b.body_h = l->body.h;
 	return b;

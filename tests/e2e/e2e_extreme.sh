@@ -24,7 +24,7 @@ wait_for "cursor in S_0"
 wait_gone "cursor in S_0"
 quiet
 screen | grep -q -i -e nan -e inf && fail "nan or inf on screen"
-screen | grep -q '^the  *[-0-9.]*e[0-9][0-9]* ' || fail "no exponent form in the first row of Q_0"
+screen | grep -q '^the[^ ]*  *[-0-9.]*e[0-9][0-9]* ' || fail "no exponent form in the first row of Q_0"
 # the status line: the whole value of S_0[the,the], 9 significant digits
 screen | grep -q '^S_0\[the,the\] = [-0-9.]*e+[0-9]*   from' || fail "the status line lacks the full value"
 keys q

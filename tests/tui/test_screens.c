@@ -443,7 +443,8 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	c.h = 8;
 	c.g = 8;
 	c.dk = 2;
-	c.n = 9; /* at 80x24: 7 maps of 8 a page, so the page hint joins the line too */
+	c.n = 9; /* at 80x30: 7 maps of 8 a page, so the page hint joins the line too (at
+	          * 80x24 the heatmaps give way to S_0's rows) */
 	struct app *app = open_app(&c);
 	for (int i = 0; i < c.n; i++)
 		snprintf(app->w.labels[i], MHA_LABEL_MAX, "longtoken%05d", i % 10);
@@ -455,8 +456,8 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	vscreen_text(text, sizeof text);
 	vscreen_close();
 	legend_hi(text, wide, sizeof wide);
-	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
-	draw_screen_hits(app, 24, 80, NULL);
+	assert_int_equal(vscreen_open(30, 80, "xterm-256color", false), 0);
+	draw_screen_hits(app, 30, 80, NULL);
 	vscreen_text(text, sizeof text);
 	vscreen_close();
 	legend_hi(text, narrow, sizeof narrow);
