@@ -7,7 +7,7 @@
  * width, in how many pages). The legend that says what the shades mean is
  * heatmap_legend.c (same header, heatmap.h).
  *
- * Geometry at cell width w (1..6): a cell is w - s glyphs plus s spaces,
+ * Geometry at cell width w (1..8): a cell is w - s glyphs plus s spaces,
  * s = 1 when w >= 2 (so columns stay apart and the column labels have room);
  * the row-label column is 1 char at w = 1 (letters never look like glyphs,
  * so no space is needed), else w - 1 chars + space: as wide as a column
@@ -86,7 +86,8 @@ int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count)
 static void value_format(char *buf, size_t len, float v, int w)
 {
 	char t[48];
-	for (int dec = 2; dec >= 0; dec--) {
+	/* three decimals only where a wide cell has room for them and a glyph */
+	for (int dec = w >= 6 ? 3 : 2; dec >= 0; dec--) {
 		/* no "-0.00": a value that rounds to zero has no sign */
 		double x = fabs(v) < 0.5 * pow(10, -dec) ? 0.0 : v;
 		snprintf(t, sizeof t, "%.*f", dec, x);

@@ -20,7 +20,7 @@
 
 #include "mha.h"
 
-enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 6 };
+enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 8 };
 
 /* Which values set a cell's shade. */
 enum heatmap_scale {

@@ -50,6 +50,9 @@ struct layout layout_frame(int rows, int cols, enum layout_pane pane)
 	return l;
 }
 
+/* The narrowest heatmap cell that still holds a number (".42"). */
+enum { HEAT_NUMBERS_W = 5 };
+
 static int ceil_div(int a, int b)
 {
 	return (a + b - 1) / b;
@@ -84,6 +87,13 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 		for (int cw = pass == 0 ? HEATMAP_CELL_W_MAX : HEATMAP_CELL_W_MAX - 1; cw >= HEATMAP_CELL_W_MIN; cw--) {
 			int need = strip_rows(n, h, a.w, cw, &per_row);
 			int keep = pass == 0 && numbers_want + 1 > least ? numbers_want + 1 : least;
+			/* a cell so wide that the maps stack one under another
+			 * while a narrower one that still holds numbers
+			 * (HEAT_NUMBERS_W) sets them side by side: narrower */
+			int other = 0;
+			if (need > 0 && h > 1 && per_row < 2 && cw > HEAT_NUMBERS_W &&
+			    strip_rows(n, h, a.w, HEAT_NUMBERS_W, &other) > 0 && other >= 2)
+				continue;
 			if (need > 0 && a.h - need >= keep) {
 				b->heat = mk(a.y + a.h - need, a.x, need, a.w);
 				b->heat_cell_w = cw;

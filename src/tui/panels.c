@@ -64,8 +64,11 @@ int panels_focus(const struct app *app, const struct stage_view *v, int *rows)
 	int i = app->learn.active ? app->cur[app->stage].panel : v->count - 1;
 	if (i < 0 || i >= v->count)
 		return -1;
+	/* a lesson: the step's matrix whole up to 8 rows; the free workbench:
+	 * 4 rows of the result before the heatmaps (which show the same P at
+	 * Scores and Softmax), the rest shared */
 	int n = v->p[i].rows;
-	*rows = n <= 8 ? n : 6;
+	*rows = !app->learn.active ? (n < 4 ? n : 4) : n <= 8 ? n : 6;
 	return i;
 }
 

@@ -232,8 +232,8 @@ static const char *bias_note(const struct app *app, const char *note, char *out,
  * forms. */
 static void shape_forms(const struct mha_config *c, char f[3][128])
 {
-	snprintf(f[0], 128, "n %d tokens, d %d model width, h %d heads, h_kv %d KV heads, d_k %d per head", c->n, c->d,
-	         c->h, c->g, c->dk);
+	snprintf(f[0], 128, "n %d tokens, d %d model width, h %d head%s, h_kv %d KV head%s, d_k %d per head", c->n,
+	         c->d, c->h, c->h == 1 ? "" : "s", c->g, c->g == 1 ? "" : "s", c->dk);
 	snprintf(f[1], 128, "n %d  d %d  h %d  h_kv %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
 	snprintf(f[2], 128, "n%d d%d h%d h_kv%d d_k%d", c->n, c->d, c->h, c->g, c->dk);
 }

@@ -118,6 +118,19 @@ static void test_every_stage_at_160x50(void **state)
 	stage_screens(50, 160);
 }
 
+/* A large terminal: the default workbench's Softmax at 200x60, its
+ * heatmaps' cells grown (three decimals in them) and set side by side. */
+static void test_softmax_at_200x60(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "4");
+	expect_screen(app, 60, 200, "stage4_200x60");
+	app_free(app);
+	free(app);
+}
+
 static void test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24(void **state)
 {
 	(void)state;
@@ -497,6 +510,7 @@ static void test_the_lesson_menu_and_a_lesson_step(void **state)
 	keys(app, "n");
 	expect_screen(app, 24, 80, "lesson1_steer_80x24");
 	expect_screen(app, 50, 160, "lesson1_steer_160x50");
+	expect_screen(app, 60, 200, "lesson1_steer_200x60");
 	keys(app, "1l\n3\n4");
 	expect_screen(app, 24, 80, "lesson1_steer_met_80x24");
 	keys(app, "#");
@@ -558,6 +572,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_stage_at_80x24),
 		cmocka_unit_test(test_every_stage_at_160x50),
+		cmocka_unit_test(test_softmax_at_200x60),
 		cmocka_unit_test(test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24),
 		cmocka_unit_test(test_the_causal_mask_on_scores_and_softmax),
 		cmocka_unit_test(test_the_trace_and_the_edit_prompt),
