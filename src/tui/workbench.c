@@ -269,6 +269,8 @@ static void draw_info(const struct app *app, const struct stage_view *v, struct 
 	draw_fit(r.y + 1, r.x + sw + 3, r.w - sw - 3, note, dim);
 }
 
+static void draw_wrapped(struct rect r, const char *text, attr_t a);
+
 /* Predict, then reveal: the stage the lesson hides, in place of its
  * numbers (shapes and formulas too: they can give the answer away). */
 static void draw_hidden_stage(const struct app *app, struct rect r)
@@ -280,10 +282,16 @@ static void draw_hidden_stage(const struct app *app, struct rect r)
 	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question: %s, then "
 	         "your answer. Right or wrong, it shows then.", pipeline_stage_label((enum pipeline_stage)from),
 	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"));
+	draw_wrapped(r, msg, theme_attr(ROLE_TITLE));
+}
+
+/* Wrapped text from (r.y, r.x), as many lines as r holds. */
+static void draw_wrapped(struct rect r, const char *text, attr_t a)
+{
 	struct lesson_text t = { 0 };
-	lesson_wrap(&t, msg, r.w, LESSON_LINE_PROSE, NULL, NULL);
-	for (int i = 0; i < t.count; i++)
-		draw_put(r.y + i, r.x, r.w, t.lines[i].text, theme_attr(ROLE_TITLE));
+	lesson_wrap(&t, text, r.w, LESSON_LINE_PROSE, NULL, NULL);
+	for (int i = 0; i < t.count && i < r.h; i++)
+		draw_put(r.y + i, r.x, r.w, t.lines[i].text, a);
 	lesson_text_free(&t);
 }
 
@@ -291,6 +299,12 @@ static void draw_counts(const struct app *app, struct rect r)
 {
 	if (r.h <= 0)
 		return;
+	/* the first screen at 80 columns: the menu's legend in the compact
+	 * counts' place, so that the list keeps its lessons */
+	if (mode_base(app) == MODE_MENU && r.h <= LAYOUT_PANE_COUNT_LINES) {
+		draw_wrapped(r, menu_legend(), theme_attr(ROLE_DIM));
+		return;
+	}
 	if (!learn_counts_hidden(app)) {
 		counts_view_draw(stdscr, r.y, r.x, r.h, r.w, &app->cfg);
 		return;
