@@ -48,6 +48,8 @@ struct options {
 	int block_cols;   /* B_c, keys per tile; 0: the plan's choice */
 	double min_time;  /* seconds of forward samples per round, at least */
 	bool json, check, causal, no_ui;
+	bool separate_qkv; /* Q, K, V by three products instead of one fused */
+	bool scaling;     /* only the interleaved 2-against-1 thread measurement */
 };
 
 /* The TUI's edit -> recompute -> draw (bench_ui.h), when built with it. */
@@ -85,6 +87,13 @@ struct result {
 	double share[MHA_PHASE_COUNT];
 	double peak_mib, base_mib, plan_mib;
 };
+
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static double now(void)
 {
@@ -222,7 +231,8 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 	struct mha_weights w;
 	struct mha_plan *plan = NULL;
 	struct mha_plan_options po = { .threads = threads, .block_rows = o->block_rows,
-	                               .block_cols = o->block_cols };
+	                               .block_cols = o->block_cols,
+	                               .separate_qkv = o->separate_qkv };
 	if (mha_weights_alloc(&w, &c) != MHA_OK) {
 		fprintf(stderr, "mha-bench: out of memory for the weights\n");
 		return -1;
@@ -294,11 +304,44 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 
 /* 2 threads against 1 on one shape, interleaved: each round times the
  * 1-thread plan, then the 2-thread plan, and its speedup is the ratio of
- * the two medians; min / median / max over rounds. */
+ * the two medians; min / median / max over rounds. The forwards run with
+ * the plan's profiling on (a few clock reads per task), so each round
+ * also gives every phase's wall time per forward and how busy the threads
+ * were in it (thread time over threads x wall time). Then, as the
+ * machine's own reference, OpenBLAS's sgemm of the projection's size at 1
+ * and 2 BLAS threads in the same round. */
 struct speedup {
 	struct shape s;
+	int rounds;
 	double min, median, max;
+	double sgemm_min, sgemm_median, sgemm_max;
+	/* [threads - 1][phase], medians over rounds */
+	double phase_ms[2][MHA_PHASE_COUNT], busy[2][MHA_PHASE_COUNT];
+	/* CPU time of the process per forward, [threads - 1], median over
+	 * rounds: at 2 threads against 1 it shows the work added by running
+	 * in parallel (spinning, caches, memory), whatever the load */
+	double cpu_ms[2];
 };
+
+struct counted_fwd {
+	struct fwd_ctx f;
+	int calls;
+};
+
+static void run_counted(void *ctx)
+{
+	struct counted_fwd *cf = ctx;
+	run_forward(&cf->f);
+	cf->calls++;
+}
+
+/* min, median, max of v[0..n), sorting v */
+static void spread(double *v, int n, double *lo, double *mid, double *hi)
+{
+	*lo = quantile(v, n, 0.0);
+	*mid = quantile(v, n, 0.5);
+	*hi = quantile(v, n, 1.0);
+}
 
 static int measure_speedup(const struct options *o, struct shape s, struct speedup *sp)
 {
@@ -311,35 +354,81 @@ static int measure_speedup(const struct options *o, struct shape s, struct speed
 	if (mha_weights_alloc(&w, &c) != MHA_OK)
 		return -1;
 	mha_weights_init(&w, &c, 7);
-	int rc = 0;
+	struct sgemm_ctx g = { s.n, s.d, filled((size_t)s.n * s.d), filled((size_t)s.d * s.d),
+	                       filled((size_t)s.n * s.d) };
+	int rc = g.a && g.b && g.c ? 0 : -1;
 	for (int t = 0; t < 2 && rc == 0; t++) {
 		struct mha_plan_options po = { .threads = t + 1, .block_rows = o->block_rows,
-		                               .block_cols = o->block_cols };
+		                               .block_cols = o->block_cols,
+		                               .separate_qkv = o->separate_qkv };
 		if (mha_plan_create(&plan[t], &c, &po, msg, sizeof msg) != MHA_OK) {
 			fprintf(stderr, "mha-bench: n %d d %d h %d: %s\n", s.n, s.d, s.h, msg);
 			rc = -1;
 		}
 	}
 	static struct timed tt[2];
-	double ratio[MAX_ROUNDS];
+	static double ratio[MAX_ROUNDS], gratio[MAX_ROUNDS];
+	static double ph_ms[2][MHA_PHASE_COUNT][MAX_ROUNDS], ph_busy[2][MHA_PHASE_COUNT][MAX_ROUNDS];
+	static double cpu[2][MAX_ROUNDS];
 	for (int round = 0; round < o->rounds && rc == 0; round++) {
-		double med[2];
+		double med[2], gmed[2];
 		for (int t = 0; t < 2; t++) {
-			struct fwd_ctx f = { plan[t], &w };
+			struct counted_fwd cf = { { plan[t], &w }, 0 };
 			tt[t].n = 0;
-			run_forward(&f);
-			sample(&tt[t], run_forward, &f, o->min_time);
+			run_forward(&cf.f);
+			mha_plan_profile(plan[t], true);
+			double c0 = cpu_now();
+			sample(&tt[t], run_counted, &cf, o->min_time);
+			cpu[t][round] = 1e3 * (cpu_now() - c0) / cf.calls;
 			med[t] = quantile(tt[t].v, tt[t].n, 0.5);
+			double wall[MHA_PHASE_COUNT], busy[MHA_PHASE_COUNT];
+			mha_plan_phase_wall(plan[t], wall);
+			mha_plan_phase_seconds(plan[t], busy);
+			mha_plan_profile(plan[t], false);
+			for (int ph = 0; ph < MHA_PHASE_COUNT; ph++) {
+				ph_ms[t][ph][round] = 1e3 * wall[ph] / cf.calls;
+				ph_busy[t][ph][round] = wall[ph] > 0 ? busy[ph] / ((t + 1) * wall[ph]) : 0.0;
+			}
+		}
+		for (int t = 0; t < 2; t++) {
+			int had = gemm_threads_set(t + 1);
+			run_sgemm(&g);
+			tt[t].n = 0;
+			sample(&tt[t], run_sgemm, &g, o->min_time / 2);
+			gemm_threads_set(had);
+			gmed[t] = quantile(tt[t].v, tt[t].n, 0.5);
 		}
 		ratio[round] = med[0] / med[1];
+		gratio[round] = gmed[0] / gmed[1];
+		/* OpenBLAS's idle workers poll for a while before they sleep:
+		 * let them, or they compete with the next round's forwards */
+		usleep(150000);
 	}
-	if (rc == 0)
-		*sp = (struct speedup){ s, quantile(ratio, o->rounds, 0.0), quantile(ratio, o->rounds, 0.5),
-		                        quantile(ratio, o->rounds, 1.0) };
+	if (rc == 0) {
+		sp->s = s;
+		sp->rounds = o->rounds;
+		spread(ratio, o->rounds, &sp->min, &sp->median, &sp->max);
+		spread(gratio, o->rounds, &sp->sgemm_min, &sp->sgemm_median, &sp->sgemm_max);
+		for (int t = 0; t < 2; t++)
+			sp->cpu_ms[t] = quantile(cpu[t], o->rounds, 0.5);
+		for (int t = 0; t < 2; t++)
+			for (int ph = 0; ph < MHA_PHASE_COUNT; ph++) {
+				sp->phase_ms[t][ph] = quantile(ph_ms[t][ph], o->rounds, 0.5);
+				sp->busy[t][ph] = quantile(ph_busy[t][ph], o->rounds, 0.5);
+			}
+	}
 	mha_plan_destroy(plan[0]);
 	mha_plan_destroy(plan[1]);
 	mha_weights_free(&w);
+	free(g.a); free(g.b); free(g.c);
 	return rc;
+}
+
+/* The large path's phases: scores, softmax and weighted sum are one fused
+ * loop, clocked as "weighted"; it is the attention. */
+static const char *scaling_phase_name(int ph)
+{
+	return ph == MHA_PHASE_WEIGHTED ? "attention" : mha_phase_name((enum mha_phase)ph);
 }
 
 static void usage(FILE *f)
@@ -355,9 +444,13 @@ static void usage(FILE *f)
 	      "  --tiles BRxBC     the large path's tiles: BR query rows, BC keys\n"
 	      "                    (default: from this machine's cache sizes)\n"
 	      "  --block-rows R    the same for BR alone\n"
+	      "  --separate-qkv    Q, K, V by three sgemms instead of one fused (to compare)\n"
 	      "  --causal          causal mask (the FLOP count stays dense)\n"
 	      "  --isa NAME        exp and attention kernels: avx512f, avx2 or scalar\n"
 	      "                    (default: the widest the CPU has)\n"
+	      "  --scaling         only 2 threads against 1, interleaved round by round,\n"
+	      "                    with each phase's time and OpenBLAS's own sgemm speedup\n"
+	      "                    (any n; without it: n >= 1024 when --threads has 1 and 2)\n"
 	      "  --no-ui           skip the TUI's edit -> recompute -> draw timing\n"
 	      "  --json            JSON instead of the table\n"
 	      "  --check           exit 1 if a speed target is missed\n"
@@ -387,6 +480,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			i++;
+		} else if (!strcmp(a, "--separate-qkv")) {
+			o->separate_qkv = true;
+		} else if (!strcmp(a, "--scaling")) {
+			o->scaling = true;
 		} else if (!strcmp(a, "--no-ui")) {
 			o->no_ui = true;
 		} else if (!strcmp(a, "--causal")) {
@@ -495,14 +592,28 @@ static bool verdict_ok(struct verdict v)
 	       && (!v.have_small || v.small_us < TARGET_SMALL_US);
 }
 
-static void print_table(const struct result *r, int nr, struct verdict v,
-                        const struct speedup *sp, int ns, const struct ui_result *u, int nu)
+static void print_speedup(const struct speedup *x)
 {
-	long l1, l2, l3;
-	mha_cache_sizes(&l1, &l2, &l3);
-	printf("mha-bench: %s; softmax exp: %s\n", gemm_backend(), vexp_isa_name(vexp_isa()));
-	printf("caches (per core, as the engine read them): L1d %ld KiB, L2 %ld KiB, L3 %ld KiB\n",
-	       l1 / 1024, l2 / 1024, l3 / 1024);
+	printf("speedup, 2 threads against 1, interleaved, n %d d %d h %d: median %.2fx "
+	       "(min %.2fx, max %.2fx)\n", x->s.n, x->s.d, x->s.h, x->median, x->min, x->max);
+	printf("  %d rounds; OpenBLAS sgemm %dx%dx%d, 2 BLAS threads against 1, same rounds: "
+	       "median %.2fx (min %.2fx, max %.2fx)\n", x->rounds, x->s.n, x->s.d, x->s.d,
+	       x->sgemm_median, x->sgemm_min, x->sgemm_max);
+	printf("  CPU time per forward: 1 thread %.3f ms, 2 threads %.3f ms (%.2fx the work)\n",
+	       x->cpu_ms[0], x->cpu_ms[1], x->cpu_ms[0] > 0 ? x->cpu_ms[1] / x->cpu_ms[0] : 0.0);
+	printf("  %-10s %10s %10s %8s %12s\n", "phase", "1 thr ms", "2 thr ms", "speedup",
+	       "2 thr busy");
+	for (int ph = 0; ph < MHA_PHASE_COUNT; ph++)
+		if (x->phase_ms[0][ph] > 0.0)
+			printf("  %-10s %10.3f %10.3f %7.2fx %11.0f%%\n", scaling_phase_name(ph),
+			       x->phase_ms[0][ph], x->phase_ms[1][ph],
+			       x->phase_ms[1][ph] > 0 ? x->phase_ms[0][ph] / x->phase_ms[1][ph] : 0.0,
+			       100.0 * x->busy[1][ph]);
+}
+
+/* The table of forward rows (one per shape and thread count). */
+static void print_rows(const struct result *r, int nr)
+{
 	printf("%5s %4s %3s %3s %5s %7s %10s %9s %9s %9s %8s %8s %6s %11s", "n", "d", "h", "thr",
 	       "path", "tiles", "median_ms", "min_ms", "max_ms", "p90_ms", "GFLOP/s", "sgemm",
 	       "ratio", "ratio range");
@@ -526,10 +637,20 @@ static void print_table(const struct result *r, int nr, struct verdict v,
 	       "forwards (not the sgemm's buffers)\n");
 	printf("ratio: the median over rounds of the forward's GFLOP/s against the same round's sgemm; "
 	       "min_ms, max_ms: the fastest and slowest round's median\n");
+}
+
+static void print_table(const struct result *r, int nr, struct verdict v,
+                        const struct speedup *sp, int ns, const struct ui_result *u, int nu)
+{
+	long l1, l2, l3;
+	mha_cache_sizes(&l1, &l2, &l3);
+	printf("mha-bench: %s; softmax exp: %s\n", gemm_backend(), vexp_isa_name(vexp_isa()));
+	printf("caches (per core, as the engine read them): L1d %ld KiB, L2 %ld KiB, L3 %ld KiB\n",
+	       l1 / 1024, l2 / 1024, l3 / 1024);
+	if (nr > 0)
+		print_rows(r, nr);
 	for (int i = 0; i < ns; i++)
-		printf("speedup, 2 threads against 1, interleaved, n %d d %d h %d: median %.2fx "
-		       "(min %.2fx, max %.2fx)\n", sp[i].s.n, sp[i].s.d, sp[i].s.h, sp[i].median,
-		       sp[i].min, sp[i].max);
+		print_speedup(&sp[i]);
 	if (v.have_ratio)
 		printf("target: n = 1024, 2048, 4096, 1 thread, forward >= %.0f%% of sgemm: worst %.0f%% %s\n",
 		       100.0 * TARGET_RATIO, 100.0 * v.worst_ratio,
@@ -569,9 +690,23 @@ static void print_json(const struct result *r, int nr, struct verdict v,
 	}
 	printf("  ],\n  \"speedup_2_threads\": [");
 	for (int i = 0; i < ns; i++)
+	{
 		printf("%s\n    {\"n\": %d, \"d\": %d, \"h\": %d, \"min\": %.3f, \"median\": %.3f, "
-		       "\"max\": %.3f}", i ? "," : "", sp[i].s.n, sp[i].s.d, sp[i].s.h, sp[i].min,
-		       sp[i].median, sp[i].max);
+		       "\"max\": %.3f, \"rounds\": %d, \"sgemm\": {\"min\": %.3f, \"median\": %.3f, "
+		       "\"max\": %.3f}, \"cpu_ms\": [%.4f, %.4f], \"phases\": {", i ? "," : "", sp[i].s.n,
+		       sp[i].s.d, sp[i].s.h, sp[i].min, sp[i].median, sp[i].max, sp[i].rounds,
+		       sp[i].sgemm_min, sp[i].sgemm_median, sp[i].sgemm_max, sp[i].cpu_ms[0],
+		       sp[i].cpu_ms[1]);
+		bool first = true;
+		for (int ph = 0; ph < MHA_PHASE_COUNT; ph++)
+			if (sp[i].phase_ms[0][ph] > 0.0) {
+				printf("%s\"%s\": {\"ms_1\": %.4f, \"ms_2\": %.4f, \"busy_2\": %.3f}",
+				       first ? "" : ", ", scaling_phase_name(ph), sp[i].phase_ms[0][ph],
+				       sp[i].phase_ms[1][ph], sp[i].busy[1][ph]);
+				first = false;
+			}
+		printf("}}");
+	}
 	printf("%s],\n  \"targets\": {", ns ? "\n  " : "");
 	bool first = true;
 	if (v.worst_ratio_512 < 1e9) {
@@ -617,18 +752,18 @@ int main(int argc, char **argv)
 		return 2;
 	static struct result res[MAX_SHAPES * MAX_THREADS];
 	int nr = 0;
-	for (int i = 0; i < o.nshapes; i++)
+	for (int i = 0; i < o.nshapes && !o.scaling; i++)
 		for (int t = 0; t < o.nthreads; t++)
 			if (measure(&o, o.shapes[i], o.threads[t], &res[nr]) == 0)
 				nr++;
 	/* the thread speedup, interleaved, where it is a target or near one */
 	static struct speedup sp[MAX_SHAPES];
 	int ns = 0;
-	for (int i = 0; i < o.nshapes && one_and_two(&o); i++)
-		if (o.shapes[i].n >= 1024 && measure_speedup(&o, o.shapes[i], &sp[ns]) == 0)
+	for (int i = 0; i < o.nshapes && (o.scaling || one_and_two(&o)); i++)
+		if ((o.scaling || o.shapes[i].n >= 1024) && measure_speedup(&o, o.shapes[i], &sp[ns]) == 0)
 			ns++;
 	struct ui_result ui[UI_SHAPES];
-	int nu = o.no_ui ? 0 : measure_ui(ui);
+	int nu = o.no_ui || o.scaling ? 0 : measure_ui(ui);
 	struct verdict v = judge(res, nr, sp, ns);
 	if (o.json)
 		print_json(res, nr, v, sp, ns, ui, nu);

@@ -22,6 +22,7 @@
 #include "mha.h"
 #include "report.h"
 #include "session.h"
+#include "step_screen.h"
 #include "tui.h"
 
 /* One line on stderr; what the message quotes cannot drive the terminal. */
@@ -257,7 +258,7 @@ int main(int argc, char **argv)
 	case CLI_EXPORT:
 		return flushed(run_dump(&cl));
 	case CLI_CHECK_LESSONS:
-		return flushed(lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr));
+		return flushed(lesson_check_drawn(cl.check_dir, cl.lessons_dir, step_screen_text, stdout, stderr));
 	case CLI_TRAIN:
 	case CLI_ABLATE:
 		return flushed(run_training(&cl));

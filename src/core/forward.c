@@ -12,6 +12,7 @@
 #include "mha.h"
 #include "forward.h"
 #include "gemm.h"
+#include "mask.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,11 +24,13 @@ enum mha_status mha_acts_alloc(struct mha_acts *a, const struct mha_config *c)
 	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
 	size_t nn = (size_t)c->h * n * n;
 	size_t floats = n * hw + 2 * n * gw + 2 * nn + (size_t)c->h * n * c->dk + n * hw + n * c->d;
+	size_t words = (size_t)c->h * n * MHA_KEPT_WORDS(n);
 	memset(a, 0, sizeof *a);
-	char *mem = calloc(1, floats * sizeof(float) + (size_t)c->h * n);
+	char *mem = calloc(1, words * sizeof(uint64_t) + floats * sizeof(float) + (size_t)c->h * n);
 	if (!mem)
 		return MHA_ENOMEM;
-	float *f = (float *)mem;
+	a->kept = (uint64_t *)mem; /* first: calloc's alignment suits the words */
+	float *f = (float *)(a->kept + words);
 	a->q = f;       f += n * hw;
 	a->k = f;       f += n * gw;
 	a->v = f;       f += n * gw;
@@ -62,21 +65,66 @@ static bool is_prefix(const unsigned char *keep, int n, int kept)
 	return true;
 }
 
-/* One row r of P: a prefix mask (none, causal, a causal window from key 0)
- * goes to the row softmax with its limit and top-k; any other mask to the
- * reference row over mha_mask_row's keep vector, top-k included. Beyond
- * the teaching sizes only causal applies (the engine's tiles do the rest). */
+static void bit_set(uint64_t *bits, int j)
+{
+	bits[j / 64] |= (uint64_t)1 << (j % 64);
+}
+
+/* The kept keys of a row whose mask is the prefix [0, limit), after the
+ * row softmax wrote p (bits zeroed): all of them when top-k drops none;
+ * else top-k keeps exactly top_k keys and a dropped key's weight is
+ * exactly 0, so when top_k weights are nonzero their keys are the kept
+ * ones, in O(n). Fewer means exp underflowed to 0 for some kept key:
+ * then top-k's rank test (mask.h, the row softmax's own) names them. */
+static void kept_prefix(const float *s, const float *p, int limit, int top_k, uint64_t *bits)
+{
+	if (top_k <= 0 || top_k >= limit) {
+		/* no key dropped: bits [0, limit) */
+		int j = 0;
+		for (; j + 64 <= limit; j += 64)
+			bits[j / 64] = ~(uint64_t)0;
+		if (j < limit)
+			bits[j / 64] = ((uint64_t)1 << (limit - j)) - 1;
+		return;
+	}
+	int nonzero = 0;
+	for (int j = 0; j < limit; j++)
+		if (p[j] != 0.0f) {
+			bit_set(bits, j);
+			nonzero++;
+		}
+	if (nonzero == top_k)
+		return;
+	for (int j = 0; j < limit; j++)
+		if (p[j] == 0.0f && mask_in_top_k(s, limit, NULL, top_k, j))
+			bit_set(bits, j);
+}
+
+/* One row r of P, and its kept keys into bits (MHA_KEPT_WORDS(n) words):
+ * a prefix mask (none, causal, a causal window from key 0) goes to the
+ * row softmax with its limit and top-k; any other mask to the reference
+ * row over mha_mask_row's keep vector, top-k included. Beyond the
+ * teaching sizes only causal applies (the engine's tiles do the rest). */
 static bool softmax_masked(const struct mha_config *c, int r, const float *s, float *p,
-                           softmax_fn *softmax, float *work)
+                           uint64_t *bits, softmax_fn *softmax, float *work)
 {
 	unsigned char keep[MHA_MAX_TOKENS];
 	const int n = c->n;
-	if (n > MHA_MAX_TOKENS)
-		return softmax(s, p, n, c->causal ? r + 1 : n, c->top_k, work);
-	int kept = mha_mask_row(c, r, NULL, keep);
-	if (is_prefix(keep, n, kept))
-		return softmax(s, p, n, kept, c->top_k, work);
+	memset(bits, 0, MHA_KEPT_WORDS(n) * sizeof *bits);
+	int kept = n;
+	if (n <= MHA_MAX_TOKENS)
+		kept = mha_mask_row(c, r, NULL, keep);
+	else if (c->causal)
+		kept = r + 1;
+	if (n > MHA_MAX_TOKENS || is_prefix(keep, n, kept)) {
+		bool dead = softmax(s, p, n, kept, c->top_k, work);
+		kept_prefix(s, p, kept, c->top_k, bits);
+		return dead;
+	}
 	mha_mask_row(c, r, s, keep);
+	for (int j = 0; j < n; j++)
+		if (keep[j])
+			bit_set(bits, j);
 	return mha_softmax_keep(s, p, n, keep);
 }
 
@@ -133,8 +181,9 @@ void forward_run(const struct mha_config *c, const struct mha_weights *w,
 		phase_lap(seconds, MHA_PHASE_SCORES, &t0);
 		// P_i = softmax(mask(S_i)), row by row; the mask is mask.c's
 		for (int r = 0; r < n; r++)
-			a->dead_row[i * n + r] = softmax_masked(c, r, si + (size_t)r * n,
-			                                        pi + (size_t)r * n, softmax, work);
+			a->dead_row[i * n + r] = softmax_masked(c, r, si + (size_t)r * n, pi + (size_t)r * n,
+			                                        a->kept + ((size_t)i * n + r) * MHA_KEPT_WORDS(n),
+			                                        softmax, work);
 		phase_lap(seconds, MHA_PHASE_SOFTMAX, &t0);
 		// O_i (n,dk) = P_i (n,n) @ V_j (n,dk)
 		mm(false, false, n, dk, n, 1.0f, pi, n, nn, vj, gw, ng - (size_t)j * dk, oi, dk, (size_t)n * dk);

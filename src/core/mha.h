@@ -99,8 +99,14 @@ struct mha_acts {
 	float *concat;  /* (n, h*dk)   [O_1 ... O_h], zero blocks for heads off  */
 	float *y;       /* (n, d)      Y = Concat W^O                            */
 	unsigned char *dead_row; /* (h, n) 1 where every key was masked: row of P is all 0 */
+	/* (h, n, MHA_KEPT_WORDS(n)) which keys each query row of each head
+	 * kept, after the mask and top-k: bit k % 64 of word k / 64. A kept
+	 * key's weight can still be 0 where exp underflowed (pipeline_masked). */
+	uint64_t *kept;
 	void *mem;
 };
+/* 64-bit words of one row of mha_acts.kept: ceil(n / 64). */
+#define MHA_KEPT_WORDS(n) (((size_t)(n) + 63) / 64)
 
 /* Parameters and FLOPs. Convention: a multiply-add counts 2 FLOPs, every
  * other arithmetic operation or exp counts 1. */

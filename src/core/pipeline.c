@@ -148,18 +148,12 @@ bool pipeline_is_source(const struct mha_config *cfg, const struct cell *target,
 bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int head, int q, int k)
 {
 	const int n = cfg->n;
-	if (q < 0 || q >= n || k < 0 || k >= n || n > MHA_MAX_TOKENS)
+	if (head < 0 || head >= cfg->h || q < 0 || q >= n || k < 0 || k >= n)
 		return false;
-	/* the structural mask (causal, window, padding, custom) is mask.c's
-	 * rule, asked again; O(n) a cell */
-	unsigned char keep[MHA_MAX_TOKENS];
-	mha_mask_row(cfg, q, NULL, keep);
-	if (!keep[k])
-		return true;
-	// top-k: P_head[q][k] = 0 where the key was dropped (a dead row is all zeros, not masked).
-	// Ranking the row again would cost O(n^2) a cell; the forward's zeros say the same.
-	size_t i = ((size_t)head * n + q) * n + k;
-	return cfg->top_k > 0 && a->weights[i] == 0.0f && !a->dead_row[head * n + q];
+	// the forward's record of what the mask and top-k kept: O(1), and a
+	// weight that only underflowed to 0 stays a kept key
+	const uint64_t *row = a->kept + ((size_t)head * n + q) * MHA_KEPT_WORDS(n);
+	return !((row[k / 64] >> (k % 64)) & 1u);
 }
 
 double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,

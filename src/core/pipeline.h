@@ -79,10 +79,10 @@ bool pipeline_is_source(const struct mha_config *cfg, const struct cell *target,
                         int m, int r, int c);
 
 /* Is score (q, k) of head `head` masked, i.e. -inf before the softmax?
- * The structural mask (mha_mask_row: causal, window, padding, custom), or
- * top-k's: the key got weight 0 in a row that is not dead (a fully masked
- * row gives zeros and is flagged instead). A weight that is 0 only because
- * exp underflowed is not masked (without top-k). */
+ * The structural mask (mha_mask_row: causal, window, padding, custom) or
+ * top-k dropped the key, as the last forward into a recorded it
+ * (mha_acts.kept); every key of a dead row is masked. A weight that is 0
+ * only because exp underflowed is not masked. O(1). */
 bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int head, int q, int k);
 
 /* Cell (r, col) of Q, K or V (t) computed again from the inputs, in

@@ -8,6 +8,7 @@
  * layout. The screen as text (txt) is the TUI's to render.
  */
 #include "export.h"
+#include "pipeline.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -279,7 +280,6 @@ static void svg_head(FILE *f, const struct mha_config *c, const struct mha_weigh
 {
 	const int n = c->n, gx = x0 + L->label_w, gy = y0 + 24 + L->label_w;
 	const float *m = mha_tensor_data(w, a, stage) + (size_t)i * n * n;
-	unsigned char keep[MHA_MAX_TOKENS];
 	fprintf(f, "<g class=\"head\" id=\"head%d\">\n<text x=\"%d\" y=\"%d\" class=\"title\">head %d "
 	        "(kv %d)%s</text>\n", i, gx, y0 + 16, i, mha_kv_head(c, i),
 	        c->head_off[i] ? " off: its output is zeroed" : "");
@@ -297,11 +297,10 @@ static void svg_head(FILE *f, const struct mha_config *c, const struct mha_weigh
 		fputs("</text>\n", f);
 	}
 	for (int r = 0; r < n; r++) {
-		/* the keys this head's query r keeps: the mask, then top-k on its scores */
-		mha_mask_row(c, r, a->scores + ((size_t)i * n + r) * n, keep);
 		for (int j = 0; j < n; j++) {
 			float v = m[(size_t)r * n + j];
-			bool shown = keep[j];
+			/* a key this head's query r kept: the mask, then top-k (the forward's record) */
+			bool shown = !pipeline_masked(c, a, i, r, j);
 			char fill[8];
 			if (shown)
 				colour(hi > lo ? ((double)v - lo) / (hi - lo) : 0.5, fill);

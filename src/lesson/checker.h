@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "lesson.h"
+#include "screen_check.h"
 
 struct lesson_check_stats {
 	int lessons, steps, exercises;
@@ -24,7 +25,14 @@ int lesson_check_set(const struct lesson_set *set, struct lesson_errors *errs,
 /* The whole command: check dir_or_null, or when NULL the directory found
  * by lesson_find_dir(lessons_dir_flag). Prints "N lessons, M steps, K
  * exercises: ok" to out and returns 0; or prints every error to err and
- * returns 1. main.c: return lesson_check_command(cl.check_dir, cl.lessons_dir, stdout, stderr); */
+ * returns 1. */
 int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, FILE *out, FILE *err);
+
+/* The same, and with draw (the TUI's step_screen_text: a step drawn
+ * headless) no question's answer may be on its own screen either
+ * (lesson_check_screens). draw NULL: lesson_check_command. main.c:
+ * lesson_check_drawn(cl.check_dir, cl.lessons_dir, step_screen_text, stdout, stderr). */
+int lesson_check_drawn(const char *dir_or_null, const char *lessons_dir_flag, lesson_screen_fn *draw,
+                       FILE *out, FILE *err);
 
 #endif

@@ -99,7 +99,7 @@ int lesson_parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t 
 			return -1;
 		if (!single(c->ref.r[0]) || !single(c->ref.r[1]) || c->ref.r[2].lo != 0 ||
 		    c->ref.r[2].hi != -1) {
-			snprintf(why, len, "argmax takes one row: argmax P[head][row] = column");
+			snprintf(why, len, "argmax takes one row: argmax P\u2080[row,*] = column");
 			return -1;
 		}
 		int cmp = lesson_parse_cmp(lesson_skip_blanks(p), &p);
@@ -136,7 +136,7 @@ int lesson_parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t 
 		if (lesson_parse_ref(p, &p, &c->ref, why, len) != 0)
 			return -1;
 		if (!single(c->ref.r[0]) || !single(c->ref.r[1]) || !single(c->ref.r[2])) {
-			snprintf(why, len, "a goal compares one cell: give every index (P[head][row][column])");
+			snprintf(why, len, "a goal compares one cell: give every index (P\u2080[row,column])");
 			return -1;
 		}
 	}

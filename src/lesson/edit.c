@@ -1,6 +1,6 @@
 /*
- * edit.c - one edit line, as @set and @solution write them ("W^Q[4][0] =
- * 12", "X[*][*] *= 2", "heads = 8", "head 2 off", "answer b"), parsed
+ * edit.c - one edit line, as @set and @solution write them ("W^Q[4,0] =
+ * 12", "X *= 2", "heads = 8", "head 2 off", "answer b"), parsed
  * into a struct lesson_edit. Applying edits is setup.c's.
  */
 #include "lesson_int.h"

@@ -10,7 +10,7 @@
 #include "lesson.h"
 #include "arena.h"
 
-/* An edit line ("W^Q[4][0] = 12", "heads = 8", "head 2 off", "answer b"). */
+/* An edit line ("W^Q[4,0] = 12", "heads = 8", "head 2 off", "answer b"). */
 int lesson_parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena *a, bool allow_answer,
                char *why, size_t len);
 

@@ -39,7 +39,7 @@ static void want_text(const struct lesson_cond *cond, char *buf, size_t len)
 		snprintf(buf, len, "want %s %g", lesson_cmp_text(cond->cmp), cond->a);
 }
 
-/* "P[1][5][4] = 0.91 > 0.8" when met, "P[1][5][4] = 0.31, want > 0.8" when not. */
+/* "P₁[5,4] = 0.91 > 0.8" when met, "P₁[5,4] = 0.31, want > 0.8" when not. */
 static void verdict(bool ok, const char *what, const char *value, const struct lesson_cond *cond,
                     char *why, size_t len)
 {

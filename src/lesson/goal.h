@@ -10,7 +10,7 @@
 #include "run.h"
 
 /* Evaluate the goal on the live computation (a from mha_forward of c, w).
- * Fills run->status ("P[1][5][4] = 0.31, want > 0.8" or "goal met: ...").
+ * Fills run->status ("P₁[5,4] = 0.31, want > 0.8" or "goal met: ...").
  * Returns LESSON_EVAL_MET when every condition holds, plus
  * LESSON_EVAL_JUST_MET the first time it does after not holding (draw the
  * tick now, mark progress). 0 for a step without an exercise. */

@@ -7,17 +7,34 @@
  */
 #include "pane.h"
 #include "lesson_int.h"
+#include "notation.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Add one line of text, wrapped when longer than the width. */
-static int add(struct lesson_text *out, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
-               void *ctx, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* text wrapped to width; in ASCII, cells in the notation read "P_0[2,0]"
+ * (notation_ascii) before the wrap measures them. */
+static int wrap(struct lesson_text *out, bool utf8, const char *text, int width, enum lesson_line_kind kind,
+                lesson_key_fn *keys, void *ctx)
+{
+	if (utf8)
+		return lesson_wrap(out, text, width, kind, keys, ctx);
+	char *ascii = strdup(text);
+	if (!ascii)
+		return -1;
+	notation_ascii(ascii);
+	int rc = lesson_wrap(out, ascii, width, kind, keys, ctx);
+	free(ascii);
+	return rc;
+}
 
-static int add(struct lesson_text *out, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
+/* Add one line of text, wrapped when longer than the width. */
+static int add(struct lesson_text *out, bool utf8, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
+               void *ctx, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static int add(struct lesson_text *out, bool utf8, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
                void *ctx, const char *fmt, ...)
 {
 	char buf[2048];
@@ -25,17 +42,17 @@ static int add(struct lesson_text *out, enum lesson_line_kind kind, int width, l
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	return lesson_wrap(out, buf, width, kind, keys, ctx);
+	return wrap(out, utf8, buf, width, kind, keys, ctx);
 }
 
 /* text wrapped to width behind an ASCII prefix; continuation lines are
  * indented to line up under the text ("  a) ...", then "     ..."). */
-static int add_hanging(struct lesson_text *out, enum lesson_line_kind kind, int width,
+static int add_hanging(struct lesson_text *out, bool utf8, enum lesson_line_kind kind, int width,
                        lesson_key_fn *keys, void *ctx, const char *prefix, const char *text)
 {
 	int pl = (int)strlen(prefix);
 	struct lesson_text body = { 0 };
-	int rc = lesson_wrap(&body, text, width - pl > 8 ? width - pl : 8, kind, keys, ctx);
+	int rc = wrap(&body, utf8, text, width - pl > 8 ? width - pl : 8, kind, keys, ctx);
 	for (int i = 0; i < body.count && rc == 0; i++) {
 		char line[2048];
 		snprintf(line, sizeof line, "%*s%s", pl, i ? "" : prefix, body.lines[i].text);
@@ -68,23 +85,23 @@ static int blank(struct lesson_text *out)
 }
 
 static int question_lines(const struct lesson_run *run, int width, lesson_key_fn *keys, void *ctx,
-                          struct lesson_text *out)
+                          bool utf8, struct lesson_text *out)
 {
 	const struct lesson_question *q = lesson_run_step(run)->question;
 	int rc = blank(out);
-	rc |= add(out, LESSON_LINE_QUESTION, width, keys, ctx, "%s", q->text);
+	rc |= add(out, utf8, LESSON_LINE_QUESTION, width, keys, ctx, "%s", q->text);
 	for (int i = 0; i < q->nchoices && rc == 0; i++) {
 		char prefix[16];
 		snprintf(prefix, sizeof prefix, "  %.8s) ", q->choices[i].key);
-		rc = add_hanging(out, LESSON_LINE_CHOICE, width, keys, ctx, prefix, q->choices[i].text);
+		rc = add_hanging(out, utf8, LESSON_LINE_CHOICE, width, keys, ctx, prefix, q->choices[i].text);
 	}
 	if (rc == 0 && run->answered)
-		rc = add(out, LESSON_LINE_ANSWER, width, keys, ctx, "Your answer: %s (%s)", run->answer,
+		rc = add(out, utf8, LESSON_LINE_ANSWER, width, keys, ctx, "Your answer: %s (%s)", run->answer,
 		         run->answer_right ? "right" : "not right yet");
 	if (rc == 0 && lesson_run_feedback(run))
-		rc = add(out, LESSON_LINE_ANSWER, width, keys, ctx, "%s", lesson_run_feedback(run));
+		rc = add(out, utf8, LESSON_LINE_ANSWER, width, keys, ctx, "%s", lesson_run_feedback(run));
 	else if (rc == 0)
-		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s",
+		rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "%s",
 		         lesson_run_step(run)->nhides
 		         ? "Commit your answer with {key:answer}: part of the screen stays hidden until then"
 		         : q->nchoices > 0 ? "Press {key:answer}, then a choice's key"
@@ -103,19 +120,19 @@ int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys
 	snprintf(heading, sizeof heading, "Lesson %d: %s", l->number, l->title);
 	fit(lesson_line, sizeof lesson_line, heading, width, utf8);
 	int rc = lesson_text_add(out, LESSON_LINE_TITLE, lesson_line, width);
-	rc |= add(out, LESSON_LINE_TITLE, width, keys, ctx, "Step %d of %d%s%s", run->step + 1,
+	rc |= add(out, utf8, LESSON_LINE_TITLE, width, keys, ctx, "Step %d of %d%s%s", run->step + 1,
 	          l->nsteps, s->title[0] ? ": " : "", s->title);
 	rc |= blank(out);
-	rc |= lesson_wrap(out, s->prose, width, LESSON_LINE_PROSE, keys, ctx);
+	rc |= wrap(out, utf8, s->prose, width, LESSON_LINE_PROSE, keys, ctx);
 	if (rc == 0 && s->question)
-		rc = question_lines(run, width, keys, ctx, out);
+		rc = question_lines(run, width, keys, ctx, utf8, out);
 	if (rc == 0 && lesson_step_is_exercise(s)) {
 		rc = blank(out);
 		const char *mark = run->met ? (utf8 ? "\u2713" : "[x]") : (utf8 ? "\u25cb" : "[ ]");
-		rc |= add(out, run->met ? LESSON_LINE_MET : LESSON_LINE_UNMET, width, keys, ctx, "%s %s",
+		rc |= add(out, utf8, run->met ? LESSON_LINE_MET : LESSON_LINE_UNMET, width, keys, ctx, "%s %s",
 		          mark, run->status[0] ? run->status : "Not yet checked");
 		for (int i = 0; i < run->hints_shown && i < s->nhints && rc == 0; i++)
-			rc = add(out, LESSON_LINE_HINT, width, keys, ctx, "Hint %d of %d: %s", i + 1,
+			rc = add(out, utf8, LESSON_LINE_HINT, width, keys, ctx, "Hint %d of %d: %s", i + 1,
 			         s->nhints, s->hints[i]);
 		if (rc == 0 && run->solution_shown) {
 			char all[1024] = "", one[160];
@@ -124,21 +141,21 @@ int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys
 				size_t at = strlen(all);
 				snprintf(all + at, sizeof all - at, "%s%s", i ? "; " : "", one);
 			}
-			rc = add(out, LESSON_LINE_SOLUTION, width, keys, ctx, "Solution applied: %s", all);
+			rc = add(out, utf8, LESSON_LINE_SOLUTION, width, keys, ctx, "Solution applied: %s", all);
 		}
 		if (rc == 0 && !run->met) {
 			int left = s->nhints - run->hints_shown;
 			if (left > 0)
-				rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "{key:hint} hint (%d left), "
+				rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "{key:hint} hint (%d left), "
 				         "{key:solution} solution", left);
 			else
-				rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "{key:solution} shows the solution");
+				rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "{key:solution} shows the solution");
 		}
 	}
 	if (rc == 0)
 		rc = blank(out);
 	if (rc == 0)
-		rc = add(out, LESSON_LINE_KEYS, width, keys, ctx, "%s, {key:prev} previous, "
+		rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "%s, {key:prev} previous, "
 		         "{key:leave} free workbench",
 		         run->step + 1 == l->nsteps ? "Last step. {key:next} next lesson" : "{key:next} next step");
 	return rc ? -1 : 0;
@@ -188,7 +205,7 @@ int lesson_menu(const struct lesson_set *set, const struct progress *p, int widt
                 struct lesson_text *out)
 {
 	int lessons_done = 0, ex_done = 0, ex_total = 0;
-	int rc = add(out, LESSON_LINE_TITLE, width, NULL, NULL, "%s", "Lessons");
+	int rc = add(out, utf8, LESSON_LINE_TITLE, width, NULL, NULL, "%s", "Lessons");
 	for (int i = 0; i < set->count && rc == 0; i++) {
 		const struct lesson *l = &set->lessons[i];
 		int steps, exercises;
@@ -206,7 +223,7 @@ int lesson_menu(const struct lesson_set *set, const struct progress *p, int widt
 	if (rc == 0)
 		rc = blank(out);
 	if (rc == 0)
-		rc = add(out, LESSON_LINE_KEYS, width, NULL, NULL, "Done: %d of %d lessons, %d of %d "
+		rc = add(out, utf8, LESSON_LINE_KEYS, width, NULL, NULL, "Done: %d of %d lessons, %d of %d "
 		         "exercises", lessons_done, set->count, ex_done, ex_total);
 	return rc ? -1 : 0;
 }

@@ -50,7 +50,7 @@ void lesson_d_highlight(struct parser *ps, const char *arg)
 		}
 		m.is_head = true;
 		m.head = (int)h;
-	} else if (ref_arg(ps, arg, &m.ref, "@highlight takes 'head H' or cells (P[0][3])") != 0) {
+	} else if (ref_arg(ps, arg, &m.ref, "@highlight takes 'head H' or cells (P\u2080[3,*])") != 0) {
 		return;
 	}
 	struct lesson_mark *slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->marks, &s->nmarks,
@@ -71,7 +71,7 @@ void lesson_d_hide(struct parser *ps, const char *arg)
 		h.stage = (enum pipeline_stage)st;
 	} else {
 		h.kind = LESSON_HIDE_CELLS;
-		if (ref_arg(ps, arg, &h.ref, "@hide takes a stage, 'counts' or cells (P[0][3])") != 0)
+		if (ref_arg(ps, arg, &h.ref, "@hide takes a stage, 'counts' or cells (P\u2080[3,*])") != 0)
 			return;
 	}
 	struct lesson_hide *slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&s->hides, &s->nhides,

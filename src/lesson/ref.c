@@ -1,9 +1,12 @@
 /*
- * ref.c - tensor references as lessons write them ("P[1][5][4]",
- * "W^Q[*][0..3]"): parsed, printed, clamped to a shape, walked cell by
- * cell, tested for a cell, checked against a configuration.
+ * ref.c - tensor references as lessons write them, in the one cell
+ * notation (notation.h: "P₀[5,4]" or "P_0[5,4]", "W^Q[*,0..3]"):
+ * parsed, printed, clamped to a shape, walked cell by cell, tested for a
+ * cell, checked against a configuration. The old "P[1][5][4]" is refused
+ * with its new form.
  */
 #include "lesson_int.h"
+#include "notation.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -13,15 +16,10 @@
 #include <string.h>
 #include <strings.h>
 
-static bool per_head(enum mha_tensor t)
-{
-	return t == MHA_T_SCORES || t == MHA_T_WEIGHTS || t == MHA_T_HEADS;
-}
-
-/* One "[i]", "[lo..hi]" or "[*]". */
+/* One index: "i", "lo..hi" or "*" (blanks around it skipped). */
 static int parse_index(const char *p, const char **end, struct lesson_range *r)
 {
-	p = lesson_skip_blanks(p + 1);
+	p = lesson_skip_blanks(p);
 	if (*p == '*') {
 		r->lo = 0;
 		r->hi = -1;
@@ -38,11 +36,75 @@ static int parse_index(const char *p, const char **end, struct lesson_range *r)
 		r->lo = (int)lo;
 		r->hi = (int)hi;
 	}
-	p = lesson_skip_blanks(p);
-	if (*p != ']')
-		return -1;
-	*end = p + 1;
+	*end = lesson_skip_blanks(p);
 	return 0;
+}
+
+/* Subscript digits at p as a number; -1 when there are none. */
+static long long parse_sub(const char *p, const char **end)
+{
+	long long v = -1;
+	while (notation_sub_digit(p) >= 0 && v < 100000) {
+		v = (v < 0 ? 0 : v * 10) + notation_sub_digit(p);
+		p += 3;
+	}
+	*end = p;
+	return v;
+}
+
+/* The head after the name: "₀", "₀..₃", "_0", "_0..3", "_*". 1 when there
+ * is one, 0 when none, -1 when malformed. */
+static int parse_head(const char *p, const char **end, struct lesson_range *h)
+{
+	if (*p == '_') {
+		const char *q;
+		if (p[1] == ' ' || parse_index(p + 1, &q, h) != 0)
+			return -1;
+		*end = q;
+		return 1;
+	}
+	long long lo = parse_sub(p, &p), hi = lo;
+	if (lo < 0)
+		return 0;
+	if (p[0] == '.' && p[1] == '.') {
+		hi = parse_sub(p + 2, &p);
+		if (hi < lo)
+			return -1;
+	}
+	if (lo > 100000 || hi > 100000)
+		return -1;
+	*h = (struct lesson_range){ (int)lo, (int)hi };
+	*end = p;
+	return 1;
+}
+
+static struct notation_range as_notation(struct lesson_range r)
+{
+	return (struct notation_range){ r.lo, r.hi };
+}
+
+/* The old notation "P[0][2]", "W^K[1][5]" read as it used to be (head,
+ * row, column for S, P, O; row, column for the others), to say how to
+ * write it now; false when q does not hold one. */
+static bool old_form(enum mha_tensor t, const char *q, char *buf, size_t len)
+{
+	struct lesson_range g[3] = { { 0, -1 }, { 0, -1 }, { 0, -1 } };
+	int n = 0;
+	while (*q == '[' && n < 3) {
+		if (parse_index(q + 1, &q, &g[n++]) != 0 || *q != ']')
+			return false;
+		q = lesson_skip_blanks(q + 1);
+	}
+	if (n < 2 || *q == '[')
+		return false;
+	struct notation_range r[3] = { { 0, 0 }, as_notation(g[0]), as_notation(g[1]) };
+	if (notation_per_head(t)) {
+		r[0] = as_notation(g[0]);
+		r[1] = as_notation(g[1]);
+		r[2] = as_notation(g[2]);
+	}
+	notation_ref(buf, len, t, r, true);
+	return true;
 }
 
 int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len)
@@ -50,8 +112,8 @@ int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, ch
 	char name[32];
 	const char *q = p;
 	size_t n = 0;
-	while (*q && *q != '[' && *q != ' ' && *q != '\t' && *q != '=' && *q != '*' &&
-	       *q != '<' && *q != '>' && *q != '!') {
+	while (*q && *q != '[' && *q != ' ' && *q != '\t' && *q != '=' && *q != '*' && *q != '<' &&
+	       *q != '>' && *q != '!' && *q != '_' && notation_sub_digit(q) < 0) {
 		if (n + 1 < sizeof name)
 			name[n++] = *q;
 		q++;
@@ -63,47 +125,45 @@ int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, ch
 		         "Concat or Y", name);
 		return -1;
 	}
-	int dims = per_head(ref->t) ? 3 : 2, first = 3 - dims;
+	bool heads = notation_per_head(ref->t);
 	for (int i = 0; i < 3; i++)
-		ref->r[i] = (struct lesson_range){ 0, i < first ? 0 : -1 };
-	for (int i = first; i < 3 && *q == '['; i++) {
-		if (parse_index(q, &q, &ref->r[i]) != 0) {
-			snprintf(why, len, "bad index in '%.40s': use a number, lo..hi or *", p);
-			return -1;
-		}
+		ref->r[i] = (struct lesson_range){ 0, i == 0 && !heads ? 0 : -1 };
+	int h = parse_head(q, &q, &ref->r[0]);
+	if (h < 0) {
+		snprintf(why, len, "bad head in '%.40s': write it as a subscript, P\u2080 or P_0", p);
+		return -1;
+	}
+	if (h > 0 && !heads) {
+		snprintf(why, len, "%s has no heads: write %s[row,column]", name, name);
+		return -1;
+	}
+	char want[NOTATION_MAX];
+	if (*q == '[' && old_form(ref->t, q, want, sizeof want)) {
+		snprintf(why, len, "write %s: the head as a subscript, then [row,column] (see lessons/README.md)",
+		         want);
+		return -1;
 	}
 	if (*q == '[') {
-		snprintf(why, len, "%s takes at most %d indices%s", name, dims,
-		         dims == 3 ? " (head, row, column)" : " (row, column)");
+		if (parse_index(q + 1, &q, &ref->r[1]) != 0 ||
+		    (*q == ',' && parse_index(q + 1, &q, &ref->r[2]) != 0) || *q != ']') {
+			snprintf(why, len, "bad index in '%.40s': write [row,column], each a number, lo..hi or *", p);
+			return -1;
+		}
+		q++;
+	}
+	if (*q == '[' || *q == '_' || notation_sub_digit(q) >= 0) {
+		snprintf(why, len, "%s takes one [row,column] after its name%s", name,
+		         heads ? " and head (P\u2080[2,0])" : "");
 		return -1;
 	}
 	*end = q;
 	return 0;
 }
 
-static void range_format(struct lesson_range r, char *buf, size_t len)
-{
-	if (r.lo == 0 && r.hi == -1)
-		snprintf(buf, len, "[*]");
-	else if (r.hi == -1)
-		snprintf(buf, len, "[%d..]", r.lo);
-	else if (r.lo == r.hi)
-		snprintf(buf, len, "[%d]", r.lo);
-	else
-		snprintf(buf, len, "[%d..%d]", r.lo, r.hi);
-}
-
 void lesson_ref_format(const struct lesson_ref *r, char *buf, size_t len)
 {
-	char idx[3][32] = { "", "", "" };
-	int first = per_head(r->t) ? 0 : 1, last = 2;
-	while (last > first && r->r[last].lo == 0 && r->r[last].hi == -1)
-		last--; /* trailing [*] say nothing */
-	if (last == first && r->r[last].lo == 0 && r->r[last].hi == -1)
-		last = first - 1;
-	for (int i = first; i <= last; i++)
-		range_format(r->r[i], idx[i], sizeof idx[i]);
-	snprintf(buf, len, "%s%s%s%s", mha_tensor_info(r->t)->name, idx[0], idx[1], idx[2]);
+	struct notation_range nr[3] = { as_notation(r->r[0]), as_notation(r->r[1]), as_notation(r->r[2]) };
+	notation_ref(buf, len, r->t, nr, true);
 }
 
 bool lesson_range_resolve(struct lesson_range r, int n, int *lo, int *hi)

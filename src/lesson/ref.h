@@ -1,5 +1,5 @@
 /*
- * ref.h - tensor references "NAME[..][..]" (ref.c).
+ * ref.h - tensor references in the cell notation, "P₁[5,4]" (ref.c).
  */
 #ifndef REF_H
 #define REF_H
@@ -9,10 +9,11 @@
 
 #include "lesson.h"
 
-/* A tensor reference "NAME[..][..]" at p, missing trailing indices mean
- * "all". why gets the reason on failure. */
+/* A tensor reference at p: "NAME[row,column]", a head after S, P, O
+ * ("P₀[2,0]", "P_0[2,0]"); missing indices mean "all". why gets the
+ * reason on failure (for the old "P[0][2]", its new form). */
 int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len);
-/* Ref as text: "P[1][5][4]", "W^Q[*][0..3]". */
+/* Ref as text: "P₁[5,4]", "W^Q[*,0..3]". */
 void lesson_ref_format(const struct lesson_ref *r, char *buf, size_t len);
 /* Clamp a range to 0..n-1; false when empty or out of range. */
 bool lesson_range_resolve(struct lesson_range r, int n, int *lo, int *hi);

@@ -2,11 +2,11 @@
  * screen_check.h - the lesson check that reads what a step's screen
  * shows: no question's answer may be on the step's own screen before the
  * learner answers, and a question asked beside other goals comes first
- * (@goal answer), so that the goal line cannot print their targets. The lesson library never draws: the caller passes a
- * function that draws a step headless and returns its text. The product
- * has no headless screen (the tests' vscreen), so `meson test` runs this
- * over the shipped lessons (tests/tui/test_blind_learner.c), not
- * --check-lessons.
+ * (@goal answer), so that the goal line cannot print their targets. The
+ * lesson library never draws: the caller passes a function that draws a
+ * step headless and returns its text: `mha-tui --check-lessons` passes the
+ * TUI's step_screen_text (src/tui/step_screen.c, a vscreen at 80x24),
+ * tests/tui/test_blind_learner.c its own.
  * Deliberately not here: numbers of one digit (indices are on every
  * screen; the blind learner test judges those), later stages than the
  * one the step opens on.

@@ -10,6 +10,7 @@
 #include "run.h"
 #include "setup.h"
 #include "lesson_int.h"
+#include "notation.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -53,9 +54,10 @@ static int edit_cells(const struct lesson_edit *e, const struct mha_config *c,
 	struct cell_edit ce = { p, e, SIZE_MAX };
 	lesson_ref_visit(&e->ref, s, edit_cell, &ce);
 	if (ce.bad != SIZE_MAX) {
-		snprintf(msg, len, "line %d: %s[%zu][%zu] would leave +-1e6: inputs stay within it",
-		         e->line, mha_tensor_info(e->ref.t)->name, ce.bad / (size_t)s.cols,
-		         ce.bad % (size_t)s.cols);
+		struct cell bad = { e->ref.t, 0, (int)(ce.bad / (size_t)s.cols), (int)(ce.bad % (size_t)s.cols) };
+		char name[NOTATION_MAX];
+		snprintf(msg, len, "line %d: %s would leave +-1e6: inputs stay within it", e->line,
+		         notation_cell(name, sizeof name, &bad, NULL, 0, true));
 		return -1;
 	}
 	return 0;

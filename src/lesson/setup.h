@@ -31,7 +31,7 @@ int lesson_step_setup(const struct lesson *l, int i, struct mha_config *c, struc
  * whether w was reallocated: the activations need mha_acts_alloc again. */
 int lesson_edits_apply(const struct lesson_edit *e, int n, struct mha_config *c,
                        struct mha_weights *w, bool *changed_shape, char *msg, size_t len);
-/* "W^Q[4][0] = 12", "heads = 8", "head 2 off", "answer b". */
+/* "W^Q[4,0] = 12", "heads = 8", "head 2 off", "answer b". */
 void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len);
 
 /* A configuration from mha_config_default changed by base then step

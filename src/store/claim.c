@@ -69,7 +69,9 @@ int claim_session(const char *path, char *out, size_t outlen, int *holder)
 	snprintf(out, outlen, "%s", path);
 	if (claim_lock(path, holder) == 0)
 		return 0;
-	return claim_next(path, false, out, outlen) == 0 ? 1 : -1;
+	/* a name that does not exist yet: an unlocked session-2.txt holds the
+	 * edits of an earlier second instance, never to be saved over */
+	return claim_next(path, true, out, outlen) == 0 ? 1 : -1;
 }
 
 int claim_beside(const char *path, char *out, size_t outlen)
@@ -200,4 +202,17 @@ bool claim_backup_settle(const char *path, const char *backup)
 		return false;
 	}
 	return true;
+}
+
+int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink)
+{
+	int others = nlink > 1 ? (int)nlink - 1 : 0;
+	char name[4200];
+	struct stat st;
+	for (int n = 1; n <= 999 && others > 0; n++) {
+		snprintf(name, sizeof name, "%.4000s.~%d~", path, n);
+		if (lstat(name, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+			others--;
+	}
+	return others;
 }

@@ -26,7 +26,8 @@
 int claim_lock(const char *path, int *holder);
 
 /* The first of path, "<stem>-2<ext>", "<stem>-3<ext>", ... (up to 99)
- * this process could lock, into out. Returns 0 when that is path itself,
+ * this process could lock, into out (the numbered ones only when no file
+ * of that name exists: an earlier instance's edits may be in it). Returns 0 when that is path itself,
  * 1 when another was taken (*holder: who holds path), -1 when none
  * (out then holds path: saving there is the best left). */
 int claim_session(const char *path, char *out, size_t outlen, int *holder);
@@ -75,5 +76,11 @@ bool claim_stamp_changed(const struct claim_stamp *was, const char *path);
  * and that this process could lock, into out: where a save goes instead of
  * over a file changed behind it. 0, or -1 when there is none. */
 int claim_beside(const char *path, char *out, size_t outlen);
+
+/* How many names the file (dev, ino), which had nlink names, has besides
+ * path and path's own numbered backups ("<path>.~N~", which are links to
+ * it on purpose): the hard links a save of path splits off, each keeping
+ * the file from before the save. */
+int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink);
 
 #endif

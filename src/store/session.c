@@ -140,6 +140,12 @@ static void write_ref(FILE *f, const void *ctx)
 int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
                  char *msg, size_t len)
 {
+	return session_save_checked(path, c, w, NULL, msg, len);
+}
+
+int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
+                         struct statefile_check *chk, char *msg, size_t len)
+{
 	for (int i = 0; i < c->n; i++) {
 		if (!mha_label_valid(w->labels[i])) {
 			snprintf(msg, len, "%.200s: not saved: label %d is empty or holds a space or "
@@ -148,7 +154,7 @@ int session_save(const char *path, const struct mha_config *c, const struct mha_
 		}
 	}
 	struct session_ref ref = { c, w };
-	return statefile_write(path, write_ref, &ref, msg, len);
+	return statefile_write_checked(path, write_ref, &ref, chk, msg, len);
 }
 
 /* ---- reading ---- */

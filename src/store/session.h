@@ -7,6 +7,7 @@
 #define SESSION_H
 
 #include "mha.h"
+#include "statefile.h"
 
 /* Version 1: all text. Version 2: the same, and a matrix of more than 65,536
  * values as binary float32 (doc/SESSION.md); written only when needed. */
@@ -17,6 +18,12 @@ enum { SESSION_VERSION = 1, SESSION_VERSION_BINARY = 2 };
  * Returns 0, or -1 with msg ("path: reason"). */
 int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
                  char *msg, size_t len);
+
+/* The same, never over a file changed since chk->expect, up to the rename
+ * (statefile_write_checked): then STATEFILE_CHANGED and nothing replaced;
+ * chk also says what the save replaced (its hard links). chk may be NULL. */
+int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
+                         struct statefile_check *chk, char *msg, size_t len);
 
 /* Read a session: on success *c is its configuration and *w is allocated
  * (mha_weights_free) and filled. Returns 0, or -1 with msg as

@@ -3,9 +3,13 @@
  * it: temporary file beside the target, fsync, rename, fsync of the
  * directory; through a symlink the target is replaced, and the new file
  * keeps the old one's mode and owner. A hard link is split by the rename
- * (in-place writing would not be atomic). Knows nothing of what the files
+ * (in-place writing would not be atomic): the caller is told how many
+ * names the replaced file had, and says so. A checked write never
+ * replaces a file changed since a stamp, not even in the rename's own
+ * window (an exchange, checked after). Knows nothing of what the files
  * hold.
  */
+#define _GNU_SOURCE /* renameat2 */
 #include "statefile.h"
 
 #include <dirent.h>
@@ -118,8 +122,75 @@ static const char *save_target(const char *path, char *buf, size_t len)
 	return path;
 }
 
+void (*statefile_test_hook)(const char *path, int stage);
+
+static void test_hook(const char *path, int stage)
+{
+	if (statefile_test_hook)
+		statefile_test_hook(path, stage);
+}
+
+/* The file that was at dest is now at tmp (an exchange): it is the one
+ * stamped, or a change came in between and it goes back. 0: ours is at
+ * dest, the old file removed; 1: changed, theirs at dest again and ours
+ * at tmp; -1 (errno): it could not go back, theirs is kept aside (msg). */
+static int settle_exchange(const char *tmp, const char *dest, const struct claim_stamp *expect,
+                           char *msg, size_t len)
+{
+	char aside[4300], base[4200];
+	if (!claim_stamp_changed(expect, tmp)) {
+		unlink(tmp);
+		return 0;
+	}
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_EXCHANGE) == 0)
+		return 1;
+	int saved = errno;
+	snprintf(base, sizeof base, "%.4000s.changed", dest);
+	if (claim_move_aside(tmp, base, aside, sizeof aside) != 0)
+		snprintf(aside, sizeof aside, "%.4000s", tmp);
+	snprintf(msg, len, "%s: saved, but another program changed it during the save: its version is kept as %s",
+	         dest, aside);
+	errno = saved;
+	return -1;
+}
+
+/* Put tmp in dest's place. Unchecked: a rename. Checked against expect:
+ * the stamp compared immediately before, then an exchange compared after
+ * (settle_exchange); a file absent at the stamp is created only if still
+ * absent. 0 done; 1 changed (nothing replaced, tmp still ours); -1 with
+ * errno (msg set when it is more than the rename failing). */
+static int replace(const char *tmp, const char *dest, const struct claim_stamp *expect, char *msg, size_t len)
+{
+	if (!expect || !expect->taken) {
+		test_hook(dest, 1);
+		return rename(tmp, dest) == 0 ? 0 : -1;
+	}
+	test_hook(dest, 0);
+	if (claim_stamp_changed(expect, dest))
+		return 1;
+	test_hook(dest, 1);
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_EXCHANGE) == 0)
+		return settle_exchange(tmp, dest, expect, msg, len);
+	if (errno == ENOENT) { /* nothing there now: only if nothing comes meanwhile */
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dest, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EEXIST)
+			return 1;
+	}
+	if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP && errno != ENOENT)
+		return -1;
+	/* no exchange on this filesystem: the check above is the last word */
+	return rename(tmp, dest) == 0 ? 0 : -1;
+}
+
 int statefile_write(const char *path, void (*write)(FILE *f, const void *ctx), const void *ctx,
                     char *msg, size_t len)
+{
+	return statefile_write_checked(path, write, ctx, NULL, msg, len);
+}
+
+int statefile_write_checked(const char *path, void (*write)(FILE *f, const void *ctx), const void *ctx,
+                            struct statefile_check *chk, char *msg, size_t len)
 {
 	char target[4096];
 	const char *dest = save_target(path, target, sizeof target);
@@ -135,7 +206,14 @@ int statefile_write(const char *path, void (*write)(FILE *f, const void *ctx), c
 	/* the new file keeps the old one's mode and owner (best effort: only
 	 * root can give a file away) */
 	struct stat old;
-	if (stat(dest, &old) == 0 && S_ISREG(old.st_mode)) {
+	bool replaced = stat(dest, &old) == 0 && S_ISREG(old.st_mode);
+	if (chk) {
+		chk->replaced = replaced;
+		chk->dev = replaced ? old.st_dev : 0;
+		chk->ino = replaced ? old.st_ino : 0;
+		chk->nlink = replaced ? old.st_nlink : 0;
+	}
+	if (replaced) {
 		(void)!fchmod(fd, old.st_mode & 07777);
 		if (old.st_uid != geteuid() || old.st_gid != getegid())
 			(void)!fchown(fd, old.st_uid, old.st_gid);
@@ -156,8 +234,19 @@ int statefile_write(const char *path, void (*write)(FILE *f, const void *ctx), c
 		errno = saved ? saved : errno;
 		return fail_errno(msg, len, path, "write failed, previous file kept");
 	}
-	if (rename(tmp, dest) != 0) {
+	msg[0] = '\0';
+	int rc = replace(tmp, dest, chk ? chk->expect : NULL, msg, len);
+	if (rc == 1) {
+		unlink(tmp);
+		if (chk)
+			chk->replaced = false;
+		snprintf(msg, len, "%s: not saved: another program changed it since it was read or saved", path);
+		return STATEFILE_CHANGED;
+	}
+	if (rc != 0) {
 		saved = errno;
+		if (msg[0]) /* saved, the other version kept aside: said as a failure */
+			return -1;
 		unlink(tmp);
 		errno = saved;
 		return fail_errno(msg, len, path, "cannot replace");

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PROBE_SEQUENCES = 16, EVAL_SEQUENCES = 64 };
+enum { EVAL_SEQUENCES = 64 };
 
 /* m = n/2 tokens, distinct while the vocabulary allows, then the same again */
 void train_probe_sample(int n, int vocab, uint64_t *rng, int *tokens, int *targets)
@@ -65,35 +65,50 @@ void train_pattern_accumulate(const float *p, int n, const int *tok, double *sum
 	}
 }
 
-void train_pattern_scores(const struct train_model *m, double *scores)
+bool train_probe_each(const struct train_model *m, train_probe_fn fn, void *ctx)
 {
 	const int n = m->s.n;
-	memset(scores, 0, sizeof(double) * TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT);
 	struct seq_work w;
-	if (seq_work_alloc(&w, m) != MHA_OK || n < 2)
-		return;
+	if (n < 2 || seq_work_alloc(&w, m) != MHA_OK)
+		return false;
 	/* repeated random tokens: r_0..r_{m-1} r_0..r_{m-1}, m = n/2, distinct
-	 * while the vocabulary allows; counts per head (every head sees the
-	 * same queries) */
+	 * while the vocabulary allows (every head sees the same queries) */
 	uint64_t rng = TRAIN_PROBE_SEED;
 	int tokens[MHA_MAX_TOKENS], targets[MHA_MAX_TOKENS];
-	double cnt[TRAIN_MAX_LAYERS * MHA_MAX_HEADS][TRAIN_PAT_COUNT];
-	memset(cnt, 0, sizeof cnt);
-	for (int b = 0; b < PROBE_SEQUENCES; b++) {
+	for (int b = 0; b < TRAIN_PROBE_SEQUENCES; b++) {
 		struct seq_result r;
 		train_probe_sample(n, m->s.vocab, &rng, tokens, targets);
 		seq_forward(m, &w, tokens, targets, &r);
 		for (int l = 0; l < m->s.layers; l++)
 			for (int i = 0; i < m->s.h; i++)
-				train_pattern_accumulate(w.acts[l].weights + (size_t)i * n * n, n, tokens,
-				                         scores + (l * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT,
-				                         cnt[l * MHA_MAX_HEADS + i]);
+				fn(ctx, l, i, w.acts[l].weights + (size_t)i * n * n, n, tokens);
 	}
+	seq_work_free(&w);
+	return true;
+}
+
+struct pattern_sums {
+	double *scores;
+	double cnt[TRAIN_MAX_LAYERS * MHA_MAX_HEADS][TRAIN_PAT_COUNT];
+};
+
+static void pattern_add(void *ctx, int l, int i, const float *p, int n, const int *tokens)
+{
+	struct pattern_sums *ps = ctx;
+	train_pattern_accumulate(p, n, tokens, ps->scores + (l * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT,
+	                         ps->cnt[l * MHA_MAX_HEADS + i]);
+}
+
+void train_pattern_scores(const struct train_model *m, double *scores)
+{
+	memset(scores, 0, sizeof(double) * TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT);
+	struct pattern_sums ps = { .scores = scores };
+	if (!train_probe_each(m, pattern_add, &ps))
+		return;
 	for (int k = 0; k < TRAIN_MAX_LAYERS * MHA_MAX_HEADS; k++)
 		for (int p = 0; p < TRAIN_PAT_COUNT; p++)
-			if (cnt[k][p] > 0)
-				scores[k * TRAIN_PAT_COUNT + p] /= cnt[k][p];
-	seq_work_free(&w);
+			if (ps.cnt[k][p] > 0)
+				scores[k * TRAIN_PAT_COUNT + p] /= ps.cnt[k][p];
 }
 
 void train_head_importance(struct train_model *m, const struct train_task *t, double *importance)

@@ -37,6 +37,12 @@ uint64_t train_heldout_seed(const struct train_task *t);
  * same m again; targets all -1. The pattern scores and the exported
  * sessions start their streams at TRAIN_PROBE_SEED. */
 #define TRAIN_PROBE_SEED 0x70726f6265ULL
+enum { TRAIN_PROBE_SEQUENCES = 16 }; /* sequences of the probe batch */
+/* Run the probe batch through the model and call fn with every head's
+ * attention weights p (n, n) on each sequence's tokens. false: out of
+ * memory (fn never called). */
+typedef void (*train_probe_fn)(void *ctx, int layer, int head, const float *p, int n, const int *tokens);
+bool train_probe_each(const struct train_model *m, train_probe_fn fn, void *ctx);
 void train_probe_sample(int n, int vocab, uint64_t *rng, int *tokens, int *targets);
 
 #endif

@@ -143,6 +143,13 @@ long trainer_steps(const struct trainer *tr);
 /* Gradient norm of each head's W^Q, W^K, W^V blocks and W^O rows in the
  * last step: norms[l * MHA_MAX_HEADS + i]. */
 void trainer_head_grad_norms(const struct trainer *tr, double *norms);
+/* The same per matrix: the Frobenius norms of head i's slices of the last
+ * step's gradient (train_head_slice_norm of it), norms[l * MHA_MAX_HEADS + i]. */
+struct train_head_norm { double q, k, v, o, all; };
+void trainer_head_grads(const struct trainer *tr, struct train_head_norm *norms);
+/* The last step's gradient (nparams floats, summed over the batch, before
+ * clipping; read it with train_model_view), or zeros before the first step. */
+const float *trainer_last_grad(const struct trainer *tr);
 
 /* Loss and accuracy on the task's held-out sequences (a fixed seed the
  * training stream never uses), heads switched off as the model says. */
@@ -209,6 +216,43 @@ int train_bench_head_pattern(const struct mha_config *c, const struct mha_weight
                              const float *weights, int head);
 /* The brief name of pattern p for a narrow title: "prev", "dup", ... */
 const char *train_pattern_brief(enum train_pattern p);
+
+/* ---- the heads apart, layer by layer (heads.c) ---- */
+
+/* Frobenius norms of head i's slice of layer l of g (a model, or a
+ * gradient read through train_model_view): W^Q[*][i dk .. (i+1) dk - 1],
+ * the same columns of W^K and W^V, W^O[i dk .. (i+1) dk - 1][*]; all is
+ * the norm of the four together. */
+struct train_head_norm train_head_slice_norm(const struct train_model *g, int l, int i);
+/* A shared start: every head of every layer becomes a copy of head 0
+ * (its W^Q, W^K, W^V columns and W^O rows). Copies get equal gradients,
+ * so training keeps them copies: nothing but their start sets heads apart. */
+void train_model_share_heads(struct train_model *m);
+/* How far apart each layer's heads are: the mean over pairs i < j of
+ * ||slice_i - slice_j|| / the mean ||slice_i|| (0: all copies).
+ * spread[l], l < TRAIN_MAX_LAYERS (0 for layers the model lacks). */
+void train_head_spread(const struct train_model *m, double *spread);
+/* How far back a head looks, per query q >= 1 of its weights P (n, n):
+ * mean = sum_j P[q][j] (q - j) (1 for a previous-token head, q for a
+ * first-token one), and share[b] = the weight on keys at a distance in
+ * bucket b: 0, 1, 2-3, 4-7, 8-15, 16-31, 32 and more. */
+enum { TRAIN_DIST_BUCKETS = 7 };
+struct train_head_distance { double mean, share[TRAIN_DIST_BUCKETS]; };
+int train_distance_bucket(int distance); /* 0 -> 0, 1 -> 1, 2..3 -> 2, 4..7 -> 3 ... */
+/* Add one head's P (n, n) to *sum, and 1 per query q >= 1 to *cnt
+ * (divide by cnt for the means). */
+void train_distance_accumulate(const float *p, int n, struct train_head_distance *sum, double *cnt);
+/* The means over the probe batch of train_pattern_scores, every head:
+ * dist[l * MHA_MAX_HEADS + i]. */
+void train_attention_distance(const struct train_model *m, struct train_head_distance *dist);
+/* Several heads as an ensemble: the held-out loss and accuracy with each
+ * head of layer l alone (the layer's other heads off; the other layers as
+ * they are), alone[i], and with the layer's heads as they are, *all.
+ * Two heads doing the same job each nearly solve the task alone and
+ * better together; heads with different jobs each fail alone. head_off is
+ * put back as it was. */
+void train_heads_alone(struct train_model *m, const struct train_task *t, int l, int sequences,
+                       struct train_stats *alone, struct train_stats *all);
 
 /* ---- files (doc/TRAINING.md, "Model files") ---- */
 

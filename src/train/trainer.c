@@ -29,7 +29,7 @@ struct trainer {
 	float *adam_m, *adam_v; /* (nparams) AdamW moments */
 	struct seq_result *res; /* (B) */
 	float scale;         /* 1 / counted positions of the batch */
-	double head_norm[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
+	struct train_head_norm head_norm[TRAIN_MAX_LAYERS * MHA_MAX_HEADS]; /* of grad, each step */
 	struct seq_work work[MAX_THREADS];
 };
 
@@ -137,21 +137,6 @@ static void *worker(void *p)
 	return NULL;
 }
 
-/* Frobenius norm of head i's blocks in a gradient view, layer l */
-static double head_norm(const struct train_model *g, int l, int i)
-{
-	const struct train_shape *s = &g->s;
-	int hw = s->h * s->dk;
-	double acc = 0;
-	for (int r = 0; r < s->d; r++)
-		for (int e = i * s->dk; e < (i + 1) * s->dk; e++) {
-			double q = g->wq[l][(size_t)r * hw + e], k = g->wk[l][(size_t)r * hw + e];
-			double v = g->wv[l][(size_t)r * hw + e], o = g->wo[l][(size_t)e * s->d + r];
-			acc += q * q + k * k + v * v + o * o;
-		}
-	return sqrt(acc);
-}
-
 void trainer_step(struct trainer *tr, struct train_stats *st)
 {
 	struct train_model *m = tr->m;
@@ -211,7 +196,7 @@ void trainer_step(struct trainer *tr, struct train_stats *st)
 	train_model_view(&g, &m->s, tr->grad);
 	for (int l = 0; l < m->s.layers; l++)
 		for (int i = 0; i < m->s.h; i++)
-			tr->head_norm[l * MHA_MAX_HEADS + i] = head_norm(&g, l, i);
+			tr->head_norm[l * MHA_MAX_HEADS + i] = train_head_slice_norm(&g, l, i);
 
 	// clip the global norm at 1, then AdamW (decoupled weight decay)
 	double norm = 0;
@@ -233,5 +218,16 @@ void trainer_step(struct trainer *tr, struct train_stats *st)
 
 void trainer_head_grad_norms(const struct trainer *tr, double *norms)
 {
+	for (int k = 0; k < TRAIN_MAX_LAYERS * MHA_MAX_HEADS; k++)
+		norms[k] = tr->head_norm[k].all;
+}
+
+void trainer_head_grads(const struct trainer *tr, struct train_head_norm *norms)
+{
 	memcpy(norms, tr->head_norm, sizeof tr->head_norm);
+}
+
+const float *trainer_last_grad(const struct trainer *tr)
+{
+	return tr->grad;
 }

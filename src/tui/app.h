@@ -149,6 +149,8 @@ struct app {
 	struct claim_stamp disk;      /* session_path as loaded or last saved (claim.h) */
 	char saved_beside[4096];      /* where saves go since session_path was changed behind the run */
 	char changed_behind[4096];    /*   the file that was: left as it is (said on exit) */
+	int links_split;              /* hard links of the session saves split off (said on exit) */
+	char links_split_path[4096];  /*   the session they were links of */
 	char recover_path[4200];      /* an autosave found at start, until answered (recover_prompt.c) */
 	bool recover_loaded;          /*   loaded: the next save of the session removes it */
 
@@ -180,6 +182,8 @@ struct app {
 	/* lessons */
 	struct app_learn learn;
 	struct train_view *train;     /* the training screen's model and history, or NULL (train_view.c) */
+	struct flash_view *flash;     /* the FlashAttention view's tiles, step and recording, or NULL
+	                               * until first opened (flash_view.c) */
 };
 
 /* Start with cfg (valid) and w (allocated; ownership passes to the app). */

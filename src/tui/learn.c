@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "actions.h"
+#include "flash_view.h"
 #include "lesson.h"
 #include "mode.h"
 #include "nav.h"
@@ -150,6 +151,7 @@ unsigned learn_open(struct app *app, int li, int si)
 		return APP_REDRAW;
 	}
 	app->mode = MODE_WORKBENCH; /* the menu, if up, is done */
+	flash_view_follow_step(app); /* unless the step opens the FlashAttention view */
 	return APP_REDRAW;
 }
 

@@ -9,7 +9,10 @@
  */
 #include "save.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -31,10 +34,44 @@ static void drop_autosave(struct app *app)
 		unlink(auto_path);
 }
 
+/* From now on, saves go to the next free name beside session_path, which
+ * another program changed behind the run (said here and on exit). */
+static int go_beside(struct app *app)
+{
+	if (claim_beside(app->session_path, app->saved_beside, sizeof app->saved_beside) != 0) {
+		app_message(app, true, "not saved: %s was changed on disk by another program, and no free name "
+		            "beside it", app->session_path);
+		return -1;
+	}
+	if (!app->changed_behind[0])
+		snprintf(app->changed_behind, sizeof app->changed_behind, "%s", app->session_path);
+	app->session_path = app->saved_beside;
+	app_crash_note(app); /* a crash now names the autosave beside it */
+	return 0;
+}
+
+/* The status line after a save; the hard links it split are counted for
+ * the exit message. */
+static void say_saved(struct app *app, const struct statefile_check *chk)
+{
+	int others = chk->replaced ? claim_other_names(app->session_path, chk->dev, chk->ino, chk->nlink) : 0;
+	if (others > 0) {
+		app->links_split += others;
+		snprintf(app->links_split_path, sizeof app->links_split_path, "%s", app->session_path);
+		app_message(app, false, "saved to %s; its %d other hard link%s still hold%s the session from before",
+		            app->session_path, others, others == 1 ? "" : "s", others == 1 ? "s" : "");
+	} else if (app->changed_behind[0])
+		app_message(app, false, "saved to %s (%s was changed on disk by another program: left as it is)",
+		            app->session_path, app->changed_behind);
+	else
+		app_message(app, false, "saved to %s", app->session_path);
+}
+
 /* Save the learner's session to session_path: only when something changed
  * since it was loaded or saved, and never over a file another program
- * changed meanwhile (claim_stamp_changed): then to the next free name
- * beside it, from then on. */
+ * changed meanwhile (claim_stamp_changed, then again up to the rename:
+ * session_save_checked): then to the next free name beside it, from then
+ * on. */
 int app_save(struct app *app)
 {
 	char msg[MHA_MSG_MAX + 4096];
@@ -51,26 +88,32 @@ int app_save(struct app *app)
 		app_message(app, false, "nothing changed since %s was loaded or saved: not rewritten", app->session_path);
 		return 0;
 	}
-	if (changed && app->session_dirty) {
-		/* something else changed the file since this run read or wrote it:
-		 * never over it (doc/SESSION.md); beside it, said here and on exit */
-		if (claim_beside(app->session_path, app->saved_beside, sizeof app->saved_beside) != 0) {
-			app_message(app, true, "not saved: %s was changed on disk by another program, and no free name "
-			            "beside it", app->session_path);
-			return -1;
-		}
-		if (!app->changed_behind[0])
-			snprintf(app->changed_behind, sizeof app->changed_behind, "%s", app->session_path);
-		app->session_path = app->saved_beside;
-	} else if (changed) {
+	if (changed && !app->session_dirty) {
 		app_message(app, false, "nothing changed here; %s was changed on disk by another program: left as it is",
 		            app->session_path);
 		return 0;
 	}
+	/* something else changed the file since this run read or wrote it:
+	 * never over it (doc/SESSION.md); beside it, said here and on exit */
+	if (changed && go_beside(app) != 0)
+		return -1;
 	/* the learner's own session, never a lesson's workbench */
 	const struct mha_config *c = app->learn.active ? &app->learn.other.cfg : &app->cfg;
 	const struct mha_weights *w = app->learn.active ? &app->learn.other.w : &app->w;
-	if (session_save(app->session_path, c, w, msg, sizeof msg) != 0) {
+	struct statefile_check chk = { .expect = changed ? NULL : &app->disk };
+	int rc = session_save_checked(app->session_path, c, w, &chk, msg, sizeof msg);
+	if (rc == STATEFILE_CHANGED) { /* changed during this very save: left as it is */
+		if (!app->session_dirty) {
+			app_message(app, false, "nothing changed here; %s was changed on disk by another program: left "
+			            "as it is", app->session_path);
+			return 0;
+		}
+		if (go_beside(app) != 0)
+			return -1;
+		chk = (struct statefile_check){ .expect = NULL };
+		rc = session_save_checked(app->session_path, c, w, &chk, msg, sizeof msg);
+	}
+	if (rc != 0) {
 		app_message(app, true, "not saved: %s", msg);
 		return -1;
 	}
@@ -82,11 +125,7 @@ int app_save(struct app *app)
 		app->recover_loaded = false;
 		app->recover_path[0] = '\0';
 	}
-	if (app->changed_behind[0])
-		app_message(app, false, "saved to %s (%s was changed on disk by another program: left as it is)",
-		            app->session_path, app->changed_behind);
-	else
-		app_message(app, false, "saved to %s", app->session_path);
+	say_saved(app, &chk);
 	return 0;
 }
 
@@ -96,6 +135,17 @@ int app_autosave_path(const struct app *app, char *buf, size_t len)
 		return -1;
 	int n = snprintf(buf, len, "%s.autosave", app->session_path);
 	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+void app_crash_note(const struct app *app)
+{
+	char path[4096], note[1024] = "";
+	if (app_autosave_path(app, path, sizeof path) == 0) {
+		mha_text_clean(path);
+		snprintf(note, sizeof note, "mha-tui: crashed; the edits are in the autosave: mha-tui --load '%.900s'",
+		         path);
+	}
+	term_crash_note(note);
 }
 
 /* A writer process that has ended: reaped, and its failure shown (its
@@ -118,6 +168,25 @@ void app_autosave_wait(struct app *app)
 	(void)autosave_reap(app, true);
 }
 
+/* For the tests (tests/pty: Ctrl-Z while an autosave is being written):
+ * with MHA_TEST_AUTOSAVE_GATE naming a FIFO, the writer stops once its
+ * file is written, before the rename, until a byte comes through the
+ * FIFO; the test sees it waiting when the FIFO opens for writing. */
+static void autosave_gate(const char *path, int stage)
+{
+	const char *fifo = getenv("MHA_TEST_AUTOSAVE_GATE");
+	char byte;
+	(void)path;
+	if (stage != 1 || !fifo)
+		return;
+	int fd = open(fifo, O_RDONLY | O_CLOEXEC); /* until the test opens it */
+	if (fd < 0)
+		return;
+	while (read(fd, &byte, 1) < 0 && errno == EINTR)
+		continue;
+	close(fd);
+}
+
 /* Write the autosave in a child process: at d_model 1024 the text of
  * every input takes most of a second to write, and the learner keeps
  * working meanwhile on the parent's copy (fork copies on write). One
@@ -135,6 +204,8 @@ static bool autosave(struct app *app)
 	pid_t pid = fork();
 	if (pid == 0) {
 		term_child_signals(); /* never touches the learner's terminal (term.h) */
+		if (getenv("MHA_TEST_AUTOSAVE_GATE"))
+			statefile_test_hook = autosave_gate;
 		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
 	}
 	if (pid > 0) {

@@ -20,6 +20,10 @@ int app_save(struct app *app);
  * removed by a clean save. app_autosave_path: 0, or -1 when there is no
  * session path (or it is too long). */
 int app_autosave_path(const struct app *app, char *buf, size_t len);
+/* Tell term.c what to print after a crash: the command that loads the
+ * autosave the crash hook writes, which follows session_path (call it
+ * whenever session_path changes). */
+void app_crash_note(const struct app *app);
 /* One change of the inputs or configuration went through (app_key calls
  * it with the configuration before): counts it, and owes an autosave every
  * APP_AUTOSAVE_EDITS edits and on every change of shape. */

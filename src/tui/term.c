@@ -167,6 +167,17 @@ void term_on_crash(int (*hook)(void *), void *ctx, const char *note)
 	crash_hook = hook;
 }
 
+void term_crash_note(const char *note)
+{
+	sigset_t all, was;
+	sigemptyset(&all);
+	for (size_t i = 0; i < COUNT(crash_signals); i++)
+		sigaddset(&all, crash_signals[i]);
+	sigprocmask(SIG_BLOCK, &all, &was);
+	snprintf(crash_note, sizeof crash_note, "%s\r\n", note ? note : "");
+	sigprocmask(SIG_SETMASK, &was, NULL);
+}
+
 void term_child_signals(void)
 {
 	/* the parent acts on a request to stop; this child finishes its file */

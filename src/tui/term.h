@@ -22,6 +22,10 @@ int term_signal(void);
  * forked child (default signal handlers, a 20 s alarm), and when it
  * returns 0, note is printed on the restored terminal. hook NULL: none. */
 void term_on_crash(int (*hook)(void *), void *ctx, const char *note);
+/* A new note for the crash hook (the autosave it writes moved: a save
+ * went beside a file changed behind the run); crash signals are held off
+ * while it is copied, so a crash prints the old note or the new, whole. */
+void term_crash_note(const char *note);
 /* For a child forked while the terminal is open (the autosave writer):
  * requests to stop ignored (the parent acts on them, the child finishes),
  * crash, Ctrl-Z and resize handling back to the defaults, so the child

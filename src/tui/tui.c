@@ -162,12 +162,8 @@ int tui_run(const struct tui_options *o)
 	char own[4096];
 	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strncmp(own, o->load, strlen(own)) == 0))
 		app_autosave_check(&app);
-	char note[1024] = "";
-	if (app_autosave_path(&app, msg, sizeof msg) == 0) {
-		mha_text_clean(msg);
-		snprintf(note, sizeof note, "mha-tui: crashed; the edits are in the autosave: mha-tui --load '%.900s'", msg);
-	}
-	term_on_crash(crash_autosave, &app, note);
+	term_on_crash(crash_autosave, &app, NULL);
+	app_crash_note(&app); /* and again whenever the session moves (app_save) */
 	/* a session opened from its own file has nothing to save until an edit */
 	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
 	app.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
@@ -227,6 +223,13 @@ int tui_run(const struct tui_options *o)
 		char line[8000];
 		snprintf(line, sizeof line, "%.3800s was changed on disk by another program since this run read it: "
 		         "left as it is; this run saved to %.3800s", app.changed_behind, app.saved_beside);
+		report(0, line);
+	}
+	if (app.links_split > 0) { /* a save replaces the file: other names keep the old one */
+		char line[4400];
+		snprintf(line, sizeof line, "%.4000s had %d other hard link%s: %s the session from before this run's "
+		         "save", app.links_split_path, app.links_split, app.links_split == 1 ? "" : "s",
+		         app.links_split == 1 ? "it holds" : "they hold");
 		report(0, line);
 	}
 	app_free(&app);

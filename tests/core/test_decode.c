@@ -17,35 +17,30 @@
 #include <cmocka.h>
 
 #include "mha.h"
+#include "pick.h"
 
+/* xorshift64*: this test's own stream (pick.h). */
 static uint64_t pick_state = 0xD1B54A32D192ED03ull;
-static int pick(int lo, int hi)
-{
-	pick_state ^= pick_state >> 12;
-	pick_state ^= pick_state << 25;
-	pick_state ^= pick_state >> 27;
-	return lo + (int)((pick_state * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(hi - lo + 1));
-}
 
 static struct mha_config random_causal_config(int k)
 {
 	struct mha_config c = mha_config_default();
-	c.n = pick(1, 24);
-	c.h = pick(1, 6);
-	c.g = c.h % 2 == 0 && pick(0, 1) ? c.h / 2 : pick(0, 1) ? 1 : c.h;
-	c.dk = pick(1, 8);
-	c.d = pick(1, 24);
+	c.n = pick_int(&pick_state, 1, 24);
+	c.h = pick_int(&pick_state, 1, 6);
+	c.g = c.h % 2 == 0 && pick_int(&pick_state, 0, 1) ? c.h / 2 : pick_int(&pick_state, 0, 1) ? 1 : c.h;
+	c.dk = pick_int(&pick_state, 1, 8);
+	c.d = pick_int(&pick_state, 1, 24);
 	c.causal = true;
-	c.scale = pick(0, 3) != 0;
-	c.top_k = pick(0, 2) ? 0 : pick(1, c.n);
+	c.scale = pick_int(&pick_state, 0, 3) != 0;
+	c.top_k = pick_int(&pick_state, 0, 2) ? 0 : pick_int(&pick_state, 1, c.n);
 	if (k % 3 == 1) {
-		c.window = pick(1, c.n);
-		if (pick(0, 1))
-			c.pad = (uint64_t)1 << pick(0, c.n - 1);
-		mha_mask_set(&c, pick(0, c.n - 1), pick(0, c.n - 1), true);
+		c.window = pick_int(&pick_state, 1, c.n);
+		if (pick_int(&pick_state, 0, 1))
+			c.pad = (uint64_t)1 << pick_int(&pick_state, 0, c.n - 1);
+		mha_mask_set(&c, pick_int(&pick_state, 0, c.n - 1), pick_int(&pick_state, 0, c.n - 1), true);
 	}
 	for (int i = 0; i < c.h; i++)
-		c.head_off[i] = pick(0, 6) == 0;
+		c.head_off[i] = pick_int(&pick_state, 0, 6) == 0;
 	c.bias = k % 4 == 2;
 	return c;
 }
@@ -78,7 +73,7 @@ static void test_decoded_rows_equal_the_causal_full_pass(void **state)
 		assert_int_equal(mha_decoder_alloc(&dec, &c), MHA_OK);
 		const int n = c.n, d = c.d, gw = c.g * c.dk;
 		const double tol = 1e-6 * max_abs(blas.y, (size_t)n * d);
-		int prompt = pick(1, n);
+		int prompt = pick_int(&pick_state, 1, n);
 		assert_int_equal(mha_decoder_prefill(&dec, &c, &w, prompt, msg, sizeof msg), MHA_OK);
 		for (;;) {
 			int t = dec.len - 1;

@@ -4,7 +4,9 @@
  * causality, custom cells, top-k after them, GQA sharing one mask), then
  * properties on seeded random masks: every row of P sums to 1 or is
  * exactly 0, a dead row is flagged exactly when no key is visible, masked
- * weights are exactly 0, BLAS and the plain loops agree, the teaching-size
+ * weights are exactly 0, the forward's record of kept keys (what the
+ * screen marks masked) is the rule's, even where a weight underflowed to 0,
+ * BLAS and the plain loops agree, the teaching-size
  * plan agrees, the large path's tiles agree and it refuses biases. The float64
  * fixtures (test_fixtures.c) check the numbers themselves.
  */
@@ -21,7 +23,9 @@
 
 #include "check.h"
 #include "mha.h"
+#include "pick.h"
 #include "engine.h"
+#include "pipeline.h"
 
 /* The structural mask of every row as a string of 0/1 rows, "100|110|...". */
 static void mask_text(const struct mha_config *c, char *out)
@@ -143,40 +147,84 @@ static void test_softmax_keep_gives_zero_row_when_nothing_kept(void **state)
 	assert_true(fabs(p[0] - 0.119202922) < 1e-6 && fabs(p[2] - 0.880797078) < 1e-6);
 }
 
+/* One head, dk = 1, no scale: S[q][k] = x_q x_k W^Q W^K = x_q x_k, so a
+ * row's scores are chosen by hand. */
+static struct mha_config scalar(int n, const float *x, struct mha_weights *w, struct mha_acts *a)
+{
+	struct mha_config c = small(n);
+	c.d = c.h = c.g = c.dk = 1;
+	c.scale = false;
+	assert_int_equal(mha_weights_alloc(w, &c), MHA_OK);
+	assert_int_equal(mha_acts_alloc(a, &c), MHA_OK);
+	mha_weights_init(w, &c, 1);
+	memcpy(w->x, x, (size_t)n * sizeof *x);
+	w->wq[0] = w->wk[0] = 1.0f;
+	return c;
+}
+
+/* Top-k keeps the two largest of row 0's scores 400, -400, 10, 20: keys 0
+ * and 3. exp(20 - 400) underflows, so key 3's weight is exactly 0, yet it
+ * was kept: the screen must not mark it masked; keys 1 and 2 are. The same
+ * through a mask that is no prefix (padding key 2: the keep-vector row). */
+static void test_a_kept_key_whose_weight_underflowed_is_not_masked(void **state)
+{
+	(void)state;
+	const float x[4] = { 20.0f, -20.0f, 0.5f, 1.0f };
+	struct mha_weights w;
+	struct mha_acts a;
+	struct mha_config c = scalar(4, x, &w, &a);
+	c.top_k = 2;
+	for (int pad = 0; pad < 2; pad++) {
+		c.pad = pad ? (uint64_t)1 << 2 : 0;
+		mha_forward(&c, &w, &a);
+		assert_true(a.scores[0] == 400.0f && a.scores[3] == 20.0f);
+		assert_true(a.weights[0] == 1.0f && a.weights[3] == 0.0f); /* the premise: underflow */
+		assert_false(pipeline_masked(&c, &a, 0, 0, 0));
+		assert_false(pipeline_masked(&c, &a, 0, 0, 3));
+		assert_true(pipeline_masked(&c, &a, 0, 0, 1));
+		assert_true(pipeline_masked(&c, &a, 0, 0, 2));
+	}
+	/* without top-k, causal: row 3 sees keys 0..3, all kept, weights
+	 * 1, 0, 0, 0 (scores 20, -20, 0.5, 1): nothing in it is masked */
+	c.top_k = 0;
+	c.pad = 0;
+	c.causal = true;
+	mha_forward(&c, &w, &a);
+	for (int k = 0; k < 4; k++)
+		assert_false(pipeline_masked(&c, &a, 0, 3, k));
+	assert_true(pipeline_masked(&c, &a, 0, 0, 1)); /* the future */
+	mha_acts_free(&a);
+	mha_weights_free(&w);
+}
+
 /* xorshift64*: this test's own stream of shapes and masks. */
 static uint64_t pick_state = 0x9E3779B97F4A7C15ull;
-static int pick(int lo, int hi)
-{
-	pick_state ^= pick_state >> 12;
-	pick_state ^= pick_state << 25;
-	pick_state ^= pick_state >> 27;
-	return lo + (int)((pick_state * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(hi - lo + 1));
-}
 
 static struct mha_config random_masked_config(void)
 {
 	struct mha_config c = mha_config_default();
-	c.n = pick(1, 20);
-	c.h = pick(1, 6);
-	c.g = c.h % 2 == 0 && pick(0, 1) ? c.h / 2 : pick(0, 1) ? 1 : c.h;
-	c.dk = pick(1, 6);
-	c.d = pick(1, 24);
-	c.causal = pick(0, 1);
-	c.top_k = pick(0, 2) ? 0 : pick(1, c.n);
-	c.window = pick(0, 1) ? 0 : pick(1, c.n + 1);
+	c.n = pick_int(&pick_state, 1, 20);
+	c.h = pick_int(&pick_state, 1, 6);
+	c.g = c.h % 2 == 0 && pick_int(&pick_state, 0, 1) ? c.h / 2 : pick_int(&pick_state, 0, 1) ? 1 : c.h;
+	c.dk = pick_int(&pick_state, 1, 6);
+	c.d = pick_int(&pick_state, 1, 24);
+	c.causal = pick_int(&pick_state, 0, 1);
+	c.top_k = pick_int(&pick_state, 0, 2) ? 0 : pick_int(&pick_state, 1, c.n);
+	c.window = pick_int(&pick_state, 0, 1) ? 0 : pick_int(&pick_state, 1, c.n + 1);
 	for (int t = 0; t < c.n; t++)
-		if (pick(0, 4) == 0)
+		if (pick_int(&pick_state, 0, 4) == 0)
 			c.pad |= (uint64_t)1 << t;
-	if (pick(0, 1))
-		for (int k = pick(1, c.n * 2); k > 0; k--)
-			mha_mask_set(&c, pick(0, c.n - 1), pick(0, c.n - 1), true);
+	if (pick_int(&pick_state, 0, 1))
+		for (int k = pick_int(&pick_state, 1, c.n * 2); k > 0; k--)
+			mha_mask_set(&c, pick_int(&pick_state, 0, c.n - 1), pick_int(&pick_state, 0, c.n - 1), true);
 	for (int i = 0; i < c.h; i++)
-		c.head_off[i] = pick(0, 6) == 0;
+		c.head_off[i] = pick_int(&pick_state, 0, 6) == 0;
 	return c;
 }
 
 /* Rows sum to 1 or are exactly 0; dead exactly when nothing is visible;
- * hidden keys exactly 0; at most top_k kept. */
+ * hidden keys exactly 0; at most top_k kept; the cells pipeline_masked
+ * reports are those mask.c's rule drops, top-k on the row's scores included. */
 static void check_rows(const struct mha_config *c, const struct mha_acts *a, const char *what)
 {
 	const int n = c->n;
@@ -200,6 +248,11 @@ static void check_rows(const struct mha_config *c, const struct mha_acts *a, con
 				fail_msg("%s: head %d row %d sums to %.9g", what, i, r, sum);
 			if (c->top_k > 0 && nonzero > c->top_k)
 				fail_msg("%s: head %d row %d keeps %d > top-k %d", what, i, r, nonzero, c->top_k);
+			mha_mask_row(c, r, a->scores + ((size_t)i * n + r) * n, keep);
+			for (int j = 0; j < n; j++)
+				if (pipeline_masked(c, a, i, r, j) != !keep[j])
+					fail_msg("%s: head %d row %d key %d: masked %d, the rule keeps %d", what, i, r,
+					         j, pipeline_masked(c, a, i, r, j), keep[j]);
 		}
 	}
 }
@@ -234,6 +287,7 @@ static void test_random_masks_rows_sum_to_one_or_exactly_zero(void **state)
 		pa = mha_plan_acts(p);
 		check_close(pa->weights, a.weights, (size_t)c.h * c.n * c.n, 1e-6, "weights plan vs forward");
 		assert_memory_equal(pa->dead_row, a.dead_row, (size_t)c.h * c.n);
+		assert_memory_equal(pa->kept, a.kept, (size_t)c.h * c.n * MHA_KEPT_WORDS(c.n) * sizeof *a.kept);
 		mha_plan_destroy(p);
 		mha_acts_free(&a);
 		mha_acts_free(&b);
@@ -292,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_bits_past_n_are_ignored),
 		cmocka_unit_test(test_top_k_ranks_only_the_visible_keys),
 		cmocka_unit_test(test_softmax_keep_gives_zero_row_when_nothing_kept),
+		cmocka_unit_test(test_a_kept_key_whose_weight_underflowed_is_not_masked),
 		cmocka_unit_test(test_random_masks_rows_sum_to_one_or_exactly_zero),
 		cmocka_unit_test(test_large_path_takes_masks_and_refuses_biases),
 		cmocka_unit_test(test_window_is_checked),

@@ -20,37 +20,31 @@
 
 #include "check.h"
 #include "mha.h"
+#include "pick.h"
 
 enum { RANDOM_CONFIGS = 40 };
 
 /* xorshift64*: this test's own stream for choosing shapes. */
 static uint64_t pick_state = 0x2545F4914F6CDD1Dull;
-static int pick(int lo, int hi)
-{
-	pick_state ^= pick_state >> 12;
-	pick_state ^= pick_state << 25;
-	pick_state ^= pick_state >> 27;
-	return lo + (int)((pick_state * 0x2545F4914F6CDD1Dull >> 33) % (uint64_t)(hi - lo + 1));
-}
 
 /* A random valid configuration: any h, a divisor g, dk free or d / h. */
 static struct mha_config random_config(void)
 {
 	struct mha_config c = mha_config_default();
-	c.n = pick(1, 24);
-	c.h = pick(1, 8);
+	c.n = pick_int(&pick_state, 1, 24);
+	c.h = pick_int(&pick_state, 1, 8);
 	int divisors[8], nd = 0;
 	for (int g = 1; g <= c.h; g++)
 		if (c.h % g == 0)
 			divisors[nd++] = g;
-	c.g = divisors[pick(0, nd - 1)];
-	c.dk = pick(1, 9);
-	c.d = pick(0, 1) ? c.h * c.dk : pick(1, 40);
-	c.causal = pick(0, 1);
-	c.top_k = pick(0, 2) ? 0 : pick(1, c.n);
-	c.scale = pick(0, 3) != 0;
+	c.g = divisors[pick_int(&pick_state, 0, nd - 1)];
+	c.dk = pick_int(&pick_state, 1, 9);
+	c.d = pick_int(&pick_state, 0, 1) ? c.h * c.dk : pick_int(&pick_state, 1, 40);
+	c.causal = pick_int(&pick_state, 0, 1);
+	c.top_k = pick_int(&pick_state, 0, 2) ? 0 : pick_int(&pick_state, 1, c.n);
+	c.scale = pick_int(&pick_state, 0, 3) != 0;
 	for (int i = 0; i < c.h; i++)
-		c.head_off[i] = pick(0, 5) == 0;
+		c.head_off[i] = pick_int(&pick_state, 0, 5) == 0;
 	return c;
 }
 
@@ -374,7 +368,7 @@ static void test_permuting_tokens_permutes_the_output(void **state)
 	for (int i = 0; i < 10; i++) {
 		struct mha_config c = random_config();
 		c.causal = false;
-		c.top_k = i % 2 ? pick(1, c.n) : 0;
+		c.top_k = i % 2 ? pick_int(&pick_state, 1, c.n) : 0;
 		struct run r, p;
 		run_seeded(&r, &c, 7000 + (uint64_t)i);
 		run_alloc(&p, &c);
@@ -383,7 +377,7 @@ static void test_permuting_tokens_permutes_the_output(void **state)
 		for (int t = 0; t < c.n; t++)
 			perm[t] = t;
 		for (int t = c.n - 1; t > 0; t--) { /* Fisher-Yates */
-			int u = pick(0, t), tmp = perm[t];
+			int u = pick_int(&pick_state, 0, t), tmp = perm[t];
 			perm[t] = perm[u];
 			perm[u] = tmp;
 		}
@@ -419,7 +413,7 @@ static void test_top_k_leaves_exactly_k_nonzeros_per_row(void **state)
 	(void)state;
 	for (int i = 0; i < RANDOM_CONFIGS; i++) {
 		struct mha_config c = random_config();
-		c.top_k = pick(1, c.n);
+		c.top_k = pick_int(&pick_state, 1, c.n);
 		struct run r;
 		run_seeded(&r, &c, 8000 + (uint64_t)i);
 		for (int hd = 0; hd < c.h; hd++)

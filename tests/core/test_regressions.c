@@ -72,9 +72,7 @@ static void test_empty_session_file_is_reported_at_line_1(void **state)
 	(void)state;
 	char path[320], msg[512];
 	tmpdir_path(path, sizeof path, "empty.txt");
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fclose(f);
+	tmpdir_spit(path, "", 0);
 	struct mha_config c;
 	struct mha_weights w;
 	assert_int_equal(session_load(path, &c, &w, msg, sizeof msg), -1);

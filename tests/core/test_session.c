@@ -27,39 +27,6 @@
 #include "session.h"
 #include "tmpdir.h"
 
-/* Whole file into a malloc'd, NUL-terminated buffer; *size its length. */
-static char *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot read %s", path);
-	char *buf = NULL;
-	size_t cap = 0, len = 0;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = 2 * cap + 8192;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		size_t got = fread(buf + len, 1, 4096, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	*size = len;
-	return buf;
-}
-
-static void spit(const char *path, const char *text, size_t size)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, size, f), size);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* A configuration that exercises every field: GQA, causal, top-k, scale
  * off, two heads off, the largest seed, and values that test the
  * printing: -0, the smallest denormal, the limits, thirds. */
@@ -151,7 +118,7 @@ static void test_round_trip_holds_for_many_shapes(void **state)
 		expect_same(&c, &w, &back, &wb);
 		assert_int_equal(session_save(b, &back, &wb, msg, sizeof msg), 0);
 		size_t la, lb;
-		char *ta = slurp(a, &la), *tb = slurp(b, &lb);
+		char *ta = tmpdir_slurp(a, &la), *tb = tmpdir_slurp(b, &lb);
 		assert_int_equal(la, lb);
 		assert_memory_equal(ta, tb, la); /* saving is deterministic */
 		free(ta);
@@ -171,7 +138,7 @@ static char *example_text(size_t *size)
 	tmpdir_path(path, sizeof path, "base.txt");
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
 	mha_weights_free(&w);
-	return slurp(path, size);
+	return tmpdir_slurp(path, size);
 }
 
 /* Write text to a file, try to load it: refused with a message starting
@@ -182,7 +149,7 @@ static void expect_refused_file(const char *name, const char *text, size_t size,
 {
 	char path[320], msg[MHA_MSG_MAX + 512];
 	tmpdir_path(path, sizeof path, name);
-	spit(path, text, size);
+	tmpdir_spit(path, text, size);
 	struct mha_config c;
 	struct mha_weights w;
 	memset(&w, 0, sizeof w);
@@ -200,7 +167,7 @@ static void expect_refused_file(const char *name, const char *text, size_t size,
 	if (strchr(msg, '\n'))
 		fail_msg("%s: message '%s' is more than one line", name, msg);
 	size_t after_size;
-	char *after = slurp(path, &after_size);
+	char *after = tmpdir_slurp(path, &after_size);
 	assert_int_equal(after_size, size);
 	assert_memory_equal(after, text, size);
 	free(after);
@@ -423,7 +390,7 @@ static void expect_loads_like_the_example(const char *name, const char *text, si
 {
 	char path[320], msg[MHA_MSG_MAX + 512];
 	tmpdir_path(path, sizeof path, name);
-	spit(path, text, size);
+	tmpdir_spit(path, text, size);
 	struct mha_config c, back;
 	struct mha_weights w, wb;
 	if (session_load(path, &back, &wb, msg, sizeof msg) != 0)
@@ -507,10 +474,10 @@ static void test_save_replaces_atomically_and_cleans_up(void **state)
 	example(&c, &w);
 	char path[320], msg[MHA_MSG_MAX + 512];
 	tmpdir_path(path, sizeof path, "atomic.txt");
-	spit(path, "old contents\n", 13);
+	tmpdir_spit(path, "old contents\n", 13);
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
 	size_t len;
-	char *text = slurp(path, &len);
+	char *text = tmpdir_slurp(path, &len);
 	assert_true(strncmp(text, "mha-tui-session 1\n", 18) == 0);
 	free(text);
 
@@ -519,7 +486,7 @@ static void test_save_replaces_atomically_and_cleans_up(void **state)
 	tmpdir_path(target, sizeof target, "busy");
 	assert_int_equal(mkdir(target, 0700), 0);
 	snprintf(inner, sizeof inner, "%s/keep", target);
-	spit(inner, "x", 1);
+	tmpdir_spit(inner, "x", 1);
 	assert_int_equal(session_save(target, &c, &w, msg, sizeof msg), -1);
 	if (strncmp(msg, target, strlen(target)) != 0)
 		fail_msg("message '%s' should start with the path", msg);
@@ -552,9 +519,9 @@ static void test_save_removes_stale_temporary_files_only(void **state)
 	snprintf(stale, sizeof stale, "%s.tmp.AAAAAA", path);
 	snprintf(fresh, sizeof fresh, "%s.tmp.BBBBBB", path);
 	snprintf(other, sizeof other, "%s.tmp.CCCCCCC", path); /* not mkstemp's shape */
-	spit(stale, "half", 4);
-	spit(fresh, "half", 4);
-	spit(other, "keep", 4);
+	tmpdir_spit(stale, "half", 4);
+	tmpdir_spit(fresh, "half", 4);
+	tmpdir_spit(other, "keep", 4);
 	struct timeval old[2] = { { time(NULL) - 120, 0 }, { time(NULL) - 120, 0 } };
 	assert_int_equal(utimes(stale, old), 0);
 	assert_int_equal(utimes(other, old), 0);
@@ -656,7 +623,7 @@ static void test_large_matrices_are_binary_and_read_back_bit_for_bit(void **stat
 	tmpdir_path(path, sizeof path, "large.txt");
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
 	size_t size;
-	char *text = slurp(path, &size);
+	char *text = tmpdir_slurp(path, &size);
 	assert_memory_equal(text, "mha-tui-session 2\n", 18);
 	assert_non_null(strstr(text, "\nW_Q 300 256 f32le\n"));
 	assert_non_null(strstr(text, "\nX 2 300\n")); /* small matrices stay text */
@@ -679,7 +646,7 @@ static void test_large_matrices_are_binary_and_read_back_bit_for_bit(void **stat
 	/* and a small one is version 1, all text */
 	example(&c, &w);
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
-	text = slurp(path, &size);
+	text = tmpdir_slurp(path, &size);
 	assert_memory_equal(text, "mha-tui-session 1\n", 18);
 	free(text);
 	mha_weights_free(&w);

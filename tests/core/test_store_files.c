@@ -37,14 +37,6 @@ static void make_fifo(char *path, size_t len, const char *name)
 	assert_int_equal(mkfifo(path, 0600), 0);
 }
 
-static void write_file(const char *path, const char *text, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
-
 static void test_readfile_refuses_fifo_device_and_directory_at_once(void **state)
 {
 	(void)state;
@@ -69,7 +61,7 @@ static void test_readfile_reads_through_a_symlink_and_bounds_the_size(void **sta
 	size_t n;
 	tmpdir_path(file, sizeof file, "plain");
 	tmpdir_path(link, sizeof link, "link");
-	write_file(file, "hello", 5);
+	tmpdir_spit(file, "hello", 5);
 	unlink(link);
 	assert_int_equal(symlink(file, link), 0);
 	assert_int_equal(readfile_all(link, 5, &text, &n, why, sizeof why), 0);
@@ -115,7 +107,7 @@ static void test_a_fifo_lesson_or_included_asset_is_refused_at_once(void **state
 	tmpdir_path(lesson, sizeof lesson, "02-inc.lesson");
 	static const char text[] = "mha-tui-lesson 1\n@lesson 2\n@title Inc\n@objective o\n\n"
 	                           "@step a A\nSome prose.\n@include pipe\n";
-	write_file(lesson, text, sizeof text - 1);
+	tmpdir_spit(lesson, text, sizeof text - 1);
 	memset(&errs, 0, sizeof errs);
 	assert_int_equal(lesson_load(lesson, tmpdir_get(), &l, &errs), -1);
 	bool said = false;
@@ -137,14 +129,14 @@ static void test_includes_are_bounded_in_memory(void **state)
 	assert_non_null(text);
 	for (size_t i = 0; i < big; i++)
 		text[i] = i % 64 == 63 ? '\n' : 'a';
-	write_file(asset, text, big);
+	tmpdir_spit(asset, text, big);
 	free(text);
 	char src[4096];
 	int at = snprintf(src, sizeof src, "mha-tui-lesson 1\n@lesson 3\n@title Big\n@objective o\n\n@step a A\nProse.\n");
 	for (int i = 0; i < 40; i++)
 		at += snprintf(src + at, sizeof src - (size_t)at, "@include big\n");
 	tmpdir_path(lesson, sizeof lesson, "03-big.lesson");
-	write_file(lesson, src, (size_t)at);
+	tmpdir_spit(lesson, src, (size_t)at);
 	struct lesson l;
 	struct lesson_errors errs = { 0 };
 	assert_int_equal(lesson_load(lesson, tmpdir_get(), &l, &errs), -1);
@@ -203,14 +195,14 @@ static void test_a_backup_is_kept_only_when_the_file_was_replaced(void **state)
 	(void)state;
 	char path[4096], backup[4096], tmp[4096];
 	tmpdir_path(path, sizeof path, "kept.txt");
-	write_file(path, "old", 3);
+	tmpdir_spit(path, "old", 3);
 	assert_int_equal(claim_backup(path, backup, sizeof backup), 0);
 	assert_non_null(strstr(backup, "kept.txt.~1~"));
 	assert_false(claim_backup_settle(path, backup)); /* not replaced: removed */
 	assert_int_not_equal(access(backup, F_OK), 0);
 	assert_int_equal(claim_backup(path, backup, sizeof backup), 0);
 	tmpdir_path(tmp, sizeof tmp, "kept.new");
-	write_file(tmp, "new", 3);
+	tmpdir_spit(tmp, "new", 3);
 	assert_int_equal(rename(tmp, path), 0); /* as an atomic save replaces it */
 	assert_true(claim_backup_settle(path, backup));
 	char *text, why[256];
@@ -229,7 +221,7 @@ static void test_a_file_changed_behind_the_stamp_is_seen(void **state)
 	(void)state;
 	char path[4096], tmp[4096], beside[4096], want[4096];
 	tmpdir_path(path, sizeof path, "stamped.txt");
-	write_file(path, "abcdef", 6);
+	tmpdir_spit(path, "abcdef", 6);
 	struct claim_stamp s, never = { 0 };
 	claim_stamp_read(path, &s);
 	assert_true(s.taken && s.exists);
@@ -237,20 +229,20 @@ static void test_a_file_changed_behind_the_stamp_is_seen(void **state)
 	/* the same size and mtime, another content: only the hash tells */
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
-	write_file(path, "abcdeX", 6);
+	tmpdir_spit(path, "abcdeX", 6);
 	struct timespec back[2] = { st.st_atim, st.st_mtim };
 	assert_int_equal(utimensat(AT_FDCWD, path, back, 0), 0);
 	assert_true(claim_stamp_changed(&s, path));
 	assert_false(claim_stamp_changed(&never, path));
 	/* the same content written again: a new mtime */
-	write_file(path, "abcdef", 6);
+	tmpdir_spit(path, "abcdef", 6);
 	struct timespec later[2] = { { 0, UTIME_OMIT }, { st.st_mtim.tv_sec + 5, 0 } };
 	assert_int_equal(utimensat(AT_FDCWD, path, later, 0), 0);
 	assert_true(claim_stamp_changed(&s, path));
 	/* replaced by a rename, as an editor saves */
 	claim_stamp_read(path, &s);
 	tmpdir_path(tmp, sizeof tmp, "stamped.new");
-	write_file(tmp, "abcdef", 6);
+	tmpdir_spit(tmp, "abcdef", 6);
 	assert_int_equal(utimensat(AT_FDCWD, tmp, later, 0), 0);
 	assert_int_equal(rename(tmp, path), 0);
 	assert_true(claim_stamp_changed(&s, path));
@@ -260,7 +252,7 @@ static void test_a_file_changed_behind_the_stamp_is_seen(void **state)
 	assert_false(claim_stamp_changed(&s, path));
 	/* beside: the first name that does not exist yet */
 	tmpdir_path(want, sizeof want, "stamped-2.txt");
-	write_file(want, "other", 5);
+	tmpdir_spit(want, "other", 5);
 	assert_int_equal(claim_beside(path, beside, sizeof beside), 0);
 	tmpdir_path(want, sizeof want, "stamped-3.txt");
 	assert_string_equal(beside, want);

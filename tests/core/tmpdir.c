@@ -1,12 +1,18 @@
 /*
  * tmpdir.c - the temporary directory of a test group: made by mkdtemp,
- * removed whole (depth first, symlinks not followed) at the end.
+ * removed whole (depth first, symlinks not followed) at the end; whole
+ * files read and written for the tests.
  */
 #include "tmpdir.h"
 
 #include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include <cmocka.h>
 
 static char dir[256];
 
@@ -38,4 +44,37 @@ void tmpdir_path(char *out, size_t len, const char *name)
 const char *tmpdir_get(void)
 {
 	return dir;
+}
+
+char *tmpdir_slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot read %s", path);
+	char *buf = NULL;
+	size_t cap = 0, len = 0;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = 2 * cap + 8192;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		size_t got = fread(buf + len, 1, 4096, f);
+		len += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[len] = '\0';
+	*size = len;
+	return buf;
+}
+
+void tmpdir_spit(const char *path, const char *text, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		fail_msg("cannot write %s", path);
+	assert_int_equal(fwrite(text, 1, size, f), size);
+	assert_int_equal(fclose(f), 0);
 }

@@ -19,7 +19,7 @@ wait_for "Step 3 of 6: Predict a weight"
 wait_for "Softmax and every later stage"
 keys n
 wait_for "Step 4 of 6: Steer a query"
-wait_for "Not yet: argmax P[0][2] = 2"
+wait_for "Not yet: argmax P₀[2,*] = 2"
 keys 1
 wait_for "Q 4x4 = X 4x4 . W^Q 4x4"
 quiet
@@ -27,7 +27,7 @@ keys l Enter
 type_text "3"
 wait_for "W^Q[2,1] = 3_"
 keys Enter
-wait_for "✓ Goal met: argmax P[0][2] = 1"
+wait_for "✓ Goal met: argmax P₀[2,*] = 1"
 wait_for "goal met! step 4 of 6 done"
 keys q
 wait_for "EXIT=0"

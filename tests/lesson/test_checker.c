@@ -108,7 +108,7 @@ static void test_a_goal_met_before_any_edit_is_an_error(void **state)
 static void test_a_solution_that_misses_the_goal_is_an_error(void **state)
 {
 	(void)state;
-	expect_check_error(HEAD "@step s\n@goal heads = 2\n@hint h\n@solution W^Q[0][0] = 1\n",
+	expect_check_error(HEAD "@step s\n@goal heads = 2\n@hint h\n@solution W^Q[0,0] = 1\n",
 	                   "t.lesson:7: step 's': the goal does not hold after the solution "
 	                   "(Not yet: heads = 1, want = 2)");
 }

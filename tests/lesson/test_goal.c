@@ -30,7 +30,7 @@
 static bool holds(const char *goal, const char *setup)
 {
 	char text[2048];
-	snprintf(text, sizeof text, BENCH "@step s\n%s@goal %s\n@hint h\n@solution W^Q[0][0] = 1\n",
+	snprintf(text, sizeof text, BENCH "@step s\n%s@goal %s\n@hint h\n@solution W^Q[0,0] = 1\n",
 	         setup, goal);
 	struct test_bench b;
 	test_bench_open(&b, text, 0);
@@ -42,35 +42,35 @@ static bool holds(const char *goal, const char *setup)
 static void test_cell_goals_compare_one_cell(void **state)
 {
 	(void)state;
-	assert_true(holds("P[0][0][0] > 0.6", ""));
-	assert_false(holds("P[0][0][0] > 0.7", ""));
-	assert_true(holds("P[0][0][0] within 0.66 0.68", ""));
-	assert_false(holds("P[0][0][1] within 0.66 0.68", ""));
-	assert_false(holds("S[0][0][0] < 0.5", "")); /* 1/sqrt(2) */
-	assert_true(holds("S[0][0][0] < 0.5", "@config tokens=2 d_model=2 heads=1 scale=off\n"
-	                  "@set W^Q[0][0] = 0.4\n"));
-	assert_true(holds("Y[1][1] >= 0.66", ""));
-	assert_true(holds("X[1][1] = 1", ""));
-	assert_false(holds("X[1][1] != 1", ""));
+	assert_true(holds("P₀[0,0] > 0.6", ""));
+	assert_false(holds("P₀[0,0] > 0.7", ""));
+	assert_true(holds("P₀[0,0] within 0.66 0.68", ""));
+	assert_false(holds("P₀[0,1] within 0.66 0.68", ""));
+	assert_false(holds("S₀[0,0] < 0.5", "")); /* 1/sqrt(2) */
+	assert_true(holds("S₀[0,0] < 0.5", "@config tokens=2 d_model=2 heads=1 scale=off\n"
+	                  "@set W^Q[0,0] = 0.4\n"));
+	assert_true(holds("Y[1,1] >= 0.66", ""));
+	assert_true(holds("X[1,1] = 1", ""));
+	assert_false(holds("X[1,1] != 1", ""));
 }
 
 static void test_argmax_goals_find_the_heaviest_column(void **state)
 {
 	(void)state;
-	assert_true(holds("argmax P[0][0] = 0", ""));
-	assert_false(holds("argmax P[0][0] = 1", ""));
-	assert_true(holds("argmax P[0][0] != 1", ""));
+	assert_true(holds("argmax P₀[0,*] = 0", ""));
+	assert_false(holds("argmax P₀[0,*] = 1", ""));
+	assert_true(holds("argmax P₀[0,*] != 1", ""));
 	/* a bigger key for b makes row 0 look at b */
-	assert_true(holds("argmax P[0][0] = 1", "@set W^K[1][0] = 3\n"));
+	assert_true(holds("argmax P₀[0,*] = 1", "@set W^K[1,0] = 3\n"));
 }
 
 static void test_reductions_cover_a_region(void **state)
 {
 	(void)state;
-	assert_true(holds("sum P[0][1] = 1", ""));
-	assert_false(holds("max P[0][*] < 0.6", ""));
-	assert_true(holds("min P[0][*] > 0.3", ""));
-	assert_true(holds("max W^Q[*][*] = 1", ""));
+	assert_true(holds("sum P₀[1,*] = 1", ""));
+	assert_false(holds("max P₀ < 0.6", ""));
+	assert_true(holds("min P₀ > 0.3", ""));
+	assert_true(holds("max W^Q[*,*] = 1", ""));
 	assert_true(holds("sum W^Q = 2", ""));
 }
 
@@ -104,7 +104,7 @@ static void test_unchanged_compares_with_the_start_of_the_step(void **state)
 	(void)state;
 	struct test_bench b;
 	test_bench_open(&b, BENCH "@step s\n@goal unchanged Y 0.001\n@hint h\n"
-	                "@solution W^O[0][0] = 1\n", 0);
+	                "@solution W^O[0,0] = 1\n", 0);
 	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), LESSON_EVAL_MET | LESSON_EVAL_JUST_MET);
 	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), LESSON_EVAL_MET); /* not "just" again */
 	b.w.wo[0] = 2.0f;
@@ -176,8 +176,8 @@ static void test_a_question_hides_its_stages_until_answered(void **state)
 	struct test_bench b;
 	char msg[128];
 	test_bench_open(&b, BENCH "@step p\n@question Which?\n@choice a one\n@choice b two\n"
-	                "@answer b\n@hide Softmax\n@hide counts\n@hide S[0][1][0]\n"
-	                "@highlight head 0\n@highlight P[0][1]\n@hint h\n", 0);
+	                "@answer b\n@hide Softmax\n@hide counts\n@hide S₀[1,0]\n"
+	                "@highlight head 0\n@highlight P₀[1,*]\n@hint h\n", 0);
 	const struct lesson_run *run = &b.run;
 	assert_true(lesson_run_hidden(run, MHA_T_WEIGHTS, 0, 1, 1));
 	assert_true(lesson_run_hidden(run, MHA_T_Y, 0, 0, 0));  /* later stages too */
@@ -209,7 +209,7 @@ static void test_edits_set_scale_and_switch_heads(void **state)
 	struct lesson l;
 	struct lesson_errors errs = { 0 };
 	assert_int_equal(test_parse(BENCH "@step s\n@goal heads = 1\n@hint h\n"
-	                            "@solution W^Q[0][1] = 0.5\n@solution W^K[*][*] *= 3\n"
+	                            "@solution W^Q[0,1] = 0.5\n@solution W^K[*,*] *= 3\n"
 	                            "@solution head 0 off\n", &l, &errs), 0);
 	struct mha_config c;
 	struct mha_weights w;
@@ -226,7 +226,7 @@ static void test_edits_set_scale_and_switch_heads(void **state)
 	lesson_edit_describe(&edits_of(&l)[1], text, sizeof text);
 	assert_string_equal(text, "W^K *= 3");
 	lesson_edit_describe(&edits_of(&l)[0], text, sizeof text);
-	assert_string_equal(text, "W^Q[0][1] = 0.5");
+	assert_string_equal(text, "W^Q[0,1] = 0.5");
 	mha_weights_free(&w);
 	lesson_free(&l);
 }
@@ -237,7 +237,7 @@ static void test_configuration_edits_reshape_and_keep_values(void **state)
 	struct lesson l;
 	struct lesson_errors errs = { 0 };
 	assert_int_equal(test_parse(BENCH "@step s\n@goal heads = 2\n@hint h\n@solution heads = 2\n"
-	                            "@solution d_k = 1\n@solution kv_heads = 2\n@solution W^Q[1][1] = 7\n",
+	                            "@solution d_k = 1\n@solution kv_heads = 2\n@solution W^Q[1,1] = 7\n",
 	                            &l, &errs), 0);
 	struct mha_config c;
 	struct mha_weights w;
@@ -265,7 +265,7 @@ static void test_a_bad_edit_leaves_the_bench_unchanged(void **state)
 	struct lesson_errors errs = { 0 };
 	assert_int_equal(test_parse(BENCH "@step s\n@goal heads = 4\n@hint h\n@solution heads = 4\n"
 	                            "@solution kv_heads = 3\n@step t\n@goal heads = 4\n@hint h\n"
-	                            "@solution W^Q[0][0] = 9\n@solution head 3 off\n", &l, &errs), 0);
+	                            "@solution W^Q[0,0] = 9\n@solution head 3 off\n", &l, &errs), 0);
 	struct mha_config c, before;
 	struct mha_weights w;
 	char msg[256];
@@ -287,17 +287,17 @@ static void test_solving_meets_the_goal_and_hints_come_one_at_a_time(void **stat
 	(void)state;
 	struct test_bench b;
 	char msg[256];
-	test_bench_open(&b, BENCH "@step s\n@goal argmax P[0][0] = 1\n@hint first\n@hint second\n"
-	                "@solution W^K[1][0] = 3\n", 0);
+	test_bench_open(&b, BENCH "@step s\n@goal argmax P₀[0,*] = 1\n@hint first\n@hint second\n"
+	                "@solution W^K[1,0] = 3\n", 0);
 	assert_string_equal(lesson_run_next_hint(&b.run), "first");
 	assert_string_equal(lesson_run_next_hint(&b.run), "second");
 	assert_null(lesson_run_next_hint(&b.run));
 	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), 0);
-	assert_string_equal(b.run.status, "Not yet: argmax P[0][0] = 0 (a), want 1 (b)");
+	assert_string_equal(b.run.status, "Not yet: argmax P₀[0,*] = 0 (a), want 1 (b)");
 	assert_int_equal(lesson_run_solve(&b.run, &b.c, &b.w, msg, sizeof msg), 0);
 	test_forward(&b.c, &b.w, &b.a);
 	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), LESSON_EVAL_MET | LESSON_EVAL_JUST_MET);
-	assert_string_equal(b.run.status, "Goal met: argmax P[0][0] = 1 (b)");
+	assert_string_equal(b.run.status, "Goal met: argmax P₀[0,*] = 1 (b)");
 	assert_true(b.run.solution_shown);
 	test_bench_close(&b);
 }

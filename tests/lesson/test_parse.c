@@ -24,9 +24,9 @@ static const char valid[] =
 	"@config tokens=2 d_model=2 heads=1\n"
 	"@step look Look at the scores\n"
 	"Each token asks {key:hint} questions.\n"
-	"@goal W^Q[0][0] > 5\n"
-	"@hint Type a large number into W^Q[0][0].\n"
-	"@solution W^Q[0][0] = 6\n";
+	"@goal W^Q[0,0] > 5\n"
+	"@hint Type a large number into W^Q[0,0].\n"
+	"@solution W^Q[0,0] = 6\n";
 
 static void test_a_valid_lesson_parses_into_its_parts(void **state)
 {
@@ -181,8 +181,8 @@ static void test_bad_step_id_is_reported(void **state)
 static void test_goal_naming_a_missing_head_is_reported(void **state)
 {
 	(void)state;
-	test_parse_fails_with(HEAD "@config heads=4\n@step a\n@goal P[4][0][1] > 0.5\n@hint h\n"
-	                      "@solution W^Q[0][0] = 1\n",
+	test_parse_fails_with(HEAD "@config heads=4\n@step a\n@goal P₄[0,1] > 0.5\n@hint h\n"
+	                      "@solution W^Q[0,0] = 1\n",
 	                      "t.lesson:7: @goal: head 4 does not exist: there are 4 heads (0..3)");
 	test_parse_fails_with(HEAD "@config heads=2\n@step a\n@goal head 2 off\n@hint h\n"
 	                      "@solution head 1 off\n",
@@ -193,20 +193,20 @@ static void test_goal_naming_a_missing_head_is_reported(void **state)
 static void test_goal_naming_a_missing_row_is_reported(void **state)
 {
 	(void)state;
-	test_parse_fails_with(HEAD "@config tokens=3\n@step a\n@goal argmax P[0][5] = 1\n@hint h\n"
-	                      "@solution W^Q[0][0] = 1\n",
+	test_parse_fails_with(HEAD "@config tokens=3\n@step a\n@goal argmax P₀[5,*] = 1\n@hint h\n"
+	                      "@solution W^Q[0,0] = 1\n",
 	                      "t.lesson:7: @goal: row 5 does not exist: P is 3x3 here");
 }
 
 static void test_malformed_goal_is_reported(void **state)
 {
 	(void)state;
-	test_parse_fails_with(HEAD "@step a\n@goal P[0][1][2] about 3\n",
+	test_parse_fails_with(HEAD "@step a\n@goal P₀[1,2] about 3\n",
 	                      "t.lesson:6: @goal: expected a comparison (<, <=, >, >=, =, !=, within) "
 	                      "after 'P'");
-	test_parse_fails_with(HEAD "@step a\n@goal P[0][1] > 3\n",
+	test_parse_fails_with(HEAD "@step a\n@goal P₀[1,*] > 3\n",
 	                      "t.lesson:6: @goal: a goal compares one cell: give every index "
-	                      "(P[head][row][column])");
+	                      "(P\u2080[row,column])");
 	test_parse_fails_with(HEAD "@step a\n@goal Zed[0][1] > 3\n",
 	                      "t.lesson:6: @goal: 'Zed' is not a tensor: use X, W^Q, W^K, W^V, W^O, "
 	                      "Q, K, V, S, P, O, Concat or Y");
@@ -317,7 +317,7 @@ static void test_hints_without_a_goal_are_reported(void **state)
 static void test_solution_editing_a_computed_tensor_is_reported(void **state)
 {
 	(void)state;
-	test_parse_fails_with(HEAD "@step a\n@goal heads = 2\n@hint h\n@solution P[0][0][0] = 1\n",
+	test_parse_fails_with(HEAD "@step a\n@goal heads = 2\n@hint h\n@solution P₀[0,0] = 1\n",
 	                      "t.lesson:8: @solution: P is computed, not edited: edit X, W^Q, W^K, W^V "
 	                      "or W^O");
 }
@@ -369,8 +369,8 @@ static void test_parser_survives_mangled_input(void **state)
 		HEAD "@config tokens=8 d_model=16 heads=4\n@labels the cat saw the dog chase the cat\n"
 		"@embed sentence-tokens sentence-positions\n@preset W^Q sentence-wq\n"
 		"@step a Title\nProse {key:hint}\n    verbatim\n@question Q?\n@choice a x\n@choice b y\n"
-		"@answer a\n@hide P[0][1..3]\n@step b\n@matrix W^O\n1 2\n@end\n@goal argmax P[1][2] = 3\n"
-		"@goal within max S[0][*][1] 0.1 0.2\n@hint h\n@solution W^K[0..3][*] *= 2\n"
+		"@answer a\n@hide P₀[1..3,*]\n@step b\n@matrix W^O\n1 2\n@end\n@goal argmax P₁[2,*] = 3\n"
+		"@goal within max S₀[*,1] 0.1 0.2\n@hint h\n@solution W^K[0..3,*] *= 2\n"
 		"@solution heads = 8\n@highlight head 2\n@focus Weighted sum\n";
 	size_t n = sizeof base - 1;
 	char buf[sizeof base + 64];

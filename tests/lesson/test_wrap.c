@@ -95,13 +95,13 @@ static void test_the_pane_shows_prose_status_hints_and_keys(void **state)
 	struct test_bench b;
 	test_bench_open(&b, "mha-tui-lesson 1\n@lesson 2\n@title Two\n@objective o\n"
 	                "@config tokens=2 d_model=2 heads=1\n@step s Title\nMake it big.\n"
-	                "@goal W^Q[0][0] > 5\n@hint Type 6.\n@solution W^Q[0][0] = 6\n", 0);
+	                "@goal W^Q[0,0] > 5\n@hint Type 6.\n@solution W^Q[0,0] = 6\n", 0);
 	lesson_run_eval(&b.run, &b.c, &b.w, &b.a);
 	lesson_run_next_hint(&b.run);
 	struct lesson_text t = { 0 };
 	assert_int_equal(lesson_run_pane(&b.run, 60, keys, NULL, false, &t), 0);
 	char want_status[128];
-	snprintf(want_status, sizeof want_status, "[ ] Not yet: W^Q[0][0] = %.4g, want > 5",
+	snprintf(want_status, sizeof want_status, "[ ] Not yet: W^Q[0,0] = %.4g, want > 5",
 	         (double)b.w.wq[0]);
 	const char *want[] = {
 		"Lesson 2: Two", "Step 1 of 1: Title", "", "Make it big.", "", want_status,
@@ -115,7 +115,7 @@ static void test_the_pane_shows_prose_status_hints_and_keys(void **state)
 	test_forward(&b.c, &b.w, &b.a);
 	lesson_run_eval(&b.run, &b.c, &b.w, &b.a);
 	assert_int_equal(lesson_run_pane(&b.run, 60, keys, NULL, true, &t), 0);
-	assert_string_equal(t.lines[5].text, "\u2713 Goal met: W^Q[0][0] = 6 > 5");
+	assert_string_equal(t.lines[5].text, "\u2713 Goal met: W^Q[0,0] = 6 > 5");
 	assert_int_equal(t.lines[5].kind, LESSON_LINE_MET);
 	lesson_text_free(&t);
 	test_bench_close(&b);

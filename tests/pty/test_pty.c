@@ -6,9 +6,11 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -153,6 +155,47 @@ static void test_bad_flag_on_a_terminal_exits_2_with_one_line(void **state)
 	pty_free(p);
 }
 
+/* --check-lessons draws each question step headless (never on the
+ * terminal) and refuses a lesson whose answer is on the step's own screen,
+ * naming the file, the line, the step and the answer; the shipped lessons
+ * pass. */
+static void test_check_lessons_refuses_an_answer_shown_on_its_own_screen(void **state)
+{
+	(void)state;
+	static const char lesson[] =
+		"mha-tui-lesson 1\n@lesson 1\n@title Shown\n@objective An answer in plain sight.\n"
+		"@config tokens=4 d_model=16 heads=4 seed=3\n"
+		"@step width Width\n@question How wide is d_model?\n@answer 16\n@hint h1\n@hint h2\n@hint h3\n"
+		"@focus Reshape\n@step end The end\nDone.\n";
+	char dir[] = "/tmp/mha-test-shown-XXXXXX", path[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/01-shown.lesson", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(lesson, f);
+	assert_int_equal(fclose(f), 0);
+	const char *argv[] = { program(), "--check-lessons", dir, NULL };
+	struct pty *p = pty_start(argv, 24, 200, NULL);
+	assert_non_null(p);
+	assert_int_equal(exit_code(pty_wait_exit(p, 20000)), 1);
+	const char *screen = pty_screen(p);
+	assert_non_null(strstr(screen, "01-shown.lesson:7: step 'width': its screen shows the answer 16 before the "
+	                               "learner answers: @hide what shows it"));
+	assert_non_null(strstr(screen, "1 error"));
+	assert_int_equal(pty_altscreen_entries(p), 0); /* drawn headless, never here */
+	assert_true(pty_termios_restored(p));
+	pty_free(p);
+	unlink(path);
+	rmdir(dir);
+	const char *shipped[] = { program(), "--check-lessons", NULL };
+	p = pty_start(shipped, 24, 200, NULL);
+	assert_non_null(p);
+	assert_int_equal(exit_code(pty_wait_exit(p, 20000)), 0);
+	assert_non_null(strstr(pty_screen(p), "exercises: ok"));
+	assert_int_equal(pty_altscreen_entries(p), 0);
+	pty_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_help_prints_usage_and_exits_zero),
 		cmocka_unit_test(test_dump_on_a_terminal_is_plain_json),
 		cmocka_unit_test(test_bad_flag_on_a_terminal_exits_2_with_one_line),
+		cmocka_unit_test(test_check_lessons_refuses_an_answer_shown_on_its_own_screen),
 	};
 	return cmocka_run_group_tests_name("pty", tests, NULL, NULL);
 }
