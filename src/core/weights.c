@@ -386,7 +386,7 @@ enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_
 				float v = p[(size_t)r * s.cols + col];
 				if (isfinite(v) && fabsf(v) <= MHA_VALUE_MAX)
 					continue;
-				snprintf(msg, len, "%s[%d][%d] = %g: inputs must be finite and within +-%g",
+				snprintf(msg, len, "%s[%d,%d] = %g: inputs must be finite and within +-%g",
 				         mha_tensor_info(t)->name, r, col, (double)v, (double)MHA_VALUE_MAX);
 				return MHA_ERANGE;
 			}

@@ -21,7 +21,7 @@ wait_gone "Enter opens, Esc back" # the free workbench takes the pane's room
 quiet
 screen | grep -q "M men" || fail "the hint line does not name M, the lesson menu"
 keys 4
-wait_for "P_0 6x6 = softmax"
+wait_for "P₀ 6x6 = softmax"
 keys q
 wait_for "EXIT=0"
 stop

@@ -6,7 +6,7 @@ wait_for "1 Projection"
 keys '#' # the whole width for the workbench: the lesson pane makes way
 wait_gone "Lessons"
 keys 4
-wait_for "P_0 6x6 = softmax"
+wait_for "P₀ 6x6 = softmax"
 quiet
 [ "$(screen | grep -o 'h\(ead \)\{0,1\}[0-9]' | wc -l)" -eq 4 ] || fail "expected 4 heatmaps"
 keys ]

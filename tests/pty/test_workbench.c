@@ -626,7 +626,7 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	assert_true(wait_for(p, writer_at_gate, 20000));
 	assert_false(autosave_written(p)); /* written, not yet renamed */
 	pty_char(p, '4');
-	assert_int_equal(pty_wait_row(p, 1, "softmax(S_0)", 10000), 0);
+	assert_int_equal(pty_wait_row(p, 1, "softmax(S₀)", 10000), 0);
 	frame_before = rows_above_status(p);
 	assert_int_equal(pty_send(p, "\032", 1, 5000), 0); /* Ctrl-Z */
 	assert_int_equal(pty_wait_stopped(p, 10000), 0);
@@ -839,11 +839,11 @@ static void test_click_on_a_stage_label_shows_that_stage(void **state)
 	struct pty *p = start_workbench(24, 80);
 	int x = column_of(p, 0, "4 Softmax");
 	assert_true(x > 0);
-	assert_null(strstr(pty_row(p, 1), "softmax(S_0)"));
+	assert_null(strstr(pty_row(p, 1), "softmax(S₀)"));
 	pty_click(p, 0, x + 4, 1);
-	if (pty_wait_text(p, "softmax(S_0)", 5000) != 0)
+	if (pty_wait_text(p, "softmax(S₀)", 5000) != 0)
 		show("after the click", pty_screen(p));
-	assert_non_null(strstr(pty_row(p, 1), "P_0 6x6 = softmax(S_0)"));
+	assert_non_null(strstr(pty_row(p, 1), "P₀ 6x6 = softmax(S₀)"));
 	quit_and_check(p);
 	pty_free(p);
 }
