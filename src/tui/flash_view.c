@@ -325,6 +325,8 @@ static unsigned flash_key(struct app *app, int key)
 static bool flash_status(const struct app *app, struct rect r)
 {
 	char line[160];
+	if (app->status[0] && app->now_ms < app->status_until_ms)
+		return false; /* a message (a refusal, an answer's verdict): the workbench shows it */
 	if (flash_view_hidden_step(app) >= 0)
 		snprintf(line, sizeof line, "predict the next tile: %s answers, then Right shows it  "
 		         "Left back  Esc", actions_key_name("answer"));
@@ -340,6 +342,22 @@ static bool flash_status(const struct app *app, struct rect r)
 
 /* The body for the tiles; in a lesson the side column for its pane (the
  * step's text and question), whole: the counts say nothing here. */
+/* This view's own keys on the hint line (the workbench's would mislead:
+ * Enter and the edits do nothing here); in a lesson, the lesson's. */
+static void flash_hints(const struct app *app, struct rect r, struct hit_map *hits)
+{
+	(void)hits;
+	char line[160];
+	if (app->learn.active)
+		snprintf(line, sizeof line, "%s answer  %s hint  %s solve  %s next  %s prev  %s free  %s menu  "
+		         "Esc back  ? q", actions_key_name("answer"), actions_key_name("hint"),
+		         actions_key_name("solution"), actions_key_name("next"), actions_key_name("prev"),
+		         actions_key_name("leave"), actions_key_name("menu"));
+	else
+		snprintf(line, sizeof line, "Esc or %s back to the workbench  ? help  q quit", actions_key_name("flash"));
+	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_HINT));
+}
+
 static struct body_layout flash_layout(const struct app *app, const struct layout *l, int cols)
 {
 	(void)cols;
@@ -488,6 +506,7 @@ const struct mode_ops flash_mode = {
 	.name = "FlashAttention",
 	.key = flash_key,
 	.status = flash_status,
+	.hints = flash_hints,
 	.layout = flash_layout,
 	.body = flash_body,
 };
