@@ -159,6 +159,31 @@ static void install(int sig, void (*fn)(int), int flags)
 	sigaction(sig, &sa, NULL);
 }
 
+/* Back from Ctrl-Z (fg): ncurses redraws and asks for its mouse again;
+ * the modes it does not know of are asked for again by term_resume. */
+static volatile sig_atomic_t resumed;
+static bool mouse_wanted;
+
+static void on_continue(int sig)
+{
+	(void)sig;
+	resumed = 1;
+}
+
+void term_resume(void)
+{
+	if (!resumed || !screen)
+		return;
+	resumed = 0;
+	if (mouse_wanted) {
+		char each[64];
+		mouse_modes_each(true, each, sizeof each);
+		ssize_t ignored = write(STDOUT_FILENO, each, strlen(each));
+		(void)ignored;
+	}
+	input_paste_mode(true); /* a shell turns it off while it has the terminal */
+}
+
 void term_on_crash(int (*hook)(void *), void *ctx, const char *note)
 {
 	crash_hook = NULL; /* never half-set when a crash comes in between */
@@ -244,6 +269,7 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	for (size_t i = 0; i < COUNT(crash_signals); i++)
 		install(crash_signals[i], on_crash, (int)SA_RESETHAND);
 	signal(SIGXFSZ, SIG_IGN);
+	install(SIGCONT, on_continue, SA_RESTART);
 	/* the size the terminal reports, not LINES / COLUMNS inherited from
 	 * another terminal (ncurses reads the environment only when the
 	 * terminal cannot say) */
@@ -272,7 +298,8 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	/* presses only: a click acts when the button goes down, and with no
 	 * click interval nothing waits for the release */
 	mouseinterval(0);
-	if (!no_mouse && mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0) {
+	mouse_wanted = !no_mouse && mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
+	if (mouse_wanted) {
 		char each[64];
 		mouse_modes_each(true, each, sizeof each);
 		ssize_t ignored = write(STDOUT_FILENO, each, strlen(each)); /* before or after ncurses' own: either way */

@@ -31,6 +31,10 @@ void term_crash_note(const char *note);
  * crash, Ctrl-Z and resize handling back to the defaults, so the child
  * never touches the learner's terminal. */
 void term_child_signals(void);
+/* Call in the loop: after Ctrl-Z and fg, the modes ncurses does not
+ * restore by itself (bracketed paste, each mouse mode on its own) are
+ * asked for again. Nothing otherwise. */
+void term_resume(void);
 /* Milliseconds on a monotonic clock. */
 long long term_now_ms(void);
 

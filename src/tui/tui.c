@@ -172,6 +172,7 @@ int tui_run(const struct tui_options *o)
 	for (;;) {
 		if ((sig = term_signal()) != 0)
 			break;
+		term_resume(); /* after fg: paste and mouse modes again */
 		if (dirty) {
 			struct body_layout b = draw_screen_hits(&app, LINES, COLS, &app.hits);
 			app.heat_per_page = b.heat_per_page;

@@ -596,6 +596,22 @@ static bool autosave_written(struct pty *p)
 
 static char *frame_before; /* rows above the status line before Ctrl-Z */
 
+/* How many times the program wrote seq. */
+static int count_of(struct pty *p, const char *seq)
+{
+	int n = 0;
+	for (const char *at = pty_output(p, NULL); (at = strstr(at, seq)) != NULL; at++)
+		n++;
+	return n;
+}
+
+static int pastes_before_fg;
+
+static bool mouse_and_paste_back(struct pty *p)
+{
+	return pty_mouse_mode(p) != 0 && count_of(p, "\033[?2004h") > pastes_before_fg;
+}
+
 static bool frame_back(struct pty *p)
 {
 	char *now = rows_above_status(p);
@@ -628,6 +644,7 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	pty_char(p, '4');
 	assert_int_equal(pty_wait_row(p, 1, "softmax(S_0)", 10000), 0);
 	frame_before = rows_above_status(p);
+	pastes_before_fg = count_of(p, "\033[?2004h");
 	assert_int_equal(pty_send(p, "\032", 1, 5000), 0); /* Ctrl-Z */
 	assert_int_equal(pty_wait_stopped(p, 10000), 0);
 	assert_false(pty_altscreen(p)); /* the shell's screen while stopped */
@@ -637,6 +654,10 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	if (!wait_for(p, frame_back, 10000))
 		show("after fg, not the frame of before Ctrl-Z", pty_screen(p));
 	assert_true(frame_back(p));
+	/* and the modes ncurses does not restore: each mouse mode (libvterm
+	 * acts on the first of a combined one), bracketed paste (a shell turns
+	 * it off while it has the terminal: a paste would run as commands) */
+	assert_true(wait_for(p, mouse_and_paste_back, 10000));
 	assert_int_equal(write(gate_fd, "x", 1), 1);
 	close(gate_fd);
 	gate_fd = -1;
