@@ -254,7 +254,14 @@ bool app_autosave_check(struct app *app)
 			snprintf(kept, sizeof kept, "%s", path);
 		}
 	} else if (claim_newest_backup(path, kept, sizeof kept) != 0) {
-		return false;
+		if (claim_orphan_autosave(app->session_path, kept, sizeof kept) != 0)
+			return false;
+		/* a second instance's, that instance gone: its own command, which
+		 * saves to the session it belongs to (session-N.txt) */
+		app_message(app, true, "recover: mha-tui --load '%s'   (unsaved edits of a second mha-tui)", kept);
+		app->status_until_ms = app->now_ms + APP_NOTICE_MS;
+		app->notice = true;
+		return true;
 	}
 	snprintf(app->recover_path, sizeof app->recover_path, "%s", kept);
 	if (recover_prompt_open(app))

@@ -687,6 +687,43 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	pty_free(p);
 }
 
+static char orphan[200]; /* session-2.txt.autosave */
+
+static bool orphan_written(struct pty *p)
+{
+	(void)p;
+	return access(orphan, F_OK) == 0;
+}
+
+/* A second instance says at start where it saves; killed with -9 after an
+ * autosave, its autosave is offered at the next start once the first
+ * instance has quit (the adversary's N2: it was never offered again). */
+static void test_a_killed_second_instances_autosave_is_offered_at_the_next_start(void **state)
+{
+	(void)state;
+	struct pty *a = start_workbench(24, 160);
+	struct pty *b = start_workbench(24, 160);
+	assert_int_equal(pty_wait_text(b, "is open in another mha-tui (pid ", 10000), 0);
+	assert_non_null(strstr(pty_screen(b), "this run saves to "));
+	snprintf(orphan, sizeof orphan, "%.*s-2.txt.autosave", (int)(strlen(session_path) - 4), session_path);
+	pty_type(b, "++++++++++++++++++++"); /* 20 edits: an autosave */
+	assert_true(wait_for(b, orphan_written, 20000));
+	pty_kill(b, SIGKILL);
+	pty_wait_exit(b, EXIT_MS);
+	pty_free(b);
+	quit_and_check(a);
+	pty_free(a);
+	struct pty *c = start_workbench(24, 160);
+	char command[240];
+	snprintf(command, sizeof command, "recover: mha-tui --load '%s'", orphan);
+	if (pty_wait_text(c, command, 10000) != 0)
+		show("no recover notice", pty_screen(c));
+	assert_non_null(strstr(pty_screen(c), command));
+	quit_and_check(c);
+	pty_free(c);
+	assert_true(access(orphan, F_OK) == 0); /* kept until loaded */
+}
+
 /* Bytes a terminal may send by itself change nothing: sent, then the
  * value prompt opened as a probe (once it is open, every byte before it
  * was read), the screen above the status line is as before; Esc closes
@@ -1033,6 +1070,7 @@ int main(void)
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
 	T(test_a_hard_link_split_by_the_save_is_said_on_exit),
 	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
+	T(test_a_killed_second_instances_autosave_is_offered_at_the_next_start),
 	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
 		T(test_focus_events_and_terminal_replies_are_ignored),
