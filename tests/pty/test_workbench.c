@@ -930,7 +930,7 @@ static void test_click_on_a_cell_of_x_puts_the_cursor_there(void **state)
 	assert_int_equal(column_of(p, 3, "X 6x16"), 0); /* title, column numbers, then the rows */
 	char label[8] = "", want[32];
 	sscanf(pty_row(p, 7), "%7s", label); /* row 2's token */
-	snprintf(want, sizeof want, "X[%s,3] = ", label);
+	snprintf(want, sizeof want, "X[2 %s, 3] = ", label); /* the cell notation: row, its token */
 	assert_null(strstr(pty_row(p, 22), want));
 	pty_click(p, 7, 5 + 3 * 6 + 2, 1); /* row labels are 5 wide, cells 6 */
 	if (pty_wait_text(p, want, 5000) != 0)
@@ -939,7 +939,7 @@ static void test_click_on_a_cell_of_x_puts_the_cursor_there(void **state)
 
 	char below[8] = "";
 	sscanf(pty_row(p, 8), "%7s", below);
-	snprintf(want, sizeof want, "X[%s,3] = ", below);
+	snprintf(want, sizeof want, "X[3 %s, 3] = ", below);
 	pty_click(p, 10, 40, 5); /* the wheel, down */
 	if (pty_wait_text(p, want, 5000) != 0)
 		show("after the wheel", pty_screen(p));
