@@ -82,22 +82,26 @@ static void put(int fd, const char *s, size_t n)
 /* The crash hook in a child of its own: the raw fork system call, since
  * glibc's fork() takes locks the crash may hold. The child's own crash or
  * a hang (a lock copied held) ends it: default handlers and a 20 s alarm.
- * 0 when it wrote what it meant to. */
+ * 0 when it wrote what it meant to, 1 when it had nothing to write, -1
+ * when it failed. */
 static int crash_save(void)
 {
 	if (!crash_hook)
-		return -1;
+		return 1;
 	pid_t pid = (pid_t)syscall(SYS_fork);
 	if (pid == 0) {
 		for (size_t i = 0; i < COUNT(crash_signals); i++)
 			signal(crash_signals[i], SIG_DFL);
 		signal(SIGALRM, SIG_DFL);
 		alarm(20);
-		_exit(crash_hook(crash_ctx) == 0 ? 0 : 1);
+		int rc = crash_hook(crash_ctx);
+		_exit(rc == 0 ? 0 : rc > 0 ? 2 : 1);
 	}
 	int st;
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
+		return 1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
@@ -112,8 +116,13 @@ static void on_crash(int sig)
 	if (have_saved_modes)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_modes);
 	put(STDOUT_FILENO, reset, sizeof reset - 1);
-	if (crash_save() == 0)
+	static const char lost[] = "mha-tui: crashed; the edits since the last save could not be written to "
+	                           "the autosave\r\n";
+	int saved = crash_save();
+	if (saved == 0)
 		put(STDERR_FILENO, crash_note, strlen(crash_note));
+	else if (saved < 0) /* never silent about edits it could not keep */
+		put(STDERR_FILENO, lost, sizeof lost - 1);
 	raise(sig); /* SA_RESETHAND: the default action now, with its exit status */
 }
 

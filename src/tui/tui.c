@@ -57,13 +57,15 @@ static unsigned on_mouse(struct app *app)
 
 /* A crash (term.c): the learner's own bench, if it has edits no file
  * holds yet, written to the autosave by the child term.c forks; never over
- * an autosave still waiting to be recovered. */
+ * an autosave still waiting to be recovered. 1: nothing to write; -1:
+ * edits that could not be written. */
 static int crash_autosave(void *ctx)
 {
 	const struct app *app = ctx;
 	char path[4096], msg[MHA_MSG_MAX + 4096];
-	if (app->autosave_held || (app->edits_unsaved == 0 && !app->autosave_due) ||
-	    app_autosave_path(app, path, sizeof path) != 0)
+	if (app->edits_unsaved == 0 && !app->autosave_due)
+		return 1;
+	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
 		return -1;
 	bool other = app->learn.active;
 	return session_save(path, other ? &app->learn.other.cfg : &app->cfg, other ? &app->learn.other.w : &app->w,

@@ -333,6 +333,60 @@ static void test_file_size_limit_fails_the_save_with_a_message(void **state)
 	pty_free(p);
 }
 
+/* A crash whose autosave cannot be written (RLIMIT_FSIZE, as a full disk
+ * or a read-only state directory would): a line says the edits could not
+ * be autosaved (before, nothing was said: the adversary's M8). */
+static void test_a_crash_that_cannot_autosave_says_so(void **state)
+{
+	(void)state;
+	struct rlimit old, small = { 2048, 2048 };
+	getrlimit(RLIMIT_FSIZE, &old);
+	small.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &small);
+	struct pty *p = start_workbench(24, 80);
+	setrlimit(RLIMIT_FSIZE, &old);
+	edit_one_cell(p);
+	pty_kill(p, SIGSEGV);
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	assert_terminal_restored(p);
+	assert_non_null(strstr(pty_output(p, NULL), "mha-tui: crashed; the edits since the last save could not be "
+	                                            "written to the autosave"));
+	assert_null(strstr(pty_output(p, NULL), "mha-tui --load"));
+	pty_free(p);
+}
+
+/* A state directory whose path holds a space and an apostrophe: the
+ * command the crash note prints is one shell word that names the
+ * autosave (M7: it was '...it's...', which a shell reads otherwise). */
+static void test_the_crash_note_quotes_an_apostrophe_for_the_shell(void **state)
+{
+	(void)state;
+	char dir[200], env[240], path[700], cmd[700];
+	snprintf(dir, sizeof dir, "%s/a b/it's", state_dir);
+	snprintf(path, sizeof path, "mkdir -p \"%s/mha-tui\" && cp '%s/mha-tui/progress.txt' \"%s/mha-tui/\"", dir,
+	         state_dir, dir);
+	assert_int_equal(system(path), 0);
+	snprintf(env, sizeof env, "XDG_STATE_HOME=%s", dir);
+	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", NULL };
+	struct pty *p = pty_start(argv, 24, 200, (const char *const[]){ env, NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "Projection", START_MS), 0);
+	edit_one_cell(p);
+	pty_kill(p, SIGSEGV);
+	assert_true(pty_wait_exit(p, EXIT_MS) != -1);
+	const char *said = strstr(pty_output(p, NULL), "mha-tui --load ");
+	assert_non_null(said);
+	char word[400];
+	snprintf(word, sizeof word, "%.*s", (int)strcspn(said + 15, "\r\n"), said + 15);
+	snprintf(cmd, sizeof cmd, "test -f %s", word); /* the shell reads it as the autosave's name */
+	if (system(cmd) != 0)
+		print_message("not one word naming the file: %s\n", word);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(strstr(word, "'\\''"));
+	pty_free(p);
+}
+
 /* ---- two instances, flags over a saved session ---- */
 
 /* Two real instances on one state directory, each editing and quitting:
@@ -1070,6 +1124,8 @@ int main(void)
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
 	T(test_a_hard_link_split_by_the_save_is_said_on_exit),
 	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
+	T(test_a_crash_that_cannot_autosave_says_so),
+	T(test_the_crash_note_quotes_an_apostrophe_for_the_shell),
 	T(test_a_killed_second_instances_autosave_is_offered_at_the_next_start),
 	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
