@@ -37,8 +37,9 @@
  *    (but with top-k: a (block_rows, n) pre-pass finds each row's
  *    threshold). Tile sizes come from this machine's cache sizes unless
  *    given. Concat, Y and dead_row are kept in mha_plan_acts; q, k, v,
- *    scores, weights, heads are NULL: Q, K and V are one product, X times
- *    [W^Q W^K W^V] (packed every forward), whose rows mha_plan_qkv gives.
+ *    scores, weights, heads and kept are NULL: Q, K and V are one
+ *    product, X times [W^Q W^K W^V] (packed every forward), whose rows
+ *    mha_plan_qkv gives.
  *    The projections are BLAS products;
  *    S = Q K^T and P V use the engine's own AVX-512 / AVX2 kernels where
  *    dk is a multiple of 8 (plain loops else). Memory is linear in n.
