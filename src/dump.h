@@ -1,5 +1,7 @@
 /*
  * dump.h - the whole computation as one JSON object (mha-tui --dump json).
+ * Every key is described in doc/DUMP.md (tests/core/check_dump.py fails
+ * on one it does not name).
  */
 #ifndef DUMP_H
 #define DUMP_H
@@ -15,7 +17,8 @@ int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 
 /* The same with a "grad" object appended when g is not NULL: the gradients
  * of L = 1/2 sum(Y^2) (mha_backward_half_square) with respect to X, W^Q,
- * W^K, W^V, W^O, keyed and shaped as the forward's "X", "W_Q", ... */
+ * W^K, W^V, W^O (and b^Q .. b^O with cfg.bias), keyed and shaped as the
+ * forward's "X", "W_Q", ..., "b_Q", ... */
 int dump_json_grad(FILE *f, const struct mha_config *c, const struct mha_weights *w,
                    const struct mha_acts *a, const struct mha_grads *g);
 

@@ -71,23 +71,32 @@ static void bit_set(uint64_t *bits, int j)
 }
 
 /* The kept keys of a row whose mask is the prefix [0, limit), after the
- * row softmax wrote p: top-k keeps exactly m = min(top_k, limit) keys
- * (all limit without top-k) and a dropped key's weight is exactly 0, so
- * when m weights are nonzero their keys are the kept ones, in O(n). Fewer
- * means exp underflowed to 0 for some kept key: then top-k's rank test
- * (mask.h, the row softmax's own) names them. */
+ * row softmax wrote p (bits zeroed): all of them when top-k drops none;
+ * else top-k keeps exactly top_k keys and a dropped key's weight is
+ * exactly 0, so when top_k weights are nonzero their keys are the kept
+ * ones, in O(n). Fewer means exp underflowed to 0 for some kept key:
+ * then top-k's rank test (mask.h, the row softmax's own) names them. */
 static void kept_prefix(const float *s, const float *p, int limit, int top_k, uint64_t *bits)
 {
-	int m = top_k > 0 && top_k < limit ? top_k : limit, nonzero = 0;
+	if (top_k <= 0 || top_k >= limit) {
+		/* no key dropped: bits [0, limit) */
+		int j = 0;
+		for (; j + 64 <= limit; j += 64)
+			bits[j / 64] = ~(uint64_t)0;
+		if (j < limit)
+			bits[j / 64] = ((uint64_t)1 << (limit - j)) - 1;
+		return;
+	}
+	int nonzero = 0;
 	for (int j = 0; j < limit; j++)
 		if (p[j] != 0.0f) {
 			bit_set(bits, j);
 			nonzero++;
 		}
-	if (nonzero == m)
+	if (nonzero == top_k)
 		return;
 	for (int j = 0; j < limit; j++)
-		if (p[j] == 0.0f && (top_k <= 0 || mask_in_top_k(s, limit, NULL, top_k, j)))
+		if (p[j] == 0.0f && mask_in_top_k(s, limit, NULL, top_k, j))
 			bit_set(bits, j);
 }
 

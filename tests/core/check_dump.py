@@ -10,12 +10,15 @@ fields, that the counts follow the formulas of doc/FACTS.md, and (below a size
 limit) that every intermediate agrees with attention recomputed here in
 float64 from the dump's own X and W's, to 1e-5 relative to each tensor's
 largest magnitude. Masks (causal, window, padding, custom, top-k) are
-recomputed here from the config's own fields. Prints one line per problem;
-exits 1 if any.
+recomputed here from the config's own fields. Every key printed must be
+named in doc/DUMP.md by its path (`config.d_model`, `heads[i].weights`).
+Prints one line per problem; exits 1 if any.
 """
 
 import json
 import math
+import os
+import re
 import sys
 
 RECOMPUTE_MAX_PARAMS = 200000  # pure Python: keep each check well under a second
@@ -286,6 +289,35 @@ def check_grad(cfg, dump):
                 problem("grad.%s[%d][%d]: %.9g, finite difference %.9g" % (k, r, c, grad[k][r][c], fd))
 
 
+DUMP_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "doc", "DUMP.md")
+
+
+def key_paths(value, path=""):
+    """Every key of the dump by its path as doc/DUMP.md writes it:
+    config.d_model, counts.sparse.pairs_kept, heads[i].weights."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            p = path + "." + k if path else k
+            yield p
+            if not (isinstance(v, list) and v and isinstance(v[0], list)):
+                yield from key_paths(v, p)
+    elif isinstance(value, list) and value and isinstance(value[0], dict):
+        yield from key_paths(value[0], path + "[i]")
+
+
+def check_documented(dump):
+    """doc/DUMP.md names every key the dump prints, as `path`."""
+    try:
+        with open(DUMP_DOC) as f:
+            named = set(re.findall(r"`([^`]+)`", f.read()))
+    except OSError as e:
+        problem("cannot read %s: %s" % (DUMP_DOC, e))
+        return
+    for p in key_paths(dump):
+        if p not in named:
+            problem("key %s is not named in doc/DUMP.md" % p)
+
+
 def reject_constant(name):
     raise ValueError("%s is not JSON" % name)
 
@@ -301,6 +333,7 @@ def main():
         print("%s: not valid JSON: %s" % (sys.argv[1], e))
         return 1
     check(dump, json.loads(sys.argv[2]))
+    check_documented(dump)
     for p in problems:
         print("%s: %s" % (sys.argv[1], p))
     return 1 if problems else 0
