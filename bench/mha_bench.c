@@ -48,6 +48,7 @@ struct options {
 	int block_cols;   /* B_c, keys per tile; 0: the plan's choice */
 	double min_time;  /* seconds of forward samples per round, at least */
 	bool json, check, causal, no_ui;
+	bool separate_qkv; /* Q, K, V by three products instead of one fused */
 	bool scaling;     /* only the interleaved 2-against-1 thread measurement */
 };
 
@@ -230,7 +231,8 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 	struct mha_weights w;
 	struct mha_plan *plan = NULL;
 	struct mha_plan_options po = { .threads = threads, .block_rows = o->block_rows,
-	                               .block_cols = o->block_cols };
+	                               .block_cols = o->block_cols,
+	                               .separate_qkv = o->separate_qkv };
 	if (mha_weights_alloc(&w, &c) != MHA_OK) {
 		fprintf(stderr, "mha-bench: out of memory for the weights\n");
 		return -1;
@@ -357,7 +359,8 @@ static int measure_speedup(const struct options *o, struct shape s, struct speed
 	int rc = g.a && g.b && g.c ? 0 : -1;
 	for (int t = 0; t < 2 && rc == 0; t++) {
 		struct mha_plan_options po = { .threads = t + 1, .block_rows = o->block_rows,
-		                               .block_cols = o->block_cols };
+		                               .block_cols = o->block_cols,
+		                               .separate_qkv = o->separate_qkv };
 		if (mha_plan_create(&plan[t], &c, &po, msg, sizeof msg) != MHA_OK) {
 			fprintf(stderr, "mha-bench: n %d d %d h %d: %s\n", s.n, s.d, s.h, msg);
 			rc = -1;
@@ -441,6 +444,7 @@ static void usage(FILE *f)
 	      "  --tiles BRxBC     the large path's tiles: BR query rows, BC keys\n"
 	      "                    (default: from this machine's cache sizes)\n"
 	      "  --block-rows R    the same for BR alone\n"
+	      "  --separate-qkv    Q, K, V by three sgemms instead of one fused (to compare)\n"
 	      "  --causal          causal mask (the FLOP count stays dense)\n"
 	      "  --isa NAME        exp and attention kernels: avx512f, avx2 or scalar\n"
 	      "                    (default: the widest the CPU has)\n"
@@ -476,6 +480,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			}
 			i++;
+		} else if (!strcmp(a, "--separate-qkv")) {
+			o->separate_qkv = true;
 		} else if (!strcmp(a, "--scaling")) {
 			o->scaling = true;
 		} else if (!strcmp(a, "--no-ui")) {

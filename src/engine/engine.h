@@ -36,8 +36,10 @@
  *    when the max grows; no n x n matrix exists, nor a row of n scores
  *    (but with top-k: a (block_rows, n) pre-pass finds each row's
  *    threshold). Tile sizes come from this machine's cache sizes unless
- *    given. Q, K, V, concat, Y and dead_row are kept in mha_plan_acts;
- *    scores, weights, heads are NULL. The projections are BLAS products;
+ *    given. Concat, Y and dead_row are kept in mha_plan_acts; q, k, v,
+ *    scores, weights, heads are NULL: Q, K and V are one product, X times
+ *    [W^Q W^K W^V] (packed every forward), whose rows mha_plan_qkv gives.
+ *    The projections are BLAS products;
  *    S = Q K^T and P V use the engine's own AVX-512 / AVX2 kernels where
  *    dk is a multiple of 8 (plain loops else). Memory is linear in n.
  *    Work is split over the plan's threads (rows of the projections,
@@ -54,6 +56,8 @@ struct mha_plan_options {
 	int block_rows; /* query rows per tile (B_r) on the large path; 0: from the caches */
 	int block_cols; /* keys per tile (B_c) on the large path; 0: from the caches */
 	bool large;     /* take the large path even at n <= MHA_MAX_TOKENS (tests) */
+	bool separate_qkv; /* large path: Q, K, V by three products, not one fused
+	                    * (the same numbers, to compare) */
 };
 
 struct mha_plan;
@@ -66,6 +70,11 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 void mha_plan_destroy(struct mha_plan *p);
 void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w);
 const struct mha_acts *mha_plan_acts(const struct mha_plan *p);
+/* The large path's Q, K and V, one fused row per token (n, *ld), *ld =
+ * h dk + 2 g dk: Q in columns [0, h dk), K in [h dk, h dk + g dk), V in
+ * the last g dk. NULL (and *ld 0) on teaching sizes, where mha_plan_acts
+ * has q, k, v. */
+const float *mha_plan_qkv(const struct mha_plan *p, int *ld);
 int mha_plan_threads(const struct mha_plan *p);
 bool mha_plan_is_large(const struct mha_plan *p);
 /* Bytes the plan holds (activations and per-thread blocks). */

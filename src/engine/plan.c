@@ -8,7 +8,11 @@
  * its rows of the concat straight away; no n x n matrix, and no block of
  * n scores either. K is packed once per forward into the kernels' panels
  * and V laid out one kv head after the other, while the projection's rows
- * are in cache. The numbers are the reference's; only the order differs.
+ * are in cache. Q, K and V come from one sgemm, X (n, d) times the
+ * weights packed side by side [W^Q W^K W^V] (d, h dk + 2 g dk), into one
+ * buffer of fused rows (mha_plan_qkv); the packing is redone every forward,
+ * since the caller may have changed the weights in place. The numbers are
+ * the reference's; only the order differs.
  */
 #include "engine.h"
 #include "attn.h"
@@ -36,7 +40,12 @@ struct mha_plan {
 	int nb;                   /* query tiles per head: ceil(n / br) */
 	int chunk;                /* rows per projection task */
 	struct pool *pool;
-	struct mha_acts a;        /* all of it (small), or q k v concat y dead_row (large) */
+	struct mha_acts a;        /* all of it (small), or concat y dead_row (large) */
+	float *qkv;               /* (n, wd) Q|K|V rows (large): Q in columns [0, hw), K in
+	                           * [hw, hw + gw), V in [hw + gw, wd), wd = hw + 2 gw */
+	float *wqkv;              /* (d, wd) [W^Q W^K W^V], packed each forward */
+	int wd;
+	bool separate_qkv;        /* three products into qkv instead of one */
 	bool masks;               /* padding, window or custom masks (mha_mask_extra) */
 	int lanes;                /* attn.h kernels' width, or 0: plain loops (flash.c) */
 	float *vh;                /* (g, n, dk) V again, one kv head after the other:
@@ -91,9 +100,11 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 {
 	const struct mha_config *c = &p->c;
 	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-	/* q, k, v, vh, concat, y: each on its own lines */
-	size_t len[6] = { n * hw, n * gw, n * gw, n * gw, n * hw, n * (size_t)c->d }, floats = 0;
-	for (int i = 0; i < 6; i++)
+	p->wd = (int)(hw + 2 * gw);
+	/* qkv, wqkv, vh, concat, y: each on its own lines */
+	size_t len[5] = { n * p->wd, (size_t)c->d * p->wd, n * gw, n * hw, n * (size_t)c->d };
+	size_t floats = 0;
+	for (int i = 0; i < 5; i++)
 		floats += line_floats(len[i]);
 	p->kp_len = attn_packed_len(c->n, c->dk, p->lanes);
 	if (p->lanes) {
@@ -112,8 +123,8 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 		free(mem);
 		return MHA_ENOMEM;
 	}
-	float *f = (float *)mem, **seg[6] = { &p->a.q, &p->a.k, &p->a.v, &p->vh, &p->a.concat, &p->a.y };
-	for (int i = 0; i < 6; i++) {
+	float *f = (float *)mem, **seg[5] = { &p->qkv, &p->wqkv, &p->vh, &p->a.concat, &p->a.y };
+	for (int i = 0; i < 5; i++) {
 		*seg[i] = f;
 		f += line_floats(len[i]);
 	}
@@ -149,6 +160,7 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 	if (!p->large)
 		threads = 1; /* a few microseconds of work: waking a thread costs more */
 	p->masks = mha_mask_extra(c);
+	p->separate_qkv = opt.separate_qkv;
 	p->lanes = attn_lanes(c->dk);
 	flash_tiles_auto(c->n, c->dk, p->lanes, &p->br, &p->bc);
 	if (opt.block_rows > 0)
@@ -197,6 +209,12 @@ void mha_plan_destroy(struct mha_plan *p)
 }
 
 const struct mha_acts *mha_plan_acts(const struct mha_plan *p) { return &p->a; }
+
+const float *mha_plan_qkv(const struct mha_plan *p, int *ld)
+{
+	*ld = p->large ? p->wd : 0;
+	return p->large ? p->qkv : NULL;
+}
 int mha_plan_threads(const struct mha_plan *p) { return pool_threads(p->pool); }
 bool mha_plan_is_large(const struct mha_plan *p) { return p->large; }
 size_t mha_plan_bytes(const struct mha_plan *p) { return p->bytes; }
@@ -241,30 +259,54 @@ const char *mha_phase_name(enum mha_phase ph)
 	return (unsigned)ph < MHA_PHASE_COUNT ? names[ph] : "?";
 }
 
-// Q, K, V [rows] (r,h*dk | g*dk) = X [rows] (r,d) @ W^Q | W^K | W^V
+// [W^Q W^K W^V] rows [r0, r0 + rows) of (d, wd): W^Q (d, hw), W^K, W^V (d, gw) side by side
+static void pack_weights_task(void *ctx, int task, int thread)
+{
+	struct mha_plan *p = ctx;
+	const struct mha_config *c = &p->c;
+	double t0 = p->profile ? phase_clock() : 0.0;
+	const size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	int r0 = task * p->chunk, r1 = c->d - r0 < p->chunk ? c->d : r0 + p->chunk;
+	for (int r = r0; r < r1; r++) {
+		float *row = p->wqkv + (size_t)r * p->wd;
+		memcpy(row, p->w->wq + r * hw, hw * sizeof(float));
+		memcpy(row + hw, p->w->wk + r * gw, gw * sizeof(float));
+		memcpy(row + hw + gw, p->w->wv + r * gw, gw * sizeof(float));
+	}
+	lap(p, thread, MHA_PHASE_PROJECT, &t0);
+}
+
+// Q|K|V [rows] (r, wd) = X [rows] (r, d) @ [W^Q W^K W^V] (d, wd): one product
+// (or three, separate_qkv, into the same columns)
 static void project_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
 	const struct mha_weights *w = p->w;
 	double t0 = p->profile ? phase_clock() : 0.0;
-	const int d = c->d, hw = c->h * c->dk, gw = c->g * c->dk;
+	const int d = c->d, hw = c->h * c->dk, gw = c->g * c->dk, wd = p->wd;
 	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
 	size_t left = (size_t)(c->n - r0);
 	const float *x = w->x + (size_t)r0 * d;
-	gemm_rm(false, false, rows, hw, d, 1.0f, x, d, left * d, w->wq, hw, (size_t)d * hw,
-	        p->a.q + (size_t)r0 * hw, hw, left * hw);
-	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wk, gw, (size_t)d * gw,
-	        p->a.k + (size_t)r0 * gw, gw, left * gw);
-	gemm_rm(false, false, rows, gw, d, 1.0f, x, d, left * d, w->wv, gw, (size_t)d * gw,
-	        p->a.v + (size_t)r0 * gw, gw, left * gw);
+	float *out = p->qkv + (size_t)r0 * wd;
+	if (p->separate_qkv) {
+		const float *wm[3] = { w->wq, w->wk, w->wv };
+		const int cols[3] = { hw, gw, gw }, at[3] = { 0, hw, hw + gw };
+		for (int m = 0; m < 3; m++)
+			gemm_rm(false, false, rows, cols[m], d, 1.0f, x, d, left * d, wm[m], cols[m],
+			        (size_t)d * cols[m], out + at[m], wd, left * wd - at[m]);
+	} else {
+		gemm_rm(false, false, rows, wd, d, 1.0f, x, d, left * d, p->wqkv, wd, (size_t)d * wd,
+		        out, wd, left * wd);
+	}
 	// Vh[j][r] = V[r, j*dk:(j+1)*dk], and K into its panels: while the rows are in cache
 	const size_t dk = (size_t)c->dk;
 	for (int j = 0; j < c->g; j++) {
 		if (p->lanes)
-			attn_pack_k(p->lanes, p->a.k + j * dk, gw, r0, r0 + rows, c->dk, p->kp + j * p->kp_len);
+			attn_pack_k(p->lanes, p->qkv + hw + j * dk, wd, r0, r0 + rows, c->dk,
+			            p->kp + j * p->kp_len);
 		for (int r = r0; r < r0 + rows; r++)
-			memcpy(p->vh + ((size_t)j * c->n + r) * dk, p->a.v + (size_t)r * gw + j * dk,
+			memcpy(p->vh + ((size_t)j * c->n + r) * dk, p->qkv + (size_t)r * wd + hw + gw + j * dk,
 			       dk * sizeof(float));
 	}
 	lap(p, thread, MHA_PHASE_PROJECT, &t0);
@@ -276,7 +318,7 @@ static void attend_task(void *ctx, int task, int thread)
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
 	double t0 = p->profile ? phase_clock() : 0.0;
-	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk;
+	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk, wd = p->wd;
 	const int i = task % c->h, r0 = (p->nb - 1 - task / c->h) * p->br;
 	const int rows = n - r0 < p->br ? n - r0 : p->br;
 	float *out = p->a.concat + (size_t)r0 * hw + (size_t)i * dk;
@@ -291,11 +333,11 @@ static void attend_task(void *ctx, int task, int thread)
 	struct flash_head hd = {
 		.n = n, .dk = dk, .causal = c->causal, .top_k = c->top_k,
 		.scale = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f,
-		.q = p->a.q + (size_t)i * dk, .ldq = hw,
-		.k = p->a.k + (size_t)j * dk, .ldk = gw,
+		.q = p->qkv + (size_t)i * dk, .ldq = wd,
+		.k = p->qkv + hw + (size_t)j * dk, .ldk = wd,
 		.kp = p->lanes ? p->kp + (size_t)j * p->kp_len : NULL, .lanes = p->lanes,
-		.v = p->lanes ? p->vh + (size_t)j * n * dk : p->a.v + (size_t)j * dk,
-		.ldv = p->lanes ? dk : gw,
+		.v = p->lanes ? p->vh + (size_t)j * n * dk : p->qkv + hw + gw + (size_t)j * dk,
+		.ldv = p->lanes ? dk : wd,
 		.o = p->a.concat + (size_t)i * dk, .ldo = hw,
 		.dead = p->a.dead_row + (size_t)i * n,
 		.br = p->br, .bc = p->bc, .masks = p->masks ? c : NULL,
@@ -330,6 +372,8 @@ void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
 	double *wall = p->profile ? p->wall : NULL, t0 = wall ? phase_clock() : 0.0;
 	int had = gemm_threads_set(1);
 	int chunks = (p->c.n + p->chunk - 1) / p->chunk;
+	if (!p->separate_qkv)
+		pool_run(p->pool, pack_weights_task, p, (p->c.d + p->chunk - 1) / p->chunk);
 	pool_run(p->pool, project_task, p, chunks);
 	phase_lap(wall, MHA_PHASE_PROJECT, &t0);
 	/* the last query tiles first, heads inner: with causal they are the

@@ -140,7 +140,11 @@ struct lesson_feedback {
 	double value;     /* numeric questions: KEY read as a number */
 	const char *text;
 	int line;
+	int slip;         /* a live question's: enum lesson_flash_slip (flash.h) */
 };
+
+struct lesson_flash_ask;
+struct lesson_flash;
 
 struct lesson_question {
 	const char *text;
@@ -151,6 +155,7 @@ struct lesson_question {
 	double value, tol;   /* numeric questions */
 	struct lesson_feedback *feedback;
 	int nfeedback;
+	struct lesson_flash_ask *flash; /* "@answer flash ...": answered from the recording (flash.h), or NULL */
 };
 
 /* What stays hidden until the learner commits an answer (predict, then
@@ -229,6 +234,7 @@ struct lesson_step {
 	struct lesson_hide *hides;
 	int nhides;
 	struct mha_config cfg;    /* its starting configuration, resolved */
+	struct lesson_flash *flash; /* @flash: the FlashAttention view it opens (flash.h), or NULL */
 };
 
 struct lesson_arena;

@@ -6,6 +6,7 @@
  * columns goals and highlights name, and that questions, answers and
  * hidden parts fit together. Nothing here runs the forward pass.
  */
+#include "flash.h"
 #include "parser.h"
 #include "run.h"
 
@@ -114,7 +115,7 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	if (q->nchoices > 0) {
 		if (!is_choice(q, q->answer))
 			lesson_parser_err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
-	} else {
+	} else if (!lesson_flash_answer_is(q->answer)) { /* a live answer is flash.c's */
 		const char *p = q->answer;
 		if (lesson_parse_number(p, &p, &q->value) != 0 ||
 		    (*lesson_skip_blanks(p) && lesson_parse_number(lesson_skip_blanks(p), &p, &q->tol) != 0) ||
@@ -122,7 +123,7 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 			lesson_parser_err(ps, q->line, "@answer of a question without choices is a number and an optional "
 			    "tolerance: @answer 0.25 0.01");
 	}
-	for (int i = 0; i < q->nfeedback; i++) {
+	for (int i = 0; i < q->nfeedback && !lesson_flash_answer_is(q->answer); i++) {
 		struct lesson_feedback *f = &q->feedback[i];
 		const char *p = f->key;
 		if (q->nchoices > 0) {
@@ -206,6 +207,7 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 		    lesson_ref_check(&s->hides[i].ref, &s->cfg, why, sizeof why) != 0)
 			lesson_parser_err(ps, s->line, "step '%s': @hide %s", s->id, why);
 	check_question(ps, s, caps);
+	lesson_flash_resolve(ps, s);
 	for (int i = 0; i < s->ngoals; i++)
 		check_cond(ps, s, &s->goals[i]);
 	if (s->ngoals == 0 && (s->nhints || s->nsolution))

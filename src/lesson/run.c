@@ -81,9 +81,19 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 	bool shape;
 	if (lesson_edits_apply(s->solution, s->nsolution, c, w, &shape, msg, len) != 0)
 		return -1;
+	char live[40];
+	double v;
+	if (s->question && s->question->flash) { /* the recording's number */
+		if (!lesson_run_expected(run, &v)) {
+			snprintf(msg, len, "the answer comes from the FlashAttention view, which has not recorded it");
+			return -1;
+		}
+		snprintf(live, sizeof live, "%.15g", v);
+	}
 	for (int i = 0; i < s->nsolution; i++)
 		if (s->solution[i].kind == LESSON_EDIT_ANSWER &&
-		    lesson_run_answer(run, s->solution[i].answer, msg, len) < 0)
+		    lesson_run_answer(run, s->question && s->question->flash ? live : s->solution[i].answer,
+		                      msg, len) < 0)
 			return -1;
 	run->solution_shown = true;
 	return shape ? 1 : 0;
@@ -139,12 +149,16 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 		}
 		right = strcasecmp(q->answer, t) == 0;
 	} else {
-		double v;
+		double v, want;
 		if (read_answer_number(t, &v) != 0) {
 			snprintf(msg, len, "type a number, such as 42 or 0.25");
 			return -1;
 		}
-		right = lesson_answer_near(q, v, q->value);
+		if (!lesson_run_expected(run, &want)) {
+			snprintf(msg, len, "the FlashAttention view has not recorded this step: open it (F)");
+			return -1;
+		}
+		right = lesson_answer_near(q, v, want);
 	}
 	run->answered = true;
 	run->answer_right = right;
@@ -173,10 +187,23 @@ const char *lesson_run_feedback(const struct lesson_run *run)
 	bool numeric = q->nchoices == 0 && read_answer_number(run->answer, &v) == 0;
 	for (int i = 0; i < q->nfeedback; i++) {
 		const struct lesson_feedback *f = &q->feedback[i];
-		if (numeric ? lesson_answer_near(q, v, f->value) : strcasecmp(f->key, run->answer) == 0)
+		double key = q->flash ? lesson_flash_value(q->flash, &run->live, f->slip) : f->value;
+		if (numeric ? lesson_answer_near(q, v, key) : strcasecmp(f->key, run->answer) == 0)
 			return f->text;
 	}
 	return NULL;
+}
+
+bool lesson_run_expected(const struct lesson_run *run, double *out)
+{
+	const struct lesson_question *q = lesson_run_step(run)->question;
+	*out = q ? q->value : 0.0;
+	if (!q || !q->flash)
+		return true;
+	if (!run->live.ok)
+		return false;
+	*out = lesson_flash_value(q->flash, &run->live, LESSON_SLIP_NONE);
+	return true;
 }
 
 static bool hiding(const struct lesson_run *run)

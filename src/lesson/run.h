@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "flash.h"
 #include "lesson.h"
 #include "mha.h"
 
@@ -39,6 +40,9 @@ struct lesson_run {
 	struct mha_config ref_cfg;
 	struct mha_acts ref;
 	bool has_ref;
+	/* a live question's numbers (@answer flash ...), copied by the TUI from
+	 * the FlashAttention view's recording whenever it records */
+	struct lesson_flash_live live;
 };
 
 /* Begin step i of l. When the step resets (lesson_step.resets) or force is
@@ -72,6 +76,10 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
  * the learner may answer again), -1 when it cannot be an answer (msg says
  * what to type; nothing is revealed). */
 int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_t len);
+
+/* The number a question without choices expects: its @answer, or for a
+ * live one the recording's (false while nothing is recorded). */
+bool lesson_run_expected(const struct lesson_run *run, double *out);
 
 /* Why the answer last given is wrong (the step's @feedback for it), or
  * NULL when it is right, not given, or has no feedback. */

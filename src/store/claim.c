@@ -69,7 +69,9 @@ int claim_session(const char *path, char *out, size_t outlen, int *holder)
 	snprintf(out, outlen, "%s", path);
 	if (claim_lock(path, holder) == 0)
 		return 0;
-	return claim_next(path, false, out, outlen) == 0 ? 1 : -1;
+	/* a name that does not exist yet: an unlocked session-2.txt holds the
+	 * edits of an earlier second instance, never to be saved over */
+	return claim_next(path, true, out, outlen) == 0 ? 1 : -1;
 }
 
 int claim_beside(const char *path, char *out, size_t outlen)

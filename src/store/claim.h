@@ -26,7 +26,8 @@
 int claim_lock(const char *path, int *holder);
 
 /* The first of path, "<stem>-2<ext>", "<stem>-3<ext>", ... (up to 99)
- * this process could lock, into out. Returns 0 when that is path itself,
+ * this process could lock, into out (the numbered ones only when no file
+ * of that name exists: an earlier instance's edits may be in it). Returns 0 when that is path itself,
  * 1 when another was taken (*holder: who holds path), -1 when none
  * (out then holds path: saving there is the best left). */
 int claim_session(const char *path, char *out, size_t outlen, int *holder);

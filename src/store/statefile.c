@@ -161,8 +161,10 @@ static int settle_exchange(const char *tmp, const char *dest, const struct claim
  * errno (msg set when it is more than the rename failing). */
 static int replace(const char *tmp, const char *dest, const struct claim_stamp *expect, char *msg, size_t len)
 {
-	if (!expect || !expect->taken)
+	if (!expect || !expect->taken) {
+		test_hook(dest, 1);
 		return rename(tmp, dest) == 0 ? 0 : -1;
+	}
 	test_hook(dest, 0);
 	if (claim_stamp_changed(expect, dest))
 		return 1;

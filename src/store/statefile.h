@@ -53,9 +53,11 @@ int statefile_write_checked(const char *path, void (*write)(FILE *f, const void 
                             struct statefile_check *chk, char *msg, size_t len);
 
 /* For the tests only: called with the path being replaced at stage 0 just
- * before the check that precedes the rename, and at stage 1 between that
- * check and the rename (a change made there is what the exchange sees).
- * NULL in the product. */
+ * before the check that precedes the rename (checked writes only), and at
+ * stage 1 once the new file is written and flushed, between that check
+ * and the rename (a change made there is what the exchange sees). NULL in
+ * the product, except in an autosave writer run with
+ * MHA_TEST_AUTOSAVE_GATE (src/tui/save.c). */
 extern void (*statefile_test_hook)(const char *path, int stage);
 
 #endif

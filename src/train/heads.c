@@ -7,7 +7,9 @@
  *   - a shared start: every head of a layer a copy of head 0, so that the
  *     learner can see that nothing then tells the copies apart;
  *   - how far apart a layer's heads are (their slices' distance);
- *   - how far back each head looks on the probe (mean attention distance).
+ *   - how far back each head looks on the probe (mean attention distance);
+ *   - each head of a layer alone against the layer's heads together (the
+ *     ensemble argument).
  * It neither trains nor draws.
  */
 #include "model.h"
@@ -135,4 +137,18 @@ void train_attention_distance(const struct train_model *m, struct train_head_dis
 		for (int b = 0; b < TRAIN_DIST_BUCKETS; b++)
 			dist[k].share[b] /= ds.cnt[k];
 	}
+}
+
+void train_heads_alone(struct train_model *m, const struct train_task *t, int l, int sequences,
+                       struct train_stats *alone, struct train_stats *all)
+{
+	bool saved[MHA_MAX_HEADS];
+	memcpy(saved, m->head_off[l], sizeof saved);
+	train_evaluate(m, t, sequences, all);
+	for (int i = 0; i < m->s.h; i++) {
+		for (int j = 0; j < m->s.h; j++)
+			m->head_off[l][j] = j != i;
+		train_evaluate(m, t, sequences, &alone[i]);
+	}
+	memcpy(m->head_off[l], saved, sizeof saved);
 }

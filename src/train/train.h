@@ -245,6 +245,14 @@ void train_distance_accumulate(const float *p, int n, struct train_head_distance
 /* The means over the probe batch of train_pattern_scores, every head:
  * dist[l * MHA_MAX_HEADS + i]. */
 void train_attention_distance(const struct train_model *m, struct train_head_distance *dist);
+/* Several heads as an ensemble: the held-out loss and accuracy with each
+ * head of layer l alone (the layer's other heads off; the other layers as
+ * they are), alone[i], and with the layer's heads as they are, *all.
+ * Two heads doing the same job each nearly solve the task alone and
+ * better together; heads with different jobs each fail alone. head_off is
+ * put back as it was. */
+void train_heads_alone(struct train_model *m, const struct train_task *t, int l, int sequences,
+                       struct train_stats *alone, struct train_stats *all);
 
 /* ---- files (doc/TRAINING.md, "Model files") ---- */
 

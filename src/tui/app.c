@@ -16,6 +16,7 @@
 
 #include "actions.h"
 #include "decode_view.h"
+#include "flash_view.h"
 #include "learn.h"
 #include "train_view.h"
 
@@ -73,6 +74,7 @@ void app_free(struct app *app)
 	learn_free(app);
 	train_view_free(app);
 	decode_view_free(app);
+	flash_view_free(app);
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
 	mha_acts_free(&app->a);
 	mha_weights_free(&app->w);
@@ -85,6 +87,7 @@ void app_recompute(struct app *app)
 	app->forward(&app->cfg, &app->w, &app->a);
 	if (!app->learn.active)
 		app->session_dirty = true; /* the learner's bench changed: the next save writes */
+	flash_view_recompute(app); /* the tiles follow the inputs (and a lesson's live question) */
 	learn_evaluate(app); /* a lesson's goal is checked after every edit */
 }
 

@@ -182,6 +182,8 @@ struct app {
 	/* lessons */
 	struct app_learn learn;
 	struct train_view *train;     /* the training screen's model and history, or NULL (train_view.c) */
+	struct flash_view *flash;     /* the FlashAttention view's tiles, step and recording, or NULL
+	                               * until first opened (flash_view.c) */
 };
 
 /* Start with cfg (valid) and w (allocated; ownership passes to the app). */

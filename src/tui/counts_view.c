@@ -247,8 +247,14 @@ void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const st
 			if (c->h * c->dk != c->d || c->g != c->h /* GQA: K, V follow g, not h */
 			    || snprintf(text, sizeof text, "%s: %s, so params and matmul FLOPs ignore h", fig, why) > width)
 				snprintf(text, sizeof text, "%s (%s)", fig, why);
-			theme_addstr(win, y + line, x, width, text, normal);
-			sparse_draw(win, y + line + 1, x, height - line - 1, width, &k);
+			if ((int)strlen(text) <= width) {
+				theme_addstr(win, y + line++, x, width, text, normal);
+			} else { /* too long for one line: the figure, its reason under it */
+				theme_addstr(win, y + line++, x, width, fig, normal);
+				if (line < height && (int)strlen(why) <= width)
+					theme_addstr(win, y + line++, x, width, why, theme_attr(ROLE_HINT));
+			}
+			sparse_draw(win, y + line, x, height - line, width, &k);
 		}
 		return;
 	}

@@ -24,6 +24,55 @@ int draw_put(int y, int x, int width, const char *s, attr_t a)
 	return width > 0 ? theme_addstr(stdscr, y, x, width, s, a) : 0;
 }
 
+int draw_width(const char *s)
+{
+	char buf[512];
+	return theme_cut(buf, sizeof buf, s, (int)sizeof buf, false);
+}
+
+/* Where s may end in a short form: before "  ", ", ", ": ", "; " or " ("
+ * outside parentheses, so that a clause goes whole. */
+static bool clause_end(const char *s, size_t i)
+{
+	return s[i] && s[i + 1] &&
+	       ((s[i] == ' ' && (s[i + 1] == ' ' || s[i + 1] == '(')) ||
+	        ((s[i] == ',' || s[i] == ':' || s[i] == ';') && s[i + 1] == ' '));
+}
+
+int draw_short(char *out, size_t len, const char *s, int width)
+{
+	if (!out || len == 0)
+		return 0;
+	out[0] = '\0';
+	if (!s || width <= 0)
+		return 0;
+	int w = draw_width(s);
+	if (w <= width) {
+		snprintf(out, len, "%s", s);
+		return w;
+	}
+	size_t best = 0;
+	int depth = 0;
+	for (size_t i = 1; s[i] && i < len; i++) {
+		depth += s[i] == '(' ? 0 : s[i] == ')' ? -1 : 0;
+		if (depth == 0 && clause_end(s, i)) {
+			snprintf(out, len, "%.*s", (int)i, s);
+			if (draw_width(out) > width)
+				break;
+			best = i;
+		}
+		depth += s[i] == '(';
+	}
+	snprintf(out, len, "%.*s", (int)best, s);
+	return best ? draw_width(out) : 0;
+}
+
+int draw_fit(int y, int x, int width, const char *s, attr_t a)
+{
+	char buf[512];
+	return draw_short(buf, sizeof buf, s, width) > 0 ? draw_put(y, x, width, buf, a) : 0;
+}
+
 static void draw_bar(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	int x = r.x + 1;

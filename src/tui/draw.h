@@ -23,4 +23,17 @@ struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, s
  * width <= 0); returns the columns used. */
 int draw_put(int y, int x, int width, const char *s, attr_t a);
 
+/* The display columns of s (up to 512). */
+int draw_width(const char *s);
+
+/* s whole when it fits in width columns; else its short form, the
+ * longest start that ends before a clause ("  ", ", ", ": ", "; ", " (")
+ * and fits ("mask none, top-k off, scale 1" -> "mask none, top-k off");
+ * else nothing. Never a cut word or number. Into out; returns its
+ * columns (0: nothing fits). */
+int draw_short(char *out, size_t len, const char *s, int width);
+
+/* draw_put of draw_short's form of s; returns the columns used. */
+int draw_fit(int y, int x, int width, const char *s, attr_t a);
+
 #endif

@@ -82,3 +82,19 @@ char *fmt_sig(char *buf, size_t len, float v, int digits)
 }
 
 char *fmt_full(char *buf, size_t len, float v) { return fmt_sig(buf, len, v, 9); }
+
+char *fmt_bytes(char *buf, size_t len, int64_t bytes)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1024.0 && u < 5) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0 || v >= 100.0 || v == (double)(int64_t)v)
+		snprintf(buf, len, "%.0f %s", v, unit[u]);
+	else
+		snprintf(buf, len, v >= 10.0 ? "%.1f %s" : "%.3g %s", v, unit[u]);
+	return buf;
+}

@@ -5,6 +5,7 @@
 #define FMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Writes v into buf in at most width characters (width 3..15), right
  * aligned to exactly width, with a fixed number of decimals chosen by the
@@ -20,5 +21,11 @@ char *fmt_sig(char *buf, size_t len, float v, int digits);
 
 /* The full value for the status line: 9 significant digits, never "nan". */
 char *fmt_full(char *buf, size_t len, float v);
+
+/* A size in bytes as people write it, three significant digits and binary
+ * units: "512 B", "1.5 KiB", "320 KiB", "1.25 GiB", "10 GiB". The one
+ * formatter of sizes (the KV-cache view, the FlashAttention meter).
+ * Returns buf. */
+char *fmt_bytes(char *buf, size_t len, int64_t bytes);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "cell_text.h"
 #include "draw.h"
 #include "fmt.h"
 #include "heatmap.h"
@@ -174,30 +175,25 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 	size_t l = 0;
 	int key_min = heatmap_legend_width(lo, hi) - theme_heat_levels(); /* values and one cell a level */
 	if (have && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
-		char val[32];
 		const float *m = scores ? app->a.scores : app->a.weights;
-		float val_f = m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c];
+		struct cell mc = { ht, cell.m, cell.r, cell.c };
+		float val = m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c];
 		bool hidden = learn_hidden(app, ht, cell.m, cell.r, cell.c);
-		/* fewer digits until it fits beside the legend, never cut: a cut
-		 * "1.70930533e-12" reads 1.7, a cut -0.02408 reads -0 */
-		for (int digits = 9; digits >= 3; digits--) {
-			fmt_sig(val, sizeof val, val_f, digits);
-			if (hidden)
-				snprintf(val, sizeof val, "?");
-			l = (size_t)snprintf(tail, sizeof tail, "  %s_%d[%s,%s]=%s", scores ? "S" : "P",
-			                     cell.m, app->w.labels[cell.r], app->w.labels[cell.c], val);
-			if ((int)l <= r.w - key_min)
-				break;
-		}
+		/* the cell without its labels (the status line below has them),
+		 * fewer digits until it fits beside the legend, never cut: a
+		 * cut "1.70930533e-12" reads 1.7 */
+		memcpy(tail, "  ", 3);
+		cell_text_value(app, &mc, val, hidden, false, r.w - key_min - 2, 3, tail + 2, sizeof tail - 2);
+		l = strlen(tail);
 	}
 	if (pages > 1 && l < sizeof tail)
-		snprintf(tail + l, sizeof tail - l, " page %d/%d %s", page + 1, pages, actions_key_name("page-next"));
+		snprintf(tail + l, sizeof tail - l, "  page %d/%d %s", page + 1, pages, actions_key_name("page-next"));
 	/* the legend drops its optional parts (the axes, the scale's name) to
-	 * leave the tail its room; the tail is cut at its end (the page hint
-	 * goes before the value) */
+	 * leave the tail its room; the tail takes its short form (the page
+	 * hint goes before the value) */
 	int kw = r.w - (int)strlen(tail);
 	if (kw < key_min)
 		kw = key_min < r.w ? key_min : r.w;
 	int drawn = heatmap_key_draw(stdscr, ly, r.x, kw, &key);
-	draw_put(ly, r.x + drawn, r.w - drawn, tail, theme_attr(ROLE_DIM));
+	draw_fit(ly, r.x + drawn, r.w - drawn, tail, theme_attr(ROLE_DIM));
 }

@@ -4,7 +4,8 @@
  * key closes it, q still quits), and the rule for what a shape change keeps at the
  * bottom. It is a flag over the current mode (app->help_open), not a mode:
  * closing it finds the mode as it was. Its text comes from the action
- * table only, so help and keys never disagree.
+ * table only, so help and keys never disagree; one line under the title
+ * shows how a cell is named (notation.h).
  */
 #include "help.h"
 
@@ -15,6 +16,7 @@
 
 #include "actions.h"
 #include "draw.h"
+#include "notation.h"
 #include "pane.h"
 #include "theme.h"
 
@@ -95,6 +97,12 @@ void help_draw(const struct app *app, int rows, int cols)
 		clrtoeol();
 	}
 	draw_put(y0, 1, cols - 2, "mha-tui keys   (Up/Down scroll, any other key closes)", theme_attr(ROLE_TITLE) | A_BOLD);
+	/* how cells are named on the status line and in the lessons, in the
+	 * notation's own form for this terminal */
+	char cell[NOTATION_MAX], note[160];
+	notation_cell(cell, sizeof cell, &(struct cell){ MHA_T_WEIGHTS, 0, 2, 0 }, NULL, 0, theme_utf8());
+	snprintf(note, sizeof note, "A cell: %s = head 0 of P, query row 2, key column 0", cell);
+	draw_put(y0 + 1, 1, cols - 2, note, theme_attr(ROLE_DIM));
 	/* the rule for shape changes, wrapped, at the bottom (6 lines at most) */
 	struct lesson_text rule = { 0 }, help = { 0 };
 	int width = cols - 4 < 159 ? cols - 4 : 159;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "fmt.h"
 #include "mode.h"
 #include "prompt.h"
 #include "theme.h"
@@ -32,21 +33,6 @@ int64_t kv_view_context(const struct app *app)
 enum mha_dtype kv_view_dtype(const struct app *app)
 {
 	return (enum mha_dtype)((MHA_FP16 + app->kv_dtype_step) % MHA_DTYPE_COUNT);
-}
-
-void kv_view_bytes(int64_t bytes, char *out, size_t len)
-{
-	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)bytes;
-	int u = 0;
-	while (v >= 1024.0 && u < 5) {
-		v /= 1024.0;
-		u++;
-	}
-	if (u == 0 || v >= 100.0 || v == (double)(int64_t)v)
-		snprintf(out, len, "%.0f %s", v, unit[u]);
-	else
-		snprintf(out, len, v >= 10.0 ? "%.1f %s" : "%.3g %s", v, unit[u]);
 }
 
 unsigned kv_view_toggle(struct app *app, int arg, int key)
@@ -100,8 +86,8 @@ static void kv_row(int y, struct rect r, const char *name, int layers, int h, in
 {
 	struct mha_kv_cache k = mha_kv_cache(g, dk, layers, kv_view_dtype(app), kv_view_context(app));
 	char tok[24], at[24], line[160];
-	kv_view_bytes(k.bytes_token, tok, sizeof tok);
-	kv_view_bytes(k.bytes_context, at, sizeof at);
+	fmt_bytes(tok, sizeof tok, k.bytes_token);
+	fmt_bytes(at, sizeof at, k.bytes_context);
 	snprintf(line, sizeof line, "%-21s %3d %3d %3d %4d %9" PRId64 " %11s %11s", name, layers, h, g, dk,
 	         k.values_token_layer, tok, at);
 	draw_put(y, r.x, r.w, line, a);
@@ -151,8 +137,8 @@ static void kv_body(const struct app *app, const struct body_layout *b, struct h
 	const struct mha_model *big = &mha_models[1];
 	struct mha_kv_cache k = mha_kv_cache(big->g, big->dk, big->layers, kv_view_dtype(app),
 	                                     kv_view_context(app));
-	kv_view_bytes(k.bytes_token, tok, sizeof tok);
-	kv_view_bytes(k.bytes_context, at, sizeof at);
+	fmt_bytes(tok, sizeof tok, k.bytes_token);
+	fmt_bytes(at, sizeof at, k.bytes_context);
 	snprintf(line, sizeof line, "%s, GQA: 2 x %d x %d x %d = %" PRId64 " values a token",
 	         big->name, big->g, big->dk, big->layers, k.values_token);
 	if (y + 1 < bottom)

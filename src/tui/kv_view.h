@@ -15,8 +15,6 @@ unsigned kv_view_toggle(struct app *app, int arg, int key);
 /* The context length T and the value type the view shows. */
 int64_t kv_view_context(const struct app *app);
 enum mha_dtype kv_view_dtype(const struct app *app);
-/* bytes as "320 KiB", "1.25 GiB", "512 B": three significant digits. */
-void kv_view_bytes(int64_t bytes, char *out, size_t len);
 
 extern const struct mode_ops kv_view_mode;
 

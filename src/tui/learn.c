@@ -5,7 +5,9 @@
  * workbench swaps them back, with the lesson's bench parked in turn so that
  * coming back finds it as it was. Steps, hints, the solution and answers
  * go through the lesson library (exercise.h); the place and the steps done
- * go to the progress file (nav.h, progress.h) at every change, atomically.
+ * go to the progress file (learn_place.c) at every change, atomically.
+ * What the step hides or marks on screen, and the pane's scroll, are
+ * learn_show.c's.
  *
  * No drawing and no key codes here (actions.c maps keys to these calls,
  * the menu and the answer prompt are modes of their own: menu.c,
@@ -13,6 +15,7 @@
  */
 #include "learn.h"
 #include "learn_focus.h"
+#include "learn_place.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -20,12 +23,11 @@
 #include <strings.h>
 
 #include "actions.h"
-#include "layout.h"
+#include "flash_view.h"
 #include "lesson.h"
 #include "mode.h"
 #include "nav.h"
 #include "pane.h"
-#include "session.h"
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
@@ -38,85 +40,6 @@ static const struct lesson *open_lesson(const struct app *app)
 const struct lesson *learn_lesson(const struct app *app)
 {
 	return app->learn.active ? open_lesson(app) : NULL;
-}
-
-static void progress_write(struct app *app)
-{
-	char msg[LEARN_MSG_MAX];
-	if (L(app)->progress_path &&
-	    progress_save(L(app)->progress_path, &L(app)->progress, msg, sizeof msg) != 0)
-		app_message(app, true, "progress not saved: %s", msg);
-}
-
-/* Record the open step in the progress (place, done) and save on change. */
-static void progress_touch(struct app *app, bool leaving, bool in_lesson)
-{
-	if (L(app)->open && lesson_progress_update(&L(app)->run, &L(app)->progress, leaving, in_lesson))
-		progress_write(app);
-}
-
-/* The free workbench's place (stage, panel, cursor, layout) from the
- * progress file: app's bench is the free one until a lesson opens. Numbers that no
- * longer fit the stages or shapes are brought inside them. */
-static void view_restore(struct app *app)
-{
-	const struct progress_view *v = &L(app)->progress.view;
-	if (!L(app)->progress.has_view || v->stage >= PIPELINE_STAGE_COUNT)
-		return;
-	app->stage = (enum pipeline_stage)v->stage;
-	app->cur[app->stage] = (struct app_cursor){ .panel = v->panel, .row = v->row, .col = v->col };
-	L(app)->show_counts = v->layout == 1;
-	app_clamp(app);
-}
-
-/* Record the free workbench's place in the progress, and save it when it
- * moved (at quit: learn_free). */
-static void view_save(struct app *app)
-{
-	struct app_learn *l = L(app);
-	const struct bench *b = !l->active ? &app->bench : l->has_other ? &l->other : NULL;
-	if (!b)
-		return;
-	const struct app_cursor *c = &b->cur[b->stage];
-	struct progress_view v = { (int)b->stage, c->panel, c->row, c->col, l->show_counts ? 1 : 0 };
-	if (l->progress.has_view && !memcmp(&v, &l->progress.view, sizeof v))
-		return;
-	l->progress.view = v;
-	l->progress.has_view = true;
-	progress_write(app);
-}
-
-/* The open lesson's bench is kept beside the progress file at quit, as a
- * session (lesson-bench.txt), so that resuming into it keeps its edits.
- * 0 with the path, or -1 when progress is not saved. */
-static int lesson_bench_path(const struct app *app, char *out, size_t len)
-{
-	const char *pp = app->learn.progress_path;
-	const char *slash = pp ? strrchr(pp, '/') : NULL;
-	if (!slash)
-		return -1;
-	return (size_t)snprintf(out, len, "%.*s/lesson-bench.txt", (int)(slash - pp), pp) < len ? 0 : -1;
-}
-
-static void lesson_bench_save(struct app *app)
-{
-	struct app_learn *l = L(app);
-	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
-	char path[4096], msg[LEARN_MSG_MAX];
-	if (l->open && b && lesson_bench_path(app, path, sizeof path) == 0)
-		session_save(path, &b->cfg, &b->w, msg, sizeof msg); /* at quit: nowhere to say a failure */
-}
-
-/* Back into the lesson at resume: its bench as saved at quit, when there is one. */
-static void lesson_bench_load(struct app *app)
-{
-	char path[4096], msg[LEARN_MSG_MAX];
-	struct mha_config c;
-	struct mha_weights w;
-	if (lesson_bench_path(app, path, sizeof path) != 0 || session_load(path, &c, &w, msg, sizeof msg) != 0 ||
-	    app_bench_reset(app, &c, &w, msg, sizeof msg) != 0)
-		return;
-	app_recompute(app);
 }
 
 void learn_attach(struct app *app, const struct lesson_set *set, const char *why,
@@ -144,8 +67,8 @@ void learn_free(struct app *app)
 {
 	struct app_learn *l = L(app);
 	if (l->enabled) {
-		view_save(app);
-		lesson_bench_save(app);
+		learn_place_view_save(app);
+		learn_place_bench_save(app);
 	}
 	if (l->open)
 		lesson_run_end(&l->run);
@@ -196,7 +119,7 @@ static int start_step(struct app *app, int li, int si, bool force)
 	app_message(app, false, "lesson %d, step %d of %d%s%s", les->number, si + 1, les->nsteps,
 	            st->title[0] ? ": " : "", st->title);
 	app_recompute(app); /* and the goal's first evaluation */
-	progress_touch(app, false, true);
+	learn_place_touch(app, false, true);
 	return 0;
 }
 
@@ -228,6 +151,7 @@ unsigned learn_open(struct app *app, int li, int si)
 		return APP_REDRAW;
 	}
 	app->mode = MODE_WORKBENCH; /* the menu, if up, is done */
+	flash_view_follow_step(app); /* unless the step opens the FlashAttention view */
 	return APP_REDRAW;
 }
 
@@ -257,11 +181,11 @@ void learn_resume(struct app *app)
 	struct app_learn *l = L(app);
 	int li, si;
 	if (!l->active)
-		view_restore(app);
+		learn_place_view_restore(app);
 	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON) {
 		learn_open(app, li, si);
 		if (l->active && l->lesson == li && l->run.step == si)
-			lesson_bench_load(app); /* the edits made in it */
+			learn_place_bench_load(app); /* the edits made in it */
 	}
 }
 
@@ -293,7 +217,7 @@ unsigned learn_step(struct app *app, int dir)
 		return APP_REDRAW;
 	}
 	if (dir > 0)
-		progress_touch(app, true, true); /* moving on: a step without an exercise is done */
+		learn_place_touch(app, true, true); /* moving on: a step without an exercise is done */
 	if (next >= les->nsteps) {
 		int li = l->lesson;
 		if (li + 1 >= l->set->count) {
@@ -373,7 +297,7 @@ void learn_evaluate(struct app *app)
 		app_message(app, false, "goal met! step %d of %d done; %s: %s", l->run.step + 1, les->nsteps,
 		            actions_key_name(!last || l->lesson + 1 < l->set->count ? "next" : "menu"),
 		            !last ? "next step" : l->lesson + 1 < l->set->count ? "next lesson" : "the lesson menu");
-		progress_touch(app, false, true);
+		learn_place_touch(app, false, true);
 	}
 }
 
@@ -401,7 +325,7 @@ unsigned learn_leave(struct app *app)
 		const struct lesson *les = open_lesson(app);
 		app_bench_swap(app, &l->other);
 		l->active = false;
-		progress_touch(app, false, false);
+		learn_place_touch(app, false, false);
 		app_message(app, false, "free workbench (your own session); %s returns to lesson %d, step %d",
 		            actions_key_name("leave"), les->number, l->run.step + 1);
 		return APP_REDRAW;
@@ -409,7 +333,7 @@ unsigned learn_leave(struct app *app)
 	if (l->open && l->has_other) {
 		app_bench_swap(app, &l->other);
 		l->active = true;
-		progress_touch(app, false, true);
+		learn_place_touch(app, false, true);
 		app_message(app, false, "back to lesson %d, step %d", open_lesson(app)->number, l->run.step + 1);
 		return APP_REDRAW;
 	}
@@ -417,68 +341,4 @@ unsigned learn_leave(struct app *app)
 	if (learn_return_place(app, &li, &si))
 		return learn_open(app, li, si);
 	return learn_no_lesson(app);
-}
-
-/* ---- the pane ---- */
-
-unsigned learn_scroll(struct app *app, int lines)
-{
-	struct app_learn *l = L(app);
-	int s = l->scroll < l->scroll_max ? l->scroll : l->scroll_max;
-	s += lines;
-	if (l->scroll_max > 0 && s > l->scroll_max)
-		s = l->scroll_max;
-	l->scroll = s < 0 ? 0 : s;
-	return APP_REDRAW;
-}
-
-unsigned learn_counts_toggle(struct app *app)
-{
-	struct app_learn *l = L(app);
-	if (!l->enabled)
-		return APP_REDRAW;
-	l->show_counts = !l->show_counts;
-	if (l->show_counts)
-		app_message(app, false, "below %d columns the counts take the lesson pane's place (%s brings it back)",
-		            LAYOUT_WIDE_COLS, actions_key_name("counts"));
-	else
-		app_message(app, false, "the lesson pane is back (%s trades it for the counts)", actions_key_name("counts"));
-	return APP_REDRAW;
-}
-
-/* ---- what the screen shows ---- */
-
-static const struct lesson_run *shown_run(const struct app *app)
-{
-	return app->learn.active && app->learn.open ? &app->learn.run : NULL;
-}
-
-bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c)
-{
-	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_hidden(run, t, m, r, c);
-}
-
-bool learn_stage_hidden(const struct app *app, enum pipeline_stage s)
-{
-	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_stage_hidden(run, s);
-}
-
-bool learn_counts_hidden(const struct app *app)
-{
-	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_counts_hidden(run);
-}
-
-bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c)
-{
-	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_marked(run, t, m, r, c);
-}
-
-bool learn_head_marked(const struct app *app, int h)
-{
-	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_head_marked(run, h);
 }

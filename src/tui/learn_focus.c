@@ -6,6 +6,8 @@
  */
 #include "learn_focus.h"
 
+#include "flash_view.h"
+
 /* Put the cursor of stage st on cell (m, r, c) of tensor t when that
  * stage's screen shows it. */
 static bool place_cursor(struct app *app, enum pipeline_stage st, enum mha_tensor t, int m, int r, int c)
@@ -76,5 +78,6 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 	}
 	app->heat_page = app->heat_per_page > 0 ? app->head / app->heat_per_page : 0;
 	app_clamp(app);
+	flash_view_follow_step(app); /* @flash opens the FlashAttention view; other steps close it */
 }
 

@@ -4,7 +4,10 @@
  *
  * A step: its heading stays at the top and the goal's state (with the
  * tick the moment it holds) at the bottom, whatever the scroll, so the
- * exercise's state is always on screen; the text between them scrolls
+ * exercise's state is always on screen; while the goal is open, the
+ * question stays above the goal and the instruction (the first
+ * paragraph) under the heading, room allowing, so what to do is always
+ * on screen too; the text between them scrolls
  * (J / K) with a line saying how much more there is. With no lesson open
  * the pane holds the menu (menu.c draws it).
  *
@@ -82,13 +85,37 @@ static int draw_step(const struct app *app, struct rect r)
 				;
 			break;
 		}
+	/* while the goal is open what it asks stays in view, each part when
+	 * that leaves a line of the rest to scroll and the line saying there
+	 * is more: the instruction (the prose's first paragraph, the lessons'
+	 * convention) under the heading, then the question (with its choices)
+	 * above the goal at the bottom */
+	bool open = g1 > g0 && t.lines[g0].kind == LESSON_LINE_UNMET;
+	if (open) {
+		int i1 = top;
+		while (i1 < g0 && t.lines[i1].kind == LESSON_LINE_BLANK)
+			i1++;
+		while (i1 < g0 && t.lines[i1].kind == LESSON_LINE_PROSE)
+			i1++;
+		if (i1 < g0 && t.lines[i1].kind == LESSON_LINE_BLANK)
+			i1++; /* and the blank line under it, as a rule above the rest */
+		if (i1 + g1 - g0 + 1 + 2 <= r.h)
+			top = i1;
+	}
+	for (int i = top; open && i < g0; i++)
+		if (t.lines[i].kind == LESSON_LINE_QUESTION) {
+			if (top + g1 - i + 1 + 2 <= r.h)
+				g0 = i;
+			break;
+		}
 	int goal = g1 - g0;
 	if (top + goal > r.h) /* a tiny pane: the goal's state first */
 		top = r.h - goal > 0 ? r.h - goal : 0;
 	for (int i = 0; i < top; i++)
 		put_line(r.y + i, r, &t.lines[i], lesson_pane_attr(t.lines[i].kind));
 	for (int i = 0; i < goal && i < r.h; i++)
-		put_line(r.y + r.h - goal + i, r, &t.lines[g0 + i], lesson_pane_attr(t.lines[g0 + i].kind) | A_BOLD);
+		put_line(r.y + r.h - goal + i, r, &t.lines[g0 + i], lesson_pane_attr(t.lines[g0 + i].kind) |
+		         (t.lines[g0 + i].kind == LESSON_LINE_MET || t.lines[g0 + i].kind == LESSON_LINE_UNMET ? A_BOLD : 0));
 
 	/* the text between, scrolled; a blank line ends it above the goal */
 	int mid = t.count - top - goal, rows = r.h - top - goal - (goal ? 1 : 0);

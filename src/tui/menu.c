@@ -182,6 +182,9 @@ void menu_draw(const struct app *app, struct rect r, struct hit_map *hits)
 			lesson_text_add(&foot, menu.lines[i].kind, menu.lines[i].text, r.w);
 	if (l->none[0])
 		add_wrapped(&foot, l->none, r.w, LESSON_LINE_KEYS);
+	/* the workbench's short forms, explained once on the first screen */
+	add_wrapped(&foot, "Symbols: n tokens, d model width, h heads, h_kv KV heads, d_k width per head; "
+	            "H row entropy in nats (0: one key, ln n: uniform)", r.w, LESSON_LINE_KEYS);
 
 	int y = r.y;
 	for (int i = 0; i < head.count && y < r.y + r.h; i++, y++) {

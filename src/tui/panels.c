@@ -183,17 +183,27 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 	if (p->fixed_head >= 0)
 		ta = theme_head_attr(p->fixed_head) | A_BOLD;
 	int x = rc.x + draw_put(rc.y, rc.x, rc.w, p->title, ta | (k->has_cursor ? A_UNDERLINE : 0));
-	char more[64] = "";
+	char more[128] = "";
 	if (nr < 0)
 		nr = 0;
 	if (nc < p->cols || (nr < p->rows && nr > 0)) {
-		size_t l = 0;
+		/* rows and columns shown, else the columns alone (with, then
+		 * without the arrow), the rows alone, or nothing: each whole */
+		char rs[48] = "", cs[64] = "";
 		if (nr < p->rows && nr > 0)
-			l += (size_t)snprintf(more + l, sizeof more - l, " r%d-%d/%d", r0, r0 + nr - 1, p->rows);
+			snprintf(rs, sizeof rs, " r%d-%d/%d", r0, r0 + nr - 1, p->rows);
 		if (nc < p->cols)
-			snprintf(more + l, sizeof more - l, " c%d-%d/%d%s", p->col0 + c0, p->col0 + c0 + nc - 1,
-			         p->col0 + p->cols, c0 + nc < p->cols ? " >" : "");
-		x += draw_put(rc.y, x, rc.x + rc.w - x, more, theme_attr(ROLE_DIM));
+			snprintf(cs, sizeof cs, " c%d-%d/%d%s", p->col0 + c0, p->col0 + c0 + nc - 1, p->col0 + p->cols,
+			         c0 + nc < p->cols ? " >" : "");
+		char bare[64];
+		snprintf(bare, sizeof bare, "%.*s", (int)strcspn(cs, ">") - (strchr(cs, '>') ? 1 : 0), cs);
+		const char *forms[4] = { more, cs, bare, rs };
+		snprintf(more, sizeof more, "%s%s", rs, cs);
+		for (int i = 0; i < 4; i++)
+			if (forms[i][0] && (int)strlen(forms[i]) <= rc.x + rc.w - x) {
+				x += draw_put(rc.y, x, rc.x + rc.w - x, forms[i], theme_attr(ROLE_DIM));
+				break;
+			}
 	}
 	if (p->tag[0] && x + 1 + (int)strlen(p->tag) <= rc.x + rc.w) /* whole or not at all */
 		draw_put(rc.y, x + 1, (int)strlen(p->tag), p->tag, theme_head_attr(p->tag_head) | A_BOLD);
@@ -261,7 +271,9 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
  * X . (column block of W) agree to rounding. With huge inputs (1e6 gives
  * Q near 1e13) float32 rounding is large in absolute terms, so the
  * difference is also given relative to the block's largest value. */
-static void reshape_proof(const struct app *app, const struct stage_view *v, char *out, size_t len)
+/* "Q[:,0:4] = X . W^Q[:,0:4]  max |diff| 0" in at most width columns:
+ * whole, or "Q[:,0:4] = X.W^Q[:,0:4]  |diff| 0", or its short form. */
+static void reshape_proof(const struct app *app, const struct stage_view *v, char *out, size_t len, int width)
 {
 	double worst = 0.0, largest = 0.0;
 	for (int r = 0; r < v->p[1].rows; r++)
@@ -285,6 +297,9 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 	}
 	snprintf(out, len, "%s[:,%d:%d] = X . %s[:,%d:%d]  max |diff| %s%s", mha_tensor_info(t)->name,
 	         c0, c1, wn, c0, c1, diff + strspn(diff, " "), rel);
+	if (draw_width(out) > width)
+		snprintf(out, len, "%s[:,%d:%d] = X.%s[:,%d:%d]  |diff| %s%s", mha_tensor_info(t)->name, c0, c1, wn, c0,
+		         c1, diff + strspn(diff, " "), rel);
 }
 
 /* Under Reshape, the height of area that the matrices and the proof's two
@@ -321,8 +336,8 @@ void panels_draw(const struct app *app, const struct stage_view *v, struct rect 
 		if (learn_hidden(app, v->p[1].t, 0, -1, -1))
 			snprintf(proof, sizeof proof, "the same block as X . W: hidden until you answer");
 		else
-			reshape_proof(app, v, proof, sizeof proof);
-		draw_put(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));
+			reshape_proof(app, v, proof, sizeof proof, area.w);
+		draw_fit(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));
 	}
 	struct panel_ctx k;
 	memset(&k, 0, sizeof k);

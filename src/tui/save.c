@@ -9,7 +9,10 @@
  */
 #include "save.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -165,6 +168,25 @@ void app_autosave_wait(struct app *app)
 	(void)autosave_reap(app, true);
 }
 
+/* For the tests (tests/pty: Ctrl-Z while an autosave is being written):
+ * with MHA_TEST_AUTOSAVE_GATE naming a FIFO, the writer stops once its
+ * file is written, before the rename, until a byte comes through the
+ * FIFO; the test sees it waiting when the FIFO opens for writing. */
+static void autosave_gate(const char *path, int stage)
+{
+	const char *fifo = getenv("MHA_TEST_AUTOSAVE_GATE");
+	char byte;
+	(void)path;
+	if (stage != 1 || !fifo)
+		return;
+	int fd = open(fifo, O_RDONLY | O_CLOEXEC); /* until the test opens it */
+	if (fd < 0)
+		return;
+	while (read(fd, &byte, 1) < 0 && errno == EINTR)
+		continue;
+	close(fd);
+}
+
 /* Write the autosave in a child process: at d_model 1024 the text of
  * every input takes most of a second to write, and the learner keeps
  * working meanwhile on the parent's copy (fork copies on write). One
@@ -182,6 +204,8 @@ static bool autosave(struct app *app)
 	pid_t pid = fork();
 	if (pid == 0) {
 		term_child_signals(); /* never touches the learner's terminal (term.h) */
+		if (getenv("MHA_TEST_AUTOSAVE_GATE"))
+			statefile_test_hook = autosave_gate;
 		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
 	}
 	if (pid > 0) {

@@ -13,6 +13,7 @@
 #include "draw.h"
 #include "fmt.h"
 #include "mode.h"
+#include "notation.h"
 #include "prompt.h"
 #include "theme.h"
 #include "workbench.h"
@@ -26,16 +27,6 @@ unsigned scale_prompt_open(struct app *app)
 	app->edit[0] = '\0';
 	app->typed_overflow = false;
 	return APP_REDRAW;
-}
-
-static void range_name(char *buf, size_t len, int lo, int hi, int all)
-{
-	if (lo == 0 && hi == all)
-		snprintf(buf, len, "*");
-	else if (hi - lo == 1)
-		snprintf(buf, len, "%d", lo);
-	else
-		snprintf(buf, len, "%d..%d", lo, hi - 1);
 }
 
 bool scale_prompt_block(const struct app *app, struct scale_block *b)
@@ -60,13 +51,13 @@ bool scale_prompt_block(const struct app *app, struct scale_block *b)
 	case 3: b->c0 = c.c; b->c1 = c.c + 1; break;
 	default: break;
 	}
-	char rs[16], cs[16];
-	range_name(rs, sizeof rs, b->r0, b->r1, s.rows);
-	range_name(cs, sizeof cs, b->c0, b->c1, s.cols);
+	/* a range that spans the matrix is "*" (notation_rect); the whole
+	 * matrix is its name alone */
+	struct cell_rect d = { 0, b->r0, b->r1, b->c0, b->c1 };
 	if (b->r0 == 0 && b->r1 == s.rows && b->c0 == 0 && b->c1 == s.cols)
 		snprintf(b->name, sizeof b->name, "%s", mha_tensor_info(c.t)->name);
 	else
-		snprintf(b->name, sizeof b->name, "%s[%s][%s]", mha_tensor_info(c.t)->name, rs, cs);
+		notation_rect(b->name, sizeof b->name, &app->cfg, c.t, &d, theme_utf8());
 	return true;
 }
 
@@ -111,7 +102,7 @@ static unsigned scale_key(struct app *app, int key)
 	return f;
 }
 
-/* "W^Q[*][4..7] *= 2_   (Tab: ...)"; no block (the cursor left the
+/* "W^Q[*,4..7] *= 2_   (Tab: ...)"; no block (the cursor left the
  * inputs): the next mode's status line. */
 static bool scale_status(const struct app *app, struct rect r)
 {

@@ -14,7 +14,7 @@ unsigned scale_prompt_open(struct app *app);
 
 /* The block of cells the * key works on, per app->scale_scope: rows
  * [r0, r1) x columns [c0, c1) of input t around the cursor, and its name
- * ("W^Q[*][4..7]"). false when the cursor is not on an input. */
+ * ("W^Q[*,4..7]"). false when the cursor is not on an input. */
 struct scale_block {
 	enum mha_tensor t;
 	int r0, r1, c0, c1;

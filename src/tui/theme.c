@@ -203,8 +203,25 @@ short theme_heat_colour(int level)
 
 const char *theme_masked_glyph(void) { return theme.utf8 ? "\u00d7" : "x"; }
 
+/* The tests' watch on text cut short (theme_watch_cuts); NULL in the program. */
+static theme_cut_fn cut_watch;
+
+void theme_watch_cuts(theme_cut_fn fn)
+{
+	cut_watch = fn;
+}
+
+/* Whether what is left of s is blank (padding cut is no cut). */
+static bool rest_blank(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	return !*s;
+}
+
 int theme_addstr(WINDOW *win, int y, int x, int width, const char *s, attr_t a)
 {
+	const char *whole = s;
 	int my, mx;
 	getmaxyx(win, my, mx);
 	if (!s || y < 0 || y >= my || x < 0)
@@ -233,8 +250,11 @@ int theme_addstr(WINDOW *win, int y, int x, int width, const char *s, attr_t a)
 			left -= used;
 			continue;
 		}
-		if (cx + w > end)
+		if (cx + w > end) {
+			if (cut_watch && !rest_blank(s))
+				cut_watch(y, x, width, whole);
 			break;
+		}
 		cchar_t cc;
 		setcchar(&cc, wc, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
 		mvwadd_wch(win, y, cx, &cc);

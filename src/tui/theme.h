@@ -69,6 +69,11 @@ const char *theme_masked_glyph(void);
  * columns drawn. The one clipped-text primitive of the drawing modules. */
 int theme_addstr(WINDOW *win, int y, int x, int width, const char *s, attr_t a);
 
+/* Tests: fn is called with (y, x, width, s) whenever theme_addstr cuts a
+ * text (anything but blanks left over); NULL (the program) stops it. */
+typedef void (*theme_cut_fn)(int y, int x, int width, const char *s);
+void theme_watch_cuts(theme_cut_fn fn);
+
 /* The longest start of s that takes at most cols display columns (wcwidth;
  * a wide character that does not fit whole is left out, an invalid byte
  * counts as the one '?' theme_addstr shows) into out (len bytes), on a

@@ -1,21 +1,22 @@
 /*
- * train_view.c - the training screen mode: start / pause (Space), one
- * step (.), restart with the next seed (r), the next task (c), the layer
- * shown (l), a head selected (h) and switched off or on in the model (x),
- * each head's importance (i), the shown layer opened in the workbench (o),
- * your own Table 3 row (A) beside the paper's (a, ablate_page.c),
- * back (Esc, G). After every change the held-out loss and accuracy show
- * what the heads do for the task.
+ * train_view.c - the training screen mode, its model and its keys: start
+ * / pause (Space), one step (.), restart with the next seed (r), a shared
+ * start (s: each layer's heads begin as copies of head 0), the next task
+ * (c), the layer shown (l), gradients or layer by layer first (v), a head
+ * selected (h) and switched off or on in the model (x), each head's
+ * importance (i), each head alone in its layer (e), the shown layer
+ * opened in the workbench (o), your own
+ * Table 3 row (A) beside the paper's (a, ablate_page.c), back (Esc, G).
+ * After every change the held-out loss and accuracy show what the heads
+ * do for the task.
  * While it runs, the loop's idle call trains for a slice of time
- * (TRAIN_SLICE_MS) and the screen redraws: the loss and accuracy of each
- * batch as sparklines, steps per second, each head's five pattern scores
- * (the best one named) and gradient norm, and the shown layer's attention
- * on the probe sequence as heatmaps when they fit. The numbers all come
- * from the training library; drawing never trains.
+ * (TRAIN_SLICE_MS), keeps each step's loss, accuracy and per-head gradient
+ * norms, and analyses the model (pattern scores, distances, the probe).
+ * Drawing is train_draw.c and train_heads_view.c; the numbers all come
+ * from the training library.
  */
 #include "train_view.h"
 
-#include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,39 +24,13 @@
 
 #include "ablate_page.h"
 #include "draw.h"
-#include "heatmap.h"
 #include "mode.h"
 #include "prompt.h"
 #include "theme.h"
 #include "train.h"
+#include "train_view_int.h"
 
-enum { HIST = 512, TRAIN_SLICE_MS = 80 };
-
-struct train_view {
-	const struct train_task *task;
-	struct train_model m;
-	struct trainer *tr;
-	uint64_t seed;
-	bool running;
-	int layer;                      /* the layer whose heatmaps show */
-	double train_s;                 /* seconds spent in steps */
-	float loss[HIST], acc[HIST];    /* each batch's, the last HIST steps */
-	int nhist;
-	double scores[TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT];
-	double norms[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
-	struct mha_config pc[TRAIN_MAX_LAYERS]; /* the probe through each layer */
-	struct mha_weights pw[TRAIN_MAX_LAYERS];
-	struct mha_acts pa[TRAIN_MAX_LAYERS];
-	bool probe_ok;
-	struct train_stats held;        /* on held-out sequences, as of the last analysis */
-	int sel;                        /* the selected head, layer * h + head (h, x) */
-	double importance[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
-	bool importance_ok;             /* computed (i) since the last change */
-	long formed_step;               /* when the task's head first scored above its threshold, or -1 */
-	double formed_s;                /*   after this much training */
-	struct ablate_page *ablate;     /* the ablation page (a), made the first time */
-	bool ablate_shown;              /* it is the page shown; it trains in the pauses */
-};
+enum { TRAIN_SLICE_MS = 80 };
 
 enum { HELD_OUT = 64 }; /* held-out sequences the screen evaluates after each slice */
 
@@ -84,6 +59,7 @@ static void analyse(struct train_view *v)
 	train_pattern_scores(&v->m, v->scores);
 	train_evaluate(&v->m, v->task, HELD_OUT, &v->held);
 	v->importance_ok = false;
+	v->alone_ok = false;
 	/* the moment the head that solves the task appears (the phase change) */
 	for (int i = 0; i < v->m.s.h && v->formed_step < 0 && v->task->layer < v->m.s.layers; i++)
 		if (v->scores[(v->task->layer * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT + v->task->head] > v->task->want_score) {
@@ -91,6 +67,8 @@ static void analyse(struct train_view *v)
 			v->formed_s = v->train_s;
 		}
 	trainer_head_grad_norms(v->tr, v->norms);
+	train_attention_distance(&v->m, v->dist);
+	train_head_spread(&v->m, v->spread);
 	probe_free(v);
 	v->probe_ok = true;
 	for (int l = 0; l < v->m.s.layers && v->probe_ok; l++) {
@@ -120,6 +98,8 @@ static bool model_start(struct app *app, struct train_view *v)
 		return false;
 	}
 	train_model_init(&v->m, v->seed);
+	if (v->shared)
+		train_model_share_heads(&v->m);
 	if (trainer_create(&v->tr, &v->m, v->task, NULL, v->seed, msg, sizeof msg) != MHA_OK) {
 		app_message(app, true, "training: %s", msg);
 		train_model_free(&v->m);
@@ -175,11 +155,17 @@ static void steps(struct train_view *v, int count, double budget_s)
 		double a = seconds();
 		trainer_step(v->tr, &st);
 		v->train_s += seconds() - a;
-		if (v->nhist == HIST) {
-			memmove(v->loss, v->loss + 1, (HIST - 1) * sizeof *v->loss);
-			memmove(v->acc, v->acc + 1, (HIST - 1) * sizeof *v->acc);
+		if (v->nhist == TRAIN_HIST) {
+			memmove(v->loss, v->loss + 1, (TRAIN_HIST - 1) * sizeof *v->loss);
+			memmove(v->acc, v->acc + 1, (TRAIN_HIST - 1) * sizeof *v->acc);
+			for (int i = 0; i < TRAIN_HEADS; i++)
+				memmove(v->grad[i], v->grad[i] + 1, (TRAIN_HIST - 1) * sizeof **v->grad);
 			v->nhist--;
 		}
+		double norms[TRAIN_HEADS];
+		trainer_head_grad_norms(v->tr, norms);
+		for (int i = 0; i < TRAIN_HEADS; i++)
+			v->grad[i][v->nhist] = (float)norms[i];
 		v->loss[v->nhist] = (float)st.loss;
 		v->acc[v->nhist++] = (float)st.accuracy;
 		if (budget_s > 0 && seconds() - t0 > budget_s)
@@ -233,6 +219,16 @@ static unsigned train_key(struct app *app, int key)
 		model_start(app, v);
 		app_message(app, false, "restarted with seed %llu", (unsigned long long)v->seed);
 		return APP_REDRAW;
+	case 's':
+		/* a shared start: copies get the same gradient, so stay copies */
+		v->shared = !v->shared;
+		model_start(app, v);
+		app_message(app, false, v->shared ? "shared start: each layer's heads begin as copies of head 0"
+		                                   : "random start: every head drawn on its own");
+		return APP_REDRAW;
+	case 'v':
+		v->depth_first = !v->depth_first;
+		return APP_REDRAW;
 	case 'c':
 		v->task = train_task_get((enum train_task_id)((v->task->id + 1) % TRAIN_TASK_COUNT));
 		model_start(app, v);
@@ -258,6 +254,19 @@ static unsigned train_key(struct app *app, int key)
 		train_head_importance(&v->m, v->task, v->importance);
 		v->importance_ok = true;
 		return APP_REDRAW;
+	case 'e': {
+		/* each head alone in its layer against the layer's heads together:
+		 * an ensemble (the same job twice) or a division of labour */
+		struct train_stats alone[MHA_MAX_HEADS], all;
+		for (int l = 0; l < v->m.s.layers; l++) {
+			train_heads_alone(&v->m, v->task, l, HELD_OUT, alone, &all);
+			v->together[l] = all.accuracy;
+			for (int i = 0; i < v->m.s.h; i++)
+				v->alone[l * MHA_MAX_HEADS + i] = alone[i].accuracy;
+		}
+		v->alone_ok = true;
+		return APP_REDRAW;
+	}
 	case 'o': {
 		/* the shown layer on the probe, into the workbench (u undoes it) */
 		char msg[MHA_MSG_MAX];
@@ -283,36 +292,6 @@ static unsigned train_key(struct app *app, int key)
 	}
 }
 
-/* n values as a sparkline w cells wide, lo..hi: all of them, each cell
- * the mean of its share, so the whole fall of the loss stays in view. */
-static void sparkline(int y, int x, int w, const float *vals, int n, float lo, float hi)
-{
-	static const char *bars[8] = { "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587",
-	                               "\u2588" };
-	static const char ascii[8] = { '_', '.', '-', '~', '=', '+', '*', '#' };
-	int cells = n < w ? n : w;
-	for (int c = 0; c < cells; c++) {
-		int a = (int)((long)c * n / cells), b = (int)((long)(c + 1) * n / cells);
-		double sum = 0;
-		for (int i = a; i < b; i++)
-			sum += vals[i];
-		float t = hi > lo && b > a ? ((float)(sum / (b - a)) - lo) / (hi - lo) : 0.0f;
-		int lev = (int)(t * 7.999f);
-		lev = lev < 0 ? 0 : lev > 7 ? 7 : lev;
-		char glyph[2] = { ascii[lev], '\0' };
-		draw_put(y, x + c, 1, theme_utf8() ? bars[lev] : glyph, theme_attr(ROLE_NORMAL));
-	}
-}
-
-/* A score in 0..1 in three characters: ".29", "1.0" */
-static void score_text(char out[8], double v)
-{
-	if (v >= 0.995)
-		snprintf(out, 8, "1.0");
-	else
-		snprintf(out, 8, ".%02d", (int)(v * 100 + 0.5));
-}
-
 static struct body_layout train_layout(const struct app *app, const struct layout *l, int cols)
 {
 	(void)app;
@@ -327,111 +306,8 @@ static struct body_layout train_layout(const struct app *app, const struct layou
 static void train_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
 {
 	(void)hits;
-	const struct train_view *v = app->train;
-	struct rect r = b->info;
-	if (!v || !v->tr || r.h < 1)
-		return;
-	if (v->ablate_shown) {
-		ablate_page_draw(v->ablate, r);
-		return;
-	}
-	const struct train_shape *s = &v->m.s;
-	char line[512];
-	int y = r.y, bottom = r.y + r.h;
-	snprintf(line, sizeof line, "Training: %s (%s)", v->task->name, v->task->what);
-	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_TITLE));
-	snprintf(line, sizeof line, "%d layer%s  d_model %d  %d heads x d_k %d  %d tokens  seed %llu", s->layers,
-	         s->layers > 1 ? "s" : "", s->d, s->h, s->dk, s->n, (unsigned long long)v->seed);
-	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
-	long st = trainer_steps(v->tr);
-	float loss = v->nhist ? v->loss[v->nhist - 1] : 0, acc = v->nhist ? v->acc[v->nhist - 1] : 0;
-	snprintf(line, sizeof line, "step %ld %s %.0f/s  loss %.3f  acc %.2f", st,
-	         v->running ? "running" : "paused", v->train_s > 0 ? (double)st / v->train_s : 0.0, loss, acc);
-	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
-	if (y < bottom) {
-		char formed[96] = "";
-		if (v->formed_step >= 0)
-			snprintf(formed, sizeof formed, "%s head at step %ld (%.1f s)", train_pattern_name(v->task->head),
-			         v->formed_step, v->formed_s);
-		int n = snprintf(line, sizeof line, "held-out: loss %.3f  accuracy %.2f", v->held.loss, v->held.accuracy);
-		bool beside = n + 2 + (int)strlen(formed) <= r.w; /* else on a line of its own */
-		if (formed[0] && beside)
-			snprintf(line + n, sizeof line - (size_t)n, "  %s", formed);
-		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_TITLE));
-		if (formed[0] && !beside && y < bottom)
-			draw_put(y++, r.x, r.w, formed, theme_attr(ROLE_TITLE));
-	}
-	if (y < bottom) {
-		float hi = 0;
-		for (int i = 0; i < v->nhist; i++)
-			hi = v->loss[i] > hi ? v->loss[i] : hi;
-		draw_put(y, r.x, 5, "loss", theme_attr(ROLE_DIM));
-		sparkline(y++, r.x + 5, r.w - 5, v->loss, v->nhist, 0, hi);
-	}
-	if (y < bottom) {
-		draw_put(y, r.x, 5, "acc", theme_attr(ROLE_DIM));
-		sparkline(y++, r.x + 5, r.w - 5, v->acc, v->nhist, 0, 1);
-	}
-	if (y < bottom)
-		draw_put(y++, r.x, r.w, v->importance_ok ? "head  prev 1st self dup ind |grad| best  imp"
-		                                        : "head  prev 1st self dup ind |grad| best",
-		         theme_attr(ROLE_DIM));
-	static const char *short_name[TRAIN_PAT_COUNT] = { "prev", "first", "self", "dup", "ind" };
-	for (int l = 0; l < s->layers; l++)
-		for (int i = 0; i < s->h && y < bottom; i++) {
-			const double *sc = v->scores + (l * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT;
-			int best = 0;
-			for (int p = 1; p < TRAIN_PAT_COUNT; p++)
-				if (sc[p] > sc[best])
-					best = p;
-			bool off = v->m.head_off[l][i];
-			char f[TRAIN_PAT_COUNT][8];
-			for (int p = 0; p < TRAIN_PAT_COUNT; p++)
-				score_text(f[p], sc[p]);
-			int n = snprintf(line, sizeof line, "%cL%dH%d  %s  %s  %s %s %s %.3f %-5s",
-			                 v->sel == l * s->h + i ? '>' : ' ', l, i, f[TRAIN_PAT_PREVIOUS],
-			                 f[TRAIN_PAT_FIRST], f[TRAIN_PAT_SELF], f[TRAIN_PAT_DUPLICATE],
-			                 f[TRAIN_PAT_INDUCTION], v->norms[l * MHA_MAX_HEADS + i],
-			                 off ? "off" : sc[best] > 0.4 ? short_name[best] : "-");
-			if (v->importance_ok && n > 0 && (size_t)n < sizeof line)
-				snprintf(line + n, sizeof line - (size_t)n, " %+.2f", v->importance[l * MHA_MAX_HEADS + i]);
-			draw_put(y++, r.x, r.w, line, off ? theme_attr(ROLE_DIM) : theme_head_attr(i));
-		}
-	/* the shown layer's attention on the probe, when the heatmaps fit */
-	if (!v->probe_ok || y + 1 >= bottom)
-		return;
-	const struct mha_config *c = &v->pc[v->layer];
-	int cell_w = 2;
-	struct heatmap hm = { .rows = c->n, .cols = c->n, .lo = 0, .hi = 1, .labels = (const char (*)[MHA_LABEL_MAX])v->pw[v->layer].labels,
-	                      .cur_row = -1, .cur_col = -1 };
-	struct heatmap_size hs = heatmap_measure(&hm, cell_w);
-	if (hs.cols * s->h + 2 * (s->h - 1) > r.w) {
-		cell_w = 1;
-		hs = heatmap_measure(&hm, cell_w);
-	}
-	y++;
-	if (y + hs.rows > bottom || hs.cols * s->h + 2 * (s->h - 1) > r.w) {
-		snprintf(line, sizeof line, "L%d heatmaps need %dx%d (o: workbench)", v->layer,
-		         hs.cols * s->h + 2 * (s->h - 1), y - r.y + hs.rows);
-		draw_put(y, r.x, r.w, line, theme_attr(ROLE_DIM));
-		return;
-	}
-	for (int i = 0; i < s->h; i++) {
-		char title[48];
-		/* labelled with the pattern it fits best, as the table says */
-		const double *sc = v->scores + (v->layer * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT;
-		int best = 0;
-		for (int p = 1; p < TRAIN_PAT_COUNT; p++)
-			if (sc[p] > sc[best])
-				best = p;
-		snprintf(title, sizeof title, "L%dH%d on the probe: %s %.2f", v->layer, i,
-		         train_pattern_name((enum train_pattern)best), sc[best]);
-		hm.m = v->pa[v->layer].weights + (size_t)i * c->n * c->n;
-		hm.title = title;
-		hm.title_attr = theme_head_attr(i);
-		hm.off = c->head_off[i];
-		heatmap_draw(stdscr, y, r.x + i * (hs.cols + 2), &hm, cell_w);
-	}
+	if (app->train && app->train->tr && b->info.h > 0)
+		train_draw_body(app->train, b->info);
 }
 
 static bool train_status(const struct app *app, struct rect r)
@@ -442,7 +318,7 @@ static bool train_status(const struct app *app, struct rect r)
 	}
 	const struct train_view *v = app->train;
 	draw_put(r.y, r.x, r.w, v && v->ablate_shown ? "trains in the pauses; a or Esc: back to training (it waits)"
-	                        : "r restart c task l layer a ablation  scores: mean attention on the expected key",
+	                        : "r restart s shared start c task l layer v grad/depth e alone a ablation",
 	         theme_attr(ROLE_DIM));
 	return true;
 }

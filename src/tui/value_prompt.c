@@ -10,8 +10,10 @@
 #include <stdio.h>
 
 #include "actions.h"
+#include "cell_text.h"
 #include "draw.h"
 #include "fmt.h"
+#include "notation.h"
 #include "mode.h"
 #include "prompt.h"
 #include "theme.h"
@@ -58,14 +60,14 @@ static unsigned value_key(struct app *app, int key)
 	return APP_REDRAW;
 }
 
-/* "X[the,3] = 0.5_   (Enter sets, Esc cancels)" */
+/* "X[0 the, 3] = 0.5_   (Enter sets, Esc cancels)" */
 static bool value_status(const struct app *app, struct rect r)
 {
-	char line[APP_STATUS_MAX + 128], name[64];
+	char line[APP_STATUS_MAX + 128], name[NOTATION_MAX];
 	struct stage_view v;
 	struct cell c;
 	if (app_cursor_cell(app, &c, NULL, &v))
-		workbench_cell_name(app, &c, name, sizeof name);
+		cell_text_name(app, &c, true, name, sizeof name);
 	else
 		snprintf(name, sizeof name, "?");
 	snprintf(line, sizeof line, "%s = %s_   (Enter sets, Esc cancels)", name, app->edit);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "actions.h"
+#include "cell_text.h"
 #include "counts_view.h"
 #include "pipeline.h"
 #include "draw.h"
@@ -51,21 +52,6 @@ void workbench_label(const struct app *app, bool tokens, int i, char *buf, size_
 		snprintf(buf, len, "%d", i);
 }
 
-/* "X[the,3]" or "W^Q[2,5]" or "S_1[the,cat]". */
-void workbench_cell_name(const struct app *app, const struct cell *c, char *buf, size_t len)
-{
-	struct mha_shape s = mha_tensor_shape(&app->cfg, c->t);
-	const char *name = mha_tensor_info(c->t)->name;
-	bool rt = c->t != MHA_T_WQ && c->t != MHA_T_WK && c->t != MHA_T_WV && c->t != MHA_T_WO;
-	bool ct = c->t == MHA_T_SCORES || c->t == MHA_T_WEIGHTS;
-	char rs[24], cs[24], ms[8] = "";
-	workbench_label(app, rt, c->r, rs, sizeof rs, MHA_LABEL_MAX);
-	workbench_label(app, ct, c->c, cs, sizeof cs, MHA_LABEL_MAX);
-	if (s.count > 1)
-		snprintf(ms, sizeof ms, "_%d", c->m);
-	snprintf(buf, len, "%s%s[%s,%s]", name, ms, rs, cs);
-}
-
 /* A heatmap cell: its head, and the cursor on that cell of the stage's
  * matrix of it; stages with no such matrix (Concat, W^O) say its value. */
 static unsigned mouse_heat(struct app *app, int head, int r, int c)
@@ -84,13 +70,12 @@ static unsigned mouse_heat(struct app *app, int head, int r, int c)
 			return APP_REDRAW;
 		}
 	app_clamp(app);
-	char val[32];
+	char text[APP_STATUS_MAX];
 	const float *m = t == MHA_T_SCORES ? app->a.scores : app->a.weights;
-	fmt_full(val, sizeof val, m[((size_t)head * n + r) * n + c]);
-	if (learn_hidden(app, t, head, r, c))
-		snprintf(val, sizeof val, "?");
-	app_message(app, false, "head %d: %s_%d[%s,%s] = %s", head, t == MHA_T_SCORES ? "S" : "P", head,
-	            app->w.labels[r], app->w.labels[c], val);
+	struct cell cell = { t, head, r, c };
+	cell_text_value(app, &cell, m[((size_t)head * n + r) * n + c], learn_hidden(app, t, head, r, c), true,
+	                APP_STATUS_MAX - 1, 9, text, sizeof text);
+	app_message(app, false, "%s", text);
 	return APP_REDRAW;
 }
 
@@ -164,40 +149,7 @@ static bool workbench_status(const struct app *app, struct rect r)
 	const struct panel *p;
 	if (!app_cursor_cell(app, &c, &p, &v))
 		return true;
-	char name[64], val[32];
-	workbench_cell_name(app, &c, name, sizeof name);
-	const struct app_cursor *cu = &app->cur[app->stage];
-	fmt_full(val, sizeof val, app_panel_value(app, p, cu->row, cu->col));
-	if (learn_hidden(app, c.t, c.m, c.r, c.c))
-		snprintf(val, sizeof val, "? (answer first: %s)", actions_key_name("answer"));
-	size_t l = (size_t)snprintf(line, sizeof line, "%s = %s", name, val);
-	/* what it was computed from, numpy-style */
-	const char *sep = "   from ";
-	for (int t = 0; t < MHA_T_COUNT && l < sizeof line; t++) {
-		struct cell_rect d;
-		if (!pipeline_deps_rect(&app->cfg, &c, (enum mha_tensor)t, &d))
-			continue;
-		struct mha_shape s = mha_tensor_shape(&app->cfg, (enum mha_tensor)t);
-		char ms[8] = "", rs[24], cs[24];
-		if (s.count > 1)
-			snprintf(ms, sizeof ms, "_%d", d.m);
-		if (d.r1 - d.r0 == s.rows)
-			snprintf(rs, sizeof rs, ":");
-		else
-			snprintf(rs, sizeof rs, "%d", d.r0);
-		if (d.c1 - d.c0 == s.cols)
-			snprintf(cs, sizeof cs, ":");
-		else if (d.c1 - d.c0 == 1)
-			snprintf(cs, sizeof cs, "%d", d.c0);
-		else
-			snprintf(cs, sizeof cs, "%d:%d", d.c0, d.c1);
-		l += (size_t)snprintf(line + l, sizeof line - l, "%s%s%s[%s,%s]", sep, mha_tensor_info((enum mha_tensor)t)->name,
-		                      ms, rs, cs);
-		sep = ", ";
-	}
-	if (mha_tensor_info(c.t)->input && !p->proof && l < sizeof line)
-		snprintf(line + l, sizeof line - l, "   %s edits, %s/%s nudge", actions_key_name("edit"),
-		         actions_key_name("nudge-up"), actions_key_name("nudge-down"));
+	cell_text_status(app, &c, p, r.w, line, sizeof line);
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
@@ -225,27 +177,48 @@ static const char *bias_note(const struct app *app, const char *note, char *out,
 	return out;
 }
 
+/* The shape in three forms, the first explaining each letter (h_kv is
+ * the lessons' name for the kv heads, the core's g): long "n 6 tokens,
+ * d 16 model width, ...", spaced "n 6  d 16  h 4  h_kv 4  d_k 4",
+ * squeezed "n6 d16 h4 h_kv4 d_k4". The menu's legend explains the short
+ * forms. */
+static void shape_forms(const struct mha_config *c, char f[3][128])
+{
+	snprintf(f[0], 128, "n %d tokens, d %d model width, h %d heads, h_kv %d KV heads, d_k %d per head", c->n, c->d,
+	         c->h, c->g, c->dk);
+	snprintf(f[1], 128, "n %d  d %d  h %d  h_kv %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
+	snprintf(f[2], 128, "n%d d%d h%d h_kv%d d_k%d", c->n, c->d, c->h, c->g, c->dk);
+}
+
+/* Two lines: the formula, the shape and the stage's note, each whole or
+ * in its short form (draw_fit). The shape goes beside the formula in the
+ * widest form that fits there, else before the note in the widest form
+ * that leaves the note whole (squeezed when none does). On Softmax the
+ * note ends by saying what the H column is, when there is room. */
 static void draw_info(const struct app *app, const struct stage_view *v, struct rect r)
 {
-	const struct mha_config *c = &app->cfg;
-	char cfg[96], line[256], bias[128];
-	const char *note = bias_note(app, v->note, bias, sizeof bias, r.w);
-	snprintf(cfg, sizeof cfg, "n %d  d %d  h %d  g %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
-	int cl = (int)strlen(cfg);
-	if ((int)strlen(v->formula) + cl + 2 <= r.w) {
-		draw_put(r.y, r.x, r.w - cl - 2, v->formula, theme_attr(ROLE_TITLE));
-		draw_put(r.y, r.x + r.w - cl, cl, cfg, theme_attr(ROLE_DIM));
-		draw_put(r.y + 1, r.x, r.w, note, theme_attr(ROLE_DIM));
-		return;
+	char f[3][128], note[320], bias[128];
+	shape_forms(&app->cfg, f);
+	const char *base = bias_note(app, v->note, bias, sizeof bias, r.w);
+	snprintf(note, sizeof note, "%s%s", base,
+	         app->stage == PIPELINE_SOFTMAX ? "  H = row entropy in nats (0 = one key, ln n = uniform)" : "");
+	int fw = draw_width(v->formula), nw = draw_width(base);
+	attr_t dim = theme_attr(ROLE_DIM);
+	for (int k = 0; k < 2; k++) {
+		int sw = draw_width(f[k]);
+		if (fw + 2 + sw <= r.w) {
+			draw_put(r.y, r.x, fw, v->formula, theme_attr(ROLE_TITLE));
+			draw_put(r.y, r.x + r.w - sw, sw, f[k], dim);
+			draw_fit(r.y + 1, r.x, r.w, note, dim);
+			return;
+		}
+		if (sw + 3 + nw <= r.w || k == 1)
+			break;
 	}
-	/* narrow (beside the lesson pane): the formula whole, the shape before
-	 * the note; the shape squeezed ("n6 d512 h8 g2 d_k64") when that makes
-	 * the note fit whole */
-	draw_put(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
-	snprintf(line, sizeof line, "n%d d%d h%d g%d d_k%d  %s", c->n, c->d, c->h, c->g, c->dk, note);
-	if ((int)(cl + 3 + strlen(note)) <= r.w || (int)strlen(line) > r.w)
-		snprintf(line, sizeof line, "%s   %s", cfg, note);
-	draw_put(r.y + 1, r.x, r.w, line, theme_attr(ROLE_DIM));
+	draw_fit(r.y, r.x, r.w, v->formula, theme_attr(ROLE_TITLE));
+	int k = draw_width(f[0]) + 3 + nw <= r.w ? 0 : draw_width(f[1]) + 3 + nw <= r.w ? 1 : 2;
+	int sw = draw_put(r.y + 1, r.x, r.w, f[k], dim);
+	draw_fit(r.y + 1, r.x + sw + 3, r.w - sw - 3, note, dim);
 }
 
 /* Predict, then reveal: the stage the lesson hides, in place of its

@@ -16,10 +16,6 @@
  * line says where the inputs are. */
 bool workbench_cursor_editable(struct app *app);
 
-/* A cell's name as the status line writes it: "X[the,3]", "W^Q[2,5]",
- * "S_1[the,cat]". */
-void workbench_cell_name(const struct app *app, const struct cell *c, char *buf, size_t len);
-
 /* A row or column label: the token's label (at most width characters)
  * when tokens, else the index. */
 void workbench_label(const struct app *app, bool tokens, int i, char *buf, size_t len, int width);

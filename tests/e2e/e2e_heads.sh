@@ -10,11 +10,11 @@ wait_for "P_0 6x6 = softmax"
 quiet
 [ "$(screen | grep -o 'h\(ead \)\{0,1\}[0-9]' | wc -l)" -eq 4 ] || fail "expected 4 heatmaps"
 keys ]
-wait_for "h 8  g 8  d_k 2"
+wait_for "h 8  h_kv 8  d_k 2"
 quiet
 [ "$(screen | grep -o 'h\(ead \)\{0,1\}[0-9]' | wc -l)" -eq 8 ] || fail "expected 8 heatmaps after ]"
 keys [ [
-wait_for "h 2  g 2  d_k 8"
+wait_for "h 2  h_kv 2  d_k 8"
 quiet
 [ "$(screen | grep -o 'h\(ead \)\{0,1\}[0-9]' | wc -l)" -eq 2 ] || fail "expected 2 heatmaps after [ ["
 keys m

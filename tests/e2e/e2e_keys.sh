@@ -10,9 +10,9 @@ keys M-x
 keys 3
 wait_for "S_0 6x6 = Q_0"
 quiet
-screen | grep -q "off" && fail "Alt-x switched a head off"
+screen | grep -q "switched off" && fail "Alt-x switched a head off"
 keys x
-wait_for "off"
+wait_for "switched off"
 keys C-l
 quiet
 screen | grep -q "S_0 6x6 = Q_0" || fail "Ctrl-L lost the screen"

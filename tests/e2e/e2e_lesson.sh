@@ -6,7 +6,8 @@
 PROGRESS="$XDG_STATE_HOME/mha-tui/progress.txt"
 start 80 24
 wait_for "Lessons  M: choose a lesson"
-wait_for "13   Sparse top-k attention"
+wait_for "9   Head count (Table 3)"
+wait_for "Symbols: n tokens, d model width,"
 wait_for "1 Projection"
 keys M
 wait_for "Lessons  Enter opens, Esc back"

@@ -6,7 +6,9 @@
  * the sum of exponentials computed here from the scores, the steps' own
  * rules (alpha = exp(m_before - m), a first tile with no kept key), and the
  * planned forward's tiled path against the plain loops for tile shapes the
- * cache rule would never pick. Small sizes: this suite runs under valgrind.
+ * cache rule would never pick, and its one fused Q|K|V product against
+ * three separate ones and the plain loops (weights changed in place
+ * between forwards included). Small sizes: this suite runs under valgrind.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -309,6 +311,90 @@ static void test_large_path_tiles_of_any_shape_give_the_plain_result(void **stat
 	mha_weights_free(&w);
 }
 
+/* Column block [at, at + cols) of the plan's fused rows against want (n, cols). */
+static void check_fused_block(const float *qkv, int ld, int at, const float *want, int n, int cols,
+                              const char *what)
+{
+	float *got = malloc((size_t)n * cols * sizeof *got);
+	assert_non_null(got);
+	for (int r = 0; r < n; r++)
+		memcpy(got + (size_t)r * cols, qkv + (size_t)r * ld + at, (size_t)cols * sizeof *got);
+	check_close(got, want, (size_t)n * cols, REL_TOL * max_abs(want, (size_t)n * cols), what);
+	free(got);
+}
+
+static void test_one_fused_qkv_product_equals_three_and_the_plain_loops(void **state)
+{
+	(void)state;
+	char msg[MHA_MSG_MAX];
+	const int shapes[][4] = { { 45, 64, 4, 2 }, { 70, 48, 6, 6 }, { 33, 40, 5, 1 } };
+	for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+		struct mha_config c;
+		struct mha_weights w;
+		make(&c, &w, shapes[sh][0], shapes[sh][1], shapes[sh][2], shapes[sh][3], 5 + sh);
+		const int n = c.n, hw = c.h * c.dk, gw = c.g * c.dk;
+		for (int threads = 1; threads <= 2; threads++) {
+			struct mha_plan *p[2];
+			for (int sep = 0; sep < 2; sep++) {
+				struct mha_plan_options o = { .threads = threads, .large = true,
+				                              .separate_qkv = sep };
+				assert_int_equal(mha_plan_create(&p[sep], &c, &o, msg, sizeof msg), MHA_OK);
+			}
+			/* twice, W^K changed in place in between: the fused path packs
+			 * the weights each forward, never a stale copy */
+			for (int pass = 0; pass < 2; pass++) {
+				if (pass)
+					for (size_t t = 0; t < (size_t)c.d * gw; t++)
+						w.wk[t] = -0.5f * w.wk[t];
+				struct mha_acts plain;
+				assert_int_equal(mha_acts_alloc(&plain, &c), MHA_OK);
+				mha_forward_naive(&c, &w, &plain);
+				const float *rows[2];
+				for (int sep = 0; sep < 2; sep++) {
+					mha_plan_forward(p[sep], &w);
+					int ld;
+					rows[sep] = mha_plan_qkv(p[sep], &ld);
+					assert_non_null(rows[sep]);
+					assert_int_equal(ld, hw + 2 * gw);
+					assert_null(mha_plan_acts(p[sep])->q);
+					check_fused_block(rows[sep], ld, 0, plain.q, n, hw, "Q");
+					check_fused_block(rows[sep], ld, hw, plain.k, n, gw, "K");
+					check_fused_block(rows[sep], ld, hw + gw, plain.v, n, gw, "V");
+					const float *y = mha_plan_acts(p[sep])->y;
+					check_close(y, plain.y, (size_t)n * c.d,
+					            REL_TOL * max_abs(plain.y, (size_t)n * c.d), "Y");
+				}
+				/* fused and separate: the same products, within rounding */
+				check_fused_block(rows[0], hw + 2 * gw, 0, rows[1], n, hw + 2 * gw,
+				                  "fused Q|K|V against three products");
+				mha_acts_free(&plain);
+			}
+			mha_plan_destroy(p[0]);
+			mha_plan_destroy(p[1]);
+		}
+		mha_weights_free(&w);
+	}
+}
+
+/* Teaching sizes keep Q, K, V in the plan's activations: no fused rows. */
+static void test_teaching_size_plan_has_no_fused_rows(void **state)
+{
+	(void)state;
+	char msg[MHA_MSG_MAX];
+	struct mha_config c;
+	struct mha_weights w;
+	make(&c, &w, 8, 16, 4, 4, 3);
+	struct mha_plan *p;
+	assert_int_equal(mha_plan_create(&p, &c, NULL, msg, sizeof msg), MHA_OK);
+	mha_plan_forward(p, &w);
+	int ld = -1;
+	assert_null(mha_plan_qkv(p, &ld));
+	assert_int_equal(ld, 0);
+	assert_non_null(mha_plan_acts(p)->q);
+	mha_plan_destroy(p);
+	mha_weights_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +405,8 @@ int main(void)
 		cmocka_unit_test(test_recording_refuses_what_it_cannot_show),
 		cmocka_unit_test(test_the_memory_meter_counts_the_n_squared_it_saves),
 		cmocka_unit_test(test_large_path_tiles_of_any_shape_give_the_plain_result),
+		cmocka_unit_test(test_one_fused_qkv_product_equals_three_and_the_plain_loops),
+		cmocka_unit_test(test_teaching_size_plan_has_no_fused_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -150,7 +151,39 @@ static void reap(struct pty *p, int flags)
 
 /* ---- starting ---- */
 
-static void child_exec(int slave, const char *const argv[], const char *const env[])
+/* What a job-control shell does for a foreground job: the program in a
+ * process group of its own, given the terminal, this process (the session
+ * leader) waiting in another group of the same session, so that Ctrl-Z
+ * stops the program (the kernel ignores stop signals in a process group
+ * with no parent outside it in the session: an orphaned group). Its stops
+ * are left alone (the test continues it, as fg would); its end becomes
+ * this process's end. Never returns. */
+static void run_as_job(const char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGTTOU, SIG_IGN); /* a background group taking the terminal */
+		tcsetpgrp(STDIN_FILENO, getpid());
+		signal(SIGTTOU, SIG_DFL);
+		execv(argv[0], (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		_exit(126);
+	setpgid(pid, pid); /* whichever of the two runs first */
+	int st;
+	while (waitpid(pid, &st, 0) != pid)
+		if (errno != EINTR)
+			_exit(126);
+	if (WIFSIGNALED(st)) {
+		signal(WTERMSIG(st), SIG_DFL);
+		raise(WTERMSIG(st));
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 126);
+}
+
+static void child_exec(int slave, const char *const argv[], const char *const env[], bool job)
 {
 	if (login_tty(slave) != 0) /* new session, slave as 0, 1, 2 and controlling tty */
 		_exit(126);
@@ -171,11 +204,13 @@ static void child_exec(int slave, const char *const argv[], const char *const en
 		setenv(name, eq + 1, 1);
 	}
 	signal(SIGPIPE, SIG_DFL);
+	if (job)
+		run_as_job(argv);
 	execv(argv[0], (char *const *)(uintptr_t)argv);
 	_exit(127);
 }
 
-struct pty *pty_start(const char *const argv[], int rows, int cols, const char *const env[])
+static struct pty *start(const char *const argv[], int rows, int cols, const char *const env[], bool job)
 {
 	struct pty *p = calloc(1, sizeof *p);
 	if (!p)
@@ -202,7 +237,7 @@ struct pty *pty_start(const char *const argv[], int rows, int cols, const char *
 	p->pid = fork();
 	if (p->pid == 0) {
 		close(p->fd);
-		child_exec(slave, argv, env);
+		child_exec(slave, argv, env, job);
 	}
 	close(slave);
 	if (p->pid < 0) {
@@ -212,6 +247,64 @@ struct pty *pty_start(const char *const argv[], int rows, int cols, const char *
 	}
 	fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) | O_NONBLOCK);
 	return p;
+}
+
+struct pty *pty_start(const char *const argv[], int rows, int cols, const char *const env[])
+{
+	return start(argv, rows, cols, env, false);
+}
+
+struct pty *pty_start_job(const char *const argv[], int rows, int cols, const char *const env[])
+{
+	return start(argv, rows, cols, env, true);
+}
+
+/* ---- job control ---- */
+
+/* The terminal's foreground process group (the master side reports the
+ * slave's): the job started by pty_start_job, 0 when none. */
+static pid_t foreground(const struct pty *p)
+{
+	pid_t g = tcgetpgrp(p->fd);
+	return g > 0 ? g : 0;
+}
+
+/* State letter of a process, from /proc/PID/stat ('T': stopped); 0 when
+ * it cannot be read. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *close_paren = strrchr(buf, ')'); /* the name may hold spaces */
+	return close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
+}
+
+int pty_wait_stopped(struct pty *p, int deadline_ms)
+{
+	long deadline = now_ms() + deadline_ms;
+	for (;;) {
+		pid_t g = foreground(p);
+		if (g && proc_state(g) == 'T') {
+			pty_wait_quiet(p, 50, 2000); /* what it wrote before stopping */
+			return 0;
+		}
+		if (p->eof || now_ms() >= deadline)
+			return -1;
+		pump(p, 10);
+	}
+}
+
+void pty_continue(struct pty *p, bool whole_group)
+{
+	pid_t g = foreground(p);
+	if (g)
+		kill(whole_group ? -g : g, SIGCONT);
 }
 
 /* ---- waiting ---- */

@@ -32,6 +32,20 @@ struct pty;
  * NULL when the pty or the fork fails. */
 struct pty *pty_start(const char *const argv[], int rows, int cols, const char *const env[]);
 
+/* The same, with the program as a shell runs a foreground job: in a
+ * process group of its own that holds the terminal, under a parent in
+ * the same session (which exits with the program's status), so that
+ * Ctrl-Z stops it as at a shell. pty_kill reaches that parent, not the
+ * program: use it for job control only. */
+struct pty *pty_start_job(const char *const argv[], int rows, int cols, const char *const env[]);
+/* Job control (pty_start_job): wait until the job is stopped (Ctrl-Z),
+ * then read what it wrote; 0, or -1 at the deadline. pty_continue sends
+ * SIGCONT to its whole process group, as fg does, or to the program
+ * alone (the group's leader: its children stay stopped, a test's way to
+ * choose the order in which they go on). */
+int pty_wait_stopped(struct pty *p, int deadline_ms);
+void pty_continue(struct pty *p, bool whole_group);
+
 /* Read and emulate until the program writes nothing for quiet_ms.
  * Returns 0, or -1 when still busy at deadline_ms (the screen is then
  * whatever was drawn so far). */

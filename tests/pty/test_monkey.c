@@ -287,7 +287,12 @@ static long long key_ms(struct pty *p, const char *keys)
 	int rc = pty_wait_text(p, "mha-tui keys", 20000);
 	long long dt = now_ms() - t0;
 	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
-	pty_wait_quiet(p, 60, 5000);
+	/* until the help is gone: an Esc still unread when the next key comes
+	 * reads as Alt+key (ESCDELAY), the help stays, and the next ? closes it
+	 * (on a loaded machine a quiet 60 ms did not mean the Esc was read) */
+	long long until = now_ms() + 20000;
+	while (strstr(pty_screen(p), "mha-tui keys") && now_ms() < until)
+		pty_wait_quiet(p, 10, 50);
 	return rc == 0 ? dt : 99999;
 }
 

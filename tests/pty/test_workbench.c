@@ -12,6 +12,7 @@
  * nothing. Each test gets its own state directory, so the learner's real
  * session is never touched.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -402,6 +404,20 @@ static void quit_and_check(struct pty *p)
 }
 
 
+/* The workbench started, keys typed (an edit to 4.25), then the session
+ * rewritten in place by another program. */
+static struct pty *start_then_change_behind(const char *keys)
+{
+	struct pty *p = start_workbench(24, 80);
+	pty_type(p, keys);
+	assert_int_equal(pty_wait_text(p, "4.25", 10000), 0);
+	FILE *f = fopen(session_path, "w"); /* another program, in place */
+	assert_non_null(f);
+	fputs("changed by hand\n", f);
+	assert_int_equal(fclose(f), 0);
+	return p;
+}
+
 /* q with no edit writes nothing (the session keeps its inode and mtime);
  * a session another program changed while the run had it open is never
  * saved over: the edit goes beside it, said on exit. */
@@ -422,14 +438,9 @@ static void test_a_session_changed_behind_the_run_is_never_saved_over(void **sta
 	assert_int_equal(stat(session_path, &b), 0);
 	assert_true(a.st_ino == b.st_ino && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
 	            a.st_mtim.tv_nsec == b.st_mtim.tv_nsec);
-	p = start_workbench(24, 80);
-	pty_type(p, "\n4.25\n");
-	assert_int_equal(pty_wait_text(p, "4.25", 10000), 0);
-	FILE *f = fopen(session_path, "w"); /* another program, in place */
-	assert_non_null(f);
-	fputs("changed by hand\n", f);
-	assert_int_equal(fclose(f), 0);
+	p = start_then_change_behind("\n4.25\n");
 	quit_and_check(p);
+	FILE *f;
 	char beside[160], buf[64] = "";
 	snprintf(beside, sizeof beside, "%.*s-2.txt", (int)(strlen(session_path) - 4), session_path);
 	assert_non_null(strstr(pty_output(p, NULL), "was changed on disk by another program"));
@@ -448,6 +459,92 @@ static void test_a_session_changed_behind_the_run_is_never_saved_over(void **sta
 	pty_free(p);
 }
 
+/* A session with a second hard link: q replaces the file (atomically), so
+ * the other name keeps the session from before, and the exit says so. */
+static void test_a_hard_link_split_by_the_save_is_said_on_exit(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	quit_and_check(p); /* a session to link to */
+	pty_free(p);
+	char other[160];
+	snprintf(other, sizeof other, "%s/linked.txt", state_dir);
+	assert_int_equal(link(session_path, other), 0);
+	p = start_workbench(24, 80);
+	edit_one_cell(p);
+	quit_and_check(p);
+	assert_non_null(strstr(pty_output(p, NULL), "had 1 other hard link: it holds the session from before"));
+	assert_true(holds_the_edit(session_path));
+	assert_false(holds_the_edit(other));
+	pty_free(p);
+}
+
+/* A crash after the saves went elsewhere: the note printed names the
+ * autosave that holds the edits, the one beside the file saved to now. */
+static void check_crash_note_names(struct pty *p, const char *saved_to, float edit)
+{
+	char typed[32], autosave[200], quoted[220], old[200];
+	snprintf(typed, sizeof typed, "\n%g\n", (double)edit);
+	pty_type(p, typed);
+	snprintf(typed, sizeof typed, "%g", (double)edit);
+	assert_int_equal(pty_wait_text(p, typed, 10000), 0);
+	pty_kill(p, SIGSEGV);
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	assert_terminal_restored(p);
+	snprintf(autosave, sizeof autosave, "%s.autosave", saved_to);
+	snprintf(quoted, sizeof quoted, "mha-tui --load '%s'", autosave);
+	snprintf(old, sizeof old, "'%s.autosave'", session_path);
+	if (!strstr(pty_output(p, NULL), quoted))
+		show("crash note not found; screen", pty_screen(p));
+	assert_non_null(strstr(pty_output(p, NULL), quoted));
+	assert_null(strstr(pty_output(p, NULL), old));
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	assert_int_equal(session_load(autosave, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(count_cells_equal(&c, &w, edit), 1);
+	mha_weights_free(&w);
+}
+
+/* The session was changed behind the run, w saved beside it
+ * (session-2.txt), then another edit and a crash: the note names
+ * session-2.txt.autosave, which holds that edit. */
+static void test_the_crash_note_follows_a_save_beside_a_changed_session(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	edit_one_cell(p);
+	quit_and_check(p);
+	pty_free(p);
+	p = start_then_change_behind("l\n4.25\n");
+	char beside[160];
+	snprintf(beside, sizeof beside, "%.*s-2.txt", (int)(strlen(session_path) - 4), session_path);
+	pty_char(p, 'w');
+	if (pty_wait_text(p, "session-2.txt", 10000) != 0)
+		show("no session-2.txt on screen", pty_screen(p));
+	assert_non_null(strstr(pty_screen(p), "session-2.txt"));
+	pty_char(p, 'l');
+	check_crash_note_names(p, beside, 5.5f);
+	pty_free(p);
+}
+
+/* A second instance saves to session-2.txt from the start: its crash note
+ * names session-2.txt.autosave, never the first instance's. */
+static void test_a_second_instances_crash_note_names_its_own_autosave(void **state)
+{
+	(void)state;
+	struct pty *a = start_workbench(24, 80);
+	struct pty *b = start_workbench(24, 80);
+	char beside[160];
+	snprintf(beside, sizeof beside, "%.*s-2.txt", (int)(strlen(session_path) - 4), session_path);
+	check_crash_note_names(b, beside, -3.5f);
+	pty_char(a, 'q');
+	assert_int_equal(pty_wait_exit(a, EXIT_MS), 0);
+	pty_free(a);
+	pty_free(b);
+}
+
 /* The screen's first rows (all above the status line), as a new string. */
 static char *rows_above_status(struct pty *p)
 {
@@ -460,6 +557,113 @@ static char *rows_above_status(struct pty *p)
 	if (at)
 		*at = '\0';
 	return s;
+}
+
+/* Reads the program's output until cond(p) holds (a state, not a time);
+ * false at the deadline. */
+static bool wait_for(struct pty *p, bool (*cond)(struct pty *p), int deadline_ms)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (cond(p))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > deadline_ms)
+			return false;
+		pty_wait_quiet(p, 10, 50); /* reads what the program writes meanwhile */
+	}
+}
+
+static char gate_fifo[160];
+static int gate_fd = -1;
+
+/* The autosave writer waits at its gate: the FIFO opens for writing. */
+static bool writer_at_gate(struct pty *p)
+{
+	(void)p;
+	gate_fd = open(gate_fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	return gate_fd >= 0;
+}
+
+static bool autosave_written(struct pty *p)
+{
+	char path[200];
+	(void)p;
+	snprintf(path, sizeof path, "%s.autosave", session_path);
+	return access(path, F_OK) == 0;
+}
+
+static char *frame_before; /* rows above the status line before Ctrl-Z */
+
+static bool frame_back(struct pty *p)
+{
+	char *now = rows_above_status(p);
+	bool same = pty_altscreen(p) && strcmp(now, frame_before) == 0;
+	free(now);
+	return same;
+}
+
+/* Ctrl-Z while the forked autosave writer is in the middle of its file
+ * (held there, before its rename, by MHA_TEST_AUTOSAVE_GATE), the app
+ * moved on to Softmax meanwhile; then fg: the screen is the app's frame
+ * of now, never the writer's stale copy of the Projection stage, and the
+ * autosave completes, holding every edit. Run as a shell's job, so that
+ * Ctrl-Z stops it. */
+static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **state)
+{
+	(void)state;
+	char gate[200], autosave[200];
+	snprintf(gate_fifo, sizeof gate_fifo, "%s/gate", state_dir);
+	assert_int_equal(mkfifo(gate_fifo, 0600), 0);
+	snprintf(gate, sizeof gate, "MHA_TEST_AUTOSAVE_GATE=%s", gate_fifo);
+	snprintf(autosave, sizeof autosave, "%s.autosave", session_path);
+	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", NULL };
+	struct pty *p = pty_start_job(argv, 24, 80, (const char *const[]){ state_env, gate, NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "Projection", START_MS), 0);
+	pty_type(p, "++++++++++++++++++++"); /* 20 edits: an autosave is owed */
+	assert_true(wait_for(p, writer_at_gate, 20000));
+	assert_false(autosave_written(p)); /* written, not yet renamed */
+	pty_char(p, '4');
+	assert_int_equal(pty_wait_row(p, 1, "softmax(S_0)", 10000), 0);
+	frame_before = rows_above_status(p);
+	assert_int_equal(pty_send(p, "\032", 1, 5000), 0); /* Ctrl-Z */
+	assert_int_equal(pty_wait_stopped(p, 10000), 0);
+	assert_false(pty_altscreen(p)); /* the shell's screen while stopped */
+	/* fg, in the order that would show a stale frame: the app first, and
+	 * once it has drawn its frame again, the writer, let through its gate */
+	pty_continue(p, false);
+	if (!wait_for(p, frame_back, 10000))
+		show("after fg, not the frame of before Ctrl-Z", pty_screen(p));
+	assert_true(frame_back(p));
+	assert_int_equal(write(gate_fd, "x", 1), 1);
+	close(gate_fd);
+	gate_fd = -1;
+	pty_continue(p, true);
+	assert_true(wait_for(p, autosave_written, 20000));
+	struct mha_config c, ac;
+	struct mha_weights w, aw;
+	char msg[1024];
+	assert_int_equal(session_load(autosave, &ac, &aw, msg, sizeof msg), 0); /* whole */
+	pty_wait_quiet(p, 50, 2000); /* anything the writer drew is out */
+	if (!frame_back(p))
+		show("once the writer finished, not the app's frame", pty_screen(p));
+	assert_true(frame_back(p));
+	free(frame_before);
+	pty_char(p, 'q');
+	assert_int_equal(pty_wait_exit(p, EXIT_MS), 0);
+	assert_false(pty_altscreen(p));
+	assert_true(pty_cursor_visible(p));
+	assert_true(pty_termios_restored(p));
+	/* the autosave held every edit: the same inputs as the session q saved
+	 * (which then removed it) */
+	assert_int_equal(session_load(session_path, &c, &w, msg, sizeof msg), 0);
+	assert_false(autosave_written(p));
+	assert_memory_equal(w.x, aw.x, (size_t)c.n * (size_t)c.d * sizeof *w.x);
+	mha_weights_free(&w);
+	mha_weights_free(&aw);
+	pty_free(p);
 }
 
 /* Bytes a terminal may send by itself change nothing: sent, then the
@@ -668,7 +872,7 @@ static void test_click_on_a_cell_of_x_puts_the_cursor_there(void **state)
 	assert_int_equal(column_of(p, 3, "X 6x16"), 0); /* title, column numbers, then the rows */
 	char label[8] = "", want[32];
 	sscanf(pty_row(p, 7), "%7s", label); /* row 2's token */
-	snprintf(want, sizeof want, "X[%s,3] = ", label);
+	snprintf(want, sizeof want, "X[2 %s, 3] = ", label); /* the cell notation: row, its token */
 	assert_null(strstr(pty_row(p, 22), want));
 	pty_click(p, 7, 5 + 3 * 6 + 2, 1); /* row labels are 5 wide, cells 6 */
 	if (pty_wait_text(p, want, 5000) != 0)
@@ -677,7 +881,7 @@ static void test_click_on_a_cell_of_x_puts_the_cursor_there(void **state)
 
 	char below[8] = "";
 	sscanf(pty_row(p, 8), "%7s", below);
-	snprintf(want, sizeof want, "X[%s,3] = ", below);
+	snprintf(want, sizeof want, "X[3 %s, 3] = ", below);
 	pty_click(p, 10, 40, 5); /* the wheel, down */
 	if (pty_wait_text(p, want, 5000) != 0)
 		show("after the wheel", pty_screen(p));
@@ -800,11 +1004,15 @@ int main(void)
 		T(test_sigquit_usr1_usr2_alrm_xcpu_save_and_restore_the_terminal),
 		T(test_ctrl_backslash_saves_and_restores_the_terminal),
 		T(test_ctrl_s_does_not_freeze_the_screen),
+	T(test_ctrl_z_during_an_autosave_resumes_on_the_current_frame),
 		T(test_sigbus_fpe_ill_trap_sys_restore_the_terminal_and_autosave),
 		T(test_file_size_limit_fails_the_save_with_a_message),
 		T(test_two_instances_keep_both_sets_of_edits),
 		T(test_flags_keep_the_replaced_session_as_a_backup),
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
+	T(test_a_hard_link_split_by_the_save_is_said_on_exit),
+	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
+	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
 		T(test_focus_events_and_terminal_replies_are_ignored),
 		T(test_a_bracketed_paste_is_text_never_commands),

@@ -3,7 +3,8 @@
  * changed, not even between the save's last check and its rename (a test
  * hook of statefile.c makes the change right there, no timing); and a
  * save that splits hard links says so (status line; the exit message is
- * tui.c's, from the count checked here). Deliberately not here: the
+ * tui.c's, from the count checked here); a second instance never takes
+ * a name that exists. Deliberately not here: the
  * checks made before the save starts (tests/core/test_store_files.c,
  * tests/tui/test_app.c).
  */
@@ -58,6 +59,7 @@ static void other_program(const char *path, int stage)
 	char tmp[4200];
 	if (stage != hook_stage)
 		return;
+	hook_stage = -1; /* once: a save that then goes beside is left alone */
 	hook_calls++;
 	if (hook_kind == 1) {
 		snprintf(tmp, sizeof tmp, "%s.editor", path);
@@ -88,14 +90,15 @@ static void test_a_change_up_to_the_rename_is_never_replaced(void **state)
 	struct mha_weights w;
 	struct mha_config c = tui_check_default_weights(&w);
 	tmpdir_path(path, sizeof path, "window.txt");
-	statefile_test_hook = other_program;
 	for (int kind = 0; kind < 3; kind++)
 		for (int stage = 0; stage < 2; stage++) {
+			statefile_test_hook = NULL;
 			unlink(path);
 			if (kind != 2)
 				assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
 			struct claim_stamp s;
 			claim_stamp_read(path, &s);
+			statefile_test_hook = other_program;
 			hook_kind = kind;
 			hook_stage = stage;
 			hook_calls = 0;
@@ -197,12 +200,33 @@ static void test_a_save_that_splits_a_hard_link_says_so(void **state)
 	unlink(backup);
 }
 
+/* A second instance while the first holds the session: it saves to the
+ * first -N name that does not exist, never to an earlier second
+ * instance's session-2.txt (unlocked once that one quit, with its edits
+ * in it: the adversary's N1). */
+static void test_a_second_instance_never_takes_a_name_that_exists(void **state)
+{
+	(void)state;
+	char path[4096], two[4096], out[4096], buf[256];
+	int holder = -1;
+	tmpdir_path(path, sizeof path, "claimed.txt");
+	tmpdir_path(two, sizeof two, "claimed-2.txt");
+	write_text(path, "first\n");
+	assert_int_equal(claim_session(path, out, sizeof out, &holder), 0); /* the first instance: this process */
+	write_text(two, "an earlier second instance's edits\n");
+	assert_int_equal(claim_session(path, out, sizeof out, &holder), 1); /* flock: per open file */
+	assert_int_equal(holder, (int)getpid());
+	assert_non_null(strstr(out, "claimed-3.txt"));
+	assert_string_equal(read_text(two, buf, sizeof buf), "an earlier second instance's edits\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_change_up_to_the_rename_is_never_replaced),
 		cmocka_unit_test(test_a_change_in_the_rename_window_sends_the_save_beside),
 		cmocka_unit_test(test_a_save_that_splits_a_hard_link_says_so),
+		cmocka_unit_test(test_a_second_instance_never_takes_a_name_that_exists),
 	};
 	return cmocka_run_group_tests_name("save_window", tests, tmpdir_make, tmpdir_remove);
 }

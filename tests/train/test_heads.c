@@ -10,7 +10,8 @@
  *     0); a random start gives different gradients and a spread > 0;
  *   - attention distance on hand-worked weights (previous token: 1,
  *     first token: the mean of q, uniform causal rows: q / 2) with its
- *     shares by distance bucket, and in range on a model.
+ *     shares by distance bucket, and in range on a model;
+ *   - each head alone in its layer is the model with the others off.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -190,12 +191,39 @@ static void test_attention_distance_by_hand(void **state)
 	train_model_free(&m);
 }
 
+/* Each head alone is the model with the layer's other heads off; all is
+ * the model as it is; head_off comes back as it was. */
+static void test_each_head_alone_against_all(void **state)
+{
+	(void)state;
+	struct train_model m;
+	struct trainer *tr = start(&m, "induction", 2, 12, 3, 9, false);
+	const struct train_task *t = train_task_find("induction");
+	for (int k = 0; k < 5; k++)
+		trainer_step(tr, NULL);
+	m.head_off[0][2] = true; /* already off: stays off after */
+	struct train_stats alone[MHA_MAX_HEADS], all, want;
+	train_heads_alone(&m, t, 1, 8, alone, &all);
+	assert_true(m.head_off[0][2] && !m.head_off[1][0] && !m.head_off[1][1] && !m.head_off[1][2]);
+	train_evaluate(&m, t, 8, &want);
+	assert_true(all.loss == want.loss && all.accuracy == want.accuracy);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			m.head_off[1][j] = j != i;
+		train_evaluate(&m, t, 8, &want);
+		assert_true(alone[i].loss == want.loss && alone[i].accuracy == want.accuracy);
+	}
+	trainer_destroy(tr);
+	train_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_head_gradient_norms_are_slices_of_the_gradient),
 		cmocka_unit_test(test_a_shared_start_keeps_heads_copies_a_random_one_does_not),
 		cmocka_unit_test(test_attention_distance_by_hand),
+		cmocka_unit_test(test_each_head_alone_against_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,9 +6,14 @@
  * and, when they fit, the probe's heatmaps; i shows each head's importance,
  * h and x select a head and switch it off in the model; 'o' puts the shown layer into
  * the workbench (u takes it back); c changes the task; Esc goes back; the
- * model stays while the app lives.
+ * model stays while the app lives. The heads apart: each head's gradient
+ * (its sparkline and |grad| the same as the table's), layer by layer how
+ * far back heads look (v swaps the two at 80x24, both show at 200x60),
+ * and s, the shared start: heads 0.00 apart, every head the same |grad|;
+ * e, each head alone in its layer against all of them.
  */
 #include <curses.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +27,7 @@
 #include "draw.h"
 #include "mode.h"
 #include "train_view.h"
+#include "train_view_int.h"
 #include "tui_check.h"
 #include "vscreen.h"
 
@@ -99,10 +105,69 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	tui_check_close(app);
 }
 
+/* The numbers after "label" on the line that starts with it. */
+static const char *line_after(const char *label)
+{
+	static char out[256];
+	const char *p = strstr(screen, label);
+	if (!p)
+		fail_msg("no line '%s' on:\n%s", label, screen);
+	size_t n = strcspn(p, "\n");
+	snprintf(out, sizeof out, "%.*s", (int)n, p);
+	return out;
+}
+
+static void test_each_head_its_gradient_and_layer_by_layer(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "G.....");
+	draw_at(app, 24, 80);
+	expect_text("|grad|", "the gradient block");
+	expect_text("apart: L0 1.4", "heads apart after a random start");
+	/* each head's row ends with the table's |grad| */
+	for (int i = 0; i < 4; i++) {
+		char label[8], value[16];
+		snprintf(label, sizeof label, "L%dH%d ", i / 2, i % 2);
+		const struct train_view *v = app->train;
+		snprintf(value, sizeof value, "%.3f", v->norms[(i / 2) * MHA_MAX_HEADS + i % 2]);
+		const char *row = line_after(label);
+		assert_non_null(strstr(row, value));
+	}
+	assert_null(strstr(screen, "back    0    1")); /* not both at 80x24 */
+	tui_check_keys(app, "e"); /* each head alone in its layer, and all */
+	draw_at(app, 24, 80);
+	expect_text("alone L0 ", "each head alone");
+	expect_text(" all ", "the layer's heads together");
+	tui_check_keys(app, "v");
+	draw_at(app, 24, 80);
+	expect_text("ayer by layer: % ", "layer by layer after v");
+	expect_text("back    0    1  2-3  4-7 8-15  16+  mean", "the distance buckets of n = 32");
+	draw_at(app, 60, 200);
+	expect_text("Each head's own |grad|, a step  heads apart: L0 1.4", "both blocks at 200x60");
+	expect_text("Layer by layer: % of attention this far back, on the probe", "both blocks at 200x60");
+	expect_text("L1H1 on the probe:", "the heatmaps beside the numbers");
+	/* s: a shared start, every head the same gradient */
+	tui_check_keys(app, "vs...");
+	app->now_ms = 0;
+	assert_non_null(strstr(app->status, "shared start"));
+	draw_at(app, 24, 80);
+	expect_text("apart: L0 0.00 L1 0.00", "copies are 0.00 apart");
+	const struct train_view *v = app->train;
+	for (int l = 0; l < 2; l++)
+		assert_true(fabs(v->norms[l * MHA_MAX_HEADS] - v->norms[l * MHA_MAX_HEADS + 1]) <=
+		            1e-4 * v->norms[l * MHA_MAX_HEADS]);
+	tui_check_keys(app, "s");
+	draw_at(app, 24, 80);
+	expect_text("apart: L0 1.4", "a random start again");
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_training_screen_trains_shows_and_hands_over_a_layer),
+		cmocka_unit_test(test_each_head_its_gradient_and_layer_by_layer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -190,8 +190,8 @@ static void test_a_click_on_a_matrix_cell_puts_the_cursor_there(void **state)
 	app_mouse(app, g->r.y + 1, g->r.x, HIT_CLICK);
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 1);
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, g->col0);
-	char want[32];
-	snprintf(want, sizeof want, ",%d] = ", g->col0);
+	char want[64];
+	snprintf(want, sizeof want, "X[1 %s, %d] = ", app->w.labels[1], g->col0);
 	draw(app, 24, 80);
 	assert_non_null(strstr(screen_line(22), want));
 	tui_check_close(app);

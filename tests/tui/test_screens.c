@@ -551,6 +551,30 @@ static void test_flash_attention_steps_tile_by_tile(void **state)
 	free(app);
 }
 
+/* Lesson 11 on the FlashAttention view: the predict state (the next tile
+ * underlined, its numbers "?") at 80x24 and 160x50, and the tile revealed
+ * by Right once the prediction is right. */
+static void test_flash_attention_predict_state_in_a_lesson(void **state)
+{
+	(void)state;
+	struct lesson_set set;
+	struct app *app = open_with_lessons(&set);
+	const struct lesson *l = lesson_set_find(&set, "flash-attention");
+	assert_non_null(l);
+	learn_open(app, (int)(l - set.lessons), lesson_step_index(l, "growth"));
+	app_recompute(app);
+	assert_int_equal(app->mode, MODE_FLASH);
+	expect_screen(app, 24, 80, "flash_predict_80x24");
+	expect_screen(app, 50, 160, "flash_predict_160x50");
+	keys(app, "a1.2034\n");
+	keys(app, "l");
+	expect_screen(app, 24, 80, "flash_revealed_80x24");
+	expect_screen(app, 50, 160, "flash_revealed_160x50");
+	app_free(app);
+	free(app);
+	lesson_set_free(&set);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -571,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_the_lesson_menu_and_a_lesson_step),
 		cmocka_unit_test(test_the_first_run_opens_on_the_lesson_menu),
 		cmocka_unit_test(test_flash_attention_steps_tile_by_tile),
+		cmocka_unit_test(test_flash_attention_predict_state_in_a_lesson),
 	};
 	return cmocka_run_group_tests_name("screens", tests, NULL, NULL);
 }

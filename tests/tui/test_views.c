@@ -108,17 +108,17 @@ static void test_bytes_read_as_people_write_them(void **state)
 {
 	(void)state;
 	char b[32];
-	kv_view_bytes(512, b, sizeof b);
+	fmt_bytes(b, sizeof b, 512);
 	assert_string_equal(b, "512 B");
-	kv_view_bytes(327680, b, sizeof b);
+	fmt_bytes(b, sizeof b, 327680);
 	assert_string_equal(b, "320 KiB");
-	kv_view_bytes((int64_t)5 << 28, b, sizeof b);
+	fmt_bytes(b, sizeof b, (int64_t)5 << 28);
 	assert_string_equal(b, "1.25 GiB");
-	kv_view_bytes((int64_t)10 << 30, b, sizeof b);
+	fmt_bytes(b, sizeof b, (int64_t)10 << 30);
 	assert_string_equal(b, "10 GiB");
-	kv_view_bytes(1536, b, sizeof b);
+	fmt_bytes(b, sizeof b, 1536);
 	assert_string_equal(b, "1.5 KiB");
-	kv_view_bytes((int64_t)15 << 29, b, sizeof b);
+	fmt_bytes(b, sizeof b, (int64_t)15 << 29);
 	assert_string_equal(b, "7.5 GiB");
 }
 

@@ -1,0 +1,94 @@
+/*
+ * learn_place.c - where the learner is, kept: the open step and the steps
+ * done (progress.h), the free workbench's place (stage, panel, cursor,
+ * layout) and the open lesson's bench, saved beside the progress file and
+ * read back at resume. The lesson flow itself is learn.c's; no drawing.
+ */
+#include "learn_place.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "nav.h"
+#include "session.h"
+
+static struct app_learn *L(struct app *app) { return &app->learn; }
+
+void learn_place_write(struct app *app)
+{
+	char msg[LEARN_MSG_MAX];
+	if (L(app)->progress_path &&
+	    progress_save(L(app)->progress_path, &L(app)->progress, msg, sizeof msg) != 0)
+		app_message(app, true, "progress not saved: %s", msg);
+}
+
+/* Record the open step in the progress (place, done) and save on change. */
+void learn_place_touch(struct app *app, bool leaving, bool in_lesson)
+{
+	if (L(app)->open && lesson_progress_update(&L(app)->run, &L(app)->progress, leaving, in_lesson))
+		learn_place_write(app);
+}
+
+/* The free workbench's place (stage, panel, cursor, layout) from the
+ * progress file: app's bench is the free one until a lesson opens. Numbers that no
+ * longer fit the stages or shapes are brought inside them. */
+void learn_place_view_restore(struct app *app)
+{
+	const struct progress_view *v = &L(app)->progress.view;
+	if (!L(app)->progress.has_view || v->stage >= PIPELINE_STAGE_COUNT)
+		return;
+	app->stage = (enum pipeline_stage)v->stage;
+	app->cur[app->stage] = (struct app_cursor){ .panel = v->panel, .row = v->row, .col = v->col };
+	L(app)->show_counts = v->layout == 1;
+	app_clamp(app);
+}
+
+/* Record the free workbench's place in the progress, and save it when it
+ * moved (at quit: learn_free). */
+void learn_place_view_save(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct bench *b = !l->active ? &app->bench : l->has_other ? &l->other : NULL;
+	if (!b)
+		return;
+	const struct app_cursor *c = &b->cur[b->stage];
+	struct progress_view v = { (int)b->stage, c->panel, c->row, c->col, l->show_counts ? 1 : 0 };
+	if (l->progress.has_view && !memcmp(&v, &l->progress.view, sizeof v))
+		return;
+	l->progress.view = v;
+	l->progress.has_view = true;
+	learn_place_write(app);
+}
+
+/* The open lesson's bench is kept beside the progress file at quit, as a
+ * session (lesson-bench.txt), so that resuming into it keeps its edits.
+ * 0 with the path, or -1 when progress is not saved. */
+static int bench_path(const struct app *app, char *out, size_t len)
+{
+	const char *pp = app->learn.progress_path;
+	const char *slash = pp ? strrchr(pp, '/') : NULL;
+	if (!slash)
+		return -1;
+	return (size_t)snprintf(out, len, "%.*s/lesson-bench.txt", (int)(slash - pp), pp) < len ? 0 : -1;
+}
+
+void learn_place_bench_save(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
+	char path[4096], msg[LEARN_MSG_MAX];
+	if (l->open && b && bench_path(app, path, sizeof path) == 0)
+		session_save(path, &b->cfg, &b->w, msg, sizeof msg); /* at quit: nowhere to say a failure */
+}
+
+/* Back into the lesson at resume: its bench as saved at quit, when there is one. */
+void learn_place_bench_load(struct app *app)
+{
+	char path[4096], msg[LEARN_MSG_MAX];
+	struct mha_config c;
+	struct mha_weights w;
+	if (bench_path(app, path, sizeof path) != 0 || session_load(path, &c, &w, msg, sizeof msg) != 0 ||
+	    app_bench_reset(app, &c, &w, msg, sizeof msg) != 0)
+		return;
+	app_recompute(app);
+}

@@ -1,0 +1,223 @@
+/*
+ * test_flash_lesson.c - the FlashAttention view in a lesson and on its
+ * own: every live question of the shipped lessons opens the view in its
+ * predict state, hides the predicted step's numbers ("?", its value on no
+ * line of the screen) and refuses to step onto it; each @feedback slip,
+ * typed as the number that slip gives, gets its own words and reveals
+ * nothing; the right number reveals it and Right then shows it, and
+ * goes no further (the later steps answer the next questions). The
+ * view's state is each app's own, stepping there and back gives the same
+ * screen, the lesson's keys work inside the view, and a step without
+ * @flash closes it.
+ */
+#include <curses.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "draw.h"
+#include "flash_view.h"
+#include "learn.h"
+#include "lesson.h"
+#include "mode.h"
+#include "tui_check.h"
+#include "vscreen.h"
+
+enum { SCREEN_MAX = 64 * 1024 };
+
+static struct lesson_set set;
+static char dir[] = "/tmp/mha-test-flash-XXXXXX";
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return tui_check_lessons_open(&set, dir);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	return tui_check_lessons_close(&set, dir);
+}
+
+static void press(struct app *app, int key)
+{
+	if (app_key(app, key) & APP_RECOMPUTE)
+		app_recompute(app);
+}
+
+static const char *screen(struct app *app, int rows, int cols)
+{
+	static char text[SCREEN_MAX];
+	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
+	app->now_ms = 1000000;
+	draw_screen(app, rows, cols);
+	vscreen_text(text, sizeof text);
+	vscreen_close();
+	return text;
+}
+
+/* Type v as an answer: a, the number, Enter. */
+static void answer(struct app *app, double v)
+{
+	char line[48];
+	snprintf(line, sizeof line, "a%.6f\n", v);
+	tui_check_keys(app, line);
+}
+
+/* How the view prints the asked number once shown. */
+static void shown_as(const struct lesson_flash_ask *ask, double v, char *out, size_t len)
+{
+	snprintf(out, len, ask->qty == LESSON_FLASH_RESCALE ? "o*%.3g" : "%.3f", v);
+}
+
+static void check_live_step(int li, int si)
+{
+	const struct lesson_step *s = &set.lessons[li].steps[si];
+	const struct lesson_question *q = s->question;
+	struct app *app = tui_check_open(&set);
+	char want[32], why[256];
+	double v;
+	snprintf(why, sizeof why, "lesson %d step %s", set.lessons[li].number, s->id);
+	if (learn_open(app, li, si) & APP_RECOMPUTE)
+		app_recompute(app);
+	assert_int_equal(app->mode, MODE_FLASH);
+	int hidden = flash_view_hidden_step(app);
+	assert_int_equal(hidden, s->flash->step - 1);
+	assert_int_equal(flash_view_step(app), hidden - 1);
+	assert_true(app->learn.run.live.ok);
+	assert_true(lesson_run_expected(&app->learn.run, &v));
+	shown_as(q->flash, v, want, sizeof want);
+	const char *text = screen(app, 24, 80);
+	if (!strstr(text, "m ?  l ?  rescale ?  o ?"))
+		fail_msg("%s: no '?' for the hidden step:\n%s", why, text);
+	/* m is one of the scores on S by its nature; the others are on no line */
+	if (q->flash->qty != LESSON_FLASH_M && strstr(text, want))
+		fail_msg("%s: the answer %s shows before it is given:\n%s", why, want, text);
+	press(app, KEY_RIGHT);
+	press(app, KEY_END);
+	assert_int_equal(flash_view_step(app), hidden - 1);
+	for (int i = 0; i < q->nfeedback; i++) {
+		answer(app, lesson_flash_value(q->flash, &app->learn.run.live, q->feedback[i].slip));
+		const char *said = lesson_run_feedback(&app->learn.run);
+		if (!said || strcmp(said, q->feedback[i].text) != 0)
+			fail_msg("%s: slip %s got '%s'", why, q->feedback[i].key, said ? said : "(nothing)");
+		assert_int_equal(flash_view_hidden_step(app), hidden);
+		assert_int_equal(app->mode, MODE_FLASH);
+	}
+	answer(app, v);
+	assert_true(app->learn.run.answer_right);
+	assert_true(app->learn.run.met);
+	assert_int_equal(flash_view_hidden_step(app), -1);
+	press(app, KEY_RIGHT);
+	assert_int_equal(flash_view_step(app), hidden);
+	/* no further: the later steps answer the next questions; nor other tiles */
+	press(app, KEY_RIGHT);
+	press(app, KEY_END);
+	tui_check_keys(app, "}]L");
+	assert_int_equal(flash_view_step(app), hidden);
+	text = screen(app, 24, 80);
+	if (!strstr(text, want))
+		fail_msg("%s: the answer %s does not show after Right:\n%s", why, want, text);
+	tui_check_close(app);
+}
+
+static void test_every_live_question_hides_its_step_until_answered_right(void **state)
+{
+	(void)state;
+	int found = 0;
+	for (int li = 0; li < set.count; li++)
+		for (int si = 0; si < set.lessons[li].nsteps; si++) {
+			const struct lesson_question *q = set.lessons[li].steps[si].question;
+			if (q && q->flash) {
+				check_live_step(li, si);
+				found++;
+			}
+		}
+	assert_true(found >= 5); /* lesson 11: rescale, l twice, o, m on the real row */
+}
+
+/* The solution answers with the recording's number and reveals the step. */
+static void test_the_solution_answers_from_the_recording(void **state)
+{
+	(void)state;
+	const struct lesson *l = lesson_set_find(&set, "flash-attention");
+	assert_non_null(l);
+	struct app *app = tui_check_open(&set);
+	learn_open(app, (int)(l - set.lessons), lesson_step_index(l, "growth"));
+	app_recompute(app);
+	assert_true(flash_view_hidden_step(app) >= 0);
+	tui_check_keys(app, "S");
+	assert_true(app->learn.run.answer_right);
+	assert_int_equal(flash_view_hidden_step(app), -1);
+	tui_check_close(app);
+}
+
+/* Hints, scrolling and the next step work inside the view; a step
+ * without @flash closes it; the free workbench's keys do not reach the
+ * table (they would change what is recorded). */
+static void test_the_lesson_keys_work_inside_the_view(void **state)
+{
+	(void)state;
+	const struct lesson *l = lesson_set_find(&set, "flash-attention");
+	struct app *app = tui_check_open(&set);
+	int si = lesson_step_index(l, "output");
+	learn_open(app, (int)(l - set.lessons), si);
+	app_recompute(app);
+	assert_int_equal(app->mode, MODE_FLASH);
+	tui_check_keys(app, "i");
+	assert_int_equal(app->learn.run.hints_shown, 1);
+	tui_check_keys(app, "+u");
+	assert_int_equal(app->mode, MODE_FLASH);
+	tui_check_keys(app, "n");
+	assert_int_equal(app->learn.run.step, si + 1);
+	assert_null(lesson_run_step(&app->learn.run)->flash);
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	tui_check_keys(app, "p");
+	assert_int_equal(app->mode, MODE_FLASH);
+	tui_check_close(app);
+}
+
+/* Two apps, two views: stepping one leaves the other where it was; there
+ * and back again is the same screen. */
+static void test_the_view_state_is_each_apps_own(void **state)
+{
+	(void)state;
+	struct app *a = tui_check_open(NULL), *b = tui_check_open(NULL);
+	static char before[SCREEN_MAX];
+	tui_check_keys(a, "3F");
+	tui_check_keys(b, "3F");
+	snprintf(before, sizeof before, "%s", screen(b, 24, 80));
+	tui_check_keys(a, "ll}");
+	tui_check_keys(a, "l");
+	assert_int_equal(flash_view_step(a), 1);
+	assert_int_equal(flash_view_step(b), 0);
+	assert_string_equal(screen(b, 24, 80), before);
+	tui_check_keys(b, "lllhhh");
+	assert_string_equal(screen(b, 24, 80), before);
+	tui_check_keys(b, "GhlG");
+	snprintf(before, sizeof before, "%s", screen(b, 50, 160));
+	tui_check_keys(b, "hhhll");
+	tui_check_keys(b, "l");
+	assert_string_equal(screen(b, 50, 160), before);
+	tui_check_close(a);
+	tui_check_close(b);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "C");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_live_question_hides_its_step_until_answered_right),
+		cmocka_unit_test(test_the_solution_answers_from_the_recording),
+		cmocka_unit_test(test_the_lesson_keys_work_inside_the_view),
+		cmocka_unit_test(test_the_view_state_is_each_apps_own),
+	};
+	return cmocka_run_group_tests_name("flash lesson", tests, group_setup, group_teardown);
+}
