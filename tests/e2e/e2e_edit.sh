@@ -7,7 +7,7 @@ wait_for "X[0 the, 0] = 0.13312304"
 keys 2
 wait_for "Q₀ 6x4"
 quiet
-before=$(screen | grep '^the ' | head -1)
+before=$(screen | grep '^the' | head -1)
 keys 1
 wait_for "X[0 the, 0]"
 keys Enter
@@ -18,7 +18,7 @@ wait_for "set to 2.5"
 keys 2
 wait_for "Q₀ 6x4"
 quiet
-after=$(screen | grep '^the ' | head -1)
+after=$(screen | grep '^the' | head -1)
 [ "$before" != "$after" ] || fail "Q's first row did not change: $after"
 keys 1
 keys Enter

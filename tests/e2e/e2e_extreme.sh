@@ -24,7 +24,7 @@ wait_for "cursor in S₀"
 wait_gone "cursor in S₀"
 quiet
 screen | grep -q -i -e nan -e inf && fail "nan or inf on screen"
-screen | grep -q '^the  *[-0-9.]*e[0-9][0-9]* ' || fail "no exponent form in the first row of Q₀"
+screen | grep -q '^the[^ ]*  *[-0-9.]*e[0-9][0-9]* ' || fail "no exponent form in the first row of Q₀"
 # the status line: the whole value of S₀[0 the, 0 the], 9 significant digits
 screen | grep -q '^S₀\[0 the, 0 the\] = [-0-9.]*e+[0-9]*   from' || fail "the status line lacks the full value"
 keys q
