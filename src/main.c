@@ -198,6 +198,8 @@ static int run_tui(const struct cli *cl)
 				o.load = o.session_path;
 			held = o.session_path;
 			o.session_path = claimed;
+			o.held = held; /* said at start too */
+			o.holder = holder;
 		} else if (o.config_given && !o.load && access(o.session_path, F_OK) == 0) {
 			claim_backup(o.session_path, backup, sizeof backup);
 		}

@@ -42,17 +42,23 @@ int claim_lock(const char *path, int *holder)
 	return 0; /* fd stays open: the lock lives as long as the process */
 }
 
-/* The first "<stem>-N<ext>" (N = 2..99) this process could lock and,
- * when fresh, that does not exist yet, into out. 0 or -1. */
-static int claim_next(const char *path, bool fresh, char *out, size_t outlen)
+/* "<stem>-i<ext>" of path into out; 0, or -1 when it does not fit. */
+static int numbered(const char *path, int i, char *out, size_t outlen)
 {
 	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
 	if (!dot || (slash && dot < slash))
 		dot = path + strlen(path);
+	return (size_t)snprintf(out, outlen, "%.*s-%d%s", (int)(dot - path), path, i, dot) < outlen ? 0 : -1;
+}
+
+/* The first "<stem>-N<ext>" (N = 2..99) this process could lock and,
+ * when fresh, that does not exist yet, into out. 0 or -1. */
+static int claim_next(const char *path, bool fresh, char *out, size_t outlen)
+{
 	for (int i = 2; i < 100; i++) {
 		int other;
 		char alt[4200];
-		if ((size_t)snprintf(alt, sizeof alt, "%.*s-%d%s", (int)(dot - path), path, i, dot) >= outlen)
+		if (numbered(path, i, alt, sizeof alt) != 0 || strlen(alt) >= outlen)
 			break;
 		if (fresh && access(alt, F_OK) == 0)
 			continue;
@@ -215,4 +221,32 @@ int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink)
 			others--;
 	}
 	return others;
+}
+
+/* Another process holds path's lock now (probed: not kept). */
+static bool lock_held(const char *path)
+{
+	char lock[4200];
+	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock)
+		return false;
+	int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	bool held = flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EAGAIN);
+	close(fd); /* a lock taken here goes with it */
+	return held;
+}
+
+int claim_orphan_autosave(const char *path, char *out, size_t outlen)
+{
+	for (int i = 2; i < 100; i++) {
+		char alt[4200], autosave[4300];
+		if (numbered(path, i, alt, sizeof alt) != 0)
+			return -1;
+		snprintf(autosave, sizeof autosave, "%s.autosave", alt);
+		if (access(autosave, F_OK) == 0 && !lock_held(alt) &&
+		    (size_t)snprintf(out, outlen, "%s", autosave) < outlen)
+			return 0;
+	}
+	return -1;
 }

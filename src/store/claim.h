@@ -83,4 +83,9 @@ int claim_beside(const char *path, char *out, size_t outlen);
  * the file from before the save. */
 int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink);
 
+/* An autosave a second instance left ("<stem>-N<ext>.autosave", N =
+ * 2..99, its session's lock free: that instance is gone, killed or
+ * crashed), into out: 0, or -1 when there is none. */
+int claim_orphan_autosave(const char *path, char *out, size_t outlen);
+
 #endif

@@ -82,22 +82,26 @@ static void put(int fd, const char *s, size_t n)
 /* The crash hook in a child of its own: the raw fork system call, since
  * glibc's fork() takes locks the crash may hold. The child's own crash or
  * a hang (a lock copied held) ends it: default handlers and a 20 s alarm.
- * 0 when it wrote what it meant to. */
+ * 0 when it wrote what it meant to, 1 when it had nothing to write, -1
+ * when it failed. */
 static int crash_save(void)
 {
 	if (!crash_hook)
-		return -1;
+		return 1;
 	pid_t pid = (pid_t)syscall(SYS_fork);
 	if (pid == 0) {
 		for (size_t i = 0; i < COUNT(crash_signals); i++)
 			signal(crash_signals[i], SIG_DFL);
 		signal(SIGALRM, SIG_DFL);
 		alarm(20);
-		_exit(crash_hook(crash_ctx) == 0 ? 0 : 1);
+		int rc = crash_hook(crash_ctx);
+		_exit(rc == 0 ? 0 : rc > 0 ? 2 : 1);
 	}
 	int st;
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return -1;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
+		return 1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
@@ -112,8 +116,13 @@ static void on_crash(int sig)
 	if (have_saved_modes)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_modes);
 	put(STDOUT_FILENO, reset, sizeof reset - 1);
-	if (crash_save() == 0)
+	static const char lost[] = "mha-tui: crashed; the edits since the last save could not be written to "
+	                           "the autosave\r\n";
+	int saved = crash_save();
+	if (saved == 0)
 		put(STDERR_FILENO, crash_note, strlen(crash_note));
+	else if (saved < 0) /* never silent about edits it could not keep */
+		put(STDERR_FILENO, lost, sizeof lost - 1);
 	raise(sig); /* SA_RESETHAND: the default action now, with its exit status */
 }
 
@@ -157,6 +166,31 @@ static void install(int sig, void (*fn)(int), int flags)
 	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
 	sigaction(sig, &sa, NULL);
+}
+
+/* Back from Ctrl-Z (fg): ncurses redraws and asks for its mouse again;
+ * the modes it does not know of are asked for again by term_resume. */
+static volatile sig_atomic_t resumed;
+static bool mouse_wanted;
+
+static void on_continue(int sig)
+{
+	(void)sig;
+	resumed = 1;
+}
+
+void term_resume(void)
+{
+	if (!resumed || !screen)
+		return;
+	resumed = 0;
+	if (mouse_wanted) {
+		char each[64];
+		mouse_modes_each(true, each, sizeof each);
+		ssize_t ignored = write(STDOUT_FILENO, each, strlen(each));
+		(void)ignored;
+	}
+	input_paste_mode(true); /* a shell turns it off while it has the terminal */
 }
 
 void term_on_crash(int (*hook)(void *), void *ctx, const char *note)
@@ -244,6 +278,7 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	for (size_t i = 0; i < COUNT(crash_signals); i++)
 		install(crash_signals[i], on_crash, (int)SA_RESETHAND);
 	signal(SIGXFSZ, SIG_IGN);
+	install(SIGCONT, on_continue, SA_RESTART);
 	/* the size the terminal reports, not LINES / COLUMNS inherited from
 	 * another terminal (ncurses reads the environment only when the
 	 * terminal cannot say) */
@@ -272,7 +307,8 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 	/* presses only: a click acts when the button goes down, and with no
 	 * click interval nothing waits for the release */
 	mouseinterval(0);
-	if (!no_mouse && mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0) {
+	mouse_wanted = !no_mouse && mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL) != 0;
+	if (mouse_wanted) {
 		char each[64];
 		mouse_modes_each(true, each, sizeof each);
 		ssize_t ignored = write(STDOUT_FILENO, each, strlen(each)); /* before or after ncurses' own: either way */

@@ -19,8 +19,10 @@ void term_close(void);
  * (INT, QUIT, TERM, HUP, USR1/2, ALRM, XCPU, ...: term.c lists them). */
 int term_signal(void);
 /* On a crash signal, after the terminal is restored: hook(ctx) runs in a
- * forked child (default signal handlers, a 20 s alarm), and when it
- * returns 0, note is printed on the restored terminal. hook NULL: none. */
+ * forked child (default signal handlers, a 20 s alarm); when it returns 0
+ * (written), note is printed on the restored terminal; above 0, nothing
+ * to write, nothing said; below 0 (or the child died), a line says the
+ * edits could not be autosaved. hook NULL: none. */
 void term_on_crash(int (*hook)(void *), void *ctx, const char *note);
 /* A new note for the crash hook (the autosave it writes moved: a save
  * went beside a file changed behind the run); crash signals are held off
@@ -31,6 +33,10 @@ void term_crash_note(const char *note);
  * crash, Ctrl-Z and resize handling back to the defaults, so the child
  * never touches the learner's terminal. */
 void term_child_signals(void);
+/* Call in the loop: after Ctrl-Z and fg, the modes ncurses does not
+ * restore by itself (bracketed paste, each mouse mode on its own) are
+ * asked for again. Nothing otherwise. */
+void term_resume(void);
 /* Milliseconds on a monotonic clock. */
 long long term_now_ms(void);
 

@@ -57,13 +57,15 @@ static unsigned on_mouse(struct app *app)
 
 /* A crash (term.c): the learner's own bench, if it has edits no file
  * holds yet, written to the autosave by the child term.c forks; never over
- * an autosave still waiting to be recovered. */
+ * an autosave still waiting to be recovered. 1: nothing to write; -1:
+ * edits that could not be written. */
 static int crash_autosave(void *ctx)
 {
 	const struct app *app = ctx;
 	char path[4096], msg[MHA_MSG_MAX + 4096];
-	if (app->autosave_held || (app->edits_unsaved == 0 && !app->autosave_due) ||
-	    app_autosave_path(app, path, sizeof path) != 0)
+	if (app->edits_unsaved == 0 && !app->autosave_due)
+		return 1;
+	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
 		return -1;
 	bool other = app->learn.active;
 	return session_save(path, other ? &app->learn.other.cfg : &app->cfg, other ? &app->learn.other.w : &app->w,
@@ -157,6 +159,9 @@ int tui_run(const struct tui_options *o)
 		return fail(msg);
 	}
 	app.now_ms = term_now_ms();
+	if (o->held) /* said on exit too (main.c) */
+		app_message(&app, false, "%s is open in another mha-tui (pid %d): this run saves to %s", o->held,
+		            o->holder, o->session_path);
 	/* a crashed run's edits: say where, never load them silently (unless
 	 * this run is loading them: then they are its own) */
 	char own[4096];
@@ -172,6 +177,7 @@ int tui_run(const struct tui_options *o)
 	for (;;) {
 		if ((sig = term_signal()) != 0)
 			break;
+		term_resume(); /* after fg: paste and mouse modes again */
 		if (dirty) {
 			struct body_layout b = draw_screen_hits(&app, LINES, COLS, &app.hits);
 			app.heat_per_page = b.heat_per_page;

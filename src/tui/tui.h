@@ -17,6 +17,8 @@ struct tui_options {
 	bool no_mouse;            /* --no-mouse: leave the mouse to the terminal (text selection) */
 	const char *lesson;       /* --lesson ID, or NULL */
 	const char *lessons_dir;  /* --lessons-dir, or NULL */
+	const char *held;         /* the session another mha-tui has open (this run saves elsewhere), or NULL */
+	int holder;               /*   its pid, 0 when unknown */
 };
 
 /* Run until the learner quits. The terminal is restored before return.

@@ -333,6 +333,60 @@ static void test_file_size_limit_fails_the_save_with_a_message(void **state)
 	pty_free(p);
 }
 
+/* A crash whose autosave cannot be written (RLIMIT_FSIZE, as a full disk
+ * or a read-only state directory would): a line says the edits could not
+ * be autosaved (before, nothing was said: the adversary's M8). */
+static void test_a_crash_that_cannot_autosave_says_so(void **state)
+{
+	(void)state;
+	struct rlimit old, small = { 2048, 2048 };
+	getrlimit(RLIMIT_FSIZE, &old);
+	small.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &small);
+	struct pty *p = start_workbench(24, 80);
+	setrlimit(RLIMIT_FSIZE, &old);
+	edit_one_cell(p);
+	pty_kill(p, SIGSEGV);
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	assert_terminal_restored(p);
+	assert_non_null(strstr(pty_output(p, NULL), "mha-tui: crashed; the edits since the last save could not be "
+	                                            "written to the autosave"));
+	assert_null(strstr(pty_output(p, NULL), "mha-tui --load"));
+	pty_free(p);
+}
+
+/* A state directory whose path holds a space and an apostrophe: the
+ * command the crash note prints is one shell word that names the
+ * autosave (M7: it was '...it's...', which a shell reads otherwise). */
+static void test_the_crash_note_quotes_an_apostrophe_for_the_shell(void **state)
+{
+	(void)state;
+	char dir[200], env[240], path[700], cmd[700];
+	snprintf(dir, sizeof dir, "%s/a b/it's", state_dir);
+	snprintf(path, sizeof path, "mkdir -p \"%s/mha-tui\" && cp '%s/mha-tui/progress.txt' \"%s/mha-tui/\"", dir,
+	         state_dir, dir);
+	assert_int_equal(system(path), 0);
+	snprintf(env, sizeof env, "XDG_STATE_HOME=%s", dir);
+	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", NULL };
+	struct pty *p = pty_start(argv, 24, 200, (const char *const[]){ env, NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "Projection", START_MS), 0);
+	edit_one_cell(p);
+	pty_kill(p, SIGSEGV);
+	assert_true(pty_wait_exit(p, EXIT_MS) != -1);
+	const char *said = strstr(pty_output(p, NULL), "mha-tui --load ");
+	assert_non_null(said);
+	char word[400];
+	snprintf(word, sizeof word, "%.*s", (int)strcspn(said + 15, "\r\n"), said + 15);
+	snprintf(cmd, sizeof cmd, "test -f %s", word); /* the shell reads it as the autosave's name */
+	if (system(cmd) != 0)
+		print_message("not one word naming the file: %s\n", word);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(strstr(word, "'\\''"));
+	pty_free(p);
+}
+
 /* ---- two instances, flags over a saved session ---- */
 
 /* Two real instances on one state directory, each editing and quitting:
@@ -596,6 +650,22 @@ static bool autosave_written(struct pty *p)
 
 static char *frame_before; /* rows above the status line before Ctrl-Z */
 
+/* How many times the program wrote seq. */
+static int count_of(struct pty *p, const char *seq)
+{
+	int n = 0;
+	for (const char *at = pty_output(p, NULL); (at = strstr(at, seq)) != NULL; at++)
+		n++;
+	return n;
+}
+
+static int pastes_before_fg;
+
+static bool mouse_and_paste_back(struct pty *p)
+{
+	return pty_mouse_mode(p) != 0 && count_of(p, "\033[?2004h") > pastes_before_fg;
+}
+
 static bool frame_back(struct pty *p)
 {
 	char *now = rows_above_status(p);
@@ -626,8 +696,9 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	assert_true(wait_for(p, writer_at_gate, 20000));
 	assert_false(autosave_written(p)); /* written, not yet renamed */
 	pty_char(p, '4');
-	assert_int_equal(pty_wait_row(p, 1, "softmax(S_0)", 10000), 0);
+	assert_int_equal(pty_wait_row(p, 1, "softmax(S₀)", 10000), 0);
 	frame_before = rows_above_status(p);
+	pastes_before_fg = count_of(p, "\033[?2004h");
 	assert_int_equal(pty_send(p, "\032", 1, 5000), 0); /* Ctrl-Z */
 	assert_int_equal(pty_wait_stopped(p, 10000), 0);
 	assert_false(pty_altscreen(p)); /* the shell's screen while stopped */
@@ -637,6 +708,10 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	if (!wait_for(p, frame_back, 10000))
 		show("after fg, not the frame of before Ctrl-Z", pty_screen(p));
 	assert_true(frame_back(p));
+	/* and the modes ncurses does not restore: each mouse mode (libvterm
+	 * acts on the first of a combined one), bracketed paste (a shell turns
+	 * it off while it has the terminal: a paste would run as commands) */
+	assert_true(wait_for(p, mouse_and_paste_back, 10000));
 	assert_int_equal(write(gate_fd, "x", 1), 1);
 	close(gate_fd);
 	gate_fd = -1;
@@ -664,6 +739,43 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	mha_weights_free(&w);
 	mha_weights_free(&aw);
 	pty_free(p);
+}
+
+static char orphan[200]; /* session-2.txt.autosave */
+
+static bool orphan_written(struct pty *p)
+{
+	(void)p;
+	return access(orphan, F_OK) == 0;
+}
+
+/* A second instance says at start where it saves; killed with -9 after an
+ * autosave, its autosave is offered at the next start once the first
+ * instance has quit (the adversary's N2: it was never offered again). */
+static void test_a_killed_second_instances_autosave_is_offered_at_the_next_start(void **state)
+{
+	(void)state;
+	struct pty *a = start_workbench(24, 160);
+	struct pty *b = start_workbench(24, 160);
+	assert_int_equal(pty_wait_text(b, "is open in another mha-tui (pid ", 10000), 0);
+	assert_non_null(strstr(pty_screen(b), "this run saves to "));
+	snprintf(orphan, sizeof orphan, "%.*s-2.txt.autosave", (int)(strlen(session_path) - 4), session_path);
+	pty_type(b, "++++++++++++++++++++"); /* 20 edits: an autosave */
+	assert_true(wait_for(b, orphan_written, 20000));
+	pty_kill(b, SIGKILL);
+	pty_wait_exit(b, EXIT_MS);
+	pty_free(b);
+	quit_and_check(a);
+	pty_free(a);
+	struct pty *c = start_workbench(24, 160);
+	char command[240];
+	snprintf(command, sizeof command, "recover: mha-tui --load '%s'", orphan);
+	if (pty_wait_text(c, command, 10000) != 0)
+		show("no recover notice", pty_screen(c));
+	assert_non_null(strstr(pty_screen(c), command));
+	quit_and_check(c);
+	pty_free(c);
+	assert_true(access(orphan, F_OK) == 0); /* kept until loaded */
 }
 
 /* Bytes a terminal may send by itself change nothing: sent, then the
@@ -731,9 +843,9 @@ static void test_a_bracketed_paste_is_text_never_commands(void **state)
 	/* as a terminal pastes: libvterm adds the markers the program asked for */
 	assert_int_equal(pty_paste(p, "0.75\r", 5, 5000), 0);
 	pty_type(p, "\n");
-	if (pty_wait_row(p, 5, "the   0.75 ", 10000) != 0) /* the first cell of X */
+	if (pty_wait_row(p, 5, " 0.75  0.00", 10000) != 0) /* the first cell of X (row label the\u2080) */
 		show("after the paste", pty_screen(p));
-	assert_non_null(strstr(pty_row(p, 5), "the   0.75 "));
+	assert_non_null(strstr(pty_row(p, 5), " 0.75  0.00"));
 	quit_and_check(p);
 	pty_free(p);
 }
@@ -839,11 +951,11 @@ static void test_click_on_a_stage_label_shows_that_stage(void **state)
 	struct pty *p = start_workbench(24, 80);
 	int x = column_of(p, 0, "4 Softmax");
 	assert_true(x > 0);
-	assert_null(strstr(pty_row(p, 1), "softmax(S_0)"));
+	assert_null(strstr(pty_row(p, 1), "softmax(S₀)"));
 	pty_click(p, 0, x + 4, 1);
-	if (pty_wait_text(p, "softmax(S_0)", 5000) != 0)
+	if (pty_wait_text(p, "softmax(S₀)", 5000) != 0)
 		show("after the click", pty_screen(p));
-	assert_non_null(strstr(pty_row(p, 1), "P_0 6x6 = softmax(S_0)"));
+	assert_non_null(strstr(pty_row(p, 1), "P₀ 6x6 = softmax(S₀)"));
 	quit_and_check(p);
 	pty_free(p);
 }
@@ -1012,6 +1124,9 @@ int main(void)
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
 	T(test_a_hard_link_split_by_the_save_is_said_on_exit),
 	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
+	T(test_a_crash_that_cannot_autosave_says_so),
+	T(test_the_crash_note_quotes_an_apostrophe_for_the_shell),
+	T(test_a_killed_second_instances_autosave_is_offered_at_the_next_start),
 	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
 		T(test_focus_events_and_terminal_replies_are_ignored),
