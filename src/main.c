@@ -219,7 +219,7 @@ static int run_tui(const struct cli *cl)
 		         backup);
 		fail(0, msg);
 	}
-	if (other == 1) {
+	if (other == 1 && access(claimed, F_OK) == 0) { /* it saved: an unedited run writes nothing */
 		snprintf(msg, sizeof msg, "%.4000s is open in another mha-tui (pid %d): this run saved to %.4000s instead",
 		         held, holder, claimed);
 		fail(0, msg);
