@@ -49,6 +49,7 @@ struct options {
 	double min_time;  /* seconds of forward samples per round, at least */
 	bool json, check, causal, no_ui;
 	bool separate_qkv; /* Q, K, V by three products instead of one fused */
+	bool blas_products; /* the projections by sgemm, never the engine's kernel */
 	bool scaling;     /* only the interleaved 2-against-1 thread measurement */
 };
 
@@ -232,7 +233,8 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 	struct mha_plan *plan = NULL;
 	struct mha_plan_options po = { .threads = threads, .block_rows = o->block_rows,
 	                               .block_cols = o->block_cols,
-	                               .separate_qkv = o->separate_qkv };
+	                               .separate_qkv = o->separate_qkv,
+	                               .blas_products = o->blas_products };
 	if (mha_weights_alloc(&w, &c) != MHA_OK) {
 		fprintf(stderr, "mha-bench: out of memory for the weights\n");
 		return -1;
@@ -360,7 +362,8 @@ static int measure_speedup(const struct options *o, struct shape s, struct speed
 	for (int t = 0; t < 2 && rc == 0; t++) {
 		struct mha_plan_options po = { .threads = t + 1, .block_rows = o->block_rows,
 		                               .block_cols = o->block_cols,
-		                               .separate_qkv = o->separate_qkv };
+		                               .separate_qkv = o->separate_qkv,
+		                               .blas_products = o->blas_products };
 		if (mha_plan_create(&plan[t], &c, &po, msg, sizeof msg) != MHA_OK) {
 			fprintf(stderr, "mha-bench: n %d d %d h %d: %s\n", s.n, s.d, s.h, msg);
 			rc = -1;
@@ -445,6 +448,8 @@ static void usage(FILE *f)
 	      "                    (default: from this machine's cache sizes)\n"
 	      "  --block-rows R    the same for BR alone\n"
 	      "  --separate-qkv    Q, K, V by three sgemms instead of one fused (to compare)\n"
+	      "  --blas-products   the projections by sgemm where the engine's AVX-512\n"
+	      "                    kernel would run them (to compare)\n"
 	      "  --causal          causal mask (the FLOP count stays dense)\n"
 	      "  --isa NAME        exp and attention kernels: avx512f, avx2 or scalar\n"
 	      "                    (default: the widest the CPU has)\n"
@@ -482,6 +487,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			i++;
 		} else if (!strcmp(a, "--separate-qkv")) {
 			o->separate_qkv = true;
+		} else if (!strcmp(a, "--blas-products")) {
+			o->blas_products = true;
 		} else if (!strcmp(a, "--scaling")) {
 			o->scaling = true;
 		} else if (!strcmp(a, "--no-ui")) {

@@ -46,12 +46,7 @@ def make_case(out_dir, seed, c):
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out_dir = os.path.join(root, "tests", "fixtures")
-    os.makedirs(out_dir, exist_ok=True)
-    for seed, c in enumerate(mha_ref.CASES, start=1000):
-        print(make_case(out_dir, seed, c))
-    return 0
+    return mha_ref.write_fixtures("fixtures", mha_ref.CASES, 1000, make_case)
 
 
 if __name__ == "__main__":

@@ -118,12 +118,7 @@ def make_case(out_dir, seed, c):
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out_dir = os.path.join(root, "tests", "fixtures", "grad")
-    os.makedirs(out_dir, exist_ok=True)
-    for seed, c in enumerate(CASES, start=2000):
-        print(make_case(out_dir, seed, c))
-    return 0
+    return mha_ref.write_fixtures(os.path.join("fixtures", "grad"), CASES, 2000, make_case)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ Run the scripts with Debian's numpy (python3-numpy): /usr/bin/python3.
 """
 
 import collections
+import os
 
 import numpy as np
 
@@ -227,3 +228,14 @@ def write_matrix(f, name, a, fmt):
     for block in a:
         for row in block:
             f.write(" ".join(fmt % val for val in row) + "\n")
+
+
+def write_fixtures(subdir, cases, first_seed, make_case):
+    """make_case(out_dir, seed, case) for each case, seeds first_seed, +1, ...,
+    into tests/<subdir> of the source tree; prints each path written."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out_dir = os.path.join(root, "tests", subdir)
+    os.makedirs(out_dir, exist_ok=True)
+    for seed, c in enumerate(cases, start=first_seed):
+        print(make_case(out_dir, seed, c))
+    return 0

@@ -61,8 +61,13 @@ char *notation_matrix(char *buf, size_t len, enum mha_tensor t, int head, bool u
 		snprintf(buf, len, "%s", name);
 		return buf;
 	}
+	return notation_sub_name(buf, len, name, head, utf8);
+}
+
+char *notation_sub_name(char *buf, size_t len, const char *name, int i, bool utf8)
+{
 	char sub[48];
-	notation_subscript(sub, sizeof sub, head, utf8);
+	notation_subscript(sub, sizeof sub, i, utf8);
 	snprintf(buf, len, "%s%s%s", name, utf8 ? "" : "_", sub);
 	return buf;
 }
@@ -147,14 +152,12 @@ char *notation_cell(char *buf, size_t len, const struct cell *c, const char (*la
 {
 	char name[64], rl[MHA_LABEL_MAX + 48] = "", cl[MHA_LABEL_MAX + 48] = "";
 	notation_matrix(name, sizeof name, c->t, c->m, utf8);
-	if (labels && notation_row_is_token(c->t) && c->r < n) {
-		rl[0] = ' ';
-		notation_token(rl + 1, sizeof rl - 1, labels, n, c->r, utf8);
-	}
-	if (labels && notation_col_is_token(c->t) && c->c < n) {
-		cl[0] = ' ';
-		notation_token(cl + 1, sizeof cl - 1, labels, n, c->c, utf8);
-	}
+	/* the plain word: the index before it already tells a repeated word
+	 * apart ("P₀[0 the, 4 the]") */
+	if (labels && notation_row_is_token(c->t) && c->r >= 0 && c->r < n)
+		snprintf(rl, sizeof rl, " %s", labels[c->r]);
+	if (labels && notation_col_is_token(c->t) && c->c >= 0 && c->c < n)
+		snprintf(cl, sizeof cl, " %s", labels[c->c]);
 	bool any = rl[0] || cl[0];
 	snprintf(buf, len, "%s[%d%s,%s%d%s]", name, c->r, rl, any ? " " : "", c->c, cl);
 	return buf;

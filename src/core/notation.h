@@ -43,6 +43,10 @@ char *notation_subscript(char *buf, size_t len, int i, bool utf8);
 /* The subscript digit (U+2080..U+2089, 3 bytes) at p: its value, else -1. */
 int notation_sub_digit(const char *p);
 
+/* name with i as its subscript: "Q₀" / "Q_0" (a head's block of Q, or
+ * head i's matrix), whatever the name. Returns buf. */
+char *notation_sub_name(char *buf, size_t len, const char *name, int i, bool utf8);
+
 /* The matrix: "P₀" / "P_0" for head 0 of a per-head tensor, else the
  * tensor's name ("W^Q"); head < 0: the name alone. Returns buf. */
 char *notation_matrix(char *buf, size_t len, enum mha_tensor t, int head, bool utf8);
@@ -60,8 +64,8 @@ char *notation_token(char *buf, size_t len, const char (*labels)[MHA_LABEL_MAX],
 char *notation_ref(char *buf, size_t len, enum mha_tensor t, const struct notation_range r[3], bool utf8);
 
 /* One cell: "P₀[2,0]"; with labels (n of them; NULL for none) each index
- * that is a token is followed by its label: "P₀[2 sat, 0 the]",
- * "X[1 cat,0]". Returns buf. */
+ * that is a token is followed by its word: "P₀[2 sat, 0 the]",
+ * "X[1 cat, 0]" (the index tells a repeated word apart). Returns buf. */
 char *notation_cell(char *buf, size_t len, const struct cell *c, const char (*labels)[MHA_LABEL_MAX], int n,
                     bool utf8);
 

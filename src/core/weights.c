@@ -131,7 +131,11 @@ enum wired_role { ROLE_PREVIOUS, ROLE_SAME_WORD, ROLE_FIRST, ROLE_NEXT, ROLE_COU
  *     fall back to the nearest key);
  *   same word (v = word number + 1, so that no word row is all zero):
  *     q = c (2v_i, -1), k = (v_j, v_j^2), q.k = -c (v_j - v_i)^2 + c v_i^2:
- *     largest on every copy of the word;
+ *     largest on every copy of the word. A sentence has fewer than
+ *     MHA_MAX_TOKENS word numbers, so word row r takes v = r mod 64 + 1:
+ *     v^2 <= 4096 and 2 c v <= 12288 at any d and dk (with v = r + 1,
+ *     d = 1024 gave W^K 1,040,400, past MHA_VALUE_MAX: a session that
+ *     could not be read back);
  *   first token: q = a, k = F, a = sqrt(dk) (ln(n-1) + 2), so key 0 has
  *     about e^2/(e^2 + 1) = 0.88 of each row whatever n is.
  * The cells come from wired_q and wired_k, one cell at a time, so that
@@ -164,7 +168,7 @@ static float wired_cell(const struct mha_config *c, enum wired_role role, bool q
 	case ROLE_SAME_WORD: {
 		if (r >= nw || j > 1)
 			return 0.0f;
-		float v = (float)(r + 1);
+		float v = (float)(r % MHA_MAX_TOKENS + 1);
 		if (query)
 			return j == 0 ? 2.0f * cq * v : -cq;
 		return j == 0 ? v : v * v;
@@ -386,7 +390,7 @@ enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_
 				float v = p[(size_t)r * s.cols + col];
 				if (isfinite(v) && fabsf(v) <= MHA_VALUE_MAX)
 					continue;
-				snprintf(msg, len, "%s[%d][%d] = %g: inputs must be finite and within +-%g",
+				snprintf(msg, len, "%s[%d,%d] = %g: inputs must be finite and within +-%g",
 				         mha_tensor_info(t)->name, r, col, (double)v, (double)MHA_VALUE_MAX);
 				return MHA_ERANGE;
 			}

@@ -37,9 +37,11 @@
  *    (but with top-k: a (block_rows, n) pre-pass finds each row's
  *    threshold). Tile sizes come from this machine's cache sizes unless
  *    given. Concat, Y and dead_row are kept in mha_plan_acts; q, k, v,
- *    scores, weights, heads are NULL: Q, K and V are one product, X times
- *    [W^Q W^K W^V] (packed every forward), whose rows mha_plan_qkv gives.
- *    The projections are BLAS products;
+ *    scores, weights, heads and kept are NULL: Q, K and V are one
+ *    product, X times [W^Q W^K W^V] (packed every forward), whose rows
+ *    mha_plan_qkv gives. The projections (Q|K|V and Y = Concat W^O) run
+ *    on the engine's score kernel with AVX-512 (twice OpenBLAS 0.3.21's
+ *    AVX2 sgemm on CPUs it does not know), on BLAS otherwise;
  *    S = Q K^T and P V use the engine's own AVX-512 / AVX2 kernels where
  *    dk is a multiple of 8 (plain loops else). Memory is linear in n.
  *    Work is split over the plan's threads (rows of the projections,
@@ -56,8 +58,10 @@ struct mha_plan_options {
 	int block_rows; /* query rows per tile (B_r) on the large path; 0: from the caches */
 	int block_cols; /* keys per tile (B_c) on the large path; 0: from the caches */
 	bool large;     /* take the large path even at n <= MHA_MAX_TOKENS (tests) */
-	bool separate_qkv; /* large path: Q, K, V by three products, not one fused
-	                    * (the same numbers, to compare) */
+	bool separate_qkv; /* large path: Q, K, V by three sgemms, not one fused
+	                    * product (the same numbers, to compare) */
+	bool blas_products; /* large path: the projections by sgemm even where the
+	                     * engine's AVX-512 kernel would run them */
 };
 
 struct mha_plan;

@@ -11,8 +11,12 @@
  * are in cache. Q, K and V come from one sgemm, X (n, d) times the
  * weights packed side by side [W^Q W^K W^V] (d, h dk + 2 g dk), into one
  * buffer of fused rows (mha_plan_qkv); the packing is redone every forward,
- * since the caller may have changed the weights in place. The numbers are
- * the reference's; only the order differs.
+ * since the caller may have changed the weights in place. With AVX-512 the
+ * two projections (Q|K|V and Y = Concat W^O) run on the engine's own score
+ * kernel (attn.h), the weights packed into its panels: OpenBLAS 0.3.21
+ * picks its AVX2 kernels on CPUs it does not know, at half the speed
+ * (doc/PERFORMANCE.md). The numbers are the reference's; only the order
+ * differs.
  */
 #include "engine.h"
 #include "attn.h"
@@ -43,9 +47,12 @@ struct mha_plan {
 	struct mha_acts a;        /* all of it (small), or concat y dead_row (large) */
 	float *qkv;               /* (n, wd) Q|K|V rows (large): Q in columns [0, hw), K in
 	                           * [hw, hw + gw), V in [hw + gw, wd), wd = hw + 2 gw */
-	float *wqkv;              /* (d, wd) [W^Q W^K W^V], packed each forward */
+	float *wqkv;              /* (d, wd) [W^Q W^K W^V], packed each forward: rows for
+	                           * sgemm, or the kernel's panels (proj_lanes) */
+	float *wo_panels;         /* (hw, d) W^O in the kernel's panels (proj_lanes) */
 	int wd;
-	bool separate_qkv;        /* three products into qkv instead of one */
+	int proj_lanes;           /* the projections on attn_scores (16), or 0: sgemm */
+	bool separate_qkv;        /* three sgemms into qkv instead of one */
 	bool masks;               /* padding, window or custom masks (mha_mask_extra) */
 	int lanes;                /* attn.h kernels' width, or 0: plain loops (flash.c) */
 	float *vh;                /* (g, n, dk) V again, one kv head after the other:
@@ -101,10 +108,11 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 	const struct mha_config *c = &p->c;
 	size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
 	p->wd = (int)(hw + 2 * gw);
-	/* qkv, wqkv, vh, concat, y: each on its own lines */
-	size_t len[5] = { n * p->wd, (size_t)c->d * p->wd, n * gw, n * hw, n * (size_t)c->d };
+	/* qkv, wqkv, wo_panels, vh, concat, y: each on its own lines */
+	size_t len[6] = { n * p->wd, (size_t)c->d * p->wd, p->proj_lanes ? hw * c->d : 0, n * gw,
+	                  n * hw, n * (size_t)c->d };
 	size_t floats = 0;
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		floats += line_floats(len[i]);
 	p->kp_len = attn_packed_len(c->n, c->dk, p->lanes);
 	if (p->lanes) {
@@ -123,8 +131,9 @@ static enum mha_status alloc_large(struct mha_plan *p, int threads)
 		free(mem);
 		return MHA_ENOMEM;
 	}
-	float *f = (float *)mem, **seg[5] = { &p->qkv, &p->wqkv, &p->vh, &p->a.concat, &p->a.y };
-	for (int i = 0; i < 5; i++) {
+	float *f = (float *)mem, **seg[6] = { &p->qkv, &p->wqkv, &p->wo_panels, &p->vh, &p->a.concat,
+	                                      &p->a.y };
+	for (int i = 0; i < 6; i++) {
 		*seg[i] = f;
 		f += line_floats(len[i]);
 	}
@@ -160,8 +169,12 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 	if (!p->large)
 		threads = 1; /* a few microseconds of work: waking a thread costs more */
 	p->masks = mha_mask_extra(c);
-	p->separate_qkv = opt.separate_qkv;
 	p->lanes = attn_lanes(c->dk);
+	p->separate_qkv = opt.separate_qkv;
+	/* measured: the AVX-512 kernel at twice OpenBLAS's AVX2 sgemm, the
+	 * AVX2 one level with it (so sgemm stays there) */
+	p->proj_lanes = p->lanes == 16 && c->d % 16 == 0 && !opt.separate_qkv && !opt.blas_products
+	                ? 16 : 0;
 	flash_tiles_auto(c->n, c->dk, p->lanes, &p->br, &p->bc);
 	if (opt.block_rows > 0)
 		p->br = opt.block_rows < c->n ? opt.block_rows : c->n;
@@ -259,25 +272,45 @@ const char *mha_phase_name(enum mha_phase ph)
 	return (unsigned)ph < MHA_PHASE_COUNT ? names[ph] : "?";
 }
 
-// [W^Q W^K W^V] rows [r0, r0 + rows) of (d, wd): W^Q (d, hw), W^K, W^V (d, gw) side by side
+/* Rows [e0, e1) of B (k, cols; row stride ldb) into the kernels' panels
+ * of L columns (cols % L == 0): dst[(P k + e) L + l] = B[e][P L + l], the
+ * layout attn_scores reads its K^T from. */
+static void pack_panels(int L, const float *b, int ldb, int k, int e0, int e1, int cols, float *dst)
+{
+	for (int P = 0; P * L < cols; P++)
+		for (int e = e0; e < e1; e++)
+			memcpy(dst + ((size_t)P * k + e) * L, b + (size_t)e * ldb + (size_t)P * L,
+			       (size_t)L * sizeof(float));
+}
+
+// [W^Q W^K W^V] (d, wd) side by side: rows for sgemm, or the kernel's panels, and W^O's
+// panels; task t of `threads` packs its share of the rows
 static void pack_weights_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
 	double t0 = p->profile ? phase_clock() : 0.0;
-	const size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-	int r0 = task * p->chunk, r1 = c->d - r0 < p->chunk ? c->d : r0 + p->chunk;
-	for (int r = r0; r < r1; r++) {
-		float *row = p->wqkv + (size_t)r * p->wd;
-		memcpy(row, p->w->wq + r * hw, hw * sizeof(float));
-		memcpy(row + hw, p->w->wk + r * gw, gw * sizeof(float));
-		memcpy(row + hw + gw, p->w->wv + r * gw, gw * sizeof(float));
+	const int hw = c->h * c->dk, gw = c->g * c->dk, d = c->d, L = p->proj_lanes;
+	const int T = pool_threads(p->pool), r0 = d * task / T, r1 = d * (task + 1) / T;
+	const struct mha_weights *w = p->w;
+	if (L) {
+		pack_panels(L, w->wq, hw, d, r0, r1, hw, p->wqkv);
+		pack_panels(L, w->wk, gw, d, r0, r1, gw, p->wqkv + (size_t)hw * d);
+		pack_panels(L, w->wv, gw, d, r0, r1, gw, p->wqkv + (size_t)(hw + gw) * d);
+		pack_panels(L, w->wo, d, hw, hw * task / T, hw * (task + 1) / T, d, p->wo_panels);
+	} else {
+		for (int r = r0; r < r1; r++) {
+			float *row = p->wqkv + (size_t)r * p->wd;
+			memcpy(row, w->wq + (size_t)r * hw, (size_t)hw * sizeof(float));
+			memcpy(row + hw, w->wk + (size_t)r * gw, (size_t)gw * sizeof(float));
+			memcpy(row + hw + gw, w->wv + (size_t)r * gw, (size_t)gw * sizeof(float));
+		}
 	}
 	lap(p, thread, MHA_PHASE_PROJECT, &t0);
 }
 
-// Q|K|V [rows] (r, wd) = X [rows] (r, d) @ [W^Q W^K W^V] (d, wd): one product
-// (or three, separate_qkv, into the same columns)
+// Q|K|V [rows] (r, wd) = X [rows] (r, d) @ [W^Q W^K W^V] (d, wd): one product, on the
+// kernel or sgemm (or three sgemms, separate_qkv, into the same columns)
 static void project_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
@@ -295,6 +328,8 @@ static void project_task(void *ctx, int task, int thread)
 		for (int m = 0; m < 3; m++)
 			gemm_rm(false, false, rows, cols[m], d, 1.0f, x, d, left * d, wm[m], cols[m],
 			        (size_t)d * cols[m], out + at[m], wd, left * wd - at[m]);
+	} else if (p->proj_lanes) {
+		attn_scores(p->proj_lanes, x, d, p->wqkv, rows, wd, d, 1.0f, out, wd);
 	} else {
 		gemm_rm(false, false, rows, wd, d, 1.0f, x, d, left * d, p->wqkv, wd, (size_t)d * wd,
 		        out, wd, left * wd);
@@ -356,8 +391,13 @@ static void output_task(void *ctx, int task, int thread)
 	const int d = c->d, hw = c->h * c->dk;
 	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
 	size_t left = (size_t)(c->n - r0);
-	gemm_rm(false, false, rows, d, hw, 1.0f, p->a.concat + (size_t)r0 * hw, hw, left * hw,
-	        p->w->wo, d, (size_t)hw * d, p->a.y + (size_t)r0 * d, d, left * d);
+	const float *concat = p->a.concat + (size_t)r0 * hw;
+	if (p->proj_lanes)
+		attn_scores(p->proj_lanes, concat, hw, p->wo_panels, rows, d, hw, 1.0f,
+		            p->a.y + (size_t)r0 * d, d);
+	else
+		gemm_rm(false, false, rows, d, hw, 1.0f, concat, hw, left * hw, p->w->wo, d,
+		        (size_t)hw * d, p->a.y + (size_t)r0 * d, d, left * d);
 	lap(p, thread, MHA_PHASE_OUTPUT, &t0);
 }
 
@@ -373,7 +413,7 @@ void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
 	int had = gemm_threads_set(1);
 	int chunks = (p->c.n + p->chunk - 1) / p->chunk;
 	if (!p->separate_qkv)
-		pool_run(p->pool, pack_weights_task, p, (p->c.d + p->chunk - 1) / p->chunk);
+		pool_run(p->pool, pack_weights_task, p, pool_threads(p->pool));
 	pool_run(p->pool, project_task, p, chunks);
 	phase_lap(wall, MHA_PHASE_PROJECT, &t0);
 	/* the last query tiles first, heads inner: with causal they are the

@@ -3,7 +3,8 @@
  * each exercise it does what a learner would: set the step up, run the
  * forward pass, see the goal unmet; apply the solution, run it again, see
  * the goal met. Parsing problems come from parse.c and set.c; this file
- * adds what needs the computation, and the lint rules.
+ * adds what needs the computation, and the lint rules (keys, widths, the
+ * cell notation in prose).
  */
 #include "checker.h"
 #include "goal.h"
@@ -195,6 +196,9 @@ int lesson_check_set(const struct lesson_set *set, struct lesson_errors *errs,
 		st->exercises += l->nexercises;
 		for (int i = 0; i < l->nsteps; i++)
 			check_step(l, i, errs);
+		for (int i = 0; i < l->nlint; i++) /* the parser's notes: cells in an old notation */
+			if (l->lint[i])
+				lesson_errors_add(errs, "%s", l->lint[i]);
 	}
 	return errs->count + errs->dropped > before ? -1 : 0;
 }

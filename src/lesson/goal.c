@@ -9,6 +9,7 @@
 #include "run.h"
 #include "setup.h"
 #include "lesson_int.h"
+#include "notation.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -53,9 +54,11 @@ static void verdict(bool ok, const char *what, const char *value, const struct l
 		snprintf(why, len, "%s = %s, %s", what, value, want);
 }
 
-static const char *label(const struct mha_weights *w, const struct mha_config *c, int i)
+/* Token i's label as the heatmaps write it: a repeated word carries its
+ * index ("the\u2084"), so "argmax = 0 (the\u2080), want 4 (the\u2084)" says which. */
+static const char *label(const struct mha_weights *w, const struct mha_config *c, int i, char *buf, size_t len)
 {
-	return w && w->labels && i >= 0 && i < c->n ? w->labels[i] : "";
+	return notation_token(buf, len, w ? (const char(*)[MHA_LABEL_MAX])w->labels : NULL, c->n, i, true);
 }
 
 /* The data of cond's tensor, with its shape in *s and its reference as
@@ -107,11 +110,11 @@ static bool eval_argmax(const struct lesson_cond *cond, const struct mha_config 
 			best = j;
 	int want = (int)cond->a;
 	bool ok = cond->cmp == LESSON_EQ ? best == want : best != want;
-	bool tokens = cond->ref.t == MHA_T_SCORES || cond->ref.t == MHA_T_WEIGHTS;
-	char bl[MHA_LABEL_MAX + 4] = "", wl[MHA_LABEL_MAX + 4] = "";
-	if (tokens) { /* columns are tokens: name them */
-		snprintf(bl, sizeof bl, " (%s)", label(w, c, best));
-		snprintf(wl, sizeof wl, " (%s)", label(w, c, want));
+	char bl[NOTATION_MAX + 4] = "", wl[NOTATION_MAX + 4] = "";
+	if (notation_col_is_token(cond->ref.t)) { /* columns are tokens: name them */
+		char lb[NOTATION_MAX];
+		snprintf(bl, sizeof bl, " (%s)", label(w, c, best, lb, sizeof lb));
+		snprintf(wl, sizeof wl, " (%s)", label(w, c, want, lb, sizeof lb));
 	}
 	if (ok && cond->cmp == LESSON_EQ)
 		snprintf(why, len, "argmax %s = %d%s", name, best, bl);

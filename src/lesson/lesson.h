@@ -251,6 +251,11 @@ struct lesson {
 	struct lesson_step *steps;
 	int nsteps;
 	int nexercises;
+	/* "file:line: message" for what reads but is not written as lessons
+	 * should be (a cell in an old notation in prose): only
+	 * --check-lessons reports these */
+	const char **lint;
+	int nlint;
 	struct lesson_arena *arena; /* owns everything above */
 };
 

@@ -11,6 +11,7 @@
  */
 #include "lesson_int.h"
 #include "parser.h"
+#include "notation.h"
 #include "readfile.h"
 
 #include <ctype.h>
@@ -286,6 +287,30 @@ static bool text_ok(const unsigned char *s, size_t n)
 	return true;
 }
 
+/* A cell in an old notation in text a learner reads (prose, hints,
+ * questions, titles), noted for the checker with the form to write; the
+ * cell directives refuse old forms themselves (ref.c). */
+static void lint_notation(struct parser *ps, const char *l)
+{
+	static const char *const refs[] = { "@goal", "@set", "@solution", "@highlight", "@hide" };
+	for (size_t k = 0; k < sizeof refs / sizeof refs[0]; k++) {
+		size_t n = strlen(refs[k]);
+		if (!strncmp(l, refs[k], n) && (l[n] == ' ' || l[n] == '\t'))
+			return;
+	}
+	size_t len;
+	char want[NOTATION_MAX * 2], msg[512];
+	for (const char *at = l; (at = lesson_notation_old(at, &len, want, sizeof want)) != NULL; at += len) {
+		snprintf(msg, sizeof msg, "%s:%d: '%.*s' is not the cell notation: write %s (lessons/README.md)",
+		         ps->file, ps->line, (int)len, at, want);
+		const char **slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&ps->l->lint,
+		                                        &ps->l->nlint, &ps->lint_cap, sizeof *slot));
+		if (!slot)
+			return;
+		*slot = lesson_parser_need(ps, lesson_arena_strdup(ps->a, msg));
+	}
+}
+
 static void line(struct parser *ps, char *l, size_t n)
 {
 	if (n && l[n - 1] == '\r')
@@ -311,6 +336,7 @@ static void line(struct parser *ps, char *l, size_t n)
 	}
 	if (l[0] == '#')
 		return;
+	lint_notation(ps, l);
 	if (l[0] == '@') {
 		directive(ps, l);
 		return;

@@ -24,7 +24,7 @@ struct parser {
 	bool oom;
 	bool foreign;               /* not a lesson file at all: report only that */
 	int line;
-	int steps_cap;
+	int steps_cap, lint_cap;
 	int cur;                    /* current step, -1 in the header */
 	struct caps base_caps, step_caps;
 	char *prose;                /* current step's prose (malloc) */

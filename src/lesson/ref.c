@@ -139,8 +139,8 @@ int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, ch
 	}
 	char want[NOTATION_MAX];
 	if (*q == '[' && old_form(ref->t, q, want, sizeof want)) {
-		snprintf(why, len, "write %s: the head as a subscript, then [row,column] (see lessons/README.md)",
-		         want);
+		snprintf(why, len, "write %s: %s (lessons/README.md)", want,
+		         heads ? "the head as a subscript, then [row,column]" : "[row,column] in one pair of brackets");
 		return -1;
 	}
 	if (*q == '[') {
@@ -217,4 +217,93 @@ int lesson_ref_check(const struct lesson_ref *ref, const struct mha_config *c, c
 		return -1;
 	}
 	return 0;
+}
+
+/* A tensor's name at p, at the start of a word: its length, else 0. */
+static size_t name_at(const char *text, const char *p)
+{
+	static const char *const names[] = { "Concat", "W^Q", "W^K", "W^V", "W^O", "X", "Q", "K", "V",
+	                                     "S", "P", "O", "Y" };
+	if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '^' || p[-1] == '_'))
+		return 0;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		size_t n = strlen(names[i]);
+		if (!strncmp(p, names[i], n))
+			return n;
+	}
+	return 0;
+}
+
+const char *lesson_notation_old(const char *text, size_t *len_out, char *want, size_t len)
+{
+	for (const char *p = text; *p; p++) {
+		size_t n = name_at(text, p);
+		if (!n)
+			continue;
+		const char *q = p + n, *head = NULL;
+		size_t hn = 0;
+		bool ascii = false;
+		if (*q == '_' && isalnum((unsigned char)q[1])) { /* "_1", "_i" */
+			head = ++q;
+			while (isalnum((unsigned char)*q))
+				q++;
+			hn = (size_t)(q - head);
+			ascii = isdigit((unsigned char)*head);
+		} else if (notation_sub_digit(q) >= 0) {
+			head = q;
+			while (notation_sub_digit(q) >= 0)
+				q += 3;
+			hn = (size_t)(q - head);
+		}
+		const char *grp[3];
+		size_t gn[3];
+		int g = 0;
+		while (*q == '[' && g < 3) {
+			const char *close = strpbrk(q + 1, "[]");
+			if (!close || *close != ']')
+				break;
+			grp[g] = q + 1;
+			gn[g++] = (size_t)(close - q - 1);
+			q = close + 1;
+		}
+		if (g == 0 || (g == 1 && !ascii) || *q == '[')
+			continue;
+		/* the form to write: the head as a subscript, then [row,column];
+		 * S, P, O written without a head had it first ("P[0][2]") */
+		char name[8], sub[64] = "", idx[128] = "";
+		snprintf(name, sizeof name, "%.*s", (int)n, p);
+		enum mha_tensor t = lesson_tensor_by_name(name);
+		int first = 0;
+		if (!head && notation_per_head(t) && g >= 2) {
+			head = grp[0];
+			hn = gn[0];
+			first = 1;
+			ascii = true;
+			for (size_t k = 0; k < hn; k++)
+				ascii = ascii && isdigit((unsigned char)head[k]);
+		}
+		if (head && ascii) {
+			long long h = strtoll(head, NULL, 10);
+			notation_subscript(sub, sizeof sub, (int)h, true);
+		} else if (head) {
+			snprintf(sub, sizeof sub, "%s%.*s", notation_sub_digit(head) >= 0 ? "" : "_", (int)hn, head);
+		}
+		for (int k = first; k < g; k++) {
+			size_t l = strlen(idx);
+			snprintf(idx + l, sizeof idx - l, "%s%.*s", k > first ? "," : "", (int)gn[k], grp[k]);
+		}
+		if (g - first == 1 && g >= 2) {
+			size_t l = strlen(idx);
+			snprintf(idx + l, sizeof idx - l, ",*");
+		}
+		if (first && g == 2) /* "S[1][0]": head and row, or row and column? */
+			snprintf(want, len, "%s%s[%s] (head %.*s, row %.*s) or %s\u2080[%.*s,%.*s] (row, column of head 0)", name, sub,
+			         idx, (int)gn[0], grp[0], (int)gn[1], grp[1], name, (int)gn[0], grp[0], (int)gn[1],
+			         grp[1]);
+		else
+			snprintf(want, len, "%s%s[%s]", name, sub, idx);
+		*len_out = (size_t)(q - p);
+		return p;
+	}
+	return NULL;
 }

@@ -85,7 +85,8 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 	double v;
 	if (s->question && s->question->flash) { /* the recording's number */
 		if (!lesson_run_expected(run, &v)) {
-			snprintf(msg, len, "the answer comes from the FlashAttention view, which has not recorded it");
+			snprintf(msg, len, "the answer comes from the FlashAttention view, which holds no such number "
+			         "here (is the row asked in the predicted step's query tile?)");
 			return -1;
 		}
 		snprintf(live, sizeof live, "%.15g", v);
@@ -155,7 +156,8 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 			return -1;
 		}
 		if (!lesson_run_expected(run, &want)) {
-			snprintf(msg, len, "the FlashAttention view has not recorded this step: open it (F)");
+			snprintf(msg, len, "the FlashAttention view holds no number for this question (is the row "
+			         "asked in the predicted step's query tile?)");
 			return -1;
 		}
 		right = lesson_answer_near(q, v, want);

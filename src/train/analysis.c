@@ -87,28 +87,47 @@ bool train_probe_each(const struct train_model *m, train_probe_fn fn, void *ctx)
 	return true;
 }
 
-struct pattern_sums {
-	double *scores;
+struct probe_sums {
+	double *scores;                   /* or NULL */
+	struct train_head_distance *dist; /* or NULL */
 	double cnt[TRAIN_MAX_LAYERS * MHA_MAX_HEADS][TRAIN_PAT_COUNT];
+	double queries[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
 };
 
-static void pattern_add(void *ctx, int l, int i, const float *p, int n, const int *tokens)
+static void probe_add(void *ctx, int l, int i, const float *p, int n, const int *tokens)
 {
-	struct pattern_sums *ps = ctx;
-	train_pattern_accumulate(p, n, tokens, ps->scores + (l * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT,
-	                         ps->cnt[l * MHA_MAX_HEADS + i]);
+	struct probe_sums *ps = ctx;
+	int k = l * MHA_MAX_HEADS + i;
+	if (ps->scores)
+		train_pattern_accumulate(p, n, tokens, ps->scores + k * TRAIN_PAT_COUNT, ps->cnt[k]);
+	if (ps->dist)
+		train_distance_accumulate(p, n, &ps->dist[k], &ps->queries[k]);
+}
+
+void train_probe_measures(const struct train_model *m, double *scores, struct train_head_distance *dist)
+{
+	if (scores)
+		memset(scores, 0, sizeof(double) * TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT);
+	if (dist)
+		memset(dist, 0, sizeof *dist * TRAIN_MAX_LAYERS * MHA_MAX_HEADS);
+	struct probe_sums ps = { .scores = scores, .dist = dist };
+	if (!train_probe_each(m, probe_add, &ps))
+		return;
+	for (int k = 0; k < TRAIN_MAX_LAYERS * MHA_MAX_HEADS; k++) {
+		for (int p = 0; p < TRAIN_PAT_COUNT && scores; p++)
+			if (ps.cnt[k][p] > 0)
+				scores[k * TRAIN_PAT_COUNT + p] /= ps.cnt[k][p];
+		if (!dist || ps.queries[k] <= 0)
+			continue;
+		dist[k].mean /= ps.queries[k];
+		for (int b = 0; b < TRAIN_DIST_BUCKETS; b++)
+			dist[k].share[b] /= ps.queries[k];
+	}
 }
 
 void train_pattern_scores(const struct train_model *m, double *scores)
 {
-	memset(scores, 0, sizeof(double) * TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT);
-	struct pattern_sums ps = { .scores = scores };
-	if (!train_probe_each(m, pattern_add, &ps))
-		return;
-	for (int k = 0; k < TRAIN_MAX_LAYERS * MHA_MAX_HEADS; k++)
-		for (int p = 0; p < TRAIN_PAT_COUNT; p++)
-			if (ps.cnt[k][p] > 0)
-				scores[k * TRAIN_PAT_COUNT + p] /= ps.cnt[k][p];
+	train_probe_measures(m, scores, NULL);
 }
 
 void train_head_importance(struct train_model *m, const struct train_task *t, double *importance)

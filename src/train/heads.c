@@ -112,31 +112,9 @@ void train_distance_accumulate(const float *p, int n, struct train_head_distance
 	}
 }
 
-struct distance_sums {
-	struct train_head_distance *dist;
-	double cnt[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
-};
-
-static void distance_add(void *ctx, int l, int i, const float *p, int n, const int *tokens)
-{
-	(void)tokens;
-	struct distance_sums *ds = ctx;
-	train_distance_accumulate(p, n, &ds->dist[l * MHA_MAX_HEADS + i], &ds->cnt[l * MHA_MAX_HEADS + i]);
-}
-
 void train_attention_distance(const struct train_model *m, struct train_head_distance *dist)
 {
-	memset(dist, 0, sizeof *dist * TRAIN_MAX_LAYERS * MHA_MAX_HEADS);
-	struct distance_sums ds = { .dist = dist };
-	if (!train_probe_each(m, distance_add, &ds))
-		return;
-	for (int k = 0; k < TRAIN_MAX_LAYERS * MHA_MAX_HEADS; k++) {
-		if (ds.cnt[k] <= 0)
-			continue;
-		dist[k].mean /= ds.cnt[k];
-		for (int b = 0; b < TRAIN_DIST_BUCKETS; b++)
-			dist[k].share[b] /= ds.cnt[k];
-	}
+	train_probe_measures(m, NULL, dist);
 }
 
 void train_heads_alone(struct train_model *m, const struct train_task *t, int l, int sequences,

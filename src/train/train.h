@@ -245,6 +245,8 @@ void train_distance_accumulate(const float *p, int n, struct train_head_distance
 /* The means over the probe batch of train_pattern_scores, every head:
  * dist[l * MHA_MAX_HEADS + i]. */
 void train_attention_distance(const struct train_model *m, struct train_head_distance *dist);
+/* Both in one pass over the probe (either may be NULL). */
+void train_probe_measures(const struct train_model *m, double *scores, struct train_head_distance *dist);
 /* Several heads as an ensemble: the held-out loss and accuracy with each
  * head of layer l alone (the layer's other heads off; the other layers as
  * they are), alone[i], and with the layer's heads as they are, *all.

@@ -124,10 +124,15 @@ struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, s
 	hit_clear(hits);
 	erase();
 	/* # trades the narrow side column for the counts: in a lesson the
-	 * counts' full form there, in the free workbench its own layout */
+	 * counts' full form there, in the free workbench its own layout. The
+	 * free workbench shows the lesson menu only while the menu has the
+	 * keys (M brings it back): the rest of the time its matrices get the
+	 * room. */
+	bool lesson = learn_lesson(app) != NULL;
 	enum layout_pane pane = !app->learn.enabled ? LAYOUT_PANE_NONE
+	                      : !lesson && mode_base(app) != MODE_MENU ? LAYOUT_PANE_NONE
 	                      : !app->learn.show_counts ? LAYOUT_PANE_LESSON
-	                      : learn_lesson(app) ? LAYOUT_PANE_COUNTS : LAYOUT_PANE_NONE;
+	                      : lesson ? LAYOUT_PANE_COUNTS : LAYOUT_PANE_NONE;
 	struct layout l = layout_frame(rows, cols, pane);
 	struct body_layout b;
 	memset(&b, 0, sizeof b);

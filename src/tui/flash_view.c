@@ -11,11 +11,11 @@
  *
  * A lesson step may open it (@flash, lessons/README.md) and put it in its
  * predict state: the step the learner predicts stays hidden (its tile
- * outlined as the next one, "?" for its numbers) and Right stops before
+ * underlined as the next one, "?" for its numbers) and Right stops before
  * it until the step's question is answered; the answer itself is this
  * recording's number (lesson_run.live), never one typed in the lesson.
- * In a lesson step the tiles and the head are the step's, and the view
- * goes no further than its step: the later ones answer the next questions.
+ * What a lesson step asks of the view is flash_lesson.c's; this file
+ * records, takes the keys and draws.
  *
  * The numbers come from the engine's recording (mha_flash_record), made
  * when the view opens, a tile size or the head changes, or the inputs are
@@ -25,35 +25,25 @@
  * (q, ?, and the lesson's keys).
  */
 #include "flash_view.h"
+#include "flash_view_int.h"
 
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "actions.h"
 #include "draw.h"
 #include "engine.h"
 #include "fmt.h"
-#include "learn.h"
 #include "mode.h"
 #include "pipeline.h"
 #include "prompt.h"
 #include "theme.h"
 
-struct flash_view {
-	int br, bc;            /* tile sizes asked (the recording clamps them to 1..n) */
-	int step;              /* the step shown */
-	int64_t context;       /* the meter's context length for the base model */
-	struct mha_flash_record rec;
-	double final_diff;     /* max |tiles' O - plain P V| over the head */
-	char error[MHA_MSG_MAX];
-};
-
 enum { BASE_H = 8, CONTEXT_MIN = 64, CONTEXT_MAX = 1 << 20 };
 
-static struct flash_view *state(struct app *app)
+struct flash_view *flash_view_state(struct app *app)
 {
 	if (!app->flash) {
 		app->flash = calloc(1, sizeof *app->flash);
@@ -71,83 +61,12 @@ void flash_view_free(struct app *app)
 	app->flash = NULL;
 }
 
-/* The open lesson step's @flash, or NULL. */
-static const struct lesson_flash *lesson_flash_of(const struct app *app)
-{
-	const struct app_learn *l = &app->learn;
-	return l->open && l->active && l->run.lesson ? lesson_run_step(&l->run)->flash : NULL;
-}
-
-/* The step the predict state hides (0-based), or -1 when nothing is
- * hidden: the lesson's question is answered right (a wrong answer gets
- * its feedback and the step stays hidden: the truth is not a free second
- * try), the solution was shown, or the step predicts nothing. */
-int flash_view_hidden_step(const struct app *app)
-{
-	const struct lesson_flash *f = lesson_flash_of(app);
-	const struct lesson_run *run = &app->learn.run;
-	if (!f || !f->predict || run->answer_right || run->solution_shown || !app->flash ||
-	    app->flash->rec.steps == 0)
-		return -1;
-	return f->step - 1 < app->flash->rec.steps ? f->step - 1 : -1;
-}
-
 int flash_view_step(const struct app *app)
 {
 	return app->flash ? app->flash->step : 0;
 }
 
-/* The lesson's live question: the recording's numbers for its row at the
- * predicted step, and those of the step before it in the same query tile. */
-static void live_fill(struct app *app, const struct flash_view *fv)
-{
-	const struct lesson_flash *f = lesson_flash_of(app);
-	if (!f)
-		return; /* the free workbench's recording: the lesson's numbers stand */
-	const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
-	struct lesson_flash_live *v = &app->learn.run.live;
-	memset(v, 0, sizeof *v);
-	if (!q || !q->flash || f->step < 1 || f->step > fv->rec.steps)
-		return;
-	const struct mha_flash_step *st = &fv->rec.step[f->step - 1];
-	const int r = q->flash->row - st->r0, col = q->flash->col, dk = fv->rec.dk, n = app->cfg.n;
-	if (r < 0 || r >= st->rows || col >= dk)
-		return; /* the asked row is not in the predicted step's query tile */
-	v->m1 = st->m[r];
-	v->l1 = st->l[r];
-	v->o1 = st->o[(size_t)r * dk + col];
-	v->alpha = st->alpha[r];
-	v->m0 = -INFINITY;
-	if (st->kt > 0) {
-		const struct mha_flash_step *pr = st - 1; /* the same query tile's key tile before */
-		v->m0 = pr->m[r];
-		v->l0 = pr->l[r];
-		v->o0 = pr->o[(size_t)r * dk + col];
-	}
-	const float *s = app->a.scores + ((size_t)fv->rec.head * n + (size_t)q->flash->row) * n;
-	for (int j = 0; j < st->c0 + st->cols; j++)
-		if (!pipeline_masked(&app->cfg, &app->a, fv->rec.head, q->flash->row, j))
-			v->seen_sum += s[j];
-	v->ok = true;
-}
-
-/* The last step the view may show. In a lesson step with @flash, its
- * step (the predicted one once it is revealed): the steps after it answer
- * the lesson's next questions. */
-static int last_step(const struct app *app)
-{
-	const struct flash_view *fv = app->flash;
-	const struct lesson_flash *f = lesson_flash_of(app);
-	int last = fv->rec.steps > 0 ? fv->rec.steps - 1 : 0;
-	if (f) {
-		int hidden = flash_view_hidden_step(app), cap = hidden >= 0 ? hidden - 1 : f->step - 1;
-		last = cap < last ? cap : last;
-	}
-	return last < 0 ? 0 : last;
-}
-
-/* Record the app's current head with the asked tiles. */
-static void flash_record(struct app *app, struct flash_view *fv)
+void flash_view_record(struct app *app, struct flash_view *fv)
 {
 	const struct mha_config *c = &app->cfg;
 	mha_flash_record_free(&fv->rec);
@@ -161,27 +80,17 @@ static void flash_record(struct app *app, struct flash_view *fv)
 		for (size_t i = 0; i < (size_t)c->n * c->dk; i++)
 			fv->final_diff = fmax(fv->final_diff, fabs((double)fv->rec.out[i] - plain[i]));
 	}
-	int last = last_step(app);
+	int last = flash_lesson_last(app);
 	if (fv->step > last)
 		fv->step = last;
-	live_fill(app, fv);
-}
-
-/* Take the lesson step's tiles and step. */
-static void lesson_setup(struct app *app, struct flash_view *fv, const struct lesson_flash *f)
-{
-	fv->br = f->br;
-	fv->bc = f->bc;
-	fv->step = f->step - 1 - (f->predict ? 1 : 0);
-	fv->step = fv->step < 0 ? 0 : fv->step;
-	flash_record(app, fv);
+	flash_lesson_live(app, fv);
 }
 
 unsigned flash_view_open(struct app *app, int arg, int key)
 {
 	(void)arg;
 	(void)key;
-	struct flash_view *fv = state(app);
+	struct flash_view *fv = flash_view_state(app);
 	if (app->stage != PIPELINE_SCORES && app->stage != PIPELINE_SOFTMAX) {
 		app_message(app, true, "FlashAttention tiles the scores and the softmax: "
 		            "open it from %s or %s", pipeline_stage_label(PIPELINE_SCORES),
@@ -192,61 +101,26 @@ unsigned flash_view_open(struct app *app, int arg, int key)
 		app_message(app, true, "out of memory for the FlashAttention view");
 		return APP_REDRAW;
 	}
-	const struct lesson_flash *f = lesson_flash_of(app);
+	const struct lesson_flash *f = flash_lesson_step(app);
 	if (f) {
-		lesson_setup(app, fv, f);
+		flash_lesson_setup(app, fv, f);
 	} else {
 		fv->step = 0;
-		flash_record(app, fv);
+		flash_view_record(app, fv);
 	}
 	mode_enter(app, MODE_FLASH);
 	return APP_REDRAW;
 }
 
-void flash_view_follow_step(struct app *app)
-{
-	const struct lesson_flash *f = lesson_flash_of(app);
-	struct flash_view *fv = f ? state(app) : NULL;
-	if (fv) {
-		lesson_setup(app, fv, f);
-		app->mode = MODE_FLASH;
-	} else if (app->mode == MODE_FLASH) {
-		mode_leave(app);
-	}
-}
-
 void flash_view_recompute(struct app *app)
 {
-	if (app->flash && (app->mode == MODE_FLASH || lesson_flash_of(app)))
-		flash_record(app, app->flash);
-}
-
-/* Going on past the last step the view may show: said why, when a
- * lesson holds it there. */
-static void refuse_past_last(struct app *app)
-{
-	if (flash_view_hidden_step(app) >= 0)
-		app_message(app, true, "first predict the next tile: %s answers, then Right shows it",
-		            actions_key_name("answer"));
-	else if (lesson_flash_of(app))
-		app_message(app, false, "the lesson stops the tiles here: %s goes on to its next step",
-		            actions_key_name("next"));
-}
-
-/* A lesson step keeps its tiles and head: others would show what its
- * next questions ask. */
-static bool refuse_in_lesson(struct app *app)
-{
-	if (!lesson_flash_of(app))
-		return false;
-	app_message(app, true, "this lesson step keeps its tiles; %s on the free workbench (%s) "
-	            "changes them", actions_key_name("flash"), actions_key_name("leave"));
-	return true;
+	if (app->flash && (app->mode == MODE_FLASH || flash_lesson_step(app)))
+		flash_view_record(app, app->flash);
 }
 
 static unsigned retile(struct app *app, struct flash_view *fv, int *size, int by)
 {
-	if (refuse_in_lesson(app))
+	if (flash_lesson_refuse_tiles(app))
 		return APP_REDRAW;
 	*size += by;
 	if (*size < 1)
@@ -254,38 +128,18 @@ static unsigned retile(struct app *app, struct flash_view *fv, int *size, int by
 	if (*size > app->cfg.n)
 		*size = app->cfg.n;
 	fv->step = 0;
-	flash_record(app, fv);
+	flash_view_record(app, fv);
 	return APP_REDRAW;
-}
-
-/* The lesson's keys pass to the table: answer, hint, solution, next and
- * previous step stay in the view; leaving the lesson or its menu leaves
- * the view first. */
-static unsigned lesson_key(struct app *app, int key)
-{
-	static const char *const stay[] = { "answer", "hint", "solution", "next", "prev", "scroll-down",
-	                                    "scroll-up" };
-	static const char *const leave[] = { "leave", "menu" };
-	const struct action *a = actions_lookup(key);
-	for (size_t i = 0; a && a->id && i < sizeof stay / sizeof *stay; i++)
-		if (!strcmp(a->id, stay[i]))
-			return MODE_PASS;
-	for (size_t i = 0; a && a->id && i < sizeof leave / sizeof *leave; i++)
-		if (!strcmp(a->id, leave[i])) {
-			mode_leave(app);
-			return MODE_PASS;
-		}
-	return 0; /* the workbench's other keys would change what is recorded */
 }
 
 static unsigned flash_key(struct app *app, int key)
 {
 	struct flash_view *fv = app->flash;
-	int last = last_step(app);
+	int last = flash_lesson_last(app);
 	switch (key) {
 	case KEY_RIGHT: case 'l': case ' ':
 		if (fv->step >= last)
-			refuse_past_last(app);
+			flash_lesson_refuse_past(app);
 		fv->step = fv->step < last ? fv->step + 1 : last;
 		return APP_REDRAW;
 	case KEY_LEFT: case 'h':
@@ -306,11 +160,11 @@ static unsigned flash_key(struct app *app, int key)
 		fv->context = fv->context < CONTEXT_MIN ? CONTEXT_MIN : fv->context > CONTEXT_MAX ? CONTEXT_MAX : fv->context;
 		return APP_REDRAW;
 	case 'L': case 'H':
-		if (refuse_in_lesson(app))
+		if (flash_lesson_refuse_tiles(app))
 			return APP_REDRAW;
 		app->head = (app->head + (key == 'L' ? 1 : app->cfg.h - 1)) % app->cfg.h;
 		fv->step = 0;
-		flash_record(app, fv);
+		flash_view_record(app, fv);
 		return APP_REDRAW;
 	case PROMPT_ESC: case 'F':
 		mode_leave(app);
@@ -318,19 +172,21 @@ static unsigned flash_key(struct app *app, int key)
 	case 'q': case '?':
 		return MODE_PASS;
 	default:
-		return app->learn.active ? lesson_key(app, key) : 0;
+		return app->learn.active ? flash_lesson_key(app, key) : 0;
 	}
 }
 
 static bool flash_status(const struct app *app, struct rect r)
 {
 	char line[160];
+	if (app->status[0] && app->now_ms < app->status_until_ms)
+		return false; /* a message (a refusal, an answer's verdict): the workbench shows it */
 	if (flash_view_hidden_step(app) >= 0)
 		snprintf(line, sizeof line, "predict the next tile: %s answers, then Right shows it  "
 		         "Left back  Esc", actions_key_name("answer"));
-	else if (lesson_flash_of(app))
+	else if (flash_lesson_step(app))
 		snprintf(line, sizeof line, "Left/Right step, up to step %d in this lesson step  "
-		         "< > context  Esc back", last_step(app) + 1);
+		         "< > context  Esc back", flash_lesson_last(app) + 1);
 	else
 		snprintf(line, sizeof line, "Left/Right step  Home/End  [ ] B_r  { } B_c  L/H head  "
 		         "< > context  Esc back");
@@ -340,6 +196,22 @@ static bool flash_status(const struct app *app, struct rect r)
 
 /* The body for the tiles; in a lesson the side column for its pane (the
  * step's text and question), whole: the counts say nothing here. */
+/* This view's own keys on the hint line (the workbench's would mislead:
+ * Enter and the edits do nothing here); in a lesson, the lesson's. */
+static void flash_hints(const struct app *app, struct rect r, struct hit_map *hits)
+{
+	(void)hits;
+	char line[160];
+	if (app->learn.active)
+		snprintf(line, sizeof line, "%s answer  %s hint  %s solve  %s next  %s prev  %s free  %s menu  "
+		         "Esc back  ? q", actions_key_name("answer"), actions_key_name("hint"),
+		         actions_key_name("solution"), actions_key_name("next"), actions_key_name("prev"),
+		         actions_key_name("leave"), actions_key_name("menu"));
+	else
+		snprintf(line, sizeof line, "Esc or %s back to the workbench  ? help  q quit", actions_key_name("flash"));
+	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_HINT));
+}
+
 static struct body_layout flash_layout(const struct app *app, const struct layout *l, int cols)
 {
 	(void)cols;
@@ -406,9 +278,13 @@ static int draw_rows(const struct flash_view *fv, const struct mha_flash_step *s
 		if (st->kt > 0 && st->alpha[r] < 1.0f)
 			at += snprintf(line + at, sizeof line - (size_t)at, "  o*%.3g", st->alpha[r]);
 		draw_put(y + 1 + line_no++, x, width, line, theme_attr(ROLE_NORMAL));
+		/* as many of o's dk values as the width holds whole, then ".." */
+		int fit = (width - 5) / 8 >= dk ? dk : (width - 5 - 3) / 8;
 		at = snprintf(line, sizeof line, "    o");
-		for (int e = 0; e < dk && at < (int)sizeof line - 12; e++)
+		for (int e = 0; e < fit && at < (int)sizeof line - 12; e++)
 			at += snprintf(line + at, sizeof line - (size_t)at, " %7.3f", o[e]);
+		if (fit < dk)
+			snprintf(line + at, sizeof line - (size_t)at, " ..");
 		draw_put(y + 1 + line_no++, x, width, line, theme_attr(ROLE_DIM));
 	}
 	return line_no + 1;
@@ -488,6 +364,7 @@ const struct mode_ops flash_mode = {
 	.name = "FlashAttention",
 	.key = flash_key,
 	.status = flash_status,
+	.hints = flash_hints,
 	.layout = flash_layout,
 	.body = flash_body,
 };

@@ -78,7 +78,7 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 	if (b->heat_per_page <= 0) {
 		/* the longest form that fits whole; none when not even the shortest does */
 		char msg[3][128];
-		snprintf(msg[0], sizeof msg[0], "heatmaps need %d rows: enlarge the terminal or use fewer tokens (%s)",
+		snprintf(msg[0], sizeof msg[0], "heatmaps need %d rows: enlarge the terminal or use fewer tokens (key %s)",
 		         c->n + 3, actions_key_name("tokens-less"));
 		snprintf(msg[1], sizeof msg[1], "heatmaps need %d rows: a larger terminal", c->n + 3);
 		snprintf(msg[2], sizeof msg[2], "heatmaps: a larger terminal");

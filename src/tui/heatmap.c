@@ -7,7 +7,7 @@
  * width, in how many pages). The legend that says what the shades mean is
  * heatmap_legend.c (same header, heatmap.h).
  *
- * Geometry at cell width w (1..6): a cell is w - s glyphs plus s spaces,
+ * Geometry at cell width w (1..8): a cell is w - s glyphs plus s spaces,
  * s = 1 when w >= 2 (so columns stay apart and the column labels have room);
  * the row-label column is 1 char at w = 1 (letters never look like glyphs,
  * so no space is needed), else w - 1 chars + space: as wide as a column
@@ -86,7 +86,8 @@ int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count)
 static void value_format(char *buf, size_t len, float v, int w)
 {
 	char t[48];
-	for (int dec = 2; dec >= 0; dec--) {
+	/* three decimals only where a wide cell has room for them and a glyph */
+	for (int dec = w >= 6 ? 3 : 2; dec >= 0; dec--) {
 		/* no "-0.00": a value that rounds to zero has no sign */
 		double x = fabs(v) < 0.5 * pow(10, -dec) ? 0.0 : v;
 		snprintf(t, sizeof t, "%.*f", dec, x);
@@ -119,10 +120,10 @@ static void value_format(char *buf, size_t len, float v, int w)
 }
 
 /* Does token i's label occur at another index below count? */
-static bool label_repeated(const struct heatmap *hm, int i, int count)
+static bool label_repeated(const char (*labels)[MHA_LABEL_MAX], int i, int count)
 {
 	for (int k = 0; k < count; k++)
-		if (k != i && !strcmp(hm->labels[k], hm->labels[i]))
+		if (k != i && !strcmp(labels[k], labels[i]))
 			return true;
 	return false;
 }
@@ -135,15 +136,20 @@ static bool label_repeated(const struct heatmap *hm, int i, int count)
  * digit tells 9, 10, 11 apart). */
 static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, int w)
 {
+	int count = hm->rows > hm->cols ? hm->rows : hm->cols;
+	heatmap_token_label(buf, len, hm->labels, count, i, w);
+}
+
+void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_MAX], int count, int i, int w)
+{
 	char num[16];
 	int n = snprintf(num, sizeof num, "%d", i);
-	if (!hm->labels || !hm->labels[i][0]) {
+	if (!labels || !labels[i][0]) {
 		snprintf(buf, len, "%s", n > w ? num + n - w : num);
 		return;
 	}
-	int count = hm->rows > hm->cols ? hm->rows : hm->cols;
-	if (!label_repeated(hm, i, count)) {
-		theme_cut(buf, len, hm->labels[i], w, false);
+	if (!label_repeated(labels, i, count)) {
+		theme_cut(buf, len, labels[i], w, false);
 		return;
 	}
 	if (n + 1 > w) { /* no room for a letter: the index alone */
@@ -151,7 +157,7 @@ static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, i
 		return;
 	}
 	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1] = "";
-	theme_cut(word, sizeof word, hm->labels[i], w - n, false);
+	theme_cut(word, sizeof word, labels[i], w - n, false);
 	if (theme_utf8()) {
 		/* U+2080 + digit: E2 82 80..89 */
 		for (int k = 0; k < n; k++) {

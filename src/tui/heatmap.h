@@ -20,7 +20,7 @@
 
 #include "mha.h"
 
-enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 6 };
+enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 8 };
 
 /* Which values set a cell's shade. */
 enum heatmap_scale {
@@ -105,5 +105,11 @@ int heatmap_pages(int count, int fit);
 /* The widest cell_w (HEATMAP_CELL_W_MAX down to HEATMAP_CELL_W_MIN) at which
  * all count heatmaps fit at once; HEATMAP_CELL_W_MIN when none does (page). */
 int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count);
+
+/* Token i's label (of count tokens) in at most w columns, as the
+ * heatmaps write it on both axes and the matrices beside them: as much of
+ * the word as fits, a repeated word told apart by its index ("the\u2080",
+ * "the\u2084"; "the0" in ASCII), the index when there are no labels. */
+void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_MAX], int count, int i, int w);
 
 #endif

@@ -50,6 +50,9 @@ struct layout layout_frame(int rows, int cols, enum layout_pane pane)
 	return l;
 }
 
+/* The narrowest heatmap cell that still holds a number (".42"). */
+enum { HEAT_NUMBERS_W = 5 };
+
 static int ceil_div(int a, int b)
 {
 	return (a + b - 1) / b;
@@ -84,6 +87,13 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 		for (int cw = pass == 0 ? HEATMAP_CELL_W_MAX : HEATMAP_CELL_W_MAX - 1; cw >= HEATMAP_CELL_W_MIN; cw--) {
 			int need = strip_rows(n, h, a.w, cw, &per_row);
 			int keep = pass == 0 && numbers_want + 1 > least ? numbers_want + 1 : least;
+			/* a cell so wide that the maps stack one under another
+			 * while a narrower one that still holds numbers
+			 * (HEAT_NUMBERS_W) sets them side by side: narrower */
+			int other = 0;
+			if (need > 0 && h > 1 && per_row < 2 && cw > HEAT_NUMBERS_W &&
+			    strip_rows(n, h, a.w, HEAT_NUMBERS_W, &other) > 0 && other >= 2)
+				continue;
 			if (need > 0 && a.h - need >= keep) {
 				b->heat = mk(a.y + a.h - need, a.x, need, a.w);
 				b->heat_cell_w = cw;
@@ -262,6 +272,22 @@ int layout_panels_focus(struct rect area, int count, const struct rect *want, in
 	    area.w - (count - 1) >= count * min_w) {
 		int w[LAYOUT_PANELS_MAX];
 		share_widths(area.w, count, want, w);
+		/* the focused panel first, up to its whole width, while the
+		 * others keep min_w each (Softmax: more of P's columns, fewer
+		 * of S's) */
+		int wf = focus >= 0 && focus < count ? area.w - (count - 1) * (min_w + 1) : 0;
+		if (focus >= 0 && focus < count && wf > want[focus].w)
+			wf = want[focus].w;
+		if (focus >= 0 && focus < count && wf > w[focus]) {
+			struct rect rest[LAYOUT_PANELS_MAX];
+			int rw[LAYOUT_PANELS_MAX], k = 0;
+			for (int i = 0; i < count; i++)
+				if (i != focus)
+					rest[k++] = want[i];
+			share_widths(area.w - wf - 1, count - 1, rest, rw);
+			for (int i = 0, j = 0; i < count; i++)
+				w[i] = i == focus ? wf : rw[j++];
+		}
 		int h = tallest < area.h ? tallest : area.h, x = area.x;
 		for (int i = 0; i < count; i++) {
 			out[i] = mk(area.y, x, h, w[i]);

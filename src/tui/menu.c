@@ -13,6 +13,8 @@
 
 #include "learn.h"
 #include "lesson.h"
+#include "actions.h"
+#include "draw.h"
 #include "lesson_pane.h"
 #include "mode.h"
 #include "nav.h"
@@ -182,9 +184,15 @@ void menu_draw(const struct app *app, struct rect r, struct hit_map *hits)
 			lesson_text_add(&foot, menu.lines[i].kind, menu.lines[i].text, r.w);
 	if (l->none[0])
 		add_wrapped(&foot, l->none, r.w, LESSON_LINE_KEYS);
-	/* the workbench's short forms, explained once on the first screen */
-	add_wrapped(&foot, "Symbols: n tokens, d model width, h heads, h_kv KV heads, d_k width per head; "
-	            "H row entropy in nats (0: one key, ln n: uniform)", r.w, LESSON_LINE_KEYS);
+	/* the workbench's short forms, explained once on the first screen:
+	 * here when every lesson still fits, else in the counts' place
+	 * (workbench.c) */
+	struct lesson_text legend = { 0 };
+	add_wrapped(&legend, menu_legend(), r.w, LESSON_LINE_KEYS);
+	if (1 + l->set->count + foot.count + legend.count <= r.h)
+		for (int i = 0; i < legend.count; i++)
+			lesson_text_add(&foot, legend.lines[i].kind, legend.lines[i].text, r.w);
+	lesson_text_free(&legend);
 
 	int y = r.y;
 	for (int i = 0; i < head.count && y < r.y + r.h; i++, y++) {
@@ -202,6 +210,13 @@ void menu_draw(const struct app *app, struct rect r, struct hit_map *hits)
 		rows = 1;
 	if (n > rows) /* keep the selection in view */
 		first = l->menu_sel - rows / 2 < 0 ? 0 : l->menu_sel - rows / 2 > n - rows ? n - rows : l->menu_sel - rows / 2;
+	/* a list longer than its rows: the last row says how many more */
+	int more = 0;
+	if (n > rows && rows > 1) {
+		rows--;
+		first = l->menu_sel - rows / 2 < 0 ? 0 : l->menu_sel - rows / 2 > n - rows ? n - rows : l->menu_sel - rows / 2;
+		more = 1;
+	}
 	int list_y = y;
 	for (int i = first; i < n && 1 + i < menu.count && i < first + rows && y < r.y + r.h; i++, y++) {
 		const struct lesson_line *ln = &menu.lines[1 + i];
@@ -209,11 +224,27 @@ void menu_draw(const struct app *app, struct rect r, struct hit_map *hits)
 		put_line(y, r, ln, a);
 	}
 	hit_add(hits, (struct rect){ list_y, r.x, y - list_y, r.w }, HIT_MENU, 0, first, 0, r.w);
+	if (more && y < r.y + r.h) {
+		char mark[96];
+		snprintf(mark, sizeof mark, "-- %d more above, %d below (%s) --", first, n - first - rows,
+		         keys_here ? "up/down" : actions_key_name("menu"));
+		if (first == 0)
+			snprintf(mark, sizeof mark, "-- %d more below (%s) --", n - rows, keys_here ? "down" : actions_key_name("menu"));
+		else if (first + rows >= n)
+			snprintf(mark, sizeof mark, "-- %d more above (%s) --", first, keys_here ? "up" : actions_key_name("menu"));
+		draw_fit(y++, r.x, r.w, mark, theme_attr(ROLE_DIM));
+	}
 	for (int i = 0; i < foot.count && y < r.y + r.h; i++, y++)
 		put_line(y, r, &foot.lines[i], lesson_pane_attr(foot.lines[i].kind));
 	lesson_text_free(&head);
 	lesson_text_free(&menu);
 	lesson_text_free(&foot);
+}
+
+const char *menu_legend(void)
+{
+	return "Symbols: n tokens, d model width, h heads, h_kv KV heads, d_k width per head; "
+	       "H row entropy in nats (0: one key, ln n: uniform)";
 }
 
 static int menu_pane(const struct app *app, struct rect r, struct hit_map *hits)
@@ -223,8 +254,24 @@ static int menu_pane(const struct app *app, struct rect r, struct hit_map *hits)
 	return 0;
 }
 
+/* While the menu has the keys the status line says what they do there
+ * (the workbench's "Enter edits" would not); a message shows first. */
+static bool menu_status(const struct app *app, struct rect r)
+{
+	const struct app_learn *l = &app->learn;
+	if (!l->set || (app->status[0] && app->now_ms < app->status_until_ms))
+		return false;
+	const struct lesson *les = &l->set->lessons[l->menu_sel];
+	char line[320];
+	snprintf(line, sizeof line, "Enter: open lesson %d, %s  Esc: the free workbench  up/down: another lesson",
+	         les->number, les->title);
+	draw_fit(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	return true;
+}
+
 const struct mode_ops menu_mode = {
 	.name = "lesson menu",
 	.key = menu_key,
+	.status = menu_status,
 	.pane = menu_pane,
 };

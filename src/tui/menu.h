@@ -28,4 +28,9 @@ unsigned menu_pick(struct app *app, int i);
  * a selection, when no lesson is open). Records HIT_MENU in hits. */
 void menu_draw(const struct app *app, struct rect r, struct hit_map *hits);
 
+/* What the workbench's short forms mean (n d h h_kv d_k, H), one
+ * paragraph: the menu's foot when it has room, else the counts' place
+ * while the menu has the keys. */
+const char *menu_legend(void);
+
 #endif

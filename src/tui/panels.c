@@ -18,6 +18,7 @@
 #include "pipeline.h"
 #include "draw.h"
 #include "fmt.h"
+#include "heatmap.h"
 #include "learn.h"
 #include "theme.h"
 #include "workbench.h"
@@ -60,15 +61,28 @@ int panels_rows(const struct app *app, const struct stage_view *v, int width, in
 
 int panels_focus(const struct app *app, const struct stage_view *v, int *rows)
 {
-	int i = app->cur[app->stage].panel;
-	if (!app->learn.active || i < 0 || i >= v->count)
+	int i = app->learn.active ? app->cur[app->stage].panel : v->count - 1;
+	if (i < 0 || i >= v->count)
 		return -1;
+	/* a lesson: the step's matrix whole up to 8 rows; the free workbench:
+	 * 4 rows of the result before the heatmaps (which show the same P at
+	 * Scores and Softmax), the rest shared */
 	int n = v->p[i].rows;
-	*rows = n <= 8 ? n : 6;
+	*rows = !app->learn.active ? (n < 4 ? n : 4) : n <= 8 ? n : 6;
 	return i;
 }
 
 /* ---- one matrix panel ---- */
+
+/* Row or column i's label: a token as the heatmaps label it (a repeated
+ * word told apart: "the\u2080", "the\u2084"), else its index. */
+static void token_label(const struct app *app, bool tokens, int i, char *buf, size_t len, int width)
+{
+	if (tokens)
+		heatmap_token_label(buf, len, (const char (*)[MHA_LABEL_MAX])app->w.labels, app->cfg.n, i, width);
+	else
+		snprintf(buf, len, "%d", i);
+}
 
 struct panel_ctx {
 	const struct app *app;
@@ -214,7 +228,7 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 	char buf[64];
 	for (int c = 0; c < nc; c++) {
 		if (p->col_tokens)
-			workbench_label(app, true, c0 + c, buf, sizeof buf, cw - 1);
+			token_label(app, true, c0 + c, buf, sizeof buf, cw - 1);
 		else
 			snprintf(buf, sizeof buf, "%d", p->col0 + c0 + c);
 		char cell[80];
@@ -234,7 +248,7 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 	hit_add(k->hits, (struct rect){ rc.y + 2, rc.x + PANELS_LABEL_W, nr, nc * cw }, HIT_CELL, k->index, r0, c0, cw);
 	for (int r = 0; r < nr; r++) {
 		int gr = r0 + r, y = rc.y + 2 + r;
-		workbench_label(app, p->row_tokens, gr, buf, sizeof buf, PANELS_LABEL_W - 1);
+		token_label(app, p->row_tokens, gr, buf, sizeof buf, PANELS_LABEL_W - 1);
 		attr_t la = theme_attr(ROLE_DIM);
 		if (p->colour_rows > 0)
 			la = theme_head_attr(gr / p->colour_rows);

@@ -16,8 +16,10 @@ enum { PANELS_LABEL_W = 5 }; /* row labels: 4 characters and a space */
 int panels_cell_width(const struct stage_view *v, int width, int cols);
 /* Rows the stage's matrices use at cell width cw in width columns. */
 int panels_rows(const struct app *app, const struct stage_view *v, int width, int cw);
-/* In a lesson, the step's matrix (the cursor's panel) and the rows it must
- * show (*rows: all when it has at most 8, else 6); -1 outside a lesson. */
+/* The matrix whose rows come first and the rows it must show: in a
+ * lesson the step's matrix (the cursor's panel; *rows: all when it has at
+ * most 8, else 6), in the free workbench what the stage computes (its
+ * last panel: Q, S, P, O, Concat, Y; *rows: up to 4). -1 when none. */
 int panels_focus(const struct app *app, const struct stage_view *v, int *rows);
 /* Where panels_draw puts each panel of v in area (got[i].h = 0: left
  * out); returns how many are placed. */

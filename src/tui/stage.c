@@ -10,6 +10,14 @@
 #include <string.h>
 
 #include "actions.h"
+#include "notation.h"
+#include "theme.h"
+
+/* name with subscript i in the one notation: "Q₀" (ASCII "Q_0"). */
+static const char *hn(char *buf, size_t len, const char *name, int i)
+{
+	return notation_sub_name(buf, len, name, i, theme_utf8());
+}
 
 /* A whole tensor (matrix m). */
 static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
@@ -24,8 +32,10 @@ static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
 	p.rows = s.rows;
 	p.row_tokens = t != MHA_T_WQ && t != MHA_T_WK && t != MHA_T_WV && t != MHA_T_WO;
 	p.col_tokens = t == MHA_T_SCORES || t == MHA_T_WEIGHTS;
+	char name[32];
 	if (s.count > 1)
-		snprintf(p.title, sizeof p.title, "%s_%d %dx%d", mha_tensor_info(t)->name, m, s.rows, s.cols);
+		snprintf(p.title, sizeof p.title, "%s %dx%d", hn(name, sizeof name, mha_tensor_info(t)->name, m), s.rows,
+		         s.cols);
 	else
 		snprintf(p.title, sizeof p.title, "%s %dx%d", mha_tensor_info(t)->name, s.rows, s.cols);
 	return p;
@@ -37,7 +47,9 @@ static struct panel block(const struct mha_config *c, enum mha_tensor t, int b)
 	struct panel p = whole(c, t, 0);
 	p.col0 = b * c->dk;
 	p.cols = c->dk;
-	snprintf(p.title, sizeof p.title, "%s_%d %dx%d", mha_tensor_info(t)->name, b, p.rows, p.cols);
+	char name[32];
+	snprintf(p.title, sizeof p.title, "%s %dx%d", hn(name, sizeof name, mha_tensor_info(t)->name, b), p.rows,
+	         p.cols);
 	return p;
 }
 
@@ -91,6 +103,7 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 	int blk = pj == PROJ_Q ? i : j;
 	const char *on = mha_tensor_info(out)->name, *wn = mha_tensor_info(w)->name;
 	int ow = mha_tensor_shape(c, out).cols;
+	char a[NOTATION_MAX], b[NOTATION_MAX], d[NOTATION_MAX]; /* names in the formulas */
 
 	switch (s) {
 	case PIPELINE_PROJECTION:
@@ -112,11 +125,13 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[1].col0 = blk * c->dk;
 		v->p[2] = v->p[1];
 		v->p[2].proof = true;
-		snprintf(v->p[2].title, sizeof v->p[2].title, "X . %s[:,%d:%d] %dx%d", wn, blk * c->dk,
-		         (blk + 1) * c->dk, c->n, c->dk);
+		snprintf(v->p[2].title, sizeof v->p[2].title, "X . %s %dx%d",
+		         notation_ref(a, sizeof a, w, (struct notation_range[3]){
+		                      { 0, 0 }, { 0, -1 }, { blk * c->dk, (blk + 1) * c->dk - 1 } }, theme_utf8()),
+		         c->n, c->dk);
 		v->count = 3;
-		snprintf(v->formula, sizeof v->formula, "%s %dx%d -> %d heads of %dx%d: %s_%d = X . %s_%d",
-		         on, c->n, ow, ow / c->dk, c->n, c->dk, on, blk, wn, blk);
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d -> %d heads of %dx%d: %s = X . %s", on, c->n, ow,
+		         ow / c->dk, c->n, c->dk, hn(a, sizeof a, on, blk), hn(b, sizeof b, wn, blk));
 		gqa_note(c, v->note, sizeof v->note);
 		break;
 	case PIPELINE_SCORES:
@@ -125,8 +140,9 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[2] = whole(c, MHA_T_SCORES, i);
 		v->p[2].masked = true;
 		v->count = 3;
-		snprintf(v->formula, sizeof v->formula, "S_%d %dx%d = Q_%d %dx%d . K_%d^T %dx%d%s", i, c->n, c->n,
-		         i, c->n, c->dk, j, c->dk, c->n, c->scale ? " / sqrt(d_k)" : "");
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s^T %dx%d%s", hn(a, sizeof a, "S", i),
+		         c->n, c->n, hn(b, sizeof b, "Q", i), c->n, c->dk, hn(d, sizeof d, "K", j), c->dk, c->n,
+		         c->scale ? " / sqrt(d_k)" : "");
 		mask_note(c, v->note, sizeof v->note);
 		break;
 	case PIPELINE_SOFTMAX:
@@ -135,8 +151,8 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[1] = whole(c, MHA_T_WEIGHTS, i);
 		v->p[1].row_stats = true;
 		v->count = 2;
-		snprintf(v->formula, sizeof v->formula, "P_%d %dx%d = softmax(S_%d) by rows: each sums to 1",
-		         i, c->n, c->n, i);
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = softmax(%s) by rows: each sums to 1",
+		         hn(a, sizeof a, "P", i), c->n, c->n, hn(b, sizeof b, "S", i));
 		mask_note(c, v->note, sizeof v->note);
 		break;
 	case PIPELINE_WEIGHTED_SUM:
@@ -144,8 +160,8 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[1] = block(c, MHA_T_V, j);
 		v->p[2] = whole(c, MHA_T_HEADS, i);
 		v->count = 3;
-		snprintf(v->formula, sizeof v->formula, "O_%d %dx%d = P_%d %dx%d . V_%d %dx%d", i, c->n, c->dk,
-		         i, c->n, c->n, j, c->n, c->dk);
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s %dx%d", hn(a, sizeof a, "O", i), c->n,
+		         c->dk, hn(b, sizeof b, "P", i), c->n, c->n, hn(d, sizeof d, "V", j), c->n, c->dk);
 		snprintf(v->note, sizeof v->note, "each output row is a mix of V's rows, weighted by P's row");
 		break;
 	case PIPELINE_CONCAT:
@@ -154,8 +170,8 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[1] = whole(c, MHA_T_CONCAT, 0);
 		v->p[1].colour_cols = c->dk;
 		v->count = 2;
-		snprintf(v->formula, sizeof v->formula, "Concat %dx%d = [O_0 ... O_%d], each %dx%d", c->n,
-		         c->h * c->dk, c->h - 1, c->n, c->dk);
+		snprintf(v->formula, sizeof v->formula, "Concat %dx%d = [%s ... %s], each %dx%d", c->n, c->h * c->dk,
+		         hn(a, sizeof a, "O", 0), hn(b, sizeof b, "O", c->h - 1), c->n, c->dk);
 		snprintf(v->note, sizeof v->note, "heads switched off (x) give zero blocks");
 		break;
 	case PIPELINE_OUTPUT:

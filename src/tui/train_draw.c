@@ -19,7 +19,7 @@
 #include "train_view_int.h"
 
 /* the numbers' columns when the heatmaps go beside them, and the row
- * (from the top of the body) where the head table starts */
+ * (from the top of the body) where the head table starts at the least */
 enum { NUMBERS_W = 64, HEAD_TABLE_ROW = 6 };
 
 /* All n values, each cell the mean of its share, so the whole fall of the
@@ -193,6 +193,7 @@ void train_draw_body(const struct train_view *v, struct rect r)
 		draw_put(y, r.x, 5, "acc", theme_attr(ROLE_DIM));
 		train_draw_sparkline(y++, r.x + 5, r.w - 5, v->acc, v->nhist, 0, 1);
 	}
+	int table_y = y; /* the heatmaps beside start here when they still fit */
 	if (y < bottom)
 		draw_put(y++, r.x, r.w, v->importance_ok ? "head  prev 1st self dup ind |grad| best  imp"
 		                                        : "head  prev 1st self dup ind |grad| best",
@@ -218,7 +219,7 @@ void train_draw_body(const struct train_view *v, struct rect r)
 		}
 	y = train_draw_heads_apart(v, y, r.x, r.w, bottom);
 	if (side) {
-		heatmaps(v, r.y + HEAD_TABLE_ROW, heat_x, &plan);
+		heatmaps(v, table_y + plan.h <= bottom ? table_y : r.y + HEAD_TABLE_ROW, heat_x, &plan);
 	} else if (v->probe_ok && y + 1 < bottom) {
 		if (heat_plan(v, r.w, bottom - y - 1, &plan)) {
 			heatmaps(v, y + 1, r.x, &plan);

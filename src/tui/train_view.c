@@ -56,7 +56,7 @@ static void probe_free(struct train_view *v)
 static void analyse(struct train_view *v)
 {
 	char msg[MHA_MSG_MAX];
-	train_pattern_scores(&v->m, v->scores);
+	train_probe_measures(&v->m, v->scores, v->dist); /* pattern scores and distances, one pass */
 	train_evaluate(&v->m, v->task, HELD_OUT, &v->held);
 	v->importance_ok = false;
 	v->alone_ok = false;
@@ -67,7 +67,6 @@ static void analyse(struct train_view *v)
 			v->formed_s = v->train_s;
 		}
 	trainer_head_grad_norms(v->tr, v->norms);
-	train_attention_distance(&v->m, v->dist);
 	train_head_spread(&v->m, v->spread);
 	probe_free(v);
 	v->probe_ok = true;

@@ -184,8 +184,8 @@ static const char *bias_note(const struct app *app, const char *note, char *out,
  * forms. */
 static void shape_forms(const struct mha_config *c, char f[3][128])
 {
-	snprintf(f[0], 128, "n %d tokens, d %d model width, h %d heads, h_kv %d KV heads, d_k %d per head", c->n, c->d,
-	         c->h, c->g, c->dk);
+	snprintf(f[0], 128, "n %d tokens, d %d model width, h %d head%s, h_kv %d KV head%s, d_k %d per head", c->n,
+	         c->d, c->h, c->h == 1 ? "" : "s", c->g, c->g == 1 ? "" : "s", c->dk);
 	snprintf(f[1], 128, "n %d  d %d  h %d  h_kv %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
 	snprintf(f[2], 128, "n%d d%d h%d h_kv%d d_k%d", c->n, c->d, c->h, c->g, c->dk);
 }
@@ -221,6 +221,8 @@ static void draw_info(const struct app *app, const struct stage_view *v, struct 
 	draw_fit(r.y + 1, r.x + sw + 3, r.w - sw - 3, note, dim);
 }
 
+static void draw_wrapped(struct rect r, const char *text, attr_t a);
+
 /* Predict, then reveal: the stage the lesson hides, in place of its
  * numbers (shapes and formulas too: they can give the answer away). */
 static void draw_hidden_stage(const struct app *app, struct rect r)
@@ -232,10 +234,16 @@ static void draw_hidden_stage(const struct app *app, struct rect r)
 	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question: %s, then "
 	         "your answer. Right or wrong, it shows then.", pipeline_stage_label((enum pipeline_stage)from),
 	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"));
+	draw_wrapped(r, msg, theme_attr(ROLE_TITLE));
+}
+
+/* Wrapped text from (r.y, r.x), as many lines as r holds. */
+static void draw_wrapped(struct rect r, const char *text, attr_t a)
+{
 	struct lesson_text t = { 0 };
-	lesson_wrap(&t, msg, r.w, LESSON_LINE_PROSE, NULL, NULL);
-	for (int i = 0; i < t.count; i++)
-		draw_put(r.y + i, r.x, r.w, t.lines[i].text, theme_attr(ROLE_TITLE));
+	lesson_wrap(&t, text, r.w, LESSON_LINE_PROSE, NULL, NULL);
+	for (int i = 0; i < t.count && i < r.h; i++)
+		draw_put(r.y + i, r.x, r.w, t.lines[i].text, a);
 	lesson_text_free(&t);
 }
 
@@ -243,6 +251,12 @@ static void draw_counts(const struct app *app, struct rect r)
 {
 	if (r.h <= 0)
 		return;
+	/* the first screen at 80 columns: the menu's legend in the compact
+	 * counts' place, so that the list keeps its lessons */
+	if (mode_base(app) == MODE_MENU && r.h <= LAYOUT_PANE_COUNT_LINES) {
+		draw_wrapped(r, menu_legend(), theme_attr(ROLE_DIM));
+		return;
+	}
 	if (!learn_counts_hidden(app)) {
 		counts_view_draw(stdscr, r.y, r.x, r.h, r.w, &app->cfg);
 		return;
@@ -261,8 +275,13 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 	/* in a lesson the step's matrix keeps its rows (title and header, and
 	 * the Reshape proof's two lines) before the heatmaps keep theirs */
 	int least = panels_focus(app, &v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
+	int want = panels_rows(app, &v, nw, cw);
+	/* Concat and W^O: the heatmaps (P) are not what the stage is about,
+	 * so they give way before any of its matrices' rows do */
+	if (app->stage == PIPELINE_CONCAT || app->stage == PIPELINE_OUTPUT)
+		least = want > least ? want : least;
 	struct body_layout b = layout_body_min(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
-	                                       counts_view_height, panels_rows(app, &v, nw, cw), least);
+	                                       counts_view_height, want, least);
 	b.numbers_cell_w = cw;
 	b.body_h = l->body.h;
 	return b;

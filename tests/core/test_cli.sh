@@ -207,7 +207,7 @@ expect_error 2 "--export 'pdf'" --export pdf x.pdf
 # --export txt: the workbench's screen as text, with no terminal (TERM unset)
 if env -u TERM "$bin" --export txt "$tmp/screen.txt" --stage scores --causal >/dev/null 2>&1 &&
    grep -q '^ 1 Projection  2 Reshape  3 Scores' "$tmp/screen.txt" &&
-   grep -q '^S_0 6x6 = Q_0 6x4' "$tmp/screen.txt" && [ "$(wc -l <"$tmp/screen.txt")" -eq 24 ]; then
+   grep -q '^S₀ 6x6 = Q₀ 6x4' "$tmp/screen.txt" && [ "$(wc -l <"$tmp/screen.txt")" -eq 24 ]; then
 	pass
 else
 	fail "--export txt: no 24-line screen with the pipeline bar and the Scores title"

@@ -322,6 +322,33 @@ static void test_wired_heads_name_their_role_until_edited(void **state)
 	mha_weights_free(&w);
 }
 
+/* The wired workbench stays within MHA_VALUE_MAX at every shape, so any
+ * start can be saved and read back: d = 1024 once put 1,040,400 in W^K.
+ * The largest d_model with GQA; the largest d_k (c = 3 sqrt(d_k) is
+ * largest there) with all 64 word rows of the same-word head; n = 64;
+ * and the heads still do what they are wired for. */
+static void test_the_wired_workbench_stays_in_range_at_the_largest_shapes(void **state)
+{
+	(void)state;
+	static const int shapes[][5] = { /* n d h g dk */
+		{ 64, MHA_MAX_D_MODEL, 8, 4, 64 }, { 64, 69, 2, 2, MHA_MAX_DK },
+		{ 3, MHA_MAX_D_MODEL, 4, 4, 2 }, { 64, 69, 64, 64, 64 }, { 1, 6, 1, 1, 2 },
+	};
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+		struct mha_config c = model(shapes[k][0], shapes[k][1], shapes[k][2], shapes[k][3], shapes[k][4]);
+		struct mha_weights w;
+		char msg[MHA_MSG_MAX];
+		assert_int_equal(mha_config_check(&c, msg, sizeof msg), MHA_OK);
+		assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
+		mha_weights_init(&w, &c, MHA_SEED_WIRED);
+		if (mha_weights_check(&w, &c, msg, sizeof msg) != MHA_OK)
+			fail_msg("n %d d %d h %d g %d dk %d: %s", c.n, c.d, c.h, c.g, c.dk, msg);
+		for (int h = 0; h < c.h; h++)
+			assert_int_equal(mha_wired_role(&w, &c, h), mha_kv_head(&c, h) % 4);
+		mha_weights_free(&w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_flop_total_is_the_sum_of_the_stages),
 		cmocka_unit_test(test_counts_of_the_largest_configuration_are_exact),
 		cmocka_unit_test(test_wired_heads_name_their_role_until_edited),
+		cmocka_unit_test(test_the_wired_workbench_stays_in_range_at_the_largest_shapes),
 	};
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -128,6 +128,27 @@ static void test_round_trip_holds_for_many_shapes(void **state)
 	}
 }
 
+/* The wired start at d_model 1024 (n 3, 4 heads) saves and reads back:
+ * its W^K once held 1,040,400, past what a session may hold, so the
+ * saved session was refused and the next plain start with it. */
+static void test_the_wired_start_at_d_model_1024_reads_back(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default(), back;
+	c.n = 3; c.d = 1024; c.h = 4; c.g = 4; c.dk = 2;
+	c.seed = MHA_SEED_WIRED;
+	struct mha_weights w, wb;
+	char path[320], msg[MHA_MSG_MAX + 512];
+	assert_int_equal(mha_weights_start(&w, &c), MHA_OK);
+	tmpdir_path(path, sizeof path, "wired-1024.txt");
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	if (session_load(path, &back, &wb, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
+	expect_same(&c, &w, &back, &wb);
+	mha_weights_free(&wb);
+	mha_weights_free(&w);
+}
+
 /* The example saved, as text: the base every damaged variant starts from. */
 static char *example_text(size_t *size)
 {
@@ -657,6 +678,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_save_then_load_gives_back_every_bit),
 		cmocka_unit_test(test_round_trip_holds_for_many_shapes),
+		cmocka_unit_test(test_the_wired_start_at_d_model_1024_reads_back),
 		cmocka_unit_test(test_truncation_anywhere_is_refused),
 		cmocka_unit_test(test_foreign_files_and_other_versions_are_refused),
 		cmocka_unit_test(test_damaged_lines_are_refused_with_their_line_number),

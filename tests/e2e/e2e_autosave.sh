@@ -7,13 +7,13 @@
 . "$(dirname "$0")/lib.sh"
 AUTOSAVE="$SESSION_FILE.autosave"
 start 80 24 -- --seed 1
-wait_for "X[0 the₀, 0] = 0.13312304"
+wait_for "X[0 the, 0] = 0.13312304"
 i=0
 while [ $i -lt 20 ]; do
 	keys +
 	i=$((i + 1))
 done
-wait_for "X[0 the₀, 0] = 2.1331"
+wait_for "X[0 the, 0] = 2.1331"
 end=$(( $(date +%s) + DEADLINE ))
 until [ -f "$AUTOSAVE" ]; do
 	[ "$(date +%s)" -le "$end" ] || fail "no autosave after 20 edits"
@@ -41,14 +41,14 @@ wait_for "Enter loads, d discards, Esc later: $KEPT"
 keys Escape   # later
 wait_for "kept for later"
 keys l   # now a key of the workbench again
-wait_for "X[0 the₀, 1] = 0 "  # the default (wired) workbench
+wait_for "X[0 the, 1] = 0 "  # the default (wired) workbench
 keys q
 wait_for "EXIT=0"
 [ -f "$KEPT" ] || fail "a clean quit removed an autosave it had not saved"
 stop
 # loading it saves to the session it belongs to; then it is done with
 start 80 24 -- --load "$KEPT"
-wait_for "X[0 the₀, 0] = 2.1331"
+wait_for "X[0 the, 0] = 2.1331"
 keys q
 wait_for "EXIT=0"
 grep -A1 '^X 6 16' "$SESSION_FILE" | tail -1 | grep -q '^2.1331' || fail "the recovered edits are not in the session"

@@ -8,6 +8,7 @@ for k in 2 3 4 5 6 7; do
 	keys "$k"
 	wait_for "Parameters"
 done
+keys 4 # W^O's heatmaps give way to its matrices: Softmax has them
 wait_for "3 next"  # head 3 of the default workbench, titled with what it finds
 keys q
 wait_for "EXIT=0"

@@ -17,11 +17,11 @@ rm -rf "$XDG_STATE_HOME"
 start 80 24
 wait_for "Enter: start lesson 1"
 keys Escape
-wait_for "M: choose a lesson"   # the pane's heading in the free workbench
+wait_gone "Enter opens, Esc back" # the free workbench takes the pane's room
 quiet
 screen | grep -q "M men" || fail "the hint line does not name M, the lesson menu"
 keys 4
-wait_for "P_0 6x6 = softmax"
+wait_for "P₀ 6x6 = softmax"
 keys q
 wait_for "EXIT=0"
 stop

@@ -6,7 +6,7 @@ wait_for "1 Projection"
 keys '#' # the whole width for the workbench: the lesson pane makes way
 wait_gone "Lessons"
 keys 4
-wait_for "P_0 6x6 = softmax"
+wait_for "P₀ 6x6 = softmax"
 quiet
 [ "$(screen | grep -o 'h\(ead \)\{0,1\}[0-9]' | wc -l)" -eq 4 ] || fail "expected 4 heatmaps"
 keys ]
@@ -19,6 +19,8 @@ quiet
 [ "$(screen | grep -o 'h\(ead \)\{0,1\}[0-9]' | wc -l)" -eq 2 ] || fail "expected 2 heatmaps after [ ["
 keys m
 wait_for "mask causal"
-wait_for "-inf  -inf  -inf"
+keys 3 # Scores: S_0's first row masked after the diagonal
+wait_for " -inf  -inf"
+keys 4
 wait_for "1.00  0.00"
 pass

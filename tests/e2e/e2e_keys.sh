@@ -5,17 +5,17 @@
 start 80 24
 wait_for "1 Projection"
 keys 4
-wait_for "P_0 6x6 = softmax"
+wait_for "P₀ 6x6 = softmax"
 keys M-x
 keys 3
-wait_for "S_0 6x6 = Q_0"
+wait_for "S₀ 6x6 = Q₀"
 quiet
 screen | grep -q "switched off" && fail "Alt-x switched a head off"
 keys x
 wait_for "switched off"
 keys C-l
 quiet
-screen | grep -q "S_0 6x6 = Q_0" || fail "Ctrl-L lost the screen"
+screen | grep -q "S₀ 6x6 = Q₀" || fail "Ctrl-L lost the screen"
 keys q
 wait_for "EXIT=0"
 pass

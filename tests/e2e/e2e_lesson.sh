@@ -1,16 +1,15 @@
 #!/bin/sh
-# A learner's first run (issue 4): the menu beside the workbench; open
+# A learner's first run (issue 4): the menu beside the workbench (M); open
 # lesson 1, step with n, complete an exercise by typing a value and see
 # the tick; quit; start again and land on the same step.
 . "$(dirname "$0")/lib.sh"
 PROGRESS="$XDG_STATE_HOME/mha-tui/progress.txt"
 start 80 24
-wait_for "Lessons  M: choose a lesson"
-wait_for "9   Head count (Table 3)"
-wait_for "Symbols: n tokens, d model width,"
 wait_for "1 Projection"
 keys M
 wait_for "Lessons  Enter opens, Esc back"
+wait_for "9   Head count (Table 3)"
+wait_for "Symbols: n tokens, d model width,"
 keys 1 Enter
 wait_for "Step 1 of 6: What attention does"
 keys n

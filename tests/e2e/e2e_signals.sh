@@ -4,9 +4,9 @@
 for sig in TERM HUP INT; do
 	rm -f "$SESSION_FILE"
 	start 80 24 -- --seed 1
-	wait_for "X[0 the₀, 0]"
+	wait_for "X[0 the, 0]"
 	keys +
-	wait_for "X[0 the₀, 0] = 0.2331"
+	wait_for "X[0 the, 0] = 0.2331"
 	pid=$(pgrep -n -f "^$MHA_TUI" || true)
 	[ -n "$pid" ] || fail "no mha-tui process"
 	kill -s "$sig" "$pid"

@@ -327,6 +327,7 @@ static void test_one_fused_qkv_product_equals_three_and_the_plain_loops(void **s
 {
 	(void)state;
 	char msg[MHA_MSG_MAX];
+	/* dk 16 (the AVX-512 projection kernel), 8, 8 */
 	const int shapes[][4] = { { 45, 64, 4, 2 }, { 70, 48, 6, 6 }, { 33, 40, 5, 1 } };
 	for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
 		struct mha_config c;
@@ -334,10 +335,12 @@ static void test_one_fused_qkv_product_equals_three_and_the_plain_loops(void **s
 		make(&c, &w, shapes[sh][0], shapes[sh][1], shapes[sh][2], shapes[sh][3], 5 + sh);
 		const int n = c.n, hw = c.h * c.dk, gw = c.g * c.dk;
 		for (int threads = 1; threads <= 2; threads++) {
-			struct mha_plan *p[2];
-			for (int sep = 0; sep < 2; sep++) {
+			/* 0: the default (the engine's kernel with AVX-512 and dk % 16 == 0,
+			 * else one sgemm), 1: three sgemms, 2: one sgemm */
+			struct mha_plan *p[3];
+			for (int sep = 0; sep < 3; sep++) {
 				struct mha_plan_options o = { .threads = threads, .large = true,
-				                              .separate_qkv = sep };
+				                              .separate_qkv = sep == 1, .blas_products = sep == 2 };
 				assert_int_equal(mha_plan_create(&p[sep], &c, &o, msg, sizeof msg), MHA_OK);
 			}
 			/* twice, W^K changed in place in between: the fused path packs
@@ -349,8 +352,8 @@ static void test_one_fused_qkv_product_equals_three_and_the_plain_loops(void **s
 				struct mha_acts plain;
 				assert_int_equal(mha_acts_alloc(&plain, &c), MHA_OK);
 				mha_forward_naive(&c, &w, &plain);
-				const float *rows[2];
-				for (int sep = 0; sep < 2; sep++) {
+				const float *rows[3];
+				for (int sep = 0; sep < 3; sep++) {
 					mha_plan_forward(p[sep], &w);
 					int ld;
 					rows[sep] = mha_plan_qkv(p[sep], &ld);
@@ -367,10 +370,12 @@ static void test_one_fused_qkv_product_equals_three_and_the_plain_loops(void **s
 				/* fused and separate: the same products, within rounding */
 				check_fused_block(rows[0], hw + 2 * gw, 0, rows[1], n, hw + 2 * gw,
 				                  "fused Q|K|V against three products");
+				check_fused_block(rows[2], hw + 2 * gw, 0, rows[1], n, hw + 2 * gw,
+				                  "one sgemm against three");
 				mha_acts_free(&plain);
 			}
-			mha_plan_destroy(p[0]);
-			mha_plan_destroy(p[1]);
+			for (int sep = 0; sep < 3; sep++)
+				mha_plan_destroy(p[sep]);
 		}
 		mha_weights_free(&w);
 	}

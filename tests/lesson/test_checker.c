@@ -1,8 +1,9 @@
 /*
  * test_checker.c - mha-tui --check-lessons: the shipped curriculum passes
  * (at least 13 lessons and 25 exercises); each rule the checker adds to the
- * parser catches what it should; lessons are found in the documented order
- * and a failure lists every place tried.
+ * parser catches what it should (a cell in an old notation among them);
+ * lessons are found in the documented order and a failure lists every
+ * place tried.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -306,6 +308,62 @@ static void test_text_wider_than_the_narrowest_pane_is_an_error(void **state)
 	expect_check_error(text, "verbatim line '    012345678901234567890123456789X' is 35 columns");
 }
 
+/* Prose writes a cell in the one notation: each old form is named with
+ * its file, its line and the form to write; the new forms (and symbolic
+ * indices) pass. */
+static void test_a_cell_in_an_old_notation_is_an_error(void **state)
+{
+	(void)state;
+	expect_check_error(HEAD "@step s\nSee P[0][2] now.\n",
+	                   "t.lesson:7: 'P[0][2]' is not the cell notation: write P\u2080[2,*] (head 0, row 2) "
+	                   "or P\u2080[0,2] (row, column of head 0) (lessons/README.md)");
+	expect_check_error(HEAD "@step s\nText.\n\nMake S_1[0][4] pass 2.\n",
+	                   "t.lesson:9: 'S_1[0][4]' is not the cell notation: write S\u2081[0,4]");
+	expect_check_error(HEAD "@step s\n@question Is S[1][0][4] > 2?\n@choice a yes\n@choice b no\n"
+	                        "@answer a\n@feedback b it is\n@hint h\n",
+	                   "t.lesson:7: 'S[1][0][4]' is not the cell notation: write S\u2081[0,4]");
+	expect_check_error(HEAD "@step s\n@goal heads = 2\n@hint Set W^K[1][5] to 0.\n@solution heads = 2\n",
+	                   "t.lesson:8: 'W^K[1][5]' is not the cell notation: write W^K[1,5]");
+	/* the ASCII head is what an ASCII terminal shows; the file writes S₁ */
+	expect_check_error(HEAD "@step s\nS_1[0,4] is head 1's.\n",
+	                   "t.lesson:7: 'S_1[0,4]' is not the cell notation: write S\u2081[0,4]");
+	struct lesson_errors errs = { 0 };
+	assert_int_equal(check_text(HEAD "@step s\nP\u2080[2,0], S\u2081[0,4], P\u2080[2 sat, 0 the], "
+	                                  "W^Q[*,4..7], X[1,0], O\u2080[r,*] = P\u2080[r,j] V\u2080[j,*], "
+	                                  "P_i[r,j], Q_i[0,1], S[0], [O_0 O_1].\n"
+	                                  "@highlight P_0[1,*]\n", &errs), 0);
+	lesson_errors_free(&errs);
+}
+
+/* The command over a lesson set with an old cell in it: exit 1, and the
+ * message names the file and line. */
+static void test_the_command_rejects_a_set_with_an_old_cell(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/mha-notation-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/01-old.lesson", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(HEAD "@step s\nText.\nHead 0 puts P[0][2][1] on key 1.\n", f);
+	fclose(f);
+	FILE *out = tmpfile(), *err = tmpfile();
+	assert_int_equal(lesson_check_command(dir, NULL, out, err), 1);
+	char all[2048] = "";
+	rewind(err);
+	size_t n = fread(all, 1, sizeof all - 1, err);
+	all[n] = '\0';
+	char want[256];
+	snprintf(want, sizeof want, "%s:8: 'P[0][2][1]' is not the cell notation: write P\u2080[2,1]", path);
+	if (!strstr(all, want))
+		print_error("got: %s\nwanted: %s\n", all, want);
+	assert_non_null(strstr(all, want));
+	fclose(out);
+	fclose(err);
+	assert_int_equal(remove(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +381,8 @@ int main(void)
 		cmocka_unit_test(test_the_readme_example_is_a_lesson_that_passes),
 		cmocka_unit_test(test_a_wrong_choice_without_feedback_is_an_error),
 		cmocka_unit_test(test_text_wider_than_the_narrowest_pane_is_an_error),
+		cmocka_unit_test(test_a_cell_in_an_old_notation_is_an_error),
+		cmocka_unit_test(test_the_command_rejects_a_set_with_an_old_cell),
 	};
 	return cmocka_run_group_tests_name("lesson checker", tests, NULL, NULL);
 }

@@ -326,6 +326,21 @@ static void test_a_step_without_set_up_keeps_the_bench(void **state)
 	lesson_free(&l);
 }
 
+/* A repeated word in the goal line carries its index, as the heatmaps
+ * write it: "argmax = 0 (the), want 2 (the)" would not say which. */
+static void test_the_goal_line_tells_repeated_words_apart(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	test_bench_open(&b, "mha-tui-lesson 1\n@lesson 1\n@title t\n@objective o\n"
+	                "@config tokens=3 d_model=3 heads=1\n@labels the cat the\n@fill X identity\n"
+	                "@fill W^Q identity\n@fill W^K identity\n@fill W^V identity\n@fill W^O identity\n"
+	                "@step s\n@goal argmax P\u2080[0,*] = 2\n@hint h\n@solution W^K[2,0] = 3\n", 0);
+	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), 0);
+	assert_string_equal(b.run.status, "Not yet: argmax P\u2080[0,*] = 0 (the\u2080), want 2 (the\u2082)");
+	test_bench_close(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_configuration_edits_reshape_and_keep_values),
 		cmocka_unit_test(test_a_bad_edit_leaves_the_bench_unchanged),
 		cmocka_unit_test(test_solving_meets_the_goal_and_hints_come_one_at_a_time),
+		cmocka_unit_test(test_the_goal_line_tells_repeated_words_apart),
 		cmocka_unit_test(test_a_step_without_set_up_keeps_the_bench),
 	};
 	return cmocka_run_group_tests_name("lesson goals", tests, NULL, NULL);

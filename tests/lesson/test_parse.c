@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "lesson.h"
+#include "lesson_int.h"
+#include "notation.h"
 #include "lesson_test.h"
 
 #define HEAD "mha-tui-lesson 1\n@lesson 1\n@title One head\n@objective See a query pick a key.\n"
@@ -210,6 +212,40 @@ static void test_malformed_goal_is_reported(void **state)
 	test_parse_fails_with(HEAD "@step a\n@goal Zed[0][1] > 3\n",
 	                      "t.lesson:6: @goal: 'Zed' is not a tensor: use X, W^Q, W^K, W^V, W^O, "
 	                      "Q, K, V, S, P, O, Concat or Y");
+}
+
+/* Directives read the one cell notation (the head as a subscript, or
+ * "_0" in ASCII, then [row,column]) and print it back the same way; the
+ * old forms are refused with the form to write. */
+static void test_cells_are_written_in_the_one_notation(void **state)
+{
+	(void)state;
+	static const char *const same[][2] = {
+		{ "P\u2080[2,0]", "P\u2080[2,0]" }, { "P_0[2, 0]", "P\u2080[2,0]" }, { "S_12[0,4]", "S\u2081\u2082[0,4]" },
+		{ "W^Q[*,4..7]", "W^Q[*,4..7]" }, { "W^Q[*,*]", "W^Q" }, { "P\u2080[2]", "P\u2080[2,*]" },
+		{ "S\u2082..\u2083", "S\u2082..\u2083" }, { "S_*[1,0]", "S[1,0]" }, { "Y[3,0]", "Y[3,0]" },
+	};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+		struct lesson_ref r;
+		const char *end;
+		char why[256] = "", back[NOTATION_MAX];
+		if (lesson_parse_ref(same[i][0], &end, &r, why, sizeof why) != 0)
+			print_error("%s: %s\n", same[i][0], why);
+		assert_int_equal(lesson_parse_ref(same[i][0], &end, &r, why, sizeof why), 0);
+		assert_int_equal(*end, '\0');
+		lesson_ref_format(&r, back, sizeof back);
+		assert_string_equal(back, same[i][1]);
+	}
+	test_parse_fails_with(HEAD "@step a\n@goal P[0][2][1] > 0.5\n",
+	                      "t.lesson:6: @goal: write P\u2080[2,1]: the head as a subscript, then [row,column] "
+	                      "(lessons/README.md)");
+	test_parse_fails_with(HEAD "@step a\n@goal heads = 2\n@hint h\n@solution W^K[1][5] = 0\n",
+	                      "t.lesson:8: @solution: write W^K[1,5]: [row,column] in one pair of brackets "
+	                      "(lessons/README.md)");
+	test_parse_fails_with(HEAD "@step a\n@goal W^Q\u2080[1,1] > 2\n",
+	                      "t.lesson:6: @goal: W^Q has no heads: write W^Q[row,column]");
+	test_parse_fails_with(HEAD "@step a\n@goal P\u2080[1,1][2] > 2\n",
+	                      "t.lesson:6: @goal: P takes one [row,column] after its name and head (P\u2080[2,0])");
 }
 
 static void test_first_line_must_name_the_format(void **state)
@@ -420,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_goal_naming_a_missing_head_is_reported),
 		cmocka_unit_test(test_goal_naming_a_missing_row_is_reported),
 		cmocka_unit_test(test_malformed_goal_is_reported),
+		cmocka_unit_test(test_cells_are_written_in_the_one_notation),
 		cmocka_unit_test(test_first_line_must_name_the_format),
 		cmocka_unit_test(test_empty_file_is_reported),
 		cmocka_unit_test(test_prose_before_the_first_step_is_reported),

@@ -719,7 +719,7 @@ static void test_ctrl_z_during_an_autosave_resumes_on_the_current_frame(void **s
 	assert_true(wait_for(p, writer_at_gate, 20000));
 	assert_false(autosave_written(p)); /* written, not yet renamed */
 	pty_char(p, '4');
-	assert_int_equal(pty_wait_row(p, 1, "softmax(S_0)", 10000), 0);
+	assert_int_equal(pty_wait_row(p, 1, "softmax(S₀)", 10000), 0);
 	frame_before = rows_above_status(p);
 	pastes_before_fg = count_of(p, "\033[?2004h");
 	assert_int_equal(pty_send(p, "\032", 1, 5000), 0); /* Ctrl-Z */
@@ -866,9 +866,9 @@ static void test_a_bracketed_paste_is_text_never_commands(void **state)
 	/* as a terminal pastes: libvterm adds the markers the program asked for */
 	assert_int_equal(pty_paste(p, "0.75\r", 5, 5000), 0);
 	pty_type(p, "\n");
-	if (pty_wait_row(p, 5, "the   0.75 ", 10000) != 0) /* the first cell of X */
+	if (pty_wait_row(p, 5, " 0.75  0.00", 10000) != 0) /* the first cell of X (row label the\u2080) */
 		show("after the paste", pty_screen(p));
-	assert_non_null(strstr(pty_row(p, 5), "the   0.75 "));
+	assert_non_null(strstr(pty_row(p, 5), " 0.75  0.00"));
 	quit_and_check(p);
 	pty_free(p);
 }
@@ -974,11 +974,11 @@ static void test_click_on_a_stage_label_shows_that_stage(void **state)
 	struct pty *p = start_workbench(24, 80);
 	int x = column_of(p, 0, "4 Softmax");
 	assert_true(x > 0);
-	assert_null(strstr(pty_row(p, 1), "softmax(S_0)"));
+	assert_null(strstr(pty_row(p, 1), "softmax(S₀)"));
 	pty_click(p, 0, x + 4, 1);
-	if (pty_wait_text(p, "softmax(S_0)", 5000) != 0)
+	if (pty_wait_text(p, "softmax(S₀)", 5000) != 0)
 		show("after the click", pty_screen(p));
-	assert_non_null(strstr(pty_row(p, 1), "P_0 6x6 = softmax(S_0)"));
+	assert_non_null(strstr(pty_row(p, 1), "P₀ 6x6 = softmax(S₀)"));
 	quit_and_check(p);
 	pty_free(p);
 }

@@ -121,7 +121,7 @@ static void test_each_head_its_gradient_and_layer_by_layer(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
-	tui_check_keys(app, "G.....");
+	tui_check_keys(app, "G..");
 	draw_at(app, 24, 80);
 	expect_text("|grad|", "the gradient block");
 	expect_text("apart: L0 1.4", "heads apart after a random start");
@@ -148,7 +148,7 @@ static void test_each_head_its_gradient_and_layer_by_layer(void **state)
 	expect_text("Layer by layer: % of attention this far back, on the probe", "both blocks at 200x60");
 	expect_text("L1H1 on the probe:", "the heatmaps beside the numbers");
 	/* s: a shared start, every head the same gradient */
-	tui_check_keys(app, "vs...");
+	tui_check_keys(app, "vs.");
 	app->now_ms = 0;
 	assert_non_null(strstr(app->status, "shared start"));
 	draw_at(app, 24, 80);

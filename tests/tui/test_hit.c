@@ -170,13 +170,13 @@ static void test_a_click_on_a_matrix_cell_puts_the_cursor_there(void **state)
 	draw(app, 24, 80);
 	int y, x;
 	assert_true(find("W^Q 16x16 r", &y, &x)); /* Projection: X, W^Q, Q (not the formula's) */
-	/* W^Q's row 3, column 2: title, header, then rows; labels 5 wide, cells 6 */
-	app_mouse(app, y + 2 + 3, x + 5 + 2 * 6 + 1, HIT_CLICK);
+	/* W^Q's row 2, column 2: title, header, then rows; labels 5 wide, cells 6 */
+	app_mouse(app, y + 2 + 2, x + 5 + 2 * 6 + 1, HIT_CLICK);
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].panel, 1);
-	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 3);
+	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 2);
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 2);
 	draw(app, 24, 80);
-	assert_non_null(strstr(screen_line(22), "W^Q[3,2] = "));
+	assert_non_null(strstr(screen_line(22), "W^Q[2,2] = "));
 	/* X scrolled right (cursor on its last column): the first column shown
 	 * is then column 16 - shown, and a click there means that column */
 	assert_true(find("X 6x16 r", &y, &x));
@@ -216,9 +216,10 @@ static void test_a_click_on_a_heatmap_cell_selects_that_head_and_cell(void **sta
 	assert_int_equal(c.m, 1);
 	assert_int_equal(c.r, 2);
 	assert_int_equal(c.c, 3);
-	/* on Concat no matrix shows the weights: the head, and the value said */
+	/* on Concat no matrix shows the weights: the head, and the value said
+	 * (at 120x40: at 80x24 its heatmaps give way to its matrices) */
 	tui_check_keys(app, "6");
-	draw(app, 24, 80);
+	draw(app, 40, 120);
 	g = region(app, HIT_HEAT, 0);
 	app_mouse(app, g->r.y, g->r.x, HIT_CLICK);
 	assert_int_equal(app->head, 0);
@@ -356,8 +357,10 @@ static void test_a_click_selects_a_lesson_and_a_second_opens_it(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(&set);
-	draw(app, 24, 80); /* the free workbench, the menu beside it */
-	assert_int_not_equal(app->mode, MODE_MENU);
+	tui_check_keys(app, "M"); /* the free workbench shows the menu while it has the keys */
+	draw(app, 24, 80);
+	assert_int_equal(app->mode, MODE_MENU);
+	assert_int_not_equal(app->learn.menu_sel, 2);
 	const struct hit_region *g = region(app, HIT_MENU, 0);
 	int pick = 2 - g->row0; /* the third lesson's line */
 	assert_true(pick >= 0 && pick < g->r.h);

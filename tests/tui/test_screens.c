@@ -118,6 +118,19 @@ static void test_every_stage_at_160x50(void **state)
 	stage_screens(50, 160);
 }
 
+/* A large terminal: the default workbench's Softmax at 200x60, its
+ * heatmaps' cells grown (three decimals in them) and set side by side. */
+static void test_softmax_at_200x60(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default();
+	struct app *app = open_app(&c);
+	keys(app, "4");
+	expect_screen(app, 60, 200, "stage4_200x60");
+	app_free(app);
+	free(app);
+}
+
 static void test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24(void **state)
 {
 	(void)state;
@@ -443,7 +456,8 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	c.h = 8;
 	c.g = 8;
 	c.dk = 2;
-	c.n = 9; /* at 80x24: 7 maps of 8 a page, so the page hint joins the line too */
+	c.n = 9; /* at 80x30: 7 maps of 8 a page, so the page hint joins the line too (at
+	          * 80x24 the heatmaps give way to S_0's rows) */
 	struct app *app = open_app(&c);
 	for (int i = 0; i < c.n; i++)
 		snprintf(app->w.labels[i], MHA_LABEL_MAX, "longtoken%05d", i % 10);
@@ -455,8 +469,8 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	vscreen_text(text, sizeof text);
 	vscreen_close();
 	legend_hi(text, wide, sizeof wide);
-	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
-	draw_screen_hits(app, 24, 80, NULL);
+	assert_int_equal(vscreen_open(30, 80, "xterm-256color", false), 0);
+	draw_screen_hits(app, 30, 80, NULL);
 	vscreen_text(text, sizeof text);
 	vscreen_close();
 	legend_hi(text, narrow, sizeof narrow);
@@ -496,6 +510,7 @@ static void test_the_lesson_menu_and_a_lesson_step(void **state)
 	keys(app, "n");
 	expect_screen(app, 24, 80, "lesson1_steer_80x24");
 	expect_screen(app, 50, 160, "lesson1_steer_160x50");
+	expect_screen(app, 60, 200, "lesson1_steer_200x60");
 	keys(app, "1l\n3\n4");
 	expect_screen(app, 24, 80, "lesson1_steer_met_80x24");
 	keys(app, "#");
@@ -581,6 +596,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_stage_at_80x24),
 		cmocka_unit_test(test_every_stage_at_160x50),
+		cmocka_unit_test(test_softmax_at_200x60),
 		cmocka_unit_test(test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24),
 		cmocka_unit_test(test_the_causal_mask_on_scores_and_softmax),
 		cmocka_unit_test(test_the_trace_and_the_edit_prompt),

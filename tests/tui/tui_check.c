@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -94,4 +95,21 @@ int tui_check_lessons_close(struct lesson_set *set, const char *dir)
 struct body_layout draw_screen(const struct app *app, int rows, int cols)
 {
 	return draw_screen_hits(app, rows, cols, NULL);
+}
+
+void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	struct lesson_errors errs = { 0 };
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/%s/01-%s.lesson", dir, name, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	assert_int_equal(lesson_set_load(set, path, &errs), 0);
+	assert_int_equal(errs.count, 0);
+	lesson_errors_free(&errs);
 }

@@ -27,6 +27,9 @@ struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
  * removed with what is in it. 0, or -1 with the reason on stderr. */
 int tui_check_lessons_open(struct lesson_set *set, char *dir);
 int tui_check_lessons_close(struct lesson_set *set, const char *dir);
+/* A set of one lesson: text written to dir/NAME/01-NAME.lesson and
+ * loaded into set (the test fails when it does not load cleanly). */
+void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *name, const char *text);
 
 /* The whole screen drawn for rows x cols with no hit regions kept
  * (draw_screen_hits(app, rows, cols, NULL)): the tests' and the

@@ -1,0 +1,155 @@
+/*
+ * flash_lesson.c - the FlashAttention view in a lesson step (@flash,
+ * lessons/README.md): the step's tiles and step, the predict state that
+ * keeps the predicted step hidden until the question is answered right,
+ * the limit that keeps the view from the steps that answer the lesson's
+ * next questions, the lesson's keys inside the view, and the live
+ * question's numbers copied from the view's recording into the lesson run
+ * (lesson_run.live: the lesson library turns them into the answer). No
+ * drawing here (flash_view.c), and no arithmetic on the numbers beyond
+ * reading them (src/lesson/flash.c).
+ */
+#include "flash_view.h"
+#include "flash_view_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "actions.h"
+#include "mode.h"
+#include "pipeline.h"
+
+/* The open lesson step's @flash, or NULL. */
+const struct lesson_flash *flash_lesson_step(const struct app *app)
+{
+	const struct app_learn *l = &app->learn;
+	return l->open && l->active && l->run.lesson ? lesson_run_step(&l->run)->flash : NULL;
+}
+
+/* The step the predict state hides (0-based), or -1 when nothing is
+ * hidden: the lesson's question is answered right (a wrong answer gets
+ * its feedback and the step stays hidden: the truth is not a free second
+ * try), the solution was shown, or the step predicts nothing. */
+int flash_view_hidden_step(const struct app *app)
+{
+	const struct lesson_flash *f = flash_lesson_step(app);
+	const struct lesson_run *run = &app->learn.run;
+	if (!f || !f->predict || run->answer_right || run->solution_shown || !app->flash ||
+	    app->flash->rec.steps == 0)
+		return -1;
+	return f->step - 1 < app->flash->rec.steps ? f->step - 1 : -1;
+}
+
+/* The last step the view may show. In a lesson step with @flash, its
+ * step (the predicted one once it is revealed): the steps after it answer
+ * the lesson's next questions. */
+int flash_lesson_last(const struct app *app)
+{
+	const struct flash_view *fv = app->flash;
+	const struct lesson_flash *f = flash_lesson_step(app);
+	int last = fv->rec.steps > 0 ? fv->rec.steps - 1 : 0;
+	if (f) {
+		int hidden = flash_view_hidden_step(app), cap = hidden >= 0 ? hidden - 1 : f->step - 1;
+		last = cap < last ? cap : last;
+	}
+	return last < 0 ? 0 : last;
+}
+
+/* The lesson's live question: the recording's numbers for its row at the
+ * predicted step, and those of the step before it in the same query tile. */
+void flash_lesson_live(struct app *app, const struct flash_view *fv)
+{
+	const struct lesson_flash *f = flash_lesson_step(app);
+	if (!f)
+		return; /* the free workbench's recording: the lesson's numbers stand */
+	const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
+	struct lesson_flash_live *v = &app->learn.run.live;
+	memset(v, 0, sizeof *v);
+	if (!q || !q->flash || f->step < 1 || f->step > fv->rec.steps)
+		return;
+	const struct mha_flash_step *st = &fv->rec.step[f->step - 1];
+	const int r = q->flash->row - st->r0, col = q->flash->col, dk = fv->rec.dk, n = app->cfg.n;
+	if (r < 0 || r >= st->rows || col >= dk)
+		return; /* the asked row is not in the predicted step's query tile */
+	v->m1 = st->m[r];
+	v->l1 = st->l[r];
+	v->o1 = st->o[(size_t)r * dk + col];
+	v->alpha = st->alpha[r];
+	v->m0 = -INFINITY;
+	if (st->kt > 0) {
+		const struct mha_flash_step *pr = st - 1; /* the same query tile's key tile before */
+		v->m0 = pr->m[r];
+		v->l0 = pr->l[r];
+		v->o0 = pr->o[(size_t)r * dk + col];
+	}
+	const float *s = app->a.scores + ((size_t)fv->rec.head * n + (size_t)q->flash->row) * n;
+	for (int j = 0; j < st->c0 + st->cols; j++)
+		if (!pipeline_masked(&app->cfg, &app->a, fv->rec.head, q->flash->row, j))
+			v->seen_sum += s[j];
+	v->ok = true;
+}
+
+/* Take the lesson step's tiles and step. */
+void flash_lesson_setup(struct app *app, struct flash_view *fv, const struct lesson_flash *f)
+{
+	fv->br = f->br;
+	fv->bc = f->bc;
+	fv->step = f->step - 1 - (f->predict ? 1 : 0);
+	fv->step = fv->step < 0 ? 0 : fv->step;
+	flash_view_record(app, fv);
+}
+
+void flash_view_follow_step(struct app *app)
+{
+	const struct lesson_flash *f = flash_lesson_step(app);
+	struct flash_view *fv = f ? flash_view_state(app) : NULL;
+	if (fv) {
+		flash_lesson_setup(app, fv, f);
+		app->mode = MODE_FLASH;
+	} else if (app->mode == MODE_FLASH) {
+		mode_leave(app);
+	}
+}
+
+/* Going on past the last step the view may show: said why, when a
+ * lesson holds it there. */
+void flash_lesson_refuse_past(struct app *app)
+{
+	if (flash_view_hidden_step(app) >= 0)
+		app_message(app, true, "first predict the next tile: %s answers, then Right shows it",
+		            actions_key_name("answer"));
+	else if (flash_lesson_step(app))
+		app_message(app, false, "the lesson stops the tiles here: %s goes on to its next step",
+		            actions_key_name("next"));
+}
+
+/* A lesson step keeps its tiles and head: others would show what its
+ * next questions ask. */
+bool flash_lesson_refuse_tiles(struct app *app)
+{
+	if (!flash_lesson_step(app))
+		return false;
+	app_message(app, true, "this lesson step keeps its tiles; %s on the free workbench (%s) "
+	            "changes them", actions_key_name("flash"), actions_key_name("leave"));
+	return true;
+}
+
+/* The lesson's keys pass to the table: answer, hint, solution, next and
+ * previous step stay in the view; leaving the lesson or its menu leaves
+ * the view first. */
+unsigned flash_lesson_key(struct app *app, int key)
+{
+	static const char *const stay[] = { "answer", "hint", "solution", "next", "prev", "scroll-down",
+	                                    "scroll-up" };
+	static const char *const leave[] = { "leave", "menu" };
+	const struct action *a = actions_lookup(key);
+	for (size_t i = 0; a && a->id && i < sizeof stay / sizeof *stay; i++)
+		if (!strcmp(a->id, stay[i]))
+			return MODE_PASS;
+	for (size_t i = 0; a && a->id && i < sizeof leave / sizeof *leave; i++)
+		if (!strcmp(a->id, leave[i])) {
+			mode_leave(app);
+			return MODE_PASS;
+		}
+	return 0; /* the workbench's other keys would change what is recorded */
+}
