@@ -80,6 +80,12 @@ int app_save(struct app *app)
 		return -1;
 	}
 	app_autosave_wait(app); /* a writer still running would land after this save */
+	if (app->only_a_copy && !app->session_dirty) {
+		/* a second instance with no edit: session-N.txt would be a copy
+		 * of the file the other instance has open (68 MB at the largest shape) */
+		app_message(app, false, "nothing changed: nothing saved (%s is not written)", app->session_path);
+		return 0;
+	}
 	bool changed = claim_stamp_changed(&app->disk, app->session_path);
 	if (!app->session_dirty && app->disk.exists && !changed && access(app->session_path, F_OK) == 0) {
 		/* nothing to write: at the largest shape that is 68 MB spared, and

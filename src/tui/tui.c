@@ -172,6 +172,10 @@ int tui_run(const struct tui_options *o)
 	/* a session opened from its own file has nothing to save until an edit */
 	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
 	app.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
+	if (o->held && from && strcmp(from, o->held) == 0) { /* a second instance on the other's file */
+		app.only_a_copy = true;
+		app.session_dirty = false;
+	}
 	bool dirty = true;
 	int sig = 0;
 	for (;;) {

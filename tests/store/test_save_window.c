@@ -220,6 +220,26 @@ static void test_a_second_instance_never_takes_a_name_that_exists(void **state)
 	assert_string_equal(read_text(two, buf, sizeof buf), "an earlier second instance's edits\n");
 }
 
+/* A NUL byte after 'end' (then junk) is refused like any text after it:
+ * it hid the junk, and the file loaded (the adversary's M9). */
+static void test_a_nul_byte_after_end_is_refused(void **state)
+{
+	(void)state;
+	char path[4096], msg[MHA_MSG_MAX + 4096];
+	struct mha_weights w;
+	struct mha_config c = tui_check_default_weights(&w);
+	tmpdir_path(path, sizeof path, "nul.txt");
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	mha_weights_free(&w);
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	assert_int_equal(fwrite("\0\nmore\n", 1, 6, f), 6);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(session_load(path, &c, &w, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "a NUL byte"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_a_change_in_the_rename_window_sends_the_save_beside),
 		cmocka_unit_test(test_a_save_that_splits_a_hard_link_says_so),
 		cmocka_unit_test(test_a_second_instance_never_takes_a_name_that_exists),
+		cmocka_unit_test(test_a_nul_byte_after_end_is_refused),
 	};
 	return cmocka_run_group_tests_name("save_window", tests, tmpdir_make, tmpdir_remove);
 }
