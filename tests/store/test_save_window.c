@@ -191,7 +191,7 @@ static void test_a_save_that_splits_a_hard_link_says_so(void **state)
 	assert_false(app->status_error);
 	assert_int_equal(app->links_split, 1);
 	assert_string_equal(app->links_split_path, path);
-	assert_non_null(strstr(app->status, "its 1 other hard link still holds the session from before"));
+	assert_non_null(strstr(app->status, "saved, but 1 other hard link still holds the session from before"));
 	assert_string_equal(read_text(other, buf, sizeof buf), before);
 	assert_string_not_equal(read_text(path, buf, sizeof buf), before);
 	tui_check_close(app);
