@@ -266,6 +266,14 @@ const char *lesson_notation_old(const char *text, size_t *len_out, char *want, s
 			gn[g++] = (size_t)(close - q - 1);
 			q = close + 1;
 		}
+		if (g == 0 && ascii) { /* a matrix: "S_0" reads "S₀" */
+			char name[8], sub[64];
+			snprintf(name, sizeof name, "%.*s", (int)n, p);
+			notation_subscript(sub, sizeof sub, (int)strtol(head, NULL, 10), true);
+			snprintf(want, len, "%s%s", name, sub);
+			*len_out = (size_t)(q - p);
+			return p;
+		}
 		if (g == 0 || (g == 1 && !ascii) || *q == '[')
 			continue;
 		/* the form to write: the head as a subscript, then [row,column];
