@@ -44,6 +44,7 @@ struct layout layout_frame(int rows, int cols, enum layout_pane pane)
 		l.body = mk(1, 0, body_h, cols - LAYOUT_PANE_COLS - 1);
 		l.side_narrow = true;
 		l.side_counts_only = pane == LAYOUT_PANE_COUNTS;
+		l.side_lesson_only = pane == LAYOUT_PANE_LESSON_ALONE;
 	} else {
 		l.body = mk(1, 0, body_h, cols);
 	}
@@ -159,11 +160,12 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 		a = split_heat(&b, a, n, h, numbers_want, numbers_min);
 	if (l->side_narrow) {
 		/* narrow with the lesson pane: the pane atop the side column, the
-		 * counts' compact form under it; or the counts alone */
-		int ch = l->side_counts_only ? l->side.h : LAYOUT_PANE_COUNT_LINES;
+		 * counts' compact form under it; or the counts alone, or the
+		 * pane alone */
+		int ch = l->side_counts_only ? l->side.h : l->side_lesson_only ? 0 : LAYOUT_PANE_COUNT_LINES;
 		b.counts = mk(l->side.y + l->side.h - ch, l->side.x, ch, l->side.w);
 		if (!l->side_counts_only)
-			b.lesson = mk(l->side.y, l->side.x, l->side.h - ch - 1, l->side.w);
+			b.lesson = mk(l->side.y, l->side.x, l->side.h - ch - (ch > 0), l->side.w);
 		b.numbers = a;
 	} else if (l->side.w > 0) {
 		/* wide: counts atop the side column, the lesson pane below */

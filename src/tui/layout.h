@@ -34,6 +34,7 @@ struct layout {
 	struct rect bar, body, side, status, hints;
 	bool side_narrow;      /* the narrow side column: the lesson pane over the compact counts */
 	bool side_counts_only; /* ... or the counts alone (the learner's choice, #) */
+	bool side_lesson_only; /* ... or the lesson pane alone (its question needs the rows) */
 };
 
 /* What the side column holds below LAYOUT_WIDE_COLS (wide terminals
@@ -42,6 +43,8 @@ enum layout_pane {
 	LAYOUT_PANE_NONE,   /* no lesson pane: the counts column beside the matrices */
 	LAYOUT_PANE_LESSON, /* the lesson pane, LAYOUT_PANE_COLS wide, over the compact counts */
 	LAYOUT_PANE_COUNTS, /* that column with the counts alone */
+	LAYOUT_PANE_LESSON_ALONE, /* that column with the lesson pane alone: the step's
+	                           * question, feedback and goal need the counts' rows */
 };
 
 struct layout layout_frame(int rows, int cols, enum layout_pane pane);
