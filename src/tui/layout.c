@@ -248,11 +248,11 @@ int layout_panels_height(int width, int count, const struct rect *want)
 
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out)
 {
-	return layout_panels_focus(area, count, want, min_w, -1, 0, out);
+	return layout_panels_focus(area, count, want, min_w, -1, 0, 0, out);
 }
 
 int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
-                        struct rect *out)
+                        int focus_w, struct rect *out)
 {
 	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX];
 	if (count > LAYOUT_PANELS_MAX)
@@ -280,6 +280,8 @@ int layout_panels_focus(struct rect area, int count, const struct rect *want, in
 		int wf = focus >= 0 && focus < count ? area.w - (count - 1) * (min_w + 1) : 0;
 		if (focus >= 0 && focus < count && wf > want[focus].w)
 			wf = want[focus].w;
+		if (focus >= 0 && focus < count && focus_w > wf) /* whole, the others after it */
+			wf = focus_w < area.w ? focus_w : area.w;
 		if (focus >= 0 && focus < count && wf > w[focus]) {
 			struct rect rest[LAYOUT_PANELS_MAX];
 			int rw[LAYOUT_PANELS_MAX], k = 0;
@@ -290,12 +292,14 @@ int layout_panels_focus(struct rect area, int count, const struct rect *want, in
 			for (int i = 0, j = 0; i < count; i++)
 				w[i] = i == focus ? wf : rw[j++];
 		}
-		int h = tallest < area.h ? tallest : area.h, x = area.x;
+		int h = tallest < area.h ? tallest : area.h, x = area.x, placed = 0;
 		for (int i = 0; i < count; i++) {
-			out[i] = mk(area.y, x, h, w[i]);
-			x += w[i] + 1;
+			bool out_of_room = focus_w > 0 && i != focus && w[i] < min_w; /* squeezed by the focus */
+			out[i] = out_of_room ? mk(area.y, x, 0, 0) : mk(area.y, x, h, w[i]);
+			x += out_of_room ? 0 : w[i] + 1;
+			placed += !out_of_room;
 		}
-		return count;
+		return placed;
 	}
 	/* heights: water-filling, so short shelves keep all they want and tall
 	 * ones share the rest */

@@ -92,9 +92,11 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
  * placed with h > 0. */
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out);
 /* As layout_panels, and panel focus (>= 0) gets up to focus_h rows (title
- * and header included) before the other shelves share the rest. */
+ * and header included) before the other shelves share the rest; and when
+ * focus_w > 0, side by side its whole focus_w columns (up to the area's),
+ * the others sharing what is left (left out below min_w). */
 int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
-                        struct rect *out);
+                        int focus_w, struct rect *out);
 /* Rows the panels take when shelved in width columns with room to spare:
  * the shelves' heights and one blank line between shelves. */
 int layout_panels_height(int width, int count, const struct rect *want);

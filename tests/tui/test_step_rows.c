@@ -2,7 +2,8 @@
  * test_step_rows.c - a lesson step's matrix gets its rows first: every
  * step of every shipped lesson drawn at 80x24, 120x40 and 200x60 shows
  * the matrix the step names (the cursor's panel on its stage) with at
- * least min(n, 6) of its n rows, all of them when n <= 8; no matrix title
+ * least min(n, 6) of its n rows, all of them when n <= 8, and min(cols, 6)
+ * of its columns; no matrix title
  * is drawn with no row under it, or cut by its panel's width. And while a
  * step's goal is open, its question (every line, every choice), the
  * answer given and the whole feedback to each known wrong answer, and the
@@ -91,6 +92,16 @@ static int step_check(int li, int si, int rows, int cols)
 			        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, v.p[f].title,
 			        got[f].h > 2 ? got[f].h - 2 : 0, v.p[f].rows, need);
 			bad = 1;
+		} else {
+			int cws[STAGE_PANELS_MAX];
+			panels_cell_widths(app, &v, b.numbers.w, b.numbers_cell_w, cws);
+			int shown = panels_cols_shown(&v.p[f], got[f], cws[f]), want = v.p[f].cols < 6 ? v.p[f].cols : 6;
+			if (shown < want) {
+				fprintf(stderr, "lesson %d step %s at %dx%d: %s shows %d of %d columns (wants %d)\n",
+				        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, v.p[f].title, shown,
+				        v.p[f].cols, want);
+				bad = 1;
+			}
 		}
 		for (int i = 0; i < v.count; i++)
 			if (got[i].h > 0 && (int)strlen(v.p[i].title) > got[i].w) {
