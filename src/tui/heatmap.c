@@ -82,7 +82,8 @@ int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count)
 }
 
 /* A value in at most w chars: fewest dropped decimals first, leading zero
- * dropped (".42", "-.4"), then k/M/G/T suffixes ("1.2k"), then the
+ * dropped (".42", "-.4"); a small value that would read as zero (".0"
+ * for 0.02) in the exponent form ("2e-2") or not at all; then k/M/G/T suffixes ("1.2k"), then the
  * exponent form ("1e15"), else nothing. */
 static void value_format(char *buf, size_t len, float v, int w)
 {
@@ -96,9 +97,26 @@ static void value_format(char *buf, size_t len, float v, int w)
 		if (z[0] == '0' && z[1] == '.')
 			memmove(z, z + 1, strlen(z));
 		if ((int)strlen(t) <= w) {
+			if (x == 0.0 && v != 0.0f)
+				break; /* it would read as zero: its exponent form */
 			snprintf(buf, len, "%s", t);
 			return;
 		}
+	}
+	if (v != 0.0f && fabs(v) < 0.5) {
+		/* a value that is not zero never reads as one (".0" for 0.02,
+		 * "-.0" for -0.02): "2e-2", or nothing (the caller may give it
+		 * the glyph's column; the colour tells the level, the readout
+		 * the value) */
+		int e = (int)floor(log10(fabs(v)));
+		double mant = v / pow(10, e);
+		if (fabs(mant) >= 9.5) { /* 9.6e-3 rounds to 1e-2 */
+			mant /= 10;
+			e++;
+		}
+		snprintf(t, sizeof t, "%.0fe%d", mant, e);
+		snprintf(buf, len, "%s", (int)strlen(t) <= w ? t : "");
+		return;
 	}
 	static const char units[] = "kMGT";
 	double scale = 1e3;
@@ -205,6 +223,17 @@ void heatmap_range(const struct heatmap *hm, int r, float *lo, float *hi)
 	} else if (*lo >= 0.0f) {
 		*lo = 0.0f; /* weights: 0 stays blank, the largest is the top */
 	}
+	/* the floor: a span narrower than min_span is not stretched over the
+	 * whole ramp (0.19..0.30 would read as strong and weak) */
+	if (hm->min_span > 0.0f && *hi - *lo < hm->min_span) {
+		if (*lo >= 0.0f) {
+			*hi = *lo + hm->min_span;
+		} else {
+			float mid = *lo / 2.0f + *hi / 2.0f;
+			*lo = mid - hm->min_span / 2.0f;
+			*hi = mid + hm->min_span / 2.0f;
+		}
+	}
 }
 
 const char *heatmap_scale_name(enum heatmap_scale s)
@@ -268,6 +297,11 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 		at = 1;
 	} else if (cw >= 4) {
 		cell_value(text, sizeof text, v, cw - 1, lo < 0.0f);
+		/* a small value that has no digits beside a glyph takes the
+		 * glyph's column ("-.02" rather than "-.0"): the colour keeps the
+		 * level */
+		if (!text[0] && v != 0.0f && fabsf(v) < 0.5f)
+			cell_value(text, sizeof text, v, cw, lo < 0.0f);
 	}
 	int vlen = (int)strlen(text);
 	/* an ASCII glyph ('-', '.', '+') right before a number would read as
