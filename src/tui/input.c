@@ -12,6 +12,7 @@
  *   Esc O x  (SS3)                   -> dropped (keys terminfo did not name)
  *   Esc key                          -> one key, INPUT_KEY_ALT + key (no action has Alt)
  *   raw C1 (0x80-0x9f) outside UTF-8 -> the same as Esc + (byte - 0x40), so "\x9b...m" is a CSI
+ *   C1 encoded in UTF-8 (C2 80-9f)  -> the same as the raw C1: "\xc2\x9b5~" is a CSI, dropped
  * A paste's text is queued and handed out one byte per call while a
  * prompt is open. Does not know what keys do (actions.c), nor draw.
  */
@@ -102,10 +103,19 @@ static void read_string(void)
 	}
 }
 
-/* The rest of an SGR mouse report ("0;30;2M") that curses left after
- * KEY_MOUSE while the mouse is off; anything else is read again. */
+/* The rest of a mouse report that curses left after KEY_MOUSE while the
+ * mouse is off. Where terminfo's kmous is "Esc [ M" (tmux, screen) it is
+ * X10's three bytes (button, column, row: any values, ' ' 'M' '5' or 'q'
+ * among them), read whole; where it is "Esc [ <" (xterm), SGR's
+ * "0;30;2M", and anything else is read again. */
 static void drop_mouse_report(void)
 {
+	const char *kmous = tigetstr("kmous");
+	if (kmous && kmous != (char *)-1 && *kmous && kmous[strlen(kmous) - 1] == 'M') {
+		for (int i = 0; i < 3 && next_within(SEQ_WAIT_MS) != ERR; i++)
+			;
+		return;
+	}
 	for (int i = 0; i < 32; i++) {
 		int c = next_within(SEQ_WAIT_MS);
 		if (c == 'M' || c == 'm' || c == ERR)
@@ -201,6 +211,16 @@ int input_key(bool mouse_on, bool typing)
 	}
 	if (is_c1(c))
 		return after_escape(c - 0x40, typing);
+	if (c == 0xc2) { /* U+0080..U+009F are the C1 controls, in UTF-8 */
+		int d = next_within(SEQ_WAIT_MS);
+		if (d >= 0x80 && d <= 0x9f) {
+			utf8_left = 0;
+			return after_escape(d - 0x40, typing);
+		}
+		if (d != ERR)
+			ungetch(d);
+		return c;
+	}
 	if (c != 27)
 		return c;
 	int intro = next_within(INTRO_WAIT_MS);

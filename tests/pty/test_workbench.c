@@ -74,12 +74,14 @@ static void show(const char *title, const char *screen)
 }
 
 /* The workbench with flags (NULL-ended, up to 6) at rows x cols, drawn. */
+static const char *term_env; /* "TERM=..." for the next start, or NULL: xterm-256color */
+
 static struct pty *start_with(int rows, int cols, const char *const flags[])
 {
 	const char *argv[8] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui" };
 	for (int i = 0; flags && flags[i] && i < 6; i++)
 		argv[i + 1] = flags[i];
-	struct pty *p = pty_start(argv, rows, cols, (const char *const[]){ state_env, NULL });
+	struct pty *p = pty_start(argv, rows, cols, (const char *const[]){ state_env, term_env, NULL });
 	assert_non_null(p);
 	if (pty_wait_text(p, "Projection", START_MS) != 0)
 		show("no pipeline bar; screen", pty_screen(p));
@@ -860,6 +862,24 @@ static void test_mouse_reports_with_the_mouse_off_are_ignored(void **state)
 	pty_free(p);
 }
 
+/* Where terminfo's kmous is X10's "Esc [ M" (tmux, screen), curses
+ * decodes KEY_MOUSE and leaves the report's three bytes: they are read
+ * with it, not run as keys (' ' 'M' '5' would jump to stage 5, 'q' quit). */
+static void test_x10_reports_under_tmux_with_the_mouse_off_are_ignored(void **state)
+{
+	(void)state;
+	const char *terms[] = { "TERM=tmux-256color", "TERM=screen" };
+	for (size_t i = 0; i < sizeof terms / sizeof *terms; i++) {
+		term_env = terms[i];
+		struct pty *p = start_with(24, 80, (const char *const[]){ "--no-mouse", NULL });
+		term_env = NULL;
+		assert_ignored(p, "\033[M M5\033[M#M5", "an X10 click on stage 5");
+		assert_ignored(p, "\033[Mq!!\033[M#!!", "an X10 report whose first byte is q");
+		quit_and_check(p);
+		pty_free(p);
+	}
+}
+
 static void test_focus_events_and_terminal_replies_are_ignored(void **state)
 {
 	(void)state;
@@ -870,6 +890,7 @@ static void test_focus_events_and_terminal_replies_are_ignored(void **state)
 	assert_ignored(p, "\033P1$r0m\033\\", "a DECRQSS reply");
 	assert_ignored(p, "\033[?62;22c\033[12;40R", "device attributes and a cursor report");
 	assert_ignored(p, "\233" "2J\235" "0;x\234", "raw C1 CSI and OSC");
+	assert_ignored(p, "\302\233" "5~\302\233" "1;5H", "a CSI encoded in UTF-8 (C2 9B)");
 	assert_ignored(p, "\033]\033M\033n", "Alt+], Alt+M, Alt+n");
 	quit_and_check(p);
 	pty_free(p);
@@ -1175,6 +1196,7 @@ int main(void)
 	T(test_a_killed_second_instances_autosave_is_offered_at_the_next_start),
 	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
+		T(test_x10_reports_under_tmux_with_the_mouse_off_are_ignored),
 		T(test_focus_events_and_terminal_replies_are_ignored),
 		T(test_a_bracketed_paste_is_text_never_commands),
 		T(test_columns_and_lines_in_the_environment_do_not_pin_the_size),
