@@ -6,11 +6,14 @@
  * discards it (moved aside to a numbered "<session>.autosave.discarded.~N~",
  * never deleted), Esc leaves it for later (kept, asked again at the next
  * start). Other keys do nothing meanwhile. The files are save.c's
- * (app_recover_load, app_recover_discard); this only asks.
+ * (app_recover_load, app_recover_discard); this only asks. A path too
+ * long for the line loses the middle of its directory, never the file
+ * name; the path whole goes to stderr at exit when it was not answered.
  */
 #include "recover_prompt.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "draw.h"
 #include "mode.h"
@@ -44,13 +47,80 @@ static unsigned recover_key(struct app *app, int key)
 	return APP_REDRAW; /* the question stays until answered */
 }
 
-/* "recover? Enter loads, d discards, Esc later: PATH" (the keys first:
- * they must survive an 80-column line) */
+/* The start of s that fits in width columns, cut between characters
+ * (never inside a UTF-8 sequence): its length in bytes. */
+static size_t fitting_start(const char *s, size_t n, int width)
+{
+	char buf[512];
+	size_t best = 0;
+	for (size_t i = 1; i <= n && i < sizeof buf; i++) {
+		if (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+			continue; /* inside a character */
+		memcpy(buf, s, i);
+		buf[i] = '\0';
+		if (draw_width(buf) > width)
+			break;
+		best = i;
+	}
+	return best;
+}
+
+/* path in width columns: whole when it fits, else the start of its
+ * directory, an ellipsis, and "/" with the file name whole
+ * ("/tmp/very/long/state/mha-tui/session.txt.autosave.~1~" ->
+ * "/tmp/ve.../session.txt.autosave.~1~"); a name too long alone keeps its
+ * end after the ellipsis. */
+static void path_middle(char *out, size_t len, const char *path, int width)
+{
+	const char *dots = theme_utf8() ? "\u2026" : "...";
+	int dots_w = theme_utf8() ? 1 : 3;
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	size_t n = strlen(path);
+	if (n < 512 && draw_width(path) <= width) {
+		snprintf(out, len, "%s", path);
+		return;
+	}
+	int name_w = strlen(name) < 512 ? draw_width(name) + 1 : width + 1; /* with its "/" */
+	if (slash && name_w + dots_w <= width) {
+		size_t keep = fitting_start(path, (size_t)(slash - path), width - name_w - dots_w);
+		snprintf(out, len, "%.*s%s/%s", (int)keep, path, dots, name);
+		return;
+	}
+	const char *tail = path + n; /* the end of the name that fits */
+	while (tail > path && draw_width(tail - 1) <= width - dots_w && path + n - tail < 500)
+		tail--;
+	while (((unsigned char)*tail & 0xc0) == 0x80)
+		tail++;
+	snprintf(out, len, "%s%s", dots, tail);
+}
+
+/* "recover a run's unsaved edits? Enter loads, d discards, Esc later:
+ * PATH" when the path fits whole; else the short question and the path
+ * with its middle left out (the keys first: they must survive an
+ * 80-column line). */
 static bool recover_status(const struct app *app, struct rect r)
 {
-	char line[APP_STATUS_MAX + 4300];
-	snprintf(line, sizeof line, "recover a run's unsaved edits? Enter loads, d discards, Esc later: %s", app->recover_path);
+	static const char *const asks[] = { "recover a run's unsaved edits? Enter loads, d discards, Esc later: ",
+		                            "recover? Enter loads, d discards, Esc later: " };
+	char line[APP_STATUS_MAX + 4300], path[4300];
+	for (size_t i = 0; i < 2; i++) {
+		int room = r.w - (int)strlen(asks[i]);
+		path_middle(path, sizeof path, app->recover_path, room > 8 ? room : 8);
+		snprintf(line, sizeof line, "%s%s", asks[i], path);
+		if (strcmp(path, app->recover_path) == 0)
+			break; /* whole */
+	}
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
+	return true;
+}
+
+bool recover_prompt_exit_note(const struct app *app, char *out, size_t len)
+{
+	if (!app->recover_path[0] || app->recover_loaded)
+		return false;
+	snprintf(out, len, "kept for later (asked again at the next start): an autosave with a run's unsaved edits, %s",
+	         app->recover_path);
 	return true;
 }
 

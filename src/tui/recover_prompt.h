@@ -13,4 +13,9 @@
  * true when the question is up. */
 bool recover_prompt_open(struct app *app);
 
+/* At exit, the autosave found at start and not loaded nor discarded, its
+ * path whole (the status line may have shortened it): the line for
+ * stderr into out; false when there is none. */
+bool recover_prompt_exit_note(const struct app *app, char *out, size_t len);
+
 #endif

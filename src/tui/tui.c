@@ -27,6 +27,7 @@
 #include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
+#include "recover_prompt.h"
 #include "report.h"
 #include "session.h"
 #include "term.h"
@@ -242,6 +243,9 @@ int tui_run(const struct tui_options *o)
 		         app.links_split == 1 ? "it holds" : "they hold");
 		report(0, line);
 	}
+	char kept[4400];
+	if (recover_prompt_exit_note(&app, kept, sizeof kept))
+		report(0, kept);
 	app_free(&app);
 	lesson_set_free(&set);
 	return rc;

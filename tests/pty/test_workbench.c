@@ -824,6 +824,34 @@ static void test_a_killed_second_instances_autosave_is_offered_at_the_next_start
 	assert_true(access(orphan, F_OK) == 0); /* kept until loaded */
 }
 
+/* At 80 columns the recover question keeps the autosave's file name whole
+ * (the middle of its directory left out), and when it is left for later
+ * the path is on stderr whole at exit (the adversary's M12: it was cut). */
+static void test_the_recover_question_keeps_the_file_name_and_exit_names_the_path(void **state)
+{
+	(void)state;
+	char autosave[200], kept[220], cmd[600];
+	struct pty *first = start_workbench(24, 80);
+	quit_and_check(first); /* the session exists */
+	pty_free(first);
+	snprintf(autosave, sizeof autosave, "%s.autosave", session_path);
+	snprintf(kept, sizeof kept, "%s.~1~", autosave);
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", session_path, autosave);
+	assert_int_equal(system(cmd), 0);
+	struct pty *p = start_workbench(24, 80);
+	if (pty_wait_text(p, "/session.txt.autosave.~1~", 10000) != 0)
+		show("no recover question", pty_screen(p));
+	assert_non_null(strstr(pty_screen(p), "Enter loads, d discards, Esc later: /tmp/mha-\u2026/session.txt.autosave.~1~"));
+	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
+	assert_int_equal(pty_wait_text(p, "kept for later", 10000), 0);
+	quit_and_check(p);
+	char said[300];
+	snprintf(said, sizeof said, "unsaved edits, %s", kept);
+	assert_non_null(strstr(pty_output(p, NULL), said));
+	pty_free(p);
+	assert_int_equal(unlink(kept), 0);
+}
+
 /* Bytes a terminal may send by itself change nothing: sent, then the
  * value prompt opened as a probe (once it is open, every byte before it
  * was read), the screen above the status line is as before; Esc closes
@@ -1197,6 +1225,7 @@ int main(void)
 	T(test_a_second_instances_crash_note_names_its_own_autosave),
 		T(test_mouse_reports_with_the_mouse_off_are_ignored),
 		T(test_x10_reports_under_tmux_with_the_mouse_off_are_ignored),
+		T(test_the_recover_question_keeps_the_file_name_and_exit_names_the_path),
 		T(test_focus_events_and_terminal_replies_are_ignored),
 		T(test_a_bracketed_paste_is_text_never_commands),
 		T(test_columns_and_lines_in_the_environment_do_not_pin_the_size),
