@@ -163,6 +163,10 @@ int learn_open_id(struct app *app, const char *id, char *msg, size_t len)
 		return 1;
 	}
 	const struct lesson *les = lesson_set_find(l->set, id);
+	if (!les && l->none[0]) { /* a lesson that did not load: its file and why, not "no such lesson" */
+		snprintf(msg, len, "--lesson %s: not among the %d lessons that loaded: %s", id, l->set->count, l->none);
+		return 1;
+	}
 	if (!les) {
 		snprintf(msg, len, "--lesson %s: no such lesson; lessons are 1..%d or names such as '%s' (in %s)",
 		         id, l->set->count, l->set->lessons[0].name, l->set->dir);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -196,6 +197,49 @@ static void test_check_lessons_refuses_an_answer_shown_on_its_own_screen(void **
 	pty_free(p);
 }
 
+/* --lesson 2 where lesson 2's @include asset is a FIFO: the message
+ * names the lesson file and why it did not load, not "no such lesson"
+ * (the adversary's M13); exit 1, a file problem. */
+static void test_a_lesson_whose_asset_is_unreadable_says_why(void **state)
+{
+	(void)state;
+	static const char one[] = "mha-tui-lesson 1\n@lesson 1\n@title One\n@objective o.\n"
+	                          "@config tokens=4 d_model=16 heads=4 seed=3\n@step end The end\nDone.\n";
+	static const char two[] = "mha-tui-lesson 1\n@lesson 2\n@title Two\n@objective o.\n"
+	                          "@config tokens=4 d_model=16 heads=4 seed=3\n@step end The end\n@include pipe\n";
+	char dir[] = "/tmp/mha-test-fifo-XXXXXX", path[3][160], state_env[160];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path[0], sizeof path[0], "%s/01-one.lesson", dir);
+	snprintf(path[1], sizeof path[1], "%s/02-two.lesson", dir);
+	snprintf(path[2], sizeof path[2], "%s/assets", dir);
+	const char *texts[] = { one, two };
+	for (int i = 0; i < 2; i++) {
+		FILE *f = fopen(path[i], "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		assert_int_equal(fclose(f), 0);
+	}
+	assert_int_equal(mkdir(path[2], 0700), 0);
+	char fifo[200];
+	snprintf(fifo, sizeof fifo, "%s/pipe.txt", path[2]); /* @include NAME reads NAME.txt */
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(state_env, sizeof state_env, "XDG_STATE_HOME=%s", dir);
+	const char *argv[] = { program(), "--lessons-dir", dir, "--lesson", "2", NULL };
+	struct pty *p = pty_start(argv, 24, 200, (const char *const[]){ state_env, NULL });
+	assert_non_null(p);
+	int code = exit_code(pty_wait_exit(p, 20000));
+	const char *screen = pty_output(p, NULL); /* the line whole, not as wrapped */
+	assert_int_equal(code, 1);
+	assert_null(strstr(screen, "no such lesson"));
+	assert_non_null(strstr(screen, "02-two.lesson"));
+	assert_non_null(strstr(screen, "not a regular file"));
+	assert_true(pty_termios_restored(p));
+	pty_free(p);
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* --dump into /dev/full: exit 1 and the message P1 promises (it said only
  * "writing the dump failed"). */
 static void test_a_dump_into_a_full_disk_says_so(void **state)
@@ -228,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_bad_flag_on_a_terminal_exits_2_with_one_line),
 		cmocka_unit_test(test_check_lessons_refuses_an_answer_shown_on_its_own_screen),
 		cmocka_unit_test(test_a_dump_into_a_full_disk_says_so),
+		cmocka_unit_test(test_a_lesson_whose_asset_is_unreadable_says_why),
 	};
 	return cmocka_run_group_tests_name("pty", tests, NULL, NULL);
 }
