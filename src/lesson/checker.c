@@ -63,10 +63,13 @@ static void check_width(const struct lesson *l, const struct lesson_step *s, con
 			size_t n = verbatim ? strlen(w) : strcspn(w, " ");
 			char word[1024];
 			snprintf(word, sizeof word, "%.*s", (int)n, w);
-			int cols = lesson_utf8_width(word);
+			/* a verbatim line is cut; a word is broken between wide (CJK)
+			 * characters, as the pane wraps it, and cut elsewhere */
+			int (*width)(const char *) = verbatim ? lesson_utf8_width : lesson_unbreakable_width;
+			int cols = width(word);
 			notation_ascii(word); /* "P_0" in an ASCII terminal is a column wider */
-			if (lesson_utf8_width(word) > cols)
-				cols = lesson_utf8_width(word);
+			if (width(word) > cols)
+				cols = width(word);
 			if (cols > LESSON_PANE_MIN_COLS)
 				lesson_errors_add(errs, "%s:%d: step '%s': %s '%s' is %d columns, wider than the "
 				                  "%d-column lesson pane: it would be cut", l->path, s->line, s->id,

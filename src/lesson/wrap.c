@@ -213,6 +213,18 @@ int lesson_utf8_width(const char *s)
 	return w;
 }
 
+int lesson_unbreakable_width(const char *word)
+{
+	int widest = 0, run = 0;
+	for (size_t n = 0, cl; word[n]; n += cl) {
+		int cw = char_cols(word + n, &cl);
+		run = cw >= 2 ? 0 : run + cw; /* a wide (CJK) character: a break on either side */
+		widest = cw > widest ? cw : widest;
+		widest = run > widest ? run : widest;
+	}
+	return widest;
+}
+
 int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const char *s, int width)
 {
 	size_t n = width <= 0 ? strlen(s) : lesson_utf8_prefix(s, width);

@@ -65,5 +65,11 @@ int lesson_wrap(struct lesson_text *out, const char *prose, int width, enum less
 size_t lesson_utf8_prefix(const char *s, int cols);
 /* Display columns of s. */
 int lesson_utf8_width(const char *s);
+/* The columns of the widest piece of a word that must stay on one line:
+ * the pane breaks a word too long for its width between characters,
+ * which cuts a word of a script written with spaces but is how text
+ * with no spaces (CJK, wide characters) wraps anyway; so a wide character
+ * ends a piece. "注意力" -> 2, "attention" -> 9, "注意attention" -> 9. */
+int lesson_unbreakable_width(const char *word);
 
 #endif

@@ -277,7 +277,8 @@ static void test_the_readme_example_is_a_lesson_that_passes(void **state)
 }
 
 /* What the narrowest pane cannot show whole: an indented (verbatim) line
- * is cut there and a word is broken, so both fail; display columns count,
+ * is cut there and a word is broken, so both fail, but a run of CJK wraps
+ * between its characters and passes; display columns count,
  * a CJK character 2. Exactly the pane's width passes. */
 static void test_text_wider_than_the_narrowest_pane_is_an_error(void **state)
 {
@@ -295,14 +296,19 @@ static void test_text_wider_than_the_narrowest_pane_is_an_error(void **state)
 	snprintf(text, sizeof text, HEAD "@step s\nA table:\n%sX\n", fits);
 	expect_check_error(text, "t.lesson:6: step 's': verbatim line '    012345678901234567890123456789X' "
 	                         "is 35 columns, wider than the 34-column lesson pane: it would be cut");
-	/* 17 CJK characters are 34 columns: fit; 18 are 36: the word is too wide */
-	const char *cjk17 = "\u6ce8\u610f\u529b\u6ce8\u610f\u529b\u6ce8\u610f\u529b\u6ce8\u610f\u529b"
-	                    "\u6ce8\u610f\u529b\u6ce8\u610f";
-	snprintf(text, sizeof text, HEAD "@step s\nProse %s and more.\n", cjk17);
+	/* a run of CJK with no spaces wraps between its characters, as the pane
+	 * wraps it (the adversary's M10): 4 x 18 characters, 144 columns, pass;
+	 * a 35-letter word after one of them is still cut */
+	const char *cjk18 = "\u6ce8\u610f\u529b\u6ce8\u610f\u529b\u6ce8\u610f\u529b\u6ce8\u610f\u529b"
+	                    "\u6ce8\u610f\u529b\u6ce8\u610f\u529b";
+	snprintf(text, sizeof text, HEAD "@step s\nProse %s%s%s%s and more.\n", cjk18, cjk18, cjk18, cjk18);
 	assert_int_equal(check_text(text, &errs), 0);
 	lesson_errors_free(&errs);
-	snprintf(text, sizeof text, HEAD "@step s\nProse %s\u529b and more.\n", cjk17);
-	expect_check_error(text, "is 36 columns, wider than the 34-column lesson pane");
+	snprintf(text, sizeof text, HEAD "@step s\nProse \u529b%s and more.\n", "abcdefghijklmnopqrstuvwxyzabcdefghi");
+	expect_check_error(text, "is 35 columns, wider than the 34-column lesson pane");
+	/* in a verbatim line, which the pane cuts, 18 CJK characters are 36 columns: too wide */
+	snprintf(text, sizeof text, HEAD "@step s\n    %s\n", cjk18);
+	expect_check_error(text, "is 40 columns, wider than the 34-column lesson pane");
 	/* a tab in a verbatim line is drawn as 4 spaces */
 	snprintf(text, sizeof text, HEAD "@step s\n\t012345678901234567890123456789X\n");
 	expect_check_error(text, "verbatim line '    012345678901234567890123456789X' is 35 columns");
