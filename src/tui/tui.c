@@ -118,6 +118,20 @@ static void lessons_open(struct app *app, const struct tui_options *o, struct le
 		app_message(app, true, "progress will not be saved: %s", msg);
 }
 
+/* The progress file this run refused (a FIFO, a device, a broken file:
+ * left untouched, progress kept in memory only): the reason into msg,
+ * read again so that the start and the exit both say it. */
+static bool progress_refused(const struct app *app, const char *path, char *msg, size_t len)
+{
+	if (!app->learn.enabled || app->learn.progress_path || !path[0])
+		return false;
+	struct progress pr;
+	progress_init(&pr);
+	bool refused = progress_load(path, &pr, msg, len) != 0;
+	progress_free(&pr);
+	return refused;
+}
+
 int tui_run(const struct tui_options *o)
 {
 	char msg[MHA_MSG_MAX + 4096];
@@ -140,7 +154,7 @@ int tui_run(const struct tui_options *o)
 	app.now_ms = term_now_ms();
 	struct lesson_set set;
 	memset(&set, 0, sizeof set);
-	char progress_path[4096];
+	char progress_path[4096] = "";
 	lessons_open(&app, o, &set, progress_path, sizeof progress_path);
 	if (o->lesson) {
 		int rc = learn_open_id(&app, o->lesson, msg, sizeof msg);
@@ -153,6 +167,10 @@ int tui_run(const struct tui_options *o)
 		learn_resume(&app); /* back where the learner left off */
 		if (first_run && (!app.learn.progress_path || access(app.learn.progress_path, F_OK) != 0))
 			menu_welcome(&app);
+	}
+	if (progress_refused(&app, progress_path, msg, sizeof msg)) { /* said again: the welcome took the line */
+		app_message(&app, true, "progress not saved this run (the file is left untouched): %s", msg);
+		app.status_until_ms = app.now_ms + APP_NOTICE_MS;
 	}
 	if (term_open(o->no_color, o->no_mouse, msg, sizeof msg) != 0) {
 		app_free(&app);
@@ -246,6 +264,10 @@ int tui_run(const struct tui_options *o)
 	char kept[4400];
 	if (recover_prompt_exit_note(&app, kept, sizeof kept))
 		report(0, kept);
+	if (progress_refused(&app, progress_path, msg, sizeof msg)) {
+		snprintf(kept, sizeof kept, "progress not saved this run (the file is left untouched): %.4000s", msg);
+		report(0, kept);
+	}
 	app_free(&app);
 	lesson_set_free(&set);
 	return rc;

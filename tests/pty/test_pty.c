@@ -240,6 +240,38 @@ static void test_a_lesson_whose_asset_is_unreadable_says_why(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A FIFO in the place of progress.txt is refused and left alone; the run
+ * says that its progress is not saved, on the status line at the start
+ * and on stderr at exit (it said nothing: the adversary's M15). */
+static void test_a_fifo_progress_file_is_said_not_saved(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/mha-test-pfifo-XXXXXX", sub[160], fifo[200], state_env[160];
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof sub, "%s/mha-tui", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(fifo, sizeof fifo, "%s/progress.txt", sub);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(state_env, sizeof state_env, "XDG_STATE_HOME=%s", dir);
+	const char *argv[] = { program(), "--tokens", "4", NULL };
+	struct pty *p = pty_start(argv, 24, 80, (const char *const[]){ state_env, NULL });
+	assert_non_null(p);
+	assert_int_equal(pty_wait_text(p, "progress not saved this run", 20000), 0);
+	pty_char(p, 'q');
+	assert_int_equal(exit_code(pty_wait_exit(p, 20000)), 0);
+	const char *out = pty_output(p, NULL);
+	assert_non_null(strstr(out, "mha-tui: progress not saved this run (the file is left untouched): "));
+	assert_non_null(strstr(out, "progress.txt: is not a regular file"));
+	assert_true(pty_termios_restored(p));
+	pty_free(p);
+	struct stat st;
+	assert_int_equal(stat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode)); /* left as it was */
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* --dump into /dev/full: exit 1 and the message P1 promises (it said only
  * "writing the dump failed"). */
 static void test_a_dump_into_a_full_disk_says_so(void **state)
@@ -273,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_check_lessons_refuses_an_answer_shown_on_its_own_screen),
 		cmocka_unit_test(test_a_dump_into_a_full_disk_says_so),
 		cmocka_unit_test(test_a_lesson_whose_asset_is_unreadable_says_why),
+		cmocka_unit_test(test_a_fifo_progress_file_is_said_not_saved),
 	};
 	return cmocka_run_group_tests_name("pty", tests, NULL, NULL);
 }
