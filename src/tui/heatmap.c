@@ -25,6 +25,7 @@
 #include <wchar.h>
 
 #include "fmt.h"
+#include "notation.h"
 #include "theme.h"
 
 enum { MAP_GAP = 1 }; /* columns between maps side by side */
@@ -137,15 +138,6 @@ static void value_format(char *buf, size_t len, float v, int w)
 	snprintf(buf, len, "%s", strstr(z, "big") ? "" : z);
 }
 
-/* Does token i's label occur at another index below count? */
-static bool label_repeated(const char (*labels)[MHA_LABEL_MAX], int i, int count)
-{
-	for (int k = 0; k < count; k++)
-		if (k != i && !strcmp(labels[k], labels[i]))
-			return true;
-	return false;
-}
-
 /* The label of token i in at most w columns, the same on both axes: the
  * word from the left, as much as fits; a word that occurs twice with its
  * index after it (subscript digits in UTF-8: "the\u2080", "the\u2084"; digits in
@@ -166,7 +158,7 @@ void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_M
 		snprintf(buf, len, "%s", n > w ? num + n - w : num);
 		return;
 	}
-	if (!label_repeated(labels, i, count)) {
+	if (!notation_token_repeated(labels, count, i)) {
 		theme_cut(buf, len, labels[i], w, false);
 		return;
 	}
@@ -174,18 +166,9 @@ void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_M
 		snprintf(buf, len, "%s", n > w ? num + n - w : num);
 		return;
 	}
-	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1] = "";
+	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1];
 	theme_cut(word, sizeof word, labels[i], w - n, false);
-	if (theme_utf8()) {
-		/* U+2080 + digit: E2 82 80..89 */
-		for (int k = 0; k < n; k++) {
-			char d[4] = { (char)0xE2, (char)0x82, (char)(0x80 + (num[k] - '0')), '\0' };
-			strcat(sub, d);
-		}
-	} else {
-		snprintf(sub, sizeof sub, "%s", num);
-	}
-	snprintf(buf, len, "%s%s", word, sub);
+	snprintf(buf, len, "%s%s", word, notation_subscript(sub, sizeof sub, i, theme_utf8()));
 }
 
 static void title_draw(WINDOW *win, int y, int x, int width, const struct heatmap *hm)

@@ -782,6 +782,7 @@ static void test_a_killed_second_instances_autosave_is_offered_at_the_next_start
 	struct pty *b = start_workbench(24, 160);
 	assert_int_equal(pty_wait_text(b, "is open in another mha-tui (pid ", 10000), 0);
 	assert_non_null(strstr(pty_screen(b), "this run saves to "));
+	assert_non_null(strstr(pty_screen(b), "session-2.txt: "));
 	snprintf(orphan, sizeof orphan, "%.*s-2.txt.autosave", (int)(strlen(session_path) - 4), session_path);
 	pty_type(b, "++++++++++++++++++++"); /* 20 edits: an autosave */
 	assert_true(wait_for(b, orphan_written, 20000));
