@@ -188,7 +188,7 @@ static void compact_draw(WINDOW *win, int y, int x, int height, int width, const
 		{ 8, C_SUB, { "Softmax", "soft", k->flops_softmax } },
 		{ 7, C_SUB, { "Weighted sum", "PV", k->flops_weighted_sum } },
 		{ 9, C_SUB, { "W^O", "W^O", k->flops_output } },
-		{ 2, C_ROW, { "KV/token", "KV", k->kv_cache_per_token } },
+		{ 2, C_ROW, { "KV values/token", "KV/token", k->kv_cache_per_token } },
 		{ 3, C_FIG, { "", "", 0 } },
 		{ 4, C_WHY, { "", "", 0 } },
 	};
@@ -235,7 +235,7 @@ void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const st
 		{ "Projection", "QKV", k.flops_projection }, { "Scores", "QK^T", k.flops_scores },
 		{ "Softmax", "soft", k.flops_softmax }, { "Weighted sum", "PV", k.flops_weighted_sum },
 		{ "W^O", "W^O", k.flops_output }, { "total", "all", k.flops_total },
-	}, kv = { "KV/token", "KV", k.kv_cache_per_token }; /* K and V values cached per token */
+	}, kv = { "KV values/token", "KV/token", k.kv_cache_per_token }; /* K and V values cached per token */
 	enum { NP = sizeof params / sizeof params[0], NF = sizeof flops / sizeof flops[0] };
 	attr_t title = theme_attr(ROLE_TITLE), normal = theme_attr(ROLE_NORMAL);
 	char fig[64], why[64], text[160];

@@ -128,7 +128,7 @@ static void test_every_figure_comes_from_mha_counts(void **state)
 	/* 16*64 = 1024: W^Q 1,048,576; GQA g = 4: W^K 262,144; KV 2*4*64 = 512 */
 	assert_int_equal(k.params_wk, 262144);
 	assert_non_null(strstr(s, "\nW^K          262,144  Scores"));
-	assert_non_null(strstr(s, "\nKV/token         512  total"));
+	assert_non_null(strstr(s, "\nKV values/token  512  total"));
 	char want[32];
 	snprintf(want, sizeof want, "%d,%03d,%03d", (int)(k.flops_total / 1000000),
 	         (int)(k.flops_total / 1000 % 1000), (int)(k.flops_total % 1000));
@@ -232,7 +232,7 @@ static void test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio(void 
 		for (int h = 4; h < counts_view_height(widths[i]); h++) {
 			const char *s = draw_short(&c, h, widths[i]);
 			if (!strstr(s, "Parameters") || !strstr(s, "1,048,576") || !strstr(s, "FLOPs") ||
-			    !strstr(s, flops) || !strstr(s, "KV/token") || !strstr(s, "1,024") ||
+			    !strstr(s, flops) || !strstr(s, "KV") || !strstr(s, "1,024") ||
 			    !strstr(s, "1.00x"))
 				fail_msg("width %d height %d lost an essential:\n%s", widths[i], h, s);
 		}
@@ -253,7 +253,7 @@ static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void 
 	                       " Projection    9,216\n"
 	                       " Scores        1,152\n"
 	                       " Weighted sum  1,152\n"
-	                       "KV/token          32\n"
+	                       "KV values/token   32\n"
 	                       "FLOPs 1.04x 1 head\n"
 	                       "1 head: d_k=d_model\n");
 	/* every line used, at every short height (the compact form has 14) */
