@@ -58,8 +58,9 @@ static void say_saved(struct app *app, const struct statefile_check *chk)
 	if (others > 0) {
 		app->links_split += others;
 		snprintf(app->links_split_path, sizeof app->links_split_path, "%s", app->session_path);
-		app_message(app, false, "saved to %s; its %d other hard link%s still hold%s the session from before",
-		            app->session_path, others, others == 1 ? "" : "s", others == 1 ? "s" : "");
+		/* the warning first: the path may not fit 80 columns */
+		app_message(app, false, "saved, but %d other hard link%s still hold%s the session from before: %s",
+		            others, others == 1 ? "" : "s", others == 1 ? "s" : "", app->session_path);
 	} else if (app->changed_behind[0])
 		app_message(app, false, "saved to %s (%s was changed on disk by another program: left as it is)",
 		            app->session_path, app->changed_behind);
