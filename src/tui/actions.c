@@ -277,7 +277,7 @@ static const struct action table[] = {
 	{ { 'v' }, "v", "Q/K/V", "Q, K or V (stages 1, 2)", NULL, "Move", 0, act_proj, 0, "qkv" },
 	{ { KEY_NPAGE }, "PgDn", "page", "page the heatmaps", "PgDn PgUp", "Move", 0, act_page, 1, "page-next" },
 	{ { KEY_PPAGE }, "PgUp", "page", "previous heatmaps", "", "Move", 0, act_page, -1, "page-prev" },
-	{ { 'e' }, "e", "heat scale", "shades: per head/row/all", NULL, "Move", 0, heat_view_scale_next, 0, "heat-scale" },
+	{ { 'e' }, "e", "heat scale", "heatmap scale (cycles)", NULL, "Move", 0, heat_view_scale_next, 0, "heat-scale" },
 	{ { 'F' }, "F", "flash", "FlashAttention by tiles", NULL, "Move", 0, flash_view_open, 0, "flash" },
 	{ { KEY_MOUSE }, "mouse", "mouse", "click goes, wheel scrolls", NULL, "Move", 0, act_mouse, 0, "mouse" },
 	{ { '\n', '\r', KEY_ENTER }, "Enter", "edit", "type a value; Esc cancels", NULL, "Edit", FL, act_edit, 0, "edit" },

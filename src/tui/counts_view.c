@@ -94,15 +94,16 @@ static void row_draw(WINDOW *win, int y, int x, int width, const struct row *r)
 }
 
 /* The ratio of total compute to one head with d_k = d_model, fitted to
- * width ("FLOPs x1.00 of one full head"), and the reason ("h*d_k = d_model"). */
+ * width, always saying what it compares: "FLOPs: 1.04x one head of width
+ * d_model", "FLOPs 1.04x a d_model-wide head", narrow "FLOPs 1.04x 1
+ * head" (then the line under it defines that head, "1 head: d_k=d_model",
+ * instead of the reason); and the reason ("h*d_k = d_model"). */
+enum { RATIO_NAMED = 31 }; /* the narrowest figure that names its comparison in full (ratios < 10) */
+
 static void ratio_text(char *fig, char *why, size_t len, const struct mha_config *c,
                        const struct mha_counts *k, int width)
 {
 	double r = k->flops_one_full_head > 0 ? (double)k->flops_total / (double)k->flops_one_full_head : 0;
-	/* the unit said: it is compute (FLOPs) that is compared */
-	if (snprintf(fig, len, "FLOPs x%.2f of one full head", r) > width &&
-	    snprintf(fig, len, "FLOPs x%.2f vs 1 head", r) > width)
-		snprintf(fig, len, "x%.2f vs 1 head", r);
 	int hdk = c->h * c->dk;
 	if (hdk != c->d)
 		snprintf(why, len, "h*d_k %d %s d_model %d", hdk, hdk < c->d ? "<" : ">", c->d);
@@ -110,6 +111,14 @@ static void ratio_text(char *fig, char *why, size_t len, const struct mha_config
 		snprintf(why, len, "h*d_k = d_model, %d kv heads", c->g);
 	else
 		snprintf(why, len, "h*d_k = d_model");
+	/* the unit said (it is compute, FLOPs, that is compared) and what it
+	 * is compared with */
+	if (snprintf(fig, len, "FLOPs: %.2fx one head of width d_model", r) <= width ||
+	    (snprintf(fig, len, "FLOPs %.2fx a d_model-wide head", r) <= width && width >= RATIO_NAMED))
+		return;
+	if (snprintf(fig, len, "FLOPs %.2fx 1 head", r) > width)
+		snprintf(fig, len, "%.2fx 1 head", r);
+	snprintf(why, len, width >= 19 ? "1 head: d_k=d_model" : "head d_k=d_model");
 }
 
 /* With masks or top-k: the work a sparse kernel could skip (mha_counts'
@@ -179,7 +188,7 @@ static void compact_draw(WINDOW *win, int y, int x, int height, int width, const
 		{ 8, C_SUB, { "Softmax", "soft", k->flops_softmax } },
 		{ 7, C_SUB, { "Weighted sum", "PV", k->flops_weighted_sum } },
 		{ 9, C_SUB, { "W^O", "W^O", k->flops_output } },
-		{ 2, C_ROW, { "KV/token", "KV", k->kv_cache_per_token } },
+		{ 2, C_ROW, { "KV values/token", "KV/token", k->kv_cache_per_token } },
 		{ 3, C_FIG, { "", "", 0 } },
 		{ 4, C_WHY, { "", "", 0 } },
 	};
@@ -226,7 +235,7 @@ void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const st
 		{ "Projection", "QKV", k.flops_projection }, { "Scores", "QK^T", k.flops_scores },
 		{ "Softmax", "soft", k.flops_softmax }, { "Weighted sum", "PV", k.flops_weighted_sum },
 		{ "W^O", "W^O", k.flops_output }, { "total", "all", k.flops_total },
-	}, kv = { "KV/token", "KV", k.kv_cache_per_token }; /* K and V values cached per token */
+	}, kv = { "KV values/token", "KV/token", k.kv_cache_per_token }; /* K and V values cached per token */
 	enum { NP = sizeof params / sizeof params[0], NF = sizeof flops / sizeof flops[0] };
 	attr_t title = theme_attr(ROLE_TITLE), normal = theme_attr(ROLE_NORMAL);
 	char fig[64], why[64], text[160];
@@ -243,10 +252,18 @@ void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const st
 		}
 		if (line < height) {
 			ratio_text(fig, why, sizeof fig, c, &k, width);
-			/* the long reason when it fits: the point of the ratio */
-			if (c->h * c->dk != c->d || c->g != c->h /* GQA: K, V follow g, not h */
-			    || snprintf(text, sizeof text, "%s: %s, so params and matmul FLOPs ignore h", fig, why) > width)
-				snprintf(text, sizeof text, "%s (%s)", fig, why);
+			/* the long reason when it fits (the point of the ratio), else
+			 * the reason, in brackets beside the widest figure that leaves
+			 * it room and still names its comparison */
+			char reason[128];
+			snprintf(reason, sizeof reason, "%s", why);
+			if (c->h * c->dk == c->d && c->g == c->h /* GQA: K, V follow g, not h */
+			    && width - (int)strlen(why) - 40 >= RATIO_NAMED)
+				snprintf(reason, sizeof reason, "%s, so params and matmul FLOPs ignore h", why);
+			int room = width - (int)strlen(reason) - 3;
+			if (room >= RATIO_NAMED)
+				ratio_text(fig, why, sizeof fig, c, &k, room);
+			snprintf(text, sizeof text, "%s (%s)", fig, reason);
 			if ((int)strlen(text) <= width) {
 				theme_addstr(win, y + line++, x, width, text, normal);
 			} else { /* too long for one line: the figure, its reason under it */

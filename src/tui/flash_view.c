@@ -276,7 +276,7 @@ static int draw_rows(const struct flash_view *fv, const struct mha_flash_step *s
 		const float *o = st->o + (size_t)r * dk;
 		int at = snprintf(line, sizeof line, "q%-2d m %7.3f  l %7.3f", q, st->m[r], st->l[r]);
 		if (st->kt > 0 && st->alpha[r] < 1.0f)
-			at += snprintf(line + at, sizeof line - (size_t)at, "  o*%.3g", st->alpha[r]);
+			at += snprintf(line + at, sizeof line - (size_t)at, "  rescale o,l x%.3g", st->alpha[r]);
 		draw_put(y + 1 + line_no++, x, width, line, theme_attr(ROLE_NORMAL));
 		/* as many of o's dk values as the width holds whole, then ".." */
 		int fit = (width - 5) / 8 >= dk ? dk : (width - 5 - 3) / 8;
@@ -303,22 +303,40 @@ static int draw_next(const struct mha_flash_step *next, int y, int x, int rows, 
 	return 2;
 }
 
+/* The first of forms (n of them) that fits width whole, drawn; else the
+ * last one's short form (draw_fit). */
+static void fit_first(int y, int x, int width, char (*forms)[160], int n, attr_t a)
+{
+	for (int i = 0; i < n - 1; i++)
+		if (draw_width(forms[i]) <= width) {
+			draw_put(y, x, width, forms[i], a);
+			return;
+		}
+	draw_fit(y, x, width, forms[n - 1], a);
+}
+
+/* What memory each path holds: the plain path the whole S and P of every
+ * head, the tiled one only its tiles; at this n and h, then for the
+ * paper's base model at the chosen context, each figure named. */
 static void draw_meter(const struct app *app, int y, int x, int width)
 {
 	const struct flash_view *fv = app->flash;
-	char plain[32], tiled[32], base_plain[32], base_tiled[32], line[256];
+	char plain[32], tiled[32], base_plain[32], base_tiled[32], f[2][160];
 	struct mha_flash_bytes now = mha_flash_bytes(app->cfg.n, app->cfg.h, fv->br, fv->bc);
 	struct mha_flash_bytes base = mha_flash_bytes(fv->context, BASE_H, 64, 256);
 	fmt_bytes(plain, sizeof plain, now.plain);
 	fmt_bytes(tiled, sizeof tiled, now.tiled);
 	fmt_bytes(base_plain, sizeof base_plain, base.plain);
 	fmt_bytes(base_tiled, sizeof base_tiled, base.tiled);
-	snprintf(line, sizeof line, "memory n %d h %d: S,P %s, tiles %s", app->cfg.n, app->cfg.h,
-	         plain, tiled);
-	draw_put(y, x, width, line, theme_attr(ROLE_TITLE));
-	snprintf(line, sizeof line, "base model n %lld h 8: %s, %s", (long long)fv->context,
+	snprintf(f[0], sizeof f[0], "memory at n %d, h %d: the plain path holds S,P %s; the tiles hold %s",
+	         app->cfg.n, app->cfg.h, plain, tiled);
+	snprintf(f[1], sizeof f[1], "n %d h %d: whole S,P %s, tiles %s", app->cfg.n, app->cfg.h, plain, tiled);
+	fit_first(y, x, width, f, 2, theme_attr(ROLE_TITLE));
+	snprintf(f[0], sizeof f[0], "base model, n %lld, h %d: whole S,P %s, tiles %s", (long long)fv->context,
+	         BASE_H, base_plain, base_tiled);
+	snprintf(f[1], sizeof f[1], "base n %lld h %d: S,P %s, tiles %s", (long long)fv->context, BASE_H,
 	         base_plain, base_tiled);
-	draw_put(y + 1, x, width, line, theme_attr(ROLE_NORMAL));
+	fit_first(y + 1, x, width, f, 2, theme_attr(ROLE_NORMAL));
 }
 
 static void flash_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)

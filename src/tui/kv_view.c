@@ -79,7 +79,7 @@ static bool kv_status(const struct app *app, struct rect r)
 	return true;
 }
 
-/* One row: name, L, h, g, d_k, values a token and layer, bytes a token
+/* One row: name, L, h, h_kv (g here), d_k, values a token and layer, bytes a token
  * (all layers), bytes at T (all layers). */
 static void kv_row(int y, struct rect r, const char *name, int layers, int h, int g, int dk,
                    const struct app *app, attr_t a)
@@ -88,25 +88,25 @@ static void kv_row(int y, struct rect r, const char *name, int layers, int h, in
 	char tok[24], at[24], line[160];
 	fmt_bytes(tok, sizeof tok, k.bytes_token);
 	fmt_bytes(at, sizeof at, k.bytes_context);
-	snprintf(line, sizeof line, "%-21s %3d %3d %3d %4d %9" PRId64 " %11s %11s", name, layers, h, g, dk,
+	snprintf(line, sizeof line, "%-21s %3d %3d %4d %4d %9" PRId64 " %11s %11s", name, layers, h, g, dk,
 	         k.values_token_layer, tok, at);
 	draw_put(y, r.x, r.w, line, a);
 }
 
-/* A model's three rows: its own g (when it is neither h nor 1), MHA, MQA. */
+/* A model's three rows: its own h_kv = g (when it is neither h nor 1), MHA, MQA. */
 static int kv_model(int y, struct rect r, const char *name, int layers, int h, int g, int dk,
                     const struct app *app)
 {
 	char label[64];
 	int rows = 0;
 	draw_put(y + rows++, r.x, r.w, name, theme_attr(ROLE_TITLE));
-	snprintf(label, sizeof label, "  MHA (g = h)");
+	snprintf(label, sizeof label, "  MHA (h_kv = h)");
 	kv_row(y + rows++, r, label, layers, h, h, dk, app, theme_attr(g == h ? ROLE_SELECTED : ROLE_NORMAL));
 	if (g != h && g != 1) {
-		snprintf(label, sizeof label, "  GQA (g = %d)", g);
+		snprintf(label, sizeof label, "  GQA (h_kv = %d)", g);
 		kv_row(y + rows++, r, label, layers, h, g, dk, app, theme_attr(ROLE_SELECTED));
 	}
-	snprintf(label, sizeof label, "  MQA (g = 1)");
+	snprintf(label, sizeof label, "  MQA (h_kv = 1)");
 	kv_row(y + rows++, r, label, layers, h, 1, dk, app, theme_attr(g == 1 ? ROLE_SELECTED : ROLE_NORMAL));
 	return rows;
 }
@@ -120,13 +120,13 @@ static void kv_body(const struct app *app, const struct body_layout *b, struct h
 	int y = r.y, bottom = r.y + r.h;
 	draw_put(y++, r.x, r.w, "The KV cache: what a decoder keeps for every token it has seen",
 	         theme_attr(ROLE_TITLE));
-	draw_put(y++, r.x, r.w, "bytes = 2 (K and V) x g kv heads x d_k x L layers x b bytes x T tokens",
+	draw_put(y++, r.x, r.w, "bytes = 2 (K and V) x h_kv heads x d_k x L layers x b bytes x T tokens",
 	         theme_attr(ROLE_NORMAL));
-	snprintf(line, sizeof line, "T = %" PRId64 " tokens, b = %d (%s); highlighted: each model's own g",
+	snprintf(line, sizeof line, "T = %" PRId64 " tokens, b = %d (%s); highlighted: each model's own h_kv",
 	         kv_view_context(app), mha_dtype_bytes(kv_view_dtype(app)), mha_dtype_name(kv_view_dtype(app)));
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
 	y++;
-	snprintf(line, sizeof line, "%-21s %3s %3s %3s %4s %9s %11s %11s", "", "L", "h", "g", "d_k",
+	snprintf(line, sizeof line, "%-21s %3s %3s %4s %4s %9s %11s %11s", "", "L", "h", "h_kv", "d_k",
 	         "val/tok/L", "bytes/tok", "at T");
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM) | A_BOLD);
 	if (y + 4 <= bottom)
@@ -147,7 +147,7 @@ static void kv_body(const struct app *app, const struct body_layout *b, struct h
 	         mha_dtype_name(kv_view_dtype(app)), kv_view_context(app), at);
 	if (y + 1 < bottom)
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
-	snprintf(line, sizeof line, "GQA keeps h/g = %d times fewer K and V values than MHA, MQA h = %d times.",
+	snprintf(line, sizeof line, "GQA keeps h/h_kv = %d times fewer K and V values than MHA, MQA h = %d times.",
 	         big->h / big->g, big->h);
 	if (y + 1 < bottom)
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_DIM));

@@ -56,30 +56,21 @@ static struct panel block(const struct mha_config *c, enum mha_tensor t, int b)
 static const enum mha_tensor proj_out[PROJ_COUNT] = { MHA_T_Q, MHA_T_K, MHA_T_V };
 static const enum mha_tensor proj_w[PROJ_COUNT] = { MHA_T_WQ, MHA_T_WK, MHA_T_WV };
 
-/* Which query heads share each kv head, compact enough for the line
- * beside the lesson pane at 80 columns: "GQA: kv0<-q0,1 kv1<-q2,3",
- * "kv0<-q0-3" for longer runs; when the list is long, the rule
- * "GQA: kv j <- q 4j..4j+3" (query head i reads kv head i / (h/g)). */
+/* Which query heads share each kv head, in words: a short form of at
+ * most 26 characters that fits beside the lesson pane at 80 columns, then
+ * the rule in brackets for where there is room (draw_fit keeps the short
+ * form when the whole does not fit): "MHA: K,V per head (query head
+ * i reads kv head i)", "GQA: 2 heads per K,V (query head i reads kv head
+ * i/2)", "MQA: 1 K,V for all (...)". */
 static void gqa_note(const struct mha_config *c, char *out, size_t len)
 {
 	int per = c->h / c->g;
-	if (c->g == c->h) {
-		snprintf(out, len, "MHA: kv i <- q i");
-		return;
-	}
-	if (c->g == 1) {
-		snprintf(out, len, "MQA: kv0 <- every q");
-		return;
-	}
-	char list[128];
-	size_t used = (size_t)snprintf(list, sizeof list, "GQA:");
-	for (int j = 0; j < c->g && used < sizeof list; j++)
-		used += (size_t)snprintf(list + used, sizeof list - used, per == 2 ? " kv%d<-q%d,%d" : " kv%d<-q%d-%d",
-		                         j, j * per, (j + 1) * per - 1);
-	if (used <= 26)
-		snprintf(out, len, "%s", list);
+	if (c->g == c->h)
+		snprintf(out, len, "MHA: K,V per head (query head i reads kv head i)");
+	else if (c->g == 1)
+		snprintf(out, len, "MQA: 1 K,V for all (every query head reads kv head 0)");
 	else
-		snprintf(out, len, "GQA: kv j <- q %dj..%dj+%d", per, per, per - 1);
+		snprintf(out, len, "GQA: %d heads per K,V (query head i reads kv head i/%d)", per, per);
 }
 
 static void mask_note(const struct mha_config *c, char *out, size_t len)

@@ -206,9 +206,11 @@ static void draw_info(const struct app *app, const struct stage_view *v, struct 
 	attr_t dim = theme_attr(ROLE_DIM);
 	for (int k = 0; k < 2; k++) {
 		int sw = draw_width(f[k]);
-		if (fw + 2 + sw <= r.w) {
+		/* right-aligned one column short of the edge: with the panel's
+		 * own gap, two spaces before a neighbour ("per head  Parameters") */
+		if (fw + 2 + sw + 1 <= r.w) {
 			draw_put(r.y, r.x, fw, v->formula, theme_attr(ROLE_TITLE));
-			draw_put(r.y, r.x + r.w - sw, sw, f[k], dim);
+			draw_put(r.y, r.x + r.w - sw - 1, sw, f[k], dim);
 			draw_fit(r.y + 1, r.x, r.w, note, dim);
 			return;
 		}

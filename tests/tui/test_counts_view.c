@@ -2,7 +2,7 @@
  * test_counts_view.c - the counts panel on a virtual terminal (newterm on
  * /dev/null), read back as text: the paper's base model reads 1,048,576
  * parameters, and so does every h with h*d_k = d_model; the matmul FLOPs do
- * not move with h either, and the ratio says x1.00 and why; narrow panels
+ * not move with h either, and the ratio says 1.00x (of what) and why; narrow panels
  * switch to k/M/G; the panel uses exactly the lines it says it needs and
  * nothing outside its rectangle; a short panel keeps the totals, KV/token
  * and the ratio.
@@ -115,8 +115,7 @@ static void test_h_4_and_16_with_h_dk_equal_d_model_keep_params_and_matmul_flops
 		assert_string_equal(got, want_scores);
 		row_of(s, "Weighted", got, sizeof got);
 		assert_string_equal(got, want_out);
-		assert_non_null(strstr(s, "FLOPs x1.00 of one full head"));
-		assert_non_null(strstr(s, "h*d_k = d_model"));
+		assert_non_null(strstr(s, "FLOPs: 1.00x one head of width d_model (h*d_k = d_model)"));
 	}
 }
 
@@ -129,7 +128,7 @@ static void test_every_figure_comes_from_mha_counts(void **state)
 	/* 16*64 = 1024: W^Q 1,048,576; GQA g = 4: W^K 262,144; KV 2*4*64 = 512 */
 	assert_int_equal(k.params_wk, 262144);
 	assert_non_null(strstr(s, "\nW^K          262,144  Scores"));
-	assert_non_null(strstr(s, "\nKV/token         512  total"));
+	assert_non_null(strstr(s, "\nKV values/token  512  total"));
 	char want[32];
 	snprintf(want, sizeof want, "%d,%03d,%03d", (int)(k.flops_total / 1000000),
 	         (int)(k.flops_total / 1000 % 1000), (int)(k.flops_total % 1000));
@@ -141,15 +140,15 @@ static void test_the_ratio_says_why_when_h_dk_differs_from_d_model(void **state)
 	(void)state;
 	struct mha_config c = tui_check_config(6, 16, 4, 4, 8);
 	const char *s = draw(&c, 60);
-	assert_non_null(strstr(s, "(h*d_k 32 > d_model 16)"));
-	assert_null(strstr(s, "x1.00"));
+	assert_non_null(strstr(s, "FLOPs 2.02x a d_model-wide head (h*d_k 32 > d_model 16)"));
+	assert_null(strstr(s, "1.00x"));
 	c.dk = 2;
 	s = draw(&c, 60);
 	assert_non_null(strstr(s, "(h*d_k 8 < d_model 16)"));
 	/* wide enough: the long explanation */
 	c = tui_check_config(6, 512, 8, 8, 64);
 	s = draw(&c, 90);
-	assert_non_null(strstr(s, "h*d_k = d_model, so params and matmul FLOPs ignore h"));
+	assert_non_null(strstr(s, "(h*d_k = d_model, so params and matmul FLOPs ignore h)"));
 	/* with GQA, K and V follow g: the panel does not claim h is free */
 	c.g = 2;
 	s = draw(&c, 90);
@@ -170,13 +169,14 @@ static void test_a_narrow_panel_uses_k_m_g_suffixes_and_brief_labels(void **stat
 	s = draw(&c, 16);
 	assert_non_null(strstr(s, "total  4,194,304\n"));
 	assert_non_null(strstr(s, "QKV  402,653,184\n"));
-	/* the ratio and its reason on lines of their own */
-	assert_non_null(strstr(s, "x1.00 vs 1 head"));
-	assert_non_null(strstr(s, "h*d_k = d_model"));
+	/* the ratio on a line of its own, and what "1 head" is under it */
+	assert_non_null(strstr(s, "\n1.00x 1 head    \nhead d_k=d_model\n"));
 	s = draw(&c, 24);
-	assert_non_null(strstr(s, "FLOPs x1.00 vs 1 head")); /* the unit first, the long form from 28 */
-	s = draw(&c, 28);
-	assert_non_null(strstr(s, "FLOPs x1.00 of one full head"));
+	assert_non_null(strstr(s, "\nFLOPs 1.00x 1 head      \n1 head: d_k=d_model     \n")); /* the unit first */
+	s = draw(&c, 31); /* from 31 the comparison named in full, the reason under it */
+	assert_non_null(strstr(s, "\nFLOPs 1.00x a d_model-wide head\nh*d_k = d_model "));
+	s = draw(&c, 38);
+	assert_non_null(strstr(s, "\nFLOPs: 1.00x one head of width d_model\nh*d_k = d_model "));
 }
 
 static void test_the_panel_fills_exactly_the_lines_it_asks_for(void **state)
@@ -232,13 +232,13 @@ static void test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio(void 
 		for (int h = 4; h < counts_view_height(widths[i]); h++) {
 			const char *s = draw_short(&c, h, widths[i]);
 			if (!strstr(s, "Parameters") || !strstr(s, "1,048,576") || !strstr(s, "FLOPs") ||
-			    !strstr(s, flops) || !strstr(s, "KV/token") || !strstr(s, "1,024") ||
-			    !strstr(s, "x1.00"))
+			    !strstr(s, flops) || !strstr(s, "KV") || !strstr(s, "1,024") ||
+			    !strstr(s, "1.00x"))
 				fail_msg("width %d height %d lost an essential:\n%s", widths[i], h, s);
 		}
 	/* 4 lines: exactly the essentials, totals first */
 	const char *s = draw_short(&c, 4, 20);
-	assert_string_equal(s, "Parameters 1,048,576\nFLOPs     12,658,080\nKV/token       1,024\nx1.00 vs 1 head\n");
+	assert_string_equal(s, "Parameters 1,048,576\nFLOPs     12,658,080\nKV/token       1,024\nFLOPs 1.00x 1 head\n");
 	assert_int_equal(k.flops_total, 12658080);
 }
 
@@ -253,9 +253,9 @@ static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void 
 	                       " Projection    9,216\n"
 	                       " Scores        1,152\n"
 	                       " Weighted sum  1,152\n"
-	                       "KV/token          32\n"
-	                       "x1.04 vs 1 head\n"
-	                       "h*d_k = d_model\n");
+	                       "KV values/token   32\n"
+	                       "FLOPs 1.04x 1 head\n"
+	                       "1 head: d_k=d_model\n");
 	/* every line used, at every short height (the compact form has 14) */
 	for (int h = 1; h <= 14 && h < counts_view_height(20); h++) {
 		draw_short(&c, h, 20);

@@ -75,7 +75,7 @@ static void answer(struct app *app, double v)
 /* How the view prints the asked number once shown. */
 static void shown_as(const struct lesson_flash_ask *ask, double v, char *out, size_t len)
 {
-	snprintf(out, len, ask->qty == LESSON_FLASH_RESCALE ? "o*%.3g" : "%.3f", v);
+	snprintf(out, len, ask->qty == LESSON_FLASH_RESCALE ? "rescale o,l x%.3g" : "%.3f", v);
 }
 
 static void check_live_step(int li, int si)

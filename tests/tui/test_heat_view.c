@@ -21,13 +21,15 @@
 #include "draw.h"
 #include "heatmap.h"
 #include "hit.h"
+#include "learn.h"
+#include "lesson.h"
 #include "tui_check.h"
 #include "vscreen.h"
 
 enum { SCR_ROWS = 50, SCR_COLS = 160, MAX_CELLS = 64 * 64 * 8 };
 
 struct grab {
-	int n;
+	int n, w; /* cells grabbed, cells a line (title, labels, then one a map row) */
 	wchar_t ch[MAX_CELLS];
 	attr_t at[MAX_CELLS];
 	short pair[MAX_CELLS];
@@ -53,6 +55,7 @@ static void draw_heads(struct app *app, struct grab *g, int heads)
 		g[h].n = 0;
 		/* the cells, their row labels, and the two lines above (title, column labels) */
 		int lw = heatmap_label_width(r->cell_w);
+		g[h].w = lw + r->r.w;
 		for (int y = r->r.y - 2; y < r->r.y + r->r.h; y++)
 			for (int x = r->r.x - lw; x < r->r.x + r->r.w && g[h].n < MAX_CELLS; x++, g[h].n++) {
 				cchar_t cc;
@@ -165,6 +168,41 @@ static void test_weights_default_to_0_to_1_and_e_cycles_the_scales(void **state)
 	tui_check_close(app);
 }
 
+/* Lesson 1 step 4: editing W^Q[2,1] (X is the identity, so only query 2
+ * moves) re-shades row 2 of P's map and leaves rows 0, 1 and 3 drawn as
+ * they were (under a per-head min..max scale they were re-shaded too). */
+static void test_an_edit_to_one_row_leaves_the_other_rows_of_p_unchanged(void **state)
+{
+	(void)state;
+	static struct lesson_set set;
+	char dir[] = "/tmp/mha-test-heatrow-XXXXXX";
+	assert_int_equal(tui_check_lessons_open(&set, dir), 0);
+	const struct lesson *l = lesson_set_find(&set, "one-head");
+	assert_non_null(l);
+	struct app *app = tui_check_open(&set);
+	learn_open(app, (int)(l - set.lessons), lesson_step_index(l, "steer"));
+	app_recompute(app);
+	tui_check_keys(app, "4");
+	draw_heads(app, before, 1);
+	app->w.wq[2 * app->cfg.h * app->cfg.dk + 1] = 3.0f;
+	app_recompute(app);
+	draw_heads(app, after, 1);
+	int w = before[0].w;
+	assert_int_equal(w, after[0].w);
+	for (int r = 0; r < app->cfg.n; r++) {
+		size_t at = (size_t)(2 + r) * (size_t)w, k = (size_t)w;
+		bool row_same = !memcmp(before[0].ch + at, after[0].ch + at, k * sizeof(wchar_t)) &&
+		                !memcmp(before[0].at + at, after[0].at + at, k * sizeof(attr_t)) &&
+		                !memcmp(before[0].pair + at, after[0].pair + at, k * sizeof(short));
+		if (r == 2)
+			assert_false(row_same);
+		else if (!row_same)
+			fail_msg("an edit to query 2 re-shaded row %d of P's map", r);
+	}
+	tui_check_close(app);
+	assert_int_equal(tui_check_lessons_close(&set, dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_the_shared_scale_is_a_choice_and_the_legend_says_which),
 		cmocka_unit_test(test_masked_cells_are_marked_and_the_readout_is_the_maps_matrix),
 		cmocka_unit_test(test_weights_default_to_0_to_1_and_e_cycles_the_scales),
+		cmocka_unit_test(test_an_edit_to_one_row_leaves_the_other_rows_of_p_unchanged),
 	};
 	return cmocka_run_group_tests_name("heat_view", tests, NULL, NULL);
 }

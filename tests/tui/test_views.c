@@ -72,9 +72,9 @@ static void test_llama_figures_read_on_screen(void **state)
 	for (int s = 0; s < 2; s++) {
 		for (int mono = 0; mono < 2; mono++) {
 			render(app, sizes[s][0], sizes[s][1], mono);
-			if (!line_with("GQA (g = 8)", "320 KiB", "1.25 GiB") || !line_with("MHA (g = h)", "2.5 MiB", "10 GiB")
+			if (!line_with("GQA (h_kv = 8)", "320 KiB", "1.25 GiB") || !line_with("MHA (h_kv = h)", "2.5 MiB", "10 GiB")
 			    || !line_with("163840 values a token", NULL, NULL) || !line_with("= 1.25 GiB", NULL, NULL)
-			    || !line_with("bytes = 2 (K and V) x g kv heads x d_k x L layers x b bytes x T tokens", NULL, NULL))
+			    || !line_with("bytes = 2 (K and V) x h_kv heads x d_k x L layers x b bytes x T tokens", NULL, NULL))
 				fail_msg("at %dx%d%s the KV view lacks a figure:\n%s", sizes[s][1], sizes[s][0],
 				         mono ? " (mono)" : "", screen);
 		}
@@ -89,12 +89,12 @@ static void test_keys_change_type_and_context_and_leave(void **state)
 	tui_check_keys(app, "gb");
 	assert_int_equal(kv_view_dtype(app), MHA_INT8);
 	render(app, 24, 80, false);
-	assert_non_null(line_with("GQA (g = 8)", "160 KiB", "640 MiB"));
+	assert_non_null(line_with("GQA (h_kv = 8)", "160 KiB", "640 MiB"));
 	tui_check_keys(app, "bb+");
 	assert_int_equal(kv_view_dtype(app), MHA_FP16);
 	assert_int_equal(kv_view_context(app), 8192);
 	render(app, 24, 80, false);
-	assert_non_null(line_with("GQA (g = 8)", "320 KiB", "2.5 GiB"));
+	assert_non_null(line_with("GQA (h_kv = 8)", "320 KiB", "2.5 GiB"));
 	tui_check_keys(app, "--");
 	assert_int_equal(kv_view_context(app), 2048);
 	tui_check_keys(app, "g");
