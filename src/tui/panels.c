@@ -262,8 +262,8 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 	/* column header: token labels for key columns, else column numbers */
 	char buf[64];
 	for (int c = 0; c < nc; c++) {
-		if (p->col_tokens)
-			token_label(app, true, c0 + c, buf, sizeof buf, cw - 1);
+		if (p->col_tokens) /* as the rows label the same token */
+			token_label(app, true, c0 + c, buf, sizeof buf, PANELS_LABEL_W - 1);
 		else
 			snprintf(buf, sizeof buf, "%d", p->col0 + c0 + c);
 		char cell[80];

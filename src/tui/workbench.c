@@ -203,12 +203,15 @@ static void draw_info(const struct app *app, const struct stage_view *v, struct 
 	snprintf(note, sizeof note, "%s%s", base,
 	         app->stage == PIPELINE_SOFTMAX ? "  H = row entropy in nats (0 = one key, ln n = uniform)" : "");
 	int fw = draw_width(v->formula), nw = draw_width(base);
+	/* the shapes end a little before a side column's text (3 columns
+	 * apart), so that they do not read on into it */
+	int margin = getmaxx(stdscr) > r.x + r.w ? 2 : 0;
 	attr_t dim = theme_attr(ROLE_DIM);
 	for (int k = 0; k < 2; k++) {
 		int sw = draw_width(f[k]);
-		if (fw + 2 + sw <= r.w) {
+		if (fw + 2 + sw + margin <= r.w) {
 			draw_put(r.y, r.x, fw, v->formula, theme_attr(ROLE_TITLE));
-			draw_put(r.y, r.x + r.w - sw, sw, f[k], dim);
+			draw_put(r.y, r.x + r.w - margin - sw, sw, f[k], dim);
 			draw_fit(r.y + 1, r.x, r.w, note, dim);
 			return;
 		}
