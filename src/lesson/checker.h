@@ -29,8 +29,8 @@ int lesson_check_set(const struct lesson_set *set, struct lesson_errors *errs,
 int lesson_check_command(const char *dir_or_null, const char *lessons_dir_flag, FILE *out, FILE *err);
 
 /* The same, and with draw (the TUI's step_screen_text: a step drawn
- * headless) no question's answer may be on its own screen either
- * (lesson_check_screens). draw NULL: lesson_check_command. main.c:
+ * headless) no question's answer may be on its own screen either, as
+ * the step opens or after a wrong answer (lesson_check_screens). draw NULL: lesson_check_command. main.c:
  * lesson_check_drawn(cl.check_dir, cl.lessons_dir, step_screen_text, stdout, stderr). */
 int lesson_check_drawn(const char *dir_or_null, const char *lessons_dir_flag, lesson_screen_fn *draw,
                        FILE *out, FILE *err);

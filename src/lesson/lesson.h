@@ -158,7 +158,7 @@ struct lesson_question {
 	struct lesson_flash_ask *flash; /* "@answer flash ...": answered from the recording (flash.h), or NULL */
 };
 
-/* What stays hidden until the learner commits an answer (predict, then
+/* What stays hidden until the learner answers right or shows the solution (predict, then
  * reveal). STAGE hides that stage and every later one. */
 enum lesson_hide_kind { LESSON_HIDE_STAGE, LESSON_HIDE_COUNTS, LESSON_HIDE_CELLS };
 

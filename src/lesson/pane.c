@@ -100,10 +100,10 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 		         run->answer_right ? "right" : "not right yet");
 	if (rc == 0 && lesson_run_feedback(run))
 		rc = add(out, utf8, LESSON_LINE_ANSWER, width, keys, ctx, "%s", lesson_run_feedback(run));
-	else if (rc == 0)
+	else if (rc == 0 && !(run->answered && run->answer_right))
 		rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "%s",
-		         lesson_run_step(run)->nhides
-		         ? "Commit your answer with {key:answer}: part of the screen stays hidden until then"
+		         lesson_run_step(run)->nhides && !lesson_run_revealed(run)
+		         ? "Answer with {key:answer}: part of the screen stays hidden until it is right"
 		         : q->nchoices > 0 ? "Press {key:answer}, then a choice's key"
 		                           : "Press {key:answer}, then type the number and Enter");
 	return rc;

@@ -208,9 +208,16 @@ bool lesson_run_expected(const struct lesson_run *run, double *out)
 	return true;
 }
 
+bool lesson_run_revealed(const struct lesson_run *run)
+{
+	return run->solution_shown || (run->answered && run->answer_right);
+}
+
+/* A wrong answer reveals nothing: what the step hides is the answer, or
+ * gives it away, and a learner who could read it would copy it. */
 static bool hiding(const struct lesson_run *run)
 {
-	return run && run->lesson && !run->answered && lesson_run_step(run)->nhides > 0;
+	return run && run->lesson && !lesson_run_revealed(run) && lesson_run_step(run)->nhides > 0;
 }
 
 bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c)

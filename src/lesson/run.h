@@ -30,7 +30,7 @@ struct lesson_run {
 	int step;                     /* index into lesson->steps */
 	int hints_shown;              /* hints revealed so far */
 	bool solution_shown;          /* the solution was applied */
-	bool answered;                /* the learner committed an answer: hidden parts show */
+	bool answered;                /* the learner committed an answer (right or wrong) */
 	bool answer_right;
 	char answer[LESSON_ANSWER_MAX];
 	bool met;                     /* the goal held at the last evaluation */
@@ -72,9 +72,9 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 
 /* The learner commits an answer to the step's question: a choice key
  * (case-insensitive) or a number (spaces, ',' and '_' between digits
- * ignored). Returns 1 right, 0 wrong (both reveal what was hidden, and
- * the learner may answer again), -1 when it cannot be an answer (msg says
- * what to type; nothing is revealed). */
+ * ignored). Returns 1 right (what was hidden shows), 0 wrong (hidden
+ * stays hidden; the learner may answer again), -1 when it cannot be an
+ * answer (msg says what to type). */
 int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_t len);
 
 /* The number a question without choices expects: its @answer, or for a
@@ -88,7 +88,12 @@ const char *lesson_run_feedback(const struct lesson_run *run);
  * float rounding)? For the answer and for numeric @feedback keys alike. */
 bool lesson_answer_near(const struct lesson_question *q, double typed, double v);
 
-/* Predict, then reveal: until the learner answers, is this cell hidden?
+/* Has the step shown what it hides: answered right, or its solution
+ * shown? A wrong answer reveals nothing. */
+bool lesson_run_revealed(const struct lesson_run *run);
+
+/* Predict, then reveal: until the learner answers right (or asks for the
+ * solution), is this cell hidden?
  * m is the head for S, P, O (else 0); r, c the cell; -1 for "any" (ask
  * about a whole head or row). */
 bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);

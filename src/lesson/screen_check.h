@@ -1,7 +1,8 @@
 /*
  * screen_check.h - the lesson check that reads what a step's screen
  * shows: no question's answer may be on the step's own screen before the
- * learner answers, and a question asked beside other goals comes first
+ * learner answers, nor after a wrong answer (a wrong answer reveals
+ * nothing: run.h), and a question asked beside other goals comes first
  * (@goal answer), so that the goal line cannot print their targets. The
  * lesson library never draws: the caller passes a function that draws a
  * step headless and returns its text: `mha-tui --check-lessons` passes the
@@ -19,20 +20,27 @@
 
 #include "lesson.h"
 
-/* Step si of lesson li of set as the learner first sees it, as text, one
- * line per screen row, into out (len bytes). 0, or -1 when it cannot be
- * drawn (then nothing is checked). */
-typedef int lesson_screen_fn(void *ctx, const struct lesson_set *set, int li, int si, char *out,
-                             size_t len);
+/* Step si of lesson li of set as the learner first sees it, or with
+ * answer (not NULL) committed to its question first as the learner types
+ * it, as text, one line per screen row, into out (len bytes). 0, or -1
+ * when it cannot be drawn (then nothing is checked). */
+typedef int lesson_screen_fn(void *ctx, const struct lesson_set *set, int li, int si,
+                             const char *answer, char *out, size_t len);
 
-/* Check every question step of set against its drawn screen; errors
+/* A wrong answer to q, as typed: the first wrong choice's key, or a
+ * number far from the answer. Into out (len bytes). */
+void lesson_screen_wrong_answer(const struct lesson_question *q, char *out, size_t len);
+
+/* Check every question step of set against its drawn screen, as it opens
+ * and after a wrong answer; errors
  * ("file:line: message") appended to errs. Returns how many were found. */
 int lesson_check_screens(const struct lesson_set *set, lesson_screen_fn *draw, void *ctx,
                          struct lesson_errors *errs);
 
 /* Is the number v shown in text as a whole token, with its sign ("256",
  * "1,048,576", "0.35", "-24"; "-0.75" is not 0.75, the range "r0-2"
- * shows 2)? Exposed for the tests. */
+ * shows 2), or as the product of a shape ("6x6" shows 36)? Exposed for
+ * the tests. */
 bool lesson_screen_shows(const char *text, double v);
 
 #endif

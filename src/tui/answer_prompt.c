@@ -59,8 +59,9 @@ static unsigned commit(struct app *app)
 		app_message(app, true, "not an answer: %s", msg);
 		return APP_REDRAW;
 	}
+	/* a wrong answer reveals nothing (lesson_run_revealed) */
 	app_message(app, false, "answer %s: %s%s", l->run.answer, msg,
-	            lesson_run_step(&l->run)->nhides ? " (now revealed)" : "");
+	            rc == 1 && lesson_run_step(&l->run)->nhides ? " (now revealed)" : "");
 	learn_evaluate(app);
 	l->scroll = LEARN_SCROLL_END;
 	return APP_REDRAW;

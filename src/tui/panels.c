@@ -20,6 +20,7 @@
 #include "fmt.h"
 #include "heatmap.h"
 #include "learn.h"
+#include "notation.h"
 #include "theme.h"
 #include "workbench.h"
 
@@ -335,7 +336,6 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 				largest = fabs(q);
 		}
 	enum mha_tensor t = v->p[0].t;
-	const char *wn = t == MHA_T_Q ? "W^Q" : t == MHA_T_K ? "W^K" : "W^V";
 	int c0 = v->p[1].col0, c1 = c0 + v->p[1].cols;
 	char diff[16], rel[48] = "";
 	fmt_num(diff, sizeof diff, (float)worst, 7);
@@ -344,11 +344,16 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 		fmt_num(r, sizeof r, (float)(worst / largest), 7);
 		snprintf(rel, sizeof rel, ", %s of the largest", r + strspn(r, " "));
 	}
-	snprintf(out, len, "%s[:,%d:%d] = X . %s[:,%d:%d]  max |diff| %s%s", mha_tensor_info(t)->name,
-	         c0, c1, wn, c0, c1, diff + strspn(diff, " "), rel);
+	/* the blocks in the cell notation: "Q[*,0..3] = X . W^Q[*,0..3]" */
+	char qs[40], ws[40]; /* "W^Q[*,1008..1023]" */
+	struct cell_rect blk = { 0, 0, app->cfg.n, c0, c1 };
+	notation_rect(qs, sizeof qs, &app->cfg, t, &blk, theme_utf8());
+	blk.r1 = app->cfg.d;
+	notation_rect(ws, sizeof ws, &app->cfg, t == MHA_T_Q ? MHA_T_WQ : t == MHA_T_K ? MHA_T_WK : MHA_T_WV, &blk,
+	              theme_utf8());
+	snprintf(out, len, "%s = X . %s  max |diff| %s%s", qs, ws, diff + strspn(diff, " "), rel);
 	if (draw_width(out) > width)
-		snprintf(out, len, "%s[:,%d:%d] = X.%s[:,%d:%d]  |diff| %s%s", mha_tensor_info(t)->name, c0, c1, wn, c0,
-		         c1, diff + strspn(diff, " "), rel);
+		snprintf(out, len, "%s = X.%s  |diff| %s%s", qs, ws, diff + strspn(diff, " "), rel);
 }
 
 /* Under Reshape, the height of area that the matrices and the proof's two

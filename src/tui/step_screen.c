@@ -1,21 +1,36 @@
 /*
  * step_screen.c - a lesson step drawn headless, as text (step_screen.h):
  * the default workbench, the lessons attached (no progress file), the
- * step opened and computed, the frame drawn on a vscreen and read back.
+ * step opened and computed (and an answer typed, when asked), the frame drawn on a vscreen and read back.
  * It judges nothing: the lesson library's screen check reads the text.
  */
 #include "step_screen.h"
 
 #include <stdlib.h>
 
+#include "answer_prompt.h"
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
+#include "mode.h"
 #include "vscreen.h"
 
 enum { STEP_ROWS = 24, STEP_COLS = 80 };
 
-int step_screen_text(void *ctx, const struct lesson_set *set, int li, int si, char *out, size_t len)
+/* answer committed as the learner does: the prompt, its keys, Enter. */
+static void type_answer(struct app *app, const char *answer)
+{
+	unsigned f = answer_prompt_open(app);
+	for (const char *p = answer; *p && app->mode == MODE_ANSWER; p++)
+		f |= app_key(app, (unsigned char)*p);
+	if (app->mode == MODE_ANSWER)
+		f |= app_key(app, '\r');
+	if (f & APP_RECOMPUTE)
+		app_recompute(app);
+}
+
+int step_screen_text(void *ctx, const struct lesson_set *set, int li, int si, const char *answer,
+                     char *out, size_t len)
 {
 	(void)ctx;
 	char msg[MHA_MSG_MAX];
@@ -33,6 +48,8 @@ int step_screen_text(void *ctx, const struct lesson_set *set, int li, int si, ch
 	learn_attach(app, set, "", NULL);
 	if (learn_open(app, li, si) & APP_RECOMPUTE)
 		app_recompute(app);
+	if (answer)
+		type_answer(app, answer);
 	int rc = vscreen_open(STEP_ROWS, STEP_COLS, NULL, true);
 	if (rc == 0) {
 		app->now_ms = 1000000; /* as long after start as the tests draw it */

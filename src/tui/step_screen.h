@@ -12,8 +12,10 @@
 #include "lesson.h"
 
 /* lesson_screen_fn: step si of lesson li of set opened on the default
- * workbench, drawn on a vscreen, read back into out. ctx unused. 0, or -1
- * when it cannot be drawn (no terminfo, no memory). */
-int step_screen_text(void *ctx, const struct lesson_set *set, int li, int si, char *out, size_t len);
+ * workbench, answer (unless NULL) typed into the answer prompt, drawn on
+ * a vscreen, read back into out. ctx unused. 0, or -1 when it cannot be
+ * drawn (no terminfo, no memory). */
+int step_screen_text(void *ctx, const struct lesson_set *set, int li, int si, const char *answer,
+                     char *out, size_t len);
 
 #endif

@@ -234,9 +234,11 @@ static void draw_hidden_stage(const struct app *app, struct rect r)
 	while (from < PIPELINE_STAGE_COUNT && !learn_stage_hidden(app, (enum pipeline_stage)from))
 		from++;
 	char msg[320];
-	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question: %s, then "
-	         "your answer. Right or wrong, it shows then.", pipeline_stage_label((enum pipeline_stage)from),
-	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"));
+	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question right: %s, "
+	         "then your answer. A wrong answer shows nothing (%s shows the solution).",
+	         pipeline_stage_label((enum pipeline_stage)from),
+	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"),
+	         actions_key_name("solution"));
 	draw_wrapped(r, msg, theme_attr(ROLE_TITLE));
 }
 
@@ -265,7 +267,7 @@ static void draw_counts(const struct app *app, struct rect r)
 		return;
 	}
 	draw_put(r.y, r.x, r.w, "Counts", theme_attr(ROLE_TITLE));
-	draw_put(r.y + 1, r.x, r.w, "hidden until you answer", theme_attr(ROLE_DIM));
+	draw_put(r.y + 1, r.x, r.w, "hidden until answered right", theme_attr(ROLE_DIM));
 }
 
 /* The body: two lines of formula and shape, the matrices, the heatmaps

@@ -191,8 +191,15 @@ static void test_a_question_hides_its_stages_until_answered(void **state)
 	assert_true(lesson_run_head_marked(run, 0));
 	assert_true(lesson_run_marked(run, MHA_T_WEIGHTS, 0, 1, 0));
 	assert_false(lesson_run_marked(run, MHA_T_WEIGHTS, 0, 0, 0));
-	assert_int_equal(lesson_run_answer(&b.run, "a", msg, sizeof msg), 0); /* wrong, but committed */
+	assert_int_equal(lesson_run_answer(&b.run, "a", msg, sizeof msg), 0); /* wrong: reveals nothing */
+	assert_true(lesson_run_hidden(run, MHA_T_WEIGHTS, 0, 1, 1));
+	assert_true(lesson_run_hidden(run, MHA_T_SCORES, 0, 1, 0));
+	assert_true(lesson_run_stage_hidden(run, PIPELINE_SOFTMAX));
+	assert_true(lesson_run_counts_hidden(run));
+	assert_false(lesson_run_revealed(run));
+	assert_int_equal(lesson_run_answer(&b.run, "b", msg, sizeof msg), 1); /* right: all shows */
 	assert_false(lesson_run_hidden(run, MHA_T_WEIGHTS, 0, 1, 1));
+	assert_false(lesson_run_hidden(run, MHA_T_SCORES, 0, 1, 0));
 	assert_false(lesson_run_stage_hidden(run, PIPELINE_SOFTMAX));
 	assert_false(lesson_run_counts_hidden(run));
 	test_bench_close(&b);

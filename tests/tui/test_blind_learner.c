@@ -12,8 +12,9 @@
  *   - a goal (edits, switches, shapes): met within the key budget in any
  *     of the runs;
  *   - a numeric question: its answer is 0, 1 or 2, or a number the step's
- *     own screens show before the learner answers (any of the 7 stages at
- *     80x24, with and without the counts panel: every whole number, the
+ *     own screens show before the learner answers right (any of the 7
+ *     stages at 80x24, with and without the counts panel, as the step
+ *     opens and after a wrong answer: every whole number, the
  *     product of any AxB shape, and the decimals of the lesson pane and
  *     the counts): the prompt takes answer after answer, so a learner who
  *     copies numbers off the screen finds it;
@@ -62,7 +63,9 @@
 
 /* Exercises passed blind: 22 of 60 before the rewrite of the exercises
  * (26 with 100 runs), none of 68 since (none with 100 runs either); none
- * of 71 with lesson 11's live tile predictions, none of 76 with lesson 15. */
+ * of 71 with lesson 11's live tile predictions, none of 76 with lesson 15.
+ * Counting the screens after a wrong answer too: 5 of 76 while a wrong
+ * answer revealed what the step hides (W^Q 6x6, the counts), none since. */
 enum { BLIND_ALLOWED = 0 };
 enum { PANE_COLUMN = 46 }; /* where the lesson pane starts at 80x24 */
 enum { RUNS = 20, BUDGET = 300, POOL_MAX = 4096, KEYS_MAX = 64, SCREEN_MAX = 64 * 1024 };
@@ -294,33 +297,53 @@ static void step_text(const struct lesson_set *s, int li, int si, const char *ke
 	tui_check_close(app);
 }
 
-/* Every number the step's screens show before it is answered. */
+/* Every number the step's screens show before it is answered right: as
+ * it opens, and after a wrong answer (which must reveal nothing). */
 static int screen_pool(int li, int si, double *pool, int max)
 {
 	static char text[SCREEN_MAX];
+	char wrong[LESSON_ANSWER_MAX], first[LESSON_ANSWER_MAX + 8];
+	lesson_screen_wrong_answer(set.lessons[li].steps[si].question, wrong, sizeof wrong);
+	snprintf(first, sizeof first, "%s%s\n", actions_key_name("answer"), wrong);
 	int n = 0;
 	pool[n++] = 0;
 	pool[n++] = 1;
 	pool[n++] = 2;
-	for (int counts = 0; counts < 2; counts++)
-		for (int stage = 1; stage <= 7; stage++) {
-			char k[3] = { (char)('0' + stage), counts ? '#' : '\0', '\0' };
-			step_text(&set, li, si, k, text, sizeof text);
-			const char *where = getenv("MHA_BLIND_WHERE"); /* debugging: where is it? */
-			if (where && strstr(text, where))
-				fprintf(stderr, "lesson %d step %d stage %d%s:\n%s\n", li + 1, si, stage,
-				        counts ? " #" : "", text);
-			n = numbers_of(text, PANE_COLUMN, pool, n, max);
-		}
+	for (int answered = 0; answered < 2; answered++)
+		for (int counts = 0; counts < 2; counts++)
+			for (int stage = 1; stage <= 7; stage++) {
+				char k[LESSON_ANSWER_MAX + 16];
+				snprintf(k, sizeof k, "%s%c%s", answered ? first : "", '0' + stage, counts ? "#" : "");
+				step_text(&set, li, si, k, text, sizeof text);
+				const char *where = getenv("MHA_BLIND_WHERE"); /* debugging: where is it? */
+				if (where && strstr(text, where))
+					fprintf(stderr, "lesson %d step %d stage %d%s%s:\n%s\n", li + 1, si, stage,
+					        counts ? " #" : "", answered ? " after a wrong answer" : "", text);
+				n = numbers_of(text, PANE_COLUMN, pool, n, max);
+			}
 	return n;
 }
 
 /* lesson_screen_fn for the lesson library's screen check: the step as it
- * opens. */
-static int draw_step(void *ctx, const struct lesson_set *s, int li, int si, char *out, size_t len)
+ * opens, or after answer (the answer key, the answer, Enter). */
+static int draw_step(void *ctx, const struct lesson_set *s, int li, int si, const char *answer,
+                     char *out, size_t len)
 {
 	(void)ctx;
-	step_text(s, li, si, "", out, len);
+	char keys[LESSON_ANSWER_MAX + 8] = "";
+	if (answer) /* a choice's key answers at once; a number wants Enter */
+		snprintf(keys, sizeof keys, "%s%s%s", actions_key_name("answer"), answer,
+		         s->lessons[li].steps[si].question->nchoices ? "" : "\n");
+	step_text(s, li, si, keys, out, len);
+	return 0;
+}
+
+/* A screen that gives 16 away after any answer, and nothing before. */
+static int draw_leaky(void *ctx, const struct lesson_set *s, int li, int si, const char *answer,
+                      char *out, size_t len)
+{
+	(void)ctx, (void)s, (void)li, (void)si;
+	snprintf(out, len, "%s", answer ? "not quite: it is 16" : "nothing yet");
 	return 0;
 }
 
@@ -421,7 +444,9 @@ static const char weak_lesson[] =
 	"@step predict Predict first\nPredict, then switch to 8 heads ({key:heads-more}).\n"
 	"@question With 8 heads, how many numbers will one head's block of W^Q hold?\n@answer 32\n"
 	"@goal answer\n@goal heads = 8\n@hide Projection\n@hide counts\n@hint h1\n@hint h2\n@hint h3\n"
-	"@solution heads = 8\n@solution kv_heads = 8\n@solution d_k = 2\n@focus Reshape\n";
+	"@solution heads = 8\n@solution kv_heads = 8\n@solution d_k = 2\n@focus Reshape\n"
+	"@step count Count\n@question How many numbers does W^Q hold?\n@answer 256\n@hint h1\n@hint h2\n"
+	"@hint h3\n@focus Projection\n";
 
 static void test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not(void **state)
 {
@@ -433,12 +458,21 @@ static void test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not(void **
 	bool more = passed_blind(0, 0, why, sizeof why);
 	bool width = passed_blind(0, 1, why, sizeof why);
 	bool predict = passed_blind(0, 2, why, sizeof why);
-	/* the screen check flags the width step: d 16 is on its screen */
-	struct lesson_errors shown = { 0 };
-	assert_int_equal(lesson_check_screens(&set, draw_step, NULL, &shown), 1);
-	assert_non_null(strstr(shown.msg[0], "step 'width': its screen shows the answer 16"));
-	lesson_errors_free(&shown);
+	/* the screen check flags the width step (d 16 is on its screen) and
+	 * the count step (the title W^Q 16x16); and a screen that shows the
+	 * answer only after a wrong one */
+	struct lesson_errors shown = { 0 }, leaked = { 0 };
+	int found = lesson_check_screens(&set, draw_step, NULL, &shown);
+	int leaks = lesson_check_screens(&set, draw_leaky, NULL, &leaked);
 	set = shipped;
+	assert_int_equal(found, 2);
+	assert_non_null(strstr(shown.msg[0], "step 'width': its screen shows the answer 16 before"));
+	assert_non_null(strstr(shown.msg[1], "step 'count': its screen shows the answer 256 before"));
+	assert_int_equal(leaks, 1);
+	assert_non_null(strstr(leaked.msg[0], "step 'width': its screen shows the answer 16 after the wrong "
+	                                      "answer 12345"));
+	lesson_errors_free(&shown);
+	lesson_errors_free(&leaked);
 	lesson_set_free(&weak);
 	assert_true(more);
 	assert_true(width);
@@ -464,6 +498,8 @@ static void test_no_step_shows_its_answer_on_its_own_screen(void **state)
 	assert_false(lesson_screen_shows("S -0.75 here", 0.75));
 	assert_true(lesson_screen_shows("S -24.0 here", -24));
 	assert_true(lesson_screen_shows("r0-2/4", 2));
+	assert_true(lesson_screen_shows("W^Q 6x6 = X", 36)); /* a shape gives its size away */
+	assert_false(lesson_screen_shows("W^Q 6x6 = X", 12));
 }
 
 int main(void)

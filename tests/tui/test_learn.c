@@ -187,7 +187,7 @@ static void test_n_and_p_step_and_select_the_focused_stage(void **state)
 	close_app(app);
 }
 
-static void test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal(void **state)
+static void test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
@@ -197,12 +197,28 @@ static void test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal(vo
 	keys(app, "aabc\n"); /* not a number: refused, still hidden */
 	assert_true(app->status_error);
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "a0.5\n"); /* wrong: revealed, not met */
-	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	keys(app, "a0.5\n"); /* wrong: still hidden (P would give 0.35 away), not met */
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 0, 0));
+	assert_null(strstr(app->status, "revealed"));
 	assert_false(app->learn.run.met);
 	keys(app, "a0.35\n");
 	assert_true(app->learn.run.met);
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(file_has(progress_path, "done one-head/predict-self"));
+	close_app(app);
+}
+
+/* The solution (S) shows what a wrong answer left hidden. */
+static void test_the_solution_reveals_what_a_wrong_answer_left_hidden(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "a0.5\n");
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	keys(app, "S");
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	assert_true(app->learn.run.met);
 	close_app(app);
 }
 
@@ -569,7 +585,8 @@ int main(void)
 		T(test_the_menu_opens_lesson_one_on_its_own_bench),
 		T(test_two_digits_pick_lesson_thirteen),
 		T(test_n_and_p_step_and_select_the_focused_stage),
-		T(test_a_numeric_answer_reveals_the_hidden_stage_and_meets_the_goal),
+		T(test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal),
+		T(test_the_solution_reveals_what_a_wrong_answer_left_hidden),
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
