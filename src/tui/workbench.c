@@ -278,8 +278,10 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 	app_view(app, &v);
 	int nw = layout_numbers_width(l), cw = panels_cell_width(&v, nw, cols), rows = 0;
 	/* in a lesson the step's matrix keeps its rows (title and header, and
-	 * the Reshape proof's two lines) before the heatmaps keep theirs */
+	 * the Reshape proof's two lines), and the others its text names some,
+	 * before the heatmaps keep theirs */
 	int least = panels_focus(app, &v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
+	least += least > 0 ? panels_named_rows(app, &v) : 0; /* and the matrices its text names */
 	int want = panels_rows(app, &v, nw, cw);
 	/* Concat and W^O: the heatmaps (P) are not what the stage is about,
 	 * so they give way before any of its matrices' rows do */
