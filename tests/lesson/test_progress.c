@@ -112,6 +112,38 @@ static void test_answers_given_survive_a_round_trip_and_merge(void **state)
 	progress_free(&q);
 }
 
+/* A step solved with the solution is kept apart from done: it round-trips
+ * as 'shown', merges with another instance's, and a step both done and
+ * shown is done. A file without 'shown' lines loads as before. */
+static void test_steps_shown_survive_a_round_trip_apart_from_done(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "shown.txt");
+	write_file(path, "mha-tui-progress 1\nplace a b\nmode lesson\ndone a/b\nshown other/q\n");
+	struct progress p, q;
+	progress_init(&p);
+	progress_set_place(&p, "one-head", "steer", true);
+	assert_int_equal(progress_mark_shown(&p, "one-head/steer"), 0);
+	assert_int_equal(progress_mark_shown(&p, "one-head/steer"), 0); /* idempotent */
+	assert_int_equal(progress_mark_shown(&p, "two words"), -1);
+	assert_int_equal(p.nshown, 1);
+	assert_true(progress_is_shown(&p, "one-head/steer"));
+	assert_false(progress_is_done(&p, "one-head/steer"));
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_string_equal(read_file(path), "mha-tui-progress 1\nplace one-head steer\nmode lesson\n"
+	                                     "done a/b\nshown one-head/steer\nshown other/q\n");
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_true(progress_is_shown(&q, "one-head/steer"));
+	assert_true(progress_is_shown(&q, "other/q"));
+	assert_false(progress_is_done(&q, "other/q"));
+	assert_int_equal(progress_mark_done(&q, "other/q"), 0); /* earned later: done wins */
+	assert_false(progress_is_shown(&q, "other/q"));
+	assert_true(progress_is_done(&q, "other/q"));
+	progress_free(&p);
+	progress_free(&q);
+}
+
 /* The free workbench's view round-trips; a run that set none keeps the file's. */
 static void test_the_view_survives_a_round_trip(void **state)
 {
@@ -185,7 +217,7 @@ static void test_a_corrupt_file_is_refused_with_its_line(void **state)
 {
 	(void)state;
 	refused_and_untouched("bad-line.txt", "mha-tui-progress 1\nplace a b\nmode lesson\nbanana\n",
-	                      "4: unexpected line: expected place, mode, done, answered or view");
+	                      "4: unexpected line: expected place, mode, done, shown, answered or view");
 	refused_and_untouched("bad-done.txt", "mha-tui-progress 1\nplace a b\nmode free\ndone \n",
 	                      "4: expected 'done LESSON/STEP'");
 	refused_and_untouched("bad-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\nanswered a/b\n",
@@ -284,6 +316,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_progress_survives_a_round_trip),
 		cmocka_unit_test(test_answers_given_survive_a_round_trip_and_merge),
+		cmocka_unit_test(test_steps_shown_survive_a_round_trip_apart_from_done),
 		cmocka_unit_test(test_the_view_survives_a_round_trip),
 		cmocka_unit_test(test_leaving_for_the_free_workbench_keeps_the_place),
 		cmocka_unit_test(test_a_missing_file_is_a_first_run),

@@ -209,8 +209,9 @@ static void test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal
 	close_app(app);
 }
 
-/* The solution (S) shows what a wrong answer left hidden. */
-static void test_the_solution_reveals_what_a_wrong_answer_left_hidden(void **state)
+/* The solution (S) shows what a wrong answer left hidden; the step is
+ * then shown, not done (doc/SESSION.md). */
+static void test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not_earned(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
@@ -219,6 +220,11 @@ static void test_the_solution_reveals_what_a_wrong_answer_left_hidden(void **sta
 	keys(app, "S");
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(app->learn.run.met);
+	/* solved for the learner: shown, not done, and the answer not kept */
+	assert_non_null(strstr(app->status, "not counted as done"));
+	assert_true(file_has(progress_path, "shown one-head/predict-self"));
+	assert_false(file_has(progress_path, "done one-head/predict-self"));
+	assert_false(file_has(progress_path, "answered one-head/predict-self"));
 	close_app(app);
 }
 
@@ -586,7 +592,7 @@ int main(void)
 		T(test_two_digits_pick_lesson_thirteen),
 		T(test_n_and_p_step_and_select_the_focused_stage),
 		T(test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal),
-		T(test_the_solution_reveals_what_a_wrong_answer_left_hidden),
+		T(test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not_earned),
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
