@@ -95,6 +95,15 @@ static int write_screen(const struct cli *cl, const struct mha_config *c, struct
 	return rc == 0 ? 0 : fail(1, msg);
 }
 
+/* stdout could not take what was written (a full disk, a closed pipe):
+ * said as --help and --version say it, exit 1. */
+static int stdout_failed(void)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, "cannot write to standard output: %s", strerror(errno));
+	return fail(1, msg);
+}
+
 static int run_dump(const struct cli *cl)
 {
 	struct mha_config c;
@@ -115,7 +124,7 @@ static int run_dump(const struct cli *cl)
 	else if (cl->grad)
 		rc = run_dump_grad(&c, &w, &a);
 	else
-		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : fail(1, "writing the dump failed");
+		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : stdout_failed();
 	mha_acts_free(&a);
 	mha_weights_free(&w);
 	return rc;
@@ -219,7 +228,7 @@ static int run_tui(const struct cli *cl)
 		         backup);
 		fail(0, msg);
 	}
-	if (other == 1) {
+	if (other == 1 && access(claimed, F_OK) == 0) { /* it saved: an unedited run writes nothing */
 		snprintf(msg, sizeof msg, "%.4000s is open in another mha-tui (pid %d): this run saved to %.4000s instead",
 		         held, holder, claimed);
 		fail(0, msg);
@@ -231,11 +240,8 @@ static int run_tui(const struct cli *cl)
  * error (exit 1), not a silent success. */
 static int flushed(int rc)
 {
-	if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
-		char msg[256];
-		snprintf(msg, sizeof msg, "cannot write to standard output: %s", strerror(errno));
-		return fail(1, msg);
-	}
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0)
+		return stdout_failed();
 	return rc;
 }
 
@@ -278,7 +284,7 @@ static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w
 	if (mha_grads_alloc(&g, c) != MHA_OK)
 		return fail(1, "out of memory for the gradients");
 	mha_backward_half_square(c, w, a, &g);
-	int rc = dump_json_grad(stdout, c, w, a, &g) == 0 ? 0 : fail(1, "writing the dump failed");
+	int rc = dump_json_grad(stdout, c, w, a, &g) == 0 ? 0 : stdout_failed();
 	mha_grads_free(&g);
 	return rc;
 }

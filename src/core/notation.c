@@ -72,7 +72,7 @@ char *notation_sub_name(char *buf, size_t len, const char *name, int i, bool utf
 	return buf;
 }
 
-static bool repeated(const char (*labels)[MHA_LABEL_MAX], int n, int i)
+bool notation_token_repeated(const char (*labels)[MHA_LABEL_MAX], int n, int i)
 {
 	for (int k = 0; k < n; k++)
 		if (k != i && !strcmp(labels[k], labels[i]))
@@ -87,7 +87,7 @@ char *notation_token(char *buf, size_t len, const char (*labels)[MHA_LABEL_MAX],
 		return buf;
 	}
 	char sub[48] = "";
-	if (repeated(labels, n, i))
+	if (notation_token_repeated(labels, n, i))
 		notation_subscript(sub, sizeof sub, i, utf8);
 	snprintf(buf, len, "%s%s", labels[i], sub);
 	return buf;

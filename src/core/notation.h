@@ -51,6 +51,9 @@ char *notation_sub_name(char *buf, size_t len, const char *name, int i, bool utf
  * tensor's name ("W^Q"); head < 0: the name alone. Returns buf. */
 char *notation_matrix(char *buf, size_t len, enum mha_tensor t, int head, bool utf8);
 
+/* Does token i's label occur at another index below n? */
+bool notation_token_repeated(const char (*labels)[MHA_LABEL_MAX], int n, int i);
+
 /* Token i's label as the heatmaps write it: the word, and when the word
  * occurs more than once among the n labels, its index as a subscript
  * ("the₄"; ASCII "the4"). "" without labels. Returns buf. */

@@ -234,6 +234,25 @@ static size_t name_at(const char *text, const char *p)
 	return 0;
 }
 
+/* The head written after a name as the notation writes it: digits as
+ * subscripts ("12" -> "₁₂"), subscripts as they are, a letter after "_"
+ * ("i" -> "_i"); "" without one. Returns buf. */
+static char *head_text(char *buf, size_t len, const char *head, size_t hn)
+{
+	size_t l = 0;
+	buf[0] = '\0';
+	if (head && notation_sub_digit(head) < 0 && !isdigit((unsigned char)*head))
+		l = (size_t)snprintf(buf, len, "_");
+	for (size_t k = 0; head && k < hn && l < len; k++) {
+		if (isdigit((unsigned char)head[k]))
+			notation_subscript(buf + l, len - l, head[k] - '0', true);
+		else
+			snprintf(buf + l, len - l, "%c", head[k]);
+		l = strlen(buf);
+	}
+	return buf;
+}
+
 const char *lesson_notation_old(const char *text, size_t *len_out, char *want, size_t len)
 {
 	for (const char *p = text; *p; p++) {
@@ -266,40 +285,32 @@ const char *lesson_notation_old(const char *text, size_t *len_out, char *want, s
 			gn[g++] = (size_t)(close - q - 1);
 			q = close + 1;
 		}
+		char name[8], sub[64], idx[128] = "";
+		snprintf(name, sizeof name, "%.*s", (int)n, p);
+		if (g == 0 && ascii) { /* a matrix: "S_0" reads "S₀" */
+			snprintf(want, len, "%s%s", name, head_text(sub, sizeof sub, head, hn));
+			*len_out = (size_t)(q - p);
+			return p;
+		}
 		if (g == 0 || (g == 1 && !ascii) || *q == '[')
 			continue;
 		/* the form to write: the head as a subscript, then [row,column];
 		 * S, P, O written without a head had it first ("P[0][2]") */
-		char name[8], sub[64] = "", idx[128] = "";
-		snprintf(name, sizeof name, "%.*s", (int)n, p);
-		enum mha_tensor t = lesson_tensor_by_name(name);
 		int first = 0;
-		if (!head && notation_per_head(t) && g >= 2) {
+		if (!head && notation_per_head(lesson_tensor_by_name(name)) && g >= 2) {
 			head = grp[0];
 			hn = gn[0];
 			first = 1;
-			ascii = true;
-			for (size_t k = 0; k < hn; k++)
-				ascii = ascii && isdigit((unsigned char)head[k]);
 		}
-		if (head && ascii) {
-			long long h = strtoll(head, NULL, 10);
-			notation_subscript(sub, sizeof sub, (int)h, true);
-		} else if (head) {
-			snprintf(sub, sizeof sub, "%s%.*s", notation_sub_digit(head) >= 0 ? "" : "_", (int)hn, head);
-		}
+		head_text(sub, sizeof sub, head, hn);
 		for (int k = first; k < g; k++) {
 			size_t l = strlen(idx);
 			snprintf(idx + l, sizeof idx - l, "%s%.*s", k > first ? "," : "", (int)gn[k], grp[k]);
 		}
-		if (g - first == 1 && g >= 2) {
-			size_t l = strlen(idx);
-			snprintf(idx + l, sizeof idx - l, ",*");
-		}
 		if (first && g == 2) /* "S[1][0]": head and row, or row and column? */
-			snprintf(want, len, "%s%s[%s] (head %.*s, row %.*s) or %s\u2080[%.*s,%.*s] (row, column of head 0)", name, sub,
-			         idx, (int)gn[0], grp[0], (int)gn[1], grp[1], name, (int)gn[0], grp[0], (int)gn[1],
-			         grp[1]);
+			snprintf(want, len, "%s%s[%s,*] (head %.*s, row %.*s) or %s\u2080[%.*s,%.*s] (row, column of "
+			         "head 0)", name, sub, idx, (int)gn[0], grp[0], (int)gn[1], grp[1], name, (int)gn[0],
+			         grp[0], (int)gn[1], grp[1]);
 		else
 			snprintf(want, len, "%s%s[%s]", name, sub, idx);
 		*len_out = (size_t)(q - p);

@@ -15,9 +15,9 @@
 int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len);
 /* The first cell in text written in an old notation: brackets one after
  * another ("P[0][2]", "S[1][0][4]", "W^K[1][5]", "S_1[0][4]") or the
- * ASCII head in text the pane shows ("S_1[0,4]"). Returns where it
- * starts, its length in *n and the form to write in want ("P₀[2,*]",
- * "S₁[0,4]", "W^K[1,5]"); NULL when there is none. */
+ * ASCII head in text the pane shows ("S_1[0,4]", a matrix "S_1").
+ * Returns where it starts, its length in *n and the form to write in want
+ * ("P₀[2,*]", "S₁[0,4]", "W^K[1,5]", "S₁"); NULL when there is none. */
 const char *lesson_notation_old(const char *text, size_t *n, char *want, size_t len);
 /* Ref as text: "P₁[5,4]", "W^Q[*,0..3]". */
 void lesson_ref_format(const struct lesson_ref *r, char *buf, size_t len);

@@ -511,6 +511,8 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 			rc = bad(rd, "expected 'end' after the last matrix%s", "", 0);
 		else if (next_line(rd))
 			rc = bad(rd, "unexpected text after 'end'%s", "", 0);
+		else if (rd->broken) /* a NUL byte or an endless line after it: said */
+			rc = -1;
 	}
 	if (rc != 0)
 		mha_weights_free(w);

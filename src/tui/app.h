@@ -149,6 +149,7 @@ struct app {
 	struct claim_stamp disk;      /* session_path as loaded or last saved (claim.h) */
 	char saved_beside[4096];      /* where saves go since session_path was changed behind the run */
 	char changed_behind[4096];    /*   the file that was: left as it is (said on exit) */
+	bool only_a_copy;             /* a second instance: unedited, a save would only copy the other's file */
 	int links_split;              /* hard links of the session saves split off (said on exit) */
 	char links_split_path[4096];  /*   the session they were links of */
 	char recover_path[4200];      /* an autosave found at start, until answered (recover_prompt.c) */

@@ -16,6 +16,7 @@
 #include "actions.h"
 #include "help.h"
 #include "learn.h"
+#include "lesson_pane.h"
 #include "mode.h"
 #include "theme.h"
 
@@ -71,6 +72,30 @@ int draw_fit(int y, int x, int width, const char *s, attr_t a)
 {
 	char buf[512];
 	return draw_short(buf, sizeof buf, s, width) > 0 ? draw_put(y, x, width, buf, a) : 0;
+}
+
+int draw_message(int y, int x, int width, const char *s, attr_t a)
+{
+	if (width <= 0 || !s)
+		return 0;
+	if (draw_width(s) <= width)
+		return draw_put(y, x, width, s, a);
+	const char *dots = theme_utf8() ? "\u2026" : "...";
+	int room = width - draw_width(dots);
+	char buf[512];
+	if (draw_short(buf, sizeof buf, s, room) == 0) { /* no clause fits: the words that do */
+		theme_cut(buf, sizeof buf, s, room > 0 ? room : 0, false);
+		size_t n = strlen(buf);
+		if (s[n] != ' ')
+			while (n > 0 && buf[n - 1] != ' ')
+				n--;
+		buf[n] = '\0';
+	}
+	size_t n = strlen(buf);
+	while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == ',' || buf[n - 1] == ':' || buf[n - 1] == ';'))
+		n--;
+	snprintf(buf + n, sizeof buf - n, "%s", dots);
+	return draw_put(y, x, width, buf, a);
 }
 
 static void draw_bar(const struct app *app, struct rect r, struct hit_map *hits)
@@ -133,6 +158,11 @@ struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, s
 	                      : !lesson && mode_base(app) != MODE_MENU ? LAYOUT_PANE_NONE
 	                      : !app->learn.show_counts ? LAYOUT_PANE_LESSON
 	                      : lesson ? LAYOUT_PANE_COUNTS : LAYOUT_PANE_NONE;
+	/* narrow, in a step whose question, feedback and goal need the rows
+	 * of the counts under the pane: the pane takes the whole column */
+	if (pane == LAYOUT_PANE_LESSON && lesson && cols < LAYOUT_WIDE_COLS &&
+	    lesson_pane_rows_wanted(app, LAYOUT_PANE_COLS) > rows - 3 - LAYOUT_PANE_COUNT_LINES - 1)
+		pane = LAYOUT_PANE_LESSON_ALONE;
 	struct layout l = layout_frame(rows, cols, pane);
 	struct body_layout b;
 	memset(&b, 0, sizeof b);

@@ -36,4 +36,10 @@ int draw_short(char *out, size_t len, const char *s, int width);
 /* draw_put of draw_short's form of s; returns the columns used. */
 int draw_fit(int y, int x, int width, const char *s, attr_t a);
 
+/* A message (the status line's): s whole when it fits; else its short
+ * form (draw_short, or the words that fit when no clause does) and an
+ * ellipsis saying there is more (a lesson's feedback is whole in the
+ * pane). Returns the columns used. */
+int draw_message(int y, int x, int width, const char *s, attr_t a);
+
 #endif

@@ -4,11 +4,12 @@
  * draws one), masked cells with their own mark, the cursor's cell framed,
  * the legend (which scale, what the mark means, rows are queries and
  * columns keys) with the value under the cursor in the map's own matrix,
- * and the page. The scale is the learner's choice (the e key): each head
- * on its own (the default: an edit to one head never restyles another),
- * each row (softmax's own view: which key each query prefers), or shared
- * (the scores' range over every head's unmasked cells, weights 0..1, so
- * heads compare). Drawing only; clicks land by the regions it records.
+ * and the page. The scale is the learner's choice (the e key), the
+ * default the honest one: weights on 0..1 (near-uniform looks
+ * near-uniform), scores each head on its own (an edit to one head never
+ * restyles another); then each head / each row (softmax's own view: which
+ * key each query prefers), never stretched from a narrow span; or shared.
+ * Drawing only; clicks land by the regions it records.
  */
 #include "heat_view.h"
 
@@ -27,21 +28,42 @@
 #include "theme.h"
 #include "train.h"
 
-/* app->heat_scale 0, 1, 2 */
-static const enum heatmap_scale scales[] = { HEATMAP_SCALE_MAP, HEATMAP_SCALE_ROW, HEATMAP_SCALE_FIXED };
-enum { N_SCALES = sizeof scales / sizeof scales[0] };
+/* app->heat_scale 0, 1, 2, per matrix; 0 is the honest default.
+ * Weights P: 0..1 for every head (a near-uniform row of 0.15..0.24 stays
+ * pale, an edit to one row never re-shades another), then each head and
+ * each row stretched from 0 but never past 0..WEIGHT_SPAN. Scores S: no
+ * natural bounds, so each head's own range (an edit to one head never
+ * restyles another) but never narrower than SCORE_SPAN, then each row,
+ * then one range over all heads (so heads compare). */
+static const enum heatmap_scale weight_scales[] = { HEATMAP_SCALE_FIXED, HEATMAP_SCALE_MAP, HEATMAP_SCALE_ROW };
+static const enum heatmap_scale score_scales[] = { HEATMAP_SCALE_MAP, HEATMAP_SCALE_ROW, HEATMAP_SCALE_FIXED };
+enum { N_SCALES = sizeof weight_scales / sizeof weight_scales[0] };
+/* a weight range is never stretched past 2x (0..0.5 at least); a score
+ * range is at least 2 wide: scores 2 apart give weights e^2 = 7.4 times
+ * apart, a difference worth a shade or two */
+static const float WEIGHT_SPAN = 0.5f, SCORE_SPAN = 2.0f;
 
 static enum heatmap_scale scale_of(const struct app *app)
 {
 	int k = app->heat_scale;
-	return scales[k >= 0 && k < N_SCALES ? k : 0];
+	const enum heatmap_scale *s = app->stage == PIPELINE_SCORES ? score_scales : weight_scales;
+	return s[k >= 0 && k < N_SCALES ? k : 0];
 }
 
 unsigned heat_view_scale_next(struct app *app, int arg, int key)
 {
 	(void)arg; (void)key;
 	app->heat_scale = (app->heat_scale + 1) % N_SCALES;
-	app_message(app, false, "heatmaps: %s scale", heatmap_scale_name(scale_of(app)));
+	enum heatmap_scale s = scale_of(app);
+	bool scores = app->stage == PIPELINE_SCORES;
+	if (s == HEATMAP_SCALE_FIXED && !scores)
+		app_message(app, false, "heatmaps: weights 0..1, the same for all heads");
+	else if (s == HEATMAP_SCALE_FIXED)
+		app_message(app, false, "heatmaps: one scale for all heads (the scores' range)");
+	else if (scores)
+		app_message(app, false, "heatmaps: %s its own range, at least 2 wide", heatmap_scale_name(s));
+	else
+		app_message(app, false, "heatmaps: %s 0..its largest weight, at least 0.5", heatmap_scale_name(s));
 	return APP_REDRAW;
 }
 
@@ -146,6 +168,7 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		hm.lo = lo;
 		hm.hi = hi;
 		hm.scale = scale_of(app);
+		hm.min_span = scores ? SCORE_SPAN : WEIGHT_SPAN;
 		hm.labels = (const char (*)[MHA_LABEL_MAX])app->w.labels;
 		hm.title = title;
 		hm.short_title = short_title;
@@ -173,7 +196,9 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 	struct heatmap_key key = { lo, hi, scale_of(app), any_masked, true };
 	char tail[160] = "";
 	size_t l = 0;
-	int key_min = heatmap_legend_width(lo, hi) - theme_heat_levels(); /* values and one cell a level */
+	/* the bounds, one ramp cell a level and what the masked mark means
+	 * come before the readout (a mark nobody explained reads as a value) */
+	int key_min = heatmap_key_min_width(&key);
 	if (have && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
 		const float *m = scores ? app->a.scores : app->a.weights;
 		struct cell mc = { ht, cell.m, cell.r, cell.c };

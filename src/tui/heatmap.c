@@ -25,6 +25,7 @@
 #include <wchar.h>
 
 #include "fmt.h"
+#include "notation.h"
 #include "theme.h"
 
 enum { MAP_GAP = 1 }; /* columns between maps side by side */
@@ -81,7 +82,8 @@ int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count)
 }
 
 /* A value in at most w chars: fewest dropped decimals first, leading zero
- * dropped (".42", "-.4"), then k/M/G/T suffixes ("1.2k"), then the
+ * dropped (".42", "-.4"); a small value that would read as zero (".0"
+ * for 0.02) in the exponent form ("2e-2") or not at all; then k/M/G/T suffixes ("1.2k"), then the
  * exponent form ("1e15"), else nothing. */
 static void value_format(char *buf, size_t len, float v, int w)
 {
@@ -95,9 +97,26 @@ static void value_format(char *buf, size_t len, float v, int w)
 		if (z[0] == '0' && z[1] == '.')
 			memmove(z, z + 1, strlen(z));
 		if ((int)strlen(t) <= w) {
+			if (x == 0.0 && v != 0.0f)
+				break; /* it would read as zero: its exponent form */
 			snprintf(buf, len, "%s", t);
 			return;
 		}
+	}
+	if (v != 0.0f && fabs(v) < 0.5) {
+		/* a value that is not zero never reads as one (".0" for 0.02,
+		 * "-.0" for -0.02): "2e-2", or nothing (the caller may give it
+		 * the glyph's column; the colour tells the level, the readout
+		 * the value) */
+		int e = (int)floor(log10(fabs(v)));
+		double mant = v / pow(10, e);
+		if (fabs(mant) >= 9.5) { /* 9.6e-3 rounds to 1e-2 */
+			mant /= 10;
+			e++;
+		}
+		snprintf(t, sizeof t, "%.0fe%d", mant, e);
+		snprintf(buf, len, "%s", (int)strlen(t) <= w ? t : "");
+		return;
 	}
 	static const char units[] = "kMGT";
 	double scale = 1e3;
@@ -117,15 +136,6 @@ static void value_format(char *buf, size_t len, float v, int w)
 	fmt_num(t, sizeof t, v, w);
 	const char *z = t + strspn(t, " ");
 	snprintf(buf, len, "%s", strstr(z, "big") ? "" : z);
-}
-
-/* Does token i's label occur at another index below count? */
-static bool label_repeated(const char (*labels)[MHA_LABEL_MAX], int i, int count)
-{
-	for (int k = 0; k < count; k++)
-		if (k != i && !strcmp(labels[k], labels[i]))
-			return true;
-	return false;
 }
 
 /* The label of token i in at most w columns, the same on both axes: the
@@ -148,7 +158,7 @@ void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_M
 		snprintf(buf, len, "%s", n > w ? num + n - w : num);
 		return;
 	}
-	if (!label_repeated(labels, i, count)) {
+	if (!notation_token_repeated(labels, count, i)) {
 		theme_cut(buf, len, labels[i], w, false);
 		return;
 	}
@@ -156,18 +166,9 @@ void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_M
 		snprintf(buf, len, "%s", n > w ? num + n - w : num);
 		return;
 	}
-	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1] = "";
+	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1];
 	theme_cut(word, sizeof word, labels[i], w - n, false);
-	if (theme_utf8()) {
-		/* U+2080 + digit: E2 82 80..89 */
-		for (int k = 0; k < n; k++) {
-			char d[4] = { (char)0xE2, (char)0x82, (char)(0x80 + (num[k] - '0')), '\0' };
-			strcat(sub, d);
-		}
-	} else {
-		snprintf(sub, sizeof sub, "%s", num);
-	}
-	snprintf(buf, len, "%s%s", word, sub);
+	snprintf(buf, len, "%s%s", word, notation_subscript(sub, sizeof sub, i, theme_utf8()));
 }
 
 static void title_draw(WINDOW *win, int y, int x, int width, const struct heatmap *hm)
@@ -221,6 +222,17 @@ void heatmap_range(const struct heatmap *hm, int r, float *lo, float *hi)
 		*hi = 1.0f;
 	} else if (*lo >= 0.0f) {
 		*lo = 0.0f; /* weights: 0 stays blank, the largest is the top */
+	}
+	/* the floor: a span narrower than min_span is not stretched over the
+	 * whole ramp (0.19..0.30 would read as strong and weak) */
+	if (hm->min_span > 0.0f && *hi - *lo < hm->min_span) {
+		if (*lo >= 0.0f) {
+			*hi = *lo + hm->min_span;
+		} else {
+			float mid = *lo / 2.0f + *hi / 2.0f;
+			*lo = mid - hm->min_span / 2.0f;
+			*hi = mid + hm->min_span / 2.0f;
+		}
 	}
 }
 
@@ -285,6 +297,11 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 		at = 1;
 	} else if (cw >= 4) {
 		cell_value(text, sizeof text, v, cw - 1, lo < 0.0f);
+		/* a small value that has no digits beside a glyph takes the
+		 * glyph's column ("-.02" rather than "-.0"): the colour keeps the
+		 * level */
+		if (!text[0] && v != 0.0f && fabsf(v) < 0.5f)
+			cell_value(text, sizeof text, v, cw, lo < 0.0f);
 	}
 	int vlen = (int)strlen(text);
 	/* an ASCII glyph ('-', '.', '+') right before a number would read as

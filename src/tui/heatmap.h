@@ -48,6 +48,9 @@ struct heatmap {
 	const unsigned char *masked;  /* (rows, cols) non-zero: masked (a -inf score, a weight
 	                               * the mask zeroed), drawn with theme_masked_glyph and left
 	                               * out of the range; NULL: only -inf cells are masked */
+	float min_span;               /* MAP / ROW: a range narrower than this is widened to it
+	                               * (0: none), so near-equal values stay near one shade
+	                               * instead of being stretched over the whole ramp */
 };
 
 /* What the legend explains (heatmap_key_draw). */
@@ -84,7 +87,9 @@ void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float h
 int heatmap_legend_width(float lo, float hi);
 /* The range that shades row r of the map (r < 0: the whole map) under its
  * scale: finite, unmasked values only; lo = 0 when none is negative (a
- * weight of 0 stays blank). FIXED returns hm->lo, hm->hi. */
+ * weight of 0 stays blank); then never narrower than hm->min_span (with
+ * lo = 0: hi = max(hi, min_span); else widened about its middle). FIXED
+ * returns hm->lo, hm->hi. */
 void heatmap_range(const struct heatmap *hm, int r, float *lo, float *hi);
 /* The scale's name as the legend says it: "all heads", "each head", "each row". */
 const char *heatmap_scale_name(enum heatmap_scale s);
@@ -94,6 +99,10 @@ const char *heatmap_scale_name(enum heatmap_scale s);
  * it fits. Parts that do not fit whole are left out, last first; the ramp
  * shrinks before the scale's name goes. Returns the columns drawn. */
 int heatmap_key_draw(WINDOW *win, int y, int x, int width, const struct heatmap_key *k);
+/* The columns the key needs for its bounds, a ramp of one cell a level
+ * and, when k->masked, the masked mark's meaning: what a caller leaves it
+ * before anything else shares its line. */
+int heatmap_key_min_width(const struct heatmap_key *k);
 /* How many heatmaps of shape (rows, cols) fit in (height, width), one
  * column of gap between them; *per_row (may be NULL) gets how many sit side
  * by side. 0 when not even one fits. Paging: page p of total t shows maps

@@ -78,13 +78,30 @@ void heatmap_legend_draw(WINDOW *win, int y, int x, int width, float lo, float h
 	ramp_draw(win, y, x, width, los, his);
 }
 
+/* The bounds the key writes: the numbers at a fixed scale, else "low",
+ * "high" (each head or row has its own). */
+static void key_bounds(const struct heatmap_key *k, char *los, char *his, size_t len)
+{
+	snprintf(los, len, "low");
+	snprintf(his, len, "high");
+	if (k->scale == HEATMAP_SCALE_FIXED) {
+		bound_format(los, len, k->lo);
+		bound_format(his, len, k->hi);
+	}
+}
+
+int heatmap_key_min_width(const struct heatmap_key *k)
+{
+	char los[32], his[32];
+	key_bounds(k, los, his, sizeof los);
+	return (int)(strlen(los) + strlen(his)) + 2 + theme_heat_levels() +
+	       (k->masked ? 3 + (int)strlen(" masked") : 0);
+}
+
 int heatmap_key_draw(WINDOW *win, int y, int x, int width, const struct heatmap_key *k)
 {
-	char los[32] = "low", his[32] = "high", name[32], masked[32];
-	if (k->scale == HEATMAP_SCALE_FIXED) {
-		bound_format(los, sizeof los, k->lo);
-		bound_format(his, sizeof his, k->hi);
-	}
+	char los[32], his[32], name[32], masked[32];
+	key_bounds(k, los, his, sizeof los);
 	snprintf(name, sizeof name, ", %s", heatmap_scale_name(k->scale));
 	snprintf(masked, sizeof masked, "  %s masked", theme_masked_glyph());
 	static const char *const axes[] = { "  rows: queries, columns: keys", "  rows=queries cols=keys" };

@@ -44,6 +44,7 @@ struct layout layout_frame(int rows, int cols, enum layout_pane pane)
 		l.body = mk(1, 0, body_h, cols - LAYOUT_PANE_COLS - 1);
 		l.side_narrow = true;
 		l.side_counts_only = pane == LAYOUT_PANE_COUNTS;
+		l.side_lesson_only = pane == LAYOUT_PANE_LESSON_ALONE;
 	} else {
 		l.body = mk(1, 0, body_h, cols);
 	}
@@ -159,11 +160,12 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 		a = split_heat(&b, a, n, h, numbers_want, numbers_min);
 	if (l->side_narrow) {
 		/* narrow with the lesson pane: the pane atop the side column, the
-		 * counts' compact form under it; or the counts alone */
-		int ch = l->side_counts_only ? l->side.h : LAYOUT_PANE_COUNT_LINES;
+		 * counts' compact form under it; or the counts alone, or the
+		 * pane alone */
+		int ch = l->side_counts_only ? l->side.h : l->side_lesson_only ? 0 : LAYOUT_PANE_COUNT_LINES;
 		b.counts = mk(l->side.y + l->side.h - ch, l->side.x, ch, l->side.w);
 		if (!l->side_counts_only)
-			b.lesson = mk(l->side.y, l->side.x, l->side.h - ch - 1, l->side.w);
+			b.lesson = mk(l->side.y, l->side.x, l->side.h - ch - (ch > 0), l->side.w);
 		b.numbers = a;
 	} else if (l->side.w > 0) {
 		/* wide: counts atop the side column, the lesson pane below */
@@ -246,11 +248,11 @@ int layout_panels_height(int width, int count, const struct rect *want)
 
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out)
 {
-	return layout_panels_focus(area, count, want, min_w, -1, 0, out);
+	return layout_panels_focus(area, count, want, min_w, -1, 0, 0, out);
 }
 
 int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
-                        struct rect *out)
+                        int focus_w, struct rect *out)
 {
 	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX];
 	if (count > LAYOUT_PANELS_MAX)
@@ -278,6 +280,8 @@ int layout_panels_focus(struct rect area, int count, const struct rect *want, in
 		int wf = focus >= 0 && focus < count ? area.w - (count - 1) * (min_w + 1) : 0;
 		if (focus >= 0 && focus < count && wf > want[focus].w)
 			wf = want[focus].w;
+		if (focus >= 0 && focus < count && focus_w > wf) /* whole, the others after it */
+			wf = focus_w < area.w ? focus_w : area.w;
 		if (focus >= 0 && focus < count && wf > w[focus]) {
 			struct rect rest[LAYOUT_PANELS_MAX];
 			int rw[LAYOUT_PANELS_MAX], k = 0;
@@ -288,12 +292,14 @@ int layout_panels_focus(struct rect area, int count, const struct rect *want, in
 			for (int i = 0, j = 0; i < count; i++)
 				w[i] = i == focus ? wf : rw[j++];
 		}
-		int h = tallest < area.h ? tallest : area.h, x = area.x;
+		int h = tallest < area.h ? tallest : area.h, x = area.x, placed = 0;
 		for (int i = 0; i < count; i++) {
-			out[i] = mk(area.y, x, h, w[i]);
-			x += w[i] + 1;
+			bool out_of_room = focus_w > 0 && i != focus && w[i] < min_w; /* squeezed by the focus */
+			out[i] = out_of_room ? mk(area.y, x, 0, 0) : mk(area.y, x, h, w[i]);
+			x += out_of_room ? 0 : w[i] + 1;
+			placed += !out_of_room;
 		}
-		return count;
+		return placed;
 	}
 	/* heights: water-filling, so short shelves keep all they want and tall
 	 * ones share the rest */

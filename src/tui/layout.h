@@ -34,6 +34,7 @@ struct layout {
 	struct rect bar, body, side, status, hints;
 	bool side_narrow;      /* the narrow side column: the lesson pane over the compact counts */
 	bool side_counts_only; /* ... or the counts alone (the learner's choice, #) */
+	bool side_lesson_only; /* ... or the lesson pane alone (its question needs the rows) */
 };
 
 /* What the side column holds below LAYOUT_WIDE_COLS (wide terminals
@@ -42,6 +43,8 @@ enum layout_pane {
 	LAYOUT_PANE_NONE,   /* no lesson pane: the counts column beside the matrices */
 	LAYOUT_PANE_LESSON, /* the lesson pane, LAYOUT_PANE_COLS wide, over the compact counts */
 	LAYOUT_PANE_COUNTS, /* that column with the counts alone */
+	LAYOUT_PANE_LESSON_ALONE, /* that column with the lesson pane alone: the step's
+	                           * question, feedback and goal need the counts' rows */
 };
 
 struct layout layout_frame(int rows, int cols, enum layout_pane pane);
@@ -89,9 +92,11 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
  * placed with h > 0. */
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out);
 /* As layout_panels, and panel focus (>= 0) gets up to focus_h rows (title
- * and header included) before the other shelves share the rest. */
+ * and header included) before the other shelves share the rest; and when
+ * focus_w > 0, side by side its whole focus_w columns (up to the area's),
+ * the others sharing what is left (left out below min_w). */
 int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
-                        struct rect *out);
+                        int focus_w, struct rect *out);
 /* Rows the panels take when shelved in width columns with room to spare:
  * the shelves' heights and one blank line between shelves. */
 int layout_panels_height(int width, int count, const struct rect *want);

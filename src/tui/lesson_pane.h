@@ -21,6 +21,13 @@
  * note of how to open one. */
 int lesson_pane_draw(const struct app *app, struct rect r, struct hit_map *hits);
 
+/* The rows the open step's pane wants at width: its heading, the parts
+ * that stay at the bottom while its goal is open (the question, the answer
+ * and its feedback, the goal) and five more for the text that scrolls
+ * (a blank line, three lines of it, the "more" line);
+ * or all its lines when fewer. 0 with no step open. */
+int lesson_pane_rows_wanted(const struct app *app, int width);
+
 /* The style of a line of lesson text, by its kind. */
 attr_t lesson_pane_attr(enum lesson_line_kind k);
 

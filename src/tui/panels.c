@@ -20,17 +20,24 @@
 #include "fmt.h"
 #include "heatmap.h"
 #include "learn.h"
+#include "notation.h"
 #include "theme.h"
 #include "workbench.h"
 
-/* What each panel of v wants at cell width cw: its rows plus title and
- * header, its columns plus the row labels (and the softmax row stats). */
-static void panel_wants(const struct stage_view *v, int cw, struct rect *want)
+/* The columns panel p takes at cell width cw: row labels, its cells,
+ * and the softmax row stats. */
+static int panel_width(const struct panel *p, int cw)
 {
-	for (int i = 0; i < v->count; i++) {
-		const struct panel *p = &v->p[i];
-		want[i] = (struct rect){ 0, 0, p->rows + 2, PANELS_LABEL_W + p->cols * cw + (p->row_stats ? 2 * cw : 0) };
-	}
+	return PANELS_LABEL_W + p->cols * cw + (p->row_stats ? 2 * cw : 0);
+}
+
+/* What each panel of v wants at its cell width cws[i] (NULL: cw each): its
+ * rows plus title and header, its columns plus the row labels (and the
+ * softmax row stats). */
+static void panel_wants(const struct stage_view *v, int cw, const int *cws, struct rect *want)
+{
+	for (int i = 0; i < v->count; i++)
+		want[i] = (struct rect){ 0, 0, v->p[i].rows + 2, panel_width(&v->p[i], cws ? cws[i] : cw) };
 }
 
 /* Cell width, separator included: 6 (5-character numbers, "-0.56") on 80
@@ -42,8 +49,8 @@ int panels_cell_width(const struct stage_view *v, int width, int cols)
 	if (cols < 120)
 		return 6;
 	struct rect w7[STAGE_PANELS_MAX], w6[STAGE_PANELS_MAX];
-	panel_wants(v, 7, w7);
-	panel_wants(v, 6, w6);
+	panel_wants(v, 7, NULL, w7);
+	panel_wants(v, 6, NULL, w6);
 	for (int i = 0; i < v->count; i++)
 		if (w7[i].w > width)
 			return 6;
@@ -55,7 +62,9 @@ int panels_cell_width(const struct stage_view *v, int width, int cols)
 int panels_rows(const struct app *app, const struct stage_view *v, int width, int cw)
 {
 	struct rect want[STAGE_PANELS_MAX];
-	panel_wants(v, cw, want);
+	int cws[STAGE_PANELS_MAX];
+	panels_cell_widths(app, v, width, cw, cws);
+	panel_wants(v, cw, cws, want);
 	return layout_panels_height(width, v->count, want) + (app->stage == PIPELINE_RESHAPE && v->count == 3 ? 2 : 0);
 }
 
@@ -70,6 +79,33 @@ int panels_focus(const struct app *app, const struct stage_view *v, int *rows)
 	int n = v->p[i].rows;
 	*rows = !app->learn.active ? (n < 4 ? n : 4) : n <= 8 ? n : 6;
 	return i;
+}
+
+int panels_cell_widths(const struct app *app, const struct stage_view *v, int width, int cw, int *cws)
+{
+	for (int i = 0; i < v->count; i++)
+		cws[i] = cw;
+	int rows, f = panels_focus(app, v, &rows);
+	if (f >= 0 && v->p[f].t == MHA_T_WEIGHTS && cw > PANELS_NARROW_CW && panel_width(&v->p[f], cw) > width)
+		cws[f] = PANELS_NARROW_CW;
+	return f;
+}
+
+/* v in w characters (w 3..15): as fmt_num, but a weight or an entropy (0
+ * to 10) in 4 with two decimals, as in 5 ("0.31", "1.00", "1.71"). */
+static void cell_num(char *buf, size_t len, float v, int w)
+{
+	if (w == 4 && v >= 0.0f && v < 9.995f)
+		snprintf(buf, len, "%.2f", (double)v);
+	else
+		fmt_num(buf, len, v, w);
+}
+
+int panels_cols_shown(const struct panel *p, struct rect got, int cw)
+{
+	int c = (got.w - PANELS_LABEL_W - (p->row_stats ? 2 * cw : 0)) / cw;
+	c = c < 1 ? 1 : c;
+	return got.h > 2 && got.w > 0 ? (c < p->cols ? c : p->cols) : 0;
 }
 
 /* ---- one matrix panel ---- */
@@ -262,15 +298,15 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 			else if (is_masked(app, p, gr, gc))
 				snprintf(num, sizeof num, "%*s", cw - 1, "-inf");
 			else
-				fmt_num(num, sizeof num, app_panel_value(app, p, gr, gc), cw - 1);
+				cell_num(num, sizeof num, app_panel_value(app, p, gr, gc), cw - 1);
 			draw_put(y, rc.x + PANELS_LABEL_W + c * cw, cw - 1, num, cell_attr(k, gr, gc, cursor));
 		}
 		if (p->row_stats) {
 			double sum, ent;
 			row_stats(app, p, gr, &sum, &ent);
 			char s1[32], s2[32];
-			fmt_num(s1, sizeof s1, (float)sum, cw - 1);
-			fmt_num(s2, sizeof s2, (float)ent, cw - 1);
+			cell_num(s1, sizeof s1, (float)sum, cw - 1);
+			cell_num(s2, sizeof s2, (float)ent, cw - 1);
 			if (learn_hidden(app, p->t, p->m, gr, -1)) {
 				snprintf(s1, sizeof s1, "%*s", cw - 1, "?");
 				snprintf(s2, sizeof s2, "%*s", cw - 1, "?");
@@ -300,7 +336,6 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 				largest = fabs(q);
 		}
 	enum mha_tensor t = v->p[0].t;
-	const char *wn = t == MHA_T_Q ? "W^Q" : t == MHA_T_K ? "W^K" : "W^V";
 	int c0 = v->p[1].col0, c1 = c0 + v->p[1].cols;
 	char diff[16], rel[48] = "";
 	fmt_num(diff, sizeof diff, (float)worst, 7);
@@ -309,11 +344,16 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 		fmt_num(r, sizeof r, (float)(worst / largest), 7);
 		snprintf(rel, sizeof rel, ", %s of the largest", r + strspn(r, " "));
 	}
-	snprintf(out, len, "%s[:,%d:%d] = X . %s[:,%d:%d]  max |diff| %s%s", mha_tensor_info(t)->name,
-	         c0, c1, wn, c0, c1, diff + strspn(diff, " "), rel);
+	/* the blocks in the cell notation: "Q[*,0..3] = X . W^Q[*,0..3]" */
+	char qs[40], ws[40]; /* "W^Q[*,1008..1023]" */
+	struct cell_rect blk = { 0, 0, app->cfg.n, c0, c1 };
+	notation_rect(qs, sizeof qs, &app->cfg, t, &blk, theme_utf8());
+	blk.r1 = app->cfg.d;
+	notation_rect(ws, sizeof ws, &app->cfg, t == MHA_T_Q ? MHA_T_WQ : t == MHA_T_K ? MHA_T_WK : MHA_T_WV, &blk,
+	              theme_utf8());
+	snprintf(out, len, "%s = X . %s  max |diff| %s%s", qs, ws, diff + strspn(diff, " "), rel);
 	if (draw_width(out) > width)
-		snprintf(out, len, "%s[:,%d:%d] = X.%s[:,%d:%d]  |diff| %s%s", mha_tensor_info(t)->name, c0, c1, wn, c0,
-		         c1, diff + strspn(diff, " "), rel);
+		snprintf(out, len, "%s = X.%s  |diff| %s%s", qs, ws, diff + strspn(diff, " "), rel);
 }
 
 /* Under Reshape, the height of area that the matrices and the proof's two
@@ -330,18 +370,31 @@ static int proof_area_h(const struct app *app, const struct stage_view *v, struc
 int panels_place(const struct app *app, const struct stage_view *v, struct rect area, int cw, struct rect *got)
 {
 	struct rect want[STAGE_PANELS_MAX];
-	panel_wants(v, cw, want);
+	int cws[STAGE_PANELS_MAX], rows = 0;
+	int f = panels_cell_widths(app, v, area.w, cw, cws);
+	panel_wants(v, cw, cws, want);
 	if (proof_area_h(app, v, area, want) > 0)
 		area.h = proof_area_h(app, v, area, want) - 2;
-	int rows = 0, f = panels_focus(app, v, &rows);
-	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, f, rows + 2, got);
+	panels_focus(app, v, &rows);
+	/* a lesson's focus shows 6 of its columns, P all of them (the free
+	 * workbench's too: on Softmax S is the stage before's), the others
+	 * taking what is left */
+	int focus_w = 0;
+	if (f >= 0 && (app->learn.active || v->p[f].t == MHA_T_WEIGHTS)) {
+		struct panel six = v->p[f];
+		six.cols = six.t == MHA_T_WEIGHTS || six.cols < 6 ? six.cols : 6;
+		focus_w = panel_width(&six, cws[f]);
+	}
+	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, f, rows + 2, focus_w, got);
 }
 
 void panels_draw(const struct app *app, const struct stage_view *v, struct rect area, int cw,
                        struct hit_map *hits)
 {
 	struct rect want[STAGE_PANELS_MAX], got[STAGE_PANELS_MAX];
-	panel_wants(v, cw, want);
+	int cws[STAGE_PANELS_MAX];
+	panels_cell_widths(app, v, area.w, cw, cws);
+	panel_wants(v, cw, cws, want);
 	panels_place(app, v, area, cw, got);
 	int proof_h = proof_area_h(app, v, area, want);
 	if (proof_h > 0) {
@@ -363,6 +416,7 @@ void panels_draw(const struct app *app, const struct stage_view *v, struct rect 
 	k.have_target = app_cursor_cell(app, &k.target, &cp, &tmp);
 	for (int i = 0; i < v->count; i++) {
 		k.p = &v->p[i];
+		k.cw = cws[i];
 		k.index = i;
 		k.has_cursor = i == app->cur[app->stage].panel;
 		draw_panel(&k, got[i]);

@@ -8,7 +8,10 @@
 #include "hit.h"
 #include "layout.h"
 
-enum { PANELS_LABEL_W = 5 }; /* row labels: 4 characters and a space */
+enum {
+	PANELS_LABEL_W = 5,   /* row labels: 4 characters and a space */
+	PANELS_NARROW_CW = 5, /* a narrower cell: 4-character numbers ("0.31") */
+};
 
 /* Cell width, separator included: 6 (5-character numbers, "-0.56") on 80
  * columns; on wide terminals 7 ("-0.556") when every matrix still shows
@@ -21,6 +24,14 @@ int panels_rows(const struct app *app, const struct stage_view *v, int width, in
  * most 8, else 6), in the free workbench what the stage computes (its
  * last panel: Q, S, P, O, Concat, Y; *rows: up to 4). -1 when none. */
 int panels_focus(const struct app *app, const struct stage_view *v, int *rows);
+/* The cell width of each panel of v in width columns, into cws: cw, but
+ * PANELS_NARROW_CW for the focus (panels_focus) when it is a matrix of
+ * weights (P, every value in [0, 1]) too wide at cw. Such a focus is
+ * placed whole, the others taking what is left. Returns the focus (-1:
+ * none). */
+int panels_cell_widths(const struct app *app, const struct stage_view *v, int width, int cw, int *cws);
+/* The columns of p shown in got at cell width cw (0: not drawn). */
+int panels_cols_shown(const struct panel *p, struct rect got, int cw);
 /* Where panels_draw puts each panel of v in area (got[i].h = 0: left
  * out); returns how many are placed. */
 int panels_place(const struct app *app, const struct stage_view *v, struct rect area, int cw, struct rect *got);

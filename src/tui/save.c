@@ -58,8 +58,9 @@ static void say_saved(struct app *app, const struct statefile_check *chk)
 	if (others > 0) {
 		app->links_split += others;
 		snprintf(app->links_split_path, sizeof app->links_split_path, "%s", app->session_path);
-		app_message(app, false, "saved to %s; its %d other hard link%s still hold%s the session from before",
-		            app->session_path, others, others == 1 ? "" : "s", others == 1 ? "s" : "");
+		/* the warning first: the path may not fit 80 columns */
+		app_message(app, false, "saved, but %d other hard link%s still hold%s the session from before: %s",
+		            others, others == 1 ? "" : "s", others == 1 ? "s" : "", app->session_path);
 	} else if (app->changed_behind[0])
 		app_message(app, false, "saved to %s (%s was changed on disk by another program: left as it is)",
 		            app->session_path, app->changed_behind);
@@ -80,6 +81,12 @@ int app_save(struct app *app)
 		return -1;
 	}
 	app_autosave_wait(app); /* a writer still running would land after this save */
+	if (app->only_a_copy && !app->session_dirty) {
+		/* a second instance with no edit: session-N.txt would be a copy
+		 * of the file the other instance has open (68 MB at the largest shape) */
+		app_message(app, false, "nothing changed: nothing saved (%s is not written)", app->session_path);
+		return 0;
+	}
 	bool changed = claim_stamp_changed(&app->disk, app->session_path);
 	if (!app->session_dirty && app->disk.exists && !changed && access(app->session_path, F_OK) == 0) {
 		/* nothing to write: at the largest shape that is 68 MB spared, and

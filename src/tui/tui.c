@@ -159,9 +159,9 @@ int tui_run(const struct tui_options *o)
 		return fail(msg);
 	}
 	app.now_ms = term_now_ms();
-	if (o->held) /* said on exit too (main.c) */
-		app_message(&app, false, "%s is open in another mha-tui (pid %d): this run saves to %s", o->held,
-		            o->holder, o->session_path);
+	if (o->held) /* said on exit too (main.c); where first: it must survive 80 columns */
+		app_message(&app, false, "this run saves to %s: %s is open in another mha-tui (pid %d)",
+		            o->session_path, o->held, o->holder);
 	/* a crashed run's edits: say where, never load them silently (unless
 	 * this run is loading them: then they are its own) */
 	char own[4096];
@@ -172,6 +172,10 @@ int tui_run(const struct tui_options *o)
 	/* a session opened from its own file has nothing to save until an edit */
 	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
 	app.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
+	if (o->held && from && strcmp(from, o->held) == 0) { /* a second instance on the other's file */
+		app.only_a_copy = true;
+		app.session_dirty = false;
+	}
 	bool dirty = true;
 	int sig = 0;
 	for (;;) {

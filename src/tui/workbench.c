@@ -141,7 +141,7 @@ static bool workbench_status(const struct app *app, struct rect r)
 {
 	char line[APP_STATUS_MAX + 128];
 	if (app->status[0] && app->now_ms < app->status_until_ms) {
-		draw_put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
+		draw_message(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
 		return true;
 	}
 	struct stage_view v;

@@ -204,8 +204,9 @@ expect_error 2 "--pad" --dump json --pad 1,,2
 expect_error 2 "--pad 6 is not a token" --dump json --pad 6
 expect_error 2 "--window" --dump json --window 65
 expect_error 2 "--export 'pdf'" --export pdf x.pdf
-# --export txt: the workbench's screen as text, with no terminal (TERM unset)
-if env -u TERM "$bin" --export txt "$tmp/screen.txt" --stage scores --causal >/dev/null 2>&1 &&
+# --export txt: the workbench's screen as text, with no terminal (TERM
+# unset), in the UTF-8 locale's form of the notation (S₀)
+if env -u TERM LC_ALL=C.UTF-8 "$bin" --export txt "$tmp/screen.txt" --stage scores --causal >/dev/null 2>&1 &&
    grep -q '^ 1 Projection  2 Reshape  3 Scores' "$tmp/screen.txt" &&
    grep -q '^S₀ 6x6 = Q₀ 6x4' "$tmp/screen.txt" && [ "$(wc -l <"$tmp/screen.txt")" -eq 24 ]; then
 	pass

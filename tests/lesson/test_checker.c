@@ -327,10 +327,13 @@ static void test_a_cell_in_an_old_notation_is_an_error(void **state)
 	/* the ASCII head is what an ASCII terminal shows; the file writes S₁ */
 	expect_check_error(HEAD "@step s\nS_1[0,4] is head 1's.\n",
 	                   "t.lesson:7: 'S_1[0,4]' is not the cell notation: write S\u2081[0,4]");
+	/* a matrix too: S_0 reads S₀ on screen */
+	expect_check_error(HEAD "@step s\nConcat = [O_0 O_1].\n",
+	                   "t.lesson:7: 'O_0' is not the cell notation: write O\u2080");
 	struct lesson_errors errs = { 0 };
 	assert_int_equal(check_text(HEAD "@step s\nP\u2080[2,0], S\u2081[0,4], P\u2080[2 sat, 0 the], "
 	                                  "W^Q[*,4..7], X[1,0], O\u2080[r,*] = P\u2080[r,j] V\u2080[j,*], "
-	                                  "P_i[r,j], Q_i[0,1], S[0], [O_0 O_1].\n"
+	                                  "P_i[r,j], Q_i[0,1], S[0], [O\u2080 O\u2081], d_k, h_kv, K_j^T.\n"
 	                                  "@highlight P_0[1,*]\n", &errs), 0);
 	lesson_errors_free(&errs);
 }

@@ -121,6 +121,42 @@ static void test_the_pane_shows_prose_status_hints_and_keys(void **state)
 	test_bench_close(&b);
 }
 
+/* Cells in the notation: the pane shows P₀ where the terminal has UTF-8
+ * and P_0 where it has not (prose, hints and the goal line alike), and
+ * wraps the ASCII form, one column wider a subscript, to the width. */
+static void test_the_pane_writes_cells_for_the_terminal(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	test_bench_open(&b, "mha-tui-lesson 1\n@lesson 2\n@title Two\n@objective o\n"
+	                "@config tokens=2 d_model=2 heads=1\n@step s Title\nRaise S\u2080[1,0].\n"
+	                "@goal S\u2080[1,0] > 5\n@hint Look at P\u2080[1,*] and the\u2081.\n"
+	                "@solution W^Q[1,0] = 9\n", 0);
+	lesson_run_eval(&b.run, &b.c, &b.w, &b.a);
+	lesson_run_next_hint(&b.run);
+	struct lesson_text t = { 0 };
+	assert_int_equal(lesson_run_pane(&b.run, 60, NULL, NULL, true, &t), 0);
+	assert_string_equal(t.lines[3].text, "Raise S\u2080[1,0].");
+	assert_non_null(strstr(t.lines[5].text, "Not yet: S\u2080[1,0] = "));
+	assert_string_equal(t.lines[6].text, "Hint 1 of 1: Look at P\u2080[1,*] and the\u2081.");
+	lesson_text_free(&t);
+	assert_int_equal(lesson_run_pane(&b.run, 60, NULL, NULL, false, &t), 0);
+	assert_string_equal(t.lines[3].text, "Raise S_0[1,0].");
+	assert_non_null(strstr(t.lines[5].text, "Not yet: S_0[1,0] = "));
+	assert_string_equal(t.lines[6].text, "Hint 1 of 1: Look at P_0[1,*] and the1.");
+	lesson_text_free(&t);
+	/* "Raise S_0[1,0]." is 15 columns: at 14 it wraps whole */
+	assert_int_equal(lesson_run_pane(&b.run, 14, NULL, NULL, false, &t), 0);
+	int at = -1;
+	for (int i = 0; i < t.count; i++)
+		if (!strcmp(t.lines[i].text, "S_0[1,0]."))
+			at = i;
+	assert_true(at > 0);
+	assert_string_equal(t.lines[at - 1].text, "Raise");
+	lesson_text_free(&t);
+	test_bench_close(&b);
+}
+
 static void test_choices_wrap_under_their_text(void **state)
 {
 	(void)state;
@@ -252,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_wide_characters_wrap_by_display_columns_with_nothing_lost),
 		cmocka_unit_test(test_key_placeholders_are_resolved),
 		cmocka_unit_test(test_the_pane_shows_prose_status_hints_and_keys),
+		cmocka_unit_test(test_the_pane_writes_cells_for_the_terminal),
 		cmocka_unit_test(test_choices_wrap_under_their_text),
 		cmocka_unit_test(test_the_menu_lists_lessons_with_done_marks),
 		cmocka_unit_test(test_a_narrow_pane_keeps_counts_and_headings_in_view),

@@ -196,6 +196,24 @@ static void test_check_lessons_refuses_an_answer_shown_on_its_own_screen(void **
 	pty_free(p);
 }
 
+/* --dump into /dev/full: exit 1 and the message P1 promises (it said only
+ * "writing the dump failed"). */
+static void test_a_dump_into_a_full_disk_says_so(void **state)
+{
+	(void)state;
+	char cmd[4200], line[512] = "";
+	snprintf(cmd, sizeof cmd, "'%s' --dump json --tokens 2 --d-model 4 --heads 2 2>&1 >/dev/full; echo \"rc=$?\"",
+	         program());
+	FILE *f = popen(cmd, "r");
+	assert_non_null(f);
+	char all[2048] = "";
+	while (fgets(line, sizeof line, f))
+		strncat(all, line, sizeof all - strlen(all) - 1);
+	assert_int_equal(pclose(f), 0);
+	assert_non_null(strstr(all, "mha-tui: cannot write to standard output: No space left on device\n"));
+	assert_non_null(strstr(all, "rc=1\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_dump_on_a_terminal_is_plain_json),
 		cmocka_unit_test(test_bad_flag_on_a_terminal_exits_2_with_one_line),
 		cmocka_unit_test(test_check_lessons_refuses_an_answer_shown_on_its_own_screen),
+		cmocka_unit_test(test_a_dump_into_a_full_disk_says_so),
 	};
 	return cmocka_run_group_tests_name("pty", tests, NULL, NULL);
 }

@@ -420,6 +420,29 @@ static void test_two_instances_keep_both_sets_of_edits(void **state)
 	pty_free(b);
 }
 
+static void quit_and_check(struct pty *p);
+
+/* A second instance that quits with no edit writes nothing: session-2.txt
+ * would only be a copy of the file the first one has open (the adversary's
+ * M14: 68 MB at the largest shape). */
+static void test_an_unedited_second_instance_writes_nothing(void **state)
+{
+	(void)state;
+	struct pty *a = start_workbench(24, 80);
+	quit_and_check(a); /* a session to open twice */
+	pty_free(a);
+	a = start_workbench(24, 80);
+	struct pty *b = start_workbench(24, 80);
+	quit_and_check(b);
+	char other[160];
+	snprintf(other, sizeof other, "%s/mha-tui/session-2.txt", state_dir);
+	assert_false(access(other, F_OK) == 0);
+	assert_null(strstr(pty_output(b, NULL), "instead"));
+	quit_and_check(a);
+	pty_free(a);
+	pty_free(b);
+}
+
 /* A run from flags replaces the saved session only with a numbered
  * backup of it, said on exit. */
 static void test_flags_keep_the_replaced_session_as_a_backup(void **state)
@@ -759,6 +782,7 @@ static void test_a_killed_second_instances_autosave_is_offered_at_the_next_start
 	struct pty *b = start_workbench(24, 160);
 	assert_int_equal(pty_wait_text(b, "is open in another mha-tui (pid ", 10000), 0);
 	assert_non_null(strstr(pty_screen(b), "this run saves to "));
+	assert_non_null(strstr(pty_screen(b), "session-2.txt: "));
 	snprintf(orphan, sizeof orphan, "%.*s-2.txt.autosave", (int)(strlen(session_path) - 4), session_path);
 	pty_type(b, "++++++++++++++++++++"); /* 20 edits: an autosave */
 	assert_true(wait_for(b, orphan_written, 20000));
@@ -1123,6 +1147,7 @@ int main(void)
 		T(test_flags_keep_the_replaced_session_as_a_backup),
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
 	T(test_a_hard_link_split_by_the_save_is_said_on_exit),
+	T(test_an_unedited_second_instance_writes_nothing),
 	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
 	T(test_a_crash_that_cannot_autosave_says_so),
 	T(test_the_crash_note_quotes_an_apostrophe_for_the_shell),

@@ -8,6 +8,7 @@
  * checks made before the save starts (tests/core/test_store_files.c,
  * tests/tui/test_app.c).
  */
+#define _GNU_SOURCE /* renameat2, to probe the filesystem */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,6 +71,23 @@ static void other_program(const char *path, int stage)
 	}
 }
 
+/* Does the filesystem of the test directory exchange names (renameat2
+ * RENAME_EXCHANGE)? Without it the save's last word is the check before
+ * a plain rename, and a change made after that check is not seen
+ * (doc/RELIABILITY.md): those cases are then left out, and said. */
+static bool exchange_works(void)
+{
+	char a[4096], b[4096];
+	tmpdir_path(a, sizeof a, "probe-a");
+	tmpdir_path(b, sizeof b, "probe-b");
+	write_text(a, "a");
+	write_text(b, "b");
+	bool works = renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) == 0;
+	unlink(a);
+	unlink(b);
+	return works;
+}
+
 /* No temporary file is left beside path. */
 static void assert_no_temporary(void)
 {
@@ -90,8 +108,11 @@ static void test_a_change_up_to_the_rename_is_never_replaced(void **state)
 	struct mha_weights w;
 	struct mha_config c = tui_check_default_weights(&w);
 	tmpdir_path(path, sizeof path, "window.txt");
+	bool exchange = exchange_works();
+	if (!exchange)
+		print_message("no RENAME_EXCHANGE on this filesystem: changes after the last check not tried\n");
 	for (int kind = 0; kind < 3; kind++)
-		for (int stage = 0; stage < 2; stage++) {
+		for (int stage = 0; stage < (exchange ? 2 : 1); stage++) {
 			statefile_test_hook = NULL;
 			unlink(path);
 			if (kind != 2)
@@ -133,6 +154,8 @@ static void test_a_change_up_to_the_rename_is_never_replaced(void **state)
 static void test_a_change_in_the_rename_window_sends_the_save_beside(void **state)
 {
 	(void)state;
+	if (!exchange_works())
+		skip();
 	char path[4096], beside[4096], buf[256];
 	tmpdir_path(path, sizeof path, "s.txt");
 	tmpdir_path(beside, sizeof beside, "s-2.txt");
@@ -191,7 +214,7 @@ static void test_a_save_that_splits_a_hard_link_says_so(void **state)
 	assert_false(app->status_error);
 	assert_int_equal(app->links_split, 1);
 	assert_string_equal(app->links_split_path, path);
-	assert_non_null(strstr(app->status, "its 1 other hard link still holds the session from before"));
+	assert_non_null(strstr(app->status, "saved, but 1 other hard link still holds the session from before"));
 	assert_string_equal(read_text(other, buf, sizeof buf), before);
 	assert_string_not_equal(read_text(path, buf, sizeof buf), before);
 	tui_check_close(app);
@@ -220,6 +243,26 @@ static void test_a_second_instance_never_takes_a_name_that_exists(void **state)
 	assert_string_equal(read_text(two, buf, sizeof buf), "an earlier second instance's edits\n");
 }
 
+/* A NUL byte after 'end' (then junk) is refused like any text after it:
+ * it hid the junk, and the file loaded (the adversary's M9). */
+static void test_a_nul_byte_after_end_is_refused(void **state)
+{
+	(void)state;
+	char path[4096], msg[MHA_MSG_MAX + 4096];
+	struct mha_weights w;
+	struct mha_config c = tui_check_default_weights(&w);
+	tmpdir_path(path, sizeof path, "nul.txt");
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	mha_weights_free(&w);
+	FILE *f = fopen(path, "a");
+	assert_non_null(f);
+	assert_int_equal(fwrite("\0\nmore\n", 1, 6, f), 6);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(session_load(path, &c, &w, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "a NUL byte"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_a_change_in_the_rename_window_sends_the_save_beside),
 		cmocka_unit_test(test_a_save_that_splits_a_hard_link_says_so),
 		cmocka_unit_test(test_a_second_instance_never_takes_a_name_that_exists),
+		cmocka_unit_test(test_a_nul_byte_after_end_is_refused),
 	};
 	return cmocka_run_group_tests_name("save_window", tests, tmpdir_make, tmpdir_remove);
 }

@@ -3,7 +3,8 @@
  * confined to one head (a cell of its W^Q block) changes that head's map
  * and leaves every drawn cell of the other heads' maps (glyph, colour,
  * attributes) as it was, on Scores and on Softmax, at the default scale
- * (each head); the e key cycles the scale and the legend names it; masked
+ * (scores: each head; weights: 0..1); the e key cycles the scale and the
+ * legend names it; masked
  * cells show their mark; the readout names the maps' own matrix.
  */
 #include <setjmp.h>
@@ -98,6 +99,16 @@ static void test_an_edit_to_one_head_leaves_the_other_heads_maps_unchanged(void 
 	check_edit_stays_in_its_head("4");
 }
 
+/* Press e (when press), draw, and find want on the screen. */
+static void scale_expect(struct app *app, bool press, const char *want)
+{
+	if (press)
+		tui_check_keys(app, "e");
+	draw_heads(app, before, 4);
+	if (!strstr(text, want))
+		fail_msg("no '%s' on the screen after %s", want, press ? "e" : "opening");
+}
+
 /* The shared scale shows why the default is per head: the same edit then
  * restyles the other heads on Scores. */
 static void test_the_shared_scale_is_a_choice_and_the_legend_says_which(void **state)
@@ -105,22 +116,15 @@ static void test_the_shared_scale_is_a_choice_and_the_legend_says_which(void **s
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "3");
-	draw_heads(app, before, 4);
-	assert_non_null(strstr(text, "each head"));
+	scale_expect(app, false, "each head");
 	assert_non_null(strstr(text, "rows: queries, columns: keys"));
-	tui_check_keys(app, "e");
-	draw_heads(app, before, 4);
-	assert_non_null(strstr(text, "each row"));
-	tui_check_keys(app, "e");
-	draw_heads(app, before, 4);
-	assert_non_null(strstr(text, "all heads"));
+	scale_expect(app, true, "each row");
+	scale_expect(app, true, "all heads");
 	app->w.wq[3 * app->cfg.h * app->cfg.dk + 5] += 25.0f;
 	app_recompute(app);
 	draw_heads(app, after, 4);
 	assert_false(same(&before[0], &after[0]) && same(&before[2], &after[2]) && same(&before[3], &after[3]));
-	tui_check_keys(app, "e");
-	draw_heads(app, before, 4);
-	assert_non_null(strstr(text, "each head"));
+	scale_expect(app, true, "each head");
 	tui_check_close(app);
 }
 
@@ -145,12 +149,29 @@ static void test_masked_cells_are_marked_and_the_readout_is_the_maps_matrix(void
 	tui_check_close(app);
 }
 
+/* On Softmax the default is 0..1 for every head (the legend writes the
+ * bounds and that it is shared), and e cycles to each head and each row
+ * and back: weights are bounded, so the honest default needs no range. */
+static void test_weights_default_to_0_to_1_and_e_cycles_the_scales(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "4");
+	scale_expect(app, false, " 1, all heads");
+	scale_expect(app, true, "high, each head");
+	assert_non_null(strstr(text, "at least 0.5"));
+	scale_expect(app, true, "high, each row");
+	scale_expect(app, true, " 1, all heads");
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_an_edit_to_one_head_leaves_the_other_heads_maps_unchanged),
 		cmocka_unit_test(test_the_shared_scale_is_a_choice_and_the_legend_says_which),
 		cmocka_unit_test(test_masked_cells_are_marked_and_the_readout_is_the_maps_matrix),
+		cmocka_unit_test(test_weights_default_to_0_to_1_and_e_cycles_the_scales),
 	};
 	return cmocka_run_group_tests_name("heat_view", tests, NULL, NULL);
 }

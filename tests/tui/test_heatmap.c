@@ -211,7 +211,7 @@ static void test_cells_from_width_5_show_their_value(void **state)
 	/* label column 5, then cells of 5: glyph, value in 3, space */
 	assert_string_equal(line_at(2, 6, 3), ".42");
 	assert_string_equal(line_at(2, 11, 3), "1.0");
-	assert_string_equal(line_at(3, 6, 3), ".00");
+	assert_string_equal(line_at(3, 5, 4), "4e-3"); /* never ".00": it takes the glyph's column */
 	assert_string_equal(line_at(3, 11, 3), ".12");
 	erase();
 	heatmap_draw(stdscr, 0, 0, &hm, 6);
@@ -224,7 +224,7 @@ static void test_cells_from_width_5_show_their_value(void **state)
 
 /* In a map with negative values every value has a sign column: +x and -x
  * take the same room, the same glyphs, and a minus that rounding to zero
- * does not lose ("-0.0236" once drew as ".0"). */
+ * does not lose ("-0.0236" once drew as ".0", then "-.0"). */
 static void test_positive_and_negative_values_are_drawn_alike(void **state)
 {
 	(void)state;
@@ -238,7 +238,7 @@ static void test_positive_and_negative_values_are_drawn_alike(void **state)
 			erase();
 			heatmap_draw(stdscr, 0, 0, &hm, w);
 			int tw = w - 2, lw = heatmap_label_width(w); /* the value's columns, after one glyph */
-			for (int r = 0; r < 2; r++) {
+			for (int r = w == 5 ? 1 : 0; r < 2; r++) {
 				char pos[16], neg[16];
 				snprintf(pos, sizeof pos, "%s", line_at(2 + r, lw + 1, tw));
 				snprintf(neg, sizeof neg, "%s", line_at(2 + r, lw + 1 + w, tw));
@@ -251,7 +251,10 @@ static void test_positive_and_negative_values_are_drawn_alike(void **state)
 		}
 		erase();
 		heatmap_draw(stdscr, 0, 0, &hm, 5);
-		assert_string_equal(line_at(2, 11, 3), "-.0");
+		/* at width 5 a glyph leaves 3 columns: "-.0" would read as zero,
+		 * so the value takes the glyph's column, the same for both signs */
+		assert_string_equal(line_at(2, 5, 4), " .02");
+		assert_string_equal(line_at(2, 10, 4), "-.02");
 		/* the minus stays beside the digits: " -24", never "- 24" */
 		m[0] = 24.0f;
 		m[1] = -24.0f;
@@ -668,6 +671,66 @@ static void test_the_row_scale_shows_each_querys_favourite_key_at_the_top(void *
 	screen_close();
 }
 
+/* A near-uniform map (weights 0.19..0.30) is not stretched over the whole
+ * ramp: on 0..1 (the weights' default) and on its own scale with a floor
+ * of 0.5 no cell goes above 3/10 (0..1) or 6/10 (the floor) of the ramp; an edit to row 2 that stays under
+ * the floor leaves rows 0, 1 and 3 drawn as they were. Scores get the same
+ * floor about their middle. */
+static void test_a_near_uniform_map_stays_pale_and_a_row_edit_leaves_the_other_rows(void **state)
+{
+	(void)state;
+	screen_open("C", false);
+	float m[16] = { 0.22f, 0.21f, 0.29f, 0.28f, 0.23f, 0.22f, 0.30f, 0.25f,
+	                0.29f, 0.30f, 0.21f, 0.19f, 0.22f, 0.22f, 0.27f, 0.29f };
+	struct heatmap hm = { m, 4, 4, 0.0f, 1.0f, NULL, "p", -1, -1, false, 0 };
+	float lo, hi;
+	for (int scale = HEATMAP_SCALE_FIXED; scale <= HEATMAP_SCALE_ROW; scale++) {
+		hm.scale = (enum heatmap_scale)scale;
+		hm.min_span = 0.5f;
+		m[8] = 0.29f;
+		for (int r = 0; r < 4; r++) {
+			heatmap_range(&hm, r, &lo, &hi);
+			assert_float_equal(lo, 0.0f, 0.0f);
+			assert_true(hi >= 0.5f);
+			for (int c = 0; c < 4; c++)
+				assert_true(theme_heat_level(m[r * 4 + c], lo, hi) <=
+				            (scale == HEATMAP_SCALE_FIXED ? theme_heat_levels() * 3 / 10 : theme_heat_levels() * 6 / 10));
+		}
+		char before[4][32], after[4][32];
+		for (int pass = 0; pass < 2; pass++) {
+			m[8] = pass ? 0.45f : 0.29f; /* row 2's first weight, still under the floor */
+			erase();
+			heatmap_draw(stdscr, 0, 0, &hm, 3);
+			for (int r = 0; r < 4; r++)
+				snprintf(pass ? after[r] : before[r], 32, "%s", line_at(2 + r, 0, 14));
+		}
+		for (int r = 0; r < 4; r++)
+			if (r == 2)
+				assert_string_not_equal(before[r], after[r]);
+			else
+				assert_string_equal(before[r], after[r]);
+	}
+	/* without the floor the same map's 0.30 is the top shade */
+	hm.scale = HEATMAP_SCALE_MAP;
+	hm.min_span = 0.0f;
+	heatmap_range(&hm, -1, &lo, &hi);
+	assert_float_equal(hi, 0.45f, 0.0f);
+	/* scores -0.3..0.5 widen to 2 about their middle: -0.9..1.1 */
+	float s[4] = { -0.3f, 0.5f, 0.1f, 0.0f };
+	struct heatmap hs = { s, 2, 2, 0.0f, 1.0f, NULL, "s", -1, -1, false, 0 };
+	hs.scale = HEATMAP_SCALE_MAP;
+	hs.min_span = 2.0f;
+	heatmap_range(&hs, -1, &lo, &hi);
+	assert_float_equal(lo, -0.9f, 1e-6f);
+	assert_float_equal(hi, 1.1f, 1e-6f);
+	/* a wide range is left as it is */
+	s[1] = 5.0f;
+	heatmap_range(&hs, -1, &lo, &hi);
+	assert_float_equal(lo, -0.3f, 0.0f);
+	assert_float_equal(hi, 5.0f, 0.0f);
+	screen_close();
+}
+
 /* A masked cell has its own mark, unlike a weight of 0 (blank) or a small
  * one, and is left out of the range. */
 static void test_masked_cells_have_their_own_mark_and_leave_the_range(void **state)
@@ -795,6 +858,11 @@ static void test_the_key_names_the_scale_the_mask_and_the_axes(void **state)
 	assert_non_null(strstr(s, " 3.25, all heads"));
 	assert_null(strstr(s, "masked"));
 	assert_string_equal(heatmap_scale_name(HEATMAP_SCALE_MAP), "each head");
+	/* at its least width the key still says what the mark means */
+	erase();
+	n = heatmap_key_draw(stdscr, 0, 0, heatmap_key_min_width(&k), &k);
+	assert_true(n <= heatmap_key_min_width(&k));
+	assert_non_null(strstr(line_at(0, 0, 200), "\xc3\x97 masked"));
 	screen_close();
 }
 
@@ -809,6 +877,7 @@ int main(void)
 		cmocka_unit_test(test_positive_and_negative_values_are_drawn_alike),
 		cmocka_unit_test(test_an_edit_to_one_head_leaves_the_other_heads_drawing_unchanged),
 		cmocka_unit_test(test_the_row_scale_shows_each_querys_favourite_key_at_the_top),
+		cmocka_unit_test(test_a_near_uniform_map_stays_pale_and_a_row_edit_leaves_the_other_rows),
 		cmocka_unit_test(test_masked_cells_have_their_own_mark_and_leave_the_range),
 		cmocka_unit_test(test_repeated_words_are_told_apart_the_same_on_both_axes),
 		cmocka_unit_test(test_the_key_names_the_scale_the_mask_and_the_axes),

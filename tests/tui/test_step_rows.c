@@ -2,11 +2,14 @@
  * test_step_rows.c - a lesson step's matrix gets its rows first: every
  * step of every shipped lesson drawn at 80x24, 120x40 and 200x60 shows
  * the matrix the step names (the cursor's panel on its stage) with at
- * least min(n, 6) of its n rows, all of them when n <= 8; no matrix title
+ * least min(n, 6) of its n rows, all of them when n <= 8, and min(cols, 6)
+ * of its columns; no matrix title
  * is drawn with no row under it, or cut by its panel's width. And while a
- * step's goal is open its instruction (the first paragraph) and the goal
- * line (or the question's first line and the goal) stay on screen with the
- * pane scrolled to its end. It does not
+ * step's goal is open, its question (every line, every choice), the
+ * answer given and the whole feedback to each known wrong answer, and the
+ * goal line stay on screen, with the pane scrolled to its end (and at
+ * 80x24 to its top); the instruction (the first paragraph) too when it fits with them.
+ * It does not
  * check what the rows hold (test_screens and the blind learner do).
  */
 #include <setjmp.h>
@@ -15,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -88,6 +92,16 @@ static int step_check(int li, int si, int rows, int cols)
 			        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, v.p[f].title,
 			        got[f].h > 2 ? got[f].h - 2 : 0, v.p[f].rows, need);
 			bad = 1;
+		} else {
+			int cws[STAGE_PANELS_MAX];
+			panels_cell_widths(app, &v, b.numbers.w, b.numbers_cell_w, cws);
+			int shown = panels_cols_shown(&v.p[f], got[f], cws[f]), want = v.p[f].cols < 6 ? v.p[f].cols : 6;
+			if (shown < want) {
+				fprintf(stderr, "lesson %d step %s at %dx%d: %s shows %d of %d columns (wants %d)\n",
+				        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, v.p[f].title, shown,
+				        v.p[f].cols, want);
+				bad = 1;
+			}
 		}
 		for (int i = 0; i < v.count; i++)
 			if (got[i].h > 0 && (int)strlen(v.p[i].title) > got[i].w) {
@@ -119,89 +133,156 @@ static void test_step_matrix_rows_first(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* Whether the whole of line (wrapped for the pane) is on one screen row. */
-static bool on_screen(const char *text, const char *line)
+/* Whether the whole of line (wrapped for the pane) is on one of the pane's
+ * rows of the screen text. */
+static bool on_screen(const char *text, struct rect pane, const char *line)
 {
-	return line[0] && strstr(text, line) != NULL;
+	if (!line[0])
+		return true;
+	const char *row = text;
+	for (int y = 0; row && y < pane.y + pane.h; y++) {
+		const char *end = strchr(row, '\n');
+		if (y >= pane.y) {
+			size_t n = end ? (size_t)(end - row) : strlen(row), k = strlen(line);
+			for (size_t i = 0; i + k <= n; i++)
+				if (memcmp(row + i, line, k) == 0)
+					return true;
+		}
+		row = end ? end + 1 : NULL;
+	}
+	return false;
 }
 
-/* Steps whose first paragraph is too long to stay (at 80x24), and the
- * question too (when there is one): the lesson text's to shorten. */
-static int too_long;
+/* Steps whose first paragraph does not stay with the question (at any size). */
+static int para_left;
 
-/* Step si of lesson li at rows x cols, its pane scrolled to the end: the
- * instruction's first and last lines and the goal's first line are there
- * when the goal is open, as long as they fit with a line to scroll (else
- * the question, if the step has one). 0 when so (or no open goal), else 1. */
-static int instruction_check(int li, int si, int rows, int cols)
+/* The step's screen as the learner has it: drawn once (the loop keeps the
+ * scroll the pane can take), then with the pane scrolled to scroll; its
+ * text into text, the pane's lines (composed for its width) into t. */
+static struct body_layout step_screen(struct app *app, int rows, int cols, int scroll, char *text, size_t len,
+                                      struct lesson_text *t)
 {
-	struct app *app = tui_check_open(&set);
-	if (learn_open(app, li, si) & APP_RECOMPUTE)
-		app_recompute(app);
-	int bad = 0;
 	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
 	struct body_layout b = draw_screen(app, rows, cols);
 	app->learn.scroll_max = b.pane_scroll_max;
-	app->learn.scroll = LEARN_SCROLL_END;
+	app->learn.scroll = scroll;
 	draw_screen(app, rows, cols);
-	static char text[64 * 1024];
-	vscreen_text(text, sizeof text);
+	vscreen_text(text, len);
 	vscreen_close();
+	assert_int_equal(lesson_run_pane(&app->learn.run, b.lesson.w, lesson_pane_key, NULL, false, t), 0);
+	return b;
+}
+
+/* The pane of step si of lesson li at rows x cols, scrolled to scroll,
+ * after the answer (NULL: none given): while the goal is open the
+ * question (every line of it and its choices), the answer given and the
+ * whole feedback to it, and the goal's lines are on screen; so is the
+ * instruction (the first paragraph) when it fits with them, a blank line,
+ * a line of the rest and the "more" line. 0 when so, else 1. */
+static int pinned_check(int li, int si, int rows, int cols, int scroll, const char *answer)
+{
+	struct app *app = tui_check_open(&set);
+	if (learn_open(app, li, si) & APP_RECOMPUTE)
+		app_recompute(app);
+	if (answer) {
+		char msg[LESSON_STATUS_MAX];
+		if (lesson_run_answer(&app->learn.run, answer, msg, sizeof msg) < 0) {
+			tui_check_close(app);
+			return 0; /* a live question with no recording yet: nothing to show */
+		}
+		learn_evaluate(app);
+		app_recompute(app);
+	}
+	static char text[64 * 1024];
 	struct lesson_text t = { 0 };
-	assert_int_equal(lesson_run_pane(&app->learn.run, b.lesson.w, lesson_pane_key, NULL, false, &t), 0);
-	/* the instruction: the first paragraph after the heading */
-	int first = -1, last = -1, question = -1, goal = -1, top = 0;
+	struct body_layout b = step_screen(app, rows, cols, scroll, text, sizeof text, &t);
+	int first = -1, last = -1, question = -1, goal = -1, goal_end = -1, top = 0, bad = 0;
 	while (top < t.count && top < 3 && t.lines[top].kind == LESSON_LINE_TITLE)
 		top++;
 	for (int i = top; i < t.count; i++) {
 		enum lesson_line_kind k = t.lines[i].kind;
-		if (k == LESSON_LINE_PROSE && (first < 0 || last == i - 1))
+		if (k == LESSON_LINE_PROSE && question < 0 && (first < 0 || last == i - 1))
 			last = first < 0 ? (first = i) : i;
 		if (k == LESSON_LINE_QUESTION && question < 0)
 			question = i;
 		if (k == LESSON_LINE_UNMET && goal < 0)
 			goal = i;
+		if (k == LESSON_LINE_UNMET)
+			goal_end = i + 1;
 	}
-	int goal_h = 0;
-	while (goal >= 0 && goal + goal_h < t.count && t.lines[goal + goal_h].kind == LESSON_LINE_UNMET)
-		goal_h++;
-	/* what fits pinned: the paragraph (and the blank under it) above the
-	 * goal, a line of the rest and the "more" line */
-	bool fits = first >= 0 && last + 2 + goal_h + 1 + 2 <= b.lesson.h;
-	if (goal >= 0 && first >= 0 && b.lesson.h > 0 && t.count > b.lesson.h) {
-		bool shown = on_screen(text, t.lines[goal].text) &&
-		             (fits ? on_screen(text, t.lines[first].text) && on_screen(text, t.lines[last].text)
-		                   : question < 0 || on_screen(text, t.lines[question].text));
-		if (!fits)
-			too_long++;
-		if (!shown) {
-			fprintf(stderr, "lesson %d step %s at %dx%d: instruction or goal scrolled away\n",
-			        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows);
-			bad = 1;
+	const char *what = answer ? "after a wrong answer" : "opened";
+	if (goal >= 0 && b.lesson.h > 0 && t.count > b.lesson.h) {
+		for (int i = question >= 0 ? question : goal; i < goal_end && !bad; i++) {
+			enum lesson_line_kind k = t.lines[i].kind;
+			if ((k == LESSON_LINE_QUESTION || k == LESSON_LINE_CHOICE || k == LESSON_LINE_ANSWER ||
+			     k == LESSON_LINE_UNMET) && !on_screen(text, b.lesson, t.lines[i].text)) {
+				fprintf(stderr, "lesson %d step %s at %dx%d, %s, scrolled to %s: \"%s\" is not on screen\n",
+				        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, what,
+				        scroll ? "the end" : "the top", t.lines[i].text);
+				bad = 1;
+			}
 		}
-		if (!fits)
-			fprintf(stderr, "lesson %d step %s at %dx%d: the first paragraph is too long to stay (%s)\n",
-			        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows,
-			        question >= 0 ? "its question does" : "nothing else to keep");
+		int block = goal_end - (question >= 0 ? question : goal);
+		if (first >= 0 && last + 2 + block + 1 + 2 <= b.lesson.h &&
+		    !(on_screen(text, b.lesson, t.lines[first].text) && on_screen(text, b.lesson, t.lines[last].text))) {
+			fprintf(stderr, "lesson %d step %s at %dx%d, %s: the first paragraph fits but is not on screen\n",
+			        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, what);
+			bad = 1;
+		} else if (first >= 0 && last + 2 + block + 1 + 2 > b.lesson.h && !answer && scroll) {
+			para_left++;
+		}
 	}
 	lesson_text_free(&t);
 	tui_check_close(app);
 	return bad;
 }
 
-/* Every step with an open goal, at the three sizes. */
-static void test_step_instruction_stays(void **state)
+/* A wrong answer to step s's question: each known one (its feedback), or
+ * then one that is no choice's answer, or a number far from it: the
+ * k-th of them (0 <= k <= nfeedback); NULL for a live question's known
+ * slips (their numbers come from the recording). */
+static const char *wrong_answer(const struct lesson_step *s, int k, char *buf, size_t len)
+{
+	const struct lesson_question *q = s->question;
+	if (!q)
+		return NULL;
+	if (k < q->nfeedback)
+		return q->flash ? NULL : q->feedback[k].key;
+	for (int i = 0; i < q->nchoices; i++)
+		if (strcasecmp(q->choices[i].key, q->answer) != 0)
+			return q->choices[i].key;
+	snprintf(buf, len, "%g", q->value * 10 + 12345);
+	return buf;
+}
+
+/* Every step with an open goal, at the three sizes: opened (scrolled to
+ * the end) and after each wrong answer (scrolled to the end, and at 80x24
+ * to the top). */
+static void test_step_question_goal_and_feedback_stay(void **state)
 {
 	(void)state;
 	static const int sizes[][2] = { { 24, 80 }, { 40, 120 }, { 60, 200 } };
-	int bad = 0;
+	int bad = 0, screens = 0;
 	for (int z = 0; z < 3; z++)
 		for (int li = 0; li < set.count; li++)
-			for (int si = 0; si < set.lessons[li].nsteps; si++)
-				bad += instruction_check(li, si, sizes[z][0], sizes[z][1]);
-	fprintf(stderr, "%d step screens lose their instruction; %d first paragraphs too long to keep\n", bad,
-	        too_long);
+			for (int si = 0; si < set.lessons[li].nsteps; si++) {
+				const struct lesson_step *s = &set.lessons[li].steps[si];
+				bad += pinned_check(li, si, sizes[z][0], sizes[z][1], LEARN_SCROLL_END, NULL);
+				screens++;
+				char buf[64];
+				for (int k = 0; s->question && k <= s->question->nfeedback; k++) {
+					const char *w = wrong_answer(s, k, buf, sizeof buf);
+					if (!w)
+						continue;
+					bad += pinned_check(li, si, sizes[z][0], sizes[z][1], LEARN_SCROLL_END, w);
+					if (z == 0) /* and at the top, where the pane is shortest */
+						bad += pinned_check(li, si, sizes[z][0], sizes[z][1], 0, w);
+					screens += 1 + (z == 0);
+				}
+			}
+	fprintf(stderr, "%d of %d step screens lose their question, goal or feedback; %d first paragraphs "
+	        "scroll with the prose\n", bad, screens, para_left);
 	assert_int_equal(bad, 0);
 }
 
@@ -209,7 +290,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_matrix_rows_first),
-		cmocka_unit_test(test_step_instruction_stays),
+		cmocka_unit_test(test_step_question_goal_and_feedback_stay),
 	};
 	if (tui_check_lessons_open(&set, dir) != 0)
 		return 1;
