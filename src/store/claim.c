@@ -17,29 +17,72 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The locks this process holds, removed at its normal exit (a lock file
+ * beside a user's --load file is clutter); a crash or kill -9 leaves the
+ * file, and the kernel frees the lock all the same. */
+enum { HELD_MAX = 8 };
+static struct held_lock {
+	int fd;
+	char path[4200];
+} held_locks[HELD_MAX];
+static int nheld;
+
+static void release_all(void)
+{
+	for (int i = 0; i < nheld; i++) {
+		unlink(held_locks[i].path); /* still locked: a process waiting on this file sees the name gone (claim_lock) */
+		close(held_locks[i].fd);
+	}
+	nheld = 0;
+}
+
+static void remember(int fd, const char *lock)
+{
+	if (nheld == HELD_MAX)
+		return; /* kept to the end all the same, only not removed */
+	if (nheld == 0)
+		atexit(release_all);
+	held_locks[nheld].fd = fd;
+	snprintf(held_locks[nheld].path, sizeof held_locks[nheld].path, "%s", lock);
+	nheld++;
+}
+
 int claim_lock(const char *path, int *holder)
 {
 	char lock[4200];
 	*holder = 0;
 	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock)
 		return 0;
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return 0; /* nowhere to lock: the save will say what is wrong */
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		int err = errno;
-		char buf[32] = "";
-		ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		*holder = atoi(buf);
-		close(fd);
-		return err == EWOULDBLOCK || err == EAGAIN ? 1 : 0; /* else: no locks here (NFS): none */
+	for (int tries = 0; tries < 10; tries++) {
+		int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return 0; /* nowhere to lock: the save will say what is wrong */
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			int err = errno;
+			char buf[32] = "";
+			ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+			buf[n > 0 ? n : 0] = '\0';
+			*holder = atoi(buf);
+			close(fd);
+			return err == EWOULDBLOCK || err == EAGAIN ? 1 : 0; /* else: no locks here (NFS): none */
+		}
+		/* the file locked must still be the one of that name: its last
+		 * holder removes it at exit (release_all), and then a lock on the
+		 * removed file would guard nothing */
+		struct stat mine, named;
+		if (fstat(fd, &mine) != 0 || stat(lock, &named) != 0 || mine.st_dev != named.st_dev ||
+		    mine.st_ino != named.st_ino) {
+			close(fd);
+			continue;
+		}
+		char pid[32];
+		int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+		if (ftruncate(fd, 0) == 0)
+			(void)!pwrite(fd, pid, (size_t)n, 0); /* the pid is for messages only */
+		remember(fd, lock);
+		return 0; /* fd stays open: the lock lives as long as the process */
 	}
-	char pid[32];
-	int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0)
-		(void)!pwrite(fd, pid, (size_t)n, 0); /* the pid is for messages only */
-	return 0; /* fd stays open: the lock lives as long as the process */
+	return 0;
 }
 
 /* "<stem>-i<ext>" of path into out; 0, or -1 when it does not fit. */

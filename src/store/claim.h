@@ -2,8 +2,9 @@
  * claim.h - which file a run of the workbench saves to, so that nothing is
  * overwritten that the run did not open (doc/SESSION.md):
  *   - a lock per session file ("<path>.lock", flock, holding the pid), kept
- *     while the process lives: a second instance is told who holds it and
- *     saves to the next free "<stem>-N<ext>" instead;
+ *     while the process lives and removed at its normal exit: a second
+ *     instance is told who holds it and saves to the next free
+ *     "<stem>-N<ext>" instead;
  *   - a numbered backup ("<path>.~N~", a hard link: no copy, and the old
  *     file stays whole when a save replaces it) for a run that would
  *     replace a session it did not load (started from flags);

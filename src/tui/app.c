@@ -18,6 +18,8 @@
 #include "decode_view.h"
 #include "flash_view.h"
 #include "learn.h"
+#include "notation.h"
+#include "theme.h"
 #include "train_view.h"
 
 bool app_same_shape(const struct mha_config *a, const struct mha_config *b)
@@ -151,6 +153,8 @@ void app_message(struct app *app, bool error, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(app->status, sizeof app->status, fmt, ap);
 	va_end(ap);
+	if (!theme_utf8()) /* a lesson's words may hold cells: P\u2080 reads P_0 */
+		notation_ascii(app->status);
 	app->status_error = error;
 	app->status_until_ms = app->now_ms + APP_STATUS_MS;
 }

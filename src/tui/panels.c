@@ -321,8 +321,8 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
  * X . (column block of W) agree to rounding. With huge inputs (1e6 gives
  * Q near 1e13) float32 rounding is large in absolute terms, so the
  * difference is also given relative to the block's largest value. */
-/* "Q[:,0:4] = X . W^Q[:,0:4]  max |diff| 0" in at most width columns:
- * whole, or "Q[:,0:4] = X.W^Q[:,0:4]  |diff| 0", or its short form. */
+/* "Q[*,0..3] = X . W^Q[*,0..3]  max |diff| 0" in at most width columns:
+ * whole, or "Q[*,0..3] = X.W^Q[*,0..3]  |diff| 0", or its short form. */
 static void reshape_proof(const struct app *app, const struct stage_view *v, char *out, size_t len, int width)
 {
 	double worst = 0.0, largest = 0.0;

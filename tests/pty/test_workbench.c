@@ -422,6 +422,26 @@ static void test_two_instances_keep_both_sets_of_edits(void **state)
 
 static void quit_and_check(struct pty *p);
 
+/* A lock file is removed when its run ends: none is left beside the
+ * session, nor beside a file opened with --load (the adversary's M15). */
+static void test_no_lock_file_is_left_after_the_run(void **state)
+{
+	(void)state;
+	char lock[200];
+	snprintf(lock, sizeof lock, "%s.lock", session_path);
+	struct pty *p = start_workbench(24, 80);
+	assert_true(access(lock, F_OK) == 0); /* held while it runs */
+	edit_one_cell(p);
+	quit_and_check(p);
+	pty_free(p);
+	assert_false(access(lock, F_OK) == 0);
+	p = start_with(24, 80, (const char *const[]){ "--load", session_path, NULL });
+	assert_true(access(lock, F_OK) == 0);
+	quit_and_check(p);
+	pty_free(p);
+	assert_false(access(lock, F_OK) == 0);
+}
+
 /* A second instance that quits with no edit writes nothing: session-2.txt
  * would only be a copy of the file the first one has open (the adversary's
  * M14: 68 MB at the largest shape). */
@@ -1148,6 +1168,7 @@ int main(void)
 		T(test_a_session_changed_behind_the_run_is_never_saved_over),
 	T(test_a_hard_link_split_by_the_save_is_said_on_exit),
 	T(test_an_unedited_second_instance_writes_nothing),
+	T(test_no_lock_file_is_left_after_the_run),
 	T(test_the_crash_note_follows_a_save_beside_a_changed_session),
 	T(test_a_crash_that_cannot_autosave_says_so),
 	T(test_the_crash_note_quotes_an_apostrophe_for_the_shell),

@@ -78,11 +78,23 @@ static void test_an_input_names_its_keys_after_its_labels_went(void **state)
 	tui_check_close(app);
 }
 
+/* A message from a lesson (feedback, an answer) holds cells as the lesson
+ * writes them; without UTF-8 the status line has them in ASCII. */
+static void test_messages_write_cells_for_the_terminal(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	app_message(app, false, "answer c: V\u2080 = X W^V\u2080, see P\u2080[2,0] and the\u2084");
+	assert_string_equal(app->status, "answer c: V_0 = X W^V_0, see P_0[2,0] and the4");
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_softmax_cursor_reads_head_row_column_and_tokens),
 		cmocka_unit_test(test_an_input_names_its_keys_after_its_labels_went),
+		cmocka_unit_test(test_messages_write_cells_for_the_terminal),
 	};
 	return cmocka_run_group_tests_name("cell text", tests, NULL, NULL);
 }
