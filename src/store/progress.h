@@ -15,6 +15,9 @@
  *                               both done and shown is done)
  *     answered one-head/predict-self 0.35   a right answer given at that step (optional;
  *                               files without these lines load as before)
+ *     at one-head/steer stage=4 panel=0 row=5 col=2 hints=1   the open step as left at
+ *                               quit: its stage, cursor and hints shown (optional)
+ *     tried one-head/steer 0.5  the wrong answer last given there (optional, with 'at')
  *     view stage=4 panel=2 row=3 col=1 layout=1   where the free workbench was left
  *                               (optional: stage, matrix panel, cursor cell, the # layout)
  */
@@ -43,6 +46,12 @@ struct progress {
 	int nanswered, acap;
 	char **shown;     /* keys of steps passed with the solution shown, not earned */
 	int nshown, scap;
+	bool has_at;      /* an 'at' line was read or set: */
+	struct progress_at {
+		char key[PROGRESS_KEY_MAX];      /* the step (lesson_step_key) */
+		int stage, panel, row, col, hints;
+		char tried[PROGRESS_ANSWER_MAX]; /* a wrong answer last given there, or "" */
+	} at;
 	bool has_view;    /* a 'view' line was read or set */
 	struct progress_view view;
 };

@@ -68,6 +68,7 @@ void learn_free(struct app *app)
 	struct app_learn *l = L(app);
 	if (l->enabled) {
 		learn_place_view_save(app);
+		learn_place_step_save(app);
 		learn_place_bench_save(app);
 	}
 	if (l->open)
@@ -184,8 +185,10 @@ void learn_resume(struct app *app)
 		learn_place_view_restore(app);
 	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON) {
 		learn_open(app, li, si);
-		if (l->active && l->lesson == li && l->run.step == si)
+		if (l->active && l->lesson == li && l->run.step == si) {
 			learn_place_bench_load(app); /* the edits made in it */
+			learn_place_step_restore(app); /* where it was looked at, hints, a wrong answer */
+		}
 	}
 }
 

@@ -422,6 +422,35 @@ static void test_an_answer_given_survives_quit_and_resume(void **state)
 	close_app(app);
 }
 
+/* A step left half done reopens as it was: its stage and cursor, the
+ * hints used, the wrong answer given with its feedback (and what it hides
+ * still hidden). */
+static void test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "a0.5\ni1");
+	app->cur[app->stage] = (struct app_cursor){ .panel = 1, .row = 2, .col = 3 };
+	close_app(app);
+	assert_true(file_has(progress_path, "at one-head/predict-self stage=0 panel=1 row=2 col=3 hints=1"));
+	assert_true(file_has(progress_path, "tried one-head/predict-self 0.5"));
+	app = open_app(&set);
+	learn_resume(app);
+	assert_string_equal(step_id(app), "predict-self");
+	assert_int_equal(app->stage, PIPELINE_PROJECTION);
+	assert_int_equal(app->cur[app->stage].panel, 1);
+	assert_int_equal(app->cur[app->stage].row, 2);
+	assert_int_equal(app->cur[app->stage].col, 3);
+	assert_int_equal(app->learn.run.hints_shown, 1);
+	assert_true(app->learn.run.answered);
+	assert_false(app->learn.run.answer_right);
+	assert_string_equal(app->learn.run.answer, "0.5");
+	assert_non_null(lesson_run_feedback(&app->learn.run)); /* "0.5 is the score ..." */
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	assert_false(app->learn.run.met);
+	close_app(app);
+}
+
 /* A lesson's own edits survive quit and resume, the free session untouched. */
 static void test_a_lesson_edit_survives_quit_and_resume(void **state)
 {
@@ -604,6 +633,7 @@ int main(void)
 		T(test_the_free_workbench_and_back_keep_both_benches),
 		T(test_progress_and_place_resume_in_a_new_run),
 		T(test_an_answer_given_survives_quit_and_resume),
+		T(test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer),
 		T(test_the_free_workbench_place_survives_quit_and_resume),
 		T(test_a_lesson_edit_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
