@@ -50,12 +50,16 @@ static void scale_c(float *x, size_t n, float a)
 #ifdef VEXP_X86
 #define AVX2 __attribute__((target("avx2,fma")))
 
-/* exp for x <= 0 and not NaN (the softmax's s - max): k is in -126..0,
- * so 2^k fits the exponent field at once, and the rounding to k is the
- * ROUNDER addition, whose low bits give k. */
+/* exp for x <= 0 and not NaN (the softmax's s - max): k is in -127..0,
+ * so 2^k fits the exponent field at once (k = -127 makes it +0), and the
+ * rounding to k is the ROUNDER addition, whose low bits give k. x is
+ * clamped at -88, where k = -127, not at EXP_LO: there the product below
+ * would be subnormal, and each such vector costs a microcode assist (rows
+ * far below their max, and -inf masks, ran 3x slower); lanes under EXP_LO
+ * are zeroed at the end either way. */
 AVX2 static inline __m256 exp8_neg(__m256 x)
 {
-	__m256 xc = _mm256_max_ps(x, _mm256_set1_ps(EXP_LO));
+	__m256 xc = _mm256_max_ps(x, _mm256_set1_ps(-88.0f));
 	__m256 t = _mm256_fmadd_ps(xc, _mm256_set1_ps(LOG2E), _mm256_set1_ps(ROUNDER));
 	__m256 fk = _mm256_sub_ps(t, _mm256_set1_ps(ROUNDER));
 	__m256 r = _mm256_fnmadd_ps(fk, _mm256_set1_ps(LN2_HI), xc);

@@ -186,6 +186,37 @@ static void test_shift_sum_and_max_match_plain_loops_at_every_tail_length(void *
 	use_widest();
 }
 
+/* The softmax exp far below the row's max: the band where 2^k is +0
+ * (x <= -87.68), where the result is under FLT_MIN (x < ln FLT_MIN: 0),
+ * and just above it (a normal result, within the bound), for every
+ * version and in the vector body and the tail. */
+static void test_shift_sum_far_below_the_max(void **state)
+{
+	(void)state;
+	const float x[] = { -INFINITY, -1000.0f, -100.0f, -88.5f, -88.0f, -87.9f, -87.7f, -87.5f,
+	                    -87.34f, -87.3365f, -87.3f, -87.0f, -80.0f, -50.0f, -1.0f, 0.0f, -88.0f,
+	                    -INFINITY, -87.2f };
+	enum { N = sizeof x / sizeof x[0] };
+	for (size_t v = 0; v < sizeof all_isas / sizeof all_isas[0]; v++) {
+		if (!vexp_use(all_isas[v]))
+			continue;
+		float p[N];
+		float sum = vexp_shift_sum(x, 0.0f, p, N);
+		double want_sum = 0.0;
+		for (int i = 0; i < N; i++) {
+			double e = exp((double)x[i]);
+			if (x[i] < -87.3365447f) {
+				assert_true(p[i] == 0.0f && !signbit(p[i]));
+				continue;
+			}
+			want_sum += e;
+			assert_true(fabs((double)p[i] - e) <= EXP_REL_BOUND * e);
+		}
+		assert_true(fabs(sum - want_sum) <= 1e-6 * want_sum);
+	}
+	use_widest();
+}
+
 /* fast row against mha_softmax_row: the same zeros exactly, the same
  * dead flag, weights within 1e-6 */
 static void compare_rows(const float *s, int n, int limit, int top_k)
@@ -572,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_vexp_error_is_within_its_bound_over_the_whole_range),
 		cmocka_unit_test(test_vexp_special_values),
 		cmocka_unit_test(test_shift_sum_and_max_match_plain_loops_at_every_tail_length),
+		cmocka_unit_test(test_shift_sum_far_below_the_max),
 		cmocka_unit_test(test_fast_softmax_row_equals_the_reference),
 		cmocka_unit_test(test_fast_softmax_row_keeps_the_rules_for_nan_inf_and_huge_scores),
 		cmocka_unit_test(test_mha_forward_equals_the_plain_loops),
