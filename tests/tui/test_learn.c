@@ -451,6 +451,23 @@ static void test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer(voi
 	close_app(app);
 }
 
+/* Back (p) to a done step: its edits as left, its goal still met. */
+static void test_going_back_to_a_done_step_keeps_its_edits(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	keys(app, "1l\n3\n");
+	assert_true(app->learn.run.met);
+	keys(app, "n");
+	assert_string_equal(step_id(app), "values");
+	keys(app, "p");
+	assert_string_equal(step_id(app), "steer");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	assert_true(app->learn.run.met);
+	assert_null(strstr(app->learn.run.status, "Not yet"));
+	close_app(app);
+}
+
 /* A lesson's own edits survive quit and resume, the free session untouched. */
 static void test_a_lesson_edit_survives_quit_and_resume(void **state)
 {
@@ -634,6 +651,7 @@ int main(void)
 		T(test_progress_and_place_resume_in_a_new_run),
 		T(test_an_answer_given_survives_quit_and_resume),
 		T(test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer),
+		T(test_going_back_to_a_done_step_keeps_its_edits),
 		T(test_the_free_workbench_place_survives_quit_and_resume),
 		T(test_a_lesson_edit_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
