@@ -441,7 +441,7 @@ void panels_draw(const struct app *app, const struct stage_view *v, struct rect 
 		char proof[160];
 		area.h = proof_h;
 		if (learn_hidden(app, v->p[1].t, 0, -1, -1))
-			snprintf(proof, sizeof proof, "the same block as X . W: hidden until you answer");
+			snprintf(proof, sizeof proof, "the same block as X . W: hidden until answered right");
 		else
 			reshape_proof(app, v, proof, sizeof proof, area.w);
 		draw_fit(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));
