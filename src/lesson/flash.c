@@ -15,7 +15,7 @@
 #include <string.h>
 
 static const char *const slip_names[LESSON_SLIP_COUNT] = {
-	"sum", "kept", "inverse", "no-exp", "no-rescale", "tile-only", "divided",
+	"sum", "kept", "inverse", "no-exp", "no-rescale", "tile-only", "divided", "old",
 };
 
 enum lesson_flash_slip lesson_flash_slip_by_name(const char *name)
@@ -37,7 +37,8 @@ bool lesson_flash_slip_fits(enum lesson_flash_slip s, enum lesson_flash_qty q)
 	case LESSON_SLIP_SUM: return q == LESSON_FLASH_M;
 	case LESSON_SLIP_KEPT: return q == LESSON_FLASH_M || q == LESSON_FLASH_RESCALE;
 	case LESSON_SLIP_INVERSE: case LESSON_SLIP_NO_EXP: return q == LESSON_FLASH_RESCALE;
-	case LESSON_SLIP_NO_RESCALE: case LESSON_SLIP_TILE_ONLY: return q == LESSON_FLASH_L || q == LESSON_FLASH_O;
+	case LESSON_SLIP_NO_RESCALE: case LESSON_SLIP_TILE_ONLY: case LESSON_SLIP_OLD:
+		return q == LESSON_FLASH_L || q == LESSON_FLASH_O;
 	case LESSON_SLIP_DIVIDED: return q == LESSON_FLASH_O;
 	default: return false;
 	}
@@ -45,7 +46,8 @@ bool lesson_flash_slip_fits(enum lesson_flash_slip s, enum lesson_flash_qty q)
 
 /* The step's update, for x one of l and o (alpha = exp(m0 - m1)):
  *     x1 = alpha x0 + new,   new = sum over the tile's keys of exp(s - m1) [v]
- * so "no rescale" is x0 + new = x1 + (1 - alpha) x0 and "tile only" is new. */
+ * so "no rescale" is x0 + new = x1 + (1 - alpha) x0, "tile only" is new
+ * and "old" is x0. */
 double lesson_flash_value(const struct lesson_flash_ask *ask, const struct lesson_flash_live *v,
                           enum lesson_flash_slip slip)
 {
@@ -59,6 +61,7 @@ double lesson_flash_value(const struct lesson_flash_ask *ask, const struct lesso
 	case LESSON_SLIP_NO_RESCALE: return x1 + (1.0 - v->alpha) * x0;
 	case LESSON_SLIP_TILE_ONLY: return x1 - v->alpha * x0;
 	case LESSON_SLIP_DIVIDED: return v->l1 > 0 ? v->o1 / v->l1 : HUGE_VAL;
+	case LESSON_SLIP_OLD: return x0;
 	default: break;
 	}
 	switch (ask->qty) {

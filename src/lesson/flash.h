@@ -49,6 +49,7 @@ enum lesson_flash_slip {
 	LESSON_SLIP_NO_RESCALE, /* l, o: the old sum added without its rescale */
 	LESSON_SLIP_TILE_ONLY,  /* l, o: the new tile's terms alone, the old sum forgotten */
 	LESSON_SLIP_DIVIDED,    /* o: divided by l already (that is the end, O = o / l) */
+	LESSON_SLIP_OLD,        /* l, o: the value before the step, the new tile's terms never added */
 	LESSON_SLIP_COUNT
 };
 

@@ -36,7 +36,14 @@ bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bo
 	char key[PROGRESS_KEY_MAX];
 	lesson_step_key(l, run->step, key, sizeof key);
 	bool last = run->step + 1 == l->nsteps;
-	bool done = lesson_step_is_exercise(s) ? run->met : leaving || last;
+	bool exercise = lesson_step_is_exercise(s);
+	bool done = exercise ? run->met : leaving || last;
+	if (exercise && done && run->solution_shown) {
+		/* passed with the solution (S): shown, not earned, and its answer not kept */
+		if (!progress_is_done(p, key) && !progress_is_shown(p, key) && progress_mark_shown(p, key) == 0)
+			changed = true;
+		return changed;
+	}
 	if (done && !progress_is_done(p, key) && progress_mark_done(p, key) == 0)
 		changed = true;
 	const char *had = progress_answer(p, key);

@@ -30,7 +30,9 @@ enum lesson_resume lesson_resume(const struct lesson_set *set, const struct prog
  * holds (run->met, after lesson_run_eval) or, for a step without an
  * exercise, when the learner is moving on from it (leaving) or it is the
  * lesson's last step (shown is done). A right answer given is recorded
- * with it. Returns true when p changed (save it). */
+ * with it. An exercise met with its solution shown (S) is recorded as
+ * shown (progress_mark_shown), not done, and its answer is not kept: it
+ * was not earned. Returns true when p changed (save it). */
 bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bool leaving,
                             bool in_lesson);
 

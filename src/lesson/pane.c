@@ -162,23 +162,26 @@ int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys
 }
 
 void lesson_progress_counts(const struct lesson *l, const struct progress *p, int *steps_done,
-                            int *exercises_done)
+                            int *exercises_done, int *exercises_shown)
 {
-	*steps_done = *exercises_done = 0;
+	*steps_done = *exercises_done = *exercises_shown = 0;
 	for (int i = 0; i < l->nsteps; i++) {
 		char key[PROGRESS_KEY_MAX];
 		lesson_step_key(l, i, key, sizeof key);
+		bool exercise = lesson_step_is_exercise(&l->steps[i]);
 		if (p && progress_is_done(p, key)) {
 			(*steps_done)++;
-			*exercises_done += lesson_step_is_exercise(&l->steps[i]);
+			*exercises_done += exercise;
+		} else if (p && exercise && progress_is_shown(p, key)) {
+			(*exercises_shown)++;
 		}
 	}
 }
 
 bool lesson_is_done(const struct lesson *l, const struct progress *p)
 {
-	int steps, exercises;
-	lesson_progress_counts(l, p, &steps, &exercises);
+	int steps, exercises, shown;
+	lesson_progress_counts(l, p, &steps, &exercises, &shown);
 	return l->nsteps > 0 && steps == l->nsteps;
 }
 
@@ -204,17 +207,18 @@ static void menu_line(char *line, size_t len, const struct lesson *l, const char
 int lesson_menu(const struct lesson_set *set, const struct progress *p, int width, bool utf8,
                 struct lesson_text *out)
 {
-	int lessons_done = 0, ex_done = 0, ex_total = 0;
+	int lessons_done = 0, ex_done = 0, ex_total = 0, ex_shown = 0;
 	int rc = add(out, utf8, LESSON_LINE_TITLE, width, NULL, NULL, "%s", "Lessons");
 	for (int i = 0; i < set->count && rc == 0; i++) {
 		const struct lesson *l = &set->lessons[i];
-		int steps, exercises;
-		lesson_progress_counts(l, p, &steps, &exercises);
+		int steps, exercises, shown;
+		lesson_progress_counts(l, p, &steps, &exercises, &shown);
 		bool done = l->nsteps > 0 && steps == l->nsteps;
 		lessons_done += done;
 		ex_done += exercises;
+		ex_shown += shown;
 		ex_total += l->nexercises;
-		const char *mark = done ? (utf8 ? "\u2713" : "x") : steps > 0 ? (utf8 ? "\u2026" : ".") : " ";
+		const char *mark = done ? (utf8 ? "\u2713" : "x") : steps + shown > 0 ? (utf8 ? "\u2026" : ".") : " ";
 		char line[512];
 		menu_line(line, sizeof line, l, mark, exercises, width, utf8);
 		/* one line per lesson, whatever the width: cut, never wrapped */
@@ -222,8 +226,13 @@ int lesson_menu(const struct lesson_set *set, const struct progress *p, int widt
 	}
 	if (rc == 0)
 		rc = blank(out);
-	if (rc == 0)
+	if (rc == 0) {
+		/* earned only: an exercise solved with the solution is "shown", counted apart */
+		char shown_part[64] = "";
+		if (ex_shown > 0)
+			snprintf(shown_part, sizeof shown_part, "; %d only shown (S)", ex_shown);
 		rc = add(out, utf8, LESSON_LINE_KEYS, width, NULL, NULL, "Done: %d of %d lessons, %d of %d "
-		         "exercises", lessons_done, set->count, ex_done, ex_total);
+		         "exercises%s", lessons_done, set->count, ex_done, ex_total, shown_part);
+	}
 	return rc ? -1 : 0;
 }

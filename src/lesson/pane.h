@@ -34,10 +34,11 @@ int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys
 int lesson_menu(const struct lesson_set *set, const struct progress *p, int width, bool utf8,
                 struct lesson_text *out);
 
-/* How much of lesson l is done per p: steps and exercises done. A lesson
- * is done when every step is. */
+/* How much of lesson l is done per p: steps and exercises done (earned),
+ * and exercises passed with the solution shown (not done). A lesson is
+ * done when every step is. */
 void lesson_progress_counts(const struct lesson *l, const struct progress *p, int *steps_done,
-                            int *exercises_done);
+                            int *exercises_done, int *exercises_shown);
 bool lesson_is_done(const struct lesson *l, const struct progress *p);
 
 #endif

@@ -119,6 +119,40 @@ static int read_answer_number(const char *text, double *out)
 	return 0;
 }
 
+/* Decimals written after the '.' of the number at p. */
+static int decimals_of(const char *p)
+{
+	p = lesson_skip_blanks(p);
+	while (*p && *p != '.' && !isspace((unsigned char)*p))
+		p++;
+	int d = 0;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			d++;
+	return d;
+}
+
+/* How many decimals the question asks: as its @answer is written, or for
+ * a live one as its tolerance allows (0.0005 or 0.002: three). */
+static int asked_decimals(const struct lesson_question *q)
+{
+	if (!q->flash)
+		return decimals_of(q->answer);
+	return q->tol > 0 ? (int)ceil(-log10(2 * q->tol) - 1e-9) : 0;
+}
+
+/* typed (written with d decimals) is want rounded to d, fewer than asked:
+ * say so instead of a bare "not quite". */
+static void note_precision(struct lesson_run *run, const struct lesson_question *q, const char *t,
+                           double typed, double want)
+{
+	int d = decimals_of(t), asked = asked_decimals(q);
+	run->precision[0] = '\0';
+	if (d >= 1 && d < asked && fabs(typed - want) <= 0.5 * pow(10, -d) + 1e-9)
+		snprintf(run->precision, sizeof run->precision, "right to %d decimal%s; the question asks %d",
+		         d, d == 1 ? "" : "s", asked);
+}
+
 int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_t len)
 {
 	const struct lesson_question *q = lesson_run_step(run)->question;
@@ -161,17 +195,24 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 			return -1;
 		}
 		right = lesson_answer_near(q, v, want);
+		if (!right)
+			note_precision(run, q, t, v, want);
 	}
+	if (right || q->nchoices > 0)
+		run->precision[0] = '\0';
 	run->answered = true;
 	run->answer_right = right;
 	snprintf(run->answer, sizeof run->answer, "%s", t);
 	const char *why = lesson_run_feedback(run);
+	/* no "look at the screen": the screen never shows the answer (screen_check.h) */
 	if (right)
 		snprintf(msg, len, "right");
+	else if (why && why == run->precision)
+		snprintf(msg, len, "almost: %s", why);
 	else if (why)
 		snprintf(msg, len, "not quite: %s", why);
 	else
-		snprintf(msg, len, "not quite: look at the screen and try again");
+		snprintf(msg, len, "not quite: try again");
 	return right ? 1 : 0;
 }
 
@@ -193,7 +234,7 @@ const char *lesson_run_feedback(const struct lesson_run *run)
 		if (numeric ? lesson_answer_near(q, v, key) : strcasecmp(f->key, run->answer) == 0)
 			return f->text;
 	}
-	return NULL;
+	return run->precision[0] ? run->precision : NULL;
 }
 
 bool lesson_run_expected(const struct lesson_run *run, double *out)

@@ -33,6 +33,7 @@ struct lesson_run {
 	bool answered;                /* the learner committed an answer (right or wrong) */
 	bool answer_right;
 	char answer[LESSON_ANSWER_MAX];
+	char precision[80];           /* "right to 2 decimals; the question asks 3", or "" */
 	bool met;                     /* the goal held at the last evaluation */
 	int conds_met;                /* how many conditions held */
 	char status[LESSON_STATUS_MAX];
@@ -81,8 +82,10 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
  * live one the recording's (false while nothing is recorded). */
 bool lesson_run_expected(const struct lesson_run *run, double *out);
 
-/* Why the answer last given is wrong (the step's @feedback for it), or
- * NULL when it is right, not given, or has no feedback. */
+/* Why the answer last given is wrong: the step's @feedback for it, else
+ * "right to D decimals; the question asks E" for a number right to fewer
+ * decimals than the question's answer is written with; NULL when it is
+ * right, not given, or neither applies. */
 const char *lesson_run_feedback(const struct lesson_run *run);
 /* Does a typed number count as value v for question q (q's tolerance, or
  * float rounding)? For the answer and for numeric @feedback keys alike. */

@@ -32,6 +32,9 @@ void progress_free(struct progress *p)
 	for (int i = 0; i < p->nanswered; i++)
 		free(p->answered[i]);
 	free(p->answered);
+	for (int i = 0; i < p->nshown; i++)
+		free(p->shown[i]);
+	free(p->shown);
 	progress_init(p);
 }
 
@@ -47,12 +50,22 @@ static bool key_ok(const char *k, size_t max)
 	return true;
 }
 
-bool progress_is_done(const struct progress *p, const char *key)
+static bool listed(char *const *v, int n, const char *key)
 {
-	for (int i = 0; i < p->ndone; i++)
-		if (!strcmp(p->done[i], key))
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i], key))
 			return true;
 	return false;
+}
+
+bool progress_is_done(const struct progress *p, const char *key)
+{
+	return listed(p->done, p->ndone, key);
+}
+
+bool progress_is_shown(const struct progress *p, const char *key)
+{
+	return !progress_is_done(p, key) && listed(p->shown, p->nshown, key);
 }
 
 /* Append a copy of s to the list *v of *n strings (room for *cap). 0, or -1. */
@@ -80,6 +93,15 @@ int progress_mark_done(struct progress *p, const char *key)
 	if (progress_is_done(p, key))
 		return 0;
 	return list_add(&p->done, &p->ndone, &p->cap, key);
+}
+
+int progress_mark_shown(struct progress *p, const char *key)
+{
+	if (!key_ok(key, PROGRESS_KEY_MAX) || p->nshown >= PROGRESS_DONE_MAX)
+		return -1;
+	if (listed(p->shown, p->nshown, key))
+		return 0;
+	return list_add(&p->shown, &p->nshown, &p->scap, key);
 }
 
 /* The entry "KEY ANSWER" of key, or -1. */
@@ -159,6 +181,21 @@ static void write_progress(FILE *f, const void *ctx)
 			fprintf(f, "done %s\n", m->disk->done[i]);
 			n++;
 		}
+	for (int i = 0; i < p->nshown; i++)
+		fprintf(f, "shown %s\n", p->shown[i]);
+	n = p->nshown;
+	for (int i = 0; i < m->disk->nshown && n < PROGRESS_DONE_MAX; i++)
+		if (!listed(p->shown, p->nshown, m->disk->shown[i])) {
+			fprintf(f, "shown %s\n", m->disk->shown[i]);
+			n++;
+		}
+	if (p->has_at) { /* the place is this run's: so is the step's state */
+		const struct progress_at *a = &p->at;
+		fprintf(f, "at %s stage=%d panel=%d row=%d col=%d hints=%d\n", a->key, a->stage, a->panel, a->row,
+		        a->col, a->hints);
+		if (a->tried[0])
+			fprintf(f, "tried %s %s\n", a->key, a->tried);
+	}
 	const struct progress *v = p->has_view ? p : m->disk->has_view ? m->disk : NULL;
 	if (v)
 		fprintf(f, "view stage=%d panel=%d row=%d col=%d layout=%d\n", v->view.stage, v->view.panel,
@@ -238,6 +275,22 @@ static int parse_line(const char *name, int ln, char *l, struct progress *p, boo
 	} else if (!strncmp(l, "done ", 5)) {
 		if (progress_mark_done(p, l + 5) != 0)
 			return bad(name, ln, msg, len, "expected 'done LESSON/STEP'");
+	} else if (!strncmp(l, "at ", 3)) {
+		struct progress_at *t = &p->at;
+		if (sscanf(l + 3, "%127s stage=%4d panel=%4d row=%4d col=%4d hints=%4d %n", a, &t->stage, &t->panel,
+		           &t->row, &t->col, &t->hints, &n) != 6 || l[3 + n] != '\0' || !key_ok(a, sizeof t->key) ||
+		    t->stage < 0 || t->panel < 0 || t->row < 0 || t->col < 0 || t->hints < 0)
+			return bad(name, ln, msg, len, "expected 'at LESSON/STEP stage=N panel=N row=N col=N hints=N'");
+		snprintf(t->key, sizeof t->key, "%s", a);
+		p->has_at = true;
+	} else if (!strncmp(l, "tried ", 6)) {
+		if (sscanf(l + 6, "%127s %127s %n", a, b, &n) != 2 || l[6 + n] != '\0' || !p->has_at ||
+		    strcmp(a, p->at.key) != 0 || !key_ok(b, sizeof p->at.tried))
+			return bad(name, ln, msg, len, "expected 'tried LESSON/STEP ANSWER' after its 'at' line");
+		snprintf(p->at.tried, sizeof p->at.tried, "%s", b);
+	} else if (!strncmp(l, "shown ", 6)) {
+		if (progress_mark_shown(p, l + 6) != 0)
+			return bad(name, ln, msg, len, "expected 'shown LESSON/STEP'");
 	} else if (!strncmp(l, "view ", 5)) {
 		struct progress_view *v = &p->view;
 		if (sscanf(l + 5, "stage=%4d panel=%4d row=%4d col=%4d layout=%1d %n", &v->stage, &v->panel,
@@ -250,7 +303,7 @@ static int parse_line(const char *name, int ln, char *l, struct progress *p, boo
 		    progress_set_answer(p, a, b) != 0)
 			return bad(name, ln, msg, len, "expected 'answered LESSON/STEP ANSWER'");
 	} else {
-		return bad(name, ln, msg, len, "unexpected line: expected place, mode, done, answered or view");
+		return bad(name, ln, msg, len, "unexpected line: expected place, mode, done, shown, answered, at, tried or view");
 	}
 	return 0;
 }

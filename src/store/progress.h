@@ -10,8 +10,14 @@
  *     place reshape split       the lesson and step the learner is on (or "place - -")
  *     mode lesson               "lesson", or "free" (in the free workbench, can come back)
  *     done one-head/look        one line per completed step
+ *     shown one-head/steer      a step passed with its solution shown (S), not
+ *                               earned: not counted as done (optional; a step
+ *                               both done and shown is done)
  *     answered one-head/predict-self 0.35   a right answer given at that step (optional;
  *                               files without these lines load as before)
+ *     at one-head/steer stage=4 panel=0 row=5 col=2 hints=1   the open step as left at
+ *                               quit: its stage, cursor and hints shown (optional)
+ *     tried one-head/steer 0.5  the wrong answer last given there (optional, with 'at')
  *     view stage=4 panel=2 row=3 col=1 layout=1   where the free workbench was left
  *                               (optional: stage, matrix panel, cursor cell, the # layout)
  */
@@ -38,6 +44,14 @@ struct progress {
 	int ndone, cap;
 	char **answered;  /* "KEY ANSWER": the right answer given at step KEY */
 	int nanswered, acap;
+	char **shown;     /* keys of steps passed with the solution shown, not earned */
+	int nshown, scap;
+	bool has_at;      /* an 'at' line was read or set: */
+	struct progress_at {
+		char key[PROGRESS_KEY_MAX];      /* the step (lesson_step_key) */
+		int stage, panel, row, col, hints;
+		char tried[PROGRESS_ANSWER_MAX]; /* a wrong answer last given there, or "" */
+	} at;
 	bool has_view;    /* a 'view' line was read or set */
 	struct progress_view view;
 };
@@ -63,6 +77,11 @@ bool progress_is_done(const struct progress *p, const char *key);
 /* Mark key done (idempotent). 0, or -1 for a key that cannot be stored
  * (empty, too long, blanks or control characters) or out of memory. */
 int progress_mark_done(struct progress *p, const char *key);
+/* Was key passed with its solution shown (and never earned: not done)? */
+bool progress_is_shown(const struct progress *p, const char *key);
+/* Record key as passed with the solution shown (idempotent; kept apart
+ * from done). 0, or -1 as progress_mark_done. */
+int progress_mark_shown(struct progress *p, const char *key);
 /* The right answer recorded for step key, or NULL. */
 const char *progress_answer(const struct progress *p, const char *key);
 /* Record answer (printable, no blanks, under 32 bytes) as given at step key,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "actions.h"
 #include "draw.h"
 #include "learn.h"
 #include "lesson.h"
@@ -59,9 +60,18 @@ static unsigned commit(struct app *app)
 		app_message(app, true, "not an answer: %s", msg);
 		return APP_REDRAW;
 	}
-	/* a wrong answer reveals nothing (lesson_run_revealed) */
-	app_message(app, false, "answer %s: %s%s", l->run.answer, msg,
-	            rc == 1 && lesson_run_step(&l->run)->nhides ? " (now revealed)" : "");
+	/* a wrong answer reveals nothing (lesson_run_revealed); one with no
+	 * reason of its own points at the help there is */
+	const struct lesson_step *s = lesson_run_step(&l->run);
+	char next[64] = "";
+	if (rc == 1 && s->nhides)
+		snprintf(next, sizeof next, " (now revealed)");
+	else if (rc == 0 && !lesson_run_feedback(&l->run)) {
+		bool hint = l->run.hints_shown < s->nhints;
+		snprintf(next, sizeof next, "; %s %s", actions_key_name(hint ? "hint" : "solution"),
+		         hint ? "gives a hint" : "shows the solution");
+	}
+	app_message(app, false, "answer %s: %s%s", l->run.answer, msg, next);
 	learn_evaluate(app);
 	l->scroll = LEARN_SCROLL_END;
 	return APP_REDRAW;

@@ -124,6 +124,8 @@ struct app_learn {
 	int scroll;                    /* first line of the pane's middle part */
 	int scroll_max;                /* as last drawn (0 until then) */
 	bool show_counts;              /* narrow terminals: the side column shows the counts */
+	struct learn_kept *kept;       /* per step of lesson kept_lesson: its bench as left when done (learn.c) */
+	int nkept, kept_lesson;
 };
 
 struct train_view;

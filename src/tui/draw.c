@@ -32,12 +32,19 @@ int draw_width(const char *s)
 }
 
 /* Where s may end in a short form: before "  ", ", ", ": ", "; " or " ("
- * outside parentheses, so that a clause goes whole. */
+ * outside parentheses, so that a clause goes whole; before " (" only when
+ * the parenthesis ends s or a clause ("heads off (x) give zero blocks"
+ * cut there would read as a state). */
 static bool clause_end(const char *s, size_t i)
 {
-	return s[i] && s[i + 1] &&
-	       ((s[i] == ' ' && (s[i + 1] == ' ' || s[i + 1] == '(')) ||
-	        ((s[i] == ',' || s[i] == ':' || s[i] == ';') && s[i + 1] == ' '));
+	if (!s[i] || !s[i + 1])
+		return false;
+	if (s[i] == ' ' && s[i + 1] == '(') {
+		const char *close = strchr(s + i, ')');
+		return close && (!close[1] || clause_end(close, 1) || close[1] == ',' || close[1] == ';' ||
+		                 close[1] == ':');
+	}
+	return (s[i] == ' ' && s[i + 1] == ' ') || ((s[i] == ',' || s[i] == ':' || s[i] == ';') && s[i + 1] == ' ');
 }
 
 int draw_short(char *out, size_t len, const char *s, int width)

@@ -109,6 +109,8 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 		cw = 1;
 		need = strip_rows(n, 1, a.w, cw, &per_row);
 	}
+	if ((need == 0 || a.h - need < least) && a.h - 2 < least)
+		return a; /* not even one heatmap fits, nor the line saying so: the matrices' rows first */
 	if (need == 0 || a.h - need < least) {
 		/* not even one heatmap fits: one line says so */
 		b->heat = mk(a.y + a.h - 1, a.x, 1, a.w);

@@ -18,6 +18,7 @@
 #include "learn_place.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -30,6 +31,63 @@
 #include "pane.h"
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
+
+/* A done step's bench as the learner left it with n or p, so that coming
+ * back (p) finds its edits and its goal met, not the set-up again. */
+struct learn_kept {
+	bool has;
+	struct mha_config cfg;
+	struct mha_weights w;
+};
+
+static void kept_free(struct app_learn *l)
+{
+	for (int i = 0; i < l->nkept; i++)
+		if (l->kept[i].has)
+			mha_weights_free(&l->kept[i].w);
+	free(l->kept);
+	l->kept = NULL;
+	l->nkept = 0;
+}
+
+/* Keep the open step's bench when it is done (in memory, this run only). */
+static void kept_store(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct lesson *les = &l->set->lessons[l->lesson];
+	char key[PROGRESS_KEY_MAX];
+	lesson_step_key(les, l->run.step, key, sizeof key);
+	if (!lesson_step_is_exercise(lesson_run_step(&l->run)) || !progress_is_done(&l->progress, key))
+		return;
+	if (l->kept && l->kept_lesson != l->lesson)
+		kept_free(l);
+	if (!l->kept) {
+		l->kept = calloc((size_t)les->nsteps, sizeof *l->kept);
+		if (!l->kept)
+			return;
+		l->nkept = les->nsteps;
+		l->kept_lesson = l->lesson;
+	}
+	struct learn_kept *k = &l->kept[l->run.step];
+	struct mha_weights w;
+	if (app_copy_weights(app, &w) != 0)
+		return;
+	if (k->has)
+		mha_weights_free(&k->w);
+	*k = (struct learn_kept){ .has = true, .cfg = app->cfg, .w = w };
+}
+
+/* The kept bench of step si of the open lesson onto the app's (handed over), or false. */
+static bool kept_restore(struct app *app, int si)
+{
+	struct app_learn *l = L(app);
+	char msg[LEARN_MSG_MAX];
+	if (!l->kept || l->kept_lesson != l->lesson || si >= l->nkept || !l->kept[si].has)
+		return false;
+	struct learn_kept *k = &l->kept[si];
+	k->has = false;
+	return app_bench_reset(app, &k->cfg, &k->w, msg, sizeof msg) == 0;
+}
 
 static const struct lesson *open_lesson(const struct app *app)
 {
@@ -68,10 +126,12 @@ void learn_free(struct app *app)
 	struct app_learn *l = L(app);
 	if (l->enabled) {
 		learn_place_view_save(app);
+		learn_place_step_save(app);
 		learn_place_bench_save(app);
 	}
 	if (l->open)
 		lesson_run_end(&l->run);
+	kept_free(l);
 	if (l->has_other)
 		app_bench_free(&l->other);
 	if (l->enabled)
@@ -108,6 +168,8 @@ static int start_step(struct app *app, int li, int si, bool force)
 	if (l->open)
 		lesson_run_end(&l->run);
 	l->run = run;
+	if (!force && l->lesson == li)
+		kept_restore(app, si); /* p back to a done step: its edits, as left */
 	lesson_progress_restore(&l->run, &l->progress); /* an answer given before stands */
 	l->open = true;
 	l->lesson = li;
@@ -188,8 +250,10 @@ void learn_resume(struct app *app)
 		learn_place_view_restore(app);
 	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON) {
 		learn_open(app, li, si);
-		if (l->active && l->lesson == li && l->run.step == si)
+		if (l->active && l->lesson == li && l->run.step == si) {
 			learn_place_bench_load(app); /* the edits made in it */
+			learn_place_step_restore(app); /* where it was looked at, hints, a wrong answer */
+		}
 	}
 }
 
@@ -222,6 +286,7 @@ unsigned learn_step(struct app *app, int dir)
 	}
 	if (dir > 0)
 		learn_place_touch(app, true, true); /* moving on: a step without an exercise is done */
+	kept_store(app);
 	if (next >= les->nsteps) {
 		int li = l->lesson;
 		if (li + 1 >= l->set->count) {
@@ -298,7 +363,8 @@ void learn_evaluate(struct app *app)
 		const struct lesson *les = open_lesson(app);
 		/* n on the last step opens the next lesson */
 		bool last = l->run.step + 1 == les->nsteps;
-		app_message(app, false, "goal met! step %d of %d done; %s: %s", l->run.step + 1, les->nsteps,
+		app_message(app, false, "goal met! step %d of %d %s; %s: %s", l->run.step + 1, les->nsteps,
+		            l->run.solution_shown ? "solved for you, not counted as done" : "done",
 		            actions_key_name(!last || l->lesson + 1 < l->set->count ? "next" : "menu"),
 		            !last ? "next step" : l->lesson + 1 < l->set->count ? "next lesson" : "the lesson menu");
 		learn_place_touch(app, false, true);

@@ -1,10 +1,12 @@
 /*
  * learn_place.c - where the learner is, kept: the open step and the steps
  * done (progress.h), the free workbench's place (stage, panel, cursor,
- * layout) and the open lesson's bench, saved beside the progress file and
- * read back at resume. The lesson flow itself is learn.c's; no drawing.
+ * layout), the open lesson's bench and its step's state (stage, cursor,
+ * hints, a wrong answer), saved beside the progress file and read back at
+ * resume. The lesson flow itself is learn.c's; no drawing.
  */
 #include "learn_place.h"
+#include "learn.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +81,49 @@ void learn_place_bench_save(struct app *app)
 	char path[4096], msg[LEARN_MSG_MAX];
 	if (l->open && b && bench_path(app, path, sizeof path) == 0)
 		session_save(path, &b->cfg, &b->w, msg, sizeof msg); /* at quit: nowhere to say a failure */
+}
+
+void learn_place_step_save(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
+	if (!l->open || !b)
+		return;
+	struct progress_at at = { .stage = (int)b->stage, .hints = l->run.hints_shown };
+	const struct app_cursor *c = &b->cur[b->stage];
+	at.panel = c->panel;
+	at.row = c->row;
+	at.col = c->col;
+	lesson_step_key(l->run.lesson, l->run.step, at.key, sizeof at.key);
+	if (l->run.answered && !l->run.answer_right && !l->run.solution_shown)
+		snprintf(at.tried, sizeof at.tried, "%s", l->run.answer);
+	if (l->progress.has_at && !memcmp(&at, &l->progress.at, sizeof at))
+		return;
+	l->progress.at = at;
+	l->progress.has_at = true;
+	learn_place_write(app);
+}
+
+void learn_place_step_restore(struct app *app)
+{
+	struct app_learn *l = L(app);
+	const struct progress_at *at = &l->progress.at;
+	char key[PROGRESS_KEY_MAX], msg[LESSON_STATUS_MAX];
+	if (!l->active || !l->open || !l->progress.has_at)
+		return;
+	lesson_step_key(l->run.lesson, l->run.step, key, sizeof key);
+	if (strcmp(key, at->key) != 0)
+		return;
+	const struct lesson_step *s = lesson_run_step(&l->run);
+	l->run.hints_shown = at->hints < s->nhints ? at->hints : s->nhints;
+	if (at->tried[0] && !l->run.answered && s->question)
+		lesson_run_answer(&l->run, at->tried, msg, sizeof msg); /* wrong: its feedback shows again */
+	if (at->stage < PIPELINE_STAGE_COUNT) {
+		app->stage = (enum pipeline_stage)at->stage;
+		app->cur[app->stage] = (struct app_cursor){ .panel = at->panel, .row = at->row, .col = at->col };
+		app_clamp(app); /* brought inside the shapes */
+	}
+	learn_evaluate(app);
 }
 
 /* Back into the lesson at resume: its bench as saved at quit, when there is one. */

@@ -21,5 +21,10 @@ void learn_place_view_save(struct app *app);
  * loaded back at resume when there is one. */
 void learn_place_bench_save(struct app *app);
 void learn_place_bench_load(struct app *app);
+/* The open step's state at quit (its stage, cursor, hints shown, a wrong
+ * answer last given: progress 'at' and 'tried' lines), recorded in the
+ * progress; and given back when the learner resumes into that step. */
+void learn_place_step_save(struct app *app);
+void learn_place_step_restore(struct app *app);
 
 #endif

@@ -6,6 +6,8 @@
  */
 #include "learn.h"
 
+#include <curses.h>
+
 #include "actions.h"
 #include "layout.h"
 #include "lesson.h"
@@ -31,9 +33,12 @@ unsigned learn_counts_toggle(struct app *app)
 	if (!l->enabled)
 		return APP_REDRAW;
 	l->show_counts = !l->show_counts;
-	if (l->show_counts)
-		app_message(app, false, "below %d columns the counts take the lesson pane's place (%s brings it back)",
-		            LAYOUT_WIDE_COLS, actions_key_name("counts"));
+	if (COLS >= LAYOUT_WIDE_COLS) /* the side column holds both */
+		app_message(app, false, "at this width the counts and the lesson pane both show; below %d columns "
+		            "%s trades one for the other", LAYOUT_WIDE_COLS, actions_key_name("counts"));
+	else if (l->show_counts)
+		app_message(app, false, "the counts take the lesson pane's place (%s brings it back)",
+		            actions_key_name("counts"));
 	else
 		app_message(app, false, "the lesson pane is back (%s trades it for the counts)", actions_key_name("counts"));
 	return APP_REDRAW;

@@ -10,6 +10,7 @@
  */
 #include "panels.h"
 
+#include <ctype.h>
 #include <curses.h>
 #include <math.h>
 #include <stdio.h>
@@ -106,6 +107,45 @@ int panels_cols_shown(const struct panel *p, struct rect got, int cw)
 	int c = (got.w - PANELS_LABEL_W - (p->row_stats ? 2 * cw : 0)) / cw;
 	c = c < 1 ? 1 : c;
 	return got.h > 2 && got.w > 0 ? (c < p->cols ? c : p->cols) : 0;
+}
+
+/* Whether text names the matrix name as a word ("row i of Q", "Q₀",
+ * "K^T", "W^O", "Y[3,0]"), not inside another ("QK", "W^Q" for Q). */
+static bool names(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *at = text ? strstr(text, name) : NULL; at; at = strstr(at + 1, name)) {
+		char before = at == text ? ' ' : at[-1], after = at[n];
+		bool starts = !isalnum((unsigned char)before) && before != '^' && before != '_' && before != '{';
+		bool ends = !isalnum((unsigned char)after) && after != '\'';
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+bool panels_step_names(const struct app *app, const struct stage_view *v, int i)
+{
+	if (!learn_lesson(app) || !app->learn.active || i < 0 || i >= v->count)
+		return false;
+	const struct lesson_step *s = lesson_run_step(&app->learn.run);
+	const char *q = s->question ? s->question->text : NULL, *name = mha_tensor_info(v->p[i].t)->name;
+	/* a step about the heatmaps keeps them */
+	if (strstr(s->prose, "heatmap") || (q && strstr(q, "heatmap")))
+		return false;
+	bool named = names(s->prose, name) || names(q, name);
+	for (int c = 0; s->question && c < s->question->nchoices && !named; c++)
+		named = names(s->question->choices[c].text, name);
+	return named;
+}
+
+int panels_named_rows(const struct app *app, const struct stage_view *v)
+{
+	int rows = 0, focus_rows, f = panels_focus(app, v, &focus_rows);
+	for (int i = 0; i < v->count; i++)
+		if (i != f && panels_step_names(app, v, i))
+			rows += 1 + 2 + (v->p[i].rows < 3 ? v->p[i].rows : 3); /* a gap, title, header, 3 rows */
+	return rows;
 }
 
 /* ---- one matrix panel ---- */
@@ -263,8 +303,8 @@ static void draw_panel(const struct panel_ctx *k, struct rect rc)
 	/* column header: token labels for key columns, else column numbers */
 	char buf[64];
 	for (int c = 0; c < nc; c++) {
-		if (p->col_tokens)
-			token_label(app, true, c0 + c, buf, sizeof buf, cw - 1);
+		if (p->col_tokens) /* as the rows label the same token */
+			token_label(app, true, c0 + c, buf, sizeof buf, PANELS_LABEL_W - 1);
 		else
 			snprintf(buf, sizeof buf, "%d", p->col0 + c0 + c);
 		char cell[80];
@@ -401,7 +441,7 @@ void panels_draw(const struct app *app, const struct stage_view *v, struct rect 
 		char proof[160];
 		area.h = proof_h;
 		if (learn_hidden(app, v->p[1].t, 0, -1, -1))
-			snprintf(proof, sizeof proof, "the same block as X . W: hidden until you answer");
+			snprintf(proof, sizeof proof, "the same block as X . W: hidden until answered right");
 		else
 			reshape_proof(app, v, proof, sizeof proof, area.w);
 		draw_fit(area.y + area.h - 1, area.x, area.w, proof, theme_attr(ROLE_TITLE));

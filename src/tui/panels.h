@@ -24,6 +24,14 @@ int panels_rows(const struct app *app, const struct stage_view *v, int width, in
  * most 8, else 6), in the free workbench what the stage computes (its
  * last panel: Q, S, P, O, Concat, Y; *rows: up to 4). -1 when none. */
 int panels_focus(const struct app *app, const struct stage_view *v, int *rows);
+/* In a lesson, whether the step's text names panel i's matrix (as a
+ * word, in its prose, question or choices: "row i of Q", "Y[3,0]"); never
+ * in a step about the heatmaps (its
+ * text says "heatmap"), or with no step open. */
+bool panels_step_names(const struct app *app, const struct stage_view *v, int i);
+/* The rows the matrices the step names, besides its focus, want: a gap,
+ * title, header and up to 3 rows each. */
+int panels_named_rows(const struct app *app, const struct stage_view *v);
 /* The cell width of each panel of v in width columns, into cws: cw, but
  * PANELS_NARROW_CW for the focus (panels_focus) when it is a matrix of
  * weights (P, every value in [0, 1]) too wide at cw. Such a focus is

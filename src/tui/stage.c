@@ -163,7 +163,7 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->count = 2;
 		snprintf(v->formula, sizeof v->formula, "Concat %dx%d = [%s ... %s], each %dx%d", c->n, c->h * c->dk,
 		         hn(a, sizeof a, "O", 0), hn(b, sizeof b, "O", c->h - 1), c->n, c->dk);
-		snprintf(v->note, sizeof v->note, "heads switched off (x) give zero blocks");
+		snprintf(v->note, sizeof v->note, "x switches a head off: its block is then zero");
 		break;
 	case PIPELINE_OUTPUT:
 	default:

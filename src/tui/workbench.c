@@ -203,14 +203,15 @@ static void draw_info(const struct app *app, const struct stage_view *v, struct 
 	snprintf(note, sizeof note, "%s%s", base,
 	         app->stage == PIPELINE_SOFTMAX ? "  H = row entropy in nats (0 = one key, ln n = uniform)" : "");
 	int fw = draw_width(v->formula), nw = draw_width(base);
+	/* the shapes end a little before a side column's text (3 columns
+	 * apart), so that they do not read on into it */
+	int margin = getmaxx(stdscr) > r.x + r.w ? 2 : 0;
 	attr_t dim = theme_attr(ROLE_DIM);
 	for (int k = 0; k < 2; k++) {
 		int sw = draw_width(f[k]);
-		/* right-aligned one column short of the edge: with the panel's
-		 * own gap, two spaces before a neighbour ("per head  Parameters") */
-		if (fw + 2 + sw + 1 <= r.w) {
+		if (fw + 2 + sw + margin <= r.w) {
 			draw_put(r.y, r.x, fw, v->formula, theme_attr(ROLE_TITLE));
-			draw_put(r.y, r.x + r.w - sw - 1, sw, f[k], dim);
+			draw_put(r.y, r.x + r.w - margin - sw, sw, f[k], dim);
 			draw_fit(r.y + 1, r.x, r.w, note, dim);
 			return;
 		}
@@ -277,8 +278,10 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 	app_view(app, &v);
 	int nw = layout_numbers_width(l), cw = panels_cell_width(&v, nw, cols), rows = 0;
 	/* in a lesson the step's matrix keeps its rows (title and header, and
-	 * the Reshape proof's two lines) before the heatmaps keep theirs */
+	 * the Reshape proof's two lines), and the others its text names some,
+	 * before the heatmaps keep theirs */
 	int least = panels_focus(app, &v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
+	least += least > 0 ? panels_named_rows(app, &v) : 0; /* and the matrices its text names */
 	int want = panels_rows(app, &v, nw, cw);
 	/* Concat and W^O: the heatmaps (P) are not what the stage is about,
 	 * so they give way before any of its matrices' rows do */

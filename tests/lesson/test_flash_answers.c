@@ -120,6 +120,10 @@ static void test_the_answer_and_each_slip_come_from_the_recording(void **state)
 	/* no rescale: l0 + e^0 = 2.50321; the tile alone: e^0 = 1 */
 	assert_true(fabs(lesson_flash_value(&l, v, LESSON_SLIP_NO_RESCALE) - 2.50321) < 1e-5);
 	assert_true(fabs(lesson_flash_value(&l, v, LESSON_SLIP_TILE_ONLY) - 1) < 1e-5);
+	/* the old l, nothing added: 1.50321 */
+	assert_true(fabs(lesson_flash_value(&l, v, LESSON_SLIP_OLD) - 1.50321) < 1e-5);
+	assert_true(lesson_flash_slip_fits(LESSON_SLIP_OLD, LESSON_FLASH_L));
+	assert_false(lesson_flash_slip_fits(LESSON_SLIP_OLD, LESSON_FLASH_M));
 	/* o[1]: key 1's term, rescaled 0.135; not rescaled 1; the tile adds nothing
 	 * to column 1; divided by l: 0.135335 / 1.203436 = 0.112458 */
 	assert_true(fabs(lesson_flash_value(&o, v, LESSON_SLIP_NONE) - 0.135335) < 1e-6);
@@ -154,7 +158,9 @@ static void test_a_live_question_is_answered_from_the_numbers_handed_in(void **s
 	assert_int_equal(lesson_run_answer(&b.run, "1", msg, sizeof msg), 0);
 	assert_string_equal(msg, "not quite: that is the new term alone");
 	assert_int_equal(lesson_run_answer(&b.run, "1.4", msg, sizeof msg), 0);
-	assert_string_equal(msg, "not quite: look at the screen and try again");
+	assert_string_equal(msg, "not quite: try again");
+	assert_int_equal(lesson_run_answer(&b.run, "1.2", msg, sizeof msg), 0); /* tol 0.0005: three */
+	assert_string_equal(msg, "almost: right to 1 decimal; the question asks 3");
 	assert_int_equal(lesson_run_answer(&b.run, "1.203", msg, sizeof msg), 1);
 	test_bench_close(&b);
 }

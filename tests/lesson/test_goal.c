@@ -142,6 +142,33 @@ static void test_answers_to_choice_and_number_questions(void **state)
 	test_bench_close(&b);
 }
 
+/* A number right to fewer decimals than the question's answer is written
+ * with is told so, not "not quite"; and it is still not right. */
+static void test_an_answer_right_to_fewer_decimals_is_told_so(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	char msg[256];
+	test_bench_open(&b, BENCH "@step even\n@question Weight? (three decimals)\n@answer 0.167 0.002\n"
+	                "@feedback 0.5 two keys, not six\n@hint h\n", 0);
+	struct lesson_run *run = &b.run;
+	assert_int_equal(lesson_run_answer(run, "0.17", msg, sizeof msg), 0);
+	assert_string_equal(msg, "almost: right to 2 decimals; the question asks 3");
+	assert_string_equal(lesson_run_feedback(run), "right to 2 decimals; the question asks 3");
+	assert_int_equal(lesson_run_answer(run, "0.2", msg, sizeof msg), 0);
+	assert_string_equal(msg, "almost: right to 1 decimal; the question asks 3");
+	assert_int_equal(lesson_run_answer(run, "0.18", msg, sizeof msg), 0); /* not 0.167 rounded */
+	assert_string_equal(msg, "not quite: try again");
+	assert_null(lesson_run_feedback(run));
+	assert_int_equal(lesson_run_answer(run, "0.5", msg, sizeof msg), 0); /* its own @feedback first */
+	assert_string_equal(msg, "not quite: two keys, not six");
+	assert_int_equal(lesson_run_answer(run, "0", msg, sizeof msg), 0);
+	assert_string_equal(msg, "not quite: try again");
+	assert_int_equal(lesson_run_answer(run, "0.1667", msg, sizeof msg), 1);
+	assert_null(lesson_run_feedback(run));
+	test_bench_close(&b);
+}
+
 /* A wrong answer with a @feedback line gets its reason, in the message
  * and from lesson_run_feedback (the pane); a right one or one without a
  * line gets none. Numbers match within the question's tolerance. */
@@ -165,7 +192,7 @@ static void test_a_wrong_answer_gets_its_feedback(void **state)
 	assert_int_equal(lesson_run_answer(run, "16.3", msg, sizeof msg), 0);
 	assert_string_equal(msg, "not quite: that is the standard deviation");
 	assert_int_equal(lesson_run_answer(run, "200", msg, sizeof msg), 0);
-	assert_string_equal(msg, "not quite: look at the screen and try again");
+	assert_string_equal(msg, "not quite: try again"); /* the screen never shows the answer */
 	assert_null(lesson_run_feedback(run));
 	test_bench_close(&b);
 }
@@ -360,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_answers_to_choice_and_number_questions),
 		cmocka_unit_test(test_a_question_hides_its_stages_until_answered),
 		cmocka_unit_test(test_a_wrong_answer_gets_its_feedback),
+		cmocka_unit_test(test_an_answer_right_to_fewer_decimals_is_told_so),
 		cmocka_unit_test(test_edits_set_scale_and_switch_heads),
 		cmocka_unit_test(test_configuration_edits_reshape_and_keep_values),
 		cmocka_unit_test(test_a_bad_edit_leaves_the_bench_unchanged),

@@ -79,7 +79,7 @@ static void test_resuming_opens_the_saved_place(void **state)
 	assert_int_equal(lesson_resume(&fx.set, &p, &l, &s), LESSON_RESUME_MENU);
 }
 
-static void test_steps_are_done_when_met_or_left(void **state)
+static void test_steps_are_done_when_met_or_left_and_shown_when_solved(void **state)
 {
 	(void)state;
 	struct lesson_run run;
@@ -107,8 +107,36 @@ static void test_steps_are_done_when_met_or_left(void **state)
 	assert_int_equal(lesson_run_solve(&run, &c, &w, msg, sizeof msg), 1);
 	test_forward(&c, &w, &a);
 	lesson_run_eval(&run, &c, &w, &a);
+	/* solved with the solution: shown, not earned */
+	assert_true(lesson_progress_update(&run, &fx.p, false, true));
+	assert_false(progress_is_done(&fx.p, "a/try"));
+	assert_true(progress_is_shown(&fx.p, "a/try"));
+	assert_false(lesson_is_done(&fx.ls[0], &fx.p));
+	int steps, exercises, shown;
+	lesson_progress_counts(&fx.ls[0], &fx.p, &steps, &exercises, &shown);
+	assert_int_equal(exercises, 0);
+	assert_int_equal(shown, 1);
+	struct lesson_text menu = { 0 };
+	assert_int_equal(lesson_menu(&fx.set, &fx.p, 200, false, &menu), 0);
+	assert_string_equal(menu.lines[menu.count - 1].text, "Done: 0 of 2 lessons, 0 of 1 exercises; 1 only shown (S)");
+	lesson_text_free(&menu);
+	assert_false(lesson_progress_update(&run, &fx.p, false, true)); /* nothing new */
+	lesson_run_end(&run);
+	mha_weights_free(&w);
+	mha_acts_free(&a);
+	/* the step again, the learner's own edit: earned, done */
+	test_setup(&fx.ls[0], 1, &run, &c, &w, &a);
+	bool shape;
+	assert_int_equal(lesson_edits_apply(fx.ls[0].steps[1].solution, 1, &c, &w, &shape, msg, sizeof msg), 0);
+	test_forward(&c, &w, &a);
+	lesson_run_eval(&run, &c, &w, &a);
+	assert_true(run.met);
 	assert_true(lesson_progress_update(&run, &fx.p, false, true));
 	assert_true(progress_is_done(&fx.p, "a/try"));
+	assert_false(progress_is_shown(&fx.p, "a/try"));
+	lesson_progress_counts(&fx.ls[0], &fx.p, &steps, &exercises, &shown);
+	assert_int_equal(exercises, 1);
+	assert_int_equal(shown, 0);
 	assert_true(lesson_is_done(&fx.ls[0], &fx.p));
 	assert_int_equal(lesson_next_undone(&fx.set, &fx.p), 1);
 	/* leaving for the free workbench keeps the place to come back to */
@@ -125,7 +153,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_first_run_opens_the_menu),
 		cmocka_unit_test(test_resuming_opens_the_saved_place),
-		cmocka_unit_test(test_steps_are_done_when_met_or_left),
+		cmocka_unit_test(test_steps_are_done_when_met_or_left_and_shown_when_solved),
 	};
 	return cmocka_run_group_tests_name("lesson navigation", tests, open_set, close_set);
 }

@@ -112,6 +112,68 @@ static void test_answers_given_survive_a_round_trip_and_merge(void **state)
 	progress_free(&q);
 }
 
+/* A step solved with the solution is kept apart from done: it round-trips
+ * as 'shown', merges with another instance's, and a step both done and
+ * shown is done. A file without 'shown' lines loads as before. */
+static void test_steps_shown_survive_a_round_trip_apart_from_done(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "shown.txt");
+	write_file(path, "mha-tui-progress 1\nplace a b\nmode lesson\ndone a/b\nshown other/q\n");
+	struct progress p, q;
+	progress_init(&p);
+	progress_set_place(&p, "one-head", "steer", true);
+	assert_int_equal(progress_mark_shown(&p, "one-head/steer"), 0);
+	assert_int_equal(progress_mark_shown(&p, "one-head/steer"), 0); /* idempotent */
+	assert_int_equal(progress_mark_shown(&p, "two words"), -1);
+	assert_int_equal(p.nshown, 1);
+	assert_true(progress_is_shown(&p, "one-head/steer"));
+	assert_false(progress_is_done(&p, "one-head/steer"));
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_string_equal(read_file(path), "mha-tui-progress 1\nplace one-head steer\nmode lesson\n"
+	                                     "done a/b\nshown one-head/steer\nshown other/q\n");
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_true(progress_is_shown(&q, "one-head/steer"));
+	assert_true(progress_is_shown(&q, "other/q"));
+	assert_false(progress_is_done(&q, "other/q"));
+	assert_int_equal(progress_mark_done(&q, "other/q"), 0); /* earned later: done wins */
+	assert_false(progress_is_shown(&q, "other/q"));
+	assert_true(progress_is_done(&q, "other/q"));
+	progress_free(&p);
+	progress_free(&q);
+}
+
+/* The open step's state (stage, cursor, hints, a wrong answer) round-trips;
+ * a 'tried' line for another step than the 'at' line's is refused. */
+static void test_the_step_state_survives_a_round_trip(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "at.txt");
+	struct progress p, q;
+	progress_init(&p);
+	p.has_at = true;
+	p.at = (struct progress_at){ .key = "one-head/steer", .stage = 4, .panel = 1, .row = 5, .col = 2,
+	                             .hints = 2, .tried = "0.5" };
+	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+	assert_non_null(strstr(read_file(path), "\nat one-head/steer stage=4 panel=1 row=5 col=2 hints=2\n"
+	                                        "tried one-head/steer 0.5\n"));
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+	assert_true(q.has_at);
+	assert_string_equal(q.at.key, "one-head/steer");
+	assert_int_equal(q.at.stage, 4);
+	assert_int_equal(q.at.row, 5);
+	assert_int_equal(q.at.hints, 2);
+	assert_string_equal(q.at.tried, "0.5");
+	progress_free(&p);
+	progress_free(&q);
+	write_file(path, "mha-tui-progress 1\nplace a b\nmode lesson\nat a/b stage=1 panel=0 row=0 col=0 hints=0\n"
+	                 "tried a/c 3\n");
+	assert_int_equal(progress_load(path, &q, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, ":5: expected 'tried LESSON/STEP ANSWER' after its 'at' line"));
+}
+
 /* The free workbench's view round-trips; a run that set none keeps the file's. */
 static void test_the_view_survives_a_round_trip(void **state)
 {
@@ -185,7 +247,7 @@ static void test_a_corrupt_file_is_refused_with_its_line(void **state)
 {
 	(void)state;
 	refused_and_untouched("bad-line.txt", "mha-tui-progress 1\nplace a b\nmode lesson\nbanana\n",
-	                      "4: unexpected line: expected place, mode, done, answered or view");
+	                      "4: unexpected line: expected place, mode, done, shown, answered, at, tried or view");
 	refused_and_untouched("bad-done.txt", "mha-tui-progress 1\nplace a b\nmode free\ndone \n",
 	                      "4: expected 'done LESSON/STEP'");
 	refused_and_untouched("bad-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\nanswered a/b\n",
@@ -284,6 +346,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_progress_survives_a_round_trip),
 		cmocka_unit_test(test_answers_given_survive_a_round_trip_and_merge),
+		cmocka_unit_test(test_steps_shown_survive_a_round_trip_apart_from_done),
+		cmocka_unit_test(test_the_step_state_survives_a_round_trip),
 		cmocka_unit_test(test_the_view_survives_a_round_trip),
 		cmocka_unit_test(test_leaving_for_the_free_workbench_keeps_the_place),
 		cmocka_unit_test(test_a_missing_file_is_a_first_run),

@@ -7,7 +7,9 @@
  * through theme_watch_cuts) while it draws every stage of the free
  * workbench (with the lesson menu beside it, with the counts in its
  * place, with no side pane; the cursor on each of the stage's matrices)
- * and every step of every shipped lesson, at 80x24, 120x40 and 200x60.
+ * and every step of every shipped lesson (and each after every known wrong
+ * answer: the status line's verdict, the pane's feedback), at 80x24,
+ * 120x40 and 200x60.
  * It does not judge whether the text is right (test_screens does).
  */
 #include <setjmp.h>
@@ -119,11 +121,44 @@ static void test_lesson_steps_fit(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* Every known wrong answer (its feedback) given by keys: the status line's
+ * verdict and the pane's feedback fit (the status line in its short form,
+ * the pane wrapped in full). */
+static void test_wrong_answers_fit(void **state)
+{
+	(void)state;
+	int bad = 0, screens = 0;
+	for (int li = 0; li < set.count; li++)
+		for (int si = 0; si < set.lessons[li].nsteps; si++) {
+			const struct lesson_question *q = set.lessons[li].steps[si].question;
+			for (int k = 0; q && !q->flash && k < q->nfeedback; k++) {
+				struct app *app = tui_check_open(&set);
+				if (learn_open(app, li, si) & APP_RECOMPUTE)
+					app_recompute(app);
+				char keys[80];
+				bool choice = q->nchoices > 0;
+				snprintf(keys, sizeof keys, "a%s%s", q->feedback[k].key, choice ? "" : "\n");
+				app->now_ms = 0;
+				tui_check_keys(app, keys);
+				assert_true(app->learn.run.answered);
+				char name[96];
+				snprintf(name, sizeof name, "lesson %d step %s, answer %s", set.lessons[li].number,
+				         set.lessons[li].steps[si].id, q->feedback[k].key);
+				bad += draw_all_sizes(app, name);
+				screens += 3;
+				tui_check_close(app);
+			}
+		}
+	fprintf(stderr, "%d of %d screens after a wrong answer cut a text\n", bad, screens);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_free_workbench_stages_fit),
 		cmocka_unit_test(test_lesson_steps_fit),
+		cmocka_unit_test(test_wrong_answers_fit),
 	};
 	if (tui_check_lessons_open(&set, dir) != 0)
 		return 1;

@@ -3,7 +3,8 @@
  * step of every shipped lesson drawn at 80x24, 120x40 and 200x60 shows
  * the matrix the step names (the cursor's panel on its stage) with at
  * least min(n, 6) of its n rows, all of them when n <= 8, and min(cols, 6)
- * of its columns; no matrix title
+ * of its columns, and every other matrix of the stage that the step's text
+ * names (as a word) shows rows; no matrix title
  * is drawn with no row under it, or cut by its panel's width. And while a
  * step's goal is open, its question (every line, every choice), the
  * answer given and the whole feedback to each known wrong answer, and the
@@ -104,7 +105,11 @@ static int step_check(int li, int si, int rows, int cols)
 			}
 		}
 		for (int i = 0; i < v.count; i++)
-			if (got[i].h > 0 && (int)strlen(v.p[i].title) > got[i].w) {
+			if (got[i].h < 3 && panels_step_names(app, &v, i)) {
+				fprintf(stderr, "lesson %d step %s at %dx%d: %s is named by the step but not shown\n",
+				        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, v.p[i].title);
+				bad = 1;
+			} else if (got[i].h > 0 && (int)strlen(v.p[i].title) > got[i].w) {
 				fprintf(stderr, "lesson %d step %s at %dx%d: title %s cut to %d columns\n", set.lessons[li].number,
 				        set.lessons[li].steps[si].id, cols, rows, v.p[i].title, got[i].w);
 				bad = 1;
