@@ -48,6 +48,10 @@ int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *
 		return -1;
 	}
 	app->stage = PIPELINE_PROJECTION;
+	/* Softmax's cursor starts on P, the stage's result: where room is
+	 * short S (the stage before's) gives way, and the cursor's matrix must
+	 * be the one on screen, as the heatmap readout's is */
+	app->cur[PIPELINE_SOFTMAX].panel = 1;
 	app->forward = mha_forward;
 	app_recompute(app);
 	return 0;

@@ -44,7 +44,7 @@ static void test_softmax_cursor_reads_head_row_column_and_tokens(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
-	tui_check_keys(app, "4c"); /* Softmax, the next matrix: P_0, row 0, column 0 */
+	tui_check_keys(app, "4"); /* Softmax: the cursor starts on its result, P_0[0,0] */
 	char line[512];
 	status_at(app, 200, line, sizeof line);
 	/* "the" is tokens 0 and 4 of the default sentence: the index says which */
