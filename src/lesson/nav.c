@@ -38,9 +38,11 @@ bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bo
 	bool last = run->step + 1 == l->nsteps;
 	bool exercise = lesson_step_is_exercise(s);
 	bool done = exercise ? run->met : leaving || last;
-	if (exercise && done && run->solution_shown) {
-		/* passed with the solution (S): shown, not earned, and its answer not kept */
-		if (!progress_is_done(p, key) && !progress_is_shown(p, key) && progress_mark_shown(p, key) == 0)
+	if (exercise && (run->unearned || progress_is_shown(p, key))) {
+		/* its solution was shown (S), now or before: shown when passed, never done, and
+		 * its answer not kept */
+		if (done && !progress_is_done(p, key) && !progress_is_shown(p, key) &&
+		    progress_mark_shown(p, key) == 0)
 			changed = true;
 		return changed;
 	}
@@ -57,6 +59,8 @@ bool lesson_progress_restore(struct lesson_run *run, const struct progress *p)
 {
 	char key[PROGRESS_KEY_MAX], msg[LESSON_STATUS_MAX];
 	lesson_step_key(run->lesson, run->step, key, sizeof key);
+	if (progress_is_shown(p, key))
+		run->unearned = true; /* shown stays shown: meeting the goal again earns nothing */
 	const char *given = progress_answer(p, key);
 	if (!lesson_run_step(run)->question || !given || run->answered)
 		return false;

@@ -96,7 +96,7 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 		    lesson_run_answer(run, s->question && s->question->flash ? live : s->solution[i].answer,
 		                      msg, len) < 0)
 			return -1;
-	run->solution_shown = true;
+	run->solution_shown = run->unearned = true;
 	return shape ? 1 : 0;
 }
 

@@ -30,6 +30,8 @@ struct lesson_run {
 	int step;                     /* index into lesson->steps */
 	int hints_shown;              /* hints revealed so far */
 	bool solution_shown;          /* the solution was applied */
+	bool unearned;                /* can only be "shown" now: its solution was shown (S, in this
+	                               * run or before: progress), for good */
 	bool answered;                /* the learner committed an answer (right or wrong) */
 	bool answer_right;
 	char answer[LESSON_ANSWER_MAX];

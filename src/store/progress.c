@@ -58,14 +58,16 @@ static bool listed(char *const *v, int n, const char *key)
 	return false;
 }
 
+/* Shown is for good: a step both shown and done (a file of an older
+ * version, or two instances merged) is shown. */
 bool progress_is_done(const struct progress *p, const char *key)
 {
-	return listed(p->done, p->ndone, key);
+	return listed(p->done, p->ndone, key) && !listed(p->shown, p->nshown, key);
 }
 
 bool progress_is_shown(const struct progress *p, const char *key)
 {
-	return !progress_is_done(p, key) && listed(p->shown, p->nshown, key);
+	return listed(p->shown, p->nshown, key);
 }
 
 /* Append a copy of s to the list *v of *n strings (room for *cap). 0, or -1. */
@@ -90,8 +92,8 @@ int progress_mark_done(struct progress *p, const char *key)
 {
 	if (!key_ok(key, PROGRESS_KEY_MAX) || p->ndone >= PROGRESS_DONE_MAX)
 		return -1;
-	if (progress_is_done(p, key))
-		return 0;
+	if (listed(p->done, p->ndone, key) || listed(p->shown, p->nshown, key))
+		return 0; /* a shown step is never upgraded to done */
 	return list_add(&p->done, &p->ndone, &p->cap, key);
 }
 

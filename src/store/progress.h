@@ -73,11 +73,13 @@ int progress_parse(const char *name, const char *text, size_t size, struct progr
  * intact. */
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len);
 
+/* Was key earned: listed done, and not shown (a shown step stays shown)? */
 bool progress_is_done(const struct progress *p, const char *key);
-/* Mark key done (idempotent). 0, or -1 for a key that cannot be stored
+/* Mark key done (idempotent; nothing for a key already shown: shown is
+ * never upgraded to done). 0, or -1 for a key that cannot be stored
  * (empty, too long, blanks or control characters) or out of memory. */
 int progress_mark_done(struct progress *p, const char *key);
-/* Was key passed with its solution shown (and never earned: not done)? */
+/* Was key passed with its solution shown (then it is not done, for good)? */
 bool progress_is_shown(const struct progress *p, const char *key);
 /* Record key as passed with the solution shown (idempotent; kept apart
  * from done). 0, or -1 as progress_mark_done. */

@@ -114,7 +114,7 @@ static void test_answers_given_survive_a_round_trip_and_merge(void **state)
 
 /* A step solved with the solution is kept apart from done: it round-trips
  * as 'shown', merges with another instance's, and a step both done and
- * shown is done. A file without 'shown' lines loads as before. */
+ * shown is shown: shown is for good. A file without 'shown' lines loads as before. */
 static void test_steps_shown_survive_a_round_trip_apart_from_done(void **state)
 {
 	(void)state;
@@ -137,9 +137,15 @@ static void test_steps_shown_survive_a_round_trip_apart_from_done(void **state)
 	assert_true(progress_is_shown(&q, "one-head/steer"));
 	assert_true(progress_is_shown(&q, "other/q"));
 	assert_false(progress_is_done(&q, "other/q"));
-	assert_int_equal(progress_mark_done(&q, "other/q"), 0); /* earned later: done wins */
-	assert_false(progress_is_shown(&q, "other/q"));
-	assert_true(progress_is_done(&q, "other/q"));
+	assert_int_equal(progress_mark_done(&q, "other/q"), 0); /* met later: still shown, not done */
+	assert_true(progress_is_shown(&q, "other/q"));
+	assert_false(progress_is_done(&q, "other/q"));
+	assert_int_equal(q.ndone, 1); /* no 'done' line for it */
+	progress_free(&q);
+	static const char both[] = "mha-tui-progress 1\nplace - -\nmode free\ndone a/b\nshown a/b\n";
+	assert_int_equal(progress_parse("both", both, sizeof both - 1, &q, msg, sizeof msg), 0);
+	assert_true(progress_is_shown(&q, "a/b")); /* an older file's "done after shown": shown */
+	assert_false(progress_is_done(&q, "a/b"));
 	progress_free(&p);
 	progress_free(&q);
 }

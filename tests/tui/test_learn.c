@@ -231,6 +231,36 @@ static void test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not
 	close_app(app);
 }
 
+/* The S, p, n trick: once shown, a step stays shown. Meeting its goal by
+ * hand afterwards (after p and n, or in a new run) earns nothing: no
+ * 'done' line, and the menu does not count it. */
+static void test_a_step_once_shown_stays_shown_when_met_again_by_hand(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	const struct lesson *les = learn_lesson(app);
+	int steps, done, shown;
+	keys(app, "S");
+	keys(app, "pn");
+	assert_string_equal(step_id(app), "predict-self");
+	assert_false(app->learn.run.met);
+	keys(app, "a0.35\n"); /* the solution, retyped */
+	assert_true(app->learn.run.met);
+	assert_non_null(strstr(app->status, "not counted as done"));
+	lesson_progress_counts(les, &app->learn.progress, &steps, &done, &shown);
+	assert_int_equal(done, 0);
+	assert_int_equal(shown, 1);
+	assert_true(file_has(progress_path, "shown one-head/predict-self"));
+	assert_false(file_has(progress_path, "done one-head/predict-self"));
+	close_app(app);
+	app = lesson1_at("predict-self"); /* a restart */
+	keys(app, "a0.35\n");
+	assert_true(app->learn.run.met);
+	assert_false(file_has(progress_path, "done one-head/predict-self"));
+	assert_false(progress_is_done(&app->learn.progress, "one-head/predict-self"));
+	close_app(app);
+}
+
 /* An answer longer than the line holds is refused whole, not cut to
  * what fitted: the question stays open and the stage hidden. */
 static void test_an_answer_too_long_to_hold_is_refused(void **state)
@@ -642,6 +672,7 @@ int main(void)
 		T(test_n_and_p_step_and_select_the_focused_stage),
 		T(test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal),
 		T(test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not_earned),
+		T(test_a_step_once_shown_stays_shown_when_met_again_by_hand),
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
