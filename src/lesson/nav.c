@@ -38,6 +38,8 @@ bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bo
 	bool last = run->step + 1 == l->nsteps;
 	bool exercise = lesson_step_is_exercise(s);
 	bool done = exercise ? run->met : leaving || last;
+	if (s->question && run->wrong > progress_wrong(p, key) && progress_set_wrong(p, key, run->wrong) == 0)
+		changed = true; /* tries spent stay spent (p, n, a restart) */
 	if (exercise && (run->unearned || progress_is_shown(p, key))) {
 		/* its solution was shown (S), now or before: shown when passed, never done, and
 		 * its answer not kept */
@@ -61,6 +63,10 @@ bool lesson_progress_restore(struct lesson_run *run, const struct progress *p)
 	lesson_step_key(run->lesson, run->step, key, sizeof key);
 	if (progress_is_shown(p, key))
 		run->unearned = true; /* shown stays shown: meeting the goal again earns nothing */
+	if (progress_wrong(p, key) > run->wrong) {
+		run->wrong = progress_wrong(p, key);
+		run->unearned |= lesson_run_tries_left(run) == 0;
+	}
 	const char *given = progress_answer(p, key);
 	if (!lesson_run_step(run)->question || !given || run->answered)
 		return false;

@@ -32,12 +32,16 @@ enum lesson_resume lesson_resume(const struct lesson_set *set, const struct prog
  * lesson's last step (shown is done). A right answer given is recorded
  * with it. An exercise met with its solution shown (S) is recorded as
  * shown (progress_mark_shown), not done, and its answer is not kept: it
- * was not earned. Returns true when p changed (save it). */
+ * was not earned; so is one whose question's tries were used up
+ * (run->unearned). Wrong answers are recorded (progress_set_wrong).
+ * Returns true when p changed (save it). */
 bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bool leaving,
                             bool in_lesson);
 
 /* Give the run's question again the right answer p recorded for its step
- * (a resumed step shows as answered). Returns true when it did. */
+ * (a resumed step shows as answered), and what p says of it: shown, and
+ * the wrong answers given (tries spent stay spent). Returns true when a
+ * recorded answer was given again. */
 bool lesson_progress_restore(struct lesson_run *run, const struct progress *p);
 
 /* The first lesson of the set not yet done (for the menu's cursor), or 0. */

@@ -95,17 +95,19 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 		snprintf(prefix, sizeof prefix, "  %.8s) ", q->choices[i].key);
 		rc = add_hanging(out, utf8, LESSON_LINE_CHOICE, width, keys, ctx, prefix, q->choices[i].text);
 	}
+	char tries[80];
+	lesson_run_tries_text(run, tries, sizeof tries);
 	if (rc == 0 && run->answered)
 		rc = add(out, utf8, LESSON_LINE_ANSWER, width, keys, ctx, "Your answer: %s (%s)", run->answer,
-		         run->answer_right ? "right" : "not right yet");
+		         run->answer_right ? (run->unearned ? "right; counts as shown" : "right") : tries);
 	if (rc == 0 && lesson_run_feedback(run))
 		rc = add(out, utf8, LESSON_LINE_ANSWER, width, keys, ctx, "%s", lesson_run_feedback(run));
 	else if (rc == 0 && !(run->answered && run->answer_right))
-		rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "%s",
+		rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "%s (%s)",
 		         lesson_run_step(run)->nhides && !lesson_run_revealed(run)
 		         ? "Answer with {key:answer}: part of the screen stays hidden until it is right"
 		         : q->nchoices > 0 ? "Press {key:answer}, then a choice's key"
-		                           : "Press {key:answer}, then type the number and Enter");
+		                           : "Press {key:answer}, then type the number and Enter", tries);
 	return rc;
 }
 

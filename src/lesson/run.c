@@ -202,18 +202,45 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 		run->precision[0] = '\0';
 	run->answered = true;
 	run->answer_right = right;
+	if (!right && run->wrong < 99 && ++run->wrong >= lesson_run_tries(run))
+		run->unearned = true; /* brute force earns nothing */
 	snprintf(run->answer, sizeof run->answer, "%s", t);
 	const char *why = lesson_run_feedback(run);
+	char tries[80];
+	lesson_run_tries_text(run, tries, sizeof tries);
 	/* no "look at the screen": the screen never shows the answer (screen_check.h) */
 	if (right)
-		snprintf(msg, len, "right");
+		snprintf(msg, len, "right%s", run->unearned ? " (counts as shown, not done)" : "");
 	else if (why && why == run->precision)
-		snprintf(msg, len, "almost: %s", why);
+		snprintf(msg, len, "almost: %s (%s)", why, tries);
 	else if (why)
-		snprintf(msg, len, "not quite: %s", why);
+		snprintf(msg, len, "not quite: %s (%s)", why, tries);
 	else
-		snprintf(msg, len, "not quite: try again");
+		snprintf(msg, len, "not quite: try again (%s)", tries);
 	return right ? 1 : 0;
+}
+
+int lesson_run_tries(const struct lesson_run *run)
+{
+	const struct lesson_question *q = lesson_run_step(run)->question;
+	return q && q->nchoices > 0 ? 1 : LESSON_NUMBER_TRIES;
+}
+
+int lesson_run_tries_left(const struct lesson_run *run)
+{
+	int left = lesson_run_tries(run) - run->wrong;
+	return run->unearned || left < 0 ? 0 : left;
+}
+
+void lesson_run_tries_text(const struct lesson_run *run, char *out, size_t len)
+{
+	int left = lesson_run_tries_left(run);
+	if (left == 0)
+		snprintf(out, len, "no tries left: answer right to go on; it counts as shown");
+	else if (run->wrong == 0 && left == 1)
+		snprintf(out, len, "one try");
+	else
+		snprintf(out, len, "%d tr%s left", left, left == 1 ? "y" : "ies");
 }
 
 bool lesson_answer_near(const struct lesson_question *q, double typed, double v)

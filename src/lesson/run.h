@@ -30,8 +30,9 @@ struct lesson_run {
 	int step;                     /* index into lesson->steps */
 	int hints_shown;              /* hints revealed so far */
 	bool solution_shown;          /* the solution was applied */
-	bool unearned;                /* can only be "shown" now: its solution was shown (S, in this
-	                               * run or before: progress), for good */
+	bool unearned;                /* can only be "shown" now, for good: its solution was shown (S),
+	                               * or its tries are used up (in this run or before: progress) */
+	int wrong;                    /* wrong answers given to the question, this run and before */
 	bool answered;                /* the learner committed an answer (right or wrong) */
 	bool answer_right;
 	char answer[LESSON_ANSWER_MAX];
@@ -76,9 +77,21 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 /* The learner commits an answer to the step's question: a choice key
  * (case-insensitive) or a number (spaces, ',' and '_' between digits
  * ignored). Returns 1 right (what was hidden shows), 0 wrong (hidden
- * stays hidden; the learner may answer again), -1 when it cannot be an
+ * stays hidden; the learner may answer again, and once the tries are
+ * used up a right answer shows the rest but the step counts as shown), -1 when it cannot be an
  * answer (msg says what to type). */
 int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_t len);
+
+/* Tries to earn a question: a choice question has one (one wrong choice
+ * and the step can only be "shown"), a numeric one LESSON_NUMBER_TRIES. */
+enum { LESSON_NUMBER_TRIES = 3 };
+int lesson_run_tries(const struct lesson_run *run);
+/* Tries left to earn the question (0 when used up), for the pane and the
+ * feedback. A wrong answer that uses the last one sets run->unearned. */
+int lesson_run_tries_left(const struct lesson_run *run);
+/* What the tries come to, for the question's lines and the feedback:
+ * "one try", "3 tries left", "no tries left: it counts as shown". */
+void lesson_run_tries_text(const struct lesson_run *run, char *out, size_t len);
 
 /* The number a question without choices expects: its @answer, or for a
  * live one the recording's (false while nothing is recorded). */

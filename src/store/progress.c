@@ -32,6 +32,9 @@ void progress_free(struct progress *p)
 	for (int i = 0; i < p->nanswered; i++)
 		free(p->answered[i]);
 	free(p->answered);
+	for (int i = 0; i < p->nwrong; i++)
+		free(p->wrong[i]);
+	free(p->wrong);
 	for (int i = 0; i < p->nshown; i++)
 		free(p->shown[i]);
 	free(p->shown);
@@ -106,14 +109,19 @@ int progress_mark_shown(struct progress *p, const char *key)
 	return list_add(&p->shown, &p->nshown, &p->scap, key);
 }
 
-/* The entry "KEY ANSWER" of key, or -1. */
-static int answer_index(const struct progress *p, const char *key)
+/* The entry "KEY VALUE" of key in the list v of n, or -1. */
+static int entry_index(char *const *v, int n, const char *key)
 {
-	size_t n = strlen(key);
-	for (int i = 0; i < p->nanswered; i++)
-		if (!strncmp(p->answered[i], key, n) && p->answered[i][n] == ' ')
+	size_t len = strlen(key);
+	for (int i = 0; i < n; i++)
+		if (!strncmp(v[i], key, len) && v[i][len] == ' ')
 			return i;
 	return -1;
+}
+
+static int answer_index(const struct progress *p, const char *key)
+{
+	return entry_index(p->answered, p->nanswered, key);
 }
 
 const char *progress_answer(const struct progress *p, const char *key)
@@ -122,24 +130,46 @@ const char *progress_answer(const struct progress *p, const char *key)
 	return i < 0 ? NULL : p->answered[i] + strlen(key) + 1;
 }
 
-int progress_set_answer(struct progress *p, const char *key, const char *answer)
+/* Set key's entry "KEY VALUE" in the list *v of *n (room for *cap),
+ * replacing an older one. 0, or -1. */
+static int entry_set(char ***v, int *n, int *cap, const char *key, const char *value)
 {
 	char entry[PROGRESS_KEY_MAX + PROGRESS_ANSWER_MAX + 1];
-	if (!key_ok(key, PROGRESS_KEY_MAX) || !key_ok(answer, PROGRESS_ANSWER_MAX))
+	if (!key_ok(key, PROGRESS_KEY_MAX) || !key_ok(value, PROGRESS_ANSWER_MAX))
 		return -1;
-	snprintf(entry, sizeof entry, "%s %s", key, answer);
-	int i = answer_index(p, key);
+	snprintf(entry, sizeof entry, "%s %s", key, value);
+	int i = entry_index(*v, *n, key);
 	if (i >= 0) {
 		char *copy = strdup(entry);
 		if (!copy)
 			return -1;
-		free(p->answered[i]);
-		p->answered[i] = copy;
+		free((*v)[i]);
+		(*v)[i] = copy;
 		return 0;
 	}
-	if (p->nanswered >= PROGRESS_DONE_MAX)
+	if (*n >= PROGRESS_DONE_MAX)
 		return -1;
-	return list_add(&p->answered, &p->nanswered, &p->acap, entry);
+	return list_add(v, n, cap, entry);
+}
+
+int progress_set_answer(struct progress *p, const char *key, const char *answer)
+{
+	return entry_set(&p->answered, &p->nanswered, &p->acap, key, answer);
+}
+
+int progress_wrong(const struct progress *p, const char *key)
+{
+	int i = entry_index(p->wrong, p->nwrong, key);
+	return i < 0 ? 0 : atoi(p->wrong[i] + strlen(key) + 1);
+}
+
+int progress_set_wrong(struct progress *p, const char *key, int n)
+{
+	char v[8];
+	if (n < 1 || n > 99)
+		return -1;
+	snprintf(v, sizeof v, "%d", n);
+	return entry_set(&p->wrong, &p->nwrong, &p->wcap, key, v);
 }
 
 void progress_set_place(struct progress *p, const char *lesson, const char *step, bool in_lesson)
@@ -167,6 +197,23 @@ int progress_default_path(char *out, size_t outlen, char *msg, size_t len)
 struct merged {
 	const struct progress *p, *disk;
 };
+
+/* "NAME KEY VALUE" lines: this run's entries, then the disk's for keys
+ * this run has none of. */
+static void write_entries(FILE *f, const char *name, char *const *v, int n, char *const *disk, int ndisk)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s %s\n", name, v[i]);
+	int w = n;
+	for (int i = 0; i < ndisk && w < PROGRESS_DONE_MAX; i++) {
+		char key[PROGRESS_KEY_MAX];
+		snprintf(key, sizeof key, "%.*s", (int)strcspn(disk[i], " "), disk[i]);
+		if (entry_index(v, n, key) < 0) {
+			fprintf(f, "%s %s\n", name, disk[i]);
+			w++;
+		}
+	}
+}
 
 static void write_progress(FILE *f, const void *ctx)
 {
@@ -202,18 +249,8 @@ static void write_progress(FILE *f, const void *ctx)
 	if (v)
 		fprintf(f, "view stage=%d panel=%d row=%d col=%d layout=%d\n", v->view.stage, v->view.panel,
 		        v->view.row, v->view.col, v->view.layout);
-	for (int i = 0; i < p->nanswered; i++)
-		fprintf(f, "answered %s\n", p->answered[i]);
-	n = p->nanswered;
-	for (int i = 0; i < m->disk->nanswered && n < PROGRESS_DONE_MAX; i++) {
-		const char *e = m->disk->answered[i];
-		char key[PROGRESS_KEY_MAX];
-		snprintf(key, sizeof key, "%.*s", (int)strcspn(e, " "), e);
-		if (answer_index(p, key) < 0) {
-			fprintf(f, "answered %s\n", e);
-			n++;
-		}
-	}
+	write_entries(f, "answered", p->answered, p->nanswered, m->disk->answered, m->disk->nanswered);
+	write_entries(f, "wrong", p->wrong, p->nwrong, m->disk->wrong, m->disk->nwrong);
 }
 
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len)
@@ -304,8 +341,12 @@ static int parse_line(const char *name, int ln, char *l, struct progress *p, boo
 		if (sscanf(l + 9, "%127s %127s %n", a, b, &n) != 2 || l[9 + n] != '\0' ||
 		    progress_set_answer(p, a, b) != 0)
 			return bad(name, ln, msg, len, "expected 'answered LESSON/STEP ANSWER'");
+	} else if (!strncmp(l, "wrong ", 6)) {
+		int w;
+		if (sscanf(l + 6, "%127s %2d %n", a, &w, &n) != 2 || l[6 + n] != '\0' || progress_set_wrong(p, a, w) != 0)
+			return bad(name, ln, msg, len, "expected 'wrong LESSON/STEP N' (N 1..99)");
 	} else {
-		return bad(name, ln, msg, len, "unexpected line: expected place, mode, done, shown, answered, at, tried or view");
+		return bad(name, ln, msg, len, "unexpected line: expected place, mode, done, shown, answered, wrong, at, tried or view");
 	}
 	return 0;
 }

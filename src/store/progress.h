@@ -12,7 +12,9 @@
  *     done one-head/look        one line per completed step
  *     shown one-head/steer      a step passed with its solution shown (S), not
  *                               earned: not counted as done (optional; a step
- *                               both done and shown is done)
+ *                               both done and shown is shown: shown is for good)
+ *     wrong one-head/predict-self 2   wrong answers given at that step (optional;
+ *                               its tries: a choice one, a number 3)
  *     answered one-head/predict-self 0.35   a right answer given at that step (optional;
  *                               files without these lines load as before)
  *     at one-head/steer stage=4 panel=0 row=5 col=2 hints=1   the open step as left at
@@ -44,6 +46,8 @@ struct progress {
 	int ndone, cap;
 	char **answered;  /* "KEY ANSWER": the right answer given at step KEY */
 	int nanswered, acap;
+	char **wrong;     /* "KEY N": N wrong answers given at step KEY */
+	int nwrong, wcap;
 	char **shown;     /* keys of steps passed with the solution shown, not earned */
 	int nshown, scap;
 	bool has_at;      /* an 'at' line was read or set: */
@@ -89,6 +93,11 @@ const char *progress_answer(const struct progress *p, const char *key);
 /* Record answer (printable, no blanks, under 32 bytes) as given at step key,
  * replacing an older one. 0, or -1 when it cannot be stored. */
 int progress_set_answer(struct progress *p, const char *key, const char *answer);
+/* Wrong answers recorded for step key (0 when none). */
+int progress_wrong(const struct progress *p, const char *key);
+/* Record n (1..99) wrong answers given at step key, replacing an older
+ * count. 0, or -1 when it cannot be stored. */
+int progress_set_wrong(struct progress *p, const char *key, int n);
 void progress_set_place(struct progress *p, const char *lesson, const char *step, bool in_lesson);
 
 #endif

@@ -364,11 +364,12 @@ void learn_evaluate(struct app *app)
 		/* n on the last step opens the next lesson */
 		bool last = l->run.step + 1 == les->nsteps;
 		app_message(app, false, "goal met! step %d of %d %s; %s: %s", l->run.step + 1, les->nsteps,
-		            l->run.unearned ? "solved for you, not counted as done" : "done",
+		            l->run.solution_shown ? "solved for you, not counted as done"
+		            : l->run.unearned ? "not earned (shown before, or no tries left), not counted as done" : "done",
 		            actions_key_name(!last || l->lesson + 1 < l->set->count ? "next" : "menu"),
 		            !last ? "next step" : l->lesson + 1 < l->set->count ? "next lesson" : "the lesson menu");
-		learn_place_touch(app, false, true);
 	}
+	learn_place_touch(app, false, true); /* met, or a wrong answer counted: saved when it changed */
 }
 
 /* ---- the free workbench and back ---- */

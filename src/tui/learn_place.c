@@ -116,8 +116,13 @@ void learn_place_step_restore(struct app *app)
 		return;
 	const struct lesson_step *s = lesson_run_step(&l->run);
 	l->run.hints_shown = at->hints < s->nhints ? at->hints : s->nhints;
-	if (at->tried[0] && !l->run.answered && s->question)
+	if (at->tried[0] && !l->run.answered && s->question) {
+		int wrong = l->run.wrong;
+		bool unearned = l->run.unearned;
 		lesson_run_answer(&l->run, at->tried, msg, sizeof msg); /* wrong: its feedback shows again */
+		l->run.wrong = wrong; /* counted when it was given */
+		l->run.unearned = unearned;
+	}
 	if (at->stage < PIPELINE_STAGE_COUNT) {
 		app->stage = (enum pipeline_stage)at->stage;
 		app->cur[app->stage] = (struct app_cursor){ .panel = at->panel, .row = at->row, .col = at->col };

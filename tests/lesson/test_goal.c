@@ -153,18 +153,18 @@ static void test_an_answer_right_to_fewer_decimals_is_told_so(void **state)
 	                "@feedback 0.5 two keys, not six\n@hint h\n", 0);
 	struct lesson_run *run = &b.run;
 	assert_int_equal(lesson_run_answer(run, "0.17", msg, sizeof msg), 0);
-	assert_string_equal(msg, "almost: right to 2 decimals; the question asks 3");
+	assert_string_equal(msg, "almost: right to 2 decimals; the question asks 3 (2 tries left)");
 	assert_string_equal(lesson_run_feedback(run), "right to 2 decimals; the question asks 3");
 	assert_int_equal(lesson_run_answer(run, "0.2", msg, sizeof msg), 0);
-	assert_string_equal(msg, "almost: right to 1 decimal; the question asks 3");
+	assert_string_equal(msg, "almost: right to 1 decimal; the question asks 3 (1 try left)");
 	assert_int_equal(lesson_run_answer(run, "0.18", msg, sizeof msg), 0); /* not 0.167 rounded */
-	assert_string_equal(msg, "not quite: try again");
+	assert_string_equal(msg, "not quite: try again (no tries left: answer right to go on; it counts as shown)");
 	assert_null(lesson_run_feedback(run));
 	assert_int_equal(lesson_run_answer(run, "0.5", msg, sizeof msg), 0); /* its own @feedback first */
-	assert_string_equal(msg, "not quite: two keys, not six");
+	assert_string_equal(msg, "not quite: two keys, not six (no tries left: answer right to go on; it counts as shown)");
 	assert_int_equal(lesson_run_answer(run, "0", msg, sizeof msg), 0);
-	assert_string_equal(msg, "not quite: try again");
 	assert_int_equal(lesson_run_answer(run, "0.1667", msg, sizeof msg), 1);
+	assert_string_equal(msg, "right (counts as shown, not done)"); /* three wrong, then right */
 	assert_null(lesson_run_feedback(run));
 	test_bench_close(&b);
 }
@@ -184,15 +184,24 @@ static void test_a_wrong_answer_gets_its_feedback(void **state)
 	struct lesson_run *run = &b.run;
 	assert_null(lesson_run_feedback(run)); /* not answered yet */
 	assert_int_equal(lesson_run_answer(run, "C", msg, sizeof msg), 0);
-	assert_string_equal(msg, "not quite: three is too many");
+	/* a choice has one try: a wrong one, and the right one after it is shown, not earned */
+	assert_string_equal(msg, "not quite: three is too many (no tries left: answer right to go on; "
+	                         "it counts as shown)");
 	assert_string_equal(lesson_run_feedback(run), "three is too many");
+	assert_true(run->unearned);
 	assert_int_equal(lesson_run_answer(run, "b", msg, sizeof msg), 1);
+	assert_string_equal(msg, "right (counts as shown, not done)");
 	assert_null(lesson_run_feedback(run));
 	test_bench_step(&b, 1);
+	assert_int_equal(lesson_run_answer(run, "256", msg, sizeof msg), 1); /* right first: earned */
+	assert_string_equal(msg, "right");
+	assert_false(run->unearned);
+	test_bench_step(&b, 1);
 	assert_int_equal(lesson_run_answer(run, "16.3", msg, sizeof msg), 0);
-	assert_string_equal(msg, "not quite: that is the standard deviation");
+	assert_string_equal(msg, "not quite: that is the standard deviation (2 tries left)");
 	assert_int_equal(lesson_run_answer(run, "200", msg, sizeof msg), 0);
-	assert_string_equal(msg, "not quite: try again"); /* the screen never shows the answer */
+	assert_string_equal(msg, "not quite: try again (1 try left)"); /* the screen never shows the answer */
+	assert_false(run->unearned);
 	assert_null(lesson_run_feedback(run));
 	test_bench_close(&b);
 }

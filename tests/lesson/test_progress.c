@@ -253,7 +253,7 @@ static void test_a_corrupt_file_is_refused_with_its_line(void **state)
 {
 	(void)state;
 	refused_and_untouched("bad-line.txt", "mha-tui-progress 1\nplace a b\nmode lesson\nbanana\n",
-	                      "4: unexpected line: expected place, mode, done, shown, answered, at, tried or view");
+	                      "4: unexpected line: expected place, mode, done, shown, answered, wrong, at, tried or view");
 	refused_and_untouched("bad-done.txt", "mha-tui-progress 1\nplace a b\nmode free\ndone \n",
 	                      "4: expected 'done LESSON/STEP'");
 	refused_and_untouched("bad-answer.txt", "mha-tui-progress 1\nplace a b\nmode free\nanswered a/b\n",

@@ -198,7 +198,7 @@ static void test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal
 	assert_true(app->status_error);
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	keys(app, "a0.7\n"); /* no reason of its own: the status points at the hints */
-	assert_non_null(strstr(app->status, "answer 0.7: not quite: try again; i gives a hint"));
+	assert_non_null(strstr(app->status, "answer 0.7: not quite: try again (2 tries left); i gives a hint"));
 	keys(app, "a0.5\n"); /* wrong: still hidden (P would give 0.35 away), not met */
 	assert_non_null(strstr(app->status, "0.5 is the score"));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
