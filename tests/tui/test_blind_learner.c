@@ -8,9 +8,9 @@
  * pool of round numbers, never reads the text, and never asks for a hint
  * or the solution.
  *
- * What counts as passed blind:
+ * What counts as passed blind (earned: done, not only shown):
  *   - a goal (edits, switches, shapes): met within the key budget in any
- *     of the runs;
+ *     of the runs, with no tries of a question used up on the way;
  *   - a numeric question: its answer is 0, 1 or 2, or a number the step's
  *     own screens show before the learner answers right (any of the 7
  *     stages at 80x24, with and without the counts panel, as the step
@@ -19,8 +19,8 @@
  *     the counts): the prompt takes answer after answer, so a learner who
  *     copies numbers off the screen finds it;
  *   - a multiple-choice question: fewer than three choices (a coin toss;
- *     with three or more the first guess is right at most one time in
- *     three, and the choices themselves are the author's job);
+ *     it has one try, and with three or more that guess is right at most
+ *     one time in three, and the choices themselves are the author's job);
  *   - a question with goals too: both of the above.
  *
  * The budget: the longest solution in the curriculum takes an informed
@@ -184,9 +184,10 @@ static const char *const values[] = {
 	"0", "1", "2", "3", "4", "5", "8", "10", "-1", "-2", "-3", "-5", "-10", "0.5", "0.1", "0.25", "-0.5",
 };
 
+/* Passed means earned: met, and not "shown" (solution, or tries used up). */
 static bool goal_met(const struct app *app)
 {
-	return app->learn.active && app->learn.run.met;
+	return app->learn.active && app->learn.run.met && !app->learn.run.unearned;
 }
 
 /* One run of BUDGET keys on lesson li, step si (goals only: a question is

@@ -261,6 +261,27 @@ static void test_a_step_once_shown_stays_shown_when_met_again_by_hand(void **sta
 	close_app(app);
 }
 
+/* Brute force earns nothing: three wrong numbers (p and n between them
+ * do not give the tries back), then the right one shows the rest, and the
+ * step is shown, not done. */
+static void test_three_wrong_numbers_then_right_is_shown_not_done(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "a0.5\na0.6\n");
+	assert_non_null(strstr(app->status, "1 try left"));
+	keys(app, "pn");
+	keys(app, "a0.7\n");
+	assert_non_null(strstr(app->status, "no tries left"));
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	keys(app, "a0.35\n");
+	assert_true(app->learn.run.met);
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	assert_true(file_has(progress_path, "shown one-head/predict-self"));
+	assert_false(file_has(progress_path, "done one-head/predict-self"));
+	close_app(app);
+}
+
 /* An answer longer than the line holds is refused whole, not cut to
  * what fitted: the question stays open and the stage hidden. */
 static void test_an_answer_too_long_to_hold_is_refused(void **state)
@@ -673,6 +694,7 @@ int main(void)
 		T(test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal),
 		T(test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not_earned),
 		T(test_a_step_once_shown_stays_shown_when_met_again_by_hand),
+		T(test_three_wrong_numbers_then_right_is_shown_not_done),
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
