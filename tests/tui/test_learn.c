@@ -231,6 +231,27 @@ static void test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not
 	close_app(app);
 }
 
+/* While Softmax is hidden the views that would show P (decode, masks,
+ * head analysis) or the counts (KV cache) are refused; once answered
+ * right they open. */
+static void test_views_that_would_show_a_hidden_answer_wait_for_it(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	static const char views[] = "oPgA";
+	for (const char *k = views; *k; k++) {
+		char one[2] = { *k, 0 };
+		keys(app, one);
+		assert_int_equal(app->mode, MODE_WORKBENCH);
+		assert_non_null(strstr(app->status, "not until the question is answered right"));
+	}
+	keys(app, "a0.35\n");
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	keys(app, "o");
+	assert_int_not_equal(app->mode, MODE_WORKBENCH);
+	close_app(app);
+}
+
 /* An answer longer than the line holds is refused whole, not cut to
  * what fitted: the question stays open and the stage hidden. */
 static void test_an_answer_too_long_to_hold_is_refused(void **state)
@@ -642,6 +663,7 @@ int main(void)
 		T(test_n_and_p_step_and_select_the_focused_stage),
 		T(test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal),
 		T(test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not_earned),
+		T(test_views_that_would_show_a_hidden_answer_wait_for_it),
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
