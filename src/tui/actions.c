@@ -80,7 +80,11 @@ unsigned actions_quit(struct app *app)
 static unsigned act_save(struct app *app, int arg, int key)
 {
 	(void)arg; (void)key;
-	app_save(app);
+	/* in a lesson the session is the free workbench's, not the lesson's
+	 * numbers (those are kept with the progress at quit): say which */
+	if (app_save(app) == 0 && app->learn.active && !strncmp(app->status, "saved to ", 9))
+		app_message(app, false, "saved the free workbench to %s (this lesson's numbers are kept "
+		            "with your progress)", app->session_path);
 	return APP_REDRAW;
 }
 

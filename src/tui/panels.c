@@ -69,6 +69,17 @@ int panels_rows(const struct app *app, const struct stage_view *v, int width, in
 	return layout_panels_height(width, v->count, want) + (app->stage == PIPELINE_RESHAPE && v->count == 3 ? 2 : 0);
 }
 
+/* Is the open lesson step about the heatmaps (its prose or question
+ * names them)? Then they keep their room. */
+static bool step_about_heatmaps(const struct app *app)
+{
+	if (!learn_lesson(app) || !app->learn.active)
+		return false;
+	const struct lesson_step *s = lesson_run_step(&app->learn.run);
+	const char *q = s->question ? s->question->text : NULL;
+	return strstr(s->prose, "heatmap") || (q && strstr(q, "heatmap"));
+}
+
 int panels_focus(const struct app *app, const struct stage_view *v, int *rows)
 {
 	int i = app->learn.active ? app->cur[app->stage].panel : v->count - 1;
@@ -78,7 +89,7 @@ int panels_focus(const struct app *app, const struct stage_view *v, int *rows)
 	 * 4 rows of the result before the heatmaps (which show the same P at
 	 * Scores and Softmax), the rest shared */
 	int n = v->p[i].rows;
-	*rows = !app->learn.active ? (n < 4 ? n : 4) : n <= 8 ? n : 6;
+	*rows = !app->learn.active || step_about_heatmaps(app) ? (n < 4 ? n : 4) : n <= 8 ? n : 6;
 	return i;
 }
 
@@ -130,8 +141,7 @@ bool panels_step_names(const struct app *app, const struct stage_view *v, int i)
 		return false;
 	const struct lesson_step *s = lesson_run_step(&app->learn.run);
 	const char *q = s->question ? s->question->text : NULL, *name = mha_tensor_info(v->p[i].t)->name;
-	/* a step about the heatmaps keeps them */
-	if (strstr(s->prose, "heatmap") || (q && strstr(q, "heatmap")))
+	if (step_about_heatmaps(app))
 		return false;
 	bool named = names(s->prose, name) || names(q, name);
 	for (int c = 0; s->question && c < s->question->nchoices && !named; c++)

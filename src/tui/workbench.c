@@ -117,6 +117,25 @@ unsigned workbench_mouse(struct app *app)
 	}
 }
 
+/* The views that show computed results (decode: P rows and y; masks: P;
+ * KV cache: the counts; head analysis: P and the ranking) would show what
+ * a lesson step hides until its question is answered right. */
+static bool view_shows_hidden(const struct app *app, const struct action *a)
+{
+	static const char *const views[] = { "decode", "masks", "kv-cache", "analysis" };
+	bool view = false;
+	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
+		view = view || (a->id && !strcmp(a->id, views[i]));
+	if (!view || !app->learn.active)
+		return false;
+	if (learn_counts_hidden(app))
+		return true;
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
+		if (learn_stage_hidden(app, (enum pipeline_stage)s))
+			return true;
+	return false;
+}
+
 /* The action table's key (the menu passes on those it does not take). */
 static unsigned workbench_key(struct app *app, int key)
 {
@@ -127,6 +146,11 @@ static unsigned workbench_key(struct app *app, int key)
 		if (key != ERR)
 			app_message(app, false, "key not bound; ? lists the keys");
 		return key != ERR ? APP_REDRAW : 0;
+	}
+	if (view_shows_hidden(app, a)) {
+		app_message(app, false, "%s: not until the question is answered right (it would show the answer)",
+		            a->name);
+		return APP_REDRAW;
 	}
 	struct mha_config before = app->cfg;
 	unsigned f = a->fn(app, a->arg, key);

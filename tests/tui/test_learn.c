@@ -282,6 +282,27 @@ static void test_three_wrong_numbers_then_right_is_shown_not_done(void **state)
 	close_app(app);
 }
 
+/* While Softmax is hidden the views that would show P (decode, masks,
+ * head analysis) or the counts (KV cache) are refused; once answered
+ * right they open. */
+static void test_views_that_would_show_a_hidden_answer_wait_for_it(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	static const char views[] = "oPgA";
+	for (const char *k = views; *k; k++) {
+		char one[2] = { *k, 0 };
+		keys(app, one);
+		assert_int_equal(app->mode, MODE_WORKBENCH);
+		assert_non_null(strstr(app->status, "not until the question is answered right"));
+	}
+	keys(app, "a0.35\n");
+	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	keys(app, "o");
+	assert_int_not_equal(app->mode, MODE_WORKBENCH);
+	close_app(app);
+}
+
 /* An answer longer than the line holds is refused whole, not cut to
  * what fitted: the question stays open and the stage hidden. */
 static void test_an_answer_too_long_to_hold_is_refused(void **state)
@@ -695,6 +716,7 @@ int main(void)
 		T(test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not_earned),
 		T(test_a_step_once_shown_stays_shown_when_met_again_by_hand),
 		T(test_three_wrong_numbers_then_right_is_shown_not_done),
+		T(test_views_that_would_show_a_hidden_answer_wait_for_it),
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),

@@ -291,11 +291,49 @@ static void test_step_question_goal_and_feedback_stay(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A step whose text points at the heatmaps shows them at 80x24: never
+ * the "heatmaps need N rows" note in their place (lesson 7 step 3 did). */
+static void test_steps_about_heatmaps_show_them(void **state)
+{
+	(void)state;
+	int bad = 0, seen = 0;
+	for (int li = 0; li < set.count; li++)
+		for (int si = 0; si < set.lessons[li].nsteps; si++) {
+			const struct lesson_step *st = &set.lessons[li].steps[si];
+			if (!strstr(st->prose, "heatmap"))
+				continue;
+			struct app *app = tui_check_open(&set);
+			if (learn_open(app, li, si) & APP_RECOMPUTE)
+				app_recompute(app);
+			if (app->mode != MODE_WORKBENCH || learn_stage_hidden(app, app->stage)) {
+				tui_check_close(app);
+				continue; /* another view, or the stage not shown yet */
+			}
+			assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
+			app->now_ms = 1000000;
+			draw_screen(app, 24, 80);
+			static char text[64 * 1024];
+			vscreen_text(text, sizeof text);
+			vscreen_close();
+			seen++;
+			if (strstr(text, "heatmaps need")) {
+				fprintf(stderr, "lesson %d step %s at 80x24: no room for the heatmaps it points at\n",
+				        set.lessons[li].number, st->id);
+				bad++;
+			}
+			tui_check_close(app);
+		}
+	fprintf(stderr, "%d of %d steps about the heatmaps lack them at 80x24\n", bad, seen);
+	assert_true(seen > 0);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_matrix_rows_first),
 		cmocka_unit_test(test_step_question_goal_and_feedback_stay),
+		cmocka_unit_test(test_steps_about_heatmaps_show_them),
 	};
 	if (tui_check_lessons_open(&set, dir) != 0)
 		return 1;
