@@ -365,7 +365,7 @@ void learn_evaluate(struct app *app)
 		bool last = l->run.step + 1 == les->nsteps;
 		app_message(app, false, "goal met! step %d of %d %s; %s: %s", l->run.step + 1, les->nsteps,
 		            l->run.solution_shown ? "solved for you, not counted as done"
-		            : l->run.unearned ? "not earned (shown before, or no tries left), not counted as done" : "done",
+		            : l->run.unearned ? "counted as shown, not done" : "done",
 		            actions_key_name(!last || l->lesson + 1 < l->set->count ? "next" : "menu"),
 		            !last ? "next step" : l->lesson + 1 < l->set->count ? "next lesson" : "the lesson menu");
 	}
