@@ -106,6 +106,15 @@ int progress_mark_shown(struct progress *p, const char *key)
 		return -1;
 	if (listed(p->shown, p->nshown, key))
 		return 0;
+	/* shown is for good: a done line read before it goes, so that the
+	 * done list holds only what progress_is_done finds */
+	for (int i = 0; i < p->ndone; i++)
+		if (!strcmp(p->done[i], key)) {
+			free(p->done[i]);
+			memmove(&p->done[i], &p->done[i + 1], (size_t)(p->ndone - i - 1) * sizeof *p->done);
+			p->ndone--;
+			break;
+		}
 	return list_add(&p->shown, &p->nshown, &p->scap, key);
 }
 
