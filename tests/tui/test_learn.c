@@ -328,11 +328,11 @@ static void test_a_choice_key_answers_at_once(void **state)
 	assert_int_equal(learn_open_id(app, "2", msg, sizeof msg), 0);
 	while (strcmp(step_id(app), "which-role") != 0)
 		keys(app, "n");
-	keys(app, "ab"); /* b is a choice: committed without Enter */
+	keys(app, "ac"); /* c is a choice: committed without Enter */
 	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_true(app->learn.run.answered);
 	assert_false(app->learn.run.met);
-	keys(app, "ac");
+	keys(app, "ab");
 	assert_true(app->learn.run.met);
 	close_app(app);
 }
