@@ -401,7 +401,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 		keys(app, "n");
 	keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 4);
-	keys(app, "aa"); /* the prediction first: head 1's scores only */
+	keys(app, "ab"); /* the prediction first: head 1's scores only */
 	keys(app, "*\t10\n");
 	assert_true(app->learn.run.met);
 	struct mha_weights *w = &app->w;
