@@ -411,7 +411,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 	assert_int_equal(learn_open_id(app, "4", msg, sizeof msg), 0);
 	while (strcmp(step_id(app), "fold-into-wq") != 0)
 		keys(app, "n");
-	keys(app, "s1");
+	keys(app, "a0.0625\ns1"); /* the factor said first */
 	while (app->cur[PIPELINE_PROJECTION].panel != 1) /* c to W^Q */
 		keys(app, "c");
 	keys(app, "*0.0625\n");
