@@ -261,6 +261,7 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 	}
 	char why[LESSON_STATUS_MAX], first[LESSON_STATUS_MAX] = "", last[LESSON_STATUS_MAX] = "";
 	int met = 0;
+	bool unanswered = false; /* the question still waits: the count would tell which edit holds */
 	for (int i = 0; i < s->ngoals; i++) {
 		if (lesson_cond_eval(&s->goals[i], run, c, w, a, why, sizeof why)) {
 			met++;
@@ -268,6 +269,7 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 		} else if (!first[0]) {
 			snprintf(first, sizeof first, "%s", why);
 		}
+		unanswered = unanswered || (s->goals[i].kind == LESSON_COND_ANSWER && !(run->answered && run->answer_right));
 	}
 	bool was = run->met;
 	run->met = met == s->ngoals;
@@ -276,7 +278,7 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 		snprintf(run->status, sizeof run->status, "Goal met: %s", last);
 	else if (run->met)
 		snprintf(run->status, sizeof run->status, "Goal met: all %d conditions hold", s->ngoals);
-	else if (s->ngoals == 1)
+	else if (s->ngoals == 1 || unanswered)
 		snprintf(run->status, sizeof run->status, "Not yet: %s", first);
 	else
 		snprintf(run->status, sizeof run->status, "Not yet (%d of %d hold): %s", met, s->ngoals,
