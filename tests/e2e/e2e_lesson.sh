@@ -19,7 +19,7 @@ wait_for "Step 3 of 6: Predict a weight"
 wait_for "Softmax and every later stage"
 keys n
 wait_for "Step 4 of 6: Steer a query"
-wait_for "Not yet (0 of 2 hold)"
+wait_for "Not yet: answer the question"
 keys a a
 wait_for "Your answer: a (right)"
 wait_for "P₀[2,*] = 2 (sat), want 1 (cat)"
