@@ -181,8 +181,7 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
 	}
 	struct mha_shape s = mha_tensor_shape(c, cond->ref.t), s0 = mha_tensor_shape(&run->ref_cfg, cond->ref.t);
 	const float *p = mha_tensor_data(w, a, cond->ref.t);
-	/* only computed tensors are kept at the start: inputs give NULL */
-	const float *p0 = mha_tensor_data(NULL, &run->ref, cond->ref.t);
+	const float *p0 = mha_tensor_data(&run->ref_w, &run->ref, cond->ref.t);
 	if (!p || !p0 || s.count != s0.count || s.rows != s0.rows || s.cols != s0.cols) {
 		snprintf(why, len, "%s changed shape since the step began", name);
 		return false;
