@@ -155,12 +155,5 @@ int session_save_checked(const char *path, const struct mha_config *c, const str
 
 int session_default_path(char *out, size_t outlen, char *msg, size_t len)
 {
-	char dir[4096];
-	if (statefile_dir(dir, sizeof dir, msg, len) != 0)
-		return -1;
-	if ((size_t)snprintf(out, outlen, "%s/session.txt", dir) >= outlen) {
-		snprintf(msg, len, "%.200s: path too long", dir);
-		return -1;
-	}
-	return 0;
+	return statefile_path("session.txt", out, outlen, msg, len);
 }
