@@ -136,6 +136,20 @@ static void test_unchanged_holds_an_input_to_its_start(void **state)
 	test_bench_close(&b);
 }
 
+/* A question waiting names only itself on the status, even listed after
+ * an edit goal whose status would carry a hidden cell's live value. */
+static void test_a_waiting_question_hides_the_other_goals_values(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	test_bench_open(&b, BENCH "@step s\n@question How much?\n@answer 0.75 0.01\n"
+	                "@goal Y[0,0] > 5\n@goal answer\n@hide Y\n@hint h\n@solution W^V *= 10\n", 0);
+	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), 0);
+	assert_string_equal(b.run.status, "Not yet: answer the question");
+	assert_null(strstr(b.run.status, "Y[0,0]"));
+	test_bench_close(&b);
+}
+
 static void test_answers_to_choice_and_number_questions(void **state)
 {
 	(void)state;
@@ -416,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_head_goals_see_heads_switched_off),
 		cmocka_unit_test(test_unchanged_compares_with_the_start_of_the_step),
 		cmocka_unit_test(test_unchanged_holds_an_input_to_its_start),
+		cmocka_unit_test(test_a_waiting_question_hides_the_other_goals_values),
 		cmocka_unit_test(test_answers_to_choice_and_number_questions),
 		cmocka_unit_test(test_a_question_hides_its_stages_until_answered),
 		cmocka_unit_test(test_a_wrong_answer_gets_its_feedback),
