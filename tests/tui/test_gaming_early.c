@@ -82,7 +82,7 @@ static void test_steer_an_edit_before_the_cell_is_named_earns_nothing(void **sta
 	tui_check_keys(app, "ab"); /* a wrong cell */
 	assert_non_null(lesson_run_feedback(&app->learn.run));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	tui_check_keys(app, "aa");
+	tui_check_keys(app, "ad");
 	assert_true(app->learn.run.met);
 	assert_false(earned(app));
 	tui_check_keys(app, "F"); /* answered: S may show */
@@ -102,7 +102,7 @@ static void test_one_cell_has_no_readout_to_climb(void **state)
 	app_recompute(app);
 	assert_false(app->learn.run.met);
 	assert_true(learn_hidden(app, MHA_T_Q, 0, 1, 2));
-	tui_check_keys(app, "ac");
+	tui_check_keys(app, "ad");
 	assert_true(earned(app));
 	assert_false(learn_hidden(app, MHA_T_Q, 0, 1, 2));
 	tui_check_close(app);
