@@ -84,7 +84,7 @@ static void test_mix_a_trial_edit_does_not_tell_the_choice(void **state)
 	assert_false(app->learn.run.met);
 	assert_null(strstr(app->learn.run.status, "hold"));
 	assert_non_null(strstr(app->learn.run.status, "answer the question"));
-	spent_then_shown(app, "aa", "ac");
+	spent_then_shown(app, "aa", "ad");
 }
 
 /* Sharpen: before the answer the weights are hidden and no factor meets
