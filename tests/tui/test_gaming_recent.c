@@ -7,6 +7,10 @@
  *     an unanswered prediction, every later step of the lesson drawn at
  *     80x24 must not print the answer (the view stops before the step the
  *     earlier question predicts; F in a step without @flash waits);
+ *   - shift by hill-climbing: the cursor that c puts in W^K lands on
+ *     row 0, the row that shifts every score of a row alike, so + pressed
+ *     until S₀[2,0] passed 1 earned it (P never moved); now a prediction
+ *     gates it;
  *   - real-row by the numbers on screen: its answer was one of query 5's
  *     m and the tile's two scores, so three tries typed them all;
  *   - the training screen's tables: G in a question step of lessons 14
@@ -132,6 +136,21 @@ static void test_an_answered_tile_shows_in_the_next_step(void **state)
 	tui_check_close(app);
 }
 
+/* shift: + on the cell c lands on, eighty times, lifts S₀[2,0] past 1
+ * with P unchanged, and still earns nothing before the prediction. */
+static void test_shift_is_not_climbed_with_plus(void **state)
+{
+	(void)state;
+	struct app *app = open_step(lesson_index("flash-attention"), "shift");
+	tui_check_keys(app, "1vc");
+	for (int i = 0; i < 80; i++)
+		tui_check_keys(app, "+");
+	const float *s = app->a.scores; /* head 0 */
+	assert_true(s[2 * app->cfg.n + 0] > 1.0f); /* the climb itself works */
+	assert_false(app->learn.run.met);
+	tui_check_close(app);
+}
+
 /* real-row: typing query 5's m and the tile's two scores (the numbers a
  * learner without the idea tries) spends the three tries and earns nothing. */
 static void test_real_row_is_not_one_of_the_numbers_on_screen(void **state)
@@ -189,6 +208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_later_step_does_not_show_an_unanswered_tile),
 		cmocka_unit_test(test_an_answered_tile_shows_in_the_next_step),
+		cmocka_unit_test(test_shift_is_not_climbed_with_plus),
 		cmocka_unit_test(test_real_row_is_not_one_of_the_numbers_on_screen),
 		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
 	};
