@@ -1,0 +1,648 @@
+/*
+ * test_strategy_learner.c - two strategies a gaming learner (one who plays
+ * to pass, not to learn) really used must not pass the shipped lessons'
+ * exercises. test_blind_learner.c presses keys at random; these learners
+ * are cleverer in one way each:
+ *
+ *   - the letter learner answers every choice question with the same
+ *     letter, in its one try: for every letter, the share of choice
+ *     questions it earns must stay at most LETTER_SHARE_MAX;
+ *   - the climber reads the goal line the lesson pane draws ("Not yet
+ *     (1 of 2 hold): Y[3,0] = 0.52, want within 0.66..0.68") and, for an
+ *     argmax goal, the row's cells the screen shows; it tries + / - and
+ *     round typed values on the editable cells the stage screens show
+ *     (highlighted cells first), and the keys the lessons taught so far,
+ *     keeping a change when the goal line moves toward the goal (one more
+ *     condition holds, or the named quantity gets nearer its target) and
+ *     undoing it (u) when not. It never reads a hidden value: only the
+ *     pane's goal line, and cells the step does not hide.
+ *
+ * What counts as passed by the climber: the goal earned (met, not only
+ * shown) within the budget in any run, with the step's question, if any,
+ * passable blind as test_blind_learner.c judges it: no question, or a
+ * choice among fewer than three. A numeric question or a choice among
+ * three or more closes the gate (test_blind_learner checks that no
+ * numeric answer is on the step's screens); the climber still climbs
+ * behind it, with the answer given, and the report says so ("behind a
+ * gate"), as a measure of what the prediction alone holds back.
+ *
+ * The budget: BUDGET = 400 keys a run (navigation, values and undos
+ * counted), what a patient player presses in ten minutes at one key every
+ * 1.5 s while reading the goal line; RUNS = 8 runs a step, with different
+ * random choices of cell, key and value.
+ *
+ * Both learners were written while the lessons were being fixed for them:
+ * until the fixes land, ENFORCE_LETTERS and ENFORCE_CLIMB are 0 and the
+ * tests print their figures without failing (MHA_STRATEGY_STRICT=1 makes
+ * them fail now; set each to 1 once its fixes are on main). Either way
+ * the learners' teeth are checked: a weak lesson written for the test is
+ * passed, and its predicted twin is not.
+ *
+ * MHA_STRATEGY_REPORT=1 prints every exercise the climber tried.
+ * Deliberately not here: a learner copying numbers off the screen into
+ * numeric questions (test_blind_learner's numeric check already counts a
+ * question passed when its answer is any number on any of its screens).
+ * Suite 'perf' as well as 'tui': some 10^5 forward passes, left out of
+ * the valgrind run.
+ */
+#include <locale.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <curses.h>
+
+#include "actions.h"
+#include "app.h"
+#include "learn.h"
+#include "lesson.h"
+#include "mode.h"
+#include "stage.h"
+#include "tui_check.h"
+
+/* Flip to 1 once the lesson helpers' fixes are merged (see above). */
+enum { ENFORCE_LETTERS = 0, ENFORCE_CLIMB = 0 };
+/* Always-X earns at most this share of the choice questions. */
+#define LETTER_SHARE_MAX 0.40
+enum { RUNS = 8, BUDGET = 400, KEYS_MAX = 64, CELLS_MAX = 8192, REPEAT_MAX = 40 };
+
+static struct lesson_set set;
+static char dir[] = "/tmp/mha-test-strategy-XXXXXX";
+
+static bool strict(int enforce)
+{
+	return enforce || getenv("MHA_STRATEGY_STRICT") != NULL;
+}
+
+/* ---- the letter learner ---- */
+
+/* Of the choice questions of s, how many are right for letter ch, and how many there are. */
+static int letter_wins(const struct lesson_set *s, char ch, int *questions)
+{
+	int wins = 0;
+	*questions = 0;
+	for (int li = 0; li < s->count; li++)
+		for (int si = 0; si < s->lessons[li].nsteps; si++) {
+			const struct lesson_question *q = s->lessons[li].steps[si].question;
+			if (!q || q->nchoices == 0)
+				continue;
+			(*questions)++;
+			wins += (q->answer[0] | 0x20) == ch && q->answer[1] == '\0';
+		}
+	return wins;
+}
+
+/* Every letter a choice of s offers, once, in order: at most 26. */
+static int letters_offered(const struct lesson_set *s, char *out)
+{
+	int n = 0;
+	for (char ch = 'a'; ch <= 'z'; ch++) {
+		bool offered = false;
+		for (int li = 0; li < s->count && !offered; li++)
+			for (int si = 0; si < s->lessons[li].nsteps && !offered; si++) {
+				const struct lesson_question *q = s->lessons[li].steps[si].question;
+				for (int c = 0; q && c < q->nchoices && !offered; c++)
+					offered = (q->choices[c].key[0] | 0x20) == ch;
+			}
+		if (offered)
+			out[n++] = ch;
+	}
+	return n;
+}
+
+/* The worst letter's share; its letter in *worst. Prints every share. */
+static double letter_shares(const struct lesson_set *s, char *worst)
+{
+	char letters[26];
+	int n = letters_offered(s, letters), questions = 0;
+	double max = 0;
+	*worst = '?';
+	fprintf(stderr, "always the same letter, of the choice questions:");
+	for (int i = 0; i < n; i++) {
+		int wins = letter_wins(s, letters[i], &questions);
+		double share = questions ? (double)wins / questions : 0;
+		fprintf(stderr, " %c %d/%d (%.0f%%)", letters[i], wins, questions, 100 * share);
+		if (share > max) {
+			max = share;
+			*worst = letters[i];
+		}
+	}
+	fprintf(stderr, "\n");
+	return max;
+}
+
+static void test_no_letter_earns_more_than_its_share(void **state)
+{
+	(void)state;
+	char worst;
+	double max = letter_shares(&set, &worst);
+	if (max <= LETTER_SHARE_MAX)
+		return;
+	if (!strict(ENFORCE_LETTERS)) {
+		fprintf(stderr, "NOT ENFORCED yet (ENFORCE_LETTERS): always '%c' earns %.0f%%, more than %.0f%%\n",
+		        worst, 100 * max, 100 * LETTER_SHARE_MAX);
+		return;
+	}
+	fail_msg("always '%c' earns %.0f%% of the choice questions, more than %.0f%%", worst, 100 * max,
+	         100 * LETTER_SHARE_MAX);
+}
+
+/* ---- the climber ---- */
+
+/* The same runs every time. */
+static uint64_t rng_state;
+static unsigned rnd(unsigned n)
+{
+	return tui_check_rnd(&rng_state, n);
+}
+
+/* Taught actions the climber does not press as moves of their own: it
+ * navigates and edits by itself (below), and never leaves the step, asks
+ * for a hint or the solution, or undoes other than to drop a change. */
+static const char *const not_moves[] = {
+	"next", "prev", "hint", "solution", "answer", "menu", "leave", "quit", "save", "help", "edit",
+	"matrix-scale", "undo", "left", "right", "up", "down", "stage-jump", "stage-next", "stage-prev",
+	"matrix-next", "matrix-prev", "nudge-up", "nudge-down", "qkv", "scroll-down", "scroll-up",
+	"counts", "redraw", "export", "sentence", "reseed", "reset", "mouse", "train", "analysis",
+	"flash", "decode", "masks", "kv-cache",
+};
+
+/* Round values typed into a cell, as test_blind_learner's learner types them. */
+static const char *const values[] = {
+	"0", "1", "2", "3", "4", "5", "8", "10", "-1", "-2", "-3", "-5", "-10", "0.5", "0.1", "0.25", "-0.5",
+};
+
+/* An editable cell as the stage screens show it: where the cursor goes
+ * (stage, projection, panel, row and column in it) and what it is. */
+struct target {
+	int stage, proj, panel, row, col;
+	enum mha_tensor t;
+	int r, c;
+	bool marked; /* the step highlights it */
+};
+
+struct climber {
+	struct app *app;
+	const struct lesson_step *step;
+	int keys[KEYS_MAX], nkeys;
+	bool edit, scale;
+	struct target cells[CELLS_MAX];
+	int ncells, nmarked;
+	int used;  /* keys pressed */
+	bool met;  /* the goal was earned at some moment */
+};
+
+static bool earned(const struct app *app)
+{
+	return app->learn.active && app->learn.run.met && !app->learn.run.unearned;
+}
+
+static void press(struct climber *cl, int key)
+{
+	unsigned f = app_key(cl->app, key);
+	if (f & APP_RECOMPUTE)
+		app_recompute(cl->app);
+	cl->used++;
+	cl->met |= earned(cl->app);
+}
+
+static void type(struct climber *cl, const char *s)
+{
+	for (; *s; s++)
+		press(cl, *s == '\n' ? '\r' : (unsigned char)*s);
+}
+
+/* Every input cell the stage screens show (each once), looked at, not
+ * pressed for: the learner sees the screens. */
+static void find_cells(struct climber *cl)
+{
+	static bool seen[MHA_T_WO + 1][1 << 20]; /* the inputs: X, W^Q, W^K, W^V, W^O */
+	const struct app *app = cl->app;
+	memset(seen, 0, sizeof seen);
+	cl->ncells = cl->nmarked = 0;
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
+		for (int proj = 0; proj < (s <= PIPELINE_RESHAPE ? PROJ_COUNT : 1); proj++) {
+			struct stage_view v;
+			int pj = s <= PIPELINE_RESHAPE ? proj : (int)app->proj;
+			stage_view((enum pipeline_stage)s, &app->cfg, app->head, (enum proj)pj, &v);
+			for (int p = 0; p < v.count; p++) {
+				const struct panel *pa = &v.p[p];
+				if (!mha_tensor_info(pa->t)->input || pa->proof || pa->t > MHA_T_WO)
+					continue;
+				struct mha_shape sh = mha_tensor_shape(&app->cfg, pa->t);
+				for (int r = 0; r < pa->rows; r++)
+					for (int c = 0; c < pa->cols && cl->ncells < CELLS_MAX; c++) {
+						size_t at = (size_t)r * sh.cols + pa->col0 + c;
+						if (at >= sizeof seen[0] || seen[pa->t][at])
+							continue;
+						seen[pa->t][at] = true;
+						bool marked = learn_marked(app, pa->t, 0, r, pa->col0 + c);
+						cl->cells[cl->ncells++] = (struct target){ s, pj, p, r, c, pa->t, r,
+						                                           pa->col0 + c, marked };
+						cl->nmarked += marked;
+					}
+			}
+		}
+}
+
+/* The cursor to cell x with the keys a learner presses: the stage's
+ * digit, v for the projection, c for the matrix, the arrows. false when
+ * it did not get there. */
+static bool go_to(struct climber *cl, const struct target *x)
+{
+	struct app *app = cl->app;
+	if ((int)app->stage != x->stage)
+		press(cl, '1' + x->stage);
+	for (int i = 0; i < PROJ_COUNT && x->stage <= PIPELINE_RESHAPE && (int)app->proj != x->proj; i++)
+		press(cl, 'v');
+	for (int i = 0; i < STAGE_PANELS_MAX && app->cur[app->stage].panel != x->panel; i++)
+		press(cl, 'c');
+	while (app->cur[app->stage].row != x->row && cl->used < BUDGET) {
+		int before = app->cur[app->stage].row;
+		press(cl, app->cur[app->stage].row < x->row ? KEY_DOWN : KEY_UP);
+		if (app->cur[app->stage].row == before)
+			break;
+	}
+	while (app->cur[app->stage].col != x->col && cl->used < BUDGET) {
+		int before = app->cur[app->stage].col;
+		press(cl, app->cur[app->stage].col < x->col ? KEY_RIGHT : KEY_LEFT);
+		if (app->cur[app->stage].col == before)
+			break;
+	}
+	struct cell c;
+	return app_cursor_input(app, &c) && c.t == x->t && c.r == x->r && c.c == x->c;
+}
+
+/* What the goal line says, as the climber reads it: how many conditions
+ * hold, which one it names first, and how far that one is from its
+ * target (NAN when the line gives no number to compare). */
+struct reading {
+	int hold;
+	char name[96];
+	double dist;
+};
+
+/* For "argmax P₀[2,*] = 2 (sat), want 1 (cat)": how far the wanted
+ * column is below the row's largest, from the cells the screen shows
+ * (NAN when the step hides any of them). */
+static double argmax_gap(const struct climber *cl, const char *line)
+{
+	const struct app *app = cl->app;
+	for (int i = 0; i < cl->step->ngoals; i++) {
+		const struct lesson_cond *g = &cl->step->goals[i];
+		char why[LESSON_STATUS_MAX];
+		if (g->kind != LESSON_COND_ARGMAX || g->cmp != LESSON_EQ ||
+		    lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why) ||
+		    strcmp(why, line) != 0)
+			continue; /* not the condition the line names */
+		struct mha_shape s = mha_tensor_shape(&app->cfg, g->ref.t);
+		const float *p = mha_tensor_data(&app->w, &app->a, g->ref.t);
+		int m = g->ref.r[0].lo, r = g->ref.r[1].lo, want = (int)g->a;
+		if (!p || want >= s.cols)
+			return NAN;
+		const float *row = p + ((size_t)m * s.rows + r) * s.cols;
+		double max = -INFINITY;
+		for (int j = 0; j < s.cols; j++) {
+			if (learn_hidden(app, g->ref.t, m, r, j))
+				return NAN;
+			max = fmax(max, row[j]);
+		}
+		return max - row[want];
+	}
+	return NAN;
+}
+
+static struct reading read_goal_line(const struct climber *cl)
+{
+	const char *s = cl->app->learn.run.status;
+	struct reading rd = { 0, "", NAN };
+	const char *first = strstr(s, "): ");
+	if (strncmp(s, "Not yet (", 9) == 0 && first) {
+		rd.hold = atoi(s + 9);
+		first += 3;
+	} else if (strncmp(s, "Not yet: ", 9) == 0) {
+		first = s + 9;
+	} else {
+		return rd;
+	}
+	const char *want = strstr(first, ", want ");
+	const char *eq = strstr(first, " = ");
+	const char *most = strstr(first, " moved by at most ");
+	const char *end = most ? most : eq ? eq : want ? want : first + strlen(first);
+	snprintf(rd.name, sizeof rd.name, "%.*s", (int)(end - first), first);
+	if (strncmp(first, "argmax ", 7) == 0) {
+		rd.dist = argmax_gap(cl, first);
+		return rd;
+	}
+	if (!want || (!eq && !most))
+		return rd; /* "causal is off, want on", "head 1 is on, want off": no number */
+	double v = atof(most ? most + strlen(" moved by at most ") : eq + 3);
+	const char *w = want + strlen(", want ");
+	if (strncmp(w, "within ", 7) == 0) {
+		double a = atof(w + 7), b = a;
+		const char *dots = strstr(w, "..");
+		if (dots)
+			b = atof(dots + 2);
+		rd.dist = v < a ? a - v : v > b ? v - b : 0;
+	} else {
+		const char *num = w + strcspn(w, "-0123456789");
+		double a = atof(num);
+		rd.dist = w[0] == '>' ? fmax(0, a - v) : w[0] == '<' ? fmax(0, v - a) : fabs(v - a);
+	}
+	return rd;
+}
+
+/* Is b nearer the goal than a? One more condition holding, or the same
+ * one named nearer its target. */
+static bool better(const struct reading *a, const struct reading *b)
+{
+	if (b->hold != a->hold)
+		return b->hold > a->hold;
+	return strcmp(a->name, b->name) == 0 && !isnan(a->dist) && !isnan(b->dist) &&
+	       b->dist < a->dist - 1e-4;
+}
+
+/* One undo level made since (top, count)? */
+static bool changed(const struct app *app, int top, int count)
+{
+	return app->undo_top != top || app->undo_count != count;
+}
+
+enum move_kind { MOVE_NUDGE, MOVE_STEP, MOVE_TYPE, MOVE_KEY, MOVE_SCALE };
+
+/* Steps a climber types on top of a cell's value (it reads the value off
+ * the screen): coarse to fine, for bands narrower than a nudge. */
+static const double steps[] = { 1, -1, 0.5, -0.5, 0.2, -0.2, 0.05, -0.05, 0.02, -0.02, 0.01, -0.01, 0.005, -0.005 };
+
+/* Make one move; keep it while the goal line gets better (pressing the
+ * same key again, for a nudge or a taught key), drop the last try with u. */
+static void climb_once(struct climber *cl, struct reading *now)
+{
+	struct app *app = cl->app;
+	/* what the learner can do: nudge always (the status line offers + and
+	 * -); type values once taught; the taught keys; scale once taught */
+	enum move_kind can[5];
+	int ncan = 0;
+	can[ncan++] = MOVE_NUDGE;
+	if (cl->edit) {
+		can[ncan++] = MOVE_STEP;
+		can[ncan++] = MOVE_TYPE;
+	}
+	if (cl->nkeys)
+		can[ncan++] = MOVE_KEY;
+	if (cl->scale)
+		can[ncan++] = MOVE_SCALE;
+	enum move_kind kind = can[rnd((unsigned)ncan)];
+	int key = 0;
+	double step = steps[rnd(sizeof steps / sizeof *steps)];
+	const char *value = values[rnd(sizeof values / sizeof *values)];
+	char line[40] = "";
+	if (kind != MOVE_KEY) {
+		if (cl->ncells == 0)
+			return;
+		/* highlighted cells first: half the tries go to them */
+		int i = cl->nmarked && rnd(2) ? (int)rnd((unsigned)cl->nmarked) : -1;
+		const struct target *x = NULL;
+		for (int k = 0, seen = 0; i >= 0 && k < cl->ncells && !x; k++)
+			if (cl->cells[k].marked && seen++ == i)
+				x = &cl->cells[k];
+		if (!x)
+			x = &cl->cells[rnd((unsigned)cl->ncells)];
+		if (!go_to(cl, x))
+			return;
+	}
+	if (kind == MOVE_NUDGE)
+		key = rnd(2) ? '+' : '-';
+	else if (kind == MOVE_KEY)
+		key = cl->keys[rnd((unsigned)cl->nkeys)];
+	for (int times = 0; times < REPEAT_MAX && cl->used < BUDGET && !cl->met; times++) {
+		int top = app->undo_top, count = app->undo_count;
+		if (kind == MOVE_STEP) { /* the cell's value as drawn, plus the step */
+			struct stage_view v;
+			struct cell c;
+			const struct panel *p;
+			app_cursor_cell(app, &c, &p, &v);
+			float at = app_panel_value(app, p, app->cur[app->stage].row, app->cur[app->stage].col);
+			snprintf(line, sizeof line, "\n%.3f\n", at + step);
+		} else if (kind == MOVE_TYPE) {
+			snprintf(line, sizeof line, "\n%s\n", value);
+		} else if (kind == MOVE_SCALE) {
+			snprintf(line, sizeof line, "*%.*s%s\n", (int)rnd(4), "\t\t\t", value);
+		}
+		if (key)
+			press(cl, key);
+		else
+			type(cl, line);
+		if (app->mode != MODE_WORKBENCH)
+			press(cl, 27); /* a refused value: Esc */
+		if (cl->met || !changed(app, top, count))
+			return;
+		struct reading after = read_goal_line(cl);
+		if (!better(now, &after)) {
+			press(cl, 'u');
+			return;
+		}
+		*now = after;
+		if (kind == MOVE_KEY)
+			find_cells(cl); /* the shapes may have changed */
+		if (kind == MOVE_TYPE || kind == MOVE_SCALE)
+			return; /* a round value: once */
+	}
+}
+
+/* One run of the climber on lesson li, step si: true when it earned the
+ * goal. The question, if any, is answered right first (its gate is judged
+ * apart: see the top of the file). */
+static bool climb_run(int li, int si, uint64_t seed, int *keys_used)
+{
+	static struct climber cl;
+	memset(&cl, 0, sizeof cl);
+	cl.app = tui_check_open(&set);
+	cl.step = &set.lessons[li].steps[si];
+	rng_state = seed;
+	cl.nkeys = tui_check_taught_keys(&set, li, si, not_moves, (int)(sizeof not_moves / sizeof *not_moves),
+	                                 cl.keys, KEYS_MAX, &cl.edit, &cl.scale);
+	if (learn_open(cl.app, li, si) & APP_RECOMPUTE)
+		app_recompute(cl.app);
+	const struct lesson_question *q = cl.step->question;
+	if (q) { /* @answer holds the tolerance too ("0.67 0.01"): type the number */
+		char msg[LESSON_STATUS_MAX], text[LESSON_ANSWER_MAX];
+		double v;
+		if (q->nchoices == 0 && lesson_run_expected(&cl.app->learn.run, &v))
+			snprintf(text, sizeof text, "%.9g", v);
+		else
+			snprintf(text, sizeof text, "%s", q->answer);
+		assert_int_equal(lesson_run_answer(&cl.app->learn.run, text, msg, sizeof msg), 1);
+		app_recompute(cl.app);
+	}
+	cl.met = earned(cl.app);
+	find_cells(&cl);
+	if (getenv("MHA_STRATEGY_TRACE"))
+		fprintf(stderr, "L%d %s: %d cells (%d marked), %d keys, status '%s'\n", cl.step->line, cl.step->id,
+		        cl.ncells, cl.nmarked, cl.nkeys, cl.app->learn.run.status);
+	struct reading now = read_goal_line(&cl);
+	while (!cl.met && cl.used < BUDGET) {
+		int before = cl.used;
+		climb_once(&cl, &now);
+		if (cl.used == before)
+			cl.used++; /* a move that could not be made still costs a look */
+	}
+	*keys_used = cl.used;
+	tui_check_close(cl.app);
+	return cl.met;
+}
+
+/* Does the step's question let a blind learner through? (None, or a choice among fewer than three.) */
+static bool gate_open(const struct lesson_step *s)
+{
+	return !s->question || (s->question->nchoices > 0 && s->question->nchoices < 3);
+}
+
+static bool has_edit_goal(const struct lesson_step *s)
+{
+	for (int i = 0; i < s->ngoals; i++)
+		if (s->goals[i].kind != LESSON_COND_ANSWER)
+			return true;
+	return false;
+}
+
+/* Runs of the climber that earned step si of lesson li (of RUNS); the
+ * keys the first such run took in *keys. */
+static int climbs(int li, int si, int *keys)
+{
+	int won = 0;
+	*keys = 0;
+	for (int r = 0; r < RUNS; r++) {
+		int used;
+		if (climb_run(li, si, 0x9e3779b97f4a7c15ULL * (uint64_t)(r + 7) + (uint64_t)(li * 64 + si), &used)) {
+			if (!won)
+				*keys = used;
+			won++;
+		}
+	}
+	return won;
+}
+
+/* Every exercise with a goal beyond its answer, climbed; the failures
+ * (gate open, climbed) listed in out. Returns how many were passed. */
+static int climb_all(const struct lesson_set *s, bool report, char *out, size_t len, int *tried)
+{
+	struct lesson_set shipped = set;
+	int passed = 0;
+	set = *s;
+	*tried = 0;
+	out[0] = '\0';
+	for (int li = 0; li < set.count; li++)
+		for (int si = 0; si < set.lessons[li].nsteps; si++) {
+			const struct lesson_step *st = &set.lessons[li].steps[si];
+			if (!has_edit_goal(st))
+				continue;
+			(*tried)++;
+			int keys, won = climbs(li, si, &keys);
+			bool open = gate_open(st), pass = won > 0 && open;
+			char line[200], first[40] = "";
+			if (won)
+				snprintf(first, sizeof first, ", the first in %d keys", keys);
+			snprintf(line, sizeof line, "  L%d %s: climbed in %d of %d runs%s (%s)\n",
+			         set.lessons[li].number, st->id, won, RUNS, first, !st->question ? "no question"
+			         : st->question->nchoices ? (open ? "a coin-toss choice" : "behind a choice gate")
+			                                  : "behind a numeric gate");
+			if (report || pass)
+				fputs(line, stderr);
+			if (pass) {
+				passed++;
+				if (strlen(out) + strlen(line) < len)
+					strcat(out, line);
+			}
+		}
+	set = shipped;
+	return passed;
+}
+
+static void test_no_exercise_is_climbed(void **state)
+{
+	(void)state;
+	char failures[4096];
+	int tried, passed = climb_all(&set, getenv("MHA_STRATEGY_REPORT") != NULL, failures,
+	                              sizeof failures, &tried);
+	fprintf(stderr, "climber: %d of %d exercises with an edit goal passed (%d runs x %d keys)\n",
+	        passed, tried, RUNS, BUDGET);
+	if (passed == 0)
+		return;
+	if (!strict(ENFORCE_CLIMB)) {
+		fprintf(stderr, "NOT ENFORCED yet (ENFORCE_CLIMB)\n");
+		return;
+	}
+	fail_msg("climbed without the idea:\n%s", failures);
+}
+
+/* The learners have teeth: an exercise steered by a live goal line (the
+ * old lesson 1 'steer'), a band to reach in Q by a typed value (lesson 2
+ * 'one-cell'), and the letters of a set that always answers 'a', are
+ * caught; the same steering behind a prediction is not. */
+static const char weak_lesson[] =
+	"mha-tui-lesson 1\n@lesson 1\n@title Weak\n@objective Exercises a climber passes.\n"
+	"@config tokens=4 d_model=4 heads=1 seed=1\n@labels the cat sat down\n"
+	"@fill X identity\n@fill W^Q identity\n@fill W^K identity\n@fill W^V identity\n@fill W^O identity\n"
+	"@step steer Steer\nMake token 2 attend most to token 1. Type a value with {key:edit}.\n"
+	"@goal argmax P₀[2,*] = 1\n@hint h1\n@hint h2\n@hint h3\n@solution W^Q[2,1] = 3\n"
+	"@focus Softmax\n@highlight W^Q[2,*]\n"
+	"@step band One cell\nMake Q[1,2] equal to 1.\n@set X[1,*] = 0\n@set X[1,0] = 1\n"
+	"@goal Q[1,2] within 0.99 1.01\n@hint h1\n@hint h2\n@hint h3\n@solution W^Q[0,2] = 1\n"
+	"@focus Projection\n@highlight W^Q[*,2]\n"
+	"@step predict Predict, then steer\nPredict, then make token 2 attend most to token 1.\n"
+	"@question With W^Q[2,1] = 3, what weight will token 2 give token 1? (two decimals)\n"
+	"@answer 0.55 0.01\n@goal answer\n@goal argmax P₀[2,*] = 1\n@hide Softmax\n"
+	"@hint h1\n@hint h2\n@hint h3\n@solution W^Q[2,1] = 3\n@focus Softmax\n@highlight W^Q[2,*]\n"
+	"@step pick Pick\n@question Which?\n@choice a one\n@choice b two\n@choice c three\n@answer a\n"
+	"@feedback b no\n@feedback c no\n@hint h1\n@hint h2\n@hint h3\n@focus Softmax\n"
+	"@step pick-again Pick again\n@question Which?\n@choice a one\n@choice b two\n@choice c three\n"
+	"@answer a\n@feedback b no\n@feedback c no\n@hint h1\n@hint h2\n@hint h3\n@focus Softmax\n";
+
+static void test_the_learners_catch_a_weak_lesson_and_not_a_prediction(void **state)
+{
+	(void)state;
+	struct lesson_set weak;
+	tui_check_one_lesson(&weak, dir, "weak", weak_lesson);
+	int keys;
+	struct lesson_set shipped = set;
+	set = weak;
+	int steer = climbs(0, 0, &keys), band = climbs(0, 1, &keys), predict = climbs(0, 2, &keys);
+	set = shipped;
+	char failures[4096], worst;
+	int tried, passed = climb_all(&weak, false, failures, sizeof failures, &tried);
+	double share = letter_shares(&weak, &worst);
+	lesson_set_free(&weak);
+	assert_true(steer > 0);
+	assert_true(band > 0);
+	/* climbed with the answer given, but its numeric gate holds */
+	assert_true(predict > 0);
+	assert_int_equal(tried, 3);
+	assert_int_equal(passed, 2);
+	assert_non_null(strstr(failures, "L1 steer: climbed"));
+	assert_non_null(strstr(failures, "L1 band: climbed"));
+	assert_null(strstr(failures, "predict"));
+	assert_true(share > LETTER_SHARE_MAX);
+	assert_int_equal(worst, 'a');
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "C");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_learners_catch_a_weak_lesson_and_not_a_prediction),
+		cmocka_unit_test(test_no_letter_earns_more_than_its_share),
+		cmocka_unit_test(test_no_exercise_is_climbed),
+	};
+	/* the shipped lessons, loaded once for every test */
+	if (tui_check_lessons_open(&set, dir) != 0)
+		return 1;
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
+	return tui_check_lessons_close(&set, dir) != 0 ? 1 : failed;
+}
