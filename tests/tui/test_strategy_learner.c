@@ -38,7 +38,8 @@
  * the learners' teeth are checked: a weak lesson written for the test is
  * passed, and its predicted twin is not.
  *
- * MHA_STRATEGY_REPORT=1 prints every exercise the climber tried.
+ * MHA_STRATEGY_REPORT=1 prints every exercise the climber tried;
+ * MHA_STRATEGY_TRACE=1 every move it kept, and the goal line after it.
  * Deliberately not here: a learner copying numbers off the screen into
  * numeric questions (test_blind_learner's numeric check already counts a
  * question passed when its answer is any number on any of its screens).
@@ -63,6 +64,7 @@
 #include "learn.h"
 #include "lesson.h"
 #include "mode.h"
+#include "ref.h"
 #include "stage.h"
 #include "tui_check.h"
 
@@ -190,7 +192,7 @@ struct target {
 struct climber {
 	struct app *app;
 	const struct lesson_step *step;
-	int keys[KEYS_MAX], nkeys;
+	int keys[KEYS_MAX], nkeys, next_key; /* the taught keys, tried in turn */
 	bool edit, scale;
 	struct target cells[CELLS_MAX];
 	int ncells, nmarked;
@@ -279,69 +281,17 @@ static bool go_to(struct climber *cl, const struct target *x)
 	return app_cursor_input(app, &c) && c.t == x->t && c.r == x->r && c.c == x->c;
 }
 
-/* What the goal line says, as the climber reads it: how many conditions
- * hold, which one it names first, and how far that one is from its
- * target (NAN when the line gives no number to compare). */
-struct reading {
-	int hold;
-	char name[96];
-	double dist;
-};
-
-/* For "argmax P₀[2,*] = 2 (sat), want 1 (cat)": how far the wanted
- * column is below the row's largest, from the cells the screen shows
- * (NAN when the step hides any of them). */
-static double argmax_gap(const struct climber *cl, const char *line)
+/* How far a condition's text ("Y[3,0] = 0.52, want within 0.66..0.68",
+ * "heads = 8, want = 16", "Y moved by at most 0.2 since the step began,
+ * want within 0.05") is from its target; NAN when it gives no number to
+ * compare ("causal is off, want on", "head 1 is on, want off"). */
+static double text_distance(const char *why)
 {
-	const struct app *app = cl->app;
-	for (int i = 0; i < cl->step->ngoals; i++) {
-		const struct lesson_cond *g = &cl->step->goals[i];
-		char why[LESSON_STATUS_MAX];
-		if (g->kind != LESSON_COND_ARGMAX || g->cmp != LESSON_EQ ||
-		    lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why) ||
-		    strcmp(why, line) != 0)
-			continue; /* not the condition the line names */
-		struct mha_shape s = mha_tensor_shape(&app->cfg, g->ref.t);
-		const float *p = mha_tensor_data(&app->w, &app->a, g->ref.t);
-		int m = g->ref.r[0].lo, r = g->ref.r[1].lo, want = (int)g->a;
-		if (!p || want >= s.cols)
-			return NAN;
-		const float *row = p + ((size_t)m * s.rows + r) * s.cols;
-		double max = -INFINITY;
-		for (int j = 0; j < s.cols; j++) {
-			if (learn_hidden(app, g->ref.t, m, r, j))
-				return NAN;
-			max = fmax(max, row[j]);
-		}
-		return max - row[want];
-	}
-	return NAN;
-}
-
-static struct reading read_goal_line(const struct climber *cl)
-{
-	const char *s = cl->app->learn.run.status;
-	struct reading rd = { 0, "", NAN };
-	const char *first = strstr(s, "): ");
-	if (strncmp(s, "Not yet (", 9) == 0 && first) {
-		rd.hold = atoi(s + 9);
-		first += 3;
-	} else if (strncmp(s, "Not yet: ", 9) == 0) {
-		first = s + 9;
-	} else {
-		return rd;
-	}
-	const char *want = strstr(first, ", want ");
-	const char *eq = strstr(first, " = ");
-	const char *most = strstr(first, " moved by at most ");
-	const char *end = most ? most : eq ? eq : want ? want : first + strlen(first);
-	snprintf(rd.name, sizeof rd.name, "%.*s", (int)(end - first), first);
-	if (strncmp(first, "argmax ", 7) == 0) {
-		rd.dist = argmax_gap(cl, first);
-		return rd;
-	}
-	if (!want || (!eq && !most))
-		return rd; /* "causal is off, want on", "head 1 is on, want off": no number */
+	const char *want = strstr(why, ", want ");
+	const char *eq = strstr(why, " = ");
+	const char *most = strstr(why, " moved by at most ");
+	if (!want || (!eq && !most) || strncmp(why, "argmax ", 7) == 0)
+		return NAN;
 	double v = atof(most ? most + strlen(" moved by at most ") : eq + 3);
 	const char *w = want + strlen(", want ");
 	if (strncmp(w, "within ", 7) == 0) {
@@ -349,23 +299,87 @@ static struct reading read_goal_line(const struct climber *cl)
 		const char *dots = strstr(w, "..");
 		if (dots)
 			b = atof(dots + 2);
-		rd.dist = v < a ? a - v : v > b ? v - b : 0;
-	} else {
-		const char *num = w + strcspn(w, "-0123456789");
-		double a = atof(num);
-		rd.dist = w[0] == '>' ? fmax(0, a - v) : w[0] == '<' ? fmax(0, v - a) : fabs(v - a);
+		return v < a ? a - v : v > b ? v - b : 0;
 	}
-	return rd;
+	double a = atof(w + strcspn(w, "-0123456789"));
+	return w[0] == '>' ? fmax(0, a - v) : w[0] == '<' ? fmax(0, v - a) : w[0] == '=' ? fabs(v - a) : NAN;
 }
 
-/* Is b nearer the goal than a? One more condition holding, or the same
- * one named nearer its target. */
-static bool better(const struct reading *a, const struct reading *b)
+/* Does the screen show every cell of g's reference (the step hides none)? */
+static bool cells_shown(const struct app *app, const struct lesson_cond *g)
 {
-	if (b->hold != a->hold)
-		return b->hold > a->hold;
-	return strcmp(a->name, b->name) == 0 && !isnan(a->dist) && !isnan(b->dist) &&
-	       b->dist < a->dist - 1e-4;
+	struct mha_shape s = mha_tensor_shape(&app->cfg, g->ref.t);
+	int lo[3], hi[3], n[3] = { s.count, s.rows, s.cols };
+	for (int k = 0; k < 3; k++)
+		if (!lesson_range_resolve(g->ref.r[k], n[k], &lo[k], &hi[k]))
+			return false;
+	for (int m = lo[0]; m <= hi[0]; m++)
+		for (int r = lo[1]; r <= hi[1]; r++)
+			for (int c = lo[2]; c <= hi[2]; c++)
+				if (learn_hidden(app, g->ref.t, m, r, c))
+					return false;
+	return true;
+}
+
+/* Is what g compares on the screen? Its cells unless hidden; the
+ * configuration (the header line); the counts unless hidden. */
+static bool shown(const struct app *app, const struct lesson_cond *g)
+{
+	switch (g->kind) {
+	case LESSON_COND_CELL:
+	case LESSON_COND_REDUCE:
+	case LESSON_COND_ARGMAX:
+		return cells_shown(app, g);
+	case LESSON_COND_QTY:
+		return g->qty <= LESSON_Q_HEADS_OFF || !learn_counts_hidden(app);
+	default:
+		return false; /* 'unchanged' shows its figure only on the goal line */
+	}
+}
+
+/* For "argmax P₀[2,*] = 1": how far the wanted column is below the row's largest. */
+static double argmax_gap(const struct app *app, const struct lesson_cond *g)
+{
+	struct mha_shape s = mha_tensor_shape(&app->cfg, g->ref.t);
+	const float *p = mha_tensor_data(&app->w, &app->a, g->ref.t);
+	int m = g->ref.r[0].lo, r = g->ref.r[1].lo, want = (int)g->a;
+	if (!p || g->cmp != LESSON_EQ || want >= s.cols || m >= s.count || r >= s.rows)
+		return NAN;
+	const float *row = p + ((size_t)m * s.rows + r) * s.cols;
+	double max = -INFINITY;
+	for (int j = 0; j < s.cols; j++)
+		max = fmax(max, row[j]);
+	return max - row[want];
+}
+
+/* The climber's reading of the screen, lower when nearer the goal: over
+ * the conditions that do not hold, 1 + d / (1 + d) each, d how far the
+ * condition is from its target when the screen gives it (the goal line
+ * names the first such condition with its number; the cells, the
+ * configuration and the counts give the others when not hidden), else
+ * the worst (d / (1 + d) = 1: "Y changed shape" is no nearer);
+ * weighed in the order the goal line names them (3^(n-1-i) for the i-th
+ * of n), so that the condition the goal line names first comes first:
+ * making it hold outweighs anything on the later ones. */
+static double reading(const struct climber *cl)
+{
+	const struct app *app = cl->app;
+	const char *line = app->learn.run.status, *first = strstr(line, "): ");
+	first = strncmp(line, "Not yet: ", 9) == 0 ? line + 9 : first ? first + 3 : "";
+	double sum = 0, weight = 1;
+	for (int i = 1; i < cl->step->ngoals; i++)
+		weight *= 3;
+	for (int i = 0; i < cl->step->ngoals; i++, weight /= 3) {
+		const struct lesson_cond *g = &cl->step->goals[i];
+		char why[LESSON_STATUS_MAX];
+		if (lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why))
+			continue;
+		bool named = strcmp(why, first) == 0, seen = shown(app, g);
+		double d = g->kind == LESSON_COND_ARGMAX ? (seen ? argmax_gap(app, g) : NAN)
+		         : named || seen ? text_distance(why) : NAN;
+		sum += weight * (1 + (isnan(d) ? 1 : d / (1 + d))); /* not given: the worst */
+	}
+	return sum;
 }
 
 /* One undo level made since (top, count)? */
@@ -374,34 +388,55 @@ static bool changed(const struct app *app, int top, int count)
 	return app->undo_top != top || app->undo_count != count;
 }
 
-enum move_kind { MOVE_NUDGE, MOVE_STEP, MOVE_TYPE, MOVE_KEY, MOVE_SCALE };
+enum move_kind { MOVE_NUDGE, MOVE_STEP, MOVE_TYPE, MOVE_KEY, MOVE_SCALE, MOVE_FACTOR };
 
 /* Steps a climber types on top of a cell's value (it reads the value off
  * the screen): coarse to fine, for bands narrower than a nudge. */
 static const double steps[] = { 1, -1, 0.5, -0.5, 0.2, -0.2, 0.05, -0.05, 0.02, -0.02, 0.01, -0.01, 0.005, -0.005 };
+/* Factors the scale prompt gets again and again while they help. */
+static const char *const factors[] = { "2", "0.5", "1.5", "0.67", "1.2", "0.8", "1.05", "0.95", "-1" };
+
+/* Does a condition the keys change (a shape, a switch, a head) not hold yet? */
+static bool wants_keys(const struct climber *cl)
+{
+	const struct app *app = cl->app;
+	for (int i = 0; i < cl->step->ngoals; i++) {
+		const struct lesson_cond *g = &cl->step->goals[i];
+		char why[LESSON_STATUS_MAX];
+		if ((g->kind == LESSON_COND_QTY || g->kind == LESSON_COND_HEAD) &&
+		    !lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why))
+			return true;
+	}
+	return false;
+}
 
 /* Make one move; keep it while the goal line gets better (pressing the
  * same key again, for a nudge or a taught key), drop the last try with u. */
-static void climb_once(struct climber *cl, struct reading *now)
+static void climb_once(struct climber *cl, double *now)
 {
 	struct app *app = cl->app;
 	/* what the learner can do: nudge always (the status line offers + and
-	 * -); type values once taught; the taught keys; scale once taught */
-	enum move_kind can[5];
+	 * -); type values once taught; the taught keys, each in turn, half
+	 * the time while a shape or switch is wanted; scale once taught */
+	enum move_kind can[6];
 	int ncan = 0;
 	can[ncan++] = MOVE_NUDGE;
 	if (cl->edit) {
 		can[ncan++] = MOVE_STEP;
 		can[ncan++] = MOVE_TYPE;
 	}
-	if (cl->nkeys)
-		can[ncan++] = MOVE_KEY;
-	if (cl->scale)
+	if (cl->scale) {
 		can[ncan++] = MOVE_SCALE;
+		can[ncan++] = MOVE_FACTOR;
+	}
 	enum move_kind kind = can[rnd((unsigned)ncan)];
-	int key = 0;
+	if (cl->nkeys && (rnd(ncan + 1) == 0 || (wants_keys(cl) && rnd(2))))
+		kind = MOVE_KEY;
+	int key = 0, tabs = (int)rnd(4);
+	bool set_cells = rnd(2); /* a round value after = sets the block */
 	double step = steps[rnd(sizeof steps / sizeof *steps)];
-	const char *value = values[rnd(sizeof values / sizeof *values)];
+	const char *value = kind == MOVE_FACTOR ? factors[rnd(sizeof factors / sizeof *factors)]
+	                                        : values[rnd(sizeof values / sizeof *values)];
 	char line[40] = "";
 	if (kind != MOVE_KEY) {
 		if (cl->ncells == 0)
@@ -420,7 +455,7 @@ static void climb_once(struct climber *cl, struct reading *now)
 	if (kind == MOVE_NUDGE)
 		key = rnd(2) ? '+' : '-';
 	else if (kind == MOVE_KEY)
-		key = cl->keys[rnd((unsigned)cl->nkeys)];
+		key = cl->keys[cl->next_key++ % cl->nkeys];
 	for (int times = 0; times < REPEAT_MAX && cl->used < BUDGET && !cl->met; times++) {
 		int top = app->undo_top, count = app->undo_count;
 		if (kind == MOVE_STEP) { /* the cell's value as drawn, plus the step */
@@ -429,11 +464,12 @@ static void climb_once(struct climber *cl, struct reading *now)
 			const struct panel *p;
 			app_cursor_cell(app, &c, &p, &v);
 			float at = app_panel_value(app, p, app->cur[app->stage].row, app->cur[app->stage].col);
-			snprintf(line, sizeof line, "\n%.3f\n", at + step);
+			snprintf(line, sizeof line, "\n%.4f\n", at + step);
 		} else if (kind == MOVE_TYPE) {
 			snprintf(line, sizeof line, "\n%s\n", value);
-		} else if (kind == MOVE_SCALE) {
-			snprintf(line, sizeof line, "*%.*s%s\n", (int)rnd(4), "\t\t\t", value);
+		} else if (kind == MOVE_SCALE || kind == MOVE_FACTOR) { /* a block: Tab picks which */
+			snprintf(line, sizeof line, "*%.*s%s%s\n", tabs, "\t\t\t", kind == MOVE_SCALE && set_cells ? "=" : "",
+			         value);
 		}
 		if (key)
 			press(cl, key);
@@ -443,12 +479,15 @@ static void climb_once(struct climber *cl, struct reading *now)
 			press(cl, 27); /* a refused value: Esc */
 		if (cl->met || !changed(app, top, count))
 			return;
-		struct reading after = read_goal_line(cl);
-		if (!better(now, &after)) {
+		double after = reading(cl);
+		if (!(after < *now - 1e-6)) {
 			press(cl, 'u');
 			return;
 		}
 		*now = after;
+		if (getenv("MHA_STRATEGY_TRACE"))
+			fprintf(stderr, "  kept %d '%s' key %c at %d: %.4f '%s'\n", kind, line, key ? key : ' ', cl->used, after,
+			        app->learn.run.status);
 		if (kind == MOVE_KEY)
 			find_cells(cl); /* the shapes may have changed */
 		if (kind == MOVE_TYPE || kind == MOVE_SCALE)
@@ -468,6 +507,11 @@ static bool climb_run(int li, int si, uint64_t seed, int *keys_used)
 	rng_state = seed;
 	cl.nkeys = tui_check_taught_keys(&set, li, si, not_moves, (int)(sizeof not_moves / sizeof *not_moves),
 	                                 cl.keys, KEYS_MAX, &cl.edit, &cl.scale);
+	for (int i = cl.nkeys - 1; i > 0; i--) { /* in an order of the run's own */
+		int j = (int)rnd((unsigned)i + 1), k = cl.keys[i];
+		cl.keys[i] = cl.keys[j];
+		cl.keys[j] = k;
+	}
 	if (learn_open(cl.app, li, si) & APP_RECOMPUTE)
 		app_recompute(cl.app);
 	const struct lesson_question *q = cl.step->question;
@@ -486,7 +530,7 @@ static bool climb_run(int li, int si, uint64_t seed, int *keys_used)
 	if (getenv("MHA_STRATEGY_TRACE"))
 		fprintf(stderr, "L%d %s: %d cells (%d marked), %d keys, status '%s'\n", cl.step->line, cl.step->id,
 		        cl.ncells, cl.nmarked, cl.nkeys, cl.app->learn.run.status);
-	struct reading now = read_goal_line(&cl);
+	double now = reading(&cl);
 	while (!cl.met && cl.used < BUDGET) {
 		int before = cl.used;
 		climb_once(&cl, &now);
