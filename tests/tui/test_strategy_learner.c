@@ -228,9 +228,13 @@ static void type(struct climber *cl, const char *s)
  * pressed for: the learner sees the screens. */
 static void find_cells(struct climber *cl)
 {
-	static bool seen[MHA_T_WO + 1][1 << 20]; /* the inputs: X, W^Q, W^K, W^V, W^O */
 	const struct app *app = cl->app;
-	memset(seen, 0, sizeof seen);
+	bool *seen[MHA_T_WO + 1]; /* the inputs: X, W^Q, W^K, W^V, W^O */
+	for (int t = 0; t <= MHA_T_WO; t++) {
+		struct mha_shape sh = mha_tensor_shape(&app->cfg, (enum mha_tensor)t);
+		seen[t] = calloc((size_t)sh.count * (size_t)sh.rows * (size_t)sh.cols, 1);
+		assert_non_null(seen[t]);
+	}
 	cl->ncells = cl->nmarked = 0;
 	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
 		for (int proj = 0; proj < (s <= PIPELINE_RESHAPE ? PROJ_COUNT : 1); proj++) {
@@ -245,7 +249,7 @@ static void find_cells(struct climber *cl)
 				for (int r = 0; r < pa->rows; r++)
 					for (int c = 0; c < pa->cols && cl->ncells < CELLS_MAX; c++) {
 						size_t at = (size_t)r * sh.cols + pa->col0 + c;
-						if (at >= sizeof seen[0] || seen[pa->t][at])
+						if (seen[pa->t][at])
 							continue;
 						seen[pa->t][at] = true;
 						bool marked = learn_marked(app, pa->t, 0, r, pa->col0 + c);
@@ -255,6 +259,8 @@ static void find_cells(struct climber *cl)
 					}
 			}
 		}
+	for (int t = 0; t <= MHA_T_WO; t++)
+		free(seen[t]);
 }
 
 /* The cursor to cell x with the keys a learner presses: the stage's
@@ -681,10 +687,30 @@ static void test_the_learners_catch_a_weak_lesson_and_not_a_prediction(void **st
 	assert_int_equal(worst, 'a');
 }
 
+/* The climber reads the goal line's figures as a learner would. */
+static void test_the_climber_reads_how_far_the_goal_line_is(void **state)
+{
+	(void)state;
+	assert_float_equal(text_distance("Y[3,0] = 0.52, want within 0.66..0.68"), 0.14, 1e-9);
+	assert_float_equal(text_distance("Y[3,0] = 0.7, want within 0.66..0.68"), 0.02, 1e-9);
+	assert_float_equal(text_distance("Y[3,0] = 0.67, want within 0.66..0.68"), 0, 1e-9);
+	assert_float_equal(text_distance("P₁[5,4] = 0.31, want > 0.8"), 0.49, 1e-9);
+	assert_float_equal(text_distance("max P₀[3,*] = 0.5, want < 0.2"), 0.3, 1e-9);
+	assert_float_equal(text_distance("heads = 8, want = 16"), 8, 1e-9);
+	assert_float_equal(text_distance("S₁[0,4] = -1.5, want >= 2"), 3.5, 1e-9);
+	assert_float_equal(text_distance("Y moved by at most 1.04 since the step began, want within 0.0001"),
+	                   1.04 - 0.0001, 1e-9);
+	assert_true(isnan(text_distance("causal is off, want on")));
+	assert_true(isnan(text_distance("head 1 is on, want off")));
+	assert_true(isnan(text_distance("Y changed shape since the step began")));
+	assert_true(isnan(text_distance("argmax P₀[2,*] = 2 (sat), want 1 (cat)")));
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C");
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_climber_reads_how_far_the_goal_line_is),
 		cmocka_unit_test(test_the_learners_catch_a_weak_lesson_and_not_a_prediction),
 		cmocka_unit_test(test_no_letter_earns_more_than_its_share),
 		cmocka_unit_test(test_no_exercise_is_climbed),
