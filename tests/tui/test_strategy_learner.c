@@ -8,14 +8,17 @@
  *     letter, in its one try: for every letter, the share of choice
  *     questions it earns must stay at most LETTER_PERCENT_MAX percent;
  *   - the climber reads the goal line the lesson pane draws ("Not yet
- *     (1 of 2 hold): Y[3,0] = 0.52, want within 0.66..0.68") and, for an
- *     argmax goal, the row's cells the screen shows; it tries + / - and
- *     round typed values on the editable cells the stage screens show
- *     (highlighted cells first), and the keys the lessons taught so far,
- *     keeping a change when the goal line moves toward the goal (one more
- *     condition holds, or the named quantity gets nearer its target) and
- *     undoing it (u) when not. It never reads a hidden value: only the
- *     pane's goal line, and cells the step does not hide.
+ *     (1 of 2 hold): Y[3,0] = 0.52, want within 0.66..0.68"), and the
+ *     figures of the goal's other conditions where the screen shows them
+ *     (cells the step does not hide, the configuration, the counts
+ *     unless hidden); it tries + / -, round values and small steps typed
+ *     on a cell's value on the editable cells the stage screens show
+ *     (highlighted cells half the time), factors for a block with *
+ *     once taught, and the keys the lessons taught so far, each in turn;
+ *     it keeps a change while the reading gets nearer the goal (the
+ *     condition the goal line names first counts most), pressing the
+ *     same key again, and undoes it (u) when not. It never reads a
+ *     hidden value.
  *
  * What counts as passed by the climber: the goal earned (met, not only
  * shown) within the budget in any run, with the step's question, if any,
@@ -532,13 +535,18 @@ static bool climb_run(int li, int si, uint64_t seed, int *keys_used)
 			snprintf(text, sizeof text, "%.9g", v);
 		else
 			snprintf(text, sizeof text, "%s", q->answer);
-		assert_int_equal(lesson_run_answer(&cl.app->learn.run, text, msg, sizeof msg), 1);
+		if (lesson_run_answer(&cl.app->learn.run, text, msg, sizeof msg) != 1) {
+			/* a live question with nothing recorded yet: its gate stays shut */
+			*keys_used = 0;
+			tui_check_close(cl.app);
+			return false;
+		}
 		app_recompute(cl.app);
 	}
 	cl.met = earned(cl.app);
 	find_cells(&cl);
 	if (getenv("MHA_STRATEGY_TRACE"))
-		fprintf(stderr, "L%d %s: %d cells (%d marked), %d keys, status '%s'\n", cl.step->line, cl.step->id,
+		fprintf(stderr, "line %d, %s: %d cells (%d marked), %d keys, status '%s'\n", cl.step->line, cl.step->id,
 		        cl.ncells, cl.nmarked, cl.nkeys, cl.app->learn.run.status);
 	double now = reading(&cl);
 	while (!cl.met && cl.used < BUDGET) {
