@@ -141,8 +141,8 @@ static void value_format(char *buf, size_t len, float v, int w)
 /* The label of token i in at most w columns, the same on both axes: the
  * word from the left, as much as fits; a word that occurs twice with its
  * index after it (subscript digits in UTF-8: "the\u2080", "the\u2084"; digits in
- * ASCII: "the0"), or the index's last w digits when not one letter of the
- * word fits beside it; without labels the index from the right (the last
+ * ASCII: "the0"), or the index's last w digits (subscript too) when not
+ * one letter of the word fits beside it; without labels the index from the right (the last
  * digit tells 9, 10, 11 apart). */
 static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, int w)
 {
@@ -162,11 +162,17 @@ void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_M
 		theme_cut(buf, len, labels[i], w, false);
 		return;
 	}
-	if (n + 1 > w) { /* no room for a letter: the index alone */
-		snprintf(buf, len, "%s", n > w ? num + n - w : num);
+	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1];
+	if (n + 1 > w) {
+		/* no room for a letter: the index alone, its last w digits, as
+		 * the subscript it is beside a word ("\u2080 c s o \u2084 m", not
+		 * "0 c s o 4 m", where the digits read as numbers); ASCII has
+		 * only digits */
+		bool utf8 = theme_utf8();
+		notation_subscript(sub, sizeof sub, i, utf8);
+		snprintf(buf, len, "%s", sub + (n > w ? (size_t)(n - w) * (utf8 ? 3 : 1) : 0));
 		return;
 	}
-	char word[MHA_LABEL_MAX * 2], sub[16 * 3 + 1];
 	theme_cut(word, sizeof word, labels[i], w - n, false);
 	snprintf(buf, len, "%s%s", word, notation_subscript(sub, sizeof sub, i, theme_utf8()));
 }

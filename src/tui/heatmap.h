@@ -76,7 +76,8 @@ struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w);
  * the spaces beside it; its row and column labels are in reverse video.
  * Token labels take the same width on both axes (as much of the word as
  * fits); a word that occurs twice carries its index ("the\u2084", ASCII
- * "the4"), or is only its index when one column is all there is. */
+ * "the4"), or is only its index (subscript "\u2084" in UTF-8) when one
+ * column is all there is. */
 void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_w);
 /* A horizontal legend on one line: lo value, the ramp, hi value, within
  * width. The values are never cut (exponent form for huge ones, "!" for

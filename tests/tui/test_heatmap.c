@@ -815,6 +815,14 @@ static void test_repeated_words_are_told_apart_the_same_on_both_axes(void **stat
 			if (w == 4)
 				for (int i = 0; i < 6; i++)
 					assert_memory_equal(line_at(2 + i, 0, 8), want4[l][i], strlen(want4[l][i]));
+			/* one column of label: a repeated word is its index, as the
+			 * subscript it is in "the\u2084" (in UTF-8), so that it does
+			 * not read as a number among the other words' letters */
+			if (w == 2) {
+				const char *want = l == 0 ? "\xe2\x82\x84 " : "4 ";
+				assert_memory_equal(line_at(6, 0, 8), want, strlen(want));
+				assert_memory_equal(line_at(5, 0, 8), "o ", 2);
+			}
 		}
 		screen_close();
 	}
