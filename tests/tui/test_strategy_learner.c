@@ -13,10 +13,12 @@
  *     (cells the step does not hide, the configuration, the counts
  *     unless hidden); it tries + / -, round values and small steps typed
  *     on a cell's value on the editable cells the stage screens show
- *     (highlighted cells half the time), factors for a block with *
- *     once taught, and the keys the lessons taught so far, each in turn;
- *     it keeps a change while the reading gets nearer the goal (the
- *     condition the goal line names first counts most), pressing the
+ *     (a third of the time a highlighted cell, a third a cell of a
+ *     matrix the step's text names: "by editing W^K only"), factors for
+ *     a block with * once taught, and the keys the lessons taught so
+ *     far, each in turn; it keeps a change while the reading gets nearer
+ *     the goal (in some runs the condition the goal line names first
+ *     counts most, in the others all count alike), pressing the
  *     same key again, and undoes it (u) when not. It never reads a
  *     hidden value.
  *
@@ -31,8 +33,10 @@
  *
  * The budget: BUDGET = 400 keys a run (navigation, values and undos
  * counted), what a patient player presses in ten minutes at one key every
- * 1.5 s while reading the goal line; RUNS = 8 runs a step, with different
- * random choices of cell, key and value.
+ * 1.5 s while reading the goal line; RUNS = 32 runs a step, with different
+ * random choices of cell, key and value, about half of them weighing the
+ * conditions alike rather than in the goal line's order (8 runs missed
+ * two exercises that 32 find, one run in eight to sixteen).
  *
  * Both learners were written while the lessons were being fixed for
  * them; since the fixes landed (main 184303c: letters a 12/31, b 12/31,
@@ -44,7 +48,8 @@
  * written for the test is passed, and its predicted twin is not.
  *
  * MHA_STRATEGY_REPORT=1 prints every exercise the climber tried;
- * MHA_STRATEGY_TRACE=1 every move it kept, and the goal line after it.
+ * MHA_STRATEGY_TRACE=1 every move it kept, and the goal line after it;
+ * MHA_STRATEGY_RUNS and MHA_STRATEGY_BUDGET change RUNS and BUDGET.
  * Deliberately not here: a learner copying numbers off the screen into
  * numeric questions (test_blind_learner's numeric check already counts a
  * question passed when its answer is any number on any of its screens).
@@ -78,7 +83,10 @@ enum { ENFORCE_LETTERS = 1, ENFORCE_CLIMB = 1 };
 /* Always-X earns at most this share of the choice questions (percent:
  * 12 of 30 is exactly 40, in whole numbers). */
 enum { LETTER_PERCENT_MAX = 40 };
-enum { RUNS = 8, BUDGET = 400, KEYS_MAX = 64, CELLS_MAX = 8192, REPEAT_MAX = 40 };
+enum { RUNS = 32, BUDGET = 400, KEYS_MAX = 64, CELLS_MAX = 8192, REPEAT_MAX = 40 };
+/* RUNS and BUDGET, or MHA_STRATEGY_RUNS / MHA_STRATEGY_BUDGET when set
+ * (by hand: how much more would it take?). */
+static int runs = RUNS, budget = BUDGET;
 
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-strategy-XXXXXX";
@@ -196,6 +204,7 @@ struct target {
 	enum mha_tensor t;
 	int r, c;
 	bool marked; /* the step highlights it */
+	bool named;  /* in a matrix the step's text names ("by editing W^K only") */
 };
 
 struct climber {
@@ -204,7 +213,8 @@ struct climber {
 	int keys[KEYS_MAX], nkeys, next_key; /* the taught keys, tried in turn */
 	bool edit, scale;
 	struct target cells[CELLS_MAX];
-	int ncells, nmarked;
+	int ncells, nmarked, nnamed;
+	bool ordered; /* this run weighs the goal's conditions in the goal line's order (else alike) */
 	int used;  /* keys pressed */
 	bool met;  /* the goal was earned at some moment */
 };
@@ -229,6 +239,30 @@ static void type(struct climber *cl, const char *s)
 		press(cl, *s == '\n' ? '\r' : (unsigned char)*s);
 }
 
+/* Does the step's text name weight matrix t ("W^K")? X is left out: a
+ * capital X is too common a letter to tell. */
+static bool names(const struct lesson_step *s, enum mha_tensor t)
+{
+	const char *name = mha_tensor_info(t)->name;
+	return t != MHA_T_X && ((s->prose && strstr(s->prose, name)) ||
+	                        (s->question && strstr(s->question->text, name)));
+}
+
+/* A cell to try: a highlighted one, one of a matrix the text names, or
+ * any, a third of the time each (any, when the step has none of the kind). */
+static const struct target *pick_cell(struct climber *cl)
+{
+	unsigned kind = rnd(3);
+	int n = kind == 0 ? cl->nmarked : kind == 1 ? cl->nnamed : 0;
+	if (n == 0)
+		return &cl->cells[rnd((unsigned)cl->ncells)];
+	int i = (int)rnd((unsigned)n);
+	for (int k = 0; k < cl->ncells; k++)
+		if ((kind == 0 ? cl->cells[k].marked : cl->cells[k].named) && i-- == 0)
+			return &cl->cells[k];
+	return &cl->cells[0];
+}
+
 /* Every input cell the stage screens show (each once), looked at, not
  * pressed for: the learner sees the screens. */
 static void find_cells(struct climber *cl)
@@ -240,7 +274,7 @@ static void find_cells(struct climber *cl)
 		seen[t] = calloc((size_t)sh.count * (size_t)sh.rows * (size_t)sh.cols, 1);
 		assert_non_null(seen[t]);
 	}
-	cl->ncells = cl->nmarked = 0;
+	cl->ncells = cl->nmarked = cl->nnamed = 0;
 	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
 		for (int proj = 0; proj < (s <= PIPELINE_RESHAPE ? PROJ_COUNT : 1); proj++) {
 			struct stage_view v;
@@ -258,9 +292,11 @@ static void find_cells(struct climber *cl)
 							continue;
 						seen[pa->t][at] = true;
 						bool marked = learn_marked(app, pa->t, 0, r, pa->col0 + c);
+						bool named = names(cl->step, pa->t);
 						cl->cells[cl->ncells++] = (struct target){ s, pj, p, r, c, pa->t, r,
-						                                           pa->col0 + c, marked };
+						                                           pa->col0 + c, marked, named };
 						cl->nmarked += marked;
+						cl->nnamed += named;
 					}
 			}
 		}
@@ -280,13 +316,13 @@ static bool go_to(struct climber *cl, const struct target *x)
 		press(cl, 'v');
 	for (int i = 0; i < STAGE_PANELS_MAX && app->cur[app->stage].panel != x->panel; i++)
 		press(cl, 'c');
-	while (app->cur[app->stage].row != x->row && cl->used < BUDGET) {
+	while (app->cur[app->stage].row != x->row && cl->used < budget) {
 		int before = app->cur[app->stage].row;
 		press(cl, app->cur[app->stage].row < x->row ? KEY_DOWN : KEY_UP);
 		if (app->cur[app->stage].row == before)
 			break;
 	}
-	while (app->cur[app->stage].col != x->col && cl->used < BUDGET) {
+	while (app->cur[app->stage].col != x->col && cl->used < budget) {
 		int before = app->cur[app->stage].col;
 		press(cl, app->cur[app->stage].col < x->col ? KEY_RIGHT : KEY_LEFT);
 		if (app->cur[app->stage].col == before)
@@ -382,9 +418,9 @@ static double reading(const struct climber *cl)
 	const char *line = app->learn.run.status, *first = strstr(line, "): ");
 	first = strncmp(line, "Not yet: ", 9) == 0 ? line + 9 : first ? first + 3 : "";
 	double sum = 0, weight = 1;
-	for (int i = 1; i < cl->step->ngoals; i++)
+	for (int i = 1; i < cl->step->ngoals && cl->ordered; i++)
 		weight *= 3;
-	for (int i = 0; i < cl->step->ngoals; i++, weight /= 3) {
+	for (int i = 0; i < cl->step->ngoals; i++, weight /= cl->ordered ? 3 : 1) {
 		const struct lesson_cond *g = &cl->step->goals[i];
 		char why[LESSON_STATUS_MAX];
 		if (lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why))
@@ -456,14 +492,7 @@ static void climb_once(struct climber *cl, double *now)
 	if (kind != MOVE_KEY) {
 		if (cl->ncells == 0)
 			return;
-		/* highlighted cells first: half the tries go to them */
-		int i = cl->nmarked && rnd(2) ? (int)rnd((unsigned)cl->nmarked) : -1;
-		const struct target *x = NULL;
-		for (int k = 0, seen = 0; i >= 0 && k < cl->ncells && !x; k++)
-			if (cl->cells[k].marked && seen++ == i)
-				x = &cl->cells[k];
-		if (!x)
-			x = &cl->cells[rnd((unsigned)cl->ncells)];
+		const struct target *x = pick_cell(cl);
 		if (!go_to(cl, x))
 			return;
 	}
@@ -471,7 +500,7 @@ static void climb_once(struct climber *cl, double *now)
 		key = rnd(2) ? '+' : '-';
 	else if (kind == MOVE_KEY)
 		key = cl->keys[cl->next_key++ % cl->nkeys];
-	for (int times = 0; times < REPEAT_MAX && cl->used < BUDGET && !cl->met; times++) {
+	for (int times = 0; times < REPEAT_MAX && cl->used < budget && !cl->met; times++) {
 		int top = app->undo_top, count = app->undo_count;
 		if (kind == MOVE_STEP) { /* the cell's value as drawn, plus the step */
 			struct stage_view v;
@@ -520,6 +549,7 @@ static bool climb_run(int li, int si, uint64_t seed, int *keys_used)
 	cl.app = tui_check_open(&set);
 	cl.step = &set.lessons[li].steps[si];
 	rng_state = seed;
+	cl.ordered = rnd(2);
 	cl.nkeys = tui_check_taught_keys(&set, li, si, not_moves, (int)(sizeof not_moves / sizeof *not_moves),
 	                                 cl.keys, KEYS_MAX, &cl.edit, &cl.scale);
 	for (int i = cl.nkeys - 1; i > 0; i--) { /* in an order of the run's own */
@@ -551,7 +581,7 @@ static bool climb_run(int li, int si, uint64_t seed, int *keys_used)
 		fprintf(stderr, "line %d, %s: %d cells (%d marked), %d keys, status '%s'\n", cl.step->line, cl.step->id,
 		        cl.ncells, cl.nmarked, cl.nkeys, cl.app->learn.run.status);
 	double now = reading(&cl);
-	while (!cl.met && cl.used < BUDGET) {
+	while (!cl.met && cl.used < budget) {
 		int before = cl.used;
 		climb_once(&cl, &now);
 		if (cl.used == before)
@@ -582,7 +612,7 @@ static int climbs(int li, int si, int *keys)
 {
 	int won = 0;
 	*keys = 0;
-	for (int r = 0; r < RUNS; r++) {
+	for (int r = 0; r < runs; r++) {
 		int used;
 		if (climb_run(li, si, 0x9e3779b97f4a7c15ULL * (uint64_t)(r + 7) + (uint64_t)(li * 64 + si), &used)) {
 			if (!won)
@@ -593,12 +623,34 @@ static int climbs(int li, int si, int *keys)
 	return won;
 }
 
+/* Exercises the climber is known to pass, "LESSON STEP", each reported to
+ * its lesson's author (/work/climber-findings.md, session 3): they are
+ * printed, not failed, until their fix lands; then drop them here (the
+ * test says when one is no longer climbed). */
+static const char *const known[] = {
+	"6 silence", /* the prose dictates = and Tab to a head's block: * Tab 0 on head 1's rows of W^O */
+	"11 shift",  /* + on a cell of W^K row 0 raises S₀[2,0] on the goal line and leaves P as it is */
+};
+
+static bool is_known(int lesson, const char *id)
+{
+	char key[LESSON_ID_MAX + 8];
+	snprintf(key, sizeof key, "%d %s", lesson, id);
+	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+		if (strcmp(known[i], key) == 0)
+			return true;
+	return false;
+}
+
 /* Every exercise with a goal beyond its answer, climbed; the failures
- * (gate open, climbed) listed in out. Returns how many were passed. */
-static int climb_all(const struct lesson_set *s, bool report, char *out, size_t len, int *tried)
+ * (gate open, climbed, not known) listed in out. Returns how many were
+ * passed, known ones included (in *known_passed too). */
+static int climb_all(const struct lesson_set *s, bool report, char *out, size_t len, int *tried,
+                     int *known_passed)
 {
 	struct lesson_set shipped = set;
 	int passed = 0;
+	*known_passed = 0;
 	set = *s;
 	*tried = 0;
 	out[0] = '\0';
@@ -614,16 +666,19 @@ static int climb_all(const struct lesson_set *s, bool report, char *out, size_t 
 			if (won)
 				snprintf(first, sizeof first, ", the first in %d keys", keys);
 			snprintf(line, sizeof line, "  L%d %s: climbed in %d of %d runs%s (%s)\n",
-			         set.lessons[li].number, st->id, won, RUNS, first, !st->question ? "no question"
+			         set.lessons[li].number, st->id, won, runs, first, !st->question ? "no question"
 			         : st->question->nchoices ? (open ? "a coin-toss choice" : "behind a choice gate")
 			                                  : "behind a numeric gate");
+			bool known_step = is_known(set.lessons[li].number, st->id);
 			if (report || pass)
-				fputs(line, stderr);
-			if (pass) {
-				passed++;
-				if (strlen(out) + strlen(line) < len)
-					strcat(out, line);
-			}
+				fprintf(stderr, "%s%s", known_step && pass ? "  known, reported: " : "", line + (known_step && pass ? 2 : 0));
+			else if (known_step)
+				fprintf(stderr, "L%d %s is no longer climbed: drop it from known[]\n",
+				        set.lessons[li].number, st->id);
+			passed += pass;
+			*known_passed += pass && known_step;
+			if (pass && !known_step && strlen(out) + strlen(line) < len)
+				strcat(out, line);
 		}
 	set = shipped;
 	return passed;
@@ -633,11 +688,11 @@ static void test_no_exercise_is_climbed(void **state)
 {
 	(void)state;
 	char failures[4096];
-	int tried, passed = climb_all(&set, getenv("MHA_STRATEGY_REPORT") != NULL, failures,
-	                              sizeof failures, &tried);
-	fprintf(stderr, "climber: %d of %d exercises with an edit goal passed (%d runs x %d keys)\n",
-	        passed, tried, RUNS, BUDGET);
-	if (passed == 0)
+	int tried, known_passed, passed = climb_all(&set, getenv("MHA_STRATEGY_REPORT") != NULL, failures,
+	                                            sizeof failures, &tried, &known_passed);
+	fprintf(stderr, "climber: %d of %d exercises with an edit goal passed (%d known), %d runs x %d keys\n",
+	        passed, tried, known_passed, runs, budget);
+	if (passed == known_passed)
 		return;
 	if (!strict(ENFORCE_CLIMB)) {
 		fprintf(stderr, "NOT ENFORCED (ENFORCE_CLIMB = 0)\n");
@@ -681,7 +736,7 @@ static void test_the_learners_catch_a_weak_lesson_and_not_a_prediction(void **st
 	set = shipped;
 	char failures[4096], worst;
 	double percent;
-	int tried, passed = climb_all(&weak, false, failures, sizeof failures, &tried);
+	int tried, known_passed, passed = climb_all(&weak, false, failures, sizeof failures, &tried, &known_passed);
 	bool letters = letter_too_good(&weak, &worst, &percent);
 	lesson_set_free(&weak);
 	assert_true(steer > 0);
@@ -690,6 +745,7 @@ static void test_the_learners_catch_a_weak_lesson_and_not_a_prediction(void **st
 	assert_true(predict > 0);
 	assert_int_equal(tried, 3);
 	assert_int_equal(passed, 2);
+	assert_int_equal(known_passed, 0);
 	assert_non_null(strstr(failures, "L1 steer: climbed"));
 	assert_non_null(strstr(failures, "L1 band: climbed"));
 	assert_null(strstr(failures, "predict"));
@@ -725,6 +781,10 @@ int main(void)
 		cmocka_unit_test(test_no_letter_earns_more_than_its_share),
 		cmocka_unit_test(test_no_exercise_is_climbed),
 	};
+	if (getenv("MHA_STRATEGY_RUNS"))
+		runs = atoi(getenv("MHA_STRATEGY_RUNS"));
+	if (getenv("MHA_STRATEGY_BUDGET"))
+		budget = atoi(getenv("MHA_STRATEGY_BUDGET"));
 	/* the shipped lessons, loaded once for every test */
 	if (tui_check_lessons_open(&set, dir) != 0)
 		return 1;
