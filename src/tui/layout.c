@@ -59,26 +59,34 @@ static int ceil_div(int a, int b)
 	return (a + b - 1) / b;
 }
 
-/* Rows a strip of all h heatmaps needs at this width and cell width, with
- * the legend line; 0 when not even one fits the width. */
-static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
+/* Rows a strip of all h heatmaps needs at this width and cell width, rows
+ * row_h lines tall, with the legend line; 0 when not even one fits the
+ * width. */
+static int strip_rows_h(int n, int h, int width, int cell_w, int row_h, int *per_row)
 {
 	struct heatmap hm;
 	memset(&hm, 0, sizeof hm);
 	hm.rows = n;
 	hm.cols = n;
+	hm.row_h = row_h;
 	struct heatmap_size one = heatmap_measure(&hm, cell_w);
 	if (heatmap_fit(n, n, one.rows, width, cell_w, per_row) == 0 || *per_row <= 0)
 		return 0;
 	return ceil_div(h, *per_row) * one.rows + 1;
 }
 
+static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
+{
+	return strip_rows_h(n, h, width, cell_w, 1, per_row);
+}
+
 /* The heatmaps take a strip below the matrices: the widest cells (up to
  * HEATMAP_CELL_W_MAX) at which every head fits and the matrices keep all
  * the rows they want (numbers_want > 0); else every head at the widest
  * cells that leave the matrices NUMBERS_MIN rows; else one band of them,
- * paged. The strip sits at the bottom of a; the caller may lift it. Returns
- * what is left above. */
+ * paged. At the widest cells, rows two lines tall when that still leaves
+ * the matrices their rows. The strip sits at the bottom of a; the caller
+ * may lift it. Returns what is left above. */
 static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want,
                               int numbers_min)
 {
@@ -96,6 +104,10 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 			    strip_rows(n, h, a.w, HEAT_NUMBERS_W, &other) > 0 && other >= 2)
 				continue;
 			if (need > 0 && a.h - need >= keep) {
+				/* room to spare at the widest cells: rows two lines tall */
+				int tall = cw == HEATMAP_CELL_W_MAX ? strip_rows_h(n, h, a.w, cw, 2, &other) : 0;
+				b->heat_row_h = tall > 0 && other == per_row && a.h - tall >= keep ? 2 : 1;
+				need = b->heat_row_h == 2 ? tall : need;
 				b->heat = mk(a.y + a.h - need, a.x, need, a.w);
 				b->heat_cell_w = cw;
 				b->heat_per_page = h;
@@ -104,6 +116,7 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 			}
 		}
 	/* one band, paged: cells of 2 if that fits, else 1 */
+	b->heat_row_h = 1;
 	int cw = 2, need = strip_rows(n, 1, a.w, cw, &per_row);
 	if (need == 0 || a.h - need < least) {
 		cw = 1;
