@@ -261,12 +261,15 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 	}
 	char why[LESSON_STATUS_MAX], first[LESSON_STATUS_MAX] = "", last[LESSON_STATUS_MAX] = "";
 	int met = 0;
+	bool asking = false; /* the question still waits for its right answer */
 	for (int i = 0; i < s->ngoals; i++) {
 		if (lesson_cond_eval(&s->goals[i], run, c, w, a, why, sizeof why)) {
 			met++;
 			snprintf(last, sizeof last, "%s", why);
-		} else if (!first[0]) {
-			snprintf(first, sizeof first, "%s", why);
+		} else {
+			asking = asking || s->goals[i].kind == LESSON_COND_ANSWER;
+			if (!first[0])
+				snprintf(first, sizeof first, "%s", why);
 		}
 	}
 	bool was = run->met;
@@ -276,7 +279,7 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 		snprintf(run->status, sizeof run->status, "Goal met: %s", last);
 	else if (run->met)
 		snprintf(run->status, sizeof run->status, "Goal met: all %d conditions hold", s->ngoals);
-	else if (s->ngoals == 1)
+	else if (s->ngoals == 1 || asking) /* no "2 of 3 hold" to climb on before the answer */
 		snprintf(run->status, sizeof run->status, "Not yet: %s", first);
 	else
 		snprintf(run->status, sizeof run->status, "Not yet (%d of %d hold): %s", met, s->ngoals,

@@ -1,0 +1,170 @@
+/*
+ * test_gaming_late.c - tricks a gaming learner (one who plays to pass, not
+ * to learn) used on lessons 10, 12 and 13, replayed headless: each must no
+ * longer earn its step. The tricks: switching heads off one at a time while
+ * the goal line counted "2 of 3 hold" (lesson 12 prune-one); the analysis
+ * view naming the head that moves Y least; the factor 2 of exact twins typed
+ * in without thinking (twins, whose twin adds half); round numbers counted
+ * up from 0.50 (lesson 13 two); the KV cache view read for lesson 10's
+ * at-scale figures. A right path is replayed too, so that each step is
+ * still earnable.
+ * Deliberately not here: always-the-same-letter and greedy hill-climbing
+ * over every lesson (the strategy-learner test does those), and random
+ * keys (test_blind_learner.c).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app.h"
+#include "learn.h"
+#include "lesson.h"
+#include "mode.h"
+#include "progress.h"
+#include "tui_check.h"
+
+static struct lesson_set set;
+static char dir[] = "/tmp/mha-test-gaming-late-XXXXXX";
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return tui_check_lessons_open(&set, dir);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	return tui_check_lessons_close(&set, dir);
+}
+
+/* A workbench with lesson `lesson` open at step `id`. */
+static struct app *open_at(const char *lesson, const char *id)
+{
+	struct app *app = tui_check_open(&set);
+	char msg[256];
+	assert_int_equal(learn_open_id(app, lesson, msg, sizeof msg), 0);
+	for (int i = 0; i < 20 && strcmp(lesson_run_step(&app->learn.run)->id, id) != 0; i++)
+		tui_check_keys(app, "n");
+	assert_string_equal(lesson_run_step(&app->learn.run)->id, id);
+	return app;
+}
+
+static bool done(const struct app *app, const char *key)
+{
+	return progress_is_done(&app->learn.progress, key);
+}
+
+/* prune-one: before the answer, switching each head off alone shows
+ * neither Y nor how many conditions hold, and the views that would rank
+ * the heads wait; the right answer and the right head earn the step. */
+static void test_switching_heads_before_the_answer_shows_nothing_to_climb(void **state)
+{
+	(void)state;
+	struct app *app = open_at("12", "prune-one");
+	for (int h = 0; h < 4; h++) {
+		tui_check_keys(app, "x"); /* head h off */
+		assert_false(app->learn.run.met);
+		assert_null(strstr(app->learn.run.status, " hold"));
+		assert_true(learn_hidden(app, MHA_T_Y, 0, 0, 0));
+		tui_check_keys(app, "xL"); /* back on, next head */
+	}
+	static const char views[] = "Ag";
+	for (const char *k = views; *k; k++) {
+		char one[2] = { *k, 0 };
+		tui_check_keys(app, one);
+		assert_int_equal(app->mode, MODE_WORKBENCH);
+	}
+	tui_check_keys(app, "ab"); /* head 1: its rows of W^O are tiny */
+	assert_false(learn_hidden(app, MHA_T_Y, 0, 0, 0));
+	while (app->head > 1)
+		tui_check_keys(app, "H");
+	while (app->head < 1)
+		tui_check_keys(app, "L");
+	tui_check_keys(app, "x");
+	assert_true(app->learn.run.met);
+	assert_true(done(app, "pruning/prune-one"));
+	tui_check_close(app);
+}
+
+/* twins: 2 (exact twins) is refused with its reason, and the edit it
+ * implies misses Y; 1.5 and that edit earn the step. */
+static void test_twins_that_add_unequal_shares_need_the_factor_worked_out(void **state)
+{
+	(void)state;
+	struct app *app = open_at("12", "twins");
+	tui_check_keys(app, "a2\n");
+	assert_false(app->learn.run.answer_right);
+	assert_non_null(strstr(app->status, "exact twins"));
+	assert_true(learn_hidden(app, MHA_T_Y, 0, 0, 0));
+	tui_check_keys(app, "x*\t2\n"); /* head 1 off, head 0's rows doubled */
+	assert_false(app->learn.run.met);
+	tui_check_keys(app, "u"); /* undo the doubling */
+	tui_check_keys(app, "a1.5\n");
+	assert_true(app->learn.run.answer_right);
+	assert_false(app->learn.run.met);
+	tui_check_keys(app, "*\t1.5\n");
+	assert_true(app->learn.run.met);
+	assert_true(done(app, "pruning/twins"));
+	tui_check_keys(app, "u");
+	tui_check_close(app);
+}
+
+/* two: counting up in round numbers from 0.50 uses the three tries up
+ * (0.50 is full attention's weight, and says so); the right answer then
+ * shows the rest, but the step is only shown. */
+static void test_round_numbers_do_not_earn_the_top_two_weight(void **state)
+{
+	(void)state;
+	struct app *app = open_at("13", "two");
+	tui_check_keys(app, "a0.50\n");
+	assert_non_null(strstr(app->status, "full attention"));
+	tui_check_keys(app, "a0.55\na0.60\n");
+	assert_false(app->learn.run.answer_right);
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	tui_check_keys(app, "a0.59\n");
+	assert_true(app->learn.run.answer_right);
+	assert_false(done(app, "top-k/two"));
+	tui_check_close(app);
+	app = open_at("13", "two"); /* a fresh learner who works it out */
+	tui_check_keys(app, "a0.59\ntt");
+	assert_int_equal(app->cfg.top_k, 2);
+	assert_true(app->learn.run.met);
+	tui_check_close(app);
+}
+
+/* llama, at-scale, mqa-scale: the KV cache view prints all three answers
+ * (its LLaMA-2-70B rows), so it waits for each right answer. */
+static void test_the_kv_cache_view_waits_for_the_at_scale_answers(void **state)
+{
+	(void)state;
+	static const char *const steps[] = { "llama", "at-scale", "mqa-scale" };
+	static const char *const answers[] = { "a163840\n", "a320\n", "a160\n" };
+	for (int i = 0; i < 3; i++) {
+		struct app *app = open_at("10", steps[i]);
+		tui_check_keys(app, "g");
+		assert_int_equal(app->mode, MODE_WORKBENCH);
+		assert_non_null(strstr(app->status, "not until the question is answered right"));
+		tui_check_keys(app, answers[i]);
+		assert_true(app->learn.run.met);
+		tui_check_keys(app, "g");
+		assert_int_not_equal(app->mode, MODE_WORKBENCH);
+		tui_check_close(app);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_switching_heads_before_the_answer_shows_nothing_to_climb),
+		cmocka_unit_test(test_twins_that_add_unequal_shares_need_the_factor_worked_out),
+		cmocka_unit_test(test_round_numbers_do_not_earn_the_top_two_weight),
+		cmocka_unit_test(test_the_kv_cache_view_waits_for_the_at_scale_answers),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
