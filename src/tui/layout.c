@@ -155,6 +155,34 @@ static void lift_heat(const struct layout *l, struct body_layout *b, int keep)
 		b->counts.h = keep;
 }
 
+/* Narrow, the counts column taller than the matrices: the strip went
+ * under the column, leaving a blank band beside it between matrices and
+ * maps (8 rows at 120x40). When every map still fits left of the column,
+ * side by side as before, with cells at most one column narrower (and
+ * still holding numbers), the strip moves up there, right under the
+ * matrices; the room left over goes to the bottom. a: the body under the
+ * info lines. */
+static void beside_counts(const struct layout *l, struct body_layout *b, struct rect a, int n, int h,
+                          int counts_h, int numbers_want)
+{
+	int nw = layout_numbers_width(l), per_row = 0;
+	if (l->side.w > 0 || b->heat.h <= 0 || b->heat_per_page != h || b->heat_row_h != 1 ||
+	    counts_h <= numbers_want)
+		return;
+	for (int cw = b->heat_cell_w; cw >= b->heat_cell_w - 1 && cw >= HEAT_NUMBERS_W; cw--) {
+		int need = strip_rows(n, h, nw, cw, &per_row);
+		if (need > 0 && per_row >= b->heat_per_row && numbers_want + 1 + need <= a.h) {
+			b->numbers = mk(a.y, a.x, numbers_want, nw);
+			b->heat = mk(a.y + numbers_want + 1, a.x, need, nw);
+			b->heat_cell_w = cw;
+			b->heat_per_row = per_row;
+			b->counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, counts_h < a.h ? counts_h : a.h,
+			               LAYOUT_COUNTS_COLS);
+			return;
+		}
+	}
+}
+
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
                                int (*counts_lines)(int width), int numbers_want)
 {
@@ -171,6 +199,7 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 	struct rect a = l->body;
 	b.info = mk(a.y, a.x, INFO_LINES, a.w);
 	a = mk(a.y + INFO_LINES, a.x, a.h - INFO_LINES, a.w);
+	struct rect under_info = a;
 	if (heat)
 		a = split_heat(&b, a, n, h, numbers_want, numbers_min);
 	if (l->side_narrow) {
@@ -202,6 +231,7 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 			keep = ch > keep ? ch : keep;
 		}
 		lift_heat(l, &b, keep);
+		beside_counts(l, &b, under_info, n, h, counts_lines(LAYOUT_COUNTS_COLS), numbers_want);
 	}
 	return b;
 }

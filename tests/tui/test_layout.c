@@ -141,6 +141,30 @@ static void test_room_to_spare_makes_heatmap_rows_two_lines_tall(void **state)
 	}
 }
 
+/* Softmax of 6 tokens and 4 heads at 120x40: the counts column (taller
+ * than S and P) used to push the maps under it, leaving a band of 8 blank
+ * rows beside it; now the maps sit right under the matrices, left of the
+ * column, cells one column narrower, still side by side with numbers. */
+static void test_at_120x40_the_maps_sit_under_the_matrices_beside_the_counts(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(40, 120);
+	struct rect want[2] = { { 0, 0, 8, 41 }, { 0, 0, 8, 53 } };
+	int nw = layout_numbers_width(&l), rows = layout_panels_height(nw, 2, want);
+	assert_int_equal(rows, 8);
+	struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
+	assert_int_equal(b.numbers.h, rows);
+	assert_int_equal(b.heat.y, b.numbers.y + rows + 1);
+	assert_true(b.heat.w <= nw);
+	assert_true(b.heat.x + b.heat.w <= b.counts.x);
+	assert_int_equal(b.heat_cell_w, HEATMAP_CELL_W_MAX - 1);
+	assert_int_equal(b.heat_per_row, 2);
+	assert_int_equal(b.heat_per_page, 4);
+	/* the counts column keeps its full form beside matrices and maps */
+	assert_int_equal(b.counts.h, counts_view_height(LAYOUT_COUNTS_COLS));
+	assert_true(b.counts.y + b.counts.h <= l.body.y + l.body.h);
+}
+
 static void test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have(void **state)
 {
 	(void)state;
@@ -192,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_sixty_four_tokens_say_the_heatmaps_do_not_fit),
 		cmocka_unit_test(test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices),
 		cmocka_unit_test(test_room_to_spare_makes_heatmap_rows_two_lines_tall),
+		cmocka_unit_test(test_at_120x40_the_maps_sit_under_the_matrices_beside_the_counts),
 		cmocka_unit_test(test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have),
 		cmocka_unit_test(test_panels_share_a_shelf_when_they_fit_side_by_side),
 		cmocka_unit_test(test_short_areas_put_every_panel_side_by_side),
