@@ -53,7 +53,7 @@ static struct heatmap_size size_of(int rows, int cols, int cell_w)
 
 int heatmap_row_h(const struct heatmap *hm)
 {
-	return hm->row_h >= 2 ? 2 : 1;
+	return hm->row_h < 1 ? 1 : hm->row_h > HEATMAP_ROW_H_MAX ? HEATMAP_ROW_H_MAX : hm->row_h;
 }
 
 struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w)
@@ -277,10 +277,10 @@ static void cell_value(char *buf, size_t len, float v, int w, bool sign_column)
 	snprintf(buf, len, "%*s", w, sig);
 }
 
-/* Line `line` of cell (r, c), which is `lines` lines tall: the first line
- * has the value (or the mark), the others the shade alone. */
+/* One line of cell (r, c): its text line has the value (or the mark),
+ * its other lines the shade alone; last: its last line. */
 static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r, int c, int cell_w,
-                      float lo, float hi, int line, int lines)
+                      float lo, float hi, bool text_line, bool last)
 {
 	int cw = cell_w - cell_space(cell_w);
 	float v = hm->m[(size_t)r * (size_t)hm->cols + (size_t)c];
@@ -288,7 +288,7 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 	int level = theme_heat_level(v, lo, hi);
 	/* the cursor keeps its shade: underlined (under its last line), framed
 	 * by brackets beside it */
-	attr_t ul = cursor && line == lines - 1 ? A_UNDERLINE : 0;
+	attr_t ul = cursor && last ? A_UNDERLINE : 0;
 	attr_t a = (hm->off ? theme_attr(ROLE_DIM) : theme_heat_attr(level)) | ul;
 	const char *glyph = theme_heat_glyph(level);
 	char text[64] = "";
@@ -296,18 +296,18 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 	if (hm->hidden && hm->hidden[(size_t)r * (size_t)hm->cols + (size_t)c]) {
 		/* not yet revealed: no colour, no glyph, no value */
 		for (int k = 0; k < cw; k++)
-			theme_addstr(win, y, x + k, 1, k == cw - 1 && line == 0 ? "?" : " ", theme_attr(ROLE_DIM) | ul);
+			theme_addstr(win, y, x + k, 1, k == cw - 1 && text_line ? "?" : " ", theme_attr(ROLE_DIM) | ul);
 		return;
 	}
 	if (cell_masked(hm, r, c)) {
 		/* its own mark, never a heat glyph: masked is not "small" */
 		for (int k = 0; k < cw; k++)
-			theme_addstr(win, y, x + k, 1, k == cw - 1 && line == 0 ? theme_masked_glyph() : " ",
+			theme_addstr(win, y, x + k, 1, k == cw - 1 && text_line ? theme_masked_glyph() : " ",
 			             theme_attr(ROLE_DIM) | ul);
 		return;
 	}
-	if (line > 0) {
-		/* a row's further line: the shade alone */
+	if (!text_line) {
+		/* a tall row's other lines: the shade alone */
 	} else if (!isfinite(v)) {
 		/* never "nan" or "inf": the clamped colour, marked with '!' */
 		theme_addstr(win, y, x, 1, "!", theme_attr(ROLE_ERROR) | ul);
@@ -348,17 +348,17 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 	}
 	float lo, hi;
 	heatmap_range(hm, -1, &lo, &hi);
-	int rh = heatmap_row_h(hm);
+	int rh = heatmap_row_h(hm), mid = (rh - 1) / 2; /* the label and values' line of a row */
 	for (int r = 0; r < hm->rows; r++) {
 		int ry = y + 2 + r * rh;
 		label_text(buf, sizeof buf, hm, r, tw);
-		theme_addstr(win, ry, x, lt, buf, r == hm->cur_row ? sel : normal);
+		theme_addstr(win, ry + mid, x, lt, buf, r == hm->cur_row ? sel : normal);
 		if (hm->scale == HEATMAP_SCALE_ROW)
 			heatmap_range(hm, r, &lo, &hi);
 		for (int k = 0; k < rh; k++)
 			for (int c = 0; c < hm->cols; c++) {
 				int cx = x + lw + c * cell_w;
-				cell_draw(win, ry + k, cx, hm, r, c, cell_w, lo, hi, k, rh);
+				cell_draw(win, ry + k, cx, hm, r, c, cell_w, lo, hi, k == mid, k == rh - 1);
 				if (cell_space(cell_w) && c < hm->cols - 1)
 					theme_addstr(win, ry + k, cx + ct, 1, " ", normal);
 			}

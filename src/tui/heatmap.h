@@ -21,7 +21,7 @@
 
 #include "mha.h"
 
-enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 8 };
+enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 8, HEATMAP_ROW_H_MAX = 3 };
 
 /* Which values set a cell's shade. */
 enum heatmap_scale {
@@ -52,9 +52,10 @@ struct heatmap {
 	float min_span;               /* MAP / ROW: a range narrower than this is widened to it
 	                               * (0: none), so near-equal values stay near one shade
 	                               * instead of being stretched over the whole ramp */
-	int row_h;                    /* lines per row (0 counts as 1): 2 on a large terminal,
-	                               * so that a cell is nearer square than 8 columns by one
-	                               * line; label and value on its first line, the shade on all */
+	int row_h;                    /* lines per row (0 counts as 1, at most HEATMAP_ROW_H_MAX):
+	                               * more on a large terminal, so that a cell is nearer square
+	                               * than 8 columns by one line; label and value on its middle
+	                               * line (the first of 2), the shade on all */
 };
 
 /* What the legend explains (heatmap_key_draw). */
@@ -73,7 +74,7 @@ int heatmap_label_width(int cell_w);
 /* cell_w is clamped to HEATMAP_CELL_W_MIN..HEATMAP_CELL_W_MAX; rows
  * count hm->row_h lines each. */
 struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w);
-/* hm->row_h as drawn: 1 or 2. */
+/* hm->row_h as drawn: 1..HEATMAP_ROW_H_MAX. */
 int heatmap_row_h(const struct heatmap *hm);
 /* At cell_w >= 5 each cell also shows its value (".42", "-1.3"); in a map
  * with negative values every value keeps a sign column, so +x and -x take

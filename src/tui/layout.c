@@ -84,8 +84,8 @@ static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
  * HEATMAP_CELL_W_MAX) at which every head fits and the matrices keep all
  * the rows they want (numbers_want > 0); else every head at the widest
  * cells that leave the matrices NUMBERS_MIN rows; else one band of them,
- * paged. At the widest cells, rows two lines tall when that still leaves
- * the matrices their rows. The strip sits at the bottom of a; the caller
+ * paged. At the widest cells, rows up to HEATMAP_ROW_H_MAX lines tall
+ * when that still leaves the matrices their rows. The strip sits at the bottom of a; the caller
  * may lift it. Returns what is left above. */
 static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want,
                               int numbers_min)
@@ -104,10 +104,17 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 			    strip_rows(n, h, a.w, HEAT_NUMBERS_W, &other) > 0 && other >= 2)
 				continue;
 			if (need > 0 && a.h - need >= keep) {
-				/* room to spare at the widest cells: rows two lines tall */
-				int tall = cw == HEATMAP_CELL_W_MAX ? strip_rows_h(n, h, a.w, cw, 2, &other) : 0;
-				b->heat_row_h = tall > 0 && other == per_row && a.h - tall >= keep ? 2 : 1;
-				need = b->heat_row_h == 2 ? tall : need;
+				/* room to spare at the widest cells: rows as many lines
+				 * tall as fit (8 columns by 3 lines is near square) */
+				b->heat_row_h = 1;
+				for (int rh = HEATMAP_ROW_H_MAX; cw == HEATMAP_CELL_W_MAX && rh > 1; rh--) {
+					int tall = strip_rows_h(n, h, a.w, cw, rh, &other);
+					if (tall > 0 && other == per_row && a.h - tall >= keep) {
+						b->heat_row_h = rh;
+						need = tall;
+						break;
+					}
+				}
 				b->heat = mk(a.y + a.h - need, a.x, need, a.w);
 				b->heat_cell_w = cw;
 				b->heat_per_page = h;

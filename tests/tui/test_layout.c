@@ -116,15 +116,16 @@ static void test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices(
 
 /* Softmax of 6 tokens and 4 heads at 200x60 left 28 blank rows under
  * one-line heatmap rows: with room to spare at the widest cells each row
- * is two lines tall (8 columns by 2 lines, nearer square); at 120x40 and
- * 80x24 there is no such room and rows stay one line. */
-static void test_room_to_spare_makes_heatmap_rows_two_lines_tall(void **state)
+ * is as many lines tall as fit, up to 3 (8 columns by 3 lines is near
+ * square); at 120x40 and 80x24 there is no such room: one line. */
+static void test_room_to_spare_makes_heatmap_rows_taller(void **state)
 {
 	(void)state;
-	static const struct { int rows, cols, row_h; } sizes[] = { { 60, 200, 2 }, { 40, 120, 1 }, { 24, 80, 1 } };
+	static const struct { int rows, cols, row_h; } sizes[] = {
+		{ 60, 200, 3 }, { 54, 200, 2 }, { 40, 120, 1 }, { 24, 80, 1 } };
 	/* S and P side by side: 8 rows */
 	struct rect want[2] = { { 0, 0, 8, 47 }, { 0, 0, 8, 59 } };
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		struct layout l = layout_compute(sizes[i].rows, sizes[i].cols);
 		int rows = layout_panels_height(layout_numbers_width(&l), 2, want);
 		struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
@@ -132,10 +133,10 @@ static void test_room_to_spare_makes_heatmap_rows_two_lines_tall(void **state)
 		assert_int_equal(b.heat_per_page, 4);
 		assert_true(b.numbers.h >= (rows < 7 ? rows : 7));
 		assert_true(b.heat.y + b.heat.h <= l.body.y + l.body.h);
-		if (sizes[i].row_h == 2) {
-			/* two shelves of maps 2 + 6 * 2 lines tall, and the legend */
+		if (sizes[i].row_h > 1) {
+			/* two shelves of maps 2 + 6 row_h lines tall, and the legend */
 			assert_int_equal(b.heat_cell_w, HEATMAP_CELL_W_MAX);
-			assert_int_equal(b.heat.h, 2 * (2 + 6 * 2) + 1);
+			assert_int_equal(b.heat.h, 2 * (2 + 6 * sizes[i].row_h) + 1);
 			assert_int_equal(b.heat.y, b.numbers.y + rows + 1);
 		}
 	}
@@ -215,7 +216,7 @@ int main(void)
 		cmocka_unit_test(test_sixteen_heads_page_at_80x24),
 		cmocka_unit_test(test_sixty_four_tokens_say_the_heatmaps_do_not_fit),
 		cmocka_unit_test(test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices),
-		cmocka_unit_test(test_room_to_spare_makes_heatmap_rows_two_lines_tall),
+		cmocka_unit_test(test_room_to_spare_makes_heatmap_rows_taller),
 		cmocka_unit_test(test_at_120x40_the_maps_sit_under_the_matrices_beside_the_counts),
 		cmocka_unit_test(test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have),
 		cmocka_unit_test(test_panels_share_a_shelf_when_they_fit_side_by_side),
