@@ -121,8 +121,7 @@ unsigned workbench_mouse(struct app *app)
  * KV cache: the counts; head analysis: P and the ranking; FlashAttention:
  * S, m, l and o; the training screen: what its trained heads do, which
  * lessons 14 and 15 ask to be predicted) would show what a lesson step
- * hides until its question is
- * answered right. */
+ * hides until its question is answered right. */
 static bool view_shows_hidden(const struct app *app, const struct action *a)
 {
 	static const char *const views[] = { "decode", "masks", "kv-cache", "analysis", "train" };
