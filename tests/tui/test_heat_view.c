@@ -184,7 +184,7 @@ static void test_an_edit_to_one_row_leaves_the_other_rows_of_p_unchanged(void **
 	struct app *app = tui_check_open(&set);
 	learn_open(app, (int)(l - set.lessons), lesson_step_index(l, "steer"));
 	app_recompute(app);
-	tui_check_keys(app, "aa4"); /* the cell said: P shows */
+	tui_check_keys(app, "ad4"); /* the cell said: P shows */
 	draw_heads(app, before, 1);
 	app->w.wq[2 * app->cfg.h * app->cfg.dk + 1] = 3.0f;
 	app_recompute(app);
