@@ -9,7 +9,10 @@
  *     until the cell is named, and the edit alone meets nothing;
  *   - role-v (L2): reach Y[2,1] through W^O instead of W^V;
  *   - only-head-1 (L3): follow the keys the old prose dictated;
- *   - where-head-2 (L3), variance (L4): powers of two within three tries;
+ *   - variance (L4): powers of two within three tries;
+ *   - predict-self (L1): round steps of 0.05 (the old answer 0.35 was one);
+ *   - where-head-2, scores-after (L3): a round number, then the number
+ *     its feedback handed over (12 -> 11, 36 -> 288): now choices, one try;
  *   - fold-into-wq (L4): switch the scale off and fold 1/16 in, unasked;
  *   - read the hidden scores off the FlashAttention view (F).
  * Deliberately not here: always-the-same-letter and greedy climbing over
@@ -152,15 +155,13 @@ static void test_only_head_1_dictated_keys_and_letter_a_earn_nothing(void **stat
 }
 
 /* Three tries of powers of two (and the numbers in view) find neither
- * where-head-2 nor variance; the known slips get their reason. */
+ * variance; the known slips get their reason. */
 static void test_powers_of_two_find_no_number(void **state)
 {
 	(void)state;
 	static const struct {
 		const char *lesson, *step, *tries;
 	} cases[] = {
-		{ "reshape", "where-head-2", "a4\na8\na16\n" },
-		{ "reshape", "where-head-2", "a8\na12\na16\n" },
 		{ "scores-scale", "variance", "a64\na128\na256\n" },
 		{ "scores-scale", "variance", "a16\na32\na2304\n" },
 		{ "scores-scale", "fold-into-wq", "a16\na0.5\na0.25\n" },
@@ -199,6 +200,69 @@ static void test_fold_asks_the_factor_first(void **state)
 	tui_check_close(app);
 }
 
+/* gamer3's tricks on main 5916622. Lesson 1 predict-self: 0.25, 0.30,
+ * 0.35 in three tries (the old answer was a multiple of 0.05) finds
+ * nothing; the known slips get their reason; 0.22 earns it. */
+static void test_predict_self_round_steps_find_nothing(void **state)
+{
+	(void)state;
+	struct app *app = open_step("one-head", "predict-self");
+	tui_check_keys(app, "a0.25\n");
+	assert_non_null(lesson_run_feedback(&app->learn.run));
+	tui_check_keys(app, "a0.3\na0.35\n");
+	assert_false(app->learn.run.met);
+	assert_true(app->learn.run.unearned);
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	tui_check_close(app);
+	static const char *const slips[] = { "a0.35\n", "a0.5\n", "a0.33\n", "a0.29\n", "a1\n", "a0\n" };
+	for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
+		app = open_step("one-head", "predict-self");
+		tui_check_keys(app, slips[i]);
+		assert_false(app->learn.run.answer_right);
+		if (!lesson_run_feedback(&app->learn.run))
+			fail_msg("predict-self: no reason for %s", slips[i]);
+		tui_check_close(app);
+	}
+	app = open_step("one-head", "predict-self");
+	tui_check_keys(app, "a0.22\n");
+	assert_true(earned(app));
+	tui_check_close(app);
+}
+
+/* Lesson 3 where-head-2 and scores-after: the round number the gamer
+ * typed (12, 36) was answered with the rest of the sum. Now both are
+ * choice questions: one try, a reason per wrong choice, and no wrong
+ * choice's reason names the right one. */
+static void test_head_block_and_score_count_give_one_try(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *step, *wrong, *right;
+	} cases[] = {
+		{ "where-head-2", "aa", "ac" },
+		{ "scores-after", "ac", "aa" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct app *app = open_step("reshape", cases[i].step);
+		const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
+		assert_true(q->nchoices >= 4);
+		const char *right_text = NULL;
+		for (int c = 0; c < q->nchoices; c++)
+			if (strcmp(q->choices[c].key, q->answer) == 0)
+				right_text = q->choices[c].text;
+		assert_non_null(right_text);
+		for (int f = 0; f < q->nfeedback; f++)
+			assert_null(strstr(q->feedback[f].text, right_text + strlen(right_text) - 3));
+		tui_check_keys(app, cases[i].wrong);
+		assert_non_null(lesson_run_feedback(&app->learn.run));
+		assert_true(app->learn.run.unearned);
+		tui_check_keys(app, cases[i].right);
+		assert_true(app->learn.run.met);
+		assert_false(earned(app));
+		tui_check_close(app);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +272,8 @@ int main(void)
 		cmocka_unit_test(test_only_head_1_dictated_keys_and_letter_a_earn_nothing),
 		cmocka_unit_test(test_powers_of_two_find_no_number),
 		cmocka_unit_test(test_fold_asks_the_factor_first),
+		cmocka_unit_test(test_predict_self_round_steps_find_nothing),
+		cmocka_unit_test(test_head_block_and_score_count_give_one_try),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

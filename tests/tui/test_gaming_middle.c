@@ -12,7 +12,11 @@
  *   window (L5): the mask view counted the weights before the answer;
  *   params-all (L8): D/] and the live counts panel gave the figure;
  *   more-heads / grow-n (L8): twice or four times a figure on screen.
- * - the right letters of these lessons' choice questions are spread out.
+ * - entropy (L5): 1.05 inside the old tolerance; params-wq (L8): 2^20 and
+ *   the number its reason handed over; window (L5): the reason for 12
+ *   pointed at the one row short;
+ * - the right letters of these lessons' choice questions are spread out,
+ *   and in lessons 1-8 the right choice is never the longest text.
  *
  * It does not test the generic strategies (always one letter, greedy
  * climbing on any readout): the strategy learner does that for all lessons.
@@ -176,6 +180,59 @@ static void test_the_right_letters_are_spread(void **state)
 		assert_true(count[c] * 100 <= questions * 45);
 }
 
+/* gamer3's tricks on main 5916622. Entropy: 1, then 1.5 (whose reason
+ * gave 1.5 x ln 2), then 1.05 (inside the old tolerance) finds nothing.
+ * Params-wq: 2^20, then the number its reason handed over (/4), or the
+ * powers of two down from 2^20, find nothing: the question now asks
+ * W^Q, W^K and W^V together (786,432, no power of two). */
+static void test_entropy_and_params_wq_round_numbers_find_nothing(void **state)
+{
+	(void)state;
+	spent_then_shown(open_at("5", "entropy"), "a1\na1.5\na1.05\n", "a1.04\n");
+	spent_then_shown(open_at("8", "params-wq"), "a1048576\na524288\na262144\n", "a786432\n");
+	struct app *app = open_at("8", "params-wq");
+	tui_check_keys(app, "a1048576\n");
+	const char *why = lesson_run_feedback(&app->learn.run);
+	assert_non_null(why);
+	assert_null(strstr(why, "four")); /* no "/ 4" handed over */
+	assert_null(strstr(why, "W^O"));
+	tui_check_close(app);
+	app = open_at("5", "window");
+	tui_check_keys(app, "a12\n");
+	why = lesson_run_feedback(&app->learn.run);
+	assert_non_null(why);
+	assert_null(strstr(why, "first")); /* no pointer at the one row short */
+	tui_check_close(app);
+}
+
+/* In lessons 1 to 8 the right choice is never the one longest choice
+ * (saturate and flat-cost were: picking the longest text passed). */
+static void test_the_right_choice_is_not_the_longest(void **state)
+{
+	(void)state;
+	static const char *const lessons[] = { "1", "2", "3", "4", "5", "6", "7", "8" };
+	for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++) {
+		const struct lesson *l = lesson_set_find(&set, lessons[i]);
+		assert_non_null(l);
+		for (int s = 0; s < l->nsteps; s++) {
+			const struct lesson_question *q = l->steps[s].question;
+			if (!q || q->nchoices == 0)
+				continue;
+			size_t right = 0, others = 0;
+			for (int c = 0; c < q->nchoices; c++) {
+				size_t n = strlen(q->choices[c].text);
+				if (strcmp(q->choices[c].key, q->answer) == 0)
+					right = n;
+				else if (n > others)
+					others = n;
+			}
+			if (right > others)
+				fail_msg("lesson %s step %s: the right choice is the longest", lessons[i],
+				         l->steps[s].id);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +242,8 @@ int main(void)
 		cmocka_unit_test(test_views_and_counts_wait_for_the_answer),
 		cmocka_unit_test(test_scaling_a_figure_on_screen_does_not_answer),
 		cmocka_unit_test(test_the_right_letters_are_spread),
+		cmocka_unit_test(test_entropy_and_params_wq_round_numbers_find_nothing),
+		cmocka_unit_test(test_the_right_choice_is_not_the_longest),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -199,13 +199,13 @@ static void test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	keys(app, "a0.7\n"); /* no reason of its own: the status points at the hints */
 	assert_non_null(strstr(app->status, "answer 0.7: not quite: try again (2 tries left); i gives a hint"));
-	keys(app, "a0.5\n"); /* wrong: still hidden (P would give 0.35 away), not met */
+	keys(app, "a0.5\n"); /* wrong: still hidden (P would give 0.22 away), not met */
 	assert_non_null(strstr(app->status, "0.5 is the score"));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 0, 0));
 	assert_null(strstr(app->status, "revealed"));
 	assert_false(app->learn.run.met);
-	keys(app, "a0.35\n");
+	keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(file_has(progress_path, "done one-head/predict-self"));
@@ -244,7 +244,7 @@ static void test_a_step_once_shown_stays_shown_when_met_again_by_hand(void **sta
 	keys(app, "pn");
 	assert_string_equal(step_id(app), "predict-self");
 	assert_false(app->learn.run.met);
-	keys(app, "a0.35\n"); /* the solution, retyped */
+	keys(app, "a0.22\n"); /* the solution, retyped */
 	assert_true(app->learn.run.met);
 	assert_non_null(strstr(app->status, "counted as shown, not done"));
 	lesson_progress_counts(les, &app->learn.progress, &steps, &done, &shown);
@@ -254,7 +254,7 @@ static void test_a_step_once_shown_stays_shown_when_met_again_by_hand(void **sta
 	assert_false(file_has(progress_path, "done one-head/predict-self"));
 	close_app(app);
 	app = lesson1_at("predict-self"); /* a restart */
-	keys(app, "a0.35\n");
+	keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	assert_false(file_has(progress_path, "done one-head/predict-self"));
 	assert_false(progress_is_done(&app->learn.progress, "one-head/predict-self"));
@@ -274,7 +274,7 @@ static void test_three_wrong_numbers_then_right_is_shown_not_done(void **state)
 	keys(app, "a0.7\n");
 	assert_non_null(strstr(app->status, "no tries left"));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "a0.35\n");
+	keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(file_has(progress_path, "shown one-head/predict-self"));
@@ -296,7 +296,7 @@ static void test_views_that_would_show_a_hidden_answer_wait_for_it(void **state)
 		assert_int_equal(app->mode, MODE_WORKBENCH);
 		assert_non_null(strstr(app->status, "not until the question is answered right"));
 	}
-	keys(app, "a0.35\n");
+	keys(app, "a0.22\n");
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	keys(app, "o");
 	assert_int_not_equal(app->mode, MODE_WORKBENCH);
@@ -309,13 +309,13 @@ static void test_an_answer_too_long_to_hold_is_refused(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "a0.35000000000000000000000000000000001\n");
+	keys(app, "a0.22000000000000000000000000000000001\n");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "more than 31 characters"));
 	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_false(app->learn.run.answered);
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "a0.35\n"); /* the next answer starts afresh */
+	keys(app, "a0.22\n"); /* the next answer starts afresh */
 	assert_true(app->learn.run.met);
 	close_app(app);
 }
@@ -481,16 +481,16 @@ static void test_an_answer_given_survives_quit_and_resume(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "a0.35\n");
+	keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	close_app(app);
-	assert_true(file_has(progress_path, "answered one-head/predict-self 0.35"));
+	assert_true(file_has(progress_path, "answered one-head/predict-self 0.22"));
 	app = open_app(&set);
 	learn_resume(app);
 	assert_string_equal(step_id(app), "predict-self");
 	assert_true(app->learn.run.answered);
 	assert_true(app->learn.run.met);
-	assert_string_equal(app->learn.run.answer, "0.35");
+	assert_string_equal(app->learn.run.answer, "0.22");
 	assert_null(strstr(app->learn.run.status, "Not yet"));
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	close_app(app);
@@ -546,7 +546,7 @@ static void test_skipping_a_waiting_question_forfeits_it(void **state)
 	keys(app, "p");
 	assert_string_equal(step_id(app), "predict-self");
 	assert_true(app->learn.run.unearned);
-	keys(app, "a0.35\n"); /* ... and the answer brought back */
+	keys(app, "a0.22\n"); /* ... and the answer brought back */
 	assert_true(app->learn.run.met);
 	assert_true(file_has(progress_path, "shown one-head/predict-self"));
 	assert_false(file_has(progress_path, "done one-head/predict-self"));
