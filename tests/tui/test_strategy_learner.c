@@ -84,9 +84,24 @@ enum { ENFORCE_LETTERS = 1, ENFORCE_CLIMB = 1 };
  * 12 of 30 is exactly 40, in whole numbers). */
 enum { LETTER_PERCENT_MAX = 40 };
 enum { RUNS = 32, BUDGET = 400, KEYS_MAX = 64, CELLS_MAX = 8192, REPEAT_MAX = 40 };
-/* RUNS and BUDGET, or MHA_STRATEGY_RUNS / MHA_STRATEGY_BUDGET when set
- * (by hand: how much more would it take?). */
-static int runs = RUNS, budget = BUDGET;
+/* Under AddressSanitizer (CI's second pass, some 12x slower here) a
+ * quarter of the runs: the same first seeds, so it can only find less;
+ * the verdict on the lessons is the plain build's. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifdef SANITIZED
+enum { RUNS_HERE = RUNS / 4 };
+#else
+enum { RUNS_HERE = RUNS };
+#endif
+/* RUNS_HERE and BUDGET, or MHA_STRATEGY_RUNS / MHA_STRATEGY_BUDGET when
+ * set (by hand: how much more would it take?). */
+static int runs = RUNS_HERE, budget = BUDGET;
 
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-strategy-XXXXXX";
@@ -672,7 +687,7 @@ static int climb_all(const struct lesson_set *s, bool report, char *out, size_t 
 			bool known_step = is_known(set.lessons[li].number, st->id);
 			if (report || pass)
 				fprintf(stderr, "%s%s", known_step && pass ? "  known, reported: " : "", line + (known_step && pass ? 2 : 0));
-			else if (known_step)
+			else if (known_step && runs >= RUNS) /* fewer runs may just miss it */
 				fprintf(stderr, "L%d %s is no longer climbed: drop it from known[]\n",
 				        set.lessons[li].number, st->id);
 			passed += pass;
