@@ -574,21 +574,11 @@ static bool climb_run(int li, int si, uint64_t seed, int *keys_used)
 	}
 	if (learn_open(cl.app, li, si) & APP_RECOMPUTE)
 		app_recompute(cl.app);
-	const struct lesson_question *q = cl.step->question;
-	if (q) { /* @answer holds the tolerance too ("0.67 0.01"): type the number */
-		char msg[LESSON_STATUS_MAX], text[LESSON_ANSWER_MAX];
-		double v;
-		if (q->nchoices == 0 && lesson_run_expected(&cl.app->learn.run, &v))
-			snprintf(text, sizeof text, "%.9g", v);
-		else
-			snprintf(text, sizeof text, "%s", q->answer);
-		if (lesson_run_answer(&cl.app->learn.run, text, msg, sizeof msg) != 1) {
-			/* a live question with nothing recorded yet: its gate stays shut */
-			*keys_used = 0;
-			tui_check_close(cl.app);
-			return false;
-		}
-		app_recompute(cl.app);
+	if (cl.step->question && tui_check_answer_right(cl.app) != 1) {
+		/* a live question with nothing recorded yet: its gate stays shut */
+		*keys_used = 0;
+		tui_check_close(cl.app);
+		return false;
 	}
 	cl.met = earned(cl.app);
 	find_cells(&cl);
