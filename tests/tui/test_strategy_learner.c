@@ -635,13 +635,14 @@ static int climbs(int li, int si, int *keys)
 static const char *const known[] = {
 	"6 silence", /* the prose dictates = and Tab to a head's block: * Tab 0 on head 1's rows of W^O */
 	"11 shift",  /* + on a cell of W^K row 0 raises S₀[2,0] on the goal line and leaves P as it is */
+	NULL,        /* the end: the list stays valid C when every climb above is fixed */
 };
 
 static bool is_known(int lesson, const char *id)
 {
 	char key[LESSON_ID_MAX + 8];
 	snprintf(key, sizeof key, "%d %s", lesson, id);
-	for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+	for (size_t i = 0; known[i]; i++)
 		if (strcmp(known[i], key) == 0)
 			return true;
 	return false;
