@@ -4,9 +4,10 @@
  * exercises. test_blind_learner.c presses keys at random; these learners
  * are cleverer in one way each:
  *
- *   - the letter learner answers every choice question with the same
- *     letter, in its one try: for every letter, the share of choice
- *     questions it earns must stay at most LETTER_PERCENT_MAX percent;
+ *   - the letter learner answers every choice question the same way, in
+ *     its one try: the same letter, or the longest or the shortest
+ *     choice; for every such way, the share of choice questions it earns
+ *     must stay at most LETTER_PERCENT_MAX percent;
  *   - the climber reads the goal line the lesson pane draws ("Not yet
  *     (1 of 2 hold): Y[3,0] = 0.52, want within 0.66..0.68"), and the
  *     figures of the goal's other conditions where the screen shows them
@@ -65,6 +66,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 #include <curses.h>
@@ -113,57 +115,78 @@ static bool strict(int enforce)
 
 /* ---- the letter learner ---- */
 
-/* Of the choice questions of s, how many are right for letter ch, and how many there are. */
-static int letter_wins(const struct lesson_set *s, char ch, int *questions)
+/* What the learner answers every choice question with: a letter
+ * ('a'..'z'), or the longest or the shortest choice (the first of equals),
+ * a test-taker's old trick. */
+enum { PICK_LONGEST = 'z' + 1, PICK_SHORTEST, PICK_END };
+
+static size_t text_chars(const char *t) /* UTF-8 characters */
+{
+	size_t n = 0;
+	for (; *t; t++)
+		n += ((unsigned char)*t & 0xc0) != 0x80;
+	return n;
+}
+
+/* The choice of q that strategy picks, or -1 when it offers none. */
+static int pick(const struct lesson_question *q, int strategy)
+{
+	int best = -1;
+	for (int c = 0; c < q->nchoices; c++) {
+		size_t len = text_chars(q->choices[c].text), at = best < 0 ? 0 : text_chars(q->choices[best].text);
+		if (strategy < PICK_LONGEST ? (q->choices[c].key[0] | 0x20) == strategy && best < 0
+		    : best < 0 || (strategy == PICK_LONGEST ? len > at : len < at))
+			best = c;
+	}
+	return best;
+}
+
+/* Of the choice questions of s, how many strategy earns (one try each), and how many there are. */
+static int strategy_wins(const struct lesson_set *s, int strategy, int *questions, bool *offered)
 {
 	int wins = 0;
 	*questions = 0;
+	*offered = false;
 	for (int li = 0; li < s->count; li++)
 		for (int si = 0; si < s->lessons[li].nsteps; si++) {
 			const struct lesson_question *q = s->lessons[li].steps[si].question;
 			if (!q || q->nchoices == 0)
 				continue;
 			(*questions)++;
-			wins += (q->answer[0] | 0x20) == ch && q->answer[1] == '\0';
+			int c = pick(q, strategy);
+			*offered |= c >= 0;
+			wins += c >= 0 && strcasecmp(q->choices[c].key, q->answer) == 0;
 		}
 	return wins;
 }
 
-/* Every letter a choice of s offers, once, in order: at most 26. */
-static int letters_offered(const struct lesson_set *s, char *out)
+static const char *strategy_name(int strategy, char *buf, size_t len)
 {
-	int n = 0;
-	for (char ch = 'a'; ch <= 'z'; ch++) {
-		bool offered = false;
-		for (int li = 0; li < s->count && !offered; li++)
-			for (int si = 0; si < s->lessons[li].nsteps && !offered; si++) {
-				const struct lesson_question *q = s->lessons[li].steps[si].question;
-				for (int c = 0; q && c < q->nchoices && !offered; c++)
-					offered = (q->choices[c].key[0] | 0x20) == ch;
-			}
-		if (offered)
-			out[n++] = ch;
-	}
-	return n;
+	if (strategy == PICK_LONGEST || strategy == PICK_SHORTEST)
+		return strategy == PICK_LONGEST ? "the longest" : "the shortest";
+	snprintf(buf, len, "'%c'", strategy);
+	return buf;
 }
 
-/* Does the worst letter earn more than LETTER_PERCENT_MAX percent of the
- * choice questions of s? Its letter and percentage in *worst and *percent;
- * prints every letter's share. */
-static bool letter_too_good(const struct lesson_set *s, char *worst, double *percent)
+/* Does a strategy earn more than LETTER_PERCENT_MAX percent of the
+ * choice questions of s? The worst one's name and percentage in worst
+ * and *percent; prints every strategy's share. */
+static bool letter_too_good(const struct lesson_set *s, char *worst, size_t len, double *percent)
 {
-	char letters[26];
-	int n = letters_offered(s, letters), questions = 0, best = -1;
-	*worst = '?';
+	int questions = 0, best = -1;
+	char name[8];
 	*percent = 0;
-	fprintf(stderr, "always the same letter, of the choice questions:");
-	for (int i = 0; i < n; i++) {
-		int wins = letter_wins(s, letters[i], &questions);
-		fprintf(stderr, " %c %d/%d (%.0f%%)", letters[i], wins, questions,
+	fprintf(stderr, "always the same answer, of the choice questions:");
+	for (int k = 'a'; k < PICK_END; k++) {
+		bool offered;
+		int wins = strategy_wins(s, k, &questions, &offered);
+		if (!offered)
+			continue;
+		fprintf(stderr, " %s %d/%d (%.0f%%)", strategy_name(k, name, sizeof name), wins, questions,
 		        questions ? 100.0 * wins / questions : 0);
 		if (wins > best) {
 			best = wins;
-			*worst = letters[i];
+			snprintf(worst, len, "%s", strategy_name(k, name, sizeof name));
 			*percent = questions ? 100.0 * wins / questions : 0;
 		}
 	}
@@ -174,16 +197,16 @@ static bool letter_too_good(const struct lesson_set *s, char *worst, double *per
 static void test_no_letter_earns_more_than_its_share(void **state)
 {
 	(void)state;
-	char worst;
+	char worst[16];
 	double percent;
-	if (!letter_too_good(&set, &worst, &percent))
+	if (!letter_too_good(&set, worst, sizeof worst, &percent))
 		return;
 	if (!strict(ENFORCE_LETTERS)) {
-		fprintf(stderr, "NOT ENFORCED (ENFORCE_LETTERS = 0): always '%c' earns %.0f%%, more than %d%%\n",
+		fprintf(stderr, "NOT ENFORCED (ENFORCE_LETTERS = 0): always %s earns %.0f%%, more than %d%%\n",
 		        worst, percent, LETTER_PERCENT_MAX);
 		return;
 	}
-	fail_msg("always '%c' earns %.0f%% of the choice questions, more than %d%%", worst, percent,
+	fail_msg("always %s earns %.0f%% of the choice questions, more than %d%%", worst, percent,
 	         LETTER_PERCENT_MAX);
 }
 
@@ -740,10 +763,10 @@ static void test_the_learners_catch_a_weak_lesson_and_not_a_prediction(void **st
 	set = weak;
 	int steer = climbs(0, 0, &keys), band = climbs(0, 1, &keys), predict = climbs(0, 2, &keys);
 	set = shipped;
-	char failures[4096], worst;
+	char failures[4096], worst[16];
 	double percent;
 	int tried, known_passed, passed = climb_all(&weak, false, failures, sizeof failures, &tried, &known_passed);
-	bool letters = letter_too_good(&weak, &worst, &percent);
+	bool letters = letter_too_good(&weak, worst, sizeof worst, &percent);
 	lesson_set_free(&weak);
 	assert_true(steer > 0);
 	assert_true(band > 0);
@@ -756,7 +779,7 @@ static void test_the_learners_catch_a_weak_lesson_and_not_a_prediction(void **st
 	assert_non_null(strstr(failures, "L1 band: climbed"));
 	assert_null(strstr(failures, "predict"));
 	assert_true(letters);
-	assert_int_equal(worst, 'a');
+	assert_string_equal(worst, "'a'");
 }
 
 /* The climber reads the goal line's figures as a learner would. */
