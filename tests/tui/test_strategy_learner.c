@@ -421,6 +421,8 @@ static bool shown(const struct app *app, const struct lesson_cond *g)
 		return cells_shown(app, g);
 	case LESSON_COND_QTY:
 		return g->qty <= LESSON_Q_HEADS_OFF || !learn_counts_hidden(app);
+	case LESSON_COND_HEAD:
+		return true; /* a head switched off is drawn as off */
 	default:
 		return false; /* 'unchanged' shows its figure only on the goal line */
 	}
@@ -441,34 +443,57 @@ static double argmax_gap(const struct app *app, const struct lesson_cond *g)
 	return max - row[want];
 }
 
-/* The climber's reading of the screen, lower when nearer the goal: over
- * the conditions that do not hold, 1 + d / (1 + d) each, d how far the
- * condition is from its target when the screen gives it (the goal line
- * names the first such condition with its number; the cells, the
- * configuration and the counts give the others when not hidden), else
- * the worst (d / (1 + d) = 1: "Y changed shape" is no nearer);
- * weighed in the order the goal line names them (3^(n-1-i) for the i-th
- * of n), so that the condition the goal line names first comes first:
- * making it hold outweighs anything on the later ones. */
+/* The climber's reading of the screen, lower when nearer the goal. The
+ * goal line gives how many conditions hold ("Not yet (2 of 3 hold)") and
+ * names the first that does not, with its figure: those before it hold.
+ * Each condition that does not hold costs w (1 + d / (1 + d)), d how far
+ * it is from its target when the screen gives it (the goal line for the
+ * named one; cells the step does not hide, the configuration, the counts
+ * unless hidden, a head's on / off for the others), else the worst
+ * (d / (1 + d) = 1: "Y changed shape" is no nearer); the conditions the
+ * screen says nothing of (an 'unchanged' not named) share the count the
+ * goal line leaves for them. w is 3^(n-1-i) for the i-th of n in a run
+ * that takes them in the goal line's order (making the named one hold
+ * outweighs anything after it), else 1. Lower is nearer. */
 static double reading(const struct climber *cl)
 {
 	const struct app *app = cl->app;
 	const char *line = app->learn.run.status, *first = strstr(line, "): ");
-	first = strncmp(line, "Not yet: ", 9) == 0 ? line + 9 : first ? first + 3 : "";
-	double sum = 0, weight = 1;
-	for (int i = 1; i < cl->step->ngoals && cl->ordered; i++)
+	int n = cl->step->ngoals, hold = 0, named_at = -1, unmet_seen = 0, unknown = 0;
+	if (strncmp(line, "Not yet (", 9) == 0 && first)
+		hold = atoi(line + 9), first += 3;
+	else if (strncmp(line, "Not yet: ", 9) == 0)
+		first = line + 9;
+	else
+		return 0; /* met */
+	double cost = 0, unknown_weight = 0, weight = 1;
+	for (int i = 1; i < n && cl->ordered; i++)
 		weight *= 3;
-	for (int i = 0; i < cl->step->ngoals; i++, weight /= cl->ordered ? 3 : 1) {
+	for (int i = 0; i < n; i++, weight /= cl->ordered ? 3 : 1) {
 		const struct lesson_cond *g = &cl->step->goals[i];
 		char why[LESSON_STATUS_MAX];
-		if (lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why))
+		bool ok = lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why);
+		bool named = named_at < 0 && !ok && strcmp(why, first) == 0;
+		if (named)
+			named_at = i;
+		else if (named_at < 0 && first[0] && ok)
+			continue; /* before the named one: holds, the line says so */
+		if (!named && !shown(app, g)) {
+			unknown++;
+			unknown_weight += weight;
 			continue;
-		bool named = strcmp(why, first) == 0, seen = shown(app, g);
-		double d = g->kind == LESSON_COND_ARGMAX ? (seen ? argmax_gap(app, g) : NAN)
-		         : named || seen ? text_distance(why) : NAN;
-		sum += weight * (1 + (isnan(d) ? 1 : d / (1 + d))); /* not given: the worst */
+		}
+		if (ok)
+			continue;
+		double d = g->kind == LESSON_COND_ARGMAX ? (shown(app, g) ? argmax_gap(app, g) : NAN)
+		                                         : text_distance(why);
+		cost += weight * (1 + (isnan(d) ? 1 : d / (1 + d)));
+		unmet_seen++;
 	}
-	return sum;
+	int unknown_unmet = n - hold - unmet_seen;
+	if (unknown > 0 && unknown_unmet > 0)
+		cost += 2 * unknown_weight * unknown_unmet / unknown;
+	return cost;
 }
 
 /* One undo level made since (top, count)? */
