@@ -676,13 +676,12 @@ static int climbs(int li, int si, int *keys)
 	return won;
 }
 
-/* Exercises the climber is known to pass, "LESSON STEP", each reported to
- * its lesson's author (/work/climber-findings.md, session 3): they are
- * printed, not failed, until their fix lands; then drop them here (the
- * test says when one is no longer climbed). */
+/* Exercises the climber is known to pass, "LESSON STEP" (e.g. "6 silence"),
+ * each reported to its lesson's author: printed, not failed, until their
+ * fix lands; then drop them here (the test says when one is no longer
+ * climbed). Session 3 had L6 silence and L11 shift here, both fixed. */
 static const char *const known[] = {
-	"11 shift",  /* + on a cell of W^K row 0 raises S₀[2,0] on the goal line and leaves P as it is */
-	NULL,        /* the end: the list stays valid C when every climb above is fixed */
+	NULL, /* the end: the list stays valid C when it is empty */
 };
 
 static bool is_known(int lesson, const char *id)
