@@ -21,7 +21,8 @@
  *     the goal (in some runs the condition the goal line names first
  *     counts most, in the others all count alike), pressing the
  *     same key again, and undoes it (u) when not. It never reads a
- *     hidden value.
+ *     hidden value; and the goal line it reads is on the 80x24 screen of
+ *     every exercise it tries (checked below).
  *
  * What counts as passed by the climber: the goal earned (met, not only
  * shown) within the budget in any run, with the step's question, if any,
@@ -78,6 +79,7 @@
 #include "mode.h"
 #include "ref.h"
 #include "stage.h"
+#include "vscreen.h"
 #include "tui_check.h"
 
 /* 1: the test fails when the learner passes (see above). */
@@ -810,6 +812,34 @@ static void test_the_learners_catch_a_weak_lesson_and_not_a_prediction(void **st
 	assert_string_equal(worst, "'a'");
 }
 
+/* What the climber reads is on the screen: for every exercise it tries,
+ * the goal line ("Not yet ...") is drawn at 80x24 once the question is
+ * answered. */
+static void test_the_goal_line_is_on_the_screen(void **state)
+{
+	(void)state;
+	static char text[64 * 1024];
+	for (int li = 0; li < set.count; li++)
+		for (int si = 0; si < set.lessons[li].nsteps; si++) {
+			const struct lesson_step *st = &set.lessons[li].steps[si];
+			if (!has_edit_goal(st))
+				continue;
+			struct app *app = tui_check_open(&set);
+			if (learn_open(app, li, si) & APP_RECOMPUTE)
+				app_recompute(app);
+			if (st->question)
+				tui_check_answer_right(app);
+			assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
+			app->now_ms = 1000000;
+			draw_screen(app, 24, 80);
+			vscreen_text(text, sizeof text);
+			vscreen_close();
+			if (!strstr(text, "Not yet"))
+				fail_msg("lesson %d step %s: no goal line at 80x24:\n%s", set.lessons[li].number, st->id, text);
+			tui_check_close(app);
+		}
+}
+
 /* The climber reads the goal line's figures as a learner would. */
 static void test_the_climber_reads_how_far_the_goal_line_is(void **state)
 {
@@ -834,6 +864,7 @@ int main(void)
 	setlocale(LC_ALL, "C");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_the_climber_reads_how_far_the_goal_line_is),
+		cmocka_unit_test(test_the_goal_line_is_on_the_screen),
 		cmocka_unit_test(test_the_learners_catch_a_weak_lesson_and_not_a_prediction),
 		cmocka_unit_test(test_no_letter_earns_more_than_its_share),
 		cmocka_unit_test(test_no_exercise_is_climbed),
