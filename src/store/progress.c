@@ -191,14 +191,7 @@ void progress_set_place(struct progress *p, const char *lesson, const char *step
 
 int progress_default_path(char *out, size_t outlen, char *msg, size_t len)
 {
-	char dir[4096];
-	if (statefile_dir(dir, sizeof dir, msg, len) != 0)
-		return -1;
-	if ((size_t)snprintf(out, outlen, "%s/progress.txt", dir) >= outlen) {
-		snprintf(msg, len, "%.200s: path too long", dir);
-		return -1;
-	}
-	return 0;
+	return statefile_path("progress.txt", out, outlen, msg, len);
 }
 
 /* What a save writes: this run's place and done steps, and the done

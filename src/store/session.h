@@ -1,6 +1,7 @@
 /*
  * session.h - the workbench saved as a versioned text file: configuration,
  * token labels and every input matrix. Format in doc/SESSION.md.
+ * Written by session_write.c, read by session_read.c.
  * No terminal here; files only.
  */
 #ifndef SESSION_H
@@ -12,6 +13,9 @@
 /* Version 1: all text. Version 2: the same, and a matrix of more than 65,536
  * values as binary float32 (doc/SESSION.md); written only when needed. */
 enum { SESSION_VERSION = 1, SESSION_VERSION_BINARY = 2 };
+
+/* The first word of every session file, before its version. */
+#define SESSION_MAGIC "mha-tui-session"
 
 /* Write atomically: a temporary file in the same directory, fsync, rename,
  * fsync of the directory. On failure the previous file is intact.

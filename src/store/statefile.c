@@ -70,6 +70,18 @@ int statefile_dir(char *out, size_t outlen, char *msg, size_t len)
 	return 0;
 }
 
+int statefile_path(const char *name, char *out, size_t outlen, char *msg, size_t len)
+{
+	char dir[4096];
+	if (statefile_dir(dir, sizeof dir, msg, len) != 0)
+		return -1;
+	if ((size_t)snprintf(out, outlen, "%s/%s", dir, name) >= outlen) {
+		snprintf(msg, len, "%.200s: path too long", dir);
+		return -1;
+	}
+	return 0;
+}
+
 /* fsync the directory holding path, so the rename itself is durable. */
 static void sync_dir(const char *path)
 {

@@ -18,6 +18,10 @@
  * Returns 0, or -1 with msg. */
 int statefile_dir(char *out, size_t outlen, char *msg, size_t len);
 
+/* statefile_dir() + "/" + name: where a file the program keeps lives by
+ * default (session.txt, progress.txt). Returns 0, or -1 with msg. */
+int statefile_path(const char *name, char *out, size_t outlen, char *msg, size_t len);
+
 /* Write path atomically: write(f, ctx) fills a temporary file in the same
  * directory, which is flushed, fsync'ed and renamed over path; then the
  * directory is fsync'ed. On any failure the temporary file is removed,

@@ -1,5 +1,6 @@
 /*
- * panels.h - the stage's matrices on the workbench (panels.c).
+ * panels.h - the stage's matrices on the workbench as a set: sizes, focus,
+ * placing and drawing (panels.c; one panel: matrix_panel.h).
  */
 #ifndef PANELS_H
 #define PANELS_H

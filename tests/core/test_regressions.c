@@ -64,7 +64,7 @@ static int parse_with(int line, const char *with, char *msg, size_t len)
 	return rc;
 }
 
-/* Bug 1, fixed (src/store/session.c, read_session / session_load): an empty
+/* Bug 1, fixed (src/store/session_read.c, read_session / session_load): an empty
  * file is reported at line 0, which does not exist: "s.txt:0: empty
  * file". session_parse says ":1:" for the same input. */
 static void test_empty_session_file_is_reported_at_line_1(void **state)
@@ -82,7 +82,7 @@ static void test_empty_session_file_is_reported_at_line_1(void **state)
 		fail_msg("got '%s', want it to start '%s'", msg, want);
 }
 
-/* Bug 2, fixed (src/store/session.c, read_config): rules across fields are
+/* Bug 2, fixed (src/store/session_read.c, read_config): rules across fields are
  * checked only after the seed line, so the message names the seed's
  * line (10) instead of the line of the field in error. */
 static void test_cross_field_errors_name_the_fields_line(void **state)
@@ -99,7 +99,7 @@ static void test_cross_field_errors_name_the_fields_line(void **state)
 		fail_msg("top_k 4: got '%s', want 's.txt:8: ...'", msg);
 }
 
-/* Bug 3, fixed (src/store/session.c, write_session): labels are written as
+/* Bug 3, fixed (src/store/session_write.c, write_session): labels are written as
  * they are, so a label that is empty or holds a space (the TUI can set
  * any label) gives a file that session_load refuses: the session the
  * program just saved cannot be opened again. Expected: save refuses such
@@ -214,7 +214,7 @@ static void test_numbers_with_leading_white_space_are_refused(void **state)
 	}
 }
 
-/* Bug 7, fixed (src/store/session.c, read_int / read_matrix header): trailing
+/* Bug 7, fixed (src/store/session_read.c, read_int / read_matrix header): trailing
  * spaces (common after hand edits) are refused on "tokens 3 " with a
  * misleading "must be a whole number in 1..64" and on "X 3 4 ", while
  * matrix rows and heads_off accept them. Expected: accepted everywhere,
@@ -231,7 +231,7 @@ static void test_trailing_spaces_are_accepted_on_every_line(void **state)
 		fail_msg("row with trailing spaces: %s", msg);
 }
 
-/* Bug 8, fixed (src/store/session.c, session_load / next_line): a device or a
+/* Bug 8, fixed (src/store/session_read.c, session_load / next_line): a device or a
  * file with no newline is read by getline without a bound: --load
  * /dev/zero eats memory until malloc fails, and then the failure is
  * reported as "empty file" at line 0. Expected: refuse what is not a

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A learner's first run (issue 4): the menu beside the workbench (M); open
-# lesson 1, step with n, complete an exercise by typing a value and see
+# lesson 1, step with n, complete an exercise (a choice, then a typed value) and see
 # the tick; quit; start again and land on the same step.
 . "$(dirname "$0")/lib.sh"
 PROGRESS="$XDG_STATE_HOME/mha-tui/progress.txt"
@@ -19,7 +19,10 @@ wait_for "Step 3 of 6: Predict a weight"
 wait_for "Softmax and every later stage"
 keys n
 wait_for "Step 4 of 6: Steer a query"
-wait_for "Not yet: argmax P₀[2,*] = 2"
+wait_for "Not yet: answer the question"
+keys a d
+wait_for "Your answer: d (right)"
+wait_for "P₀[2,*] = 2 (sat), want 1 (cat)"
 keys 1
 wait_for "Q 4x4 = X 4x4 . W^Q 4x4"
 quiet
@@ -27,7 +30,7 @@ keys l Enter
 type_text "3"
 wait_for "W^Q[2,1] = 3_"
 keys Enter
-wait_for "✓ Goal met: argmax P₀[2,*] = 1"
+wait_for "✓ Goal met: all 2 conditions hold"
 wait_for "goal met! step 4 of 6 done"
 keys q
 wait_for "EXIT=0"

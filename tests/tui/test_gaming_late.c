@@ -6,7 +6,9 @@
  * view naming the head that moves Y least; the factor 2 of exact twins typed
  * in without thinking (twins, whose twin adds half); round numbers counted
  * up from 0.50 (lesson 13 two); the KV cache view read for lesson 10's
- * at-scale figures. A right path is replayed too, so that each step is
+ * at-scale figures; kv-less pressed until the status line named the MQA
+ * cache, and v reading W^K's shape off the Projection title (lesson 10
+ * mqa, wk-size). A right path is replayed too, so that each step is
  * still earnable.
  * Deliberately not here: always-the-same-letter and greedy hill-climbing
  * over every lesson (the strategy-learner test does those), and random
@@ -80,11 +82,11 @@ static void test_switching_heads_before_the_answer_shows_nothing_to_climb(void *
 		tui_check_keys(app, one);
 		assert_int_equal(app->mode, MODE_WORKBENCH);
 	}
-	tui_check_keys(app, "ab"); /* head 1: its rows of W^O are tiny */
+	tui_check_keys(app, "ad"); /* head 3: its rows of W^O are tiny */
 	assert_false(learn_hidden(app, MHA_T_Y, 0, 0, 0));
-	while (app->head > 1)
+	while (app->head > 3)
 		tui_check_keys(app, "H");
-	while (app->head < 1)
+	while (app->head < 3)
 		tui_check_keys(app, "L");
 	tui_check_keys(app, "x");
 	assert_true(app->learn.run.met);
@@ -158,6 +160,33 @@ static void test_the_kv_cache_view_waits_for_the_at_scale_answers(void **state)
 	}
 }
 
+/* mqa: kv-less pressed before the answer names the cache on the status
+ * line ("KV cache 128 values per token"), so the question asks what the
+ * status never says, W^K and W^V together; and no stage shows W^K's shape
+ * (wk-size: v on Projection titled it 512x128) until the answer. */
+static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **state)
+{
+	(void)state;
+	struct app *app = open_at("10", "mqa");
+	for (int i = 0; i < 8 && app->cfg.g > 1; i++) {
+		tui_check_keys(app, "<");
+		assert_null(strstr(app->status, "65536"));
+		assert_null(strstr(app->status, "65,536"));
+	}
+	assert_int_equal(app->cfg.g, 1);
+	assert_non_null(strstr(app->status, "KV cache 128")); /* the old question's answer */
+	assert_true(learn_stage_hidden(app, PIPELINE_PROJECTION));
+	tui_check_keys(app, "a65536\n");
+	assert_true(app->learn.run.met);
+	assert_true(done(app, "gqa-mqa/mqa"));
+	tui_check_close(app);
+	app = open_at("10", "wk-size");
+	tui_check_keys(app, "1v");
+	assert_true(learn_stage_hidden(app, PIPELINE_PROJECTION));
+	assert_true(learn_counts_hidden(app));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_twins_that_add_unequal_shares_need_the_factor_worked_out),
 		cmocka_unit_test(test_round_numbers_do_not_earn_the_top_two_weight),
 		cmocka_unit_test(test_the_kv_cache_view_waits_for_the_at_scale_answers),
+		cmocka_unit_test(test_the_status_line_and_the_shapes_do_not_answer_lesson_ten),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

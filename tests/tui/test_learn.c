@@ -328,11 +328,11 @@ static void test_a_choice_key_answers_at_once(void **state)
 	assert_int_equal(learn_open_id(app, "2", msg, sizeof msg), 0);
 	while (strcmp(step_id(app), "which-role") != 0)
 		keys(app, "n");
-	keys(app, "ab"); /* b is a choice: committed without Enter */
+	keys(app, "ac"); /* c is a choice: committed without Enter */
 	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_true(app->learn.run.answered);
 	assert_false(app->learn.run.met);
-	keys(app, "ac");
+	keys(app, "ab");
 	assert_true(app->learn.run.met);
 	close_app(app);
 }
@@ -352,6 +352,8 @@ static void test_an_edit_meets_the_goal_from_the_cursor_the_step_placed(void **s
 	assert_false(learn_marked(app, MHA_T_WQ, 0, 1, 1));
 	keys(app, "l\n3\n");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	assert_false(app->learn.run.met); /* the edit alone: the cell not said first */
+	keys(app, "ad");
 	assert_true(app->learn.run.met);
 	assert_non_null(strstr(app->status, "goal met"));
 	assert_true(file_has(progress_path, "done one-head/steer"));
@@ -399,7 +401,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 		keys(app, "n");
 	keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 4);
-	keys(app, "aa"); /* the prediction first: head 1's scores only */
+	keys(app, "ab"); /* the prediction first: head 1's scores only */
 	keys(app, "*\t10\n");
 	assert_true(app->learn.run.met);
 	struct mha_weights *w = &app->w;
@@ -409,7 +411,7 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 	assert_int_equal(learn_open_id(app, "4", msg, sizeof msg), 0);
 	while (strcmp(step_id(app), "fold-into-wq") != 0)
 		keys(app, "n");
-	keys(app, "s1");
+	keys(app, "a0.0625\ns1"); /* the factor said first */
 	while (app->cur[PIPELINE_PROJECTION].panel != 1) /* c to W^Q */
 		keys(app, "c");
 	keys(app, "*0.0625\n");
@@ -424,7 +426,7 @@ static void test_the_free_workbench_and_back_keep_both_benches(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "1l\n3\n"); /* a lesson edit */
+	keys(app, "ad1l\n3\n"); /* the cell said, then a lesson edit */
 	keys(app, "f");
 	assert_false(app->learn.active);
 	assert_int_equal(app->cfg.n, 6); /* the learner's own session */
@@ -528,7 +530,7 @@ static void test_going_back_to_a_done_step_keeps_its_edits(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "1l\n3\n");
+	keys(app, "ad1l\n3\n");
 	assert_true(app->learn.run.met);
 	keys(app, "n");
 	assert_string_equal(step_id(app), "values");
@@ -545,7 +547,7 @@ static void test_a_lesson_edit_survives_quit_and_resume(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "1l\n3\n");
+	keys(app, "ad1l\n3\n");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
 	float free0 = app->learn.other.w.x[0];
 	close_app(app);

@@ -512,7 +512,7 @@ static void test_the_lesson_menu_and_a_lesson_step(void **state)
 	expect_screen(app, 24, 80, "lesson1_steer_80x24");
 	expect_screen(app, 50, 160, "lesson1_steer_160x50");
 	expect_screen(app, 60, 200, "lesson1_steer_200x60");
-	keys(app, "1l\n3\n4");
+	keys(app, "ad1l\n3\n4");
 	expect_screen(app, 24, 80, "lesson1_steer_met_80x24");
 	keys(app, "#");
 	expect_screen(app, 24, 80, "lesson1_counts_80x24");

@@ -1,12 +1,14 @@
 /*
- * session.c - save and load the workbench as a text file a person can read
- * (format: doc/SESSION.md). Loading is strict and line-numbered: anything
- * unexpected is refused with "file:line: message", and the file is never
- * written to. Saving is atomic: a reader sees the old file or the new one.
+ * session_read.c - load a session file (format: doc/SESSION.md) into a
+ * configuration and freshly allocated weights. Loading is strict and
+ * line-numbered: anything unexpected is refused with "file:line: message",
+ * and the file is never written to.
+ *
+ * It deliberately does not write sessions (session_write.c) nor decide
+ * where they live (session_default_path, there too); no terminal here.
  */
 #include "session.h"
 #include "readfile.h"
-#include "statefile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -15,149 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char magic[] = "mha-tui-session";
-
-/* ---- writing ---- */
-
-/* A matrix of more than this many values is written in binary (version
- * 2, doc/SESSION.md): at d_model 1024 with 64 heads the text of 17M
- * values took 7-10 s to write and 6-8 s to read; small sessions stay text
- * a person reads. */
-enum { SESSION_TEXT_VALUES_MAX = 65536 };
-
-static bool is_binary(int rows, int cols)
-{
-	return (size_t)rows * (size_t)cols > SESSION_TEXT_VALUES_MAX;
-}
-
-/* IEEE-754 float32 little-endian, whatever the host's byte order. */
-static void put_f32le(FILE *f, const float *p, size_t n)
-{
-	const uint32_t one = 1;
-	if (*(const unsigned char *)&one == 1) { /* little-endian host: as it is */
-		fwrite(p, sizeof *p, n, f);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		uint32_t u;
-		memcpy(&u, &p[i], 4);
-		unsigned char b[4] = { (unsigned char)u, (unsigned char)(u >> 8), (unsigned char)(u >> 16),
-		                       (unsigned char)(u >> 24) };
-		fwrite(b, 1, 4, f);
-	}
-}
-
-static void write_matrix(FILE *f, const char *key, const float *p, int rows, int cols)
-{
-	if (is_binary(rows, cols)) {
-		fprintf(f, "%s %d %d f32le\n", key, rows, cols);
-		put_f32le(f, p, (size_t)rows * (size_t)cols);
-		fputc('\n', f);
-		return;
-	}
-	fprintf(f, "%s %d %d\n", key, rows, cols);
-	for (int r = 0; r < rows; r++) {
-		for (int col = 0; col < cols; col++)
-			fprintf(f, col ? " %.9g" : "%.9g", (double)p[(size_t)r * cols + col]);
-		fputc('\n', f);
-	}
-}
-
-/* ---- masks beyond causal and biases (optional lines, written only when
- * set, so a session without them is unchanged): "pad T..", "window W",
- * "hidden I J .." (query, key pairs of the custom mask), "bias 1" (then
- * b_Q, b_K, b_V, b_O follow W_O as 1-row matrices). ---- */
-
-static void write_masks(FILE *f, const struct mha_config *c)
-{
-	bool any = false;
-	for (int t = 0; t < c->n; t++)
-		if (mha_is_pad(c, t)) {
-			fprintf(f, any ? " %d" : "pad %d", t);
-			any = true;
-		}
-	if (any)
-		fputc('\n', f);
-	if (c->window > 0)
-		fprintf(f, "window %d\n", c->window);
-	any = false;
-	for (int i = 0; i < c->n && i < MHA_MAX_TOKENS; i++)
-		for (int j = 0; j < c->n && j < 64; j++)
-			if ((c->hide[i] >> j) & 1u) {
-				fprintf(f, any ? " %d %d" : "hidden %d %d", i, j);
-				any = true;
-			}
-	if (any)
-		fputc('\n', f);
-	if (c->bias)
-		fputs("bias 1\n", f);
-}
-
-static void write_session(FILE *f, const struct mha_config *c, const struct mha_weights *w)
-{
-	bool binary = false; /* version 2 only when a matrix needs it: small files stay version 1 */
-	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
-		struct mha_shape sh = mha_tensor_shape(c, t);
-		binary |= is_binary(sh.rows, sh.cols);
-	}
-	fprintf(f, "%s %d\n", magic, binary ? SESSION_VERSION_BINARY : SESSION_VERSION);
-	fprintf(f, "# mha-tui workbench; format described in doc/SESSION.md\n");
-	fprintf(f, "tokens %d\nd_model %d\nheads %d\nkv_heads %d\nd_k %d\n", c->n, c->d, c->h, c->g, c->dk);
-	fprintf(f, "causal %d\ntop_k %d\nscale %d\nseed %" PRIu64 "\n", c->causal, c->top_k, c->scale, c->seed);
-	fputs("heads_off", f);
-	for (int i = 0; i < c->h; i++)
-		if (c->head_off[i])
-			fprintf(f, " %d", i);
-	fputc('\n', f);
-	write_masks(f, c);
-	fputs("labels", f);
-	for (int i = 0; i < c->n; i++)
-		fprintf(f, " %s", w->labels[i]);
-	fputc('\n', f);
-	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
-		struct mha_shape s = mha_tensor_shape(c, t);
-		write_matrix(f, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
-	}
-	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
-		struct mha_bias b = mha_bias(w, c, k);
-		write_matrix(f, b.key, b.p, 1, b.len);
-	}
-	fputs("end\n", f);
-}
-
-struct session_ref {
-	const struct mha_config *c;
-	const struct mha_weights *w;
-};
-
-static void write_ref(FILE *f, const void *ctx)
-{
-	const struct session_ref *ref = ctx;
-	write_session(f, ref->c, ref->w);
-}
-
-int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
-                 char *msg, size_t len)
-{
-	return session_save_checked(path, c, w, NULL, msg, len);
-}
-
-int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
-                         struct statefile_check *chk, char *msg, size_t len)
-{
-	for (int i = 0; i < c->n; i++) {
-		if (!mha_label_valid(w->labels[i])) {
-			snprintf(msg, len, "%.200s: not saved: label %d is empty or holds a space or "
-			         "control character", path, i + 1);
-			return -1;
-		}
-	}
-	struct session_ref ref = { c, w };
-	return statefile_write_checked(path, write_ref, &ref, chk, msg, len);
-}
-
-/* ---- reading ---- */
 
 /* The longest line a valid session has: a row of MHA_MAX_WIDTH values of
  * at most 16 bytes each ("-1.23456789e-05 "), with room to spare. A longer
@@ -476,17 +335,17 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 {
 	char *l = next_line(rd);
 	char head[64];
-	snprintf(head, sizeof head, "%s %d", magic, SESSION_VERSION);
+	snprintf(head, sizeof head, "%s %d", SESSION_MAGIC, SESSION_VERSION);
 	if (!l)
 		return bad(rd, "empty file: not an mha-tui session%s", "", 0);
 	if (strncmp(l, "\xef\xbb\xbf", 3) == 0)
 		l += 3; /* a UTF-8 byte-order mark, as some editors write: not part of the text */
-	if (strncmp(l, magic, strlen(magic)) != 0)
+	if (strncmp(l, SESSION_MAGIC, strlen(SESSION_MAGIC)) != 0)
 		return bad(rd, "not an mha-tui session (first line must be '%s')", head, 0);
 	if (strchr(l, '\r')) /* the whole file read as its first line */
 		return bad(rd, "lines end in CR alone%s: save the file with LF (or CRLF) line ends", "", 0);
 	char head2[64];
-	snprintf(head2, sizeof head2, "%s %d", magic, SESSION_VERSION_BINARY);
+	snprintf(head2, sizeof head2, "%s %d", SESSION_MAGIC, SESSION_VERSION_BINARY);
 	rd->version = strcmp(l, head2) == 0 ? SESSION_VERSION_BINARY : SESSION_VERSION;
 	if (strcmp(l, head) != 0 && strcmp(l, head2) != 0)
 		return bad(rd, "unsupported session version: this mha-tui reads '%s' and version 2", head, 0);
@@ -569,16 +428,4 @@ int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
 	int rc = parse_stream(f, path, c, w, msg, len);
 	fclose(f);
 	return rc;
-}
-
-int session_default_path(char *out, size_t outlen, char *msg, size_t len)
-{
-	char dir[4096];
-	if (statefile_dir(dir, sizeof dir, msg, len) != 0)
-		return -1;
-	if ((size_t)snprintf(out, outlen, "%s/session.txt", dir) >= outlen) {
-		snprintf(msg, len, "%.200s: path too long", dir);
-		return -1;
-	}
-	return 0;
 }
