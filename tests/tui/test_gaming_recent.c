@@ -95,8 +95,11 @@ static void next_step(struct app *app)
 		tui_check_keys(app, "n");
 }
 
-/* Every l, rescale or o question of lesson 11, left unanswered: n through
- * the rest of the lesson never shows its number as the view prints it. */
+/* Every l, rescale or o question of lesson 11, left unanswered: no later
+ * step of the lesson shows its number as the view prints it. Going on with
+ * n forfeits the step now (learn.c); a later step opened with the earlier
+ * one neither done nor shown (a place saved by an older build, or any way
+ * round that rule) must still not show it, nor let F show it. */
 static void test_a_later_step_does_not_show_an_unanswered_tile(void **state)
 {
 	(void)state;
@@ -106,27 +109,24 @@ static void test_a_later_step_does_not_show_an_unanswered_tile(void **state)
 		const struct lesson_question *q = l->steps[si].question;
 		if (!q || !q->flash || q->flash->qty == LESSON_FLASH_M)
 			continue; /* m is a score on S by its nature */
-		struct app *app = open_step(li, l->steps[si].id);
+		struct app *asked = open_step(li, l->steps[si].id);
 		double v;
 		char want[32];
-		assert_true(lesson_run_expected(&app->learn.run, &v));
+		assert_true(lesson_run_expected(&asked->learn.run, &v));
+		tui_check_close(asked);
 		snprintf(want, sizeof want, q->flash->qty == LESSON_FLASH_RESCALE ? "x%.3g" : "%.3f", v);
 		for (int k = si + 1; k < l->nsteps; k++) {
-			next_step(app);
-			assert_int_equal(app->learn.run.step, k);
-			tui_check_keys(app, "3F"); /* a step without @flash: the free tiles wait */
-			char key[PROGRESS_KEY_MAX];
-			lesson_step_key(l, si, key, sizeof key);
-			if (progress_is_shown(&app->learn.progress, key))
-				break; /* leaving it forfeited the step: reading on earns nothing */
+			struct app *app = open_step(li, l->steps[k].id);
+			if (!l->steps[k].flash)
+				tui_check_keys(app, "3F"); /* the free tiles wait */
 			const char *text = screen(app);
 			if (strstr(text, want))
 				fail_msg("step %s unanswered: its answer %s shows at step %s:\n%s",
 				         l->steps[si].id, want, l->steps[k].id, text);
-			if (!lesson_run_step(&app->learn.run)->flash)
+			if (!l->steps[k].flash)
 				assert_int_not_equal(app->mode, MODE_FLASH);
+			tui_check_close(app);
 		}
-		tui_check_close(app);
 		checked++;
 	}
 	assert_true(checked >= 4); /* rescale, l twice, o (and real-row's l) */
