@@ -218,6 +218,29 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 	assert_true(checked >= 8);
 }
 
+/* o on the training screen puts a trained layer into the workbench: not
+ * over a lesson's bench, whose goals would then be checked on the trained
+ * layer instead of on what the learner did. */
+static void test_o_does_not_put_a_trained_layer_over_a_lesson(void **state)
+{
+	(void)state;
+	int li = lesson_index("specialised-heads");
+	const struct lesson *l = &set.lessons[li];
+	int si = 0;
+	while (si < l->nsteps && l->steps[si].question)
+		si++;
+	assert_true(si < l->nsteps);
+	struct app *app = open_step(li, l->steps[si].id);
+	int n = app->cfg.n;
+	tui_check_keys(app, "G");
+	assert_int_equal(app->mode, MODE_TRAIN);
+	tui_check_keys(app, "o");
+	assert_int_equal(app->mode, MODE_TRAIN);
+	assert_int_equal(app->cfg.n, n);
+	assert_non_null(strstr(app->status, "free workbench"));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -227,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_shift_is_not_climbed_with_plus),
 		cmocka_unit_test(test_real_row_is_not_one_of_the_numbers_on_screen),
 		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
+		cmocka_unit_test(test_o_does_not_put_a_trained_layer_over_a_lesson),
 	};
 	return cmocka_run_group_tests_name("gaming_recent", tests, group_setup, group_teardown);
 }
