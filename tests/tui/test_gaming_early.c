@@ -7,7 +7,8 @@
  *   - steer (L1), one-cell (L2): make the edit first (found by pressing
  *     keys while watching the readout), then answer: the readout is hidden
  *     until the cell is named, and the edit alone meets nothing;
- *   - role-v (L2): reach Y[2,1] through W^O instead of W^V;
+ *   - role-v (L2): reach Y[2,1] through W^O instead of W^V; always-a
+ *     (the right letter was a) then a factor climbed against Y[2,1];
  *   - only-head-1 (L3): follow the keys the old prose dictated;
  *   - variance (L4): powers of two within three tries;
  *   - predict-self (L1): round steps of 0.05 (the old answer 0.35 was one);
@@ -118,7 +119,7 @@ static void test_role_v_is_not_met_through_w_o(void **state)
 {
 	(void)state;
 	struct app *app = open_step("projections", "role-v");
-	tui_check_keys(app, "aa");
+	tui_check_keys(app, "ac");
 	assert_true(app->learn.run.answer_right);
 	float *wo = app->w.wo;
 	const int d = 6;
@@ -263,6 +264,21 @@ static void test_head_block_and_score_count_give_one_try(void **state)
 	}
 }
 
+/* Lesson 2 role-v (gamer3): always-a named the right matrix, and the
+ * stages it revealed let the factor on W^V be climbed against Y[2,1].
+ * a is wrong now: one try spent, the step can only be shown. */
+static void test_role_v_always_a_is_wrong(void **state)
+{
+	(void)state;
+	struct app *app = open_step("projections", "role-v");
+	tui_check_keys(app, "aa");
+	assert_false(app->learn.run.answer_right);
+	assert_non_null(lesson_run_feedback(&app->learn.run));
+	assert_true(app->learn.run.unearned);
+	assert_true(learn_stage_hidden(app, PIPELINE_SCORES));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_fold_asks_the_factor_first),
 		cmocka_unit_test(test_predict_self_round_steps_find_nothing),
 		cmocka_unit_test(test_head_block_and_score_count_give_one_try),
+		cmocka_unit_test(test_role_v_always_a_is_wrong),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
