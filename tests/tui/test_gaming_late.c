@@ -8,7 +8,8 @@
  * up from 0.50 (lesson 13 two); the KV cache view read for lesson 10's
  * at-scale figures; kv-less pressed until the status line named the MQA
  * cache, and v reading W^K's shape off the Projection title (lesson 10
- * mqa, wk-size). A right path is replayed too, so that each step is
+ * mqa, wk-size); W^K's 65,536 and other powers of two typed in, and a
+ * step's answer carried into the next (lesson 10 wk-size, gqa, mqa). A right path is replayed too, so that each step is
  * still earnable.
  * Deliberately not here: always-the-same-letter and greedy hill-climbing
  * over every lesson (the strategy-learner test does those), and random
@@ -95,7 +96,9 @@ static void test_switching_heads_before_the_answer_shows_nothing_to_climb(void *
 }
 
 /* twins: 2 (exact twins) is refused with its reason, and the edit it
- * implies misses Y; 1.5 and that edit earn the step. */
+ * implies misses Y; 1.3 and that edit earn the step. Round factors typed
+ * in turn (2, 0.5, 1.5: the old half-strength twin's answer) use the three
+ * tries up, and the step can then only be shown. */
 static void test_twins_that_add_unequal_shares_need_the_factor_worked_out(void **state)
 {
 	(void)state;
@@ -107,13 +110,21 @@ static void test_twins_that_add_unequal_shares_need_the_factor_worked_out(void *
 	tui_check_keys(app, "x*\t2\n"); /* head 1 off, head 0's rows doubled */
 	assert_false(app->learn.run.met);
 	tui_check_keys(app, "u"); /* undo the doubling */
-	tui_check_keys(app, "a1.5\n");
+	tui_check_keys(app, "a1.3\n");
 	assert_true(app->learn.run.answer_right);
 	assert_false(app->learn.run.met);
-	tui_check_keys(app, "*\t1.5\n");
+	tui_check_keys(app, "*\t1.3\n");
 	assert_true(app->learn.run.met);
 	assert_true(done(app, "pruning/twins"));
 	tui_check_keys(app, "u");
+	tui_check_close(app);
+	app = open_at("12", "twins"); /* a guesser of round factors */
+	tui_check_keys(app, "a2\na0.5\na1.5\n");
+	assert_false(app->learn.run.answer_right);
+	assert_true(learn_hidden(app, MHA_T_Y, 0, 0, 0));
+	tui_check_keys(app, "a1.3\nx*\t1.3\n");
+	assert_true(app->learn.run.met);
+	assert_false(done(app, "pruning/twins"));
 	tui_check_close(app);
 }
 
@@ -187,6 +198,39 @@ static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **
 	tui_check_close(app);
 }
 
+/* wk-size, gqa, mqa: powers of two typed in turn, or the step before's
+ * answer carried over. wk-size asks the whole GQA layer (655,360, not a
+ * power of two), so W^K's famous 65,536 is refused with why and cannot be
+ * carried into mqa; gqa's known slips get their reasons. */
+static void test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten(void **state)
+{
+	(void)state;
+	struct app *app = open_at("10", "wk-size");
+	tui_check_keys(app, "a65536\n");
+	assert_non_null(strstr(app->status, "W^K alone"));
+	tui_check_keys(app, "a131072\na262144\n");
+	assert_false(app->learn.run.answer_right);
+	assert_true(learn_counts_hidden(app));
+	tui_check_keys(app, "a655360\n");
+	assert_true(app->learn.run.answer_right);
+	assert_false(done(app, "gqa-mqa/wk-size"));
+	tui_check_close(app);
+	app = open_at("10", "wk-size"); /* the right path */
+	tui_check_keys(app, "a655360\n");
+	assert_true(done(app, "gqa-mqa/wk-size"));
+	tui_check_close(app);
+	app = open_at("10", "gqa");
+	tui_check_keys(app, "a655360\n"); /* the step before's answer */
+	assert_non_null(strstr(app->status, "W^K and W^V only"));
+	tui_check_keys(app, "a65536\n");
+	assert_non_null(strstr(app->status, "W^V shrinks with it"));
+	assert_false(app->learn.run.answer_right);
+	tui_check_keys(app, "a131072\n<<");
+	assert_true(app->learn.run.met);
+	assert_true(done(app, "gqa-mqa/gqa")); /* two slips, each told why; the third try earns it */
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_round_numbers_do_not_earn_the_top_two_weight),
 		cmocka_unit_test(test_the_kv_cache_view_waits_for_the_at_scale_answers),
 		cmocka_unit_test(test_the_status_line_and_the_shapes_do_not_answer_lesson_ten),
+		cmocka_unit_test(test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
