@@ -181,8 +181,7 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
 	}
 	struct mha_shape s = mha_tensor_shape(c, cond->ref.t), s0 = mha_tensor_shape(&run->ref_cfg, cond->ref.t);
 	const float *p = mha_tensor_data(w, a, cond->ref.t);
-	/* only computed tensors are kept at the start: inputs give NULL */
-	const float *p0 = mha_tensor_data(NULL, &run->ref, cond->ref.t);
+	const float *p0 = mha_tensor_data(&run->ref_w, &run->ref, cond->ref.t);
 	if (!p || !p0 || s.count != s0.count || s.rows != s0.rows || s.cols != s0.cols) {
 		snprintf(why, len, "%s changed shape since the step began", name);
 		return false;
@@ -260,18 +259,25 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 		return 0;
 	}
 	char why[LESSON_STATUS_MAX], first[LESSON_STATUS_MAX] = "", last[LESSON_STATUS_MAX] = "";
+	char ask[LESSON_STATUS_MAX] = ""; /* the question's "answer the question", while it waits */
 	int met = 0;
-	bool asking = false; /* the question still waits for its right answer */
 	for (int i = 0; i < s->ngoals; i++) {
 		if (lesson_cond_eval(&s->goals[i], run, c, w, a, why, sizeof why)) {
 			met++;
 			snprintf(last, sizeof last, "%s", why);
 		} else {
-			asking = asking || s->goals[i].kind == LESSON_COND_ANSWER;
+			if (s->goals[i].kind == LESSON_COND_ANSWER)
+				snprintf(ask, sizeof ask, "%s", why);
 			if (!first[0])
 				snprintf(first, sizeof first, "%s", why);
 		}
 	}
+	/* While the question waits, the status names only it, whatever the
+	 * order of the goals: another goal's status carries its live value
+	 * ("Y[2,1] = 0.46"), which may be a cell the step hides until then. */
+	bool asking = ask[0] != '\0';
+	if (asking)
+		snprintf(first, sizeof first, "%s", ask);
 	bool was = run->met;
 	run->met = met == s->ngoals;
 	run->conds_met = met;

@@ -52,6 +52,18 @@ int lesson_run_start(struct lesson_run *run, const struct lesson *l, int i, bool
 			memset(run, 0, sizeof *run);
 			return -1;
 		}
+		if (mha_weights_alloc(&run->ref_w, c) != MHA_OK) {
+			mha_acts_free(&run->ref);
+			snprintf(msg, len, "out of memory");
+			memset(run, 0, sizeof *run);
+			return -1;
+		}
+		static const enum mha_tensor inputs[] = { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO };
+		for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+			struct mha_shape sh = mha_tensor_shape(c, inputs[k]);
+			memcpy(mha_tensor_data(&run->ref_w, NULL, inputs[k]), mha_tensor_data(w, NULL, inputs[k]),
+			       (size_t)sh.count * (size_t)sh.rows * (size_t)sh.cols * sizeof(float));
+		}
 		mha_forward(c, w, &run->ref);
 		run->ref_cfg = *c;
 		run->has_ref = true;
@@ -61,8 +73,10 @@ int lesson_run_start(struct lesson_run *run, const struct lesson *l, int i, bool
 
 void lesson_run_end(struct lesson_run *run)
 {
-	if (run->has_ref)
+	if (run->has_ref) {
 		mha_acts_free(&run->ref);
+		mha_weights_free(&run->ref_w);
+	}
 	memset(run, 0, sizeof *run);
 }
 

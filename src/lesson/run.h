@@ -40,8 +40,10 @@ struct lesson_run {
 	bool met;                     /* the goal held at the last evaluation */
 	int conds_met;                /* how many conditions held */
 	char status[LESSON_STATUS_MAX];
-	/* the start of the step, for 'unchanged' goals */
+	/* the start of the step, for 'unchanged' goals: its inputs and what
+	 * they computed */
 	struct mha_config ref_cfg;
+	struct mha_weights ref_w;
 	struct mha_acts ref;
 	bool has_ref;
 	/* a live question's numbers (@answer flash ...), copied by the TUI from

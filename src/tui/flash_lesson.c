@@ -18,6 +18,8 @@
 #include "actions.h"
 #include "mode.h"
 #include "pipeline.h"
+#include "progress.h"
+#include "setup.h"
 
 /* The open lesson step's @flash, or NULL. */
 const struct lesson_flash *flash_lesson_step(const struct app *app)
@@ -26,18 +28,61 @@ const struct lesson_flash *flash_lesson_step(const struct app *app)
 	return l->open && l->active && l->run.lesson ? lesson_run_step(&l->run)->flash : NULL;
 }
 
+/* The first view step (0-based) that an earlier step of the open lesson
+ * predicts and the learner has not passed yet (neither done nor shown), or
+ * -1. That step's numbers, and the later ones', answer the earlier
+ * question: a learner who goes on with n before answering must not read
+ * them here. With f, only predictions on f's tiles count (other tiles show
+ * other steps); without f (a step without @flash), every one does. */
+static int flash_lesson_earlier_pending(const struct app *app, const struct lesson_flash *f)
+{
+	const struct app_learn *l = &app->learn;
+	const struct lesson *les = l->run.lesson;
+	if (!l->open || !l->active || !les)
+		return -1;
+	int first = -1;
+	for (int i = 0; i < l->run.step && i < les->nsteps; i++) {
+		const struct lesson_flash *e = les->steps[i].flash;
+		char key[PROGRESS_KEY_MAX];
+		if (!e || !e->predict || (f && (e->br != f->br || e->bc != f->bc)))
+			continue;
+		lesson_step_key(les, i, key, sizeof key);
+		if (progress_is_done(&l->progress, key) || progress_is_shown(&l->progress, key))
+			continue;
+		if (first < 0 || e->step - 1 < first)
+			first = e->step - 1;
+	}
+	return first;
+}
+
 /* The step the predict state hides (0-based), or -1 when nothing is
  * hidden: the lesson's question is answered right (a wrong answer gets
  * its feedback and the step stays hidden: the truth is not a free second
- * try), the solution was shown, or the step predicts nothing. */
+ * try), the solution was shown, or the step predicts nothing; and no
+ * earlier step of the lesson still waits for its prediction of this step
+ * or an earlier one (then that one is hidden). */
 int flash_view_hidden_step(const struct app *app)
 {
 	const struct lesson_flash *f = flash_lesson_step(app);
 	const struct lesson_run *run = &app->learn.run;
-	if (!f || !f->predict || run->answer_right || run->solution_shown || !app->flash ||
-	    app->flash->rec.steps == 0)
+	if (!f || !app->flash || app->flash->rec.steps == 0)
 		return -1;
-	return f->step - 1 < app->flash->rec.steps ? f->step - 1 : -1;
+	int own = f->predict && !run->answer_right && !run->solution_shown ? f->step - 1 : -1;
+	int earlier = flash_lesson_earlier_pending(app, f);
+	int h = own < 0 ? earlier : earlier < 0 || own < earlier ? own : earlier;
+	return h < app->flash->rec.steps ? h : -1;
+}
+
+/* Opening the view in a lesson step without @flash while an earlier step
+ * still waits for its prediction: refused (and said); true then. The free
+ * view would step (or retile) onto what that step predicts. */
+bool flash_lesson_refuse_open(struct app *app)
+{
+	if (flash_lesson_step(app) || flash_lesson_earlier_pending(app, NULL) < 0)
+		return false;
+	app_message(app, true, "the tiles wait: an earlier step of this lesson predicts one "
+	            "(%s goes back to it)", actions_key_name("prev"));
+	return true;
 }
 
 /* The last step the view may show. In a lesson step with @flash, its
@@ -115,9 +160,15 @@ void flash_view_follow_step(struct app *app)
  * lesson holds it there. */
 void flash_lesson_refuse_past(struct app *app)
 {
-	if (flash_view_hidden_step(app) >= 0)
+	const struct lesson_flash *f = flash_lesson_step(app);
+	int hidden = flash_view_hidden_step(app);
+	if (hidden >= 0 && f && hidden == f->step - 1 && !app->learn.run.answer_right &&
+	    !app->learn.run.solution_shown)
 		app_message(app, true, "first predict the next tile: %s answers, then Right shows it",
 		            actions_key_name("answer"));
+	else if (hidden >= 0)
+		app_message(app, true, "an earlier step of this lesson predicts the next tile: "
+		            "answer it there first (%s goes back)", actions_key_name("prev"));
 	else if (flash_lesson_step(app))
 		app_message(app, false, "the lesson stops the tiles here: %s goes on to its next step",
 		            actions_key_name("next"));

@@ -101,6 +101,8 @@ unsigned flash_view_open(struct app *app, int arg, int key)
 		app_message(app, true, "out of memory for the FlashAttention view");
 		return APP_REDRAW;
 	}
+	if (flash_lesson_refuse_open(app))
+		return APP_REDRAW;
 	const struct lesson_flash *f = flash_lesson_step(app);
 	if (f) {
 		flash_lesson_setup(app, fv, f);

@@ -35,6 +35,9 @@ int flash_lesson_last(const struct app *app);
 void flash_lesson_live(struct app *app, const struct flash_view *fv);
 /* Take the lesson step's tiles and step, and record. */
 void flash_lesson_setup(struct app *app, struct flash_view *fv, const struct lesson_flash *f);
+/* F in a lesson step without @flash while an earlier step waits for its
+ * tile prediction: refused (and said); true then. */
+bool flash_lesson_refuse_open(struct app *app);
 /* Right past the last step: say why, when a lesson holds the view there. */
 void flash_lesson_refuse_past(struct app *app);
 /* Tiles or head asked for in a lesson step: refused (and said); true then. */

@@ -121,6 +121,7 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 	memset(&hm, 0, sizeof hm);
 	hm.rows = c->n;
 	hm.cols = c->n;
+	hm.row_h = b->heat_row_h;
 	struct heatmap_size one = heatmap_measure(&hm, b->heat_cell_w);
 	struct stage_view v;
 	struct cell cell;
@@ -188,7 +189,8 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		int hy = r.y + row * one.rows, hx = r.x + col * (one.cols + 1);
 		heatmap_draw(stdscr, hy, hx, &hm, b->heat_cell_w);
 		int lw = heatmap_label_width(b->heat_cell_w);
-		hit_add(hits, (struct rect){ hy + 2, hx + lw, c->n, one.cols - lw }, HIT_HEAT, i, 0, 0, b->heat_cell_w);
+		hit_add_cells(hits, (struct rect){ hy + 2, hx + lw, one.rows - 2, one.cols - lw }, HIT_HEAT, i, 0, 0,
+		              b->heat_cell_w, heatmap_row_h(&hm));
 	}
 	/* the legend, the value under the cursor in the maps' own matrix (P on
 	 * Softmax even when the cursor is in S), and the page */

@@ -51,9 +51,14 @@ static struct heatmap_size size_of(int rows, int cols, int cell_w)
 	return s;
 }
 
+int heatmap_row_h(const struct heatmap *hm)
+{
+	return hm->row_h < 1 ? 1 : hm->row_h > HEATMAP_ROW_H_MAX ? HEATMAP_ROW_H_MAX : hm->row_h;
+}
+
 struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w)
 {
-	return size_of(hm->rows, hm->cols, cell_w_clamp(cell_w));
+	return size_of(hm->rows * heatmap_row_h(hm), hm->cols, cell_w_clamp(cell_w));
 }
 
 int heatmap_fit(int rows, int cols, int height, int width, int cell_w, int *per_row)
@@ -272,34 +277,40 @@ static void cell_value(char *buf, size_t len, float v, int w, bool sign_column)
 	snprintf(buf, len, "%*s", w, sig);
 }
 
+/* One line of cell (r, c): its text line has the value (or the mark),
+ * its other lines the shade alone; last: its last line. */
 static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r, int c, int cell_w,
-                      float lo, float hi)
+                      float lo, float hi, bool text_line, bool last)
 {
 	int cw = cell_w - cell_space(cell_w);
 	float v = hm->m[(size_t)r * (size_t)hm->cols + (size_t)c];
 	bool cursor = r == hm->cur_row && c == hm->cur_col;
 	int level = theme_heat_level(v, lo, hi);
-	/* the cursor keeps its shade: underlined, framed by brackets beside it */
-	attr_t a = (hm->off ? theme_attr(ROLE_DIM) : theme_heat_attr(level)) | (cursor ? A_UNDERLINE : 0);
+	/* the cursor keeps its shade: underlined (under its last line), framed
+	 * by brackets beside it */
+	attr_t ul = cursor && last ? A_UNDERLINE : 0;
+	attr_t a = (hm->off ? theme_attr(ROLE_DIM) : theme_heat_attr(level)) | ul;
 	const char *glyph = theme_heat_glyph(level);
 	char text[64] = "";
 	int at = 0;
 	if (hm->hidden && hm->hidden[(size_t)r * (size_t)hm->cols + (size_t)c]) {
 		/* not yet revealed: no colour, no glyph, no value */
 		for (int k = 0; k < cw; k++)
-			theme_addstr(win, y, x + k, 1, k == cw - 1 ? "?" : " ", theme_attr(ROLE_DIM) | (cursor ? A_UNDERLINE : 0));
+			theme_addstr(win, y, x + k, 1, k == cw - 1 && text_line ? "?" : " ", theme_attr(ROLE_DIM) | ul);
 		return;
 	}
 	if (cell_masked(hm, r, c)) {
 		/* its own mark, never a heat glyph: masked is not "small" */
 		for (int k = 0; k < cw; k++)
-			theme_addstr(win, y, x + k, 1, k == cw - 1 ? theme_masked_glyph() : " ",
-			             theme_attr(ROLE_DIM) | (cursor ? A_UNDERLINE : 0));
+			theme_addstr(win, y, x + k, 1, k == cw - 1 && text_line ? theme_masked_glyph() : " ",
+			             theme_attr(ROLE_DIM) | ul);
 		return;
 	}
-	if (!isfinite(v)) {
+	if (!text_line) {
+		/* a tall row's other lines: the shade alone */
+	} else if (!isfinite(v)) {
 		/* never "nan" or "inf": the clamped colour, marked with '!' */
-		theme_addstr(win, y, x, 1, "!", theme_attr(ROLE_ERROR) | (cursor ? A_UNDERLINE : 0));
+		theme_addstr(win, y, x, 1, "!", theme_attr(ROLE_ERROR) | ul);
 		at = 1;
 	} else if (cw >= 4) {
 		cell_value(text, sizeof text, v, cw - 1, lo < 0.0f);
@@ -337,26 +348,30 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 	}
 	float lo, hi;
 	heatmap_range(hm, -1, &lo, &hi);
+	int rh = heatmap_row_h(hm), mid = (rh - 1) / 2; /* the label and values' line of a row */
 	for (int r = 0; r < hm->rows; r++) {
-		int ry = y + 2 + r;
+		int ry = y + 2 + r * rh;
 		label_text(buf, sizeof buf, hm, r, tw);
-		theme_addstr(win, ry, x, lt, buf, r == hm->cur_row ? sel : normal);
+		theme_addstr(win, ry + mid, x, lt, buf, r == hm->cur_row ? sel : normal);
 		if (hm->scale == HEATMAP_SCALE_ROW)
 			heatmap_range(hm, r, &lo, &hi);
-		for (int c = 0; c < hm->cols; c++) {
-			int cx = x + lw + c * cell_w;
-			cell_draw(win, ry, cx, hm, r, c, cell_w, lo, hi);
-			if (cell_space(cell_w) && c < hm->cols - 1)
-				theme_addstr(win, ry, cx + ct, 1, " ", normal);
-		}
+		for (int k = 0; k < rh; k++)
+			for (int c = 0; c < hm->cols; c++) {
+				int cx = x + lw + c * cell_w;
+				cell_draw(win, ry + k, cx, hm, r, c, cell_w, lo, hi, k == mid, k == rh - 1);
+				if (cell_space(cell_w) && c < hm->cols - 1)
+					theme_addstr(win, ry + k, cx + ct, 1, " ", normal);
+			}
 	}
 	/* the cursor's frame, in the spaces beside it that belong to the map
 	 * (the label column's, the cells'; not the gap after the last one) */
 	if (cell_space(cell_w) && hm->cur_row >= 0 && hm->cur_row < hm->rows &&
 	    hm->cur_col >= 0 && hm->cur_col < hm->cols) {
-		int ry = y + 2 + hm->cur_row, cx = x + lw + hm->cur_col * cell_w;
-		theme_addstr(win, ry, cx - 1, 1, "[", sel);
-		if (hm->cur_col < hm->cols - 1)
-			theme_addstr(win, ry, cx + ct, 1, "]", sel);
+		int ry = y + 2 + hm->cur_row * rh, cx = x + lw + hm->cur_col * cell_w;
+		for (int k = 0; k < rh; k++) {
+			theme_addstr(win, ry + k, cx - 1, 1, "[", sel);
+			if (hm->cur_col < hm->cols - 1)
+				theme_addstr(win, ry + k, cx + ct, 1, "]", sel);
+		}
 	}
 }

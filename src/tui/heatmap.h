@@ -8,7 +8,8 @@
  *   y      title (truncated to the width)
  *   y+1    L spaces, then one column label per cell
  *   y+2..  row label (L-1 chars + space), then the cells of that row
- * so heatmap_measure gives rows + 2 lines and L + cols * cell_w columns.
+ * so heatmap_measure gives rows + 2 lines and L + cols * cell_w columns
+ * (rows * row_h + 2 lines when each row is row_h lines tall).
  * The widgets never call refresh: the caller does.
  */
 #ifndef HEATMAP_H
@@ -20,7 +21,7 @@
 
 #include "mha.h"
 
-enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 8 };
+enum { HEATMAP_CELL_W_MIN = 1, HEATMAP_CELL_W_MAX = 8, HEATMAP_ROW_H_MAX = 3 };
 
 /* Which values set a cell's shade. */
 enum heatmap_scale {
@@ -51,6 +52,10 @@ struct heatmap {
 	float min_span;               /* MAP / ROW: a range narrower than this is widened to it
 	                               * (0: none), so near-equal values stay near one shade
 	                               * instead of being stretched over the whole ramp */
+	int row_h;                    /* lines per row (0 counts as 1, at most HEATMAP_ROW_H_MAX):
+	                               * more on a large terminal, so that a cell is nearer square
+	                               * than 8 columns by one line; label and value on its middle
+	                               * line (the first of 2), the shade on all */
 };
 
 /* What the legend explains (heatmap_key_draw). */
@@ -66,14 +71,17 @@ struct heatmap_size { int rows, cols; }; /* screen cells needed */
 /* The row-label column's width L at cell_w: the cells start L columns
  * right of x, two lines below y (where a click meets them). */
 int heatmap_label_width(int cell_w);
-/* cell_w is clamped to HEATMAP_CELL_W_MIN..HEATMAP_CELL_W_MAX. */
+/* cell_w is clamped to HEATMAP_CELL_W_MIN..HEATMAP_CELL_W_MAX; rows
+ * count hm->row_h lines each. */
 struct heatmap_size heatmap_measure(const struct heatmap *hm, int cell_w);
+/* hm->row_h as drawn: 1..HEATMAP_ROW_H_MAX. */
+int heatmap_row_h(const struct heatmap *hm);
 /* At cell_w >= 5 each cell also shows its value (".42", "-1.3"); in a map
  * with negative values every value keeps a sign column, so +x and -x take
  * the same room and the same number of glyphs. A NaN or +inf value is
  * drawn as "!" in ROLE_ERROR, never "nan"; -inf is a masked cell. The
- * cursor cell keeps its colour and glyph, underlined, between brackets in
- * the spaces beside it; its row and column labels are in reverse video.
+ * cursor cell keeps its colour and glyph, underlined (its last line), between
+ * brackets in the spaces beside it; its row and column labels are in reverse video.
  * Token labels take the same width on both axes (as much of the word as
  * fits); a word that occurs twice carries its index ("the\u2084", ASCII
  * "the4"), or is only its index (subscript "\u2084" in UTF-8) when one

@@ -6,9 +6,10 @@
  * what lies under the pointer. Pure: no curses, no app.
  *
  * A region is a grid: its top-left cell is (row0, col0) of the target, one
- * row per screen line and cell_w screen columns per column, so one region
- * covers a whole matrix however it is scrolled:
- *     row = row0 + (y - r.y),  col = col0 + (x - r.x) / cell_w
+ * row per cell_h screen lines (1 but for tall heatmap rows) and cell_w
+ * screen columns per column, so one region covers a whole matrix however
+ * it is scrolled:
+ *     row = row0 + (y - r.y) / cell_h,  col = col0 + (x - r.x) / cell_w
  */
 #ifndef HIT_H
 #define HIT_H
@@ -33,6 +34,7 @@ struct hit_region {
 	int id;
 	int row0, col0;      /* the target's row and column at the top-left cell */
 	int cell_w;          /* screen columns per column (< 1 counts as 1) */
+	int cell_h;          /* screen lines per row (< 1 counts as 1) */
 };
 
 struct hit_map {
@@ -53,6 +55,9 @@ void hit_clear(struct hit_map *m);
 /* Record a region (m may be NULL: drawing for a test that does not
  * click). Empty rectangles, and regions past HIT_MAX, are dropped. */
 void hit_add(struct hit_map *m, struct rect r, enum hit_kind kind, int id, int row0, int col0, int cell_w);
+/* The same with rows cell_h lines tall. */
+void hit_add_cells(struct hit_map *m, struct rect r, enum hit_kind kind, int id, int row0, int col0, int cell_w,
+                   int cell_h);
 /* The region containing (y, x) drawn last (what is on top), as a target
  * cell; HIT_NONE when none does. */
 struct hit hit_at(const struct hit_map *m, int y, int x);

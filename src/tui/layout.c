@@ -59,26 +59,34 @@ static int ceil_div(int a, int b)
 	return (a + b - 1) / b;
 }
 
-/* Rows a strip of all h heatmaps needs at this width and cell width, with
- * the legend line; 0 when not even one fits the width. */
-static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
+/* Rows a strip of all h heatmaps needs at this width and cell width, rows
+ * row_h lines tall, with the legend line; 0 when not even one fits the
+ * width. */
+static int strip_rows_h(int n, int h, int width, int cell_w, int row_h, int *per_row)
 {
 	struct heatmap hm;
 	memset(&hm, 0, sizeof hm);
 	hm.rows = n;
 	hm.cols = n;
+	hm.row_h = row_h;
 	struct heatmap_size one = heatmap_measure(&hm, cell_w);
 	if (heatmap_fit(n, n, one.rows, width, cell_w, per_row) == 0 || *per_row <= 0)
 		return 0;
 	return ceil_div(h, *per_row) * one.rows + 1;
 }
 
+static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
+{
+	return strip_rows_h(n, h, width, cell_w, 1, per_row);
+}
+
 /* The heatmaps take a strip below the matrices: the widest cells (up to
  * HEATMAP_CELL_W_MAX) at which every head fits and the matrices keep all
  * the rows they want (numbers_want > 0); else every head at the widest
  * cells that leave the matrices NUMBERS_MIN rows; else one band of them,
- * paged. The strip sits at the bottom of a; the caller may lift it. Returns
- * what is left above. */
+ * paged. At the widest cells, rows up to HEATMAP_ROW_H_MAX lines tall
+ * when that still leaves the matrices their rows. The strip sits at the bottom of a; the caller
+ * may lift it. Returns what is left above. */
 static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want,
                               int numbers_min)
 {
@@ -96,6 +104,17 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 			    strip_rows(n, h, a.w, HEAT_NUMBERS_W, &other) > 0 && other >= 2)
 				continue;
 			if (need > 0 && a.h - need >= keep) {
+				/* room to spare at the widest cells: rows as many lines
+				 * tall as fit (8 columns by 3 lines is near square) */
+				b->heat_row_h = 1;
+				for (int rh = HEATMAP_ROW_H_MAX; cw == HEATMAP_CELL_W_MAX && rh > 1; rh--) {
+					int tall = strip_rows_h(n, h, a.w, cw, rh, &other);
+					if (tall > 0 && other == per_row && a.h - tall >= keep) {
+						b->heat_row_h = rh;
+						need = tall;
+						break;
+					}
+				}
 				b->heat = mk(a.y + a.h - need, a.x, need, a.w);
 				b->heat_cell_w = cw;
 				b->heat_per_page = h;
@@ -104,6 +123,7 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 			}
 		}
 	/* one band, paged: cells of 2 if that fits, else 1 */
+	b->heat_row_h = 1;
 	int cw = 2, need = strip_rows(n, 1, a.w, cw, &per_row);
 	if (need == 0 || a.h - need < least) {
 		cw = 1;
@@ -142,6 +162,34 @@ static void lift_heat(const struct layout *l, struct body_layout *b, int keep)
 		b->counts.h = keep;
 }
 
+/* Narrow, the counts column taller than the matrices: the strip went
+ * under the column, leaving a blank band beside it between matrices and
+ * maps (8 rows at 120x40). When every map still fits left of the column,
+ * side by side as before, with cells at most one column narrower (and
+ * still holding numbers), the strip moves up there, right under the
+ * matrices; the room left over goes to the bottom. a: the body under the
+ * info lines. */
+static void beside_counts(const struct layout *l, struct body_layout *b, struct rect a, int n, int h,
+                          int counts_h, int numbers_want)
+{
+	int nw = layout_numbers_width(l), per_row = 0;
+	if (l->side.w > 0 || b->heat.h <= 0 || b->heat_per_page != h || b->heat_row_h != 1 ||
+	    counts_h <= numbers_want)
+		return;
+	for (int cw = b->heat_cell_w; cw >= b->heat_cell_w - 1 && cw >= HEAT_NUMBERS_W; cw--) {
+		int need = strip_rows(n, h, nw, cw, &per_row);
+		if (need > 0 && per_row >= b->heat_per_row && numbers_want + 1 + need <= a.h) {
+			b->numbers = mk(a.y, a.x, numbers_want, nw);
+			b->heat = mk(a.y + numbers_want + 1, a.x, need, nw);
+			b->heat_cell_w = cw;
+			b->heat_per_row = per_row;
+			b->counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, counts_h < a.h ? counts_h : a.h,
+			               LAYOUT_COUNTS_COLS);
+			return;
+		}
+	}
+}
+
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
                                int (*counts_lines)(int width), int numbers_want)
 {
@@ -158,6 +206,7 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 	struct rect a = l->body;
 	b.info = mk(a.y, a.x, INFO_LINES, a.w);
 	a = mk(a.y + INFO_LINES, a.x, a.h - INFO_LINES, a.w);
+	struct rect under_info = a;
 	if (heat)
 		a = split_heat(&b, a, n, h, numbers_want, numbers_min);
 	if (l->side_narrow) {
@@ -189,6 +238,7 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 			keep = ch > keep ? ch : keep;
 		}
 		lift_heat(l, &b, keep);
+		beside_counts(l, &b, under_info, n, h, counts_lines(LAYOUT_COUNTS_COLS), numbers_want);
 	}
 	return b;
 }

@@ -57,6 +57,7 @@ struct layout layout_frame(int rows, int cols, enum layout_pane pane);
 struct body_layout {
 	struct rect info, numbers, heat, counts, lesson;
 	int heat_cell_w;     /* cell width for heatmap_draw */
+	int heat_row_h;      /* lines per heatmap row (heatmap.row_h): more when there is room */
 	int heat_per_page;   /* heatmaps shown at once (0: not even one fits) */
 	int heat_per_row;
 	int pane_scroll_max;  /* set by the drawing: how far the lesson pane scrolls */
@@ -74,7 +75,9 @@ int layout_numbers_width(const struct layout *l);
  * known, the heatmaps take the widest cells (up to HEATMAP_CELL_W_MAX) that
  * still leave the matrices those rows, and the strip sits right under them
  * (narrow: under the counts column's full height, if that is taller), so
- * a large terminal has no blank band between matrices and heatmaps. */
+ * a large terminal has no blank band between matrices and heatmaps. With
+ * room to spare at the widest cells, each heatmap row is two or three
+ * lines tall (a cell nearer square than 8 columns by one line). */
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
                                int (*counts_lines)(int width), int numbers_want);
 /* As layout_body, and the heatmaps shrink to a band, then to a one-line

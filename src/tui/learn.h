@@ -55,6 +55,8 @@ const struct lesson *learn_lesson(const struct app *app); /* active lesson, or N
 bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c);
 bool learn_stage_hidden(const struct app *app, enum pipeline_stage s);
 bool learn_counts_hidden(const struct app *app);
+/* Would the FlashAttention view show what the open step hides? */
+bool learn_flash_shows_hidden(const struct app *app);
 bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c);
 bool learn_head_marked(const struct app *app, int h);
 /* The lesson and step the learner left for the free workbench, to name

@@ -63,6 +63,21 @@ bool learn_stage_hidden(const struct app *app, enum pipeline_stage s)
 	return run && lesson_run_stage_hidden(run, s);
 }
 
+/* The FlashAttention view draws S, each query's running max m and sum l
+ * (1 / l is the weight of a row's largest score) and o (O before the
+ * division by l): what a step hides from Scores on. A step that opens the
+ * view itself (@flash) is let be: its predict state hides what it asks. */
+bool learn_flash_shows_hidden(const struct app *app)
+{
+	const struct lesson_run *run = shown_run(app);
+	if (!run || lesson_run_step(run)->flash)
+		return false;
+	for (int s = PIPELINE_SCORES; s < PIPELINE_STAGE_COUNT; s++)
+		if (lesson_run_stage_hidden(run, (enum pipeline_stage)s))
+			return true;
+	return false;
+}
+
 bool learn_counts_hidden(const struct app *app)
 {
 	const struct lesson_run *run = shown_run(app);

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "ablate_page.h"
+#include "actions.h"
 #include "draw.h"
 #include "mode.h"
 #include "prompt.h"
@@ -286,8 +287,16 @@ static unsigned train_key(struct app *app, int key)
 		v->running = false;
 		mode_leave(app);
 		return APP_REDRAW;
-	default:
+	default: {
+		/* a lesson's next / previous step leaves the screen first: the
+		 * step it goes to may ask to predict what the screen shows */
+		const struct action *a = actions_lookup(key);
+		if (a && a->id && (!strcmp(a->id, "next") || !strcmp(a->id, "prev"))) {
+			v->running = false;
+			mode_leave(app);
+		}
 		return MODE_PASS;
+	}
 	}
 }
 

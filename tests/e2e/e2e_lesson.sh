@@ -20,8 +20,8 @@ wait_for "Softmax and every later stage"
 keys n
 wait_for "Step 4 of 6: Steer a query"
 wait_for "Not yet: answer the question"
-keys a a
-wait_for "Your answer: a (right)"
+keys a d
+wait_for "Your answer: d (right)"
 wait_for "P₀[2,*] = 2 (sat), want 1 (cat)"
 keys 1
 wait_for "Q 4x4 = X 4x4 . W^Q 4x4"

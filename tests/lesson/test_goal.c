@@ -114,6 +114,42 @@ static void test_unchanged_compares_with_the_start_of_the_step(void **state)
 	test_bench_close(&b);
 }
 
+/* An input too: "leave W^O alone" is 'unchanged W^O 0', whatever cell is
+ * edited, and undoing the edit meets it again. */
+static void test_unchanged_holds_an_input_to_its_start(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	test_bench_open(&b, BENCH "@step s\n@goal unchanged W^O 0\n@goal W^Q[0,0] = 1\n@hint h\n"
+	                "@solution W^Q[0,0] = 1\n", 0);
+	b.w.wq[0] = 1.0f;
+	test_forward(&b.c, &b.w, &b.a);
+	assert_true(lesson_run_eval(&b.run, &b.c, &b.w, &b.a) & LESSON_EVAL_MET);
+	float keep = b.w.wo[1]; /* W^O is 2 x 2 here */
+	b.w.wo[1] = keep + 0.5f;
+	test_forward(&b.c, &b.w, &b.a);
+	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), 0);
+	assert_non_null(strstr(b.run.status, "W^O moved by at most 0.5"));
+	b.w.wo[1] = keep;
+	test_forward(&b.c, &b.w, &b.a);
+	assert_true(lesson_run_eval(&b.run, &b.c, &b.w, &b.a) & LESSON_EVAL_MET);
+	test_bench_close(&b);
+}
+
+/* A question waiting names only itself on the status, even listed after
+ * an edit goal whose status would carry a hidden cell's live value. */
+static void test_a_waiting_question_hides_the_other_goals_values(void **state)
+{
+	(void)state;
+	struct test_bench b;
+	test_bench_open(&b, BENCH "@step s\n@question How much?\n@answer 0.75 0.01\n"
+	                "@goal Y[0,0] > 5\n@goal answer\n@hide Y\n@hint h\n@solution W^V *= 10\n", 0);
+	assert_int_equal(lesson_run_eval(&b.run, &b.c, &b.w, &b.a), 0);
+	assert_string_equal(b.run.status, "Not yet: answer the question");
+	assert_null(strstr(b.run.status, "Y[0,0]"));
+	test_bench_close(&b);
+}
+
 static void test_answers_to_choice_and_number_questions(void **state)
 {
 	(void)state;
@@ -393,6 +429,8 @@ int main(void)
 		cmocka_unit_test(test_counts_and_configuration_fields),
 		cmocka_unit_test(test_head_goals_see_heads_switched_off),
 		cmocka_unit_test(test_unchanged_compares_with_the_start_of_the_step),
+		cmocka_unit_test(test_unchanged_holds_an_input_to_its_start),
+		cmocka_unit_test(test_a_waiting_question_hides_the_other_goals_values),
 		cmocka_unit_test(test_answers_to_choice_and_number_questions),
 		cmocka_unit_test(test_a_question_hides_its_stages_until_answered),
 		cmocka_unit_test(test_a_wrong_answer_gets_its_feedback),

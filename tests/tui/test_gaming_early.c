@@ -10,7 +10,8 @@
  *   - role-v (L2): reach Y[2,1] through W^O instead of W^V;
  *   - only-head-1 (L3): follow the keys the old prose dictated;
  *   - where-head-2 (L3), variance (L4): powers of two within three tries;
- *   - fold-into-wq (L4): switch the scale off and fold 1/16 in, unasked.
+ *   - fold-into-wq (L4): switch the scale off and fold 1/16 in, unasked;
+ *   - read the hidden scores off the FlashAttention view (F).
  * Deliberately not here: always-the-same-letter and greedy climbing over
  * every lesson (the strategy learner's test does those generically).
  */
@@ -26,6 +27,7 @@
 #include "app.h"
 #include "learn.h"
 #include "lesson.h"
+#include "mode.h"
 #include "tui_check.h"
 
 static struct lesson_set set;
@@ -70,6 +72,9 @@ static void test_steer_an_edit_before_the_cell_is_named_earns_nothing(void **sta
 	struct app *app = open_step("one-head", "steer");
 	assert_true(learn_stage_hidden(app, PIPELINE_SCORES));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	tui_check_keys(app, "F"); /* the FlashAttention view would draw S */
+	assert_int_not_equal(app->mode, MODE_FLASH);
+	assert_non_null(strstr(app->status, "not until"));
 	app->w.wq[2 * 4 + 1] = 3.0f;
 	app_recompute(app);
 	assert_false(app->learn.run.met);
@@ -77,9 +82,11 @@ static void test_steer_an_edit_before_the_cell_is_named_earns_nothing(void **sta
 	tui_check_keys(app, "ab"); /* a wrong cell */
 	assert_non_null(lesson_run_feedback(&app->learn.run));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	tui_check_keys(app, "aa");
+	tui_check_keys(app, "ad");
 	assert_true(app->learn.run.met);
 	assert_false(earned(app));
+	tui_check_keys(app, "F"); /* answered: S may show */
+	assert_int_equal(app->mode, MODE_FLASH);
 	tui_check_close(app);
 }
 
@@ -95,7 +102,7 @@ static void test_one_cell_has_no_readout_to_climb(void **state)
 	app_recompute(app);
 	assert_false(app->learn.run.met);
 	assert_true(learn_hidden(app, MHA_T_Q, 0, 1, 2));
-	tui_check_keys(app, "ac");
+	tui_check_keys(app, "ad");
 	assert_true(earned(app));
 	assert_false(learn_hidden(app, MHA_T_Q, 0, 1, 2));
 	tui_check_close(app);

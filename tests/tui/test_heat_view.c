@@ -29,7 +29,8 @@
 enum { SCR_ROWS = 50, SCR_COLS = 160, MAX_CELLS = 64 * 64 * 8 };
 
 struct grab {
-	int n, w; /* cells grabbed, cells a line (title, labels, then one a map row) */
+	int n, w; /* cells grabbed, cells a line (title, labels, then rh a map row) */
+	int rh;   /* lines a map row (2 on a large screen) */
 	wchar_t ch[MAX_CELLS];
 	attr_t at[MAX_CELLS];
 	short pair[MAX_CELLS];
@@ -56,6 +57,7 @@ static void draw_heads(struct app *app, struct grab *g, int heads)
 		/* the cells, their row labels, and the two lines above (title, column labels) */
 		int lw = heatmap_label_width(r->cell_w);
 		g[h].w = lw + r->r.w;
+		g[h].rh = r->cell_h;
 		for (int y = r->r.y - 2; y < r->r.y + r->r.h; y++)
 			for (int x = r->r.x - lw; x < r->r.x + r->r.w && g[h].n < MAX_CELLS; x++, g[h].n++) {
 				cchar_t cc;
@@ -182,15 +184,15 @@ static void test_an_edit_to_one_row_leaves_the_other_rows_of_p_unchanged(void **
 	struct app *app = tui_check_open(&set);
 	learn_open(app, (int)(l - set.lessons), lesson_step_index(l, "steer"));
 	app_recompute(app);
-	tui_check_keys(app, "aa4"); /* the cell said: P shows */
+	tui_check_keys(app, "ad4"); /* the cell said: P shows */
 	draw_heads(app, before, 1);
 	app->w.wq[2 * app->cfg.h * app->cfg.dk + 1] = 3.0f;
 	app_recompute(app);
 	draw_heads(app, after, 1);
-	int w = before[0].w;
+	int w = before[0].w, rh = before[0].rh;
 	assert_int_equal(w, after[0].w);
 	for (int r = 0; r < app->cfg.n; r++) {
-		size_t at = (size_t)(2 + r) * (size_t)w, k = (size_t)w;
+		size_t at = (size_t)(2 + r * rh) * (size_t)w, k = (size_t)w * (size_t)rh;
 		bool row_same = !memcmp(before[0].ch + at, after[0].ch + at, k * sizeof(wchar_t)) &&
 		                !memcmp(before[0].at + at, after[0].at + at, k * sizeof(attr_t)) &&
 		                !memcmp(before[0].pair + at, after[0].pair + at, k * sizeof(short));

@@ -443,14 +443,65 @@ static void test_nothing_is_drawn_outside_the_measured_rectangle(void **state)
 	hm.cur_row = 5;
 	hm.cur_col = 5;
 	hm.title = "a title much longer than any heatmap of six columns";
-	for (int w = 0; w <= 7; w++) { /* 0 and 7 are clamped to 1 and 6 */
-		fill(L'~');
-		struct heatmap_size s = heatmap_measure(&hm, w);
-		heatmap_draw(stdscr, 3, 5, &hm, w);
-		check_outside_untouched(3, 5, s.rows, s.cols);
-		/* and the rectangle is not larger than what is drawn */
-		assert_int_not_equal(line_at(3 + s.rows - 1, 5 + s.cols - 1, 1)[0], '~');
-		assert_int_not_equal(line_at(3, 5 + s.cols - 1, 1)[0], '~');
+	for (int w = 0; w <= 7; w++) /* 0 and 7 are clamped to 1 and 6 */
+		for (int rh = 1; rh <= 2; rh++) { /* rows one line tall, and two */
+			hm.row_h = rh;
+			fill(L'~');
+			struct heatmap_size s = heatmap_measure(&hm, w);
+			assert_int_equal(s.rows, 2 + 6 * rh);
+			heatmap_draw(stdscr, 3, 5, &hm, w);
+			check_outside_untouched(3, 5, s.rows, s.cols);
+			/* and the rectangle is not larger than what is drawn */
+			assert_int_not_equal(line_at(3 + s.rows - 1, 5 + s.cols - 1, 1)[0], '~');
+			assert_int_not_equal(line_at(3, 5 + s.cols - 1, 1)[0], '~');
+		}
+	screen_close();
+}
+
+/* Rows two or three lines tall: the label and the value on the middle
+ * line (the first of two), the shade alone (same glyph, same colour) on
+ * the others; the cursor framed on every line of its cell. */
+static void test_a_tall_row_has_its_value_on_its_middle_line_and_its_shade_on_all(void **state)
+{
+	(void)state;
+	screen_open("C.UTF-8", false);
+	for (int rh = 2; rh <= HEATMAP_ROW_H_MAX; rh++) {
+		erase();
+		struct heatmap hm = map_6x6();
+		hm.row_h = rh;
+		hm.cur_row = 5;
+		hm.cur_col = 2;
+		heatmap_draw(stdscr, 0, 0, &hm, 8);
+		int lw = heatmap_label_width(8);
+		/* row 5 is lines 2 + 5 rh ..; its text line y; its last cell is 1.0 */
+		int top = 2 + 5 * rh, y = top + (rh - 1) / 2;
+		assert_memory_equal(line_at(y, 0, 3), labels[5], strlen(labels[5]));
+		assert_non_null(strstr(line_at(y, lw + 5 * 8, 40), "1.000"));
+		for (int k = top; k < top + rh; k++) {
+			if (k == y)
+				continue;
+			assert_string_equal(line_at(k, 0, lw), "        ");
+			for (int c = 0; c < 6; c++) {
+				for (int i = 0; i < 7; i++) { /* no digit of the value on the other lines */
+					attr_t a;
+					short p;
+					wchar_t g = cell_at(k, lw + c * 8 + i, &a, &p);
+					assert_true(g != L'.' && !(g >= L'0' && g <= L'9'));
+				}
+				/* the same glyph and colour as the text line's first column */
+				attr_t a1, a2;
+				short p1, p2;
+				wchar_t g1 = cell_at(y, lw + c * 8, &a1, &p1), g2 = cell_at(k, lw + c * 8, &a2, &p2);
+				assert_true(g1 == g2);
+				assert_int_equal(p1, p2);
+				assert_int_equal(a1 & (A_REVERSE | A_BOLD), a2 & (A_REVERSE | A_BOLD));
+			}
+		}
+		/* the cursor cell (5, 2): brackets on every line of it */
+		for (int k = top; k < top + rh; k++) {
+			assert_string_equal(line_at(k, lw + 2 * 8 - 1, 1), "[");
+			assert_string_equal(line_at(k, lw + 3 * 8 - 1, 1), "]");
+		}
 	}
 	screen_close();
 }
@@ -888,6 +939,7 @@ int main(void)
 		cmocka_unit_test(test_a_near_uniform_map_stays_pale_and_a_row_edit_leaves_the_other_rows),
 		cmocka_unit_test(test_masked_cells_have_their_own_mark_and_leave_the_range),
 		cmocka_unit_test(test_repeated_words_are_told_apart_the_same_on_both_axes),
+		cmocka_unit_test(test_a_tall_row_has_its_value_on_its_middle_line_and_its_shade_on_all),
 		cmocka_unit_test(test_the_key_names_the_scale_the_mask_and_the_axes),
 		cmocka_unit_test(test_a_cell_value_never_gets_a_stray_leading_glyph),
 		cmocka_unit_test(test_huge_cell_values_take_the_exponent_form_or_only_the_glyph),

@@ -60,6 +60,21 @@ static void test_a_region_maps_screen_cells_to_its_grid(void **state)
 	assert_int_equal(hit_at(NULL, 10, 20).kind, HIT_NONE);
 }
 
+/* Heatmap rows two lines tall: both lines of a row meet that row. */
+static void test_a_region_of_tall_rows_maps_both_lines_to_the_row(void **state)
+{
+	(void)state;
+	struct hit_map m;
+	hit_clear(&m);
+	hit_add_cells(&m, (struct rect){ 10, 20, 12, 48 }, HIT_HEAT, 3, 0, 0, 8, 2);
+	for (int y = 10; y < 22; y++) {
+		struct hit h = hit_at(&m, y, 20 + 8 * 4 + 7);
+		assert_int_equal(h.kind, HIT_HEAT);
+		assert_int_equal(h.row, (y - 10) / 2);
+		assert_int_equal(h.col, 4);
+	}
+}
+
 static void test_the_region_drawn_last_is_on_top(void **state)
 {
 	(void)state;
@@ -417,6 +432,7 @@ int main(void)
 	setlocale(LC_CTYPE, "C");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_region_maps_screen_cells_to_its_grid),
+		cmocka_unit_test(test_a_region_of_tall_rows_maps_both_lines_to_the_row),
 		cmocka_unit_test(test_the_region_drawn_last_is_on_top),
 		cmocka_unit_test(test_empty_regions_and_regions_past_the_limit_are_dropped),
 		cmocka_unit_test(test_a_click_on_a_stage_label_jumps_to_that_stage),

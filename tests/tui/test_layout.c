@@ -114,6 +114,58 @@ static void test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices(
 	assert_true(b.heat.y + b.heat.h <= l.body.y + l.body.h);
 }
 
+/* Softmax of 6 tokens and 4 heads at 200x60 left 28 blank rows under
+ * one-line heatmap rows: with room to spare at the widest cells each row
+ * is as many lines tall as fit, up to 3 (8 columns by 3 lines is near
+ * square); at 120x40 and 80x24 there is no such room: one line. */
+static void test_room_to_spare_makes_heatmap_rows_taller(void **state)
+{
+	(void)state;
+	static const struct { int rows, cols, row_h; } sizes[] = {
+		{ 60, 200, 3 }, { 54, 200, 2 }, { 40, 120, 1 }, { 24, 80, 1 } };
+	/* S and P side by side: 8 rows */
+	struct rect want[2] = { { 0, 0, 8, 47 }, { 0, 0, 8, 59 } };
+	for (int i = 0; i < 4; i++) {
+		struct layout l = layout_compute(sizes[i].rows, sizes[i].cols);
+		int rows = layout_panels_height(layout_numbers_width(&l), 2, want);
+		struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
+		assert_int_equal(b.heat_row_h, sizes[i].row_h);
+		assert_int_equal(b.heat_per_page, 4);
+		assert_true(b.numbers.h >= (rows < 7 ? rows : 7));
+		assert_true(b.heat.y + b.heat.h <= l.body.y + l.body.h);
+		if (sizes[i].row_h > 1) {
+			/* two shelves of maps 2 + 6 row_h lines tall, and the legend */
+			assert_int_equal(b.heat_cell_w, HEATMAP_CELL_W_MAX);
+			assert_int_equal(b.heat.h, 2 * (2 + 6 * sizes[i].row_h) + 1);
+			assert_int_equal(b.heat.y, b.numbers.y + rows + 1);
+		}
+	}
+}
+
+/* Softmax of 6 tokens and 4 heads at 120x40: the counts column (taller
+ * than S and P) used to push the maps under it, leaving a band of 8 blank
+ * rows beside it; now the maps sit right under the matrices, left of the
+ * column, cells one column narrower, still side by side with numbers. */
+static void test_at_120x40_the_maps_sit_under_the_matrices_beside_the_counts(void **state)
+{
+	(void)state;
+	struct layout l = layout_compute(40, 120);
+	struct rect want[2] = { { 0, 0, 8, 41 }, { 0, 0, 8, 53 } };
+	int nw = layout_numbers_width(&l), rows = layout_panels_height(nw, 2, want);
+	assert_int_equal(rows, 8);
+	struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
+	assert_int_equal(b.numbers.h, rows);
+	assert_int_equal(b.heat.y, b.numbers.y + rows + 1);
+	assert_true(b.heat.w <= nw);
+	assert_true(b.heat.x + b.heat.w <= b.counts.x);
+	assert_int_equal(b.heat_cell_w, HEATMAP_CELL_W_MAX - 1);
+	assert_int_equal(b.heat_per_row, 2);
+	assert_int_equal(b.heat_per_page, 4);
+	/* the counts column keeps its full form beside matrices and maps */
+	assert_int_equal(b.counts.h, counts_view_height(LAYOUT_COUNTS_COLS));
+	assert_true(b.counts.y + b.counts.h <= l.body.y + l.body.h);
+}
+
 static void test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have(void **state)
 {
 	(void)state;
@@ -164,6 +216,8 @@ int main(void)
 		cmocka_unit_test(test_sixteen_heads_page_at_80x24),
 		cmocka_unit_test(test_sixty_four_tokens_say_the_heatmaps_do_not_fit),
 		cmocka_unit_test(test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices),
+		cmocka_unit_test(test_room_to_spare_makes_heatmap_rows_taller),
+		cmocka_unit_test(test_at_120x40_the_maps_sit_under_the_matrices_beside_the_counts),
 		cmocka_unit_test(test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have),
 		cmocka_unit_test(test_panels_share_a_shelf_when_they_fit_side_by_side),
 		cmocka_unit_test(test_short_areas_put_every_panel_side_by_side),

@@ -353,7 +353,7 @@ static void test_an_edit_meets_the_goal_from_the_cursor_the_step_placed(void **s
 	keys(app, "l\n3\n");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
 	assert_false(app->learn.run.met); /* the edit alone: the cell not said first */
-	keys(app, "aa");
+	keys(app, "ad");
 	assert_true(app->learn.run.met);
 	assert_non_null(strstr(app->status, "goal met"));
 	assert_true(file_has(progress_path, "done one-head/steer"));
@@ -426,7 +426,7 @@ static void test_the_free_workbench_and_back_keep_both_benches(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "aa1l\n3\n"); /* the cell said, then a lesson edit */
+	keys(app, "ad1l\n3\n"); /* the cell said, then a lesson edit */
 	keys(app, "f");
 	assert_false(app->learn.active);
 	assert_int_equal(app->cfg.n, 6); /* the learner's own session */
@@ -530,7 +530,7 @@ static void test_going_back_to_a_done_step_keeps_its_edits(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "aa1l\n3\n");
+	keys(app, "ad1l\n3\n");
 	assert_true(app->learn.run.met);
 	keys(app, "n");
 	assert_string_equal(step_id(app), "values");
@@ -547,7 +547,7 @@ static void test_a_lesson_edit_survives_quit_and_resume(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "aa1l\n3\n");
+	keys(app, "ad1l\n3\n");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
 	float free0 = app->learn.other.w.x[0];
 	close_app(app);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <cmocka.h>
@@ -112,4 +113,66 @@ void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *n
 	assert_int_equal(lesson_set_load(set, path, &errs), 0);
 	assert_int_equal(errs.count, 0);
 	lesson_errors_free(&errs);
+}
+
+/* The key of each {key:ID} in text joins keys (once each) unless ID is in skip. */
+struct taught {
+	const char *const *skip;
+	int nskip, *keys, n, max;
+	bool edit, scale;
+};
+
+static void taught_add(struct taught *t, const char *text)
+{
+	int count;
+	const struct action *tab = actions_table(&count);
+	for (const char *p = text ? strstr(text, "{key:") : NULL; p; p = strstr(p + 1, "{key:")) {
+		char id[48];
+		const char *end = strchr(p + 5, '}');
+		if (!end || (size_t)(end - p - 5) >= sizeof id)
+			continue;
+		snprintf(id, sizeof id, "%.*s", (int)(end - p - 5), p + 5);
+		t->edit |= strcmp(id, "edit") == 0;
+		t->scale |= strcmp(id, "matrix-scale") == 0;
+		bool skipped = false;
+		for (int i = 0; i < t->nskip; i++)
+			skipped |= strcmp(t->skip[i], id) == 0;
+		const struct action *a = NULL;
+		for (int i = 0; i < count && !skipped && !a; i++)
+			if (strcmp(tab[i].id, id) == 0)
+				a = &tab[i];
+		bool have = false;
+		for (int i = 0; a && i < t->n; i++)
+			have |= t->keys[i] == a->keys[0];
+		if (a && !have && t->n < t->max)
+			t->keys[t->n++] = a->keys[0];
+	}
+}
+
+int tui_check_taught_keys(const struct lesson_set *set, int li, int si, const char *const *skip,
+                          int nskip, int *keys, int max, bool *edit, bool *scale)
+{
+	struct taught t = { .skip = skip, .nskip = nskip, .keys = keys, .max = max };
+	for (int l = 0; l <= li && l < set->count; l++)
+		for (int s = 0; s < set->lessons[l].nsteps && (l < li || s <= si); s++) {
+			const struct lesson_step *st = &set->lessons[l].steps[s];
+			taught_add(&t, st->prose);
+			for (int h = 0; h < st->nhints; h++)
+				taught_add(&t, st->hints[h]);
+			if (st->question)
+				taught_add(&t, st->question->text);
+		}
+	if (edit)
+		*edit = t.edit;
+	if (scale)
+		*scale = t.scale;
+	return t.n;
+}
+
+unsigned tui_check_rnd(uint64_t *state, unsigned n)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return (unsigned)(*state % n);
 }

@@ -5,6 +5,8 @@
 #ifndef TUI_CHECK_H
 #define TUI_CHECK_H
 
+#include <stdint.h>
+
 #include "app.h"
 #include "layout.h"
 #include "lesson.h"
@@ -35,5 +37,17 @@ void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *n
  * (draw_screen_hits(app, rows, cols, NULL)): the tests' and the
  * benchmark's drawing, which the program itself never needs. */
 struct body_layout draw_screen(const struct app *app, int rows, int cols);
+
+/* The keys the shipped lessons name ({key:ID} in prose, hints and
+ * questions) in every lesson before li and in lesson li up to and
+ * including step si, each action's first key, minus the actions whose id
+ * is in skip (nskip of them): at most max into keys; returns how many.
+ * *edit and *scale (may be NULL) say whether {key:edit} and
+ * {key:matrix-scale} were among them. For the strategy learners. */
+/* xorshift64 on *state (not 0): a number in 0..n-1, the same sequence
+ * for the same seed, for learners that press keys at random. */
+unsigned tui_check_rnd(uint64_t *state, unsigned n);
+int tui_check_taught_keys(const struct lesson_set *set, int li, int si, const char *const *skip,
+                          int nskip, int *keys, int max, bool *edit, bool *scale);
 
 #endif

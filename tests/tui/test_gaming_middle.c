@@ -1,0 +1,188 @@
+/*
+ * test_gaming_middle.c - the tricks a gaming learner (one who plays to
+ * pass, not to learn) used on lessons 5-8, replayed headless: each must
+ * no longer earn its step (earned = goal met and not "shown").
+ *
+ * - mix (L6): a trial edit of W^O before answering used to show "2 of 3
+ *   hold", so editing told which choice was right; sharpen (L5): a factor
+ *   on W^Q hill-climbed against the live max weight after a lucky letter;
+ *   silence (L6): zeroing head 1's W^V kept Y with W^O untouched;
+ *   window (L5): the mask view counted the weights before the answer;
+ *   params-all (L8): D/] and the live counts panel gave the figure;
+ *   more-heads / grow-n (L8): twice or four times a figure on screen.
+ * - the right letters of these lessons' choice questions are spread out.
+ *
+ * It does not test the generic strategies (always one letter, greedy
+ * climbing on any readout): the strategy learner does that for all lessons.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "app.h"
+#include "learn.h"
+#include "lesson.h"
+#include "mode.h"
+#include "run.h"
+#include "tui_check.h"
+
+static struct lesson_set set;
+static char dir[] = "/tmp/mha-test-gaming-middle-XXXXXX";
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return tui_check_lessons_open(&set, dir);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	return tui_check_lessons_close(&set, dir);
+}
+
+/* A fresh app on lesson `lesson` (number), at step `id`. */
+static struct app *open_at(const char *lesson, const char *id)
+{
+	const struct lesson *l = lesson_set_find(&set, lesson);
+	assert_non_null(l);
+	int si = lesson_step_index(l, id);
+	assert_true(si >= 0);
+	struct app *app = tui_check_open(&set);
+	learn_open(app, (int)(l - set.lessons), si);
+	app_recompute(app);
+	assert_string_equal(lesson_run_step(&app->learn.run)->id, id);
+	return app;
+}
+
+/* The wrong answers typed use up the tries: the right one then shows
+ * the rest, but the step is only shown, never earned. Closes app. */
+static void spent_then_shown(struct app *app, const char *wrong, const char *right)
+{
+	tui_check_keys(app, wrong);
+	assert_false(app->learn.run.answer_right);
+	assert_true(app->learn.run.unearned);
+	tui_check_keys(app, right);
+	assert_true(app->learn.run.answer_right);
+	tui_check_close(app);
+}
+
+/* Mix: W^O[4,0] = 1 typed before answering meets both Y goals, yet the
+ * goal line names only the question (no "N of M hold" to read), and a
+ * wrong letter then leaves the step unearned for good. */
+static void test_mix_a_trial_edit_does_not_tell_the_choice(void **state)
+{
+	(void)state;
+	struct app *app = open_at("6", "mix");
+	tui_check_keys(app, "jjjj\n1\n");
+	assert_float_equal(app->w.wo[4 * app->cfg.d + 0], 1.0f, 0.0f); /* W^O[4,0] = 1 */
+	assert_int_equal(app->learn.run.conds_met, 2);                /* both Y goals hold */
+	assert_false(app->learn.run.met);
+	assert_null(strstr(app->learn.run.status, "hold"));
+	assert_non_null(strstr(app->learn.run.status, "answer the question"));
+	spent_then_shown(app, "aa", "ad");
+}
+
+/* Sharpen: before the answer the weights are hidden and no factor meets
+ * the goal; the known slips (T itself, the square root) and a round
+ * number use up the three tries. */
+static void test_sharpen_needs_the_factor_first(void **state)
+{
+	(void)state;
+	struct app *app = open_at("5", "sharpen");
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	float wq = app->w.wq[0];
+	tui_check_keys(app, "1*6.6667\n"); /* the factor that would meet the goal */
+	assert_float_equal(app->w.wq[0], wq * 6.6667f, 1e-4f);
+	assert_int_equal(app->learn.run.conds_met, 2); /* all but the answer */
+	assert_false(app->learn.run.met);
+	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
+	tui_check_keys(app, "a0.15\n");
+	assert_non_null(lesson_run_feedback(&app->learn.run));
+	spent_then_shown(app, "a2.58\na5\n", "a6.67\n");
+}
+
+/* Silence: head 1 on with its values zeroed keeps Y, but not through W^O. */
+static void test_silence_through_the_values_is_not_the_exercise(void **state)
+{
+	(void)state;
+	struct app *app = open_at("6", "silence");
+	tui_check_keys(app, "x");
+	assert_false(app->cfg.head_off[1]);
+	int cols = app->cfg.g * app->cfg.dk;
+	for (int r = 0; r < app->cfg.d; r++)
+		for (int c = 4; c < 8; c++)
+			app->w.wv[r * cols + c] = 0.0f;
+	app_recompute(app);
+	assert_int_equal(app->learn.run.conds_met, 2); /* Y kept, head 1 on */
+	assert_non_null(strstr(app->learn.run.status, "V moved"));
+	assert_false(app->learn.run.met);
+	tui_check_close(app);
+}
+
+/* The views and the counts that would count for the learner wait. */
+static void test_views_and_counts_wait_for_the_answer(void **state)
+{
+	(void)state;
+	struct app *app = open_at("5", "window");
+	tui_check_keys(app, "P");
+	assert_int_not_equal(app->mode, MODE_MASK);
+	tui_check_close(app);
+	static const char *const steps[] = { "params-all", "flat-cost", "more-heads", "grow-n" };
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		app = open_at("8", steps[i]);
+		assert_true(learn_counts_hidden(app));
+		tui_check_close(app);
+	}
+}
+
+/* More-heads and grow-n: twice, four times or half a figure their text
+ * prints is never the answer (three tries of them leave the step shown). */
+static void test_scaling_a_figure_on_screen_does_not_answer(void **state)
+{
+	(void)state;
+	spent_then_shown(open_at("8", "more-heads"), "a8000\na212800\na2000\n", "a110400\n");
+	spent_then_shown(open_at("8", "grow-n"), "a409600\na204800\na31457280\n", "a31866880\n");
+}
+
+/* No letter is right in more than 3 of these lessons' choice questions
+ * (always-a used to earn 5 of 7). */
+static void test_the_right_letters_are_spread(void **state)
+{
+	(void)state;
+	int count[26] = { 0 }, questions = 0;
+	static const char *const lessons[] = { "5", "6", "7", "8" };
+	for (size_t i = 0; i < sizeof lessons / sizeof lessons[0]; i++) {
+		const struct lesson *l = lesson_set_find(&set, lessons[i]);
+		assert_non_null(l);
+		for (int s = 0; s < l->nsteps; s++) {
+			const struct lesson_step *st = &l->steps[s];
+			if (!st->question || st->question->nchoices == 0)
+				continue;
+			questions++;
+			char c = st->question->answer[0];
+			assert_true(c >= 'a' && c <= 'z');
+			count[c - 'a']++;
+		}
+	}
+	assert_true(questions >= 7);
+	for (int c = 0; c < 26; c++)
+		assert_true(count[c] * 100 <= questions * 45);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mix_a_trial_edit_does_not_tell_the_choice),
+		cmocka_unit_test(test_sharpen_needs_the_factor_first),
+		cmocka_unit_test(test_silence_through_the_values_is_not_the_exercise),
+		cmocka_unit_test(test_views_and_counts_wait_for_the_answer),
+		cmocka_unit_test(test_scaling_a_figure_on_screen_does_not_answer),
+		cmocka_unit_test(test_the_right_letters_are_spread),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

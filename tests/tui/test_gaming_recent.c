@@ -1,0 +1,216 @@
+/*
+ * test_gaming_recent.c - tricks a gaming learner used on lessons 11, 14
+ * and 15 (flash-attention, specialised-heads, heads-apart), replayed: each
+ * used to earn its step without the idea, and must not any more.
+ *
+ *   - reading a tile prediction's answer off a later step's view: n from
+ *     an unanswered prediction, every later step of the lesson drawn at
+ *     80x24 must not print the answer (the view stops before the step the
+ *     earlier question predicts; F in a step without @flash waits);
+ *   - shift by hill-climbing: the cursor that c puts in W^K lands on
+ *     row 0, the row that shifts every score of a row alike, so + pressed
+ *     until S₀[2,0] passed 1 earned it (P never moved); now a prediction
+ *     gates it;
+ *   - real-row by the numbers on screen: its answer was one of query 5's
+ *     m and the tile's two scores, so three tries typed them all;
+ *   - the training screen's tables: G in a question step of lessons 14
+ *     and 15 waits for the answer, and n from inside the screen leaves it.
+ *
+ * Not here: the generic strategies (always one letter, hill-climbing),
+ * which test_blind_learner.c and the climber's tests cover.
+ */
+#include <curses.h>
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "draw.h"
+#include "flash_view.h"
+#include "learn.h"
+#include "lesson.h"
+#include "mode.h"
+#include "tui_check.h"
+#include "vscreen.h"
+
+enum { SCREEN_MAX = 64 * 1024 };
+
+static struct lesson_set set;
+static char dir[] = "/tmp/mha-test-gaming-XXXXXX";
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return tui_check_lessons_open(&set, dir);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	return tui_check_lessons_close(&set, dir);
+}
+
+static const char *screen(struct app *app)
+{
+	static char text[SCREEN_MAX];
+	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
+	app->now_ms = 1000000;
+	draw_screen(app, 24, 80);
+	vscreen_text(text, sizeof text);
+	vscreen_close();
+	return text;
+}
+
+static int lesson_index(const char *name)
+{
+	const struct lesson *l = lesson_set_find(&set, name);
+	assert_non_null(l);
+	return (int)(l - set.lessons);
+}
+
+static struct app *open_step(int li, const char *id)
+{
+	struct app *app = tui_check_open(&set);
+	int si = lesson_step_index(&set.lessons[li], id);
+	assert_true(si >= 0);
+	if (learn_open(app, li, si) & APP_RECOMPUTE)
+		app_recompute(app);
+	return app;
+}
+
+/* Every l, rescale or o question of lesson 11, left unanswered: n through
+ * the rest of the lesson never shows its number as the view prints it. */
+static void test_a_later_step_does_not_show_an_unanswered_tile(void **state)
+{
+	(void)state;
+	int li = lesson_index("flash-attention"), checked = 0;
+	const struct lesson *l = &set.lessons[li];
+	for (int si = 0; si < l->nsteps; si++) {
+		const struct lesson_question *q = l->steps[si].question;
+		if (!q || !q->flash || q->flash->qty == LESSON_FLASH_M)
+			continue; /* m is a score on S by its nature */
+		struct app *app = open_step(li, l->steps[si].id);
+		double v;
+		char want[32];
+		assert_true(lesson_run_expected(&app->learn.run, &v));
+		snprintf(want, sizeof want, q->flash->qty == LESSON_FLASH_RESCALE ? "x%.3g" : "%.3f", v);
+		for (int k = si + 1; k < l->nsteps; k++) {
+			tui_check_keys(app, "n");
+			assert_int_equal(app->learn.run.step, k);
+			tui_check_keys(app, "3F"); /* a step without @flash: the free tiles wait */
+			const char *text = screen(app);
+			if (strstr(text, want))
+				fail_msg("step %s unanswered: its answer %s shows at step %s:\n%s",
+				         l->steps[si].id, want, l->steps[k].id, text);
+			if (!lesson_run_step(&app->learn.run)->flash)
+				assert_int_not_equal(app->mode, MODE_FLASH);
+		}
+		tui_check_close(app);
+		checked++;
+	}
+	assert_true(checked >= 4); /* rescale, l twice, o (and real-row's l) */
+}
+
+/* Once the earlier prediction is answered, the later step shows its tile
+ * as before: the limit costs the learner who answers nothing. */
+static void test_an_answered_tile_shows_in_the_next_step(void **state)
+{
+	(void)state;
+	int li = lesson_index("flash-attention");
+	struct app *app = open_step(li, "rescale");
+	double v;
+	assert_true(lesson_run_expected(&app->learn.run, &v));
+	char line[48];
+	snprintf(line, sizeof line, "a%.6f\n", v);
+	tui_check_keys(app, line);
+	assert_true(app->learn.run.met);
+	tui_check_keys(app, "n");
+	assert_int_equal(app->mode, MODE_FLASH);
+	assert_int_equal(flash_view_hidden_step(app), 2); /* no-growth's own: step 3 */
+	assert_int_equal(flash_view_step(app), 1);
+	tui_check_close(app);
+}
+
+/* shift: + on the cell c lands on, eighty times, lifts S₀[2,0] past 1
+ * with P unchanged, and still earns nothing before the prediction. */
+static void test_shift_is_not_climbed_with_plus(void **state)
+{
+	(void)state;
+	struct app *app = open_step(lesson_index("flash-attention"), "shift");
+	tui_check_keys(app, "1vc");
+	for (int i = 0; i < 80; i++)
+		tui_check_keys(app, "+");
+	const float *s = app->a.scores; /* head 0 */
+	assert_true(s[2 * app->cfg.n + 0] > 1.0f); /* the climb itself works */
+	assert_false(app->learn.run.met);
+	tui_check_close(app);
+}
+
+/* real-row: typing query 5's m and the tile's two scores (the numbers a
+ * learner without the idea tries) spends the three tries and earns nothing. */
+static void test_real_row_is_not_one_of_the_numbers_on_screen(void **state)
+{
+	(void)state;
+	int li = lesson_index("flash-attention");
+	struct app *app = open_step(li, "real-row");
+	const int n = app->cfg.n;
+	const float *s5 = app->a.scores + (size_t)5 * n; /* head 0, query 5 */
+	double tries[3] = { app->learn.run.live.m0, s5[2], s5[3] };
+	for (int i = 0; i < 3; i++) {
+		char line[48];
+		snprintf(line, sizeof line, "a%.3f\n", tries[i]);
+		tui_check_keys(app, line);
+		assert_false(app->learn.run.met);
+	}
+	assert_int_equal(app->learn.run.wrong, 3);
+	assert_true(flash_view_hidden_step(app) >= 0);
+	tui_check_close(app);
+}
+
+/* Every choice question of lessons 14 and 15: G waits for the answer; a
+ * training screen opened in the step before is left by n. */
+static void test_the_training_screen_waits_for_the_answer(void **state)
+{
+	(void)state;
+	const char *names[] = { "specialised-heads", "heads-apart" };
+	int checked = 0;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		int li = lesson_index(names[i]);
+		const struct lesson *l = &set.lessons[li];
+		for (int si = 1; si < l->nsteps; si++) {
+			if (!l->steps[si].question || l->steps[si].question->nchoices == 0)
+				continue;
+			struct app *app = open_step(li, l->steps[si - 1].id);
+			tui_check_keys(app, "G"); /* a step before that is a question waits too */
+			assert_int_equal(app->mode == MODE_TRAIN, !l->steps[si - 1].question);
+			tui_check_keys(app, "n");
+			assert_int_equal(app->learn.run.step, si);
+			assert_int_not_equal(app->mode, MODE_TRAIN);
+			tui_check_keys(app, "G");
+			if (app->mode == MODE_TRAIN)
+				fail_msg("lesson %d step %s: G opens the training screen before the answer",
+				         l->number, l->steps[si].id);
+			tui_check_close(app);
+			checked++;
+		}
+	}
+	assert_true(checked >= 8);
+}
+
+int main(void)
+{
+	setlocale(LC_CTYPE, "C");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_a_later_step_does_not_show_an_unanswered_tile),
+		cmocka_unit_test(test_an_answered_tile_shows_in_the_next_step),
+		cmocka_unit_test(test_shift_is_not_climbed_with_plus),
+		cmocka_unit_test(test_real_row_is_not_one_of_the_numbers_on_screen),
+		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
+	};
+	return cmocka_run_group_tests_name("gaming_recent", tests, group_setup, group_teardown);
+}
