@@ -9,17 +9,22 @@
  * at-scale figures; kv-less pressed until the status line named the MQA
  * cache, and v reading W^K's shape off the Projection title (lesson 10
  * mqa, wk-size); W^K's 65,536 and other powers of two typed in, and a
- * step's answer carried into the next (lesson 10 wk-size, gqa, mqa). A right path is replayed too, so that each step is
+ * step's answer carried into the next (lesson 10 wk-size, gqa, mqa); the
+ * longest choice picked, and a hint that is the answer as bare arithmetic
+ * ("512 x 16.", "2,048 x 80."), checked over the four lessons. A right path is replayed too, so that each step is
  * still earnable.
  * Deliberately not here: always-the-same-letter and greedy hill-climbing
  * over every lesson (the strategy-learner test does those), and random
  * keys (test_blind_learner.c).
  */
+#include <ctype.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -231,6 +236,104 @@ static void test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten(void *
 	tui_check_close(app);
 }
 
+/* The lessons this file guards (9, 10, 12, 13), by number. */
+static bool guarded(const struct lesson *l)
+{
+	return l->number == 9 || l->number == 10 || l->number == 12 || l->number == 13;
+}
+
+/* A test-wise guesser picks the longest choice (the one that explains
+ * itself): in these lessons the right choice is never longer than every
+ * wrong one by more than a few characters (lesson 13 cheap's was by 25). */
+static void test_the_longest_choice_is_not_the_giveaway(void **state)
+{
+	(void)state;
+	int checked = 0;
+	for (int li = 0; li < set.count; li++) {
+		const struct lesson *l = &set.lessons[li];
+		for (int si = 0; guarded(l) && si < l->nsteps; si++) {
+			const struct lesson_question *q = l->steps[si].question;
+			if (!q || q->nchoices == 0)
+				continue;
+			size_t right = 0, longest_wrong = 0;
+			for (int c = 0; c < q->nchoices; c++) {
+				size_t len = strlen(q->choices[c].text);
+				if (!strcmp(q->choices[c].key, q->answer))
+					right = len;
+				else if (len > longest_wrong)
+					longest_wrong = len;
+			}
+			if (right > longest_wrong + 8)
+				fail_msg("%s/%s: the right choice is the longest by %zu characters", l->name,
+					 l->steps[si].id, right - longest_wrong);
+			checked++;
+		}
+	}
+	assert_true(checked >= 10);
+}
+
+/* The value of a hint that is nothing but arithmetic ("2,048 x 80."), or
+ * NAN when it holds anything else. Left to right, as a reader reads it. */
+static double bare_arithmetic(const char *hint)
+{
+	double acc = NAN;
+	char op = '=';
+	const char *p = hint;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		char num[32];
+		size_t n = 0;
+		while (n + 1 < sizeof num && (isdigit((unsigned char)*p) || *p == ',' || *p == '.')) {
+			if (*p != ',')
+				num[n++] = *p;
+			p++;
+		}
+		num[n] = 0;
+		while (n > 0 && num[n - 1] == '.') /* the sentence's full stop */
+			num[--n] = 0;
+		if (n == 0)
+			return NAN;
+		double v = strtod(num, NULL);
+		acc = op == '=' ? v : op == 'x' ? acc * v : op == '/' ? acc / v : op == '+' ? acc + v : acc - v;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (!strchr("x/+-*", *p) || p[1] != ' ')
+			return NAN;
+		op = *p == '*' ? 'x' : *p;
+		p++;
+	}
+	return acc;
+}
+
+/* A third hint is no whole solution: no hint of a numeric question here is
+ * a bare sum whose value is the answer ("512 x 16." gave 8,192 away). */
+static void test_no_hint_is_the_answer_in_arithmetic(void **state)
+{
+	(void)state;
+	assert_true(bare_arithmetic("2,048 x 80.") == 163840);
+	assert_true(isnan(bare_arithmetic("2 x 8 x 64 a token.")));
+	int checked = 0;
+	for (int li = 0; li < set.count; li++) {
+		const struct lesson *l = &set.lessons[li];
+		for (int si = 0; guarded(l) && si < l->nsteps; si++) {
+			const struct lesson_step *st = &l->steps[si];
+			if (!st->question || st->question->nchoices > 0 || st->question->flash)
+				continue;
+			double want = st->question->value, tol = st->question->tol > 0 ? st->question->tol : 1e-9 * fabs(want);
+			for (int h = 0; h < st->nhints; h++) {
+				double v = bare_arithmetic(st->hints[h]);
+				if (!isnan(v) && fabs(v - want) <= tol)
+					fail_msg("%s/%s: hint %d, \"%s\", is the answer", l->name, st->id, h + 1, st->hints[h]);
+			}
+			checked++;
+		}
+	}
+	assert_true(checked >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +343,8 @@ int main(void)
 		cmocka_unit_test(test_the_kv_cache_view_waits_for_the_at_scale_answers),
 		cmocka_unit_test(test_the_status_line_and_the_shapes_do_not_answer_lesson_ten),
 		cmocka_unit_test(test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten),
+		cmocka_unit_test(test_the_longest_choice_is_not_the_giveaway),
+		cmocka_unit_test(test_no_hint_is_the_answer_in_arithmetic),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
