@@ -13,6 +13,8 @@
  * so no space is needed), else w - 1 chars + space: as wide as a column
  * label, so the two axes say the same.
  * The last cell's space is not part of the map; maps sit one column apart.
+ * A row may be row_h lines tall (a large terminal): its label and values
+ * on the middle line (the first of two), the shade on every line.
  *
  * It does not choose what matrix to show, which scale to use (the caller
  * passes it), or refresh.
@@ -147,8 +149,8 @@ static void value_format(char *buf, size_t len, float v, int w)
  * word from the left, as much as fits; a word that occurs twice with its
  * index after it (subscript digits in UTF-8: "the\u2080", "the\u2084"; digits in
  * ASCII: "the0"), or the index's last w digits (subscript too) when not
- * one letter of the word fits beside it; without labels the index from the right (the last
- * digit tells 9, 10, 11 apart). */
+ * one letter of the word fits beside it; without labels the index from
+ * the right (the last digit tells 9, 10, 11 apart). */
 static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, int w)
 {
 	int count = hm->rows > hm->cols ? hm->rows : hm->cols;

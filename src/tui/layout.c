@@ -85,8 +85,8 @@ static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
  * the rows they want (numbers_want > 0); else every head at the widest
  * cells that leave the matrices NUMBERS_MIN rows; else one band of them,
  * paged. At the widest cells, rows up to HEATMAP_ROW_H_MAX lines tall
- * when that still leaves the matrices their rows. The strip sits at the bottom of a; the caller
- * may lift it. Returns what is left above. */
+ * when that still leaves the matrices their rows. The strip sits at the
+ * bottom of a; the caller may lift it. Returns what is left above. */
 static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want,
                               int numbers_min)
 {

@@ -6,7 +6,9 @@
  * - mix (L6): a trial edit of W^O before answering used to show "2 of 3
  *   hold", so editing told which choice was right; sharpen (L5): a factor
  *   on W^Q hill-climbed against the live max weight after a lucky letter;
- *   silence (L6): zeroing head 1's W^V kept Y with W^O untouched;
+ *   silence (L6): zeroing head 1's W^V kept Y with W^O untouched (and
+ *   the climber walked W^O down on "Y moved by at most ..." until the
+ *   question gated it);
  *   window (L5): the mask view counted the weights before the answer;
  *   params-all (L8): D/] and the live counts panel gave the figure;
  *   more-heads / grow-n (L8): twice or four times a figure on screen.
@@ -111,14 +113,14 @@ static void test_silence_through_the_values_is_not_the_exercise(void **state)
 {
 	(void)state;
 	struct app *app = open_at("6", "silence");
-	tui_check_keys(app, "x");
+	tui_check_keys(app, "abx"); /* the right part named, head 1 on */
 	assert_false(app->cfg.head_off[1]);
 	int cols = app->cfg.g * app->cfg.dk;
 	for (int r = 0; r < app->cfg.d; r++)
 		for (int c = 4; c < 8; c++)
 			app->w.wv[r * cols + c] = 0.0f;
 	app_recompute(app);
-	assert_int_equal(app->learn.run.conds_met, 2); /* Y kept, head 1 on */
+	assert_int_equal(app->learn.run.conds_met, 3); /* answered, Y kept, head 1 on */
 	assert_non_null(strstr(app->learn.run.status, "V moved"));
 	assert_false(app->learn.run.met);
 	tui_check_close(app);

@@ -245,6 +245,33 @@ static void test_a_click_on_a_heatmap_cell_selects_that_head_and_cell(void **sta
 
 /* 160x50: cells 7 wide, the counts and the lesson note in a side column,
  * every heatmap at its widest cells. */
+/* At 200x60 the heatmaps' rows are several lines tall: a click on any
+ * line of a row meets that row. */
+static void test_a_click_on_any_line_of_a_tall_heatmap_row_meets_that_row(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "4");
+	draw(app, 60, 200);
+	const struct hit_region *g = region(app, HIT_HEAT, 2);
+	assert_non_null(g);
+	int rh = g->cell_h;
+	assert_true(rh > 1);
+	for (int k = 0; k < rh; k++) {
+		app_mouse(app, g->r.y + 4 * rh + k, g->r.x + g->cell_w, HIT_CLICK);
+		assert_int_equal(app->head, 2);
+		struct stage_view v;
+		struct cell c;
+		assert_true(app_cursor_cell(app, &c, NULL, &v));
+		assert_int_equal(c.m, 2);
+		assert_int_equal(c.r, 4);
+		assert_int_equal(c.c, 1);
+		draw(app, 60, 200);
+		g = region(app, HIT_HEAT, 2);
+	}
+	tui_check_close(app);
+}
+
 static void test_clicks_on_a_wide_terminal_meet_the_same_cells(void **state)
 {
 	(void)state;
@@ -438,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_a_click_on_a_stage_label_jumps_to_that_stage),
 		cmocka_unit_test(test_a_click_on_a_matrix_cell_puts_the_cursor_there),
 		cmocka_unit_test(test_a_click_on_a_heatmap_cell_selects_that_head_and_cell),
+		cmocka_unit_test(test_a_click_on_any_line_of_a_tall_heatmap_row_meets_that_row),
 		cmocka_unit_test(test_clicks_on_a_wide_terminal_meet_the_same_cells),
 		cmocka_unit_test(test_clicks_that_meet_nothing_change_nothing),
 		cmocka_unit_test(test_a_click_while_typing_a_value_is_ignored),

@@ -628,7 +628,6 @@ static int climbs(int li, int si, int *keys)
  * printed, not failed, until their fix lands; then drop them here (the
  * test says when one is no longer climbed). */
 static const char *const known[] = {
-	"6 silence", /* the prose dictates = and Tab to a head's block: * Tab 0 on head 1's rows of W^O */
 	"11 shift",  /* + on a cell of W^K row 0 raises S₀[2,0] on the goal line and leaves P as it is */
 };
 
