@@ -242,6 +242,26 @@ static bool guarded(const struct lesson *l)
 	return l->number == 9 || l->number == 10 || l->number == 12 || l->number == 13;
 }
 
+/* which-kv: query head 2 (not 3, where heads dealt out in turn and heads
+ * in runs agree) with four plausible choices: the dealt-out guess gets its
+ * reason and forfeits the step; Reshape stays hidden after it. */
+static void test_which_kv_tells_dealt_out_from_grouped_heads(void **state)
+{
+	(void)state;
+	struct app *app = open_at("10", "which-kv");
+	assert_int_equal(lesson_run_step(&app->learn.run)->question->nchoices, 4);
+	tui_check_keys(app, "ab");
+	assert_non_null(strstr(app->status, "2 mod 2"));
+	assert_true(learn_stage_hidden(app, PIPELINE_RESHAPE));
+	tui_check_keys(app, "aa");
+	assert_false(done(app, "gqa-mqa/which-kv"));
+	tui_check_close(app);
+	app = open_at("10", "which-kv");
+	tui_check_keys(app, "aa");
+	assert_true(done(app, "gqa-mqa/which-kv"));
+	tui_check_close(app);
+}
+
 /* A test-wise guesser picks the longest choice (the one that explains
  * itself): in these lessons the right choice is never longer than every
  * wrong one by more than a few characters (lesson 13 cheap's was by 25). */
@@ -343,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_the_kv_cache_view_waits_for_the_at_scale_answers),
 		cmocka_unit_test(test_the_status_line_and_the_shapes_do_not_answer_lesson_ten),
 		cmocka_unit_test(test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten),
+		cmocka_unit_test(test_which_kv_tells_dealt_out_from_grouped_heads),
 		cmocka_unit_test(test_the_longest_choice_is_not_the_giveaway),
 		cmocka_unit_test(test_no_hint_is_the_answer_in_arithmetic),
 	};
