@@ -71,6 +71,21 @@ int lesson_run_start(struct lesson_run *run, const struct lesson *l, int i, bool
 	return fresh;
 }
 
+bool lesson_run_question_waits(const struct lesson_run *run)
+{
+	const struct lesson_step *s = lesson_run_step(run);
+	return s && s->question && !run->answer_right && !run->solution_shown && !run->unearned;
+}
+
+void lesson_run_forfeit(struct lesson_run *run)
+{
+	if (!lesson_run_question_waits(run))
+		return;
+	run->unearned = true;
+	if (run->wrong < lesson_run_tries(run))
+		run->wrong = lesson_run_tries(run);
+}
+
 void lesson_run_end(struct lesson_run *run)
 {
 	if (run->has_ref) {

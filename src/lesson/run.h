@@ -95,6 +95,15 @@ int lesson_run_tries_left(const struct lesson_run *run);
  * "one try", "3 tries left", "no tries left: it counts as shown". */
 void lesson_run_tries_text(const struct lesson_run *run, char *out, size_t len);
 
+/* Does the step's question still wait to be earned: asked, not answered
+ * right, its solution not shown, its tries not spent? Leaving such a step
+ * forward (where a later step may show its answer) forfeits it. */
+bool lesson_run_question_waits(const struct lesson_run *run);
+/* Give up earning the question, as if its tries were spent: answering
+ * right later shows what it hides, and the step counts as shown. The
+ * tries are marked spent (run->wrong), so that progress keeps it. */
+void lesson_run_forfeit(struct lesson_run *run);
+
 /* The number a question without choices expects: its @answer, or for a
  * live one the recording's (false while nothing is recorded). */
 bool lesson_run_expected(const struct lesson_run *run, double *out);

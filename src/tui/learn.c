@@ -168,6 +168,7 @@ static int start_step(struct app *app, int li, int si, bool force)
 	if (l->open)
 		lesson_run_end(&l->run);
 	l->run = run;
+	l->skip_warned = false;
 	if (!force && l->lesson == li)
 		kept_restore(app, si); /* p back to a done step: its edits, as left */
 	lesson_progress_restore(&l->run, &l->progress); /* an answer given before stands */
@@ -185,6 +186,27 @@ static int start_step(struct app *app, int li, int si, bool force)
 	return 0;
 }
 
+/* Leaving forward (n, a later lesson or step, f to the free workbench)
+ * while the step's question waits would let the learner read its answer
+ * there and come back with p. The first such press says that it forfeits
+ * the step; the next one leaves, and the step can then only be shown (as
+ * with S). Backward (p) stays free. false: the caller stops there. */
+static bool forward_ok(struct app *app, const char *key)
+{
+	struct app_learn *l = L(app);
+	if (!l->open || !l->active || !lesson_run_question_waits(&l->run))
+		return true;
+	if (!l->skip_warned) {
+		l->skip_warned = true;
+		app_message(app, false, "the question waits: %s again leaves it, and it will count as shown, not done",
+		            key);
+		return false;
+	}
+	lesson_run_forfeit(&l->run);
+	learn_place_touch(app, false, true); /* the tries it spent, saved */
+	return true;
+}
+
 unsigned learn_open(struct app *app, int li, int si)
 {
 	struct app_learn *l = L(app);
@@ -193,6 +215,9 @@ unsigned learn_open(struct app *app, int li, int si)
 	const struct lesson *les = &l->set->lessons[li];
 	if (si < 0 || si >= les->nsteps)
 		si = 0;
+	if (l->open && l->active && (li > l->lesson || (li == l->lesson && si > l->run.step)) &&
+	    !forward_ok(app, "Enter")) /* the menu's forward jump */
+		return APP_REDRAW;
 	bool swapped = false, parked = l->has_other;
 	if (!l->active) {
 		/* park the free session; the lesson takes the parked lesson bench,
@@ -284,6 +309,8 @@ unsigned learn_step(struct app *app, int dir)
 		app_message(app, false, "this is the first step");
 		return APP_REDRAW;
 	}
+	if (dir > 0 && !forward_ok(app, actions_key_name("next")))
+		return APP_REDRAW;
 	if (dir > 0)
 		learn_place_touch(app, true, true); /* moving on: a step without an exercise is done */
 	kept_store(app);
@@ -392,6 +419,8 @@ unsigned learn_leave(struct app *app)
 	struct app_learn *l = L(app);
 	if (app->mode == MODE_ANSWER)
 		mode_leave(app);
+	if (l->active && !forward_ok(app, actions_key_name("leave")))
+		return APP_REDRAW;
 	if (l->active) {
 		const struct lesson *les = open_lesson(app);
 		app_bench_swap(app, &l->other);

@@ -18,6 +18,8 @@ keys n
 wait_for "Step 3 of 6: Predict a weight"
 wait_for "Softmax and every later stage"
 keys n
+wait_for "n again leaves it"
+keys n
 wait_for "Step 4 of 6: Steer a query"
 wait_for "Not yet: answer the question"
 keys a d

@@ -241,11 +241,16 @@ static void test_not_finding_lessons_lists_every_path_tried(void **state)
 	assert_string_equal(msg, "no lessons found; tried $MHA_TUI_LESSONS=/env (No such file or "
 	                    "directory); /src (No such file or directory); /inst (No such file or "
 	                    "directory). Give the directory with --lessons-dir DIR");
-	assert_int_equal(lesson_dir_search(NULL, "", "/src", false, "/tmp", out, sizeof out, msg,
+	/* an empty directory of our own: /tmp itself may hold someone's .lesson files */
+	char empty[] = "/tmp/mha-no-lessons-XXXXXX", want[512];
+	assert_non_null(mkdtemp(empty));
+	assert_int_equal(lesson_dir_search(NULL, "", "/src", false, empty, out, sizeof out, msg,
 	                                    sizeof msg), -1);
-	assert_string_equal(msg, "no lessons found; tried $MHA_TUI_LESSONS (not set); /src (source "
-	                    "tree: not running from a build directory); /tmp (no .lesson files). "
-	                    "Give the directory with --lessons-dir DIR");
+	snprintf(want, sizeof want, "no lessons found; tried $MHA_TUI_LESSONS (not set); /src (source "
+	         "tree: not running from a build directory); %s (no .lesson files). "
+	         "Give the directory with --lessons-dir DIR", empty);
+	assert_string_equal(msg, want);
+	rmdir(empty);
 }
 
 static void test_the_readme_example_is_a_lesson_that_passes(void **state)

@@ -194,7 +194,7 @@ static void test_the_lesson_keys_work_inside_the_view(void **state)
 	assert_int_equal(app->learn.run.hints_shown, 1);
 	tui_check_keys(app, "+u");
 	assert_int_equal(app->mode, MODE_FLASH);
-	tui_check_keys(app, "n");
+	tui_check_keys(app, "nn"); /* n twice: the question waits */
 	assert_int_equal(app->learn.run.step, si + 1);
 	assert_null(lesson_run_step(&app->learn.run)->flash);
 	assert_int_equal(app->mode, MODE_WORKBENCH);

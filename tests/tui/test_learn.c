@@ -462,7 +462,7 @@ static void test_progress_and_place_resume_in_a_new_run(void **state)
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
 	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
-	keys(app, "f"); /* out to the free workbench, then a new run */
+	keys(app, "ff"); /* out to the free workbench (f twice: the question waits), then a new run */
 	close_app(app);
 	app = open_app(&set);
 	learn_resume(app);
@@ -522,6 +522,51 @@ static void test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer(voi
 	assert_non_null(lesson_run_feedback(&app->learn.run)); /* "0.5 is the score ..." */
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_false(app->learn.run.met);
+	close_app(app);
+}
+
+/* Leaving forward while the question waits (n, f, a later lesson from
+ * the menu) would let the learner read the answer there and come back:
+ * the first press only says so; the second leaves, and the step can then
+ * only be shown, also after a restart. p stays free. */
+static void test_skipping_a_waiting_question_forfeits_it(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self"); /* walked through prose steps only */
+	keys(app, "p"); /* backward: free */
+	assert_string_equal(step_id(app), "scores");
+	keys(app, "n");
+	assert_string_equal(step_id(app), "predict-self");
+	keys(app, "n");
+	assert_string_equal(step_id(app), "predict-self"); /* warned, not moved */
+	assert_non_null(strstr(app->status, "n again leaves it"));
+	assert_false(app->learn.run.unearned);
+	keys(app, "n");
+	assert_string_equal(step_id(app), "steer"); /* the next step read ... */
+	keys(app, "p");
+	assert_string_equal(step_id(app), "predict-self");
+	assert_true(app->learn.run.unearned);
+	keys(app, "a0.35\n"); /* ... and the answer brought back */
+	assert_true(app->learn.run.met);
+	assert_true(file_has(progress_path, "shown one-head/predict-self"));
+	assert_false(file_has(progress_path, "done one-head/predict-self"));
+	keys(app, "n");
+	assert_string_equal(step_id(app), "steer"); /* answered: n moves at once */
+	keys(app, "f");
+	assert_true(app->learn.active); /* f warned too */
+	keys(app, "f");
+	assert_false(app->learn.active);
+	close_app(app);
+	app = open_app(&set); /* a restart: the skipped step stays forfeited */
+	learn_resume(app);
+	keys(app, "f");
+	assert_true(app->learn.active);
+	assert_string_equal(step_id(app), "steer");
+	assert_true(app->learn.run.unearned);
+	keys(app, "ad1l\n3\n");
+	assert_true(app->learn.run.met);
+	assert_true(file_has(progress_path, "shown one-head/steer"));
+	assert_false(file_has(progress_path, "done one-head/steer"));
 	close_app(app);
 }
 
@@ -603,7 +648,7 @@ static void test_each_step_starts_at_head_zero_or_its_highlighted_head(void **st
 	assert_int_equal(learn_open_id(app, "12", msg, sizeof msg), 0);
 	keys(app, "nLL");
 	assert_int_equal(app->head, 2);
-	keys(app, "n");
+	keys(app, lesson_run_question_waits(&app->learn.run) ? "nn" : "n"); /* twice past a question */
 	assert_int_equal(app->head, 0);
 	while (strcmp(step_id(app), "twins") != 0)
 		keys(app, "n");
@@ -720,6 +765,7 @@ int main(void)
 		T(test_three_wrong_numbers_then_right_is_shown_not_done),
 		T(test_views_that_would_show_a_hidden_answer_wait_for_it),
 		T(test_an_answer_too_long_to_hold_is_refused),
+		T(test_skipping_a_waiting_question_forfeits_it),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
 		T(test_hints_one_at_a_time_then_the_solution_and_its_undo),

@@ -508,7 +508,7 @@ static void test_the_lesson_menu_and_a_lesson_step(void **state)
 	expect_screen(app, 50, 160, "lesson_menu_160x50");
 	keys(app, "1\nnn");
 	expect_screen(app, 24, 80, "lesson1_predict_80x24");
-	keys(app, "n");
+	keys(app, "nn"); /* n twice: the question waits */
 	expect_screen(app, 24, 80, "lesson1_steer_80x24");
 	expect_screen(app, 50, 160, "lesson1_steer_160x50");
 	expect_screen(app, 60, 200, "lesson1_steer_200x60");
