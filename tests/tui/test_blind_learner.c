@@ -65,7 +65,11 @@
  * (26 with 100 runs), none of 68 since (none with 100 runs either); none
  * of 71 with lesson 11's live tile predictions, none of 76 with lesson 15.
  * Counting the screens after a wrong answer too: 5 of 76 while a wrong
- * answer revealed what the step hides (W^Q 6x6, the counts), none since. */
+ * answer revealed what the step hides (W^Q 6x6, the counts), none since.
+ * Until session 3 the goal runs typed a tolerance question's @answer as
+ * written ("0.67 0.01"), which the prompt refuses, so the goal behind
+ * such a question was never tried; since they type the number: none of
+ * 77 either. */
 enum { BLIND_ALLOWED = 0 };
 enum { PANE_COLUMN = 46 }; /* where the lesson pane starts at 80x24 */
 enum { RUNS = 20, BUDGET = 300, POOL_MAX = 4096, KEYS_MAX = 64, SCREEN_MAX = 64 * 1024 };
@@ -200,11 +204,8 @@ static bool blind_run(int li, int si, const struct alphabet *a, uint64_t seed)
 	rng_state = seed;
 	if (learn_open(app, li, si) & APP_RECOMPUTE)
 		app_recompute(app);
-	if (s->question) {
-		char msg[LESSON_STATUS_MAX];
-		lesson_run_answer(&app->learn.run, s->question->answer, msg, sizeof msg);
-		app_recompute(app);
-	}
+	if (s->question) /* the number, not "0.67 0.01", which the prompt refuses */
+		assert_int_equal(tui_check_answer_right(app), 1);
 	bool met = goal_met(app);
 	int used = 0;
 	while (!met && used < BUDGET) {
@@ -447,7 +448,11 @@ static const char weak_lesson[] =
 	"@goal answer\n@goal heads = 8\n@hide Projection\n@hide counts\n@hint h1\n@hint h2\n@hint h3\n"
 	"@solution heads = 8\n@solution kv_heads = 8\n@solution d_k = 2\n@focus Reshape\n"
 	"@step count Count\n@question How many numbers does W^Q hold?\n@answer 256\n@hint h1\n@hint h2\n"
-	"@hint h3\n@focus Projection\n";
+	"@hint h3\n@focus Projection\n"
+	"@step tol Tolerance\nHalf of a half is 0.25. Press {key:heads-more} until there are 8 heads.\n"
+	"@question What is half of a half? (two decimals)\n@answer 0.25 0.01\n@goal answer\n@goal heads = 8\n"
+	"@hint h1\n@hint h2\n@hint h3\n@solution heads = 8\n@solution kv_heads = 8\n@solution d_k = 2\n"
+	"@focus Reshape\n";
 
 static void test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not(void **state)
 {
@@ -459,6 +464,8 @@ static void test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not(void **
 	bool more = passed_blind(0, 0, why, sizeof why);
 	bool width = passed_blind(0, 1, why, sizeof why);
 	bool predict = passed_blind(0, 2, why, sizeof why);
+	/* a number with a tolerance ("0.25 0.01") on screen, then a key until the tick */
+	bool tol = passed_blind(0, 4, why, sizeof why);
 	/* the screen check flags the width step (d 16 is on its screen) and
 	 * the count step (the title W^Q 16x16); and a screen that shows the
 	 * answer only after a wrong one */
@@ -466,9 +473,10 @@ static void test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not(void **
 	int found = lesson_check_screens(&set, draw_step, NULL, &shown);
 	int leaks = lesson_check_screens(&set, draw_leaky, NULL, &leaked);
 	set = shipped;
-	assert_int_equal(found, 2);
+	assert_int_equal(found, 3);
 	assert_non_null(strstr(shown.msg[0], "step 'width': its screen shows the answer 16 before"));
 	assert_non_null(strstr(shown.msg[1], "step 'count': its screen shows the answer 256 before"));
+	assert_non_null(strstr(shown.msg[2], "step 'tol': its screen shows the answer 0.25 before"));
 	assert_int_equal(leaks, 1);
 	assert_non_null(strstr(leaked.msg[0], "step 'width': its screen shows the answer 16 after the wrong "
 	                                      "answer 12345"));
@@ -478,6 +486,7 @@ static void test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not(void **
 	assert_true(more);
 	assert_true(width);
 	assert_false(predict);
+	assert_true(tol);
 }
 
 /* The lesson library's screen check (--check-lessons' rule, run here

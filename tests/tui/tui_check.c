@@ -176,3 +176,18 @@ unsigned tui_check_rnd(uint64_t *state, unsigned n)
 	*state ^= *state << 17;
 	return (unsigned)(*state % n);
 }
+
+int tui_check_answer_right(struct app *app)
+{
+	struct lesson_run *run = &app->learn.run;
+	const struct lesson_question *q = lesson_run_step(run)->question;
+	char msg[LESSON_STATUS_MAX], text[LESSON_ANSWER_MAX];
+	double v;
+	if (q->nchoices == 0 && lesson_run_expected(run, &v))
+		snprintf(text, sizeof text, "%.9g", v);
+	else
+		snprintf(text, sizeof text, "%s", q->answer);
+	int rc = lesson_run_answer(run, text, msg, sizeof msg);
+	app_recompute(app);
+	return rc;
+}

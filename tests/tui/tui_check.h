@@ -44,6 +44,13 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols);
  * is in skip (nskip of them): at most max into keys; returns how many.
  * *edit and *scale (may be NULL) say whether {key:edit} and
  * {key:matrix-scale} were among them. For the strategy learners. */
+/* Answer the open lesson step's question right, as a learner types it:
+ * the number it expects (its @answer holds the tolerance too, "0.67
+ * 0.01", which the prompt refuses; a live question's from the recording),
+ * or the right choice's key; then recompute. lesson_run_answer's result:
+ * 1 right, -1 when it cannot be answered (a live question with nothing
+ * recorded). */
+int tui_check_answer_right(struct app *app);
 /* xorshift64 on *state (not 0): a number in 0..n-1, the same sequence
  * for the same seed, for learners that press keys at random. */
 unsigned tui_check_rnd(uint64_t *state, unsigned n);
