@@ -178,7 +178,7 @@ static void test_the_kv_cache_view_waits_for_the_at_scale_answers(void **state)
 
 /* mqa: kv-less pressed before the answer names the cache on the status
  * line ("KV cache 128 values per token"), so the question asks what the
- * status never says, W^K and W^V together; and no stage shows W^K's shape
+ * status never says, the whole layer's parameters; and no stage shows W^K's shape
  * (wk-size: v on Projection titled it 512x128) until the answer. */
 static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **state)
 {
@@ -186,13 +186,15 @@ static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **
 	struct app *app = open_at("10", "mqa");
 	for (int i = 0; i < 8 && app->cfg.g > 1; i++) {
 		tui_check_keys(app, "<");
-		assert_null(strstr(app->status, "65536"));
-		assert_null(strstr(app->status, "65,536"));
+		assert_null(strstr(app->status, "589824"));
+		assert_null(strstr(app->status, "589,824"));
 	}
 	assert_int_equal(app->cfg.g, 1);
 	assert_non_null(strstr(app->status, "KV cache 128")); /* the old question's answer */
 	assert_true(learn_stage_hidden(app, PIPELINE_PROJECTION));
-	tui_check_keys(app, "a65536\n");
+	tui_check_keys(app, "a65536\n"); /* W^K and W^V alone, the old answer */
+	assert_non_null(strstr(app->status, "W^Q and W^O are in the layer too"));
+	tui_check_keys(app, "a589824\n");
 	assert_true(app->learn.run.met);
 	assert_true(done(app, "gqa-mqa/mqa"));
 	tui_check_close(app);
@@ -206,7 +208,9 @@ static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **
 /* wk-size, gqa, mqa: powers of two typed in turn, or the step before's
  * answer carried over. wk-size asks the whole GQA layer (655,360, not a
  * power of two), so W^K's famous 65,536 is refused with why and cannot be
- * carried into mqa; gqa's known slips get their reasons. */
+ * carried into mqa; gqa (the cache at a half) and mqa ask the whole layer
+ * too, 786,432 and 589,824, so powers of two never land and each slip
+ * gets its reason. */
 static void test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten(void **state)
 {
 	(void)state;
@@ -224,15 +228,20 @@ static void test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten(void *
 	tui_check_keys(app, "a655360\n");
 	assert_true(done(app, "gqa-mqa/wk-size"));
 	tui_check_close(app);
-	app = open_at("10", "gqa");
+	app = open_at("10", "gqa"); /* the cache at a half: no power of two */
 	tui_check_keys(app, "a655360\n"); /* the step before's answer */
-	assert_non_null(strstr(app->status, "W^K and W^V only"));
-	tui_check_keys(app, "a65536\n");
-	assert_non_null(strstr(app->status, "W^V shrinks with it"));
+	assert_non_null(strstr(app->status, "cache at a quarter"));
+	tui_check_keys(app, "a131072\na262144\n"); /* powers of two, W^K + W^V */
 	assert_false(app->learn.run.answer_right);
-	tui_check_keys(app, "a131072\n<<");
+	assert_true(learn_counts_hidden(app));
+	tui_check_keys(app, "a786432\n<");
+	assert_int_equal(app->cfg.g, 4);
 	assert_true(app->learn.run.met);
-	assert_true(done(app, "gqa-mqa/gqa")); /* two slips, each told why; the third try earns it */
+	assert_false(done(app, "gqa-mqa/gqa")); /* three slips: shown, not done */
+	tui_check_close(app);
+	app = open_at("10", "gqa"); /* the right path */
+	tui_check_keys(app, "a786432\n<");
+	assert_true(done(app, "gqa-mqa/gqa"));
 	tui_check_close(app);
 }
 
