@@ -77,6 +77,21 @@ bool lesson_progress_restore(struct lesson_run *run, const struct progress *p)
 	return false;
 }
 
+bool lesson_where_left(const struct lesson *les, const struct progress *p, int *step)
+{
+	*step = strcmp(p->lesson, les->name) == 0 ? lesson_step_index(les, p->step) : -1;
+	if (*step >= 0)
+		return true;
+	*step = 0;
+	for (int i = les->nsteps - 1; i >= 0; i--) {
+		char key[PROGRESS_KEY_MAX];
+		lesson_step_key(les, i, key, sizeof key);
+		if (!progress_is_done(p, key))
+			*step = i;
+	}
+	return false;
+}
+
 int lesson_next_undone(const struct lesson_set *set, const struct progress *p)
 {
 	for (int i = 0; i < set->count; i++)

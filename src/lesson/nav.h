@@ -44,6 +44,11 @@ bool lesson_progress_update(const struct lesson_run *run, struct progress *p, bo
  * recorded answer was given again. */
 bool lesson_progress_restore(struct lesson_run *run, const struct progress *p);
 
+/* Where lesson les opens: the learner's saved place when p's place is in
+ * it (returns true: its edits and state are to be restored too), else its
+ * first step not done yet, or its first step when all are (returns false). */
+bool lesson_where_left(const struct lesson *les, const struct progress *p, int *step);
+
 /* The first lesson of the set not yet done (for the menu's cursor), or 0. */
 int lesson_next_undone(const struct lesson_set *set, const struct progress *p);
 

@@ -259,12 +259,35 @@ int learn_open_id(struct app *app, const char *id, char *msg, size_t len)
 		         id, l->set->count, l->set->lessons[0].name, l->set->dir);
 		return 2;
 	}
-	learn_open(app, (int)(les - l->set->lessons), 0);
+	learn_open_where_left(app, (int)(les - l->set->lessons));
 	if (!l->active) {
 		snprintf(msg, len, "--lesson %s: %s", id, app->status);
 		return 1;
 	}
 	return 0;
+}
+
+/* Open lesson li at step si, the learner's saved place: as it was left. */
+static unsigned open_at_saved_place(struct app *app, int li, int si)
+{
+	struct app_learn *l = L(app);
+	unsigned f = learn_open(app, li, si);
+	if (l->active && l->lesson == li && l->run.step == si) {
+		learn_place_bench_load(app); /* the edits made in it */
+		learn_place_step_restore(app); /* where it was looked at, hints, a wrong answer */
+	}
+	return f;
+}
+
+unsigned learn_open_where_left(struct app *app, int li)
+{
+	struct app_learn *l = L(app);
+	int si;
+	if (!l->set || li < 0 || li >= l->set->count)
+		return APP_REDRAW;
+	if (lesson_where_left(&l->set->lessons[li], &l->progress, &si))
+		return open_at_saved_place(app, li, si);
+	return learn_open(app, li, si);
 }
 
 void learn_resume(struct app *app)
@@ -273,13 +296,8 @@ void learn_resume(struct app *app)
 	int li, si;
 	if (!l->active)
 		learn_place_view_restore(app);
-	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON) {
-		learn_open(app, li, si);
-		if (l->active && l->lesson == li && l->run.step == si) {
-			learn_place_bench_load(app); /* the edits made in it */
-			learn_place_step_restore(app); /* where it was looked at, hints, a wrong answer */
-		}
-	}
+	if (l->set && lesson_resume(l->set, &l->progress, &li, &si) == LESSON_RESUME_LESSON)
+		open_at_saved_place(app, li, si);
 }
 
 /* ---- stepping ---- */

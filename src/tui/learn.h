@@ -26,12 +26,18 @@ void learn_attach(struct app *app, const struct lesson_set *set, const char *why
  * the free workbench at the stage, matrix, cursor and layout it was left
  * at (learn_free records them). */
 void learn_resume(struct app *app);
-/* --lesson ID: by number or name, at its first step. 0; or with msg, 2
+/* --lesson ID: by number or name, where the learner left it
+ * (learn_open_where_left). 0; or with msg, 2
  * when no lesson has that ID (a usage error), 1 when there are no lessons
  * or it cannot be set up. */
 int learn_open_id(struct app *app, const char *id, char *msg, size_t len);
 /* Open lesson li of the set at step si, set up afresh. APP_* flags. */
 unsigned learn_open(struct app *app, int li, int si);
+
+/* Open lesson li where the learner left it (lesson_where_left): at the
+ * saved place with its edits, cursor, hints and wrong answer as they were,
+ * else at its first step not done. The menu and --lesson ID open this way. */
+unsigned learn_open_where_left(struct app *app, int li);
 void learn_free(struct app *app);
 
 /* Actions (APP_* flags). */

@@ -89,25 +89,12 @@ static unsigned menu_digit(struct app *app, int ch)
 static unsigned menu_choose(struct app *app)
 {
 	struct app_learn *l = &app->learn;
-	const struct lesson *les = &l->set->lessons[l->menu_sel];
 	mode_leave(app);
 	if (l->open && l->lesson == l->menu_sel) {
 		/* the lesson already open: where the learner is in it */
 		return l->active ? APP_REDRAW : learn_leave(app);
 	}
-	/* its saved place, else its first step not done yet */
-	int si = 0;
-	if (strcmp(l->progress.lesson, les->name) == 0 && lesson_step_index(les, l->progress.step) >= 0) {
-		si = lesson_step_index(les, l->progress.step);
-	} else {
-		for (int i = les->nsteps - 1; i >= 0; i--) {
-			char key[PROGRESS_KEY_MAX];
-			lesson_step_key(les, i, key, sizeof key);
-			if (!progress_is_done(&l->progress, key))
-				si = i;
-		}
-	}
-	return learn_open(app, l->menu_sel, si);
+	return learn_open_where_left(app, l->menu_sel);
 }
 
 unsigned menu_pick(struct app *app, int i)

@@ -268,7 +268,13 @@ static unsigned train_key(struct app *app, int key)
 		return APP_REDRAW;
 	}
 	case 'o': {
-		/* the shown layer on the probe, into the workbench (u undoes it) */
+		/* the shown layer on the probe, into the workbench (u undoes it);
+		 * not over a lesson's bench: its goals would then be checked on
+		 * the trained layer, not on what the learner did */
+		if (app->learn.active) {
+			app_message(app, false, "o opens a layer on the free workbench: f leaves the lesson first");
+			return APP_REDRAW;
+		}
 		char msg[MHA_MSG_MAX];
 		struct mha_config c;
 		struct mha_weights w;

@@ -6,7 +6,8 @@
  *   - reading a tile prediction's answer off a later step's view: n from
  *     an unanswered prediction, every later step of the lesson drawn at
  *     80x24 must not print the answer (the view stops before the step the
- *     earlier question predicts; F in a step without @flash waits);
+ *     earlier question predicts; F in a step without @flash waits), unless
+ *     going on already forfeited the step (then it is shown, not earned);
  *   - shift by hill-climbing: the cursor that c puts in W^K lands on
  *     row 0, the row that shifts every score of a row alike, so + pressed
  *     until S₀[2,0] passed 1 earned it (P never moved); now a prediction
@@ -35,6 +36,8 @@
 #include "learn.h"
 #include "lesson.h"
 #include "mode.h"
+#include "progress.h"
+#include "setup.h"
 #include "tui_check.h"
 #include "vscreen.h"
 
@@ -83,8 +86,20 @@ static struct app *open_step(int li, const char *id)
 	return app;
 }
 
-/* Every l, rescale or o question of lesson 11, left unanswered: n through
- * the rest of the lesson never shows its number as the view prints it. */
+/* n until the step changes: leaving a waiting question may take a second
+ * press (the first one says what skipping costs). */
+static void next_step(struct app *app)
+{
+	int was = app->learn.run.step;
+	for (int i = 0; i < 3 && app->learn.run.step == was; i++)
+		tui_check_keys(app, "n");
+}
+
+/* Every l, rescale or o question of lesson 11, left unanswered: no later
+ * step of the lesson shows its number as the view prints it. Going on with
+ * n forfeits the step now (learn.c); a later step opened with the earlier
+ * one neither done nor shown (a place saved by an older build, or any way
+ * round that rule) must still not show it, nor let F show it. */
 static void test_a_later_step_does_not_show_an_unanswered_tile(void **state)
 {
 	(void)state;
@@ -94,23 +109,24 @@ static void test_a_later_step_does_not_show_an_unanswered_tile(void **state)
 		const struct lesson_question *q = l->steps[si].question;
 		if (!q || !q->flash || q->flash->qty == LESSON_FLASH_M)
 			continue; /* m is a score on S by its nature */
-		struct app *app = open_step(li, l->steps[si].id);
+		struct app *asked = open_step(li, l->steps[si].id);
 		double v;
 		char want[32];
-		assert_true(lesson_run_expected(&app->learn.run, &v));
+		assert_true(lesson_run_expected(&asked->learn.run, &v));
+		tui_check_close(asked);
 		snprintf(want, sizeof want, q->flash->qty == LESSON_FLASH_RESCALE ? "x%.3g" : "%.3f", v);
 		for (int k = si + 1; k < l->nsteps; k++) {
-			tui_check_keys(app, lesson_run_question_waits(&app->learn.run) ? "nn" : "n"); /* n twice past a waiting question */
-			assert_int_equal(app->learn.run.step, k);
-			tui_check_keys(app, "3F"); /* a step without @flash: the free tiles wait */
+			struct app *app = open_step(li, l->steps[k].id);
+			if (!l->steps[k].flash)
+				tui_check_keys(app, "3F"); /* the free tiles wait */
 			const char *text = screen(app);
 			if (strstr(text, want))
 				fail_msg("step %s unanswered: its answer %s shows at step %s:\n%s",
 				         l->steps[si].id, want, l->steps[k].id, text);
-			if (!lesson_run_step(&app->learn.run)->flash)
+			if (!l->steps[k].flash)
 				assert_int_not_equal(app->mode, MODE_FLASH);
+			tui_check_close(app);
 		}
-		tui_check_close(app);
 		checked++;
 	}
 	assert_true(checked >= 4); /* rescale, l twice, o (and real-row's l) */
@@ -129,7 +145,7 @@ static void test_an_answered_tile_shows_in_the_next_step(void **state)
 	snprintf(line, sizeof line, "a%.6f\n", v);
 	tui_check_keys(app, line);
 	assert_true(app->learn.run.met);
-	tui_check_keys(app, "n");
+	next_step(app);
 	assert_int_equal(app->mode, MODE_FLASH);
 	assert_int_equal(flash_view_hidden_step(app), 2); /* no-growth's own: step 3 */
 	assert_int_equal(flash_view_step(app), 1);
@@ -188,7 +204,7 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 			struct app *app = open_step(li, l->steps[si - 1].id);
 			tui_check_keys(app, "G"); /* a step before that is a question waits too */
 			assert_int_equal(app->mode == MODE_TRAIN, !l->steps[si - 1].question);
-			tui_check_keys(app, lesson_run_question_waits(&app->learn.run) ? "nn" : "n"); /* n twice past a waiting question */
+			next_step(app);
 			assert_int_equal(app->learn.run.step, si);
 			assert_int_not_equal(app->mode, MODE_TRAIN);
 			tui_check_keys(app, "G");
@@ -202,6 +218,29 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 	assert_true(checked >= 8);
 }
 
+/* o on the training screen puts a trained layer into the workbench: not
+ * over a lesson's bench, whose goals would then be checked on the trained
+ * layer instead of on what the learner did. */
+static void test_o_does_not_put_a_trained_layer_over_a_lesson(void **state)
+{
+	(void)state;
+	int li = lesson_index("specialised-heads");
+	const struct lesson *l = &set.lessons[li];
+	int si = 0;
+	while (si < l->nsteps && l->steps[si].question)
+		si++;
+	assert_true(si < l->nsteps);
+	struct app *app = open_step(li, l->steps[si].id);
+	int n = app->cfg.n;
+	tui_check_keys(app, "G");
+	assert_int_equal(app->mode, MODE_TRAIN);
+	tui_check_keys(app, "o");
+	assert_int_equal(app->mode, MODE_TRAIN);
+	assert_int_equal(app->cfg.n, n);
+	assert_non_null(strstr(app->status, "free workbench"));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -211,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_shift_is_not_climbed_with_plus),
 		cmocka_unit_test(test_real_row_is_not_one_of_the_numbers_on_screen),
 		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
+		cmocka_unit_test(test_o_does_not_put_a_trained_layer_over_a_lesson),
 	};
 	return cmocka_run_group_tests_name("gaming_recent", tests, group_setup, group_teardown);
 }

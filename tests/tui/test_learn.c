@@ -606,6 +606,36 @@ static void test_a_lesson_edit_survives_quit_and_resume(void **state)
 	close_app(app);
 }
 
+/* --lesson ID and the menu reopen a lesson where it was left: the saved
+ * step with its edits and answer (before, --lesson opened step 1 and the
+ * saved place was lost at quit); another lesson opens at its first step
+ * not done. */
+static void test_lesson_id_and_menu_reopen_where_it_was_left(void **state)
+{
+	(void)state;
+	char msg[256];
+	struct app *app = lesson1_at("steer");
+	keys(app, "ad1l\n3\n");
+	assert_true(app->learn.run.met);
+	close_app(app);
+	app = open_app(&set);
+	assert_int_equal(learn_open_id(app, "1", msg, sizeof msg), 0);
+	assert_string_equal(step_id(app), "steer");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	assert_true(app->learn.run.met);
+	close_app(app);
+	app = open_app(&set); /* from the menu, the same */
+	keys(app, "M1\n");
+	assert_true(app->learn.active);
+	assert_string_equal(step_id(app), "steer");
+	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
+	close_app(app);
+	app = open_app(&set); /* lesson 2 (the place is in lesson 1): its first step not done */
+	assert_int_equal(learn_open_id(app, "2", msg, sizeof msg), 0);
+	assert_int_equal(app->learn.run.step, 0);
+	close_app(app);
+}
+
 /* The free workbench reopens where it was left: stage, matrix, cursor
  * cell and the # layout; also when the learner quit inside a lesson (the
  * lesson resumes, and f goes back to that place). */
@@ -776,6 +806,7 @@ int main(void)
 		T(test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer),
 		T(test_going_back_to_a_done_step_keeps_its_edits),
 		T(test_the_free_workbench_place_survives_quit_and_resume),
+		T(test_lesson_id_and_menu_reopen_where_it_was_left),
 		T(test_a_lesson_edit_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_the_last_step_goes_on_to_the_next_lesson),
