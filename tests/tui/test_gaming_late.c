@@ -1,18 +1,19 @@
 /*
  * test_gaming_late.c - tricks a gaming learner (one who plays to pass, not
- * to learn) used on lessons 10, 12 and 13, replayed headless: each must no
- * longer earn its step. The tricks: switching heads off one at a time while
- * the goal line counted "2 of 3 hold" (lesson 12 prune-one); the analysis
- * view naming the head that moves Y least; the factor 2 of exact twins typed
- * in without thinking (twins, whose twin adds half); round numbers counted
- * up from 0.50 (lesson 13 two); the KV cache view read for lesson 10's
- * at-scale figures; kv-less pressed until the status line named the MQA
- * cache, and v reading W^K's shape off the Projection title (lesson 10
- * mqa, wk-size); W^K's 65,536 and other powers of two typed in, and a
- * step's answer carried into the next (lesson 10 wk-size, gqa, mqa); the
- * longest choice picked, and a hint that is the answer as bare arithmetic
- * ("512 x 16.", "2,048 x 80."), checked over the four lessons. A right path is replayed too, so that each step is
- * still earnable.
+ * to learn) used on lessons 9, 10, 12 and 13, replayed headless: each must
+ * no longer earn its step. The tricks: switching heads off one at a time
+ * while the goal line counted "2 of 3 hold" (lesson 12 prune-one); the
+ * analysis view naming the head that moves Y least; round factors typed in
+ * for twins (2 for exact twins, 0.5, 1.5: the copy now adds 0.3 of head
+ * 0's part); round numbers counted up from 0.50 (lesson 13 two); the KV
+ * cache view read for lesson 10's at-scale figures; kv-less pressed until
+ * the status line named the MQA cache, and v reading W^K's shape off the
+ * Projection title (lesson 10 mqa, wk-size); W^K's 65,536 and other powers
+ * of two typed in, and a step's answer carried into the next (lesson 10
+ * wk-size, gqa, mqa); the dealt-out guess for which-kv; the longest choice
+ * picked, and a hint that is the answer as bare arithmetic ("512 x 16.",
+ * "2,048 x 80."), both checked over the four lessons. A right path is
+ * replayed too, so that each step is still earnable.
  * Deliberately not here: always-the-same-letter and greedy hill-climbing
  * over every lesson (the strategy-learner test does those), and random
  * keys (test_blind_learner.c).
