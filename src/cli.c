@@ -16,7 +16,7 @@ const char cli_usage[] =
 	"usage: mha-tui [options]\n"
 	"\n"
 	"  mha-tui                          resume where you left off, or open the lesson menu\n"
-	"  mha-tui --lesson ID              open lesson ID (number or name)\n"
+	"  mha-tui --lesson ID              open lesson ID (number or name) where you left it\n"
 	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
 	"          [--causal] [--top-k K] [--no-scale] [--seed S] [--pad LIST] [--window W]\n"
 	"          [--text \"WORDS\"] [--bias]\n"

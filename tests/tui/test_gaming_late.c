@@ -1,24 +1,31 @@
 /*
  * test_gaming_late.c - tricks a gaming learner (one who plays to pass, not
- * to learn) used on lessons 10, 12 and 13, replayed headless: each must no
- * longer earn its step. The tricks: switching heads off one at a time while
- * the goal line counted "2 of 3 hold" (lesson 12 prune-one); the analysis
- * view naming the head that moves Y least; the factor 2 of exact twins typed
- * in without thinking (twins, whose twin adds half); round numbers counted
- * up from 0.50 (lesson 13 two); the KV cache view read for lesson 10's
- * at-scale figures; kv-less pressed until the status line named the MQA
- * cache, and v reading W^K's shape off the Projection title (lesson 10
- * mqa, wk-size). A right path is replayed too, so that each step is
- * still earnable.
+ * to learn) used on lessons 9, 10, 12 and 13, replayed headless: each must
+ * no longer earn its step. The tricks: switching heads off one at a time
+ * while the goal line counted "2 of 3 hold" (lesson 12 prune-one); the
+ * analysis view naming the head that moves Y least; round factors typed in
+ * for twins (2 for exact twins, 0.5, 1.5: the copy now adds 0.3 of head
+ * 0's part); round numbers counted up from 0.50 (lesson 13 two); the KV
+ * cache view read for lesson 10's at-scale figures; kv-less pressed until
+ * the status line named the MQA cache, and v reading W^K's shape off the
+ * Projection title (lesson 10 mqa, wk-size); W^K's 65,536 and other powers
+ * of two typed in, and a step's answer carried into the next (lesson 10
+ * wk-size, gqa, mqa); the dealt-out guess for which-kv; the longest choice
+ * picked, and a hint that is the answer as bare arithmetic ("512 x 16.",
+ * "2,048 x 80."), both checked over the four lessons. A right path is
+ * replayed too, so that each step is still earnable.
  * Deliberately not here: always-the-same-letter and greedy hill-climbing
  * over every lesson (the strategy-learner test does those), and random
  * keys (test_blind_learner.c).
  */
+#include <ctype.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -95,7 +102,9 @@ static void test_switching_heads_before_the_answer_shows_nothing_to_climb(void *
 }
 
 /* twins: 2 (exact twins) is refused with its reason, and the edit it
- * implies misses Y; 1.5 and that edit earn the step. */
+ * implies misses Y; 1.3 and that edit earn the step. Round factors typed
+ * in turn (2, 0.5, 1.5: the old half-strength twin's answer) use the three
+ * tries up, and the step can then only be shown. */
 static void test_twins_that_add_unequal_shares_need_the_factor_worked_out(void **state)
 {
 	(void)state;
@@ -107,13 +116,21 @@ static void test_twins_that_add_unequal_shares_need_the_factor_worked_out(void *
 	tui_check_keys(app, "x*\t2\n"); /* head 1 off, head 0's rows doubled */
 	assert_false(app->learn.run.met);
 	tui_check_keys(app, "u"); /* undo the doubling */
-	tui_check_keys(app, "a1.5\n");
+	tui_check_keys(app, "a1.3\n");
 	assert_true(app->learn.run.answer_right);
 	assert_false(app->learn.run.met);
-	tui_check_keys(app, "*\t1.5\n");
+	tui_check_keys(app, "*\t1.3\n");
 	assert_true(app->learn.run.met);
 	assert_true(done(app, "pruning/twins"));
 	tui_check_keys(app, "u");
+	tui_check_close(app);
+	app = open_at("12", "twins"); /* a guesser of round factors */
+	tui_check_keys(app, "a2\na0.5\na1.5\n");
+	assert_false(app->learn.run.answer_right);
+	assert_true(learn_hidden(app, MHA_T_Y, 0, 0, 0));
+	tui_check_keys(app, "a1.3\nx*\t1.3\n");
+	assert_true(app->learn.run.met);
+	assert_false(done(app, "pruning/twins"));
 	tui_check_close(app);
 }
 
@@ -162,7 +179,7 @@ static void test_the_kv_cache_view_waits_for_the_at_scale_answers(void **state)
 
 /* mqa: kv-less pressed before the answer names the cache on the status
  * line ("KV cache 128 values per token"), so the question asks what the
- * status never says, W^K and W^V together; and no stage shows W^K's shape
+ * status never says, the whole layer's parameters; and no stage shows W^K's shape
  * (wk-size: v on Projection titled it 512x128) until the answer. */
 static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **state)
 {
@@ -170,13 +187,15 @@ static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **
 	struct app *app = open_at("10", "mqa");
 	for (int i = 0; i < 8 && app->cfg.g > 1; i++) {
 		tui_check_keys(app, "<");
-		assert_null(strstr(app->status, "65536"));
-		assert_null(strstr(app->status, "65,536"));
+		assert_null(strstr(app->status, "589824"));
+		assert_null(strstr(app->status, "589,824"));
 	}
 	assert_int_equal(app->cfg.g, 1);
 	assert_non_null(strstr(app->status, "KV cache 128")); /* the old question's answer */
 	assert_true(learn_stage_hidden(app, PIPELINE_PROJECTION));
-	tui_check_keys(app, "a65536\n");
+	tui_check_keys(app, "a65536\n"); /* W^K and W^V alone, the old answer */
+	assert_non_null(strstr(app->status, "W^Q and W^O are in the layer too"));
+	tui_check_keys(app, "a589824\n");
 	assert_true(app->learn.run.met);
 	assert_true(done(app, "gqa-mqa/mqa"));
 	tui_check_close(app);
@@ -187,6 +206,164 @@ static void test_the_status_line_and_the_shapes_do_not_answer_lesson_ten(void **
 	tui_check_close(app);
 }
 
+/* wk-size, gqa, mqa: powers of two typed in turn, or the step before's
+ * answer carried over. wk-size asks the whole GQA layer (655,360, not a
+ * power of two), so W^K's famous 65,536 is refused with why and cannot be
+ * carried into mqa; gqa (the cache at a half) and mqa ask the whole layer
+ * too, 786,432 and 589,824, so powers of two never land and each slip
+ * gets its reason. */
+static void test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten(void **state)
+{
+	(void)state;
+	struct app *app = open_at("10", "wk-size");
+	tui_check_keys(app, "a65536\n");
+	assert_non_null(strstr(app->status, "W^K alone"));
+	tui_check_keys(app, "a131072\na262144\n");
+	assert_false(app->learn.run.answer_right);
+	assert_true(learn_counts_hidden(app));
+	tui_check_keys(app, "a655360\n");
+	assert_true(app->learn.run.answer_right);
+	assert_false(done(app, "gqa-mqa/wk-size"));
+	tui_check_close(app);
+	app = open_at("10", "wk-size"); /* the right path */
+	tui_check_keys(app, "a655360\n");
+	assert_true(done(app, "gqa-mqa/wk-size"));
+	tui_check_close(app);
+	app = open_at("10", "gqa"); /* the cache at a half: no power of two */
+	tui_check_keys(app, "a655360\n"); /* the step before's answer */
+	assert_non_null(strstr(app->status, "cache at a quarter"));
+	tui_check_keys(app, "a131072\na262144\n"); /* powers of two, W^K + W^V */
+	assert_false(app->learn.run.answer_right);
+	assert_true(learn_counts_hidden(app));
+	tui_check_keys(app, "a786432\n<");
+	assert_int_equal(app->cfg.g, 4);
+	assert_true(app->learn.run.met);
+	assert_false(done(app, "gqa-mqa/gqa")); /* three slips: shown, not done */
+	tui_check_close(app);
+	app = open_at("10", "gqa"); /* the right path */
+	tui_check_keys(app, "a786432\n<");
+	assert_true(done(app, "gqa-mqa/gqa"));
+	tui_check_close(app);
+}
+
+/* The lessons this file guards (9, 10, 12, 13), by number. */
+static bool guarded(const struct lesson *l)
+{
+	return l->number == 9 || l->number == 10 || l->number == 12 || l->number == 13;
+}
+
+/* which-kv: query head 2 (not 3, where heads dealt out in turn and heads
+ * in runs agree) with four plausible choices: the dealt-out guess gets its
+ * reason and forfeits the step; Reshape stays hidden after it. */
+static void test_which_kv_tells_dealt_out_from_grouped_heads(void **state)
+{
+	(void)state;
+	struct app *app = open_at("10", "which-kv");
+	assert_int_equal(lesson_run_step(&app->learn.run)->question->nchoices, 4);
+	tui_check_keys(app, "ab");
+	assert_non_null(strstr(app->status, "2 mod 2"));
+	assert_true(learn_stage_hidden(app, PIPELINE_RESHAPE));
+	tui_check_keys(app, "aa");
+	assert_false(done(app, "gqa-mqa/which-kv"));
+	tui_check_close(app);
+	app = open_at("10", "which-kv");
+	tui_check_keys(app, "aa");
+	assert_true(done(app, "gqa-mqa/which-kv"));
+	tui_check_close(app);
+}
+
+/* A test-wise guesser picks the longest choice (the one that explains
+ * itself): in these lessons the right choice is never longer than every
+ * wrong one by more than a few characters (lesson 13 cheap's was by 25). */
+static void test_the_longest_choice_is_not_the_giveaway(void **state)
+{
+	(void)state;
+	int checked = 0;
+	for (int li = 0; li < set.count; li++) {
+		const struct lesson *l = &set.lessons[li];
+		for (int si = 0; guarded(l) && si < l->nsteps; si++) {
+			const struct lesson_question *q = l->steps[si].question;
+			if (!q || q->nchoices == 0)
+				continue;
+			size_t right = 0, longest_wrong = 0;
+			for (int c = 0; c < q->nchoices; c++) {
+				size_t len = strlen(q->choices[c].text);
+				if (!strcmp(q->choices[c].key, q->answer))
+					right = len;
+				else if (len > longest_wrong)
+					longest_wrong = len;
+			}
+			if (right > longest_wrong + 8)
+				fail_msg("%s/%s: the right choice is the longest by %zu characters", l->name,
+					 l->steps[si].id, right - longest_wrong);
+			checked++;
+		}
+	}
+	assert_true(checked >= 10);
+}
+
+/* The value of a hint that is nothing but arithmetic ("2,048 x 80."), or
+ * NAN when it holds anything else. Left to right, as a reader reads it. */
+static double bare_arithmetic(const char *hint)
+{
+	double acc = NAN;
+	char op = '=';
+	const char *p = hint;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		char num[32];
+		size_t n = 0;
+		while (n + 1 < sizeof num && (isdigit((unsigned char)*p) || *p == ',' || *p == '.')) {
+			if (*p != ',')
+				num[n++] = *p;
+			p++;
+		}
+		num[n] = 0;
+		while (n > 0 && num[n - 1] == '.') /* the sentence's full stop */
+			num[--n] = 0;
+		if (n == 0)
+			return NAN;
+		double v = strtod(num, NULL);
+		acc = op == '=' ? v : op == 'x' ? acc * v : op == '/' ? acc / v : op == '+' ? acc + v : acc - v;
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (!strchr("x/+-*", *p) || p[1] != ' ')
+			return NAN;
+		op = *p == '*' ? 'x' : *p;
+		p++;
+	}
+	return acc;
+}
+
+/* A third hint is no whole solution: no hint of a numeric question here is
+ * a bare sum whose value is the answer ("512 x 16." gave 8,192 away). */
+static void test_no_hint_is_the_answer_in_arithmetic(void **state)
+{
+	(void)state;
+	assert_true(bare_arithmetic("2,048 x 80.") == 163840);
+	assert_true(isnan(bare_arithmetic("2 x 8 x 64 a token.")));
+	int checked = 0;
+	for (int li = 0; li < set.count; li++) {
+		const struct lesson *l = &set.lessons[li];
+		for (int si = 0; guarded(l) && si < l->nsteps; si++) {
+			const struct lesson_step *st = &l->steps[si];
+			if (!st->question || st->question->nchoices > 0 || st->question->flash)
+				continue;
+			double want = st->question->value, tol = st->question->tol > 0 ? st->question->tol : 1e-9 * fabs(want);
+			for (int h = 0; h < st->nhints; h++) {
+				double v = bare_arithmetic(st->hints[h]);
+				if (!isnan(v) && fabs(v - want) <= tol)
+					fail_msg("%s/%s: hint %d, \"%s\", is the answer", l->name, st->id, h + 1, st->hints[h]);
+			}
+			checked++;
+		}
+	}
+	assert_true(checked >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +372,10 @@ int main(void)
 		cmocka_unit_test(test_round_numbers_do_not_earn_the_top_two_weight),
 		cmocka_unit_test(test_the_kv_cache_view_waits_for_the_at_scale_answers),
 		cmocka_unit_test(test_the_status_line_and_the_shapes_do_not_answer_lesson_ten),
+		cmocka_unit_test(test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten),
+		cmocka_unit_test(test_which_kv_tells_dealt_out_from_grouped_heads),
+		cmocka_unit_test(test_the_longest_choice_is_not_the_giveaway),
+		cmocka_unit_test(test_no_hint_is_the_answer_in_arithmetic),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
