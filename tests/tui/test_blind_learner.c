@@ -233,7 +233,7 @@ static bool blind_run(int li, int si, const struct alphabet *a, uint64_t seed)
 	return met;
 }
 
-/* Numbers in text: "1,048,576", "0.35", "-2", and the products of
+/* Numbers in text: "1,048,576", "0.35", ".35", "-2", and the products of
  * shapes written "6x6" or "6 x 6". Numbers with a fraction count only
  * from column `from` on (the lesson pane or the counts at 80x24): the
  * matrices and heatmaps to its left show a hundred random cells, which
@@ -250,8 +250,15 @@ static int numbers_of(const char *text, int from, double *out, int n, int max)
 		}
 		char buf[64];
 		size_t k = 0;
-		bool neg = p > text && p[-1] == '-', frac = false;
+		/* ".15" as heatmaps write it is 0.15; "0..15" (a range) ends in 15 */
+		bool lead_dot = p - 1 > line && p[-1] == '.' && p[-2] != '.' && !(p[-2] >= '0' && p[-2] <= '9');
+		const char *sign = lead_dot ? p - 2 : p - 1;
+		bool neg = sign >= text && *sign == '-', frac = lead_dot;
 		bool in_pane = p - line >= from;
+		if (lead_dot) {
+			buf[k++] = '0';
+			buf[k++] = '.';
+		}
 		while (k + 1 < sizeof buf &&
 		       ((*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9') ||
 		        (*p == ',' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9' &&
@@ -512,10 +519,29 @@ static void test_no_step_shows_its_answer_on_its_own_screen(void **state)
 	assert_false(lesson_screen_shows("W^Q 6x6 = X", 12));
 }
 
+/* What the learner reads off a screen: a heatmap's ".15" is 0.15, a
+ * range's "0..15" ends in 15, "-.5" is -0.5, "6x4" gives 6, 24 and 4. */
+static void test_the_learner_reads_numbers_as_the_screen_means_them(void **state)
+{
+	(void)state;
+	double v[16];
+	int n = numbers_of(" .15 0..15 -.5 6x4", 0, v, 0, 16);
+	assert_int_equal(n, 8);
+	assert_float_equal(v[0], 0.15, 1e-12);
+	assert_float_equal(v[1], 0, 0);
+	assert_float_equal(v[2], 15, 0);
+	assert_float_equal(v[3], 0.5, 1e-12);
+	assert_float_equal(v[4], -0.5, 1e-12);
+	assert_float_equal(v[5], 6, 0);
+	assert_float_equal(v[6], 24, 0);
+	assert_float_equal(v[7], 4, 0);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C");
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_learner_reads_numbers_as_the_screen_means_them),
 		cmocka_unit_test(test_a_weak_exercise_is_passed_blind_and_a_prediction_is_not),
 		cmocka_unit_test(test_no_exercise_is_passed_blind),
 		cmocka_unit_test(test_no_step_shows_its_answer_on_its_own_screen),
