@@ -294,9 +294,7 @@ static int numbers_of(const char *text, int from, double *out, int n, int max)
 static void step_text(const struct lesson_set *s, int li, int si, const char *keys, char *text,
                       size_t len)
 {
-	struct app *app = tui_check_open(s);
-	if (learn_open(app, li, si) & APP_RECOMPUTE)
-		app_recompute(app);
+	struct app *app = tui_check_open_at(s, li, si);
 	type(app, keys);
 	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
 	app->now_ms = 1000000;

@@ -108,9 +108,7 @@ static void test_lesson_steps_fit(void **state)
 	int bad = 0, steps = 0;
 	for (int li = 0; li < set.count; li++)
 		for (int si = 0; si < set.lessons[li].nsteps; si++, steps++) {
-			struct app *app = tui_check_open(&set);
-			if (learn_open(app, li, si) & APP_RECOMPUTE)
-				app_recompute(app);
+			struct app *app = tui_check_open_at(&set, li, si);
 			app->now_ms = 1000000;
 			char name[96];
 			snprintf(name, sizeof name, "lesson %d step %s", set.lessons[li].number, set.lessons[li].steps[si].id);
@@ -132,9 +130,7 @@ static void test_wrong_answers_fit(void **state)
 		for (int si = 0; si < set.lessons[li].nsteps; si++) {
 			const struct lesson_question *q = set.lessons[li].steps[si].question;
 			for (int k = 0; q && !q->flash && k < q->nfeedback; k++) {
-				struct app *app = tui_check_open(&set);
-				if (learn_open(app, li, si) & APP_RECOMPUTE)
-					app_recompute(app);
+				struct app *app = tui_check_open_at(&set, li, si);
 				char keys[80];
 				bool choice = q->nchoices > 0;
 				snprintf(keys, sizeof keys, "a%s%s", q->feedback[k].key, choice ? "" : "\n");

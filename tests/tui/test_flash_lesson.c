@@ -244,9 +244,7 @@ static void test_a_row_outside_the_predicted_tile_is_said(void **state)
 	char msg[LESSON_STATUS_MAX];
 	struct lesson_set off;
 	tui_check_one_lesson(&off, dir, "off", off_tile);
-	struct app *app = tui_check_open(&off);
-	if (learn_open(app, 0, 0) & APP_RECOMPUTE)
-		app_recompute(app);
+	struct app *app = tui_check_open_at(&off, 0, 0);
 	assert_int_equal(app->mode, MODE_FLASH);
 	assert_false(app->learn.run.live.ok);
 	assert_int_equal(lesson_run_answer(&app->learn.run, "2", msg, sizeof msg), -1);

@@ -49,19 +49,6 @@ static int group_teardown(void **state)
 	return tui_check_lessons_close(&set, dir);
 }
 
-/* The step `id` of lesson `name`, opened afresh (progress in memory). */
-static struct app *open_step(const char *name, const char *id)
-{
-	const struct lesson *l = lesson_set_find(&set, name);
-	assert_non_null(l);
-	int si = lesson_step_index(l, id);
-	assert_true(si >= 0);
-	struct app *app = tui_check_open(&set);
-	if (learn_open(app, (int)(l - set.lessons), si) & APP_RECOMPUTE)
-		app_recompute(app);
-	return app;
-}
-
 static bool earned(const struct app *app)
 {
 	return app->learn.run.met && !app->learn.run.unearned;
@@ -73,7 +60,7 @@ static bool earned(const struct app *app)
 static void test_steer_an_edit_before_the_cell_is_named_earns_nothing(void **state)
 {
 	(void)state;
-	struct app *app = open_step("one-head", "steer");
+	struct app *app = tui_check_open_step(&set, "one-head", "steer");
 	assert_true(learn_stage_hidden(app, PIPELINE_SCORES));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	tui_check_keys(app, "F"); /* the FlashAttention view would draw S */
@@ -99,7 +86,7 @@ static void test_steer_an_edit_before_the_cell_is_named_earns_nothing(void **sta
 static void test_one_cell_has_no_readout_to_climb(void **state)
 {
 	(void)state;
-	struct app *app = open_step("projections", "one-cell");
+	struct app *app = tui_check_open_step(&set, "projections", "one-cell");
 	assert_true(learn_hidden(app, MHA_T_Q, 0, 1, 2));
 	assert_true(learn_stage_hidden(app, PIPELINE_RESHAPE));
 	app->w.wq[3 * 6 + 2] = 0.5f;
@@ -118,7 +105,7 @@ static void test_one_cell_has_no_readout_to_climb(void **state)
 static void test_role_v_is_not_met_through_w_o(void **state)
 {
 	(void)state;
-	struct app *app = open_step("projections", "role-v");
+	struct app *app = tui_check_open_step(&set, "projections", "role-v");
 	tui_check_keys(app, "ac");
 	assert_true(app->learn.run.answer_right);
 	float *wo = app->w.wo;
@@ -145,7 +132,7 @@ static void test_role_v_is_not_met_through_w_o(void **state)
 static void test_only_head_1_dictated_keys_and_letter_a_earn_nothing(void **state)
 {
 	(void)state;
-	struct app *app = open_step("reshape", "only-head-1");
+	struct app *app = tui_check_open_step(&set, "reshape", "only-head-1");
 	assert_true(learn_stage_hidden(app, PIPELINE_SCORES));
 	tui_check_keys(app, "1*\t10\n");
 	assert_false(app->learn.run.met);
@@ -168,14 +155,14 @@ static void test_powers_of_two_find_no_number(void **state)
 		{ "scores-scale", "fold-into-wq", "a16\na0.5\na0.25\n" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct app *app = open_step(cases[i].lesson, cases[i].step);
+		struct app *app = tui_check_open_step(&set, cases[i].lesson, cases[i].step);
 		tui_check_keys(app, cases[i].tries);
 		if (app->learn.run.met)
 			fail_msg("%s/%s passed with %s", cases[i].lesson, cases[i].step, cases[i].tries);
 		assert_true(app->learn.run.unearned); /* three tries used */
 		tui_check_close(app);
 	}
-	struct app *app = open_step("scores-scale", "variance");
+	struct app *app = tui_check_open_step(&set, "scores-scale", "variance");
 	tui_check_keys(app, "a13.9\n");
 	const char *why = lesson_run_feedback(&app->learn.run);
 	assert_non_null(why);
@@ -188,7 +175,7 @@ static void test_powers_of_two_find_no_number(void **state)
 static void test_fold_asks_the_factor_first(void **state)
 {
 	(void)state;
-	struct app *app = open_step("scores-scale", "fold-into-wq");
+	struct app *app = tui_check_open_step(&set, "scores-scale", "fold-into-wq");
 	assert_true(learn_stage_hidden(app, PIPELINE_SCORES));
 	tui_check_keys(app, "s");
 	for (int i = 0; i < 256 * 256; i++)
@@ -207,7 +194,7 @@ static void test_fold_asks_the_factor_first(void **state)
 static void test_predict_self_round_steps_find_nothing(void **state)
 {
 	(void)state;
-	struct app *app = open_step("one-head", "predict-self");
+	struct app *app = tui_check_open_step(&set, "one-head", "predict-self");
 	tui_check_keys(app, "a0.25\n");
 	assert_non_null(lesson_run_feedback(&app->learn.run));
 	tui_check_keys(app, "a0.3\na0.35\n");
@@ -217,14 +204,14 @@ static void test_predict_self_round_steps_find_nothing(void **state)
 	tui_check_close(app);
 	static const char *const slips[] = { "a0.35\n", "a0.5\n", "a0.33\n", "a0.29\n", "a1\n", "a0\n" };
 	for (size_t i = 0; i < sizeof slips / sizeof slips[0]; i++) {
-		app = open_step("one-head", "predict-self");
+		app = tui_check_open_step(&set, "one-head", "predict-self");
 		tui_check_keys(app, slips[i]);
 		assert_false(app->learn.run.answer_right);
 		if (!lesson_run_feedback(&app->learn.run))
 			fail_msg("predict-self: no reason for %s", slips[i]);
 		tui_check_close(app);
 	}
-	app = open_step("one-head", "predict-self");
+	app = tui_check_open_step(&set, "one-head", "predict-self");
 	tui_check_keys(app, "a0.22\n");
 	assert_true(earned(app));
 	tui_check_close(app);
@@ -244,7 +231,7 @@ static void test_head_block_and_score_count_give_one_try(void **state)
 		{ "scores-after", "ac", "aa" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct app *app = open_step("reshape", cases[i].step);
+		struct app *app = tui_check_open_step(&set, "reshape", cases[i].step);
 		const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
 		assert_true(q->nchoices >= 4);
 		const char *right_text = NULL;
@@ -270,7 +257,7 @@ static void test_head_block_and_score_count_give_one_try(void **state)
 static void test_role_v_always_a_is_wrong(void **state)
 {
 	(void)state;
-	struct app *app = open_step("projections", "role-v");
+	struct app *app = tui_check_open_step(&set, "projections", "role-v");
 	tui_check_keys(app, "aa");
 	assert_false(app->learn.run.answer_right);
 	assert_non_null(lesson_run_feedback(&app->learn.run));

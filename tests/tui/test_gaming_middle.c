@@ -51,20 +51,6 @@ static int group_teardown(void **state)
 	return tui_check_lessons_close(&set, dir);
 }
 
-/* A fresh app on lesson `lesson` (number), at step `id`. */
-static struct app *open_at(const char *lesson, const char *id)
-{
-	const struct lesson *l = lesson_set_find(&set, lesson);
-	assert_non_null(l);
-	int si = lesson_step_index(l, id);
-	assert_true(si >= 0);
-	struct app *app = tui_check_open(&set);
-	learn_open(app, (int)(l - set.lessons), si);
-	app_recompute(app);
-	assert_string_equal(lesson_run_step(&app->learn.run)->id, id);
-	return app;
-}
-
 /* The wrong answers typed use up the tries: the right one then shows
  * the rest, but the step is only shown, never earned. Closes app. */
 static void spent_then_shown(struct app *app, const char *wrong, const char *right)
@@ -83,7 +69,7 @@ static void spent_then_shown(struct app *app, const char *wrong, const char *rig
 static void test_mix_a_trial_edit_does_not_tell_the_choice(void **state)
 {
 	(void)state;
-	struct app *app = open_at("6", "mix");
+	struct app *app = tui_check_open_step(&set, "6", "mix");
 	tui_check_keys(app, "jjjj\n1\n");
 	assert_float_equal(app->w.wo[4 * app->cfg.d + 0], 1.0f, 0.0f); /* W^O[4,0] = 1 */
 	assert_int_equal(app->learn.run.conds_met, 2);                /* both Y goals hold */
@@ -99,7 +85,7 @@ static void test_mix_a_trial_edit_does_not_tell_the_choice(void **state)
 static void test_sharpen_needs_the_factor_first(void **state)
 {
 	(void)state;
-	struct app *app = open_at("5", "sharpen");
+	struct app *app = tui_check_open_step(&set, "5", "sharpen");
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	float wq = app->w.wq[0];
 	tui_check_keys(app, "1*6.6667\n"); /* the factor that would meet the goal */
@@ -116,7 +102,7 @@ static void test_sharpen_needs_the_factor_first(void **state)
 static void test_silence_through_the_values_is_not_the_exercise(void **state)
 {
 	(void)state;
-	struct app *app = open_at("6", "silence");
+	struct app *app = tui_check_open_step(&set, "6", "silence");
 	tui_check_keys(app, "abx"); /* the right part named, head 1 on */
 	assert_false(app->cfg.head_off[1]);
 	int cols = app->cfg.g * app->cfg.dk;
@@ -134,13 +120,13 @@ static void test_silence_through_the_values_is_not_the_exercise(void **state)
 static void test_views_and_counts_wait_for_the_answer(void **state)
 {
 	(void)state;
-	struct app *app = open_at("5", "window");
+	struct app *app = tui_check_open_step(&set, "5", "window");
 	tui_check_keys(app, "P");
 	assert_int_not_equal(app->mode, MODE_MASK);
 	tui_check_close(app);
 	static const char *const steps[] = { "params-all", "flat-cost", "more-heads", "grow-n" };
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
-		app = open_at("8", steps[i]);
+		app = tui_check_open_step(&set, "8", steps[i]);
 		assert_true(learn_counts_hidden(app));
 		tui_check_close(app);
 	}
@@ -151,8 +137,8 @@ static void test_views_and_counts_wait_for_the_answer(void **state)
 static void test_scaling_a_figure_on_screen_does_not_answer(void **state)
 {
 	(void)state;
-	spent_then_shown(open_at("8", "more-heads"), "a8000\na212800\na2000\n", "a110400\n");
-	spent_then_shown(open_at("8", "grow-n"), "a409600\na204800\na31457280\n", "a31866880\n");
+	spent_then_shown(tui_check_open_step(&set, "8", "more-heads"), "a8000\na212800\na2000\n", "a110400\n");
+	spent_then_shown(tui_check_open_step(&set, "8", "grow-n"), "a409600\na204800\na31457280\n", "a31866880\n");
 }
 
 /* No letter is right in more than 3 of these lessons' choice questions
@@ -188,9 +174,9 @@ static void test_the_right_letters_are_spread(void **state)
 static void test_entropy_and_params_wq_round_numbers_find_nothing(void **state)
 {
 	(void)state;
-	spent_then_shown(open_at("5", "entropy"), "a1\na1.5\na1.05\n", "a1.04\n");
-	spent_then_shown(open_at("8", "params-wq"), "a1048576\na524288\na262144\n", "a786432\n");
-	struct app *app = open_at("8", "params-wq");
+	spent_then_shown(tui_check_open_step(&set, "5", "entropy"), "a1\na1.5\na1.05\n", "a1.04\n");
+	spent_then_shown(tui_check_open_step(&set, "8", "params-wq"), "a1048576\na524288\na262144\n", "a786432\n");
+	struct app *app = tui_check_open_step(&set, "8", "params-wq");
 	tui_check_keys(app, "a1048576\n");
 	const char *why = lesson_run_feedback(&app->learn.run);
 	assert_non_null(why);
@@ -199,7 +185,7 @@ static void test_entropy_and_params_wq_round_numbers_find_nothing(void **state)
 	tui_check_close(app);
 	/* window: the gamer's "window x tokens" then one less passed (12 ->
 	 * 11 with a window of 2); a window of 3 needs two short rows counted */
-	app = open_at("5", "window");
+	app = tui_check_open_step(&set, "5", "window");
 	tui_check_keys(app, "a18\n");
 	assert_non_null(lesson_run_feedback(&app->learn.run));
 	spent_then_shown(app, "a17\na16\n", "a15\n");

@@ -76,16 +76,6 @@ static int lesson_index(const char *name)
 	return (int)(l - set.lessons);
 }
 
-static struct app *open_step(int li, const char *id)
-{
-	struct app *app = tui_check_open(&set);
-	int si = lesson_step_index(&set.lessons[li], id);
-	assert_true(si >= 0);
-	if (learn_open(app, li, si) & APP_RECOMPUTE)
-		app_recompute(app);
-	return app;
-}
-
 /* n until the step changes: leaving a waiting question may take a second
  * press (the first one says what skipping costs). */
 static void next_step(struct app *app)
@@ -109,14 +99,14 @@ static void test_a_later_step_does_not_show_an_unanswered_tile(void **state)
 		const struct lesson_question *q = l->steps[si].question;
 		if (!q || !q->flash || q->flash->qty == LESSON_FLASH_M)
 			continue; /* m is a score on S by its nature */
-		struct app *asked = open_step(li, l->steps[si].id);
+		struct app *asked = tui_check_open_step(&set, set.lessons[li].name, l->steps[si].id);
 		double v;
 		char want[32];
 		assert_true(lesson_run_expected(&asked->learn.run, &v));
 		tui_check_close(asked);
 		snprintf(want, sizeof want, q->flash->qty == LESSON_FLASH_RESCALE ? "x%.3g" : "%.3f", v);
 		for (int k = si + 1; k < l->nsteps; k++) {
-			struct app *app = open_step(li, l->steps[k].id);
+			struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[k].id);
 			if (!l->steps[k].flash)
 				tui_check_keys(app, "3F"); /* the free tiles wait */
 			const char *text = screen(app);
@@ -138,7 +128,7 @@ static void test_an_answered_tile_shows_in_the_next_step(void **state)
 {
 	(void)state;
 	int li = lesson_index("flash-attention");
-	struct app *app = open_step(li, "rescale");
+	struct app *app = tui_check_open_step(&set, set.lessons[li].name, "rescale");
 	double v;
 	assert_true(lesson_run_expected(&app->learn.run, &v));
 	char line[48];
@@ -157,7 +147,7 @@ static void test_an_answered_tile_shows_in_the_next_step(void **state)
 static void test_shift_is_not_climbed_with_plus(void **state)
 {
 	(void)state;
-	struct app *app = open_step(lesson_index("flash-attention"), "shift");
+	struct app *app = tui_check_open_step(&set, set.lessons[lesson_index("flash-attention")].name, "shift");
 	tui_check_keys(app, "1vc");
 	for (int i = 0; i < 80; i++)
 		tui_check_keys(app, "+");
@@ -173,7 +163,7 @@ static void test_real_row_is_not_one_of_the_numbers_on_screen(void **state)
 {
 	(void)state;
 	int li = lesson_index("flash-attention");
-	struct app *app = open_step(li, "real-row");
+	struct app *app = tui_check_open_step(&set, set.lessons[li].name, "real-row");
 	const int n = app->cfg.n;
 	const float *s5 = app->a.scores + (size_t)5 * n; /* head 0, query 5 */
 	double tries[3] = { app->learn.run.live.m0, s5[2], s5[3] };
@@ -201,7 +191,7 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 		for (int si = 1; si < l->nsteps; si++) {
 			if (!l->steps[si].question || l->steps[si].question->nchoices == 0)
 				continue;
-			struct app *app = open_step(li, l->steps[si - 1].id);
+			struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[si - 1].id);
 			tui_check_keys(app, "G"); /* a step before that is a question waits too */
 			assert_int_equal(app->mode == MODE_TRAIN, !l->steps[si - 1].question);
 			next_step(app);
@@ -230,7 +220,7 @@ static void test_o_does_not_put_a_trained_layer_over_a_lesson(void **state)
 	while (si < l->nsteps && l->steps[si].question)
 		si++;
 	assert_true(si < l->nsteps);
-	struct app *app = open_step(li, l->steps[si].id);
+	struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[si].id);
 	int n = app->cfg.n;
 	tui_check_keys(app, "G");
 	assert_int_equal(app->mode, MODE_TRAIN);

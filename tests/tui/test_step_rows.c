@@ -65,9 +65,7 @@ static int heat_note_cut(const char *text, const struct body_layout *b)
  * on stderr. */
 static int step_check(int li, int si, int rows, int cols)
 {
-	struct app *app = tui_check_open(&set);
-	if (learn_open(app, li, si) & APP_RECOMPUTE)
-		app_recompute(app);
+	struct app *app = tui_check_open_at(&set, li, si);
 	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
 	struct body_layout b = draw_screen(app, rows, cols);
@@ -187,9 +185,7 @@ static struct body_layout step_screen(struct app *app, int rows, int cols, int s
  * a line of the rest and the "more" line. 0 when so, else 1. */
 static int pinned_check(int li, int si, int rows, int cols, int scroll, const char *answer)
 {
-	struct app *app = tui_check_open(&set);
-	if (learn_open(app, li, si) & APP_RECOMPUTE)
-		app_recompute(app);
+	struct app *app = tui_check_open_at(&set, li, si);
 	if (answer) {
 		char msg[LESSON_STATUS_MAX];
 		if (lesson_run_answer(&app->learn.run, answer, msg, sizeof msg) < 0) {
@@ -302,9 +298,7 @@ static void test_steps_about_heatmaps_show_them(void **state)
 			const struct lesson_step *st = &set.lessons[li].steps[si];
 			if (!strstr(st->prose, "heatmap"))
 				continue;
-			struct app *app = tui_check_open(&set);
-			if (learn_open(app, li, si) & APP_RECOMPUTE)
-				app_recompute(app);
+			struct app *app = tui_check_open_at(&set, li, si);
 			if (app->mode != MODE_WORKBENCH || learn_stage_hidden(app, app->stage)) {
 				tui_check_close(app);
 				continue; /* another view, or the stage not shown yet */

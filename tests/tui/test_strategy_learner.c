@@ -824,9 +824,7 @@ static void test_the_goal_line_is_on_the_screen(void **state)
 			const struct lesson_step *st = &set.lessons[li].steps[si];
 			if (!has_edit_goal(st))
 				continue;
-			struct app *app = tui_check_open(&set);
-			if (learn_open(app, li, si) & APP_RECOMPUTE)
-				app_recompute(app);
+			struct app *app = tui_check_open_at(&set, li, si);
 			if (st->question)
 				tui_check_answer_right(app);
 			assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);

@@ -42,6 +42,25 @@ struct app *tui_check_open(const struct lesson_set *set)
 	return app;
 }
 
+struct app *tui_check_open_at(const struct lesson_set *set, int li, int si)
+{
+	struct app *app = tui_check_open(set);
+	if (learn_open(app, li, si) & APP_RECOMPUTE)
+		app_recompute(app);
+	return app;
+}
+
+struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson, const char *id)
+{
+	const struct lesson *l = lesson_set_find(set, lesson);
+	assert_non_null(l);
+	int si = lesson_step_index(l, id);
+	assert_true(si >= 0);
+	struct app *app = tui_check_open_at(set, (int)(l - set->lessons), si);
+	assert_string_equal(lesson_run_step(&app->learn.run)->id, id);
+	return app;
+}
+
 void tui_check_close(struct app *app)
 {
 	app_free(app);

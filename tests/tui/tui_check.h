@@ -18,6 +18,11 @@ struct mha_config tui_check_default_weights(struct mha_weights *w);
 /* The default workbench (fails the test when it cannot be made), with the
  * lessons of set attached when set is not NULL (progress in memory only). */
 struct app *tui_check_open(const struct lesson_set *set);
+/* The same with lesson li of set open at step si (recomputed), as a
+ * learner who picked it finds it; or by the lesson's number or name and
+ * the step's id (the test fails when either is not there). */
+struct app *tui_check_open_at(const struct lesson_set *set, int li, int si);
+struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson, const char *id);
 void tui_check_close(struct app *app);
 /* Each character as a key ('\n' as Enter), recomputing when told; returns
  * the flags of them all. */
