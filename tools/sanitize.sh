@@ -39,7 +39,8 @@ if [ "$only" != valgrind ]; then
 	fi
 	ninja -C "$asan_build" >/dev/null
 	# timeouts catch hangs: the reference BLAS under ASan is several times
-	# slower, and test_tasks (training, 20 s plain) passed 300 s at load 8
+	# slower, and test_tasks (training, 20 s plain) ran past its 300 s
+	# timeout at load 8
 	meson test -C "$asan_build" --print-errorlogs --num-processes 2 --timeout-multiplier 3 || status=1
 fi
 

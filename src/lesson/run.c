@@ -249,10 +249,14 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 	return right ? 1 : 0;
 }
 
+int lesson_question_tries(const struct lesson_question *q)
+{
+	return q && q->nchoices > 0 ? 1 : LESSON_NUMBER_TRIES;
+}
+
 int lesson_run_tries(const struct lesson_run *run)
 {
-	const struct lesson_question *q = lesson_run_step(run)->question;
-	return q && q->nchoices > 0 ? 1 : LESSON_NUMBER_TRIES;
+	return lesson_question_tries(lesson_run_step(run)->question);
 }
 
 int lesson_run_tries_left(const struct lesson_run *run)

@@ -87,6 +87,7 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 /* Tries to earn a question: a choice question has one (one wrong choice
  * and the step can only be "shown"), a numeric one LESSON_NUMBER_TRIES. */
 enum { LESSON_NUMBER_TRIES = 3 };
+int lesson_question_tries(const struct lesson_question *q);
 int lesson_run_tries(const struct lesson_run *run);
 /* Tries left to earn the question (0 when used up), for the pane and the
  * feedback. A wrong answer that uses the last one sets run->unearned. */

@@ -125,7 +125,7 @@ struct app_learn {
 	int scroll_max;                /* as last drawn (0 until then) */
 	bool show_counts;              /* narrow terminals: the side column shows the counts */
 	struct learn_kept *kept;       /* per step of lesson kept_lesson: its bench as left when done (learn.c) */
-	bool skip_warned;              /* told that leaving forward forfeits the waiting question (learn.c) */
+	const char *skip_warned;       /* the key told that leaving forward forfeits the waiting question (learn.c) */
 	int nkept, kept_lesson;
 };
 

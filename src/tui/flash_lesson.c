@@ -29,8 +29,8 @@ const struct lesson_flash *flash_lesson_step(const struct app *app)
 }
 
 /* The first view step (0-based) that an earlier step of the open lesson
- * predicts and the learner has not passed yet (neither done nor shown), or
- * -1. That step's numbers, and the later ones', answer the earlier
+ * predicts and the learner has not passed yet (neither done nor shown, nor
+ * past earning), or -1. That step's numbers, and the later ones', answer the earlier
  * question: a learner who goes on with n before answering must not read
  * them here. With f, only predictions on f's tiles count (other tiles show
  * other steps); without f (a step without @flash), every one does. */
@@ -47,7 +47,10 @@ static int flash_lesson_earlier_pending(const struct app *app, const struct less
 		if (!e || !e->predict || (f && (e->br != f->br || e->bc != f->bc)))
 			continue;
 		lesson_step_key(les, i, key, sizeof key);
-		if (progress_is_done(&l->progress, key) || progress_is_shown(&l->progress, key))
+		/* passed, or past earning: its tries spent (wrong answers, or
+		 * left with n / f, learn.c's forward_ok) */
+		if (progress_is_done(&l->progress, key) || progress_is_shown(&l->progress, key) ||
+		    progress_wrong(&l->progress, key) >= lesson_question_tries(les->steps[i].question))
 			continue;
 		if (first < 0 || e->step - 1 < first)
 			first = e->step - 1;

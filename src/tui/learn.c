@@ -168,7 +168,7 @@ static int start_step(struct app *app, int li, int si, bool force)
 	if (l->open)
 		lesson_run_end(&l->run);
 	l->run = run;
-	l->skip_warned = false;
+	l->skip_warned = NULL;
 	if (!force && l->lesson == li)
 		kept_restore(app, si); /* p back to a done step: its edits, as left */
 	lesson_progress_restore(&l->run, &l->progress); /* an answer given before stands */
@@ -196,8 +196,8 @@ static bool forward_ok(struct app *app, const char *key)
 	struct app_learn *l = L(app);
 	if (!l->open || !l->active || !lesson_run_question_waits(&l->run))
 		return true;
-	if (!l->skip_warned) {
-		l->skip_warned = true;
+	if (!l->skip_warned || strcmp(l->skip_warned, key) != 0) { /* each key warns once itself */
+		l->skip_warned = key;
 		app_message(app, false, "the question waits: %s again leaves it, and it will count as shown, not done",
 		            key);
 		return false;

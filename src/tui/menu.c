@@ -89,11 +89,13 @@ static unsigned menu_digit(struct app *app, int ch)
 static unsigned menu_choose(struct app *app)
 {
 	struct app_learn *l = &app->learn;
-	mode_leave(app);
 	if (l->open && l->lesson == l->menu_sel) {
 		/* the lesson already open: where the learner is in it */
+		mode_leave(app);
 		return l->active ? APP_REDRAW : learn_leave(app);
 	}
+	/* the menu closes when the lesson opens (learn_open); it stays up when
+	 * a forward jump was only warned about (Enter again leaves) */
 	return learn_open_where_left(app, l->menu_sel);
 }
 

@@ -161,6 +161,25 @@ static void test_every_live_question_hides_its_step_until_answered_right(void **
 	assert_true(found >= 5); /* lesson 11: rescale, l twice, o, m on the real row */
 }
 
+/* A prediction left with n n (forfeited: it can only be shown now) no
+ * longer holds the next step's tiles back: only an earlier step that can
+ * still be earned does (review: the next step said "answer it there
+ * first" of a step that could never be earned). */
+static void test_a_forfeited_prediction_does_not_hold_the_tiles_back(void **state)
+{
+	(void)state;
+	const struct lesson *l = lesson_set_find(&set, "flash-attention");
+	assert_non_null(l);
+	int si = lesson_step_index(l, "rescale");
+	struct app *app = tui_check_open_at(&set, (int)(l - set.lessons), si);
+	tui_check_keys(app, "nn");
+	assert_int_equal(app->learn.run.step, si + 1);
+	const struct lesson_flash *f = lesson_run_step(&app->learn.run)->flash;
+	assert_non_null(f);
+	assert_int_equal(flash_view_hidden_step(app), f->step - 1); /* its own, not rescale's */
+	tui_check_close(app);
+}
+
 /* The solution answers with the recording's number and reveals the step. */
 static void test_the_solution_answers_from_the_recording(void **state)
 {
@@ -260,6 +279,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_live_question_hides_its_step_until_answered_right),
 		cmocka_unit_test(test_the_solution_answers_from_the_recording),
+		cmocka_unit_test(test_a_forfeited_prediction_does_not_hold_the_tiles_back),
 		cmocka_unit_test(test_the_lesson_keys_work_inside_the_view),
 		cmocka_unit_test(test_the_view_state_is_each_apps_own),
 		cmocka_unit_test(test_a_row_outside_the_predicted_tile_is_said),

@@ -570,6 +570,32 @@ static void test_skipping_a_waiting_question_forfeits_it(void **state)
 	close_app(app);
 }
 
+/* Each way out warns once itself: n warned, then f warns again rather
+ * than leaving; from the menu, a forward pick warns and the menu stays
+ * up, and Enter again leaves (review: the flag was shared, and the menu
+ * closed while saying "Enter again"). */
+static void test_each_way_out_of_a_waiting_question_warns_itself(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "n");
+	assert_string_equal(step_id(app), "predict-self");
+	keys(app, "f");
+	assert_true(app->learn.active); /* warned for f, not taken as n's second press */
+	assert_false(app->learn.run.unearned);
+	assert_non_null(strstr(app->status, "f again leaves it"));
+	keys(app, "M");
+	assert_int_equal(app->mode, MODE_MENU);
+	keys(app, "2\n"); /* lesson 2: a forward jump */
+	assert_int_equal(app->mode, MODE_MENU);
+	assert_string_equal(step_id(app), "predict-self");
+	assert_non_null(strstr(app->status, "Enter again leaves it"));
+	keys(app, "\n");
+	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_int_equal(app->learn.lesson, 1);
+	close_app(app);
+}
+
 /* Back (p) to a done step: its edits as left, its goal still met. */
 static void test_going_back_to_a_done_step_keeps_its_edits(void **state)
 {
@@ -796,6 +822,7 @@ int main(void)
 		T(test_views_that_would_show_a_hidden_answer_wait_for_it),
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_skipping_a_waiting_question_forfeits_it),
+		T(test_each_way_out_of_a_waiting_question_warns_itself),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
 		T(test_hints_one_at_a_time_then_the_solution_and_its_undo),

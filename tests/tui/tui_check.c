@@ -202,6 +202,7 @@ int tui_check_answer_right(struct app *app)
 	const struct lesson_question *q = lesson_run_step(run)->question;
 	char msg[LESSON_STATUS_MAX], text[LESSON_ANSWER_MAX];
 	double v;
+	assert_non_null(q); /* a step without a question: the test's mistake */
 	if (q->nchoices == 0 && lesson_run_expected(run, &v))
 		snprintf(text, sizeof text, "%.9g", v);
 	else

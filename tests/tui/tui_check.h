@@ -43,12 +43,6 @@ void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *n
  * benchmark's drawing, which the program itself never needs. */
 struct body_layout draw_screen(const struct app *app, int rows, int cols);
 
-/* The keys the shipped lessons name ({key:ID} in prose, hints and
- * questions) in every lesson before li and in lesson li up to and
- * including step si, each action's first key, minus the actions whose id
- * is in skip (nskip of them): at most max into keys; returns how many.
- * *edit and *scale (may be NULL) say whether {key:edit} and
- * {key:matrix-scale} were among them. For the strategy learners. */
 /* Answer the open lesson step's question right, as a learner types it:
  * the number it expects (its @answer holds the tolerance too, "0.67
  * 0.01", which the prompt refuses; a live question's from the recording),
@@ -59,6 +53,12 @@ int tui_check_answer_right(struct app *app);
 /* xorshift64 on *state (not 0): a number in 0..n-1, the same sequence
  * for the same seed, for learners that press keys at random. */
 unsigned tui_check_rnd(uint64_t *state, unsigned n);
+/* The keys the shipped lessons name ({key:ID} in prose, hints and
+ * questions) in every lesson before li and in lesson li up to and
+ * including step si, each action's first key, minus the actions whose id
+ * is in skip (nskip of them): at most max into keys; returns how many.
+ * *edit and *scale (may be NULL) say whether {key:edit} and
+ * {key:matrix-scale} were among them. For the strategy learners. */
 int tui_check_taught_keys(const struct lesson_set *set, int li, int si, const char *const *skip,
                           int nskip, int *keys, int max, bool *edit, bool *scale);
 
