@@ -17,9 +17,8 @@ enum lesson_resume lesson_resume(const struct lesson_set *set, const struct prog
 	for (int i = 0; i < set->count; i++) {
 		if (strcmp(set->lessons[i].name, p->lesson) != 0)
 			continue;
-		int s = lesson_step_index(&set->lessons[i], p->step);
 		*lesson = i;
-		*step = s >= 0 ? s : 0; /* a renamed step: the lesson's start */
+		lesson_where_left(&set->lessons[i], p, step); /* a renamed step: the first not done */
 		return p->in_lesson ? LESSON_RESUME_LESSON : LESSON_RESUME_FREE;
 	}
 	return LESSON_RESUME_MENU; /* the lesson is gone (renamed, or another lessons dir) */

@@ -8,11 +8,15 @@
 #include "learn_place.h"
 #include "learn.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nav.h"
 #include "session.h"
+
+#define BENCH_PREFIX "lesson-bench-"
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
@@ -63,15 +67,40 @@ void learn_place_view_save(struct app *app)
 }
 
 /* The open lesson's bench is kept beside the progress file at quit, as a
- * session (lesson-bench.txt), so that resuming into it keeps its edits.
- * 0 with the path, or -1 when progress is not saved. */
-static int bench_path(const struct app *app, char *out, size_t len)
+ * session named for its lesson and step (lesson-bench-LESSON-STEP.txt),
+ * so that resuming into that step keeps its edits, and a bench left by
+ * another step or lesson (a second instance, a crash after the place
+ * moved on) is never put under this step's text. 0 with the directory
+ * (its length in *dir_len) and the path, or -1 when progress is not saved. */
+static int bench_path(const struct app *app, char *out, size_t len, int *dir_len)
 {
-	const char *pp = app->learn.progress_path;
+	const struct app_learn *l = &app->learn;
+	const char *pp = l->progress_path;
 	const char *slash = pp ? strrchr(pp, '/') : NULL;
-	if (!slash)
+	if (!slash || !l->open)
 		return -1;
-	return (size_t)snprintf(out, len, "%.*s/lesson-bench.txt", (int)(slash - pp), pp) < len ? 0 : -1;
+	*dir_len = (int)(slash - pp);
+	return (size_t)snprintf(out, len, "%.*s/" BENCH_PREFIX "%s-%s.txt", *dir_len, pp,
+	                        l->set->lessons[l->lesson].name, lesson_run_step(&l->run)->id) < len ? 0 : -1;
+}
+
+/* Every other lesson bench in the directory, removed: one is kept, the
+ * last one saved (and the one name older versions used). */
+static void bench_remove_others(const char *path, int dir_len)
+{
+	char dirpath[4096], other[4096];
+	snprintf(dirpath, sizeof dirpath, "%.*s", dir_len, path);
+	DIR *d = opendir(dirpath);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		bool bench = strncmp(e->d_name, BENCH_PREFIX, strlen(BENCH_PREFIX)) == 0 ||
+		             strcmp(e->d_name, "lesson-bench.txt") == 0;
+		if (bench && (size_t)snprintf(other, sizeof other, "%s/%s", dirpath, e->d_name) < sizeof other &&
+		    strcmp(other, path) != 0)
+			unlink(other);
+	}
+	closedir(d);
 }
 
 void learn_place_bench_save(struct app *app)
@@ -79,8 +108,10 @@ void learn_place_bench_save(struct app *app)
 	struct app_learn *l = L(app);
 	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
 	char path[4096], msg[LEARN_MSG_MAX];
-	if (l->open && b && bench_path(app, path, sizeof path) == 0)
-		session_save(path, &b->cfg, &b->w, msg, sizeof msg); /* at quit: nowhere to say a failure */
+	int dir_len;
+	if (b && bench_path(app, path, sizeof path, &dir_len) == 0 &&
+	    session_save(path, &b->cfg, &b->w, msg, sizeof msg) == 0) /* at quit: nowhere to say a failure */
+		bench_remove_others(path, dir_len);
 }
 
 void learn_place_step_save(struct app *app)
@@ -137,7 +168,8 @@ void learn_place_bench_load(struct app *app)
 	char path[4096], msg[LEARN_MSG_MAX];
 	struct mha_config c;
 	struct mha_weights w;
-	if (bench_path(app, path, sizeof path) != 0 || session_load(path, &c, &w, msg, sizeof msg) != 0 ||
+	int dir_len;
+	if (bench_path(app, path, sizeof path, &dir_len) != 0 || session_load(path, &c, &w, msg, sizeof msg) != 0 ||
 	    app_bench_reset(app, &c, &w, msg, sizeof msg) != 0)
 		return;
 	app_recompute(app);

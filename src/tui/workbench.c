@@ -120,11 +120,12 @@ unsigned workbench_mouse(struct app *app)
 /* The views that show computed results (decode: P rows and y; masks: P;
  * KV cache: the counts; head analysis: P and the ranking; FlashAttention:
  * S, m, l and o; the training screen: what its trained heads do, which
- * lessons 14 and 15 ask to be predicted) would show what a lesson step
- * hides until its question is answered right. */
+ * lessons 14 and 15 ask to be predicted; export: every stage's numbers in
+ * the .py check and the heatmaps in the .svg) would show what a lesson
+ * step hides until its question is answered right. */
 static bool view_shows_hidden(const struct app *app, const struct action *a)
 {
-	static const char *const views[] = { "decode", "masks", "kv-cache", "analysis", "train" };
+	static const char *const views[] = { "decode", "masks", "kv-cache", "analysis", "train", "export" };
 	bool view = false;
 	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
 		view = view || (a->id && !strcmp(a->id, views[i]));

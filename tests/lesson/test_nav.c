@@ -75,6 +75,12 @@ static void test_resuming_opens_the_saved_place(void **state)
 	progress_set_place(&p, "a", "renamed-step", true);
 	assert_int_equal(lesson_resume(&fx.set, &p, &l, &s), LESSON_RESUME_LESSON);
 	assert_int_equal(s, 0);
+	/* a renamed step: the lesson's first step not done, not a done one */
+	char key[PROGRESS_KEY_MAX];
+	lesson_step_key(&fx.set.lessons[0], 0, key, sizeof key);
+	assert_int_equal(progress_mark_done(&p, key), 0);
+	assert_int_equal(lesson_resume(&fx.set, &p, &l, &s), LESSON_RESUME_LESSON);
+	assert_int_equal(s, 1);
 	progress_set_place(&p, "gone", "x", true);
 	assert_int_equal(lesson_resume(&fx.set, &p, &l, &s), LESSON_RESUME_MENU);
 }

@@ -8,6 +8,7 @@
  * the workbench still working when no lessons are found.
  */
 #include <curses.h>
+#include <glob.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,9 +56,14 @@ static int fresh(void **state)
 	(void)state;
 	unlink(progress_path);
 	unlink(session_path);
-	char bench[160];
-	snprintf(bench, sizeof bench, "%s/lesson-bench.txt", dir);
-	unlink(bench);
+	char pattern[160];
+	glob_t g;
+	snprintf(pattern, sizeof pattern, "%s/lesson-bench*.txt", dir);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			unlink(g.gl_pathv[i]);
+		globfree(&g);
+	}
 	return 0;
 }
 
@@ -596,6 +602,51 @@ static void test_each_way_out_of_a_waiting_question_warns_itself(void **state)
 	close_app(app);
 }
 
+/* E writes every stage's numbers (.py) and the heatmaps (.svg): while a
+ * step hides Softmax until its answer, E waits too (adversary: lesson 1's
+ * predicted weight was in the export). */
+static void test_export_waits_for_the_answer_a_step_hides(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("predict-self");
+	keys(app, "E");
+	assert_non_null(strstr(app->status, "not until the question is answered right"));
+	close_app(app);
+}
+
+/* A lesson bench is put back only under the step it was saved at: a
+ * place moved on by another instance (or a crash after it moved) opens
+ * its step as set up, not with another lesson's matrices (adversary:
+ * lesson 1's text over lesson 3's 6x16 bench); one bench file is kept. */
+static void test_a_bench_saved_at_another_step_is_not_put_back(void **state)
+{
+	(void)state;
+	struct app *app = lesson1_at("steer");
+	keys(app, "ad1l\n3\n");
+	close_app(app); /* the bench of one-head/steer saved */
+	app = open_app(&set);
+	keys(app, "M3\n"); /* lesson 3: its place, its bench at quit */
+	assert_int_equal(app->learn.lesson, 2);
+	close_app(app);
+	/* the place moved back to lesson 1's steer by hand (another instance) */
+	FILE *f = fopen(progress_path, "a");
+	assert_non_null(f);
+	fputs("place one-head steer\n", f);
+	fclose(f);
+	app = open_app(&set);
+	learn_resume(app);
+	assert_string_equal(step_id(app), "steer");
+	assert_int_equal(app->cfg.n, 4); /* lesson 1's shape, not lesson 3's */
+	assert_float_equal(app->w.wq[2 * 4 + 1], 0.0f, 0.0f); /* its edit was not the last bench saved */
+	close_app(app);
+	char pattern[160];
+	glob_t g;
+	snprintf(pattern, sizeof pattern, "%s/lesson-bench*.txt", dir);
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	globfree(&g);
+}
+
 /* Back (p) to a done step: its edits as left, its goal still met. */
 static void test_going_back_to_a_done_step_keeps_its_edits(void **state)
 {
@@ -823,6 +874,8 @@ int main(void)
 		T(test_an_answer_too_long_to_hold_is_refused),
 		T(test_skipping_a_waiting_question_forfeits_it),
 		T(test_each_way_out_of_a_waiting_question_warns_itself),
+		T(test_export_waits_for_the_answer_a_step_hides),
+		T(test_a_bench_saved_at_another_step_is_not_put_back),
 		T(test_a_choice_key_answers_at_once),
 		T(test_an_edit_meets_the_goal_from_the_cursor_the_step_placed),
 		T(test_hints_one_at_a_time_then_the_solution_and_its_undo),
