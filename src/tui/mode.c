@@ -111,8 +111,13 @@ unsigned app_key(struct app *app, int key)
 	}
 	if (!m->prompt && app->help_open)
 		return help_key(app, key);
+	const char *warned = app->learn.skip_warned;
 	unsigned f = m->key(app, key);
 	if (f & MODE_PASS)
 		f = workbench_mode.key(app, key);
+	/* "n again leaves it" holds for the very next key only: any other key
+	 * in between (a hint, an edit, minutes of work) and n warns again */
+	if (warned && app->learn.skip_warned == warned)
+		app->learn.skip_warned = NULL;
 	return f;
 }

@@ -590,6 +590,9 @@ static void test_each_way_out_of_a_waiting_question_warns_itself(void **state)
 	assert_true(app->learn.active); /* warned for f, not taken as n's second press */
 	assert_false(app->learn.run.unearned);
 	assert_non_null(strstr(app->status, "f again leaves it"));
+	keys(app, "in"); /* a hint in between: n warns again, it does not leave */
+	assert_string_equal(step_id(app), "predict-self");
+	assert_false(app->learn.run.unearned);
 	keys(app, "M");
 	assert_int_equal(app->mode, MODE_MENU);
 	keys(app, "2\n"); /* lesson 2: a forward jump */
