@@ -138,17 +138,28 @@ static void draw_hints(const struct app *app, struct rect r, struct hit_map *hit
 	}
 }
 
-static void draw_too_small(int rows, int cols)
+/* Two lines, centred, the short forms when the long ones do not fit; a
+ * third counts the keys dropped meanwhile (only q acts: tui.c). */
+static void draw_too_small(int rows, int cols, int ignored)
 {
 	char msg[128];
-	snprintf(msg, sizeof msg, "mha-tui needs a terminal of at least %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
 	int y = rows / 2 - 1;
+	snprintf(msg, sizeof msg, "mha-tui needs a terminal of at least %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
+	if ((int)strlen(msg) > cols)
+		snprintf(msg, sizeof msg, "needs %dx%d", LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS);
 	int x = cols > (int)strlen(msg) ? (cols - (int)strlen(msg)) / 2 : 0;
 	draw_put(y, x, cols - x, msg, theme_attr(ROLE_ERROR));
 	snprintf(msg, sizeof msg, "this one is %dx%d: enlarge it (%s quits)", cols, rows,
 	         actions_key_name("quit"));
+	if ((int)strlen(msg) > cols)
+		snprintf(msg, sizeof msg, "is %dx%d; %s quits", cols, rows, actions_key_name("quit"));
 	x = cols > (int)strlen(msg) ? (cols - (int)strlen(msg)) / 2 : 0;
 	draw_put(y + 1, x, cols - x, msg, theme_attr(ROLE_NORMAL));
+	if (ignored > 0) {
+		snprintf(msg, sizeof msg, "%d key%s ignored", ignored, ignored == 1 ? "" : "s");
+		x = cols > (int)strlen(msg) ? (cols - (int)strlen(msg)) / 2 : 0;
+		draw_put(y + 2, x, cols - x, msg, theme_attr(ROLE_HINT));
+	}
 }
 
 struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, struct hit_map *hits)
@@ -174,7 +185,7 @@ struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, s
 	struct body_layout b;
 	memset(&b, 0, sizeof b);
 	if (l.too_small) {
-		draw_too_small(rows, cols);
+		draw_too_small(rows, cols, app->keys_ignored);
 		return b;
 	}
 	/* each part from the first mode in line that draws it */
