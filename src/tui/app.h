@@ -178,7 +178,6 @@ struct app {
 	bool status_error;
 	long long status_until_ms;    /* show the message until then */
 	bool quit_armed;              /* q failed to save: a second q quits anyway */
-	int keys_ignored;             /* keys dropped while the terminal was too small (tui.c), shown there */
 	long long now_ms;             /* the clock, as of the last app_tick (tests set it) */
 	struct hit_map hits;          /* what was drawn where, as last drawn (draw_screen_hits):
 	                               * what a click meets */

@@ -138,9 +138,8 @@ static void draw_hints(const struct app *app, struct rect r, struct hit_map *hit
 	}
 }
 
-/* Two lines, centred, the short forms when the long ones do not fit; a
- * third counts the keys dropped meanwhile (only q acts: tui.c). */
-static void draw_too_small(int rows, int cols, int ignored)
+/* Two lines, centred; the short forms when the long ones do not fit. */
+static void draw_too_small(int rows, int cols)
 {
 	char msg[128];
 	int y = rows / 2 - 1;
@@ -155,11 +154,6 @@ static void draw_too_small(int rows, int cols, int ignored)
 		snprintf(msg, sizeof msg, "is %dx%d; %s quits", cols, rows, actions_key_name("quit"));
 	x = cols > (int)strlen(msg) ? (cols - (int)strlen(msg)) / 2 : 0;
 	draw_put(y + 1, x, cols - x, msg, theme_attr(ROLE_NORMAL));
-	if (ignored > 0) {
-		snprintf(msg, sizeof msg, "%d key%s ignored", ignored, ignored == 1 ? "" : "s");
-		x = cols > (int)strlen(msg) ? (cols - (int)strlen(msg)) / 2 : 0;
-		draw_put(y + 2, x, cols - x, msg, theme_attr(ROLE_HINT));
-	}
 }
 
 struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, struct hit_map *hits)
@@ -185,7 +179,7 @@ struct body_layout draw_screen_hits(const struct app *app, int rows, int cols, s
 	struct body_layout b;
 	memset(&b, 0, sizeof b);
 	if (l.too_small) {
-		draw_too_small(rows, cols, app->keys_ignored);
+		draw_too_small(rows, cols);
 		return b;
 	}
 	/* each part from the first mode in line that draws it */

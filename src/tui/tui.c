@@ -22,7 +22,6 @@
 #include "app.h"
 #include "draw.h"
 #include "input.h"
-#include "layout.h"
 #include "learn.h"
 #include "menu.h"
 #include "train_view.h"
@@ -133,18 +132,6 @@ static bool progress_refused(const struct app *app, const char *path, char *msg,
 	return refused;
 }
 
-/* While the terminal is too small to draw the screen, only a resize and
- * the quit key act (the message says so): a key the learner cannot see
- * the effect of (n past a waiting question, S) would change the lesson
- * unseen. */
-static bool too_small_ignores(int key)
-{
-	if (LINES >= LAYOUT_MIN_ROWS && COLS >= LAYOUT_MIN_COLS)
-		return false;
-	const struct action *a = key == KEY_RESIZE ? NULL : actions_lookup(key);
-	return key != KEY_RESIZE && !(a && a->id && strcmp(a->id, "quit") == 0);
-}
-
 int tui_run(const struct tui_options *o)
 {
 	char msg[MHA_MSG_MAX + 4096];
@@ -239,11 +226,6 @@ int tui_run(const struct tui_options *o)
 			dirty = true;
 		if (key == ERR)
 			continue;
-		if (too_small_ignores(key)) {
-			app.keys_ignored++;
-			continue;
-		}
-		app.keys_ignored = 0;
 		unsigned f = key == KEY_MOUSE ? on_mouse(&app) : app_key(&app, key);
 		if (f & APP_RECOMPUTE)
 			app_recompute(&app);

@@ -167,6 +167,11 @@ static void probe(const struct run *r, int key_no, struct pty *p, int *rows, int
 	}
 	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 	pty_wait_quiet(p, 60, PROBE_MS);
+	/* a prompt open: until the Esc has closed it (a ? read with an unread
+	 * Esc as Alt-? says so on the status line, which the prompt covers) */
+	long long closing = now_ms() + PROBE_MS;
+	while (strstr(pty_screen(p), "Esc cancels") && now_ms() < closing)
+		pty_wait_quiet(p, 10, 50);
 	if (strstr(pty_screen(p), "mha-tui keys")) { /* the Esc went to the help */
 		pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 		pty_wait_quiet(p, 60, PROBE_MS);

@@ -943,27 +943,6 @@ static void test_a_bracketed_paste_is_text_never_commands(void **state)
 	pty_free(p);
 }
 
-/* While the terminal is too small to draw, keys do nothing but quit: a
- * stage key typed then has not moved the stage once it is large again
- * (adversary: n past a waiting question and S acted unseen). */
-static void test_keys_wait_while_the_terminal_is_too_small(void **state)
-{
-	(void)state;
-	struct pty *p = start_workbench(24, 80);
-	pty_resize(p, 8, 30);
-	assert_int_equal(pty_wait_text(p, "needs 80x24", 10000), 0);
-	pty_type(p, "2");
-	pty_type(p, "3");
-	assert_int_equal(pty_wait_text(p, "2 keys ignored", 10000), 0);
-	pty_resize(p, 24, 80);
-	assert_int_equal(pty_wait_text(p, "Projection", 10000), 0);
-	if (pty_wait_text(p, "Q 6x16 = X", 10000) != 0)
-		show("after the resize", pty_screen(p));
-	assert_non_null(strstr(pty_screen(p), "Q 6x16 = X")); /* still stage 1 */
-	quit_and_check(p);
-	pty_free(p);
-}
-
 /* COLUMNS and LINES from another terminal do not override the size this
  * one reports. */
 static void test_columns_and_lines_in_the_environment_do_not_pin_the_size(void **state)
@@ -1250,7 +1229,6 @@ int main(void)
 		T(test_focus_events_and_terminal_replies_are_ignored),
 		T(test_a_bracketed_paste_is_text_never_commands),
 		T(test_columns_and_lines_in_the_environment_do_not_pin_the_size),
-		T(test_keys_wait_while_the_terminal_is_too_small),
 		T(test_resize_storm_ends_in_the_right_frame),
 		T(test_paste_of_10000_keys_loses_none),
 		T(test_click_on_a_stage_label_shows_that_stage),
