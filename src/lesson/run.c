@@ -130,20 +130,47 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 }
 
 /* "1,048,576" and "1 048 576" read as 1048576. */
+static bool is_group_mark(char c)
+{
+	return c == ',' || c == '_' || c == ' ' || c == '\t';
+}
+
+/* A typed number: a sign, digits in groups of three may be split by ',',
+ * '_' or a blank (1,048,576), a '.' and decimals, an exponent. 0, or -1
+ * when it is no number, -2 when a mark splits it anywhere else ("0,22",
+ * "0.2 2": a comma for a decimal point, or a slip, is refused without
+ * costing a try, never read as 22 or 0.22). */
 static int read_answer_number(const char *text, double *out)
 {
 	char buf[64];
 	size_t n = 0;
-	for (const char *p = text; *p; p++) {
-		if (*p == ',' || *p == '_' || *p == ' ' || *p == '\t')
+	const char *p = text, *end = text + strlen(text);
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	bool point = false, marked = false;
+	int digits = 0; /* since the start or the last mark */
+	for (; p < end; p++) {
+		if (is_group_mark(*p)) {
+			bool group = !point && (marked ? digits == 3 : digits >= 1 && digits <= 3) && end - p > 3 &&
+			             isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) &&
+			             isdigit((unsigned char)p[3]) && (end - p == 4 || !isdigit((unsigned char)p[4]));
+			if (!group)
+				return -2;
+			marked = true;
+			digits = 0;
 			continue;
+		}
+		digits = isdigit((unsigned char)*p) ? digits + 1 : 0;
+		point = point || *p == '.' || *p == 'e' || *p == 'E';
 		if (n + 1 >= sizeof buf)
 			return -1;
 		buf[n++] = *p;
 	}
 	buf[n] = '\0';
-	const char *end;
-	if (n == 0 || lesson_parse_number(buf, &end, out) != 0 || *end)
+	const char *stop;
+	if (n == 0 || lesson_parse_number(buf, &stop, out) != 0 || *stop)
 		return -1;
 	return 0;
 }
@@ -214,7 +241,12 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 		right = strcasecmp(q->answer, t) == 0;
 	} else {
 		double v, want;
-		if (read_answer_number(t, &v) != 0) {
+		int read = read_answer_number(t, &v);
+		if (read == -2) {
+			snprintf(msg, len, "write decimals with a point (0.25); a comma only groups thousands (1,024)");
+			return -1;
+		}
+		if (read != 0) {
 			snprintf(msg, len, "type a number, such as 42 or 0.25");
 			return -1;
 		}

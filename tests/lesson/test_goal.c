@@ -173,8 +173,18 @@ static void test_answers_to_choice_and_number_questions(void **state)
 
 	test_bench_step(&b, 1);
 	assert_int_equal(lesson_run_answer(run, "lots", msg, sizeof msg), -1);
+	/* marks only between groups of three: a comma for a decimal point, or
+	 * a blank inside the decimals, is refused and costs no try */
 	assert_int_equal(lesson_run_answer(run, "1,048,575", msg, sizeof msg), 0);
-	assert_int_equal(lesson_run_answer(run, "1,048,576", msg, sizeof msg), 1);
+	int wrong = run->wrong;
+	assert_int_equal(lesson_run_answer(run, "1048,576", msg, sizeof msg), -1);
+	assert_int_equal(lesson_run_answer(run, "0,22", msg, sizeof msg), -1);
+	assert_string_equal(msg, "write decimals with a point (0.25); a comma only groups thousands (1,024)");
+	assert_int_equal(lesson_run_answer(run, "1,04,8576", msg, sizeof msg), -1);
+	assert_int_equal(lesson_run_answer(run, "0.2 2", msg, sizeof msg), -1);
+	assert_int_equal(lesson_run_answer(run, "1,048,576.5,0", msg, sizeof msg), -1);
+	assert_int_equal(run->wrong, wrong);
+	assert_int_equal(lesson_run_answer(run, "1 048 576", msg, sizeof msg), 1);
 	test_bench_close(&b);
 }
 
