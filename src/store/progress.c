@@ -360,8 +360,8 @@ int progress_parse(const char *name, const char *text, size_t size, struct progr
 	bool seen[2] = { false, false };
 	int ln = 0, rc = 0;
 	const char *s = text, *end = text + size;
-	if (size == 0)
-		return bad(name, 1, msg, len, "empty file: not an mha-tui progress file");
+	if (size == 0) /* nothing in it to keep (this program never writes one): a first run */
+		return 0;
 	while (s < end && rc == 0) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);

@@ -236,6 +236,21 @@ static void test_a_missing_file_is_a_first_run(void **state)
 	progress_free(&p);
 }
 
+/* An empty file holds nothing to keep: a first run, and saving works
+ * (adversary: every run said "progress not saved" until it was deleted). */
+static void test_an_empty_file_is_a_first_run(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "empty.txt");
+	write_file(path, "");
+	struct progress p;
+	assert_int_equal(progress_load(path, &p, msg, sizeof msg), 0);
+	assert_int_equal(p.ndone, 0);
+	assert_string_equal(p.lesson, "");
+	progress_free(&p);
+}
+
 static void refused_and_untouched(const char *name, const char *text, const char *want_suffix)
 {
 	char path[300], msg[512], want[700];
@@ -357,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_the_view_survives_a_round_trip),
 		cmocka_unit_test(test_leaving_for_the_free_workbench_keeps_the_place),
 		cmocka_unit_test(test_a_missing_file_is_a_first_run),
+		cmocka_unit_test(test_an_empty_file_is_a_first_run),
 		cmocka_unit_test(test_a_corrupt_file_is_refused_with_its_line),
 		cmocka_unit_test(test_a_foreign_file_is_refused),
 		cmocka_unit_test(test_saving_leaves_no_temporary_files),
