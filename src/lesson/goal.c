@@ -242,8 +242,8 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
 		return eval_unchanged(cond, run, c, w, a, why, len);
 	case LESSON_COND_ANSWER:
 		ok = run && run->answered && run->answer_right;
-		snprintf(why, len, "%s", ok ? "answered right" : run && run->answered
-		         ? "that answer is not right: try again" : "answer the question");
+		snprintf(why, len, "%s", ok ? "answered right" : !run || !run->answered ? "answer the question"
+		         : run->unearned ? "that answer is not right" : "that answer is not right: try again");
 		return ok;
 	}
 	snprintf(why, len, "?");

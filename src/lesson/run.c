@@ -276,6 +276,8 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 		snprintf(msg, len, "almost: %s (%s)", why, tries);
 	else if (why)
 		snprintf(msg, len, "not quite: %s (%s)", why, tries);
+	else if (run->unearned) /* no "try again" when no try is left: the rest of the line says so */
+		snprintf(msg, len, "not quite (%s)", tries);
 	else
 		snprintf(msg, len, "not quite: try again (%s)", tries);
 	return right ? 1 : 0;
