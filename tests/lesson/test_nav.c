@@ -83,6 +83,7 @@ static void test_resuming_opens_the_saved_place(void **state)
 	assert_int_equal(s, 1);
 	progress_set_place(&p, "gone", "x", true);
 	assert_int_equal(lesson_resume(&fx.set, &p, &l, &s), LESSON_RESUME_MENU);
+	progress_free(&p);
 }
 
 static void test_steps_are_done_when_met_or_left_and_shown_when_solved(void **state)
