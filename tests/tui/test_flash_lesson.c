@@ -68,7 +68,7 @@ static const char *screen(struct app *app, int rows, int cols)
 
 /* Mark the steps before si of lesson li that predict a tile as done, as a
  * learner who answered them has them: a later step's view hides what an
- * unanswered earlier prediction asks (test_gaming_recent.c checks that). */
+ * unanswered earlier prediction asks (test_gaming_lessons_11_14_15.c checks that). */
 static void pass_earlier(struct app *app, int li, int si)
 {
 	const struct lesson *l = &set.lessons[li];

@@ -1,5 +1,5 @@
 /*
- * test_gaming_early.c - the tricks a gaming learner (one who plays to
+ * test_gaming_lessons_1_4.c - the tricks a gaming learner (one who plays to
  * pass, not to learn) used on lessons 1 to 4, replayed in process: each
  * used to earn its step without the idea, and must no longer. Earned means
  * the goal met and the step not only "shown" (run.unearned false).

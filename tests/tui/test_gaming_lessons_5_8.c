@@ -1,5 +1,5 @@
 /*
- * test_gaming_middle.c - the tricks a gaming learner (one who plays to
+ * test_gaming_lessons_5_8.c - the tricks a gaming learner (one who plays to
  * pass, not to learn) used on lessons 5-8, replayed headless: each must
  * no longer earn its step (earned = goal met and not "shown").
  *

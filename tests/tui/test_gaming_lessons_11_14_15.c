@@ -1,5 +1,5 @@
 /*
- * test_gaming_recent.c - tricks a gaming learner used on lessons 11, 14
+ * test_gaming_lessons_11_14_15.c - tricks a gaming learner used on lessons 11, 14
  * and 15 (flash-attention, specialised-heads, heads-apart), replayed: each
  * used to earn its step without the idea, and must not any more.
  *
@@ -242,5 +242,5 @@ int main(void)
 		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
 		cmocka_unit_test(test_o_does_not_put_a_trained_layer_over_a_lesson),
 	};
-	return cmocka_run_group_tests_name("gaming_recent", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("gaming_lessons_11_14_15", tests, group_setup, group_teardown);
 }
