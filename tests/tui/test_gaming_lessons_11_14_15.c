@@ -46,27 +46,12 @@ enum { SCREEN_MAX = 64 * 1024 };
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-gaming-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 static const char *screen(struct app *app)
 {
-	static char text[SCREEN_MAX];
-	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
-	draw_screen(app, 24, 80);
-	vscreen_text(text, sizeof text);
-	vscreen_close();
-	return text;
+	return tui_check_screen(app, 24, 80, false);
 }
 
 static int lesson_index(const char *name)

@@ -37,17 +37,7 @@
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-gaming-early-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 static bool earned(const struct app *app)
 {

@@ -40,17 +40,7 @@
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-gaming-late-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 /* A workbench with lesson `lesson` open at step `id`. */
 static struct app *open_at(const char *lesson, const char *id)
