@@ -7,50 +7,30 @@
  * moves when it is switched off, ||Y - Y_without|| / ||Y||) and rank; then
  * the greedy prune curve (Y's change against heads kept) as a table and a
  * bar each. Every number comes from train_bench_analysis (src/train); this
- * file only lays them out. Keys the view does not take (x, L, H, edits)
- * go to the workbench and the figures follow. A or Esc goes back.
+ * file only lays them out. The workbench's keys act under it (x, L, H,
+ * edits) and the figures follow; its table names those. A or Esc goes
+ * back.
  */
-#include "analysis_view.h"
-
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "draw.h"
 #include "mode.h"
-#include "prompt.h"
 #include "theme.h"
 #include "train.h"
 
 /* columns of the head table and of the prune table */
 enum { HEAD_TABLE_W = 72, PRUNE_TABLE_W = 24, BAR_MAX = 40, SIDE_BY_SIDE_GAP = 3 };
 
-unsigned analysis_view_toggle(struct app *app, int arg, int key)
-{
-	(void)arg;
-	(void)key;
-	if (mode_base(app) == MODE_ANALYSIS)
-		mode_leave(app);
-	else
-		mode_enter(app, MODE_ANALYSIS);
-	return APP_REDRAW;
-}
-
-static unsigned analysis_key(struct app *app, int key)
-{
-	if (key == 'A' || key == PROMPT_ESC) {
-		mode_leave(app);
-		return APP_REDRAW;
-	}
-	return MODE_PASS;
-}
-
 static bool analysis_status(const struct app *app, struct rect r)
 {
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
-	draw_put(r.y, r.x, r.w, "head analysis: x head off/on  L H select  edits follow  A back",
-	         theme_attr(ROLE_NORMAL));
+	char line[160];
+	snprintf(line, sizeof line, "head analysis of the workbench's %d heads: every edit and key below changes it",
+	         app->cfg.h);
+	draw_fit(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
 
@@ -192,9 +172,27 @@ static void analysis_body(const struct app *app, const struct body_layout *b, st
 	}
 }
 
+enum { FL = ACTION_BAR_BOTH };
+static const struct action analysis_opener = {
+	.keys = { 'A' }, .label = "A", .name = "analysis", .help = "head analysis: patterns, importance, prune",
+	.group = "Train", .shows = MODE_SHOWS_ALL, .id = "analysis",
+};
+
+/* The workbench's keys act under it (the figures follow): these it names. */
+static const struct action analysis_keys[] = {
+	{ .use = "head-toggle", .name = "head off/on", .help = "the selected head off / on: the figures follow",
+	  .bar = FL },
+	{ .use = "head-next", .name = "select", .bar_keys = "L H", .help = "select the next / previous head",
+	  .bar = FL },
+	{ .use = "head-prev", .help = "select the previous head" },
+	{ .use = "edit", .name = "edit", .help = "edit a cell of the workbench: the figures follow", .bar = FL },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops analysis_view_mode = {
 	.name = "head analysis",
-	.key = analysis_key,
+	.opener = &analysis_opener,
+	.keys = analysis_keys,
 	.status = analysis_status,
 	.layout = mode_layout_wide,
 	.body = analysis_body,

@@ -14,13 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actions.h"
-#include "decode_view.h"
-#include "flash_view.h"
-#include "learn.h"
+#include "mode.h"
 #include "notation.h"
 #include "theme.h"
-#include "train_view.h"
 
 bool app_same_shape(const struct mha_config *a, const struct mha_config *b)
 {
@@ -35,10 +31,12 @@ static int copy_weights(struct mha_weights *dst, const struct mha_weights *src, 
 	return 0;
 }
 
-int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *w,
-             char *msg, size_t len)
+int app_init(struct app *app, const struct mode_ops *const *modes, const struct mha_config *cfg,
+             struct mha_weights *w, char *msg, size_t len)
 {
 	memset(app, 0, sizeof *app);
+	app->modes = modes;
+	app->mode = app->mode_back = modes[0];
 	app->cfg = *cfg;
 	app->w = *w;
 	memset(w, 0, sizeof *w);
@@ -77,10 +75,9 @@ static void undo_clear(struct undo_entry *undo, int *top, int *count)
 void app_free(struct app *app)
 {
 	app_autosave_wait(app);
-	learn_free(app);
-	train_view_free(app);
-	decode_view_free(app);
-	flash_view_free(app);
+	if (app->learn.release)
+		app->learn.release(app);
+	mode_free_all(app);
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
 	mha_acts_free(&app->a);
 	mha_weights_free(&app->w);
@@ -93,8 +90,9 @@ void app_recompute(struct app *app)
 	app->forward(&app->cfg, &app->w, &app->a);
 	if (!app->learn.active)
 		app->session_dirty = true; /* the learner's bench changed: the next save writes */
-	flash_view_recompute(app); /* the tiles follow the inputs (and a lesson's live question) */
-	learn_evaluate(app); /* a lesson's goal is checked after every edit */
+	mode_recompute(app); /* the views' own numbers follow the inputs (FlashAttention's tiles) */
+	if (app->learn.evaluate)
+		app->learn.evaluate(app); /* a lesson's goal is checked after every edit */
 }
 
 /* ---- benches ---- */
@@ -266,6 +264,20 @@ bool app_cursor_input(const struct app *app, struct cell *out)
 	struct stage_view v;
 	const struct panel *p;
 	return app_cursor_cell(app, out, &p, &v) && mha_tensor_info(out->t)->input && !p->proof;
+}
+
+bool app_cursor_editable(struct app *app)
+{
+	struct stage_view v;
+	struct cell c;
+	if (app_cursor_input(app, &c))
+		return true;
+	if (!app_cursor_cell(app, &c, NULL, &v))
+		return false;
+	/* within 80 columns: the formula names the matrix */
+	app_message(app, true, "%s is computed: edit X or W^Q/K/V/O (%s: next matrix)", mha_tensor_info(c.t)->formula,
+	            mode_key_name(app, "matrix-next"));
+	return false;
 }
 
 unsigned app_set_cell(struct app *app, float v)
@@ -447,6 +459,7 @@ unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int
 	unsigned fl = replace_all(app, &cfg, &nw);
 	app->changed_until_ms = until; /* same shape: the marks still match */
 	if (fl & APP_RECOMPUTE)
-		app_message(app, false, "%s; everything downstream recomputed (%s undoes)", what, actions_key_name("undo"));
+		app_message(app, false, "%s; everything downstream recomputed (%s undoes)", what,
+		            mode_key_name(app, "undo"));
 	return fl;
 }

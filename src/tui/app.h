@@ -21,6 +21,7 @@
 #include "stage.h"
 
 enum {
+	APP_MODES_MAX = 32,          /* screen modes an app runs with (mode.h) */
 	APP_UNDO_MAX = 64,           /* undo levels kept */
 	APP_UNDO_BYTES = 256 << 20,  /* inputs kept by undo levels at most: at d_model 1024 and
 	                              * h x d_k 4096 one level holds 64 MiB, and 64 of them
@@ -34,7 +35,7 @@ enum {
 	APP_NOTICE_MS = 60000,       /* the "an autosave is waiting" notice shows this long, or until a key */
 };
 
-/* What app_apply changed: the loop recomputes and redraws accordingly. */
+/* What a key changed (mode.h): the loop recomputes and redraws accordingly. */
 enum app_flags {
 	APP_REDRAW = 1 << 0,
 	APP_RECOMPUTE = 1 << 1,  /* inputs or configuration changed: run mha_forward */
@@ -83,25 +84,7 @@ struct bench {
 
 enum { LEARN_MSG_MAX = 4096, LEARN_TYPED_MAX = 8 };
 
-/* The screen modes: which one has the keys, draws the status line and the
- * side pane (mode.h has their table of operations, one file each). The
- * help overlay is a flag over them (app.help_open). */
-enum app_mode {
-	MODE_WORKBENCH, /* the stage screens; the action table has the keys (workbench.c) */
-	MODE_MENU,      /* the lesson menu in the pane: Up/Down, digits, Enter (menu.c) */
-	MODE_VALUE,     /* prompt: a value for the cursor's cell (value_prompt.c) */
-	MODE_SCALE,     /* prompt: a factor for a block of cells, the * key (scale_prompt.c) */
-	MODE_ANSWER,    /* prompt: an answer to the step's question (answer_prompt.c) */
-	MODE_TRAIN,     /* the training screen: a model learning live (train_view.c) */
-	MODE_KVCACHE,   /* the KV cache at model scale, MHA / GQA / MQA (kv_view.c) */
-	MODE_FLASH,     /* FlashAttention tile by tile, from Scores or Softmax (flash_view.c) */
-	MODE_DECODE,    /* prefill and decode with a growing K/V cache (decode_view.c) */
-	MODE_MASK,      /* the mask: padding, window, cells by hand (mask_view.c) */
-	MODE_LABELS,    /* prompt: your own sentence, one token a word (label_prompt.c) */
-	MODE_ANALYSIS,  /* head analysis: pattern scores, importance, prune (analysis_view.c) */
-	MODE_RECOVER,   /* prompt: an autosave found at start: load, discard, later (recover_prompt.c) */
-	MODE_COUNT
-};
+struct app;
 
 /* The lessons side of the app (learn.h has the operations). All off when
  * `enabled` is false: the workbench alone, as in the workbench's tests. */
@@ -120,16 +103,20 @@ struct app_learn {
 	bool has_other;
 	int menu_sel;                  /* index into set */
 	char typed[LEARN_TYPED_MAX];   /* a lesson number being typed in the menu */
-	char answer[LESSON_ANSWER_MAX];
 	int scroll;                    /* first line of the pane's middle part */
 	int scroll_max;                /* as last drawn (0 until then) */
 	bool show_counts;              /* narrow terminals: the side column shows the counts */
 	struct learn_kept *kept;       /* per step of lesson kept_lesson: its bench as left when done (learn.c) */
 	const char *skip_warned;       /* the key told that leaving forward forfeits the waiting question (learn.c) */
 	int nkept, kept_lesson;
+	/* the lessons' part of app_recompute (check the goal) and of app_free
+	 * (save the place, free the lesson): set by learn_attach, which is how
+	 * the lessons join an app (the app itself knows no lesson code) */
+	void (*evaluate)(struct app *app);
+	void (*release)(struct app *app);
 };
 
-struct train_view;
+struct mode_ops;
 struct app {
 	/* the bench in use: the model, and where the learner looks at it */
 	union {
@@ -158,44 +145,40 @@ struct app {
 	char recover_path[4200];      /* an autosave found at start, until answered (recover_prompt.c) */
 	bool recover_loaded;          /*   loaded: the next save of the session removes it */
 
-	/* view (besides the bench's) */
+	/* the screen modes (mode.h): the table the app runs with, which one
+	 * has the keys, each one's private state (by its place in the table) */
+	const struct mode_ops *const *modes; /* modes[0] the workbench; NULL ends it */
+	const struct mode_ops *mode;  /* the mode that has the keys */
+	const struct mode_ops *mode_back; /* under a prompt: the mode it returns to; else mode */
+	void *mode_state[APP_MODES_MAX];
+
+	/* view (besides the bench's and the modes') */
 	int heat_per_page;            /* as last drawn (for paging) */
-	int kv_context_shift;         /* KV-cache view: T = 4096 tokens x 2^this (kv_view.c) */
-	int kv_dtype_step;            /*   and its value type, fp16 + this (mod 3) */
 	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
-	struct decode_state *decode;  /* the decode view's decoder while it is open (decode_view.c) */
-	int mask_row, mask_col;       /* the mask view's cursor: query, key (mask_view.c) */
-	char text_edit[MHA_MAX_TOKENS * MHA_LABEL_MAX]; /* the sentence being typed (label_prompt.c) */
-	enum app_mode mode;           /* the screen mode that has the keys (mode.h) */
-	enum app_mode mode_back;      /* a prompt's: the mode it was opened from, and returns to */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */
 	int help_scroll;              /* first help line shown */
-	int scale_scope;              /* its block: 0 the matrix, 1 the head block, 2 the row, 3 the column */
-	char edit[APP_EDIT_MAX];      /* what was typed */
-	bool typed_overflow;          /* a character of a value, factor or answer did not fit:
-	                               * Enter refuses it ("1.000...0e5" must not become 1) */
 	char status[APP_STATUS_MAX];  /* message for the status line */
 	bool status_error;
 	long long status_until_ms;    /* show the message until then */
 	bool quit_armed;              /* q failed to save: a second q quits anyway */
 	long long now_ms;             /* the clock, as of the last app_tick (tests set it) */
-	struct hit_map hits;          /* what was drawn where, as last drawn (draw_screen_hits):
+	struct hit_map hits;          /* what was drawn where, as last drawn (frame_draw):
 	                               * what a click meets */
 	struct { int y, x; enum hit_button button; } mouse; /* the event app_mouse is applying */
 
 	/* lessons */
 	struct app_learn learn;
-	struct train_view *train;     /* the training screen's model and history, or NULL (train_view.c) */
-	struct flash_view *flash;     /* the FlashAttention view's tiles, step and recording, or NULL
-	                               * until first opened (flash_view.c) */
 };
 
-/* Start with cfg (valid) and w (allocated; ownership passes to the app). */
-int app_init(struct app *app, const struct mha_config *cfg, struct mha_weights *w,
-             char *msg, size_t len);
+/* Start with cfg (valid) and w (allocated; ownership passes to the app),
+ * running the screen modes of `modes` (mode.h; modes[0] the workbench,
+ * NULL after the last; not owned: the program's is tui_modes, modes.h). */
+int app_init(struct app *app, const struct mode_ops *const *modes, const struct mha_config *cfg,
+             struct mha_weights *w, char *msg, size_t len);
 void app_free(struct app *app);
 
-/* mha_forward over the current inputs. */
+/* mha_forward over the current inputs, then what follows them: every
+ * mode's recompute hook (mode.h) and the open lesson's goal. */
 void app_recompute(struct app *app);
 
 /* A status-line message for APP_STATUS_MS. */
@@ -210,6 +193,9 @@ bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel
 
 /* The cursor is on a cell of an input (not on the Reshape proof): *out. */
 bool app_cursor_input(const struct app *app, struct cell *out);
+/* The same, else a message saying what to edit instead: an edit or a
+ * prompt for one asks this first. */
+bool app_cursor_editable(struct app *app);
 
 /* Value of a panel cell (proof panels compute X . W block in double). */
 float app_panel_value(const struct app *app, const struct panel *p, int r, int c);

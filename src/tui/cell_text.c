@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "actions.h"
 #include "fmt.h"
 #include "learn.h"
+#include "mode.h"
 #include "notation.h"
 #include "pipeline.h"
 #include "theme.h"
@@ -49,8 +49,8 @@ void cell_text_status(const struct app *app, const struct cell *c, const struct 
 	bool hidden = learn_hidden(app, c->t, c->m, c->r, c->c);
 	char keys[96] = "";
 	if (mha_tensor_info(c->t)->input && !p->proof)
-		snprintf(keys, sizeof keys, "   %s edits, %s/%s nudge", actions_key_name("edit"),
-		         actions_key_name("nudge-up"), actions_key_name("nudge-down"));
+		snprintf(keys, sizeof keys, "   %s edits, %s/%s nudge", mode_key_name(app, "edit"),
+		         mode_key_name(app, "nudge-up"), mode_key_name(app, "nudge-down"));
 	/* the fullest form that fits: labels, keys, then the sources (the
 	 * last first) go whole; then the value's digits */
 	for (int digits = 9; digits >= 3; digits--)
@@ -61,7 +61,7 @@ void cell_text_status(const struct app *app, const struct cell *c, const struct 
 					cell_text_name(app, c, labels, name, sizeof name);
 					fmt_sig(val, sizeof val, v, digits);
 					if (hidden)
-						snprintf(val, sizeof val, "? (answer first: %s)", actions_key_name("answer"));
+						snprintf(val, sizeof val, "? (answer first: %s)", mode_key_name(app, "answer"));
 					deps_text(app, c, deps, from, sizeof from);
 					snprintf(buf, len, "%s = %s%s%s", name, val, from, k ? keys : "");
 					if (lesson_utf8_width(buf) <= width)

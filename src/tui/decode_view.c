@@ -9,11 +9,10 @@
  * FLOPs against recomputing the whole pass. Left steps back, 0 restarts,
  * o or Esc leaves. The view holds its own decoder and causal full pass,
  * made when it opens (a step forward is one decode step; back empties the
- * cache and prefills), freed when it closes; other keys but q, w and ? do
- * nothing here, so the workbench it was opened on stays as it was.
+ * cache and prefills), freed when it closes; the view is closed: other
+ * keys but q, w and ? do nothing here, so the workbench it was opened on
+ * stays as it was.
  */
-#include "decode_view.h"
-
 #include <curses.h>
 #include <inttypes.h>
 #include <math.h>
@@ -23,11 +22,12 @@
 
 #include "draw.h"
 #include "mode.h"
-#include "prompt.h"
 #include "theme.h"
 
-/* What the view holds: the decoder, and the causal pass it is checked against. */
+/* What the view holds while it is open: the decoder, and the causal pass
+ * it is checked against. */
 struct decode_state {
+	bool open;             /* made (decode_enter), until the view closes */
 	struct mha_config c;   /* the workbench's, causal */
 	struct mha_weights w;  /* a view of the workbench's inputs (not owned) */
 	struct mha_decoder dec;
@@ -35,39 +35,54 @@ struct decode_state {
 	int prompt;            /* tokens prefilled at the start */
 };
 
-void decode_view_free(struct app *app)
+extern const struct mode_ops decode_view_mode;
+
+static void decode_done(void *state)
 {
-	struct decode_state *s = app->decode;
-	if (!s)
+	struct decode_state *s = state;
+	if (!s->open)
 		return;
 	mha_decoder_free(&s->dec);
 	mha_acts_free(&s->full);
-	free(s);
-	app->decode = NULL;
+	s->open = false;
+}
+
+static void decode_leave(struct app *app)
+{
+	struct decode_state *s = mode_state_if(app, &decode_view_mode);
+	if (s)
+		decode_done(s);
 }
 
 /* Open: the causal full pass once (what every row is checked against),
  * then the prompt prefilled. false when memory runs out. */
-static bool decode_open(struct app *app)
+static bool decode_enter(struct app *app)
 {
-	decode_view_free(app);
-	struct decode_state *s = calloc(1, sizeof *s);
-	if (!s)
-		return false;
-	s->c = app->cfg;
-	s->c.causal = true;
-	s->w = app->w;
-	s->prompt = 1;
-	if (mha_decoder_alloc(&s->dec, &s->c) != MHA_OK || mha_acts_alloc(&s->full, &s->c) != MHA_OK) {
-		mha_decoder_free(&s->dec);
-		free(s);
+	struct decode_state *s = mode_state(app, &decode_view_mode);
+	if (!s) {
+		app_message(app, true, "out of memory for the decoder");
 		return false;
 	}
-	app->decode = s;
+	decode_done(s);
+	*s = (struct decode_state){ .c = app->cfg, .w = app->w, .prompt = 1 };
+	s->c.causal = true;
+	if (mha_decoder_alloc(&s->dec, &s->c) != MHA_OK || mha_acts_alloc(&s->full, &s->c) != MHA_OK) {
+		mha_decoder_free(&s->dec);
+		app_message(app, true, "out of memory for the decoder");
+		return false;
+	}
+	s->open = true;
 	mha_forward_naive(&s->c, &s->w, &s->full);
 	char msg[MHA_MSG_MAX];
 	mha_decoder_prefill(&s->dec, &s->c, &s->w, s->prompt, msg, sizeof msg);
 	return true;
+}
+
+/* The decoder while the view is open, else NULL. */
+static const struct decode_state *decode_now(const struct app *app)
+{
+	const struct decode_state *s = mode_state_if(app, &decode_view_mode);
+	return s && s->open ? s : NULL;
 }
 
 /* The decoder at len tokens: one step forward, or back by emptying the
@@ -85,57 +100,23 @@ static void decode_to(struct decode_state *s, int len)
 	mha_decoder_prefill(&s->dec, &s->c, &s->w, len, msg, sizeof msg);
 }
 
-unsigned decode_view_toggle(struct app *app, int arg, int key)
+/* Right: a token more; Left: one back; 0: from the prompt again (arg
+ * +1, -1, 0). */
+static unsigned decode_step(struct app *app, int arg)
 {
-	(void)arg;
-	(void)key;
-	if (mode_base(app) == MODE_DECODE) {
-		decode_view_free(app);
-		mode_leave(app);
-		return APP_REDRAW;
-	}
-	if (!decode_open(app)) {
-		app_message(app, true, "out of memory for the decoder");
-		return APP_REDRAW;
-	}
-	mode_enter(app, MODE_DECODE);
+	struct decode_state *s = mode_state_if(app, &decode_view_mode);
+	if (s && s->open)
+		decode_to(s, arg == 0 ? 1 : s->dec.len + arg);
 	return APP_REDRAW;
-}
-
-static unsigned decode_key(struct app *app, int key)
-{
-	struct decode_state *s = app->decode;
-	if (!s)
-		return decode_view_toggle(app, 0, key);
-	int len = s->dec.len;
-	switch (key) {
-	case KEY_RIGHT: case 'l': case ' ':
-		decode_to(s, len + 1);
-		return APP_REDRAW;
-	case KEY_LEFT: case 'h':
-		decode_to(s, len - 1);
-		return APP_REDRAW;
-	case '0':
-		decode_to(s, 1);
-		return APP_REDRAW;
-	case 'o': case PROMPT_ESC:
-		return decode_view_toggle(app, 0, key);
-	case 'q': case 'w': case '?': case KEY_MOUSE:
-		return MODE_PASS;
-	default:
-		app_message(app, false, "decode view: Right next token, Left back, 0 restart, o back");
-		return APP_REDRAW;
-	}
 }
 
 static bool decode_status(const struct app *app, struct rect r)
 {
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
-	const struct decode_state *s = app->decode;
+	const struct decode_state *s = decode_now(app);
 	char line[160];
-	snprintf(line, sizeof line, "decode: %d of %d tokens cached   Right next  Left back  0 restart  o back",
-	         s ? s->dec.len : 0, app->cfg.n);
+	snprintf(line, sizeof line, "decode: %d of %d tokens cached", s ? s->dec.len : 0, app->cfg.n);
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
@@ -158,7 +139,7 @@ static void draw_tokens(const struct app *app, const struct decode_state *s, int
 static void decode_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
 {
 	(void)hits;
-	const struct decode_state *s = app->decode;
+	const struct decode_state *s = decode_now(app);
 	const struct rect r = b->info;
 	if (!s)
 		return;
@@ -222,9 +203,31 @@ static void decode_body(const struct app *app, const struct body_layout *b, stru
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_DIM));
 }
 
+enum { FL = ACTION_BAR_BOTH };
+static const struct action decode_opener = {
+	.keys = { 'o' }, .label = "o", .name = "decode", .help = "decode token by token", .group = "General",
+	.shows = MODE_SHOWS_ALL, .id = "decode",
+};
+
+static const struct action decode_keys[] = {
+	{ .keys = { KEY_RIGHT, 'l', ' ' }, .label = "Right", .name = "next", .help = "the next token / one back",
+	  .help_keys = "Right Left", .bar = FL, .call_arg = decode_step, .arg = 1, .id = "decode-next" },
+	{ .keys = { KEY_LEFT, 'h' }, .label = "Left", .name = "back", .help = "one token back", .help_keys = "",
+	  .bar = FL, .call_arg = decode_step, .arg = -1, .id = "decode-back" },
+	{ .keys = { '0' }, .label = "0", .name = "restart", .help = "from the prompt again", .bar = FL,
+	  .call_arg = decode_step, .arg = 0, .id = "decode-restart" },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops decode_view_mode = {
 	.name = "decode",
-	.key = decode_key,
+	.opener = &decode_opener,
+	.keys = decode_keys,
+	.closed = true,
+	.state_size = sizeof(struct decode_state),
+	.enter = decode_enter,
+	.leave = decode_leave,
+	.done = decode_done,
 	.status = decode_status,
 	.layout = mode_layout_wide,
 	.body = decode_body,

@@ -3,11 +3,11 @@
  * lessons/README.md): the step's tiles and step, the predict state that
  * keeps the predicted step hidden until the question is answered right,
  * the limit that keeps the view from the steps that answer the lesson's
- * next questions, the lesson's keys inside the view, and the live
- * question's numbers copied from the view's recording into the lesson run
- * (lesson_run.live: the lesson library turns them into the answer). No
- * drawing here (flash_view.c), and no arithmetic on the numbers beyond
- * reading them (src/lesson/flash.c).
+ * next questions, and the live question's numbers copied from the view's
+ * recording into the lesson run (lesson_run.live: the lesson library
+ * turns them into the answer). The lesson's keys inside the view are rows
+ * of its table (flash_view.c). No drawing here (flash_view.c), and no
+ * arithmetic on the numbers beyond reading them (src/lesson/flash.c).
  */
 #include "flash_view.h"
 #include "flash_view_int.h"
@@ -15,7 +15,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "actions.h"
 #include "mode.h"
 #include "pipeline.h"
 #include "progress.h"
@@ -68,12 +67,13 @@ int flash_view_hidden_step(const struct app *app)
 {
 	const struct lesson_flash *f = flash_lesson_step(app);
 	const struct lesson_run *run = &app->learn.run;
-	if (!f || !app->flash || app->flash->rec.steps == 0)
+	const struct flash_view *fv = flash_view_now(app);
+	if (!f || !fv || fv->rec.steps == 0)
 		return -1;
 	int own = f->predict && !run->answer_right && !run->solution_shown ? f->step - 1 : -1;
 	int earlier = flash_lesson_earlier_pending(app, f);
 	int h = own < 0 ? earlier : earlier < 0 || own < earlier ? own : earlier;
-	return h < app->flash->rec.steps ? h : -1;
+	return h < fv->rec.steps ? h : -1;
 }
 
 /* Opening the view in a lesson step without @flash while an earlier step
@@ -84,7 +84,7 @@ bool flash_lesson_refuse_open(struct app *app)
 	if (flash_lesson_step(app) || flash_lesson_earlier_pending(app, NULL) < 0)
 		return false;
 	app_message(app, true, "the tiles wait: an earlier step of this lesson predicts one "
-	            "(%s goes back to it)", actions_key_name("prev"));
+	            "(%s goes back to it)", mode_key_name(app, "prev"));
 	return true;
 }
 
@@ -93,9 +93,9 @@ bool flash_lesson_refuse_open(struct app *app)
  * the lesson's next questions. */
 int flash_lesson_last(const struct app *app)
 {
-	const struct flash_view *fv = app->flash;
+	const struct flash_view *fv = flash_view_now(app);
 	const struct lesson_flash *f = flash_lesson_step(app);
-	int last = fv->rec.steps > 0 ? fv->rec.steps - 1 : 0;
+	int last = fv && fv->rec.steps > 0 ? fv->rec.steps - 1 : 0;
 	if (f) {
 		int hidden = flash_view_hidden_step(app), cap = hidden >= 0 ? hidden - 1 : f->step - 1;
 		last = cap < last ? cap : last;
@@ -147,18 +147,6 @@ void flash_lesson_setup(struct app *app, struct flash_view *fv, const struct les
 	flash_view_record(app, fv);
 }
 
-void flash_view_follow_step(struct app *app)
-{
-	const struct lesson_flash *f = flash_lesson_step(app);
-	struct flash_view *fv = f ? flash_view_state(app) : NULL;
-	if (fv) {
-		flash_lesson_setup(app, fv, f);
-		app->mode = MODE_FLASH;
-	} else if (app->mode == MODE_FLASH) {
-		mode_leave(app);
-	}
-}
-
 /* Going on past the last step the view may show: said why, when a
  * lesson holds it there. */
 void flash_lesson_refuse_past(struct app *app)
@@ -168,13 +156,13 @@ void flash_lesson_refuse_past(struct app *app)
 	if (hidden >= 0 && f && hidden == f->step - 1 && !app->learn.run.answer_right &&
 	    !app->learn.run.solution_shown)
 		app_message(app, true, "first predict the next tile: %s answers, then Right shows it",
-		            actions_key_name("answer"));
+		            mode_key_name(app, "answer"));
 	else if (hidden >= 0)
 		app_message(app, true, "an earlier step of this lesson predicts the next tile: "
-		            "answer it there first (%s goes back)", actions_key_name("prev"));
+		            "answer it there first (%s goes back)", mode_key_name(app, "prev"));
 	else if (flash_lesson_step(app))
 		app_message(app, false, "the lesson stops the tiles here: %s goes on to its next step",
-		            actions_key_name("next"));
+		            mode_key_name(app, "next"));
 }
 
 /* A lesson step keeps its tiles and head: others would show what its
@@ -184,26 +172,6 @@ bool flash_lesson_refuse_tiles(struct app *app)
 	if (!flash_lesson_step(app))
 		return false;
 	app_message(app, true, "this lesson step keeps its tiles; %s on the free workbench (%s) "
-	            "changes them", actions_key_name("flash"), actions_key_name("leave"));
+	            "changes them", mode_key_name(app, "flash"), mode_key_name(app, "leave"));
 	return true;
-}
-
-/* The lesson's keys pass to the table: answer, hint, solution, next and
- * previous step stay in the view; leaving the lesson or its menu leaves
- * the view first. */
-unsigned flash_lesson_key(struct app *app, int key)
-{
-	static const char *const stay[] = { "answer", "hint", "solution", "next", "prev", "scroll-down",
-	                                    "scroll-up" };
-	static const char *const leave[] = { "leave", "menu" };
-	const struct action *a = actions_lookup(key);
-	for (size_t i = 0; a && a->id && i < sizeof stay / sizeof *stay; i++)
-		if (!strcmp(a->id, stay[i]))
-			return MODE_PASS;
-	for (size_t i = 0; a && a->id && i < sizeof leave / sizeof *leave; i++)
-		if (!strcmp(a->id, leave[i])) {
-			mode_leave(app);
-			return MODE_PASS;
-		}
-	return 0; /* the workbench's other keys would change what is recorded */
 }

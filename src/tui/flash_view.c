@@ -19,10 +19,11 @@
  *
  * The numbers come from the engine's recording (mha_flash_record), made
  * when the view opens, a tile size or the head changes, or the inputs are
- * recomputed; the drawing only reads it. The state is the app's
- * (app->flash), so two apps never share it. Keys it does not know go to
- * the action table only when they cannot change the workbench under it
- * (q, ?, and the lesson's keys).
+ * recomputed (its recompute hook); the drawing only reads it. The state
+ * is the view's private state (mode_state), so two apps never share it.
+ * The view is closed: of the workbench's keys only those that cannot
+ * change the workbench under it work here (q, ?, and the lesson's keys,
+ * listed in its table).
  */
 #include "flash_view.h"
 #include "flash_view_int.h"
@@ -32,38 +33,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "actions.h"
 #include "draw.h"
 #include "engine.h"
 #include "fmt.h"
 #include "mode.h"
 #include "pipeline.h"
-#include "prompt.h"
 #include "theme.h"
 
 enum { BASE_H = 8, CONTEXT_MIN = 64, CONTEXT_MAX = 1 << 20 };
 
 struct flash_view *flash_view_state(struct app *app)
 {
-	if (!app->flash) {
-		app->flash = calloc(1, sizeof *app->flash);
-		if (app->flash)
-			*app->flash = (struct flash_view){ .br = 2, .bc = 2, .context = 4096 };
-	}
-	return app->flash;
+	struct flash_view *fv = mode_state(app, &flash_mode);
+	if (fv && fv->br == 0) /* made just now */
+		*fv = (struct flash_view){ .br = 2, .bc = 2, .context = 4096 };
+	return fv;
 }
 
-void flash_view_free(struct app *app)
+const struct flash_view *flash_view_now(const struct app *app)
 {
-	if (app->flash)
-		mha_flash_record_free(&app->flash->rec);
-	free(app->flash);
-	app->flash = NULL;
+	return mode_state_if(app, &flash_mode);
+}
+
+static void flash_done(void *state)
+{
+	struct flash_view *fv = state;
+	mha_flash_record_free(&fv->rec);
 }
 
 int flash_view_step(const struct app *app)
 {
-	return app->flash ? app->flash->step : 0;
+	const struct flash_view *fv = flash_view_now(app);
+	return fv ? fv->step : 0;
 }
 
 void flash_view_record(struct app *app, struct flash_view *fv)
@@ -86,38 +87,46 @@ void flash_view_record(struct app *app, struct flash_view *fv)
 	flash_lesson_live(app, fv);
 }
 
-unsigned flash_view_open(struct app *app, int arg, int key)
+/* F on Scores or Softmax, or a lesson step's @flash: record the current
+ * head tile by tile (a lesson step: at its tiles and step). */
+static bool flash_enter(struct app *app)
 {
-	(void)arg;
-	(void)key;
-	struct flash_view *fv = flash_view_state(app);
-	if (app->stage != PIPELINE_SCORES && app->stage != PIPELINE_SOFTMAX) {
+	const struct lesson_flash *f = flash_lesson_step(app);
+	if (!f && app->stage != PIPELINE_SCORES && app->stage != PIPELINE_SOFTMAX) {
 		app_message(app, true, "FlashAttention tiles the scores and the softmax: "
 		            "open it from %s or %s", pipeline_stage_label(PIPELINE_SCORES),
 		            pipeline_stage_label(PIPELINE_SOFTMAX));
-		return APP_REDRAW;
+		return false;
 	}
+	struct flash_view *fv = flash_view_state(app);
 	if (!fv) {
 		app_message(app, true, "out of memory for the FlashAttention view");
-		return APP_REDRAW;
+		return false;
 	}
 	if (flash_lesson_refuse_open(app))
-		return APP_REDRAW;
-	const struct lesson_flash *f = flash_lesson_step(app);
+		return false;
 	if (f) {
 		flash_lesson_setup(app, fv, f);
 	} else {
 		fv->step = 0;
 		flash_view_record(app, fv);
 	}
-	mode_enter(app, MODE_FLASH);
-	return APP_REDRAW;
+	return true;
 }
 
-void flash_view_recompute(struct app *app)
+/* After every forward pass: record again while the view is open or the
+ * lesson step uses it, and hand the lesson's live question its numbers
+ * (lesson_run.live). */
+static void flash_recompute(struct app *app)
 {
-	if (app->flash && (app->mode == MODE_FLASH || flash_lesson_step(app)))
-		flash_view_record(app, app->flash);
+	struct flash_view *fv = mode_state_if(app, &flash_mode);
+	if (fv && (app->mode == &flash_mode || flash_lesson_step(app)))
+		flash_view_record(app, fv);
+}
+
+static bool flash_owns_step(const struct app *app)
+{
+	return flash_lesson_step(app) != NULL;
 }
 
 static unsigned retile(struct app *app, struct flash_view *fv, int *size, int by)
@@ -134,48 +143,41 @@ static unsigned retile(struct app *app, struct flash_view *fv, int *size, int by
 	return APP_REDRAW;
 }
 
-static unsigned flash_key(struct app *app, int key)
+static unsigned step_by(struct app *app, int arg)
 {
-	struct flash_view *fv = app->flash;
+	struct flash_view *fv = flash_view_state(app);
 	int last = flash_lesson_last(app);
-	switch (key) {
-	case KEY_RIGHT: case 'l': case ' ':
-		if (fv->step >= last)
-			flash_lesson_refuse_past(app);
-		fv->step = fv->step < last ? fv->step + 1 : last;
+	if (arg > 0 && fv->step >= last)
+		flash_lesson_refuse_past(app);
+	int to = arg == -2 ? 0 : arg == 2 ? last : fv->step + arg;
+	fv->step = to < 0 ? 0 : to > last ? last : to;
+	return APP_REDRAW;
+}
+
+static unsigned tiles_by(struct app *app, int arg)
+{
+	struct flash_view *fv = flash_view_state(app);
+	/* arg: +-1 the query rows a tile (B_r), +-2 the keys (B_c) */
+	return retile(app, fv, arg == 1 || arg == -1 ? &fv->br : &fv->bc, arg > 0 ? 1 : -1);
+}
+
+static unsigned context_by(struct app *app, int arg)
+{
+	struct flash_view *fv = flash_view_state(app);
+	fv->context = arg > 0 ? fv->context * 2 : fv->context / 2;
+	fv->context = fv->context < CONTEXT_MIN ? CONTEXT_MIN : fv->context > CONTEXT_MAX ? CONTEXT_MAX : fv->context;
+	return APP_REDRAW;
+}
+
+static unsigned head_by(struct app *app, int arg)
+{
+	struct flash_view *fv = flash_view_state(app);
+	if (flash_lesson_refuse_tiles(app))
 		return APP_REDRAW;
-	case KEY_LEFT: case 'h':
-		fv->step = fv->step > 0 ? fv->step - 1 : 0;
-		return APP_REDRAW;
-	case KEY_HOME: case 'g':
-		fv->step = 0;
-		return APP_REDRAW;
-	case KEY_END: case 'G':
-		fv->step = last;
-		return APP_REDRAW;
-	case ']': return retile(app, fv, &fv->br, 1);
-	case '[': return retile(app, fv, &fv->br, -1);
-	case '}': return retile(app, fv, &fv->bc, 1);
-	case '{': return retile(app, fv, &fv->bc, -1);
-	case '>': case '<':
-		fv->context = key == '>' ? fv->context * 2 : fv->context / 2;
-		fv->context = fv->context < CONTEXT_MIN ? CONTEXT_MIN : fv->context > CONTEXT_MAX ? CONTEXT_MAX : fv->context;
-		return APP_REDRAW;
-	case 'L': case 'H':
-		if (flash_lesson_refuse_tiles(app))
-			return APP_REDRAW;
-		app->head = (app->head + (key == 'L' ? 1 : app->cfg.h - 1)) % app->cfg.h;
-		fv->step = 0;
-		flash_view_record(app, fv);
-		return APP_REDRAW;
-	case PROMPT_ESC: case 'F':
-		mode_leave(app);
-		return APP_REDRAW;
-	case 'q': case '?':
-		return MODE_PASS;
-	default:
-		return app->learn.active ? flash_lesson_key(app, key) : 0;
-	}
+	app->head = (app->head + arg + app->cfg.h) % app->cfg.h;
+	fv->step = 0;
+	flash_view_record(app, fv);
+	return APP_REDRAW;
 }
 
 static bool flash_status(const struct app *app, struct rect r)
@@ -183,37 +185,23 @@ static bool flash_status(const struct app *app, struct rect r)
 	char line[160];
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message (a refusal, an answer's verdict): the workbench shows it */
+	const struct flash_view *fv = flash_view_now(app);
 	if (flash_view_hidden_step(app) >= 0)
-		snprintf(line, sizeof line, "predict the next tile: %s answers, then Right shows it  "
-		         "Left back  Esc", actions_key_name("answer"));
+		snprintf(line, sizeof line, "predict the next tile: %s answers, then Right shows it",
+		         mode_key_name(app, "answer"));
 	else if (flash_lesson_step(app))
-		snprintf(line, sizeof line, "Left/Right step, up to step %d in this lesson step  "
-		         "< > context  Esc back", flash_lesson_last(app) + 1);
+		snprintf(line, sizeof line, "Left/Right step, up to step %d in this lesson step", flash_lesson_last(app) + 1);
+	else if (fv)
+		snprintf(line, sizeof line, "FlashAttention: step %d of %d, head %d, tiles B_r %d x B_c %d",
+		         fv->step + 1, fv->rec.steps, fv->rec.head, fv->rec.br, fv->rec.bc);
 	else
-		snprintf(line, sizeof line, "Left/Right step  Home/End  [ ] B_r  { } B_c  L/H head  "
-		         "< > context  Esc back");
+		return false;
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
 
 /* The body for the tiles; in a lesson the side column for its pane (the
  * step's text and question), whole: the counts say nothing here. */
-/* This view's own keys on the hint line (the workbench's would mislead:
- * Enter and the edits do nothing here); in a lesson, the lesson's. */
-static void flash_hints(const struct app *app, struct rect r, struct hit_map *hits)
-{
-	(void)hits;
-	char line[160];
-	if (app->learn.active)
-		snprintf(line, sizeof line, "%s answer  %s hint  %s solve  %s next  %s prev  %s free  %s menu  "
-		         "Esc back  ? q", actions_key_name("answer"), actions_key_name("hint"),
-		         actions_key_name("solution"), actions_key_name("next"), actions_key_name("prev"),
-		         actions_key_name("leave"), actions_key_name("menu"));
-	else
-		snprintf(line, sizeof line, "Esc or %s back to the workbench  ? help  q quit", actions_key_name("flash"));
-	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_HINT));
-}
-
 static struct body_layout flash_layout(const struct app *app, const struct layout *l, int cols)
 {
 	(void)cols;
@@ -233,7 +221,7 @@ static int draw_scores(const struct app *app, const struct mha_flash_step *st,
                        const struct mha_flash_step *next, int y, int x, int rows, int width)
 {
 	const int n = app->cfg.n, cw = 5 + n * 7 <= width ? 7 : 6;
-	const float *s = app->a.scores + (size_t)app->flash->rec.head * n * n;
+	const float *s = app->a.scores + (size_t)flash_view_now(app)->rec.head * n * n;
 	int shown = (width - 5) / cw < n ? (width - 5) / cw : n;
 	char buf[32];
 	/* the title no wider than S (m and l may stand beside it) */
@@ -255,7 +243,7 @@ static int draw_scores(const struct app *app, const struct mha_flash_step *st,
 				a |= A_UNDERLINE;
 			/* masked keys (the mask and top-k) as the heatmaps mark them;
 			 * a weight that only underflowed to 0 is still a score */
-			if (pipeline_masked(&app->cfg, &app->a, app->flash->rec.head, i, j))
+			if (pipeline_masked(&app->cfg, &app->a, flash_view_now(app)->rec.head, i, j))
 				snprintf(buf, sizeof buf, "%*s", cw - 1, "-");
 			else
 				fmt_num(buf, sizeof buf, s[(size_t)i * n + j], cw - 1);
@@ -322,7 +310,7 @@ static void fit_first(int y, int x, int width, char (*forms)[160], int n, attr_t
  * paper's base model at the chosen context, each figure named. */
 static void draw_meter(const struct app *app, int y, int x, int width)
 {
-	const struct flash_view *fv = app->flash;
+	const struct flash_view *fv = flash_view_now(app);
 	char plain[32], tiled[32], base_plain[32], base_tiled[32], f[2][160];
 	struct mha_flash_bytes now = mha_flash_bytes(app->cfg.n, app->cfg.h, fv->br, fv->bc);
 	struct mha_flash_bytes base = mha_flash_bytes(fv->context, BASE_H, 64, 256);
@@ -344,7 +332,7 @@ static void draw_meter(const struct app *app, int y, int x, int width)
 static void flash_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
 {
 	(void)hits;
-	const struct flash_view *fv = app->flash;
+	const struct flash_view *fv = flash_view_now(app);
 	struct rect r = b->info;
 	for (int y = r.y; y < r.y + b->body_h; y++)
 		draw_put(y, r.x, r.w, "", theme_attr(ROLE_NORMAL));
@@ -380,11 +368,64 @@ static void flash_body(const struct app *app, const struct body_layout *b, struc
 	draw_meter(app, r.y + b->body_h - 2, r.x, r.w);
 }
 
+enum { F = ACTION_BAR_FREE, L = ACTION_BAR_LESSON };
+static const struct action flash_opener = {
+	.keys = { 'F' }, .label = "F", .name = "flash", .help = "FlashAttention by tiles", .group = "Move",
+	.shows = MODE_SHOWS_STAGES & ~(MODE_SHOWS_STAGE(PIPELINE_PROJECTION) | MODE_SHOWS_STAGE(PIPELINE_RESHAPE)),
+	.id = "flash",
+};
+
+static const struct action flash_keys[] = {
+	{ .keys = { KEY_RIGHT, 'l', ' ' }, .label = "Right", .bar_keys = "Left/Right", .name = "step",
+	  .help = "the next / the step before", .help_keys = "Right Left", .bar = F, .call_arg = step_by, .arg = 1,
+	  .id = "flash-next" },
+	{ .keys = { KEY_LEFT, 'h' }, .label = "Left", .name = "back", .help = "the step before", .help_keys = "",
+	  .call_arg = step_by, .arg = -1, .id = "flash-prev" },
+	{ .keys = { KEY_HOME, 'g' }, .label = "Home", .name = "first", .help = "the first / last step",
+	  .help_keys = "Home End", .call_arg = step_by, .arg = -2, .id = "flash-first" },
+	{ .keys = { KEY_END, 'G' }, .label = "End", .name = "last", .help = "the last step", .help_keys = "",
+	  .call_arg = step_by, .arg = 2, .id = "flash-last" },
+	{ .keys = { ']' }, .label = "]", .bar_keys = "[ ]", .name = "B_r", .help = "more / fewer query rows a tile (B_r)",
+	  .help_keys = "] [", .bar = F, .call_arg = tiles_by, .arg = 1, .id = "flash-rows-more" },
+	{ .keys = { '[' }, .label = "[", .name = "B_r-", .help = "fewer query rows a tile", .help_keys = "",
+	  .call_arg = tiles_by, .arg = -1, .id = "flash-rows-less" },
+	{ .keys = { '}' }, .label = "}", .bar_keys = "{ }", .name = "B_c", .help = "more / fewer keys a tile (B_c)",
+	  .help_keys = "} {", .bar = F, .call_arg = tiles_by, .arg = 2, .id = "flash-cols-more" },
+	{ .keys = { '{' }, .label = "{", .name = "B_c-", .help = "fewer keys a tile", .help_keys = "",
+	  .call_arg = tiles_by, .arg = -2, .id = "flash-cols-less" },
+	{ .keys = { 'L' }, .label = "L", .bar_keys = "L/H", .name = "head", .help = "next / previous head",
+	  .help_keys = "L H", .bar = F, .call_arg = head_by, .arg = 1, .id = "flash-head-next" },
+	{ .keys = { 'H' }, .label = "H", .name = "prev head", .help = "previous head", .help_keys = "",
+	  .call_arg = head_by, .arg = -1, .id = "flash-head-prev" },
+	{ .keys = { '>' }, .label = ">", .bar_keys = "< >", .name = "context",
+	  .help = "double / halve the meter's context length", .help_keys = "> <", .bar = F, .call_arg = context_by,
+	  .arg = 1, .id = "flash-context-more" },
+	{ .keys = { '<' }, .label = "<", .name = "context-", .help = "halve the context length", .help_keys = "",
+	  .call_arg = context_by, .arg = -1, .id = "flash-context-less" },
+	/* the lesson's keys: the step's question, hints and steps work here */
+	{ .use = "answer", .bar = L },
+	{ .use = "hint", .bar = L },
+	{ .use = "solution", .bar = L },
+	{ .use = "next", .bar = L },
+	{ .use = "prev", .bar = L },
+	{ .use = "leave", .bar = L },
+	{ .use = "menu", .bar = L },
+	{ .use = "scroll-down" },
+	{ .use = "scroll-up" },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops flash_mode = {
 	.name = "FlashAttention",
-	.key = flash_key,
+	.opener = &flash_opener,
+	.keys = flash_keys,
+	.closed = true,
+	.state_size = sizeof(struct flash_view),
+	.enter = flash_enter,
+	.done = flash_done,
+	.recompute = flash_recompute,
+	.owns_step = flash_owns_step,
 	.status = flash_status,
-	.hints = flash_hints,
 	.layout = flash_layout,
 	.body = flash_body,
 };

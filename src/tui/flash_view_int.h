@@ -10,6 +10,8 @@
 
 #include "app.h"
 #include "engine.h"
+#include "mode.h"
+#include "mode.h"
 
 struct flash_view {
 	int br, bc;            /* tile sizes asked (the recording clamps them to 1..n) */
@@ -20,9 +22,14 @@ struct flash_view {
 	char error[MHA_MSG_MAX];
 };
 
-/* flash_view.c: the app's view state, made on first use (NULL when out of
- * memory); the app's current head recorded with the asked tiles. */
+/* The mode (flash_view.c). */
+extern const struct mode_ops flash_mode;
+
+/* flash_view.c: the view's state, made on first use (NULL when out of
+ * memory); as it is (NULL until then); the app's current head recorded
+ * with the asked tiles. */
 struct flash_view *flash_view_state(struct app *app);
+const struct flash_view *flash_view_now(const struct app *app);
 void flash_view_record(struct app *app, struct flash_view *fv);
 
 /* flash_lesson.c: */
@@ -42,9 +49,5 @@ bool flash_lesson_refuse_open(struct app *app);
 void flash_lesson_refuse_past(struct app *app);
 /* Tiles or head asked for in a lesson step: refused (and said); true then. */
 bool flash_lesson_refuse_tiles(struct app *app);
-/* A key the view does not know, in a lesson: MODE_PASS for the lesson's
- * keys (answer, hint, solution, steps, scroll; leave and menu close the
- * view first), 0 for the rest. */
-unsigned flash_lesson_key(struct app *app, int key);
 
 #endif

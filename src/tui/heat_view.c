@@ -18,12 +18,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "actions.h"
 #include "cell_text.h"
 #include "draw.h"
 #include "fmt.h"
 #include "heatmap.h"
 #include "learn.h"
+#include "mode.h"
 #include "pipeline.h"
 #include "theme.h"
 #include "train.h"
@@ -101,7 +101,7 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		/* the longest form that fits whole; none when not even the shortest does */
 		char msg[3][128];
 		snprintf(msg[0], sizeof msg[0], "heatmaps need %d rows: enlarge the terminal or use fewer tokens (key %s)",
-		         c->n + 3, actions_key_name("tokens-less"));
+		         c->n + 3, mode_key_name(app, "tokens-less"));
 		snprintf(msg[1], sizeof msg[1], "heatmaps need %d rows: a larger terminal", c->n + 3);
 		snprintf(msg[2], sizeof msg[2], "heatmaps: a larger terminal");
 		for (int i = 0; i < 3; i++)
@@ -214,7 +214,7 @@ void heat_view_draw(const struct app *app, const struct body_layout *b, struct h
 		l = strlen(tail);
 	}
 	if (pages > 1 && l < sizeof tail)
-		snprintf(tail + l, sizeof tail - l, "  page %d/%d %s", page + 1, pages, actions_key_name("page-next"));
+		snprintf(tail + l, sizeof tail - l, "  page %d/%d %s", page + 1, pages, mode_key_name(app, "page-next"));
 	/* the legend drops its optional parts (the axes, the scale's name) to
 	 * leave the tail its room; the tail takes its short form (the page
 	 * hint goes before the value) */

@@ -3,7 +3,7 @@
  * region maps a rectangle of the screen to the cells of what was drawn
  * there (hit.h has the formula); the last region recorded wins, as the
  * last thing drawn is the one seen. It neither draws nor decides what a
- * click does (app_mouse in actions.c does).
+ * click does (app_mouse in keys.c does).
  */
 #include "hit.h"
 

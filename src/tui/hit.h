@@ -2,7 +2,7 @@
  * hit.h - what a click meets. Drawing records hit regions as it draws
  * (a screen rectangle -> a stage label, a matrix's cells, a heatmap's
  * cells, the lesson menu's entries, the lesson text, a key hint); the loop
- * keeps them in the app's view state, and app_mouse (actions.h) asks them
+ * keeps them in the app's view state, and app_mouse (keys.h) asks them
  * what lies under the pointer. Pure: no curses, no app.
  *
  * A region is a grid: its top-left cell is (row0, col0) of the target, one
@@ -25,7 +25,7 @@ enum hit_kind {
 	HIT_HEAT,    /* id: the head; row, col: the query and key */
 	HIT_MENU,    /* row: the lesson's index in the set */
 	HIT_PANE,    /* the lesson's text (the wheel scrolls it) */
-	HIT_ACTION,  /* id: the row of the action table (a key hint) */
+	HIT_KEY,     /* id: the key a key hint stands for (a click presses it) */
 };
 
 struct hit_region {

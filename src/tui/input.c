@@ -14,7 +14,7 @@
  *   raw C1 (0x80-0x9f) outside UTF-8 -> the same as Esc + (byte - 0x40), so "\x9b...m" is a CSI
  *   C1 encoded in UTF-8 (C2 80-9f)  -> the same as the raw C1: "\xc2\x9b5~" is a CSI, dropped
  * A paste's text is queued and handed out one byte per call while a
- * prompt is open. Does not know what keys do (actions.c), nor draw.
+ * prompt is open. Does not know what keys do (keys.c, the modes' tables), nor draw.
  */
 #include "input.h"
 

@@ -7,10 +7,9 @@
  * model's own g) and MQA (g = 1) side by side, at a context length and a
  * value type the learner picks (+ / - double or halve T, b cycles fp32,
  * fp16, int8). Every figure comes from mha_kv_cache; this file only lays
- * them out. g or Esc goes back to the workbench.
+ * them out. The workbench's keys act under it (] [ < > change h and
+ * h_kv: the figures follow).
  */
-#include "kv_view.h"
-
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,53 +18,51 @@
 #include "draw.h"
 #include "fmt.h"
 #include "mode.h"
-#include "prompt.h"
 #include "theme.h"
 
 enum { KV_SHIFT_MIN = -12, KV_SHIFT_MAX = 7 }; /* T from 1 to 512Ki tokens */
 
-int64_t kv_view_context(const struct app *app)
+/* The view's own state. */
+struct kv_view {
+	int context_shift; /* T = 4096 tokens x 2^this */
+	int dtype_step;    /* the value type: fp16 + this (mod 3) */
+};
+
+extern const struct mode_ops kv_view_mode;
+
+/* The state as it is (all zero: T 4096, fp16, until a key changes it). */
+static struct kv_view kv_now(const struct app *app)
 {
-	int s = app->kv_context_shift;
+	const struct kv_view *v = mode_state_if(app, &kv_view_mode);
+	return v ? *v : (struct kv_view){ 0 };
+}
+
+static int64_t kv_context(const struct app *app)
+{
+	int s = kv_now(app).context_shift;
 	return s >= 0 ? (int64_t)4096 << s : (int64_t)4096 >> -s;
 }
 
-enum mha_dtype kv_view_dtype(const struct app *app)
+static enum mha_dtype kv_dtype(const struct app *app)
 {
-	return (enum mha_dtype)((MHA_FP16 + app->kv_dtype_step) % MHA_DTYPE_COUNT);
+	return (enum mha_dtype)((MHA_FP16 + kv_now(app).dtype_step) % MHA_DTYPE_COUNT);
 }
 
-unsigned kv_view_toggle(struct app *app, int arg, int key)
+/* + doubles T, - halves it (arg +1, -1). */
+static unsigned kv_context_by(struct app *app, int arg)
 {
-	(void)arg;
-	(void)key;
-	if (mode_base(app) == MODE_KVCACHE)
-		mode_leave(app);
-	else
-		mode_enter(app, MODE_KVCACHE);
+	struct kv_view *v = mode_state(app, &kv_view_mode);
+	if (v && v->context_shift + arg >= KV_SHIFT_MIN && v->context_shift + arg <= KV_SHIFT_MAX)
+		v->context_shift += arg;
 	return APP_REDRAW;
 }
 
-static unsigned kv_key(struct app *app, int key)
+static unsigned kv_dtype_next(struct app *app)
 {
-	switch (key) {
-	case '+': case '=':
-		if (app->kv_context_shift < KV_SHIFT_MAX)
-			app->kv_context_shift++;
-		return APP_REDRAW;
-	case '-': case '_':
-		if (app->kv_context_shift > KV_SHIFT_MIN)
-			app->kv_context_shift--;
-		return APP_REDRAW;
-	case 'b':
-		app->kv_dtype_step = (app->kv_dtype_step + 1) % MHA_DTYPE_COUNT;
-		return APP_REDRAW;
-	case 'g': case PROMPT_ESC:
-		mode_leave(app);
-		return APP_REDRAW;
-	default:
-		return MODE_PASS;
-	}
+	struct kv_view *v = mode_state(app, &kv_view_mode);
+	if (v)
+		v->dtype_step = (v->dtype_step + 1) % MHA_DTYPE_COUNT;
+	return APP_REDRAW;
 }
 
 static bool kv_status(const struct app *app, struct rect r)
@@ -73,8 +70,8 @@ static bool kv_status(const struct app *app, struct rect r)
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
 	char line[160];
-	snprintf(line, sizeof line, "KV cache at T = %" PRId64 " tokens, %s   + / - T x2 / /2   b fp32 fp16 "
-	         "int8   g back", kv_view_context(app), mha_dtype_name(kv_view_dtype(app)));
+	snprintf(line, sizeof line, "KV cache at T = %" PRId64 " tokens, %s values", kv_context(app),
+	         mha_dtype_name(kv_dtype(app)));
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
@@ -84,7 +81,7 @@ static bool kv_status(const struct app *app, struct rect r)
 static void kv_row(int y, struct rect r, const char *name, int layers, int h, int g, int dk,
                    const struct app *app, attr_t a)
 {
-	struct mha_kv_cache k = mha_kv_cache(g, dk, layers, kv_view_dtype(app), kv_view_context(app));
+	struct mha_kv_cache k = mha_kv_cache(g, dk, layers, kv_dtype(app), kv_context(app));
 	char tok[24], at[24], line[160];
 	fmt_bytes(tok, sizeof tok, k.bytes_token);
 	fmt_bytes(at, sizeof at, k.bytes_context);
@@ -123,7 +120,7 @@ static void kv_body(const struct app *app, const struct body_layout *b, struct h
 	draw_put(y++, r.x, r.w, "bytes = 2 (K and V) x h_kv heads x d_k x L layers x b bytes x T tokens",
 	         theme_attr(ROLE_NORMAL));
 	snprintf(line, sizeof line, "T = %" PRId64 " tokens, b = %d (%s); highlighted: each model's own h_kv",
-	         kv_view_context(app), mha_dtype_bytes(kv_view_dtype(app)), mha_dtype_name(kv_view_dtype(app)));
+	         kv_context(app), mha_dtype_bytes(kv_dtype(app)), mha_dtype_name(kv_dtype(app)));
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
 	y++;
 	snprintf(line, sizeof line, "%-21s %3s %3s %4s %4s %9s %11s %11s", "", "L", "h", "h_kv", "d_k",
@@ -135,8 +132,8 @@ static void kv_body(const struct app *app, const struct body_layout *b, struct h
 		y += kv_model(y, r, m->name, m->layers, m->h, m->g, m->dk, app);
 	/* the worked figure for the largest preset: the formula with its numbers */
 	const struct mha_model *big = &mha_models[1];
-	struct mha_kv_cache k = mha_kv_cache(big->g, big->dk, big->layers, kv_view_dtype(app),
-	                                     kv_view_context(app));
+	struct mha_kv_cache k = mha_kv_cache(big->g, big->dk, big->layers, kv_dtype(app),
+	                                     kv_context(app));
 	fmt_bytes(tok, sizeof tok, k.bytes_token);
 	fmt_bytes(at, sizeof at, k.bytes_context);
 	snprintf(line, sizeof line, "%s, GQA: 2 x %d x %d x %d = %" PRId64 " values a token",
@@ -144,7 +141,7 @@ static void kv_body(const struct app *app, const struct body_layout *b, struct h
 	if (y + 1 < bottom)
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	snprintf(line, sizeof line, "  = %s a token in %s; x %" PRId64 " tokens = %s", tok,
-	         mha_dtype_name(kv_view_dtype(app)), kv_view_context(app), at);
+	         mha_dtype_name(kv_dtype(app)), kv_context(app), at);
 	if (y + 1 < bottom)
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	snprintf(line, sizeof line, "GQA keeps h/h_kv = %d times fewer K and V values than MHA, MQA h = %d times.",
@@ -153,9 +150,26 @@ static void kv_body(const struct app *app, const struct body_layout *b, struct h
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_DIM));
 }
 
+static const struct action kv_opener = {
+	.keys = { 'g' }, .label = "g", .name = "KV cache", .help = "KV cache at model scale", .group = "General",
+	.shows = MODE_SHOWS_ALL, .id = "kv-cache",
+};
+
+static const struct action kv_keys[] = {
+	{ .keys = { '+', '=' }, .label = "+", .bar_keys = "+ -", .name = "T x2 / 2", .help = "double / halve T",
+	  .help_keys = "+ -", .bar = ACTION_BAR_BOTH, .call_arg = kv_context_by, .arg = 1, .id = "kv-longer" },
+	{ .keys = { '-', '_' }, .label = "-", .name = "T / 2", .help = "halve T", .help_keys = "",
+	  .call_arg = kv_context_by, .arg = -1, .id = "kv-shorter" },
+	{ .keys = { 'b' }, .label = "b", .name = "fp32 fp16 int8", .help = "the value type: fp32, fp16, int8",
+	  .bar = ACTION_BAR_BOTH, .call = kv_dtype_next, .id = "kv-dtype" },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops kv_view_mode = {
 	.name = "KV cache",
-	.key = kv_key,
+	.opener = &kv_opener,
+	.keys = kv_keys,
+	.state_size = sizeof(struct kv_view),
 	.status = kv_status,
 	.layout = mode_layout_wide,
 	.body = kv_body,

@@ -6,36 +6,41 @@
  * a repeated word shares its vector), as one undo level (app_replace);
  * Esc cancels. The session saves the labels with everything else.
  */
-#include "label_prompt.h"
-
+#include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "actions.h"
 #include "draw.h"
 #include "mode.h"
 #include "prompt.h"
 #include "theme.h"
 
-unsigned label_prompt_open(struct app *app, int arg, int key)
+/* The prompt's own state: the sentence being typed. */
+struct label_prompt {
+	char text[MHA_MAX_TOKENS * MHA_LABEL_MAX];
+	bool overflow; /* a character did not fit: Enter refuses the line */
+};
+
+extern const struct mode_ops label_prompt_mode;
+
+/* N: the prompt, with the current labels to edit. */
+static bool label_enter(struct app *app)
 {
-	(void)arg;
-	(void)key;
-	mode_enter(app, MODE_LABELS);
-	app->typed_overflow = false;
+	struct label_prompt *p = mode_state(app, &label_prompt_mode);
+	if (!p)
+		return false;
+	*p = (struct label_prompt){ 0 };
 	int len = 0;
-	app->text_edit[0] = '\0';
 	for (int i = 0; i < app->cfg.n; i++)
-		len += snprintf(app->text_edit + len, sizeof app->text_edit - (size_t)len, i ? " %s" : "%s",
-		                app->w.labels[i]);
-	return APP_REDRAW;
+		len += snprintf(p->text + len, sizeof p->text - (size_t)len, i ? " %s" : "%s", app->w.labels[i]);
+	return true;
 }
 
 /* The new sentence: n words, their labels, their rows of X. */
-static unsigned set_sentence(struct app *app)
+static unsigned set_sentence(struct app *app, const char *text)
 {
 	char labels[MHA_MAX_TOKENS][MHA_LABEL_MAX], msg[MHA_MSG_MAX];
-	int n = mha_text_split(app->text_edit, labels, MHA_MAX_TOKENS, msg, sizeof msg);
+	int n = mha_text_split(text, labels, MHA_MAX_TOKENS, msg, sizeof msg);
 	if (n < 0) {
 		app_message(app, true, "not changed: %s", msg);
 		return APP_REDRAW;
@@ -59,24 +64,27 @@ static unsigned set_sentence(struct app *app)
 	unsigned f = app_replace(app, &next, &nw);
 	if (f & APP_RECOMPUTE)
 		app_message(app, false, "%d tokens, one a word; X: each word's row (%s undoes)", n,
-		            actions_key_name("undo"));
+		            mode_key_name(app, "undo"));
 	return f;
 }
 
-static unsigned label_key(struct app *app, int key)
+static unsigned label_cancel(struct app *app)
 {
-	if (key == PROMPT_ESC) {
-		mode_leave(app);
-		app_message(app, false, "sentence unchanged");
+	return prompt_cancel(app, "sentence unchanged");
+}
+
+static unsigned label_set(struct app *app)
+{
+	struct label_prompt *p = mode_state(app, &label_prompt_mode);
+	if (!prompt_take(app, &p->overflow, sizeof p->text))
 		return APP_REDRAW;
-	}
-	if (prompt_is_enter(key)) {
-		mode_leave(app);
-		if (prompt_refuse_overflow(app, sizeof app->text_edit))
-			return APP_REDRAW;
-		return set_sentence(app);
-	}
-	prompt_type(app, app->text_edit, sizeof app->text_edit, key);
+	return set_sentence(app, p->text);
+}
+
+static unsigned label_type(struct app *app, int key)
+{
+	struct label_prompt *p = mode_state(app, &label_prompt_mode);
+	prompt_type(p->text, sizeof p->text, &p->overflow, key);
 	return APP_REDRAW;
 }
 
@@ -84,18 +92,36 @@ static unsigned label_key(struct app *app, int key)
  * end of the line when it is longer than the status line */
 static bool label_status(const struct app *app, struct rect r)
 {
-	char line[sizeof app->text_edit + 64];
-	const char *tail = "_   (Enter: a token a word; Esc cancels)";
-	int room = r.w - 7 - (int)strlen(tail), len = (int)strlen(app->text_edit);
-	const char *shown = len > room && room > 0 ? app->text_edit + (len - room) : app->text_edit;
+	const struct label_prompt *p = mode_state_if(app, &label_prompt_mode);
+	char line[sizeof p->text + 64];
+	const char *tail = "_   (Enter: a token a word; Esc cancels)", *text = p ? p->text : "";
+	int room = r.w - 7 - (int)strlen(tail), len = (int)strlen(text);
+	const char *shown = len > room && room > 0 ? text + (len - room) : text;
 	snprintf(line, sizeof line, "words: %s%s", shown, tail);
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
 	return true;
 }
 
+static const struct action label_opener = {
+	.keys = { 'N' }, .label = "N", .name = "words", .help = "type your own sentence", .group = "General",
+	.id = "sentence",
+};
+
+static const struct action label_keys[] = {
+	{ .keys = { '\n', '\r', KEY_ENTER }, .label = "Enter", .name = "set", .help = "one token a word, X a row each",
+	  .call = label_set, .id = "sentence-set" },
+	{ .keys = { PROMPT_ESC }, .label = "Esc", .name = "cancel", .help = "keep the sentence as it was",
+	  .call = label_cancel, .id = "sentence-cancel" },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops label_prompt_mode = {
 	.name = "sentence prompt",
 	.prompt = true,
-	.key = label_key,
+	.opener = &label_opener,
+	.keys = label_keys,
+	.state_size = sizeof(struct label_prompt),
+	.enter = label_enter,
+	.type = label_type,
 	.status = label_status,
 };

@@ -4,13 +4,13 @@
  * and sets the lesson's step up on a fresh bench; leaving for the free
  * workbench swaps them back, with the lesson's bench parked in turn so that
  * coming back finds it as it was. Steps, hints, the solution and answers
- * go through the lesson library (exercise.h); the place and the steps done
+ * go through the lesson library (run.h); the place and the steps done
  * go to the progress file (learn_place.c) at every change, atomically.
  * What the step hides or marks on screen, and the pane's scroll, are
  * learn_show.c's.
  *
- * No drawing and no key codes here (actions.c maps keys to these calls,
- * the menu and the answer prompt are modes of their own: menu.c,
+ * No drawing and no key codes here (workbench_keys.c maps keys to these
+ * calls, the menu and the answer prompt are modes of their own: menu.c,
  * answer_prompt.c; lesson_pane.c shows the step).
  */
 #include "learn.h"
@@ -23,8 +23,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "actions.h"
-#include "flash_view.h"
 #include "lesson.h"
 #include "mode.h"
 #include "nav.h"
@@ -106,6 +104,8 @@ void learn_attach(struct app *app, const struct lesson_set *set, const char *why
 	struct app_learn *l = L(app);
 	char msg[LEARN_MSG_MAX];
 	l->enabled = true;
+	l->evaluate = learn_evaluate; /* after every forward pass, */
+	l->release = learn_free;      /* and when the app is freed */
 	l->set = set && set->count > 0 ? set : NULL;
 	snprintf(l->none, sizeof l->none, "%s", why ? why : "");
 	progress_init(&l->progress);
@@ -175,8 +175,8 @@ static int start_step(struct app *app, int li, int si, bool force)
 	l->open = true;
 	l->lesson = li;
 	l->scroll = 0;
-	if (app->mode == MODE_ANSWER)
-		mode_leave(app);
+	if (mode_typing(app))
+		mode_leave(app); /* the answer to the step left */
 	learn_point_at(app, &les->steps[si]);
 	const struct lesson_step *st = &les->steps[si];
 	app_message(app, false, "lesson %d, step %d of %d%s%s", les->number, si + 1, les->nsteps,
@@ -237,8 +237,8 @@ unsigned learn_open(struct app *app, int li, int si)
 		}
 		return APP_REDRAW;
 	}
-	app->mode = MODE_WORKBENCH; /* the menu, if up, is done */
-	flash_view_follow_step(app); /* unless the step opens the FlashAttention view */
+	mode_close_all(app); /* the menu, if up, is done */
+	mode_follow_step(app); /* unless the step opens a view of its own (@flash) */
 	return APP_REDRAW;
 }
 
@@ -309,10 +309,10 @@ unsigned learn_no_lesson(struct app *app)
 		app_message(app, false, "no lesson open (start one with mha-tui --lesson ID)");
 	else if (learn_return_place(app, &li, &si))
 		app_message(app, false, "in the free workbench: %s returns to lesson %d, step %d; %s lists the lessons",
-		            actions_key_name("leave"), app->learn.set->lessons[li].number, si + 1,
-		            actions_key_name("menu"));
+		            mode_key_name(app, "leave"), app->learn.set->lessons[li].number, si + 1,
+		            mode_key_name(app, "menu"));
 	else
-		app_message(app, false, "no lesson open: %s lists the lessons", actions_key_name("menu"));
+		app_message(app, false, "no lesson open: %s lists the lessons", mode_key_name(app, "menu"));
 	return APP_REDRAW;
 }
 
@@ -327,7 +327,7 @@ unsigned learn_step(struct app *app, int dir)
 		app_message(app, false, "this is the first step");
 		return APP_REDRAW;
 	}
-	if (dir > 0 && !forward_ok(app, actions_key_name("next")))
+	if (dir > 0 && !forward_ok(app, mode_key_name(app, "next")))
 		return APP_REDRAW;
 	if (dir > 0)
 		learn_place_touch(app, true, true); /* moving on: a step without an exercise is done */
@@ -336,7 +336,7 @@ unsigned learn_step(struct app *app, int dir)
 		int li = l->lesson;
 		if (li + 1 >= l->set->count) {
 			app_message(app, false, "that was the last step of the last lesson; %s lists them all",
-			            actions_key_name("menu"));
+			            mode_key_name(app, "menu"));
 			return APP_REDRAW;
 		}
 		learn_open(app, li + 1, 0);
@@ -362,7 +362,7 @@ unsigned learn_hint(struct app *app)
 	}
 	const char *h = lesson_run_next_hint(&l->run);
 	if (!h)
-		app_message(app, false, "no more hints; %s shows the solution", actions_key_name("solution"));
+		app_message(app, false, "no more hints; %s shows the solution", mode_key_name(app, "solution"));
 	else
 		app_message(app, false, "hint %d of %d: %s", l->run.hints_shown, s->nhints, h);
 	l->scroll = LEARN_SCROLL_END;
@@ -393,7 +393,7 @@ unsigned learn_solve(struct app *app)
 	}
 	unsigned f = app_replace(app, &nc, &nw);
 	if (f & APP_RECOMPUTE)
-		app_message(app, false, "solution applied (%s undoes it)", actions_key_name("undo"));
+		app_message(app, false, "solution applied (%s undoes it)", mode_key_name(app, "undo"));
 	l->scroll = LEARN_SCROLL_END;
 	return f;
 }
@@ -411,7 +411,7 @@ void learn_evaluate(struct app *app)
 		app_message(app, false, "goal met! step %d of %d %s; %s: %s", l->run.step + 1, les->nsteps,
 		            l->run.solution_shown ? "solved for you, not counted as done"
 		            : l->run.unearned ? "counted as shown, not done" : "done",
-		            actions_key_name(!last || l->lesson + 1 < l->set->count ? "next" : "menu"),
+		            mode_key_name(app, !last || l->lesson + 1 < l->set->count ? "next" : "menu"),
 		            !last ? "next step" : l->lesson + 1 < l->set->count ? "next lesson" : "the lesson menu");
 	}
 	learn_place_touch(app, false, true); /* met, or a wrong answer counted: saved when it changed */
@@ -435,17 +435,18 @@ bool learn_return_place(const struct app *app, int *lesson, int *step)
 unsigned learn_leave(struct app *app)
 {
 	struct app_learn *l = L(app);
-	if (app->mode == MODE_ANSWER)
+	if (mode_typing(app))
 		mode_leave(app);
-	if (l->active && !forward_ok(app, actions_key_name("leave")))
+	if (l->active && !forward_ok(app, mode_key_name(app, "leave")))
 		return APP_REDRAW;
 	if (l->active) {
 		const struct lesson *les = open_lesson(app);
 		app_bench_swap(app, &l->other);
 		l->active = false;
+		mode_follow_step(app); /* a view the step opened, or one that shows its numbers, closes */
 		learn_place_touch(app, false, false);
 		app_message(app, false, "free workbench (your own session); %s returns to lesson %d, step %d",
-		            actions_key_name("leave"), les->number, l->run.step + 1);
+		            mode_key_name(app, "leave"), les->number, l->run.step + 1);
 		return APP_REDRAW;
 	}
 	if (l->open && l->has_other) {
@@ -459,4 +460,58 @@ unsigned learn_leave(struct app *app)
 	if (learn_return_place(app, &li, &si))
 		return learn_open(app, li, si);
 	return learn_no_lesson(app);
+}
+
+/* ---- the lesson menu's selection (the menu mode's keys call these) ---- */
+
+unsigned learn_menu_move(struct app *app, int dir)
+{
+	struct app_learn *l = L(app);
+	if (!l->set)
+		return 0;
+	int n = l->set->count;
+	l->menu_sel = ((l->menu_sel + dir) % n + n) % n;
+	l->typed[0] = '\0';
+	return APP_REDRAW;
+}
+
+unsigned learn_menu_choose(struct app *app)
+{
+	struct app_learn *l = L(app);
+	if (l->open && l->lesson == l->menu_sel) {
+		/* the lesson already open: where the learner is in it */
+		mode_leave(app);
+		return l->active ? APP_REDRAW : learn_leave(app);
+	}
+	/* the menu closes when the lesson opens (learn_open); it stays up when
+	 * a forward jump was only warned about (Enter again leaves) */
+	return learn_open_where_left(app, l->menu_sel);
+}
+
+unsigned learn_menu_pick(struct app *app, int i)
+{
+	struct app_learn *l = L(app);
+	if (!l->set || i < 0 || i >= l->set->count)
+		return 0;
+	if (mode_is(app, "menu") && l->menu_sel == i)
+		return learn_menu_choose(app);
+	if (!mode_is(app, "menu") && !mode_open_id(app, "menu"))
+		return APP_REDRAW;
+	l->menu_sel = i;
+	l->typed[0] = '\0';
+	return APP_REDRAW;
+}
+
+unsigned learn_menu_welcome(struct app *app)
+{
+	struct app_learn *l = L(app);
+	if (!l->enabled || !l->set || l->set->count == 0 || l->open || mode_is(app, "menu"))
+		return 0;
+	if (!mode_open_id(app, "menu"))
+		return 0;
+	const struct lesson *les = &l->set->lessons[l->menu_sel];
+	app_message(app, false, "Enter: start lesson %d, %s   Esc: the free workbench", les->number, les->title);
+	app->notice = true; /* until a key */
+	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
+	return APP_REDRAW;
 }

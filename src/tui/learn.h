@@ -4,8 +4,9 @@
  * free workbench and coming back, and saving progress and place as the
  * learner goes. The state is app->learn (app.h); no curses here, so the
  * tests drive it through app_key without a screen. The lesson library
- * (lesson.h, exercise.h, nav.h, progress.h) does the lesson work: this
- * module only wires it to the app's benches and status line.
+ * (lesson.h, run.h, nav.h, and the store's progress.h) does the lesson
+ * work: this module only wires it to the app's benches, modes and status
+ * line. learn_attach is how the lessons join an app.
  */
 #ifndef LEARN_H
 #define LEARN_H
@@ -50,6 +51,20 @@ unsigned learn_counts_toggle(struct app *app);
 /* A lesson key with no lesson open: says how to open one. */
 unsigned learn_no_lesson(struct app *app);
 
+/* The lesson menu's selection (app->learn.menu_sel; the menu mode, menu.c,
+ * has the keys): move it dir lessons down (the wheel too); open the
+ * selected lesson where it was left (Enter); a click on lesson i selects
+ * it, the menu taking the keys, and on the one selected opens it. APP_*
+ * flags. */
+unsigned learn_menu_move(struct app *app, int dir);
+unsigned learn_menu_choose(struct app *app);
+unsigned learn_menu_pick(struct app *app, int i);
+/* The first run (no session, no progress): the menu takes the keys with
+ * the first lesson not done selected, and the status line says Enter
+ * starts it, Esc leads to the free workbench. Nothing when a lesson is
+ * open or there are no lessons. APP_* flags. */
+unsigned learn_menu_welcome(struct app *app);
+
 enum { LEARN_SCROLL_END = 1 << 29 }; /* app->learn.scroll: the pane's end (clamped when drawn) */
 
 /* After every mha_forward (app_recompute): check the open lesson's goal;
@@ -61,8 +76,9 @@ const struct lesson *learn_lesson(const struct app *app); /* active lesson, or N
 bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c);
 bool learn_stage_hidden(const struct app *app, enum pipeline_stage s);
 bool learn_counts_hidden(const struct app *app);
-/* Would the FlashAttention view show what the open step hides? */
-bool learn_flash_shows_hidden(const struct app *app);
+/* Does the open step hide any of what `shows` says (MODE_SHOWS_*: stages,
+ * the counts)? A key that shows it is refused until the answer. */
+bool learn_shows_hidden(const struct app *app, unsigned shows);
 bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c);
 bool learn_head_marked(const struct app *app, int h);
 /* The lesson and step the learner left for the free workbench, to name

@@ -6,7 +6,7 @@
  */
 #include "learn_focus.h"
 
-#include "flash_view.h"
+#include "mode.h"
 
 /* Put the cursor of stage st on cell (m, r, c) of tensor t when that
  * stage's screen shows it. */
@@ -78,6 +78,6 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 	}
 	app->heat_page = app->heat_per_page > 0 ? app->head / app->heat_per_page : 0;
 	app_clamp(app);
-	flash_view_follow_step(app); /* @flash opens the FlashAttention view; other steps close it */
+	mode_follow_step(app); /* @flash opens the FlashAttention view; other steps close the views */
 }
 

@@ -8,9 +8,9 @@
 
 #include <curses.h>
 
-#include "actions.h"
 #include "layout.h"
 #include "lesson.h"
+#include "mode.h"
 
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
@@ -35,12 +35,12 @@ unsigned learn_counts_toggle(struct app *app)
 	l->show_counts = !l->show_counts;
 	if (COLS >= LAYOUT_WIDE_COLS) /* the side column holds both */
 		app_message(app, false, "at this width the counts and the lesson pane both show; below %d columns "
-		            "%s trades one for the other", LAYOUT_WIDE_COLS, actions_key_name("counts"));
+		            "%s trades one for the other", LAYOUT_WIDE_COLS, mode_key_name(app, "counts"));
 	else if (l->show_counts)
 		app_message(app, false, "the counts take the lesson pane's place (%s brings it back)",
-		            actions_key_name("counts"));
+		            mode_key_name(app, "counts"));
 	else
-		app_message(app, false, "the lesson pane is back (%s trades it for the counts)", actions_key_name("counts"));
+		app_message(app, false, "the lesson pane is back (%s trades it for the counts)", mode_key_name(app, "counts"));
 	return APP_REDRAW;
 }
 
@@ -63,17 +63,15 @@ bool learn_stage_hidden(const struct app *app, enum pipeline_stage s)
 	return run && lesson_run_stage_hidden(run, s);
 }
 
-/* The FlashAttention view draws S, each query's running max m and sum l
- * (1 / l is the weight of a row's largest score) and o (O before the
- * division by l): what a step hides from Scores on. A step that opens the
- * view itself (@flash) is let be: its predict state hides what it asks. */
-bool learn_flash_shows_hidden(const struct app *app)
+bool learn_shows_hidden(const struct app *app, unsigned shows)
 {
 	const struct lesson_run *run = shown_run(app);
-	if (!run || lesson_run_step(run)->flash)
+	if (!run)
 		return false;
-	for (int s = PIPELINE_SCORES; s < PIPELINE_STAGE_COUNT; s++)
-		if (lesson_run_stage_hidden(run, (enum pipeline_stage)s))
+	if ((shows & MODE_SHOWS_COUNTS) && lesson_run_counts_hidden(run))
+		return true;
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
+		if ((shows & MODE_SHOWS_STAGE(s)) && lesson_run_stage_hidden(run, (enum pipeline_stage)s))
 			return true;
 	return false;
 }

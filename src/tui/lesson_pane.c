@@ -23,16 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actions.h"
 #include "learn.h"
-#include "menu.h"
+#include "lesson_menu.h"
+#include "mode.h"
 #include "theme.h"
-
-const char *lesson_pane_key(const char *action, void *ctx)
-{
-	(void)ctx;
-	return actions_key_name(action);
-}
 
 attr_t lesson_pane_attr(enum lesson_line_kind k)
 {
@@ -117,7 +111,7 @@ static struct parts parts_of(const struct lesson_text *t)
 int lesson_pane_rows_wanted(const struct app *app, int width)
 {
 	struct lesson_text t = { 0 };
-	if (!learn_lesson(app) || lesson_run_pane(&app->learn.run, width, lesson_pane_key, NULL, theme_utf8(), &t) != 0) {
+	if (!learn_lesson(app) || lesson_run_pane(&app->learn.run, width, mode_lesson_key, app, theme_utf8(), &t) != 0) {
 		lesson_text_free(&t);
 		return 0;
 	}
@@ -133,7 +127,7 @@ int lesson_pane_rows_wanted(const struct app *app, int width)
 static int draw_step(const struct app *app, struct rect r)
 {
 	struct lesson_text t = { 0 };
-	if (lesson_run_pane(&app->learn.run, r.w, lesson_pane_key, NULL, theme_utf8(), &t) != 0) {
+	if (lesson_run_pane(&app->learn.run, r.w, mode_lesson_key, app, theme_utf8(), &t) != 0) {
 		theme_addstr(stdscr, r.y, r.x, r.w, "out of memory for the lesson text", theme_attr(ROLE_ERROR));
 		lesson_text_free(&t);
 		return 0;
@@ -189,11 +183,11 @@ static int draw_step(const struct app *app, struct rect r)
 		first = app->learn.scroll < scroll_max ? app->learn.scroll : scroll_max;
 		char more[64];
 		if (first < scroll_max)
-			snprintf(more, sizeof more, "-- %s: %d more line%s, %s: back --", actions_key_name("scroll-down"),
+			snprintf(more, sizeof more, "-- %s: %d more line%s, %s: back --", mode_key_name(app, "scroll-down"),
 			         mid - rows - first,
-			         mid - rows - first == 1 ? "" : "s", actions_key_name("scroll-up"));
+			         mid - rows - first == 1 ? "" : "s", mode_key_name(app, "scroll-up"));
 		else
-			snprintf(more, sizeof more, "-- end; %s scrolls back --", actions_key_name("scroll-up"));
+			snprintf(more, sizeof more, "-- end; %s scrolls back --", mode_key_name(app, "scroll-up"));
 		theme_addstr(stdscr, r.y + top + rows, r.x, r.w, more, theme_attr(ROLE_DIM));
 	}
 	for (int k = 0, i = top; i < t.count && k < first + rows; i++) {
@@ -222,7 +216,7 @@ int lesson_pane_draw(const struct app *app, struct rect r, struct hit_map *hits)
 	if (r.w <= 0)
 		return 0;
 	if (!learn_lesson(app)) {
-		menu_draw(app, r, hits);
+		lesson_menu_draw(app, r, hits);
 		return 0;
 	}
 	hit_add(hits, r, HIT_PANE, 0, 0, 0, r.w); /* the wheel scrolls its text */

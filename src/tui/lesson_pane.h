@@ -31,8 +31,4 @@ int lesson_pane_rows_wanted(const struct app *app, int width);
 /* The style of a line of lesson text, by its kind. */
 attr_t lesson_pane_attr(enum lesson_line_kind k);
 
-/* The placeholder function lessons' {key:ACTION} calls: the key from the
- * action table (actions_key_name). */
-const char *lesson_pane_key(const char *action, void *ctx);
-
 #endif

@@ -8,85 +8,100 @@
  * P is 0. Keys: arrows move, Space hides or shows the cell, p makes the
  * cursor's key token padding (or not), ( ) narrow and widen the window,
  * P or Esc go back; the rest (m, t, ...) are the workbench's. Every change
- * goes through app_change_config (undo, recompute, the session).
+ * goes through app_change_config (undo, recompute, the session). Its
+ * state is its cursor.
  */
-#include "mask_view.h"
-
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "draw.h"
 #include "mode.h"
-#include "prompt.h"
 #include "theme.h"
 
-unsigned mask_view_toggle(struct app *app, int arg, int key)
-{
-	(void)arg;
-	(void)key;
-	if (mode_base(app) == MODE_MASK)
-		mode_leave(app);
-	else
-		mode_enter(app, MODE_MASK);
-	return APP_REDRAW;
-}
+/* The view's own state: its cursor, a query and a key. */
+struct mask_view {
+	int row, col;
+};
+
+extern const struct mode_ops mask_view_mode;
 
 /* The cursor, kept within the current n. */
 static void cursor(const struct app *app, int *r, int *c)
 {
+	const struct mask_view *v = mode_state_if(app, &mask_view_mode);
 	int n = app->cfg.n;
-	*r = app->mask_row < n ? app->mask_row : n - 1;
-	*c = app->mask_col < n ? app->mask_col : n - 1;
+	*r = !v ? 0 : v->row < n ? v->row : n - 1;
+	*c = !v ? 0 : v->col < n ? v->col : n - 1;
 }
 
-static unsigned mask_key(struct app *app, int key)
+/* arg: 0 left, 1 down, 2 up, 3 right */
+static unsigned mask_move(struct app *app, int arg)
 {
+	struct mask_view *v = mode_state(app, &mask_view_mode);
 	int r, c, n = app->cfg.n;
+	cursor(app, &r, &c);
+	if (!v)
+		return APP_REDRAW;
+	r += arg == 1 ? 1 : arg == 2 ? -1 : 0;
+	c += arg == 3 ? 1 : arg == 0 ? -1 : 0;
+	v->row = r < 0 ? 0 : r >= n ? n - 1 : r;
+	v->col = c < 0 ? 0 : c >= n ? n - 1 : c;
+	return APP_REDRAW;
+}
+
+static unsigned mask_cell(struct app *app)
+{
+	int r, c;
 	cursor(app, &r, &c);
 	struct mha_config nx = app->cfg;
 	char what[128];
-	switch (key) {
-	case KEY_UP: case 'k':    app->mask_row = r > 0 ? r - 1 : 0; return APP_REDRAW;
-	case KEY_DOWN: case 'j':  app->mask_row = r + 1 < n ? r + 1 : r; return APP_REDRAW;
-	case KEY_LEFT: case 'h':  app->mask_col = c > 0 ? c - 1 : 0; return APP_REDRAW;
-	case KEY_RIGHT: case 'l': app->mask_col = c + 1 < n ? c + 1 : c; return APP_REDRAW;
-	case 'P': case PROMPT_ESC:
-		mode_leave(app);
+	bool hidden = (nx.hide[r] >> c) & 1u;
+	mha_mask_set(&nx, r, c, !hidden);
+	snprintf(what, sizeof what, "%s -> %s %s by hand", app->w.labels[r], app->w.labels[c],
+	         hidden ? "shown again" : "hidden");
+	return app_change_config(app, &nx, what);
+}
+
+static unsigned mask_pad(struct app *app)
+{
+	int r, c;
+	cursor(app, &r, &c);
+	struct mha_config nx = app->cfg;
+	char what[128];
+	nx.pad ^= (uint64_t)1 << c;
+	snprintf(what, sizeof what, "%s %s", app->w.labels[c], mha_is_pad(&nx, c)
+	         ? "is padding: no query sees it, its own output is ignored" : "is a token again");
+	return app_change_config(app, &nx, what);
+}
+
+/* ) widens the window, ( narrows it (arg +1, -1). */
+static unsigned mask_window(struct app *app, int arg)
+{
+	struct mha_config nx = app->cfg;
+	char what[128];
+	nx.window += arg;
+	if (nx.window < 0 || nx.window > app->cfg.n)
 		return APP_REDRAW;
-	case ' ': {
-		bool hidden = (nx.hide[r] >> c) & 1u;
-		mha_mask_set(&nx, r, c, !hidden);
-		snprintf(what, sizeof what, "%s -> %s %s by hand", app->w.labels[r], app->w.labels[c],
-		         hidden ? "shown again" : "hidden");
-		return app_change_config(app, &nx, what);
-	}
-	case 'p':
-		nx.pad ^= (uint64_t)1 << c;
-		snprintf(what, sizeof what, "%s %s", app->w.labels[c], mha_is_pad(&nx, c)
-		         ? "is padding: no query sees it, its own output is ignored" : "is a token again");
-		return app_change_config(app, &nx, what);
-	case '(': case ')':
-		nx.window = key == ')' ? nx.window + 1 : nx.window - 1;
-		if (nx.window < 0 || nx.window > n)
-			return APP_REDRAW;
-		if (nx.window == 0)
-			snprintf(what, sizeof what, "window off");
-		else
-			snprintf(what, sizeof what, "window %d: query i sees keys %s", nx.window,
-			         nx.causal ? "i-w+1..i" : "i-w+1..i+w-1");
-		return app_change_config(app, &nx, what);
-	default:
-		return MODE_PASS;
-	}
+	if (nx.window == 0)
+		snprintf(what, sizeof what, "window off");
+	else
+		snprintf(what, sizeof what, "window %d: query i sees keys %s", nx.window,
+		         nx.causal ? "i-w+1..i" : "i-w+1..i+w-1");
+	return app_change_config(app, &nx, what);
 }
 
 static bool mask_status(const struct app *app, struct rect r)
 {
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
-	draw_put(r.y, r.x, r.w, "mask: arrows  Space hide/show cell  p padding  ( ) window  m causal  P back",
-	         theme_attr(ROLE_NORMAL));
+	int cr, cc;
+	char line[160];
+	cursor(app, &cr, &cc);
+	snprintf(line, sizeof line, "mask: causal %s, window %d, top-k %d; the cursor on %s -> %s",
+	         app->cfg.causal ? "on" : "off", app->cfg.window, app->cfg.top_k, app->w.labels[cr],
+	         app->w.labels[cc]);
+	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
 
@@ -178,9 +193,39 @@ static void mask_body(const struct app *app, const struct body_layout *b, struct
 	draw_saving(c, r, y + 1, r.y + r.h - 1);
 }
 
+enum { FL = ACTION_BAR_BOTH };
+static const struct action mask_opener = {
+	.keys = { 'P' }, .label = "P", .name = "masks", .help = "masks: padding, window", .group = "General",
+	.shows = MODE_SHOWS_ALL, .id = "masks",
+};
+
+static const struct action mask_keys[] = {
+	{ .keys = { KEY_LEFT, 'h' }, .label = "Left h", .bar_keys = "arrows", .name = "move",
+	  .help = "move the cursor: a query (down), a key (across)", .help_keys = "arrows hjkl", .bar = FL,
+	  .call_arg = mask_move, .arg = 0, .id = "mask-left" },
+	{ .keys = { KEY_DOWN, 'j' }, .label = "Down j", .name = "down", .help = "the next query", .help_keys = "",
+	  .call_arg = mask_move, .arg = 1, .id = "mask-down" },
+	{ .keys = { KEY_UP, 'k' }, .label = "Up k", .name = "up", .help = "the query before", .help_keys = "",
+	  .call_arg = mask_move, .arg = 2, .id = "mask-up" },
+	{ .keys = { KEY_RIGHT, 'l' }, .label = "Right l", .name = "right", .help = "the next key", .help_keys = "",
+	  .call_arg = mask_move, .arg = 3, .id = "mask-right" },
+	{ .keys = { ' ' }, .label = "Space", .name = "hide/show", .help = "hide the cell by hand, or show it again",
+	  .bar = FL, .call = mask_cell, .id = "mask-cell" },
+	{ .keys = { 'p' }, .label = "p", .name = "padding", .help = "the cursor's key token padding, or not",
+	  .bar = FL, .call = mask_pad, .id = "mask-pad" },
+	{ .keys = { ')' }, .label = ")", .bar_keys = "( )", .name = "window", .help = "widen / narrow the window",
+	  .help_keys = ") (", .bar = FL, .call_arg = mask_window, .arg = 1, .id = "mask-window-wider" },
+	{ .keys = { '(' }, .label = "(", .name = "narrower", .help = "narrow the window", .help_keys = "",
+	  .call_arg = mask_window, .arg = -1, .id = "mask-window-narrower" },
+	{ .use = "causal", .name = "causal", .bar = FL },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops mask_view_mode = {
 	.name = "masks",
-	.key = mask_key,
+	.opener = &mask_opener,
+	.keys = mask_keys,
+	.state_size = sizeof(struct mask_view),
 	.status = mask_status,
 	.layout = mode_layout_wide,
 	.body = mask_body,

@@ -7,6 +7,8 @@
 #include <curses.h>
 #include <string.h>
 
+#include "mode.h"
+
 bool prompt_is_enter(int key)
 {
 	return key == '\n' || key == '\r' || key == KEY_ENTER;
@@ -17,7 +19,7 @@ bool prompt_is_backspace(int key)
 	return key == KEY_BACKSPACE || key == PROMPT_DEL || key == PROMPT_CTRL_H;
 }
 
-void prompt_type(struct app *app, char *buf, size_t size, int key)
+void prompt_type(char *buf, size_t size, bool *overflow, int key)
 {
 	size_t len = strlen(buf);
 	if (prompt_is_backspace(key)) {
@@ -27,15 +29,23 @@ void prompt_type(struct app *app, char *buf, size_t size, int key)
 		buf[len] = (char)key;
 		buf[len + 1] = '\0';
 	} else if (key >= 32 && key < 127) {
-		app->typed_overflow = true;
+		*overflow = true;
 	}
 }
 
-bool prompt_refuse_overflow(struct app *app, size_t size)
+bool prompt_take(struct app *app, bool *overflow, size_t size)
 {
-	if (!app->typed_overflow)
-		return false;
-	app->typed_overflow = false;
+	mode_leave(app);
+	if (!*overflow)
+		return true;
+	*overflow = false;
 	app_message(app, true, "not changed: more than %zu characters typed (the rest was dropped)", size - 1);
-	return true;
+	return false;
+}
+
+unsigned prompt_cancel(struct app *app, const char *said)
+{
+	mode_leave(app);
+	app_message(app, false, "%s", said);
+	return APP_REDRAW;
 }

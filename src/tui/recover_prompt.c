@@ -8,10 +8,10 @@
  * start). Other keys do nothing meanwhile. The files are save.c's
  * (app_recover_load, app_recover_discard); this only asks. A path too
  * long for the line loses the middle of its directory, never the file
- * name; the path whole goes to stderr at exit when it was not answered.
+ * name; the path whole goes to stderr at exit when it was not answered
+ * (save.c's exit notes). It is opened at start (modes.c), never by a key.
  */
-#include "recover_prompt.h"
-
+#include <curses.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,30 +20,37 @@
 #include "prompt.h"
 #include "theme.h"
 
-bool recover_prompt_open(struct app *app)
+/* Asked from the workbench with the learner's own bench only (in a lesson
+ * or the menu the status line names the autosave instead). */
+static bool recover_enter(struct app *app)
 {
-	if (!app->recover_path[0] || app->learn.active || app->mode != MODE_WORKBENCH)
-		return false;
-	mode_enter(app, MODE_RECOVER);
-	return true;
+	return app->recover_path[0] && !app->learn.active && app->mode == mode_workbench(app);
 }
 
-static unsigned recover_key(struct app *app, int key)
+static unsigned recover_load(struct app *app)
 {
-	if (prompt_is_enter(key)) {
-		mode_leave(app);
-		return app_recover_load(app) | APP_REDRAW;
-	}
-	if (key == 'd' || key == 'D') {
-		mode_leave(app);
-		app_recover_discard(app);
-		return APP_REDRAW;
-	}
-	if (key == PROMPT_ESC) {
-		mode_leave(app);
-		app_message(app, false, "kept for later: %s (asked again at the next start)", app->recover_path);
-		return APP_REDRAW;
-	}
+	mode_leave(app);
+	return app_recover_load(app) | APP_REDRAW;
+}
+
+static unsigned recover_discard(struct app *app)
+{
+	mode_leave(app);
+	app_recover_discard(app);
+	return APP_REDRAW;
+}
+
+static unsigned recover_later(struct app *app)
+{
+	mode_leave(app);
+	app_message(app, false, "kept for later: %s (asked again at the next start)", app->recover_path);
+	return APP_REDRAW;
+}
+
+static unsigned recover_type(struct app *app, int key)
+{
+	(void)app;
+	(void)key;
 	return APP_REDRAW; /* the question stays until answered */
 }
 
@@ -115,18 +122,22 @@ static bool recover_status(const struct app *app, struct rect r)
 	return true;
 }
 
-bool recover_prompt_exit_note(const struct app *app, char *out, size_t len)
-{
-	if (!app->recover_path[0] || app->recover_loaded)
-		return false;
-	snprintf(out, len, "kept for later (asked again at the next start): an autosave with a run's unsaved edits, %s",
-	         app->recover_path);
-	return true;
-}
+static const struct action recover_keys[] = {
+	{ .keys = { '\n', '\r', KEY_ENTER }, .label = "Enter", .name = "load",
+	  .help = "load the edits (the next save writes them to the session)", .call = recover_load,
+	  .id = "recover-load" },
+	{ .keys = { 'd', 'D' }, .label = "d", .name = "discard", .help = "move it aside (never deleted)",
+	  .call = recover_discard, .id = "recover-discard" },
+	{ .keys = { PROMPT_ESC }, .label = "Esc", .name = "later", .help = "keep it, ask again at the next start",
+	  .call = recover_later, .id = "recover-later" },
+	{ .keys = { 0 } },
+};
 
 const struct mode_ops recover_prompt_mode = {
 	.name = "recover prompt",
 	.prompt = true,
-	.key = recover_key,
+	.keys = recover_keys,
+	.enter = recover_enter,
+	.type = recover_type,
 	.status = recover_status,
 };

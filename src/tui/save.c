@@ -4,8 +4,9 @@
  * between keys, by a child process so that the keys never wait; an
  * autosave found at start is held and named, whatever its age, never
  * loaded or removed silently: the learner loads it, discards it (moved
- * aside) or leaves it for later (recover_prompt.c asks). The file format is the session
- * library's (session.h); this only decides when and what to write.
+ * aside) or leaves it for later (recover_prompt.c asks). The file format
+ * is the session library's (session.h); this only decides when and what
+ * to write, and what the run says on exit about its files.
  */
 #include "save.h"
 
@@ -20,7 +21,7 @@
 
 #include "app.h"
 #include "claim.h"
-#include "recover_prompt.h"
+#include "mode.h"
 #include "session.h"
 #include "term.h"
 
@@ -268,6 +269,7 @@ bool app_autosave_check(struct app *app)
 {
 	char path[4096], kept[4200], word[8500];
 	struct stat as;
+	app->recover_path[0] = '\0';
 	if (app_autosave_path(app, path, sizeof path) != 0)
 		return false;
 	/* a clean save removes the autosave it covers: one found here holds
@@ -292,20 +294,23 @@ bool app_autosave_check(struct app *app)
 		return true;
 	}
 	snprintf(app->recover_path, sizeof app->recover_path, "%s", kept);
-	if (recover_prompt_open(app))
-		return true; /* the question stays until answered */
+	return true;
+}
+
+void app_recover_say(struct app *app)
+{
+	char word[8500];
 	/* the command first: it is what must survive an 80-column status line */
 	app_message(app, true, "recover: mha-tui --load %s   (edits a run left unsaved; kept until you load them)",
-	            shell_word(kept, word, sizeof word));
+	            shell_word(app->recover_path, word, sizeof word));
 	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
 	app->notice = true;
-	return true;
 }
 
 unsigned app_recover_load(struct app *app)
 {
 	char msg[MHA_MSG_MAX + 4096];
-	struct mha_config c, before = app->cfg;
+	struct mha_config c;
 	struct mha_weights w;
 	if (session_load(app->recover_path, &c, &w, msg, sizeof msg) != 0) {
 		app_message(app, true, "not loaded (kept): %s", msg);
@@ -314,7 +319,6 @@ unsigned app_recover_load(struct app *app)
 	unsigned f = app_replace(app, &c, &w);
 	if (!(f & APP_RECOMPUTE))
 		return f; /* out of memory: said, the file kept */
-	app_edited(app, &before);
 	app->recover_loaded = true;
 	app_message(app, false, "recovered edits loaded: w or q saves them to %s", app->session_path);
 	return f;
@@ -334,4 +338,38 @@ void app_recover_discard(struct app *app)
 		app->autosave_held = false; /* moved: this run may autosave there now */
 	app_message(app, false, "discarded: moved aside to %s (never deleted)", aside);
 	app->recover_path[0] = '\0';
+}
+
+unsigned app_save_quit(struct app *app)
+{
+	if (app->quit_armed)
+		return APP_QUIT;
+	if (app_save(app) == 0)
+		return APP_QUIT;
+	app->quit_armed = true;
+	size_t l = strlen(app->status);
+	snprintf(app->status + l, sizeof app->status - l, "; press %s again to quit without saving",
+	         mode_key_name(app, "quit"));
+	return APP_REDRAW;
+}
+
+void app_save_exit_notes(const struct app *app, void (*say)(const char *line, void *ctx), void *ctx)
+{
+	char line[8000];
+	if (app->changed_behind[0]) {
+		snprintf(line, sizeof line, "%.3800s was changed on disk by another program since this run read it: "
+		         "left as it is; this run saved to %.3800s", app->changed_behind, app->saved_beside);
+		say(line, ctx);
+	}
+	if (app->links_split > 0) { /* a save replaces the file: other names keep the old one */
+		snprintf(line, sizeof line, "%.4000s had %d other hard link%s: %s the session from before this run's "
+		         "save", app->links_split_path, app->links_split, app->links_split == 1 ? "" : "s",
+		         app->links_split == 1 ? "it holds" : "they hold");
+		say(line, ctx);
+	}
+	if (app->recover_path[0] && !app->recover_loaded) { /* the path whole: the status line may have cut it */
+		snprintf(line, sizeof line, "kept for later (asked again at the next start): an autosave with a run's "
+		         "unsaved edits, %.4200s", app->recover_path);
+		say(line, ctx);
+	}
 }

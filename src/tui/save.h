@@ -14,6 +14,14 @@ struct app;
 /* Save to session_path; 0 or -1 with a message shown. A successful save
  * removes the autosave (unless it is held). */
 int app_save(struct app *app);
+/* q: save the session and quit; when the save fails, a second q quits
+ * anyway. APP_* flags. */
+unsigned app_save_quit(struct app *app);
+/* At exit, what the run did with its files that the learner must know,
+ * each whole (the status line may have cut it): a session changed behind
+ * it (saved beside), hard links split, the autosave found at start and
+ * left for later. Each line to say(line, ctx). */
+void app_save_exit_notes(const struct app *app, void (*say)(const char *line, void *ctx), void *ctx);
 
 /* Autosave: "<session_path>.autosave", written atomically (session_save)
  * so that a crash or kill -9 loses at most APP_AUTOSAVE_EDITS - 1 edits;
@@ -39,11 +47,14 @@ void app_edited(struct app *app, const struct mha_config *before);
 bool app_autosave_idle(struct app *app, bool idle);
 void app_autosave_wait(struct app *app);
 /* At start: an autosave found (or, with none, the newest one kept for
- * later) is kept as "<autosave>.~N~", never loaded or removed silently;
- * recover_prompt.c asks load / discard / later, or where it cannot (a
- * lesson, the menu) the status line says how to open it (mha-tui --load
- * PATH). Returns true when one was found. */
+ * later) is kept as "<autosave>.~N~", never loaded or removed silently:
+ * its path into app->recover_path, for the recover prompt to ask load /
+ * discard / later (modes.c opens it), or, where it cannot (a lesson, the
+ * menu), for app_recover_say to name on the status line with the command
+ * that opens it (mha-tui --load PATH). A second instance's, that instance
+ * gone, is named at once. Returns true when one was found. */
 bool app_autosave_check(struct app *app);
+void app_recover_say(struct app *app);
 /* The answers to it: load app->recover_path into the bench (one undo
  * level; the next save of the session removes the file), or move it aside
  * to "<autosave>.discarded.~N~" (never deleted). APP_* flags / nothing;

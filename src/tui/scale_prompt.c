@@ -3,41 +3,56 @@
  * block of cells around the cursor (the matrix, the head block, the row or
  * the column: Tab cycles), Enter multiplies them (a leading '=' sets them
  * instead), Esc cancels. The block is computed here; the change goes
- * through app_scale_cells (one undo level, refused past +-MHA_VALUE_MAX).
+ * through app_scale_cells (one undo level, refused past +-MHA_VALUE_MAX;
+ * the key dispatch counts it toward the autosave).
  */
-#include "scale_prompt.h"
-
+#include <curses.h>
 #include <stdio.h>
 
-#include "actions.h"
 #include "draw.h"
 #include "fmt.h"
 #include "mode.h"
 #include "notation.h"
 #include "prompt.h"
 #include "theme.h"
-#include "workbench.h"
 
-unsigned scale_prompt_open(struct app *app)
+/* The prompt's own state: the block and what was typed. */
+struct scale_prompt {
+	int scope;     /* its block: 0 the matrix, 1 the head block, 2 the row, 3 the column */
+	char edit[APP_EDIT_MAX];
+	bool overflow; /* a character did not fit: Enter refuses the line */
+};
+
+extern const struct mode_ops scale_prompt_mode;
+
+static bool scale_enter(struct app *app)
 {
-	if (!workbench_cursor_editable(app))
-		return APP_REDRAW;
-	mode_enter(app, MODE_SCALE);
-	app->scale_scope = 0;
-	app->edit[0] = '\0';
-	app->typed_overflow = false;
-	return APP_REDRAW;
+	struct scale_prompt *p = mode_state(app, &scale_prompt_mode);
+	if (!p || !app_cursor_editable(app))
+		return false;
+	*p = (struct scale_prompt){ 0 };
+	return true;
 }
 
-bool scale_prompt_block(const struct app *app, struct scale_block *b)
+/* The block of cells the * key works on, per the prompt's scope: rows
+ * [r0, r1) x columns [c0, c1) of input t around the cursor, and its name
+ * ("W^Q[*,4..7]"). false when the cursor is not on an input. */
+struct scale_block {
+	enum mha_tensor t;
+	int r0, r1, c0, c1;
+	char name[48];
+};
+
+static bool scale_block(const struct app *app, struct scale_block *b)
 {
+	const struct scale_prompt *p = mode_state_if(app, &scale_prompt_mode);
 	struct cell c;
-	if (!app_cursor_input(app, &c))
+	if (!p || !app_cursor_input(app, &c))
 		return false;
 	struct mha_shape s = mha_tensor_shape(&app->cfg, c.t);
 	int dk = app->cfg.dk;
 	*b = (struct scale_block){ c.t, 0, s.rows, 0, s.cols, "" };
-	switch (app->scale_scope) {
+	switch (p->scope) {
 	case 1: /* the head block: columns of W^Q, W^K, W^V, rows of W^O */
 		if (c.t == MHA_T_WO) {
 			b->r0 = c.r / dk * dk;
@@ -61,45 +76,50 @@ bool scale_prompt_block(const struct app *app, struct scale_block *b)
 	return true;
 }
 
-static unsigned scale_key_inner(struct app *app, int key)
+static unsigned scale_cancel(struct app *app)
 {
+	return prompt_cancel(app, "nothing multiplied");
+}
+
+static unsigned scale_scope_next(struct app *app)
+{
+	struct scale_prompt *p = mode_state(app, &scale_prompt_mode);
 	struct scale_block b;
-	if (key == PROMPT_ESC || !scale_prompt_block(app, &b)) {
-		mode_leave(app);
-		app_message(app, false, "nothing multiplied");
-		return APP_REDRAW;
-	}
-	if (key == '\t') {
-		do
-			app->scale_scope = (app->scale_scope + 1) % 4;
-		while (app->scale_scope == 1 && b.t == MHA_T_X); /* X has no head blocks */
-		return APP_REDRAW;
-	}
-	if (prompt_is_enter(key)) {
-		char msg[MHA_MSG_MAX], what[96], fs[48];
-		bool set = app->edit[0] == '=';
-		float f;
-		mode_leave(app);
-		if (prompt_refuse_overflow(app, sizeof app->edit))
-			return APP_REDRAW;
-		if (mha_parse_value(app->edit + set, &f, msg, sizeof msg) != MHA_OK) {
-			app_message(app, true, "not changed: %s", msg);
-			return APP_REDRAW;
-		}
-		snprintf(what, sizeof what, "%s %s %s", b.name, set ? "=" : "*=", fmt_full(fs, sizeof fs, f));
-		return app_scale_cells(app, b.t, b.r0, b.r1, b.c0, b.c1, f, set, what);
-	}
-	prompt_type(app, app->edit, sizeof app->edit, key);
+	if (!scale_block(app, &b))
+		return scale_cancel(app);
+	do
+		p->scope = (p->scope + 1) % 4;
+	while (p->scope == 1 && b.t == MHA_T_X); /* X has no head blocks */
 	return APP_REDRAW;
 }
 
-static unsigned scale_key(struct app *app, int key)
+static unsigned scale_apply(struct app *app)
 {
-	struct mha_config before = app->cfg;
-	unsigned f = scale_key_inner(app, key);
-	if (f & APP_RECOMPUTE)
-		app_edited(app, &before);
-	return f;
+	struct scale_prompt *p = mode_state(app, &scale_prompt_mode);
+	struct scale_block b;
+	if (!scale_block(app, &b))
+		return scale_cancel(app);
+	char msg[MHA_MSG_MAX], what[96], fs[48];
+	bool set = p->edit[0] == '=';
+	float f;
+	if (!prompt_take(app, &p->overflow, sizeof p->edit))
+		return APP_REDRAW;
+	if (mha_parse_value(p->edit + set, &f, msg, sizeof msg) != MHA_OK) {
+		app_message(app, true, "not changed: %s", msg);
+		return APP_REDRAW;
+	}
+	snprintf(what, sizeof what, "%s %s %s", b.name, set ? "=" : "*=", fmt_full(fs, sizeof fs, f));
+	return app_scale_cells(app, b.t, b.r0, b.r1, b.c0, b.c1, f, set, what);
+}
+
+static unsigned scale_type(struct app *app, int key)
+{
+	struct scale_prompt *p = mode_state(app, &scale_prompt_mode);
+	struct scale_block b;
+	if (!scale_block(app, &b))
+		return scale_cancel(app);
+	prompt_type(p->edit, sizeof p->edit, &p->overflow, key);
+	return APP_REDRAW;
 }
 
 /* "W^Q[*,4..7] *= 2_   (Tab: ...)"; no block (the cursor left the
@@ -107,18 +127,38 @@ static unsigned scale_key(struct app *app, int key)
 static bool scale_status(const struct app *app, struct rect r)
 {
 	struct scale_block sb;
-	if (!scale_prompt_block(app, &sb))
+	const struct scale_prompt *p = mode_state_if(app, &scale_prompt_mode);
+	if (!p || !scale_block(app, &sb))
 		return false;
 	char line[APP_STATUS_MAX + 128];
 	snprintf(line, sizeof line, "%s *= %s_   (Tab: matrix, head block, row, column; =v sets; Enter, Esc)",
-	         sb.name, app->edit);
+	         sb.name, p->edit);
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
 	return true;
 }
 
+static const struct action scale_opener = {
+	.keys = { '*' }, .label = "*", .name = "scale", .help = "multiply a block of cells", .group = "Edit",
+	.id = "matrix-scale",
+};
+
+static const struct action scale_keys[] = {
+	{ .keys = { '\t' }, .label = "Tab", .name = "block", .help = "the block: matrix, head block, row, column",
+	  .call = scale_scope_next, .id = "scale-block" },
+	{ .keys = { '\n', '\r', KEY_ENTER }, .label = "Enter", .name = "multiply",
+	  .help = "multiply the block by the factor (=v sets it)", .call = scale_apply, .id = "scale-apply" },
+	{ .keys = { PROMPT_ESC }, .label = "Esc", .name = "cancel", .help = "multiply nothing", .call = scale_cancel,
+	  .id = "scale-cancel" },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops scale_prompt_mode = {
 	.name = "scale prompt",
 	.prompt = true,
-	.key = scale_key,
+	.opener = &scale_opener,
+	.keys = scale_keys,
+	.state_size = sizeof(struct scale_prompt),
+	.enter = scale_enter,
+	.type = scale_type,
 	.status = scale_status,
 };

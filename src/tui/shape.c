@@ -1,5 +1,5 @@
 /*
- * shape.c - the shape tweaks of the action table (] [ } { > < . , D d t T
+ * shape.c - the shape tweaks of the workbench's key table (] [ } { > < . , D d t T
  * m s x): each builds the next configuration from the current one and
  * hands it to app_change_config, which checks it, keeps what fits (the
  * core's mha_weights_carry rule) and explains refusals in the status line.
@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "actions.h"
+#include "mode.h"
 
 static bool tied(const struct mha_config *c)
 {
@@ -56,8 +56,8 @@ unsigned shape_heads(struct app *app, int dir, int key)
 	}
 	if (tied(c))
 		app_message(app, true, "h x d_k = d_model: no %s h divides %d; change d_model (%s/%s) or d_k (%s/%s)",
-		            dir > 0 ? "larger" : "smaller", c->d, actions_key_name("dmodel-more"),
-		            actions_key_name("dmodel-less"), actions_key_name("dk-more"), actions_key_name("dk-less"));
+		            dir > 0 ? "larger" : "smaller", c->d, mode_key_name(app, "dmodel-more"),
+		            mode_key_name(app, "dmodel-less"), mode_key_name(app, "dk-more"), mode_key_name(app, "dk-less"));
 	else
 		app_message(app, true, "heads cannot go %s: h is 1..%d, h x d_k at most %d", dir > 0 ? "higher" : "lower",
 		            MHA_MAX_HEADS, MHA_MAX_WIDTH);
@@ -155,3 +155,11 @@ unsigned shape_toggle(struct app *app, int which, int key)
 	return app_change_config(app, &nx, what);
 }
 
+
+/* mha_weights_carry's rule (src/core/mha.h) */
+const char shape_keep_rule[] =
+	"] and [ keep h x d_k = d_model when it holds. On a shape change, a matrix "
+	"whose h x d_k (g x d_k for W^K, W^V) is unchanged is only regrouped into "
+	"heads: every cell keeps its place. Otherwise each cell whose row, head and "
+	"column within the head still exist keeps its value, yours or the seed's. "
+	"New cells come from the seed; token labels stay with their rows.";

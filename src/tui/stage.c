@@ -2,14 +2,14 @@
  * stage.c - what each stage of the workbench shows: which tensors, which
  * head's block, the formula with shapes. The views draw what this says;
  * the tests check it without a terminal. Nothing here computes attention:
- * the numbers come from the core's activations.
+ * the numbers come from the core's activations; and no key is named here
+ * (a note that names one says which action, the drawing its key).
  */
 #include "stage.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "actions.h"
 #include "notation.h"
 #include "theme.h"
 
@@ -105,8 +105,8 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		/* with biases: Q = X W^Q + b^Q, b^Q added to every row */
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d . %s %dx%d%s%s", on, c->n, ow,
 		         c->n, c->d, wn, c->d, ow, c->bias ? " + b^" : "", c->bias ? wn + 2 : "");
-		snprintf(v->note, sizeof v->note, "%s: show Q / K / V    one product projects every head at once",
-		         actions_key_name("qkv"));
+		v->note_key = "qkv"; /* the key is the drawing's to name */
+		snprintf(v->note, sizeof v->note, "%%s: show Q / K / V    one product projects every head at once");
 		break;
 	case PIPELINE_RESHAPE:
 		v->p[0] = whole(c, out, 0);
@@ -163,7 +163,8 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->count = 2;
 		snprintf(v->formula, sizeof v->formula, "Concat %dx%d = [%s ... %s], each %dx%d", c->n, c->h * c->dk,
 		         hn(a, sizeof a, "O", 0), hn(b, sizeof b, "O", c->h - 1), c->n, c->dk);
-		snprintf(v->note, sizeof v->note, "x switches a head off: its block is then zero");
+		v->note_key = "head-toggle";
+		snprintf(v->note, sizeof v->note, "%%s switches a head off: its block is then zero");
 		break;
 	case PIPELINE_OUTPUT:
 	default:

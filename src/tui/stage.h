@@ -39,6 +39,7 @@ struct stage_view {
 	struct panel p[STAGE_PANELS_MAX];
 	char formula[128];  /* "Q 6x16 = X 6x16 . W^Q 16x16" */
 	char note[128];     /* a second line: GQA sharing, the mask, ... */
+	const char *note_key; /* NULL, or an action id whose key takes the note's "%s" ("%s: show Q / K / V") */
 };
 
 /* The panels of stage s for head `head` and projection `proj` (both

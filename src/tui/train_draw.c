@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ablate_page.h"
 #include "draw.h"
 #include "heatmap.h"
 #include "theme.h"
@@ -143,10 +142,6 @@ static void heatmaps(const struct train_view *v, int y, int x, const struct heat
 
 void train_draw_body(const struct train_view *v, struct rect r)
 {
-	if (v->ablate_shown) {
-		ablate_page_draw(v->ablate, r);
-		return;
-	}
 	const struct train_shape *s = &v->m.s;
 	char line[512];
 	int y = r.y, bottom = r.y + r.h;

@@ -6,7 +6,7 @@
  * selected (h) and switched off or on in the model (x), each head's
  * importance (i), each head alone in its layer (e), the shown layer
  * opened in the workbench (o), your own
- * Table 3 row (A) beside the paper's (a, ablate_page.c), back (Esc, G).
+ * Table 3 row (A) beside the paper's (a: train_ablate.c), back (Esc, G).
  * After every change the held-out loss and accuracy show what the heads
  * do for the task.
  * While it runs, the loop's idle call trains for a slice of time
@@ -22,20 +22,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "ablate_page.h"
-#include "actions.h"
 #include "draw.h"
 #include "mode.h"
-#include "prompt.h"
 #include "theme.h"
 #include "train.h"
 #include "train_view_int.h"
 
-enum { TRAIN_SLICE_MS = 80 };
-
 enum { HELD_OUT = 64 }; /* held-out sequences the screen evaluates after each slice */
 
-static double seconds(void)
+double train_view_seconds(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -115,46 +110,50 @@ static bool model_start(struct app *app, struct train_view *v)
 	return true;
 }
 
-unsigned train_view_open(struct app *app, int arg, int key)
+const struct train_view *train_view_now(const struct app *app)
 {
-	(void)arg;
-	(void)key;
-	if (!app->train) {
-		struct train_view *v = calloc(1, sizeof *v);
-		if (!v) {
-			app_message(app, true, "training: out of memory");
-			return APP_REDRAW;
-		}
-		v->task = train_task_get(TRAIN_INDUCTION);
-		v->seed = 1;
-		app->train = v;
-		if (!model_start(app, v)) {
-			train_view_free(app);
-			return APP_REDRAW;
-		}
-	}
-	mode_enter(app, MODE_TRAIN);
-	return APP_REDRAW;
+	return mode_state_if(app, &train_mode);
 }
 
-void train_view_free(struct app *app)
+/* G: the model is made the first time, the induction task by default. */
+static bool train_enter(struct app *app)
 {
-	if (!app->train)
-		return;
-	model_free(app->train);
-	ablate_page_free(app->train->ablate);
-	free(app->train);
-	app->train = NULL;
+	struct train_view *v = mode_state(app, &train_mode);
+	if (!v) {
+		app_message(app, true, "training: out of memory");
+		return false;
+	}
+	if (v->task)
+		return true;
+	v->task = train_task_get(TRAIN_INDUCTION);
+	v->seed = 1;
+	if (!model_start(app, v)) {
+		v->task = NULL; /* tried again the next time */
+		return false;
+	}
+	return true;
+}
+
+static void train_leave(struct app *app)
+{
+	struct train_view *v = mode_state_if(app, &train_mode);
+	if (v)
+		v->running = false;
+}
+
+static void train_done(void *state)
+{
+	model_free(state);
 }
 
 static void steps(struct train_view *v, int count, double budget_s)
 {
-	double t0 = seconds();
+	double t0 = train_view_seconds();
 	for (int k = 0; k < count; k++) {
 		struct train_stats st;
-		double a = seconds();
+		double a = train_view_seconds();
 		trainer_step(v->tr, &st);
-		v->train_s += seconds() - a;
+		v->train_s += train_view_seconds() - a;
 		if (v->nhist == TRAIN_HIST) {
 			memmove(v->loss, v->loss + 1, (TRAIN_HIST - 1) * sizeof *v->loss);
 			memmove(v->acc, v->acc + 1, (TRAIN_HIST - 1) * sizeof *v->acc);
@@ -168,145 +167,168 @@ static void steps(struct train_view *v, int count, double budget_s)
 			v->grad[i][v->nhist] = (float)norms[i];
 		v->loss[v->nhist] = (float)st.loss;
 		v->acc[v->nhist++] = (float)st.accuracy;
-		if (budget_s > 0 && seconds() - t0 > budget_s)
+		if (budget_s > 0 && train_view_seconds() - t0 > budget_s)
 			break;
 	}
 	analyse(v);
 }
 
-bool train_view_idle(struct app *app)
+/* The loop's pause: train for a slice of time while the screen shows and runs. */
+static bool train_idle(struct app *app)
 {
-	struct train_view *v = app->train;
-	if (v && v->ablate_shown && app->mode == MODE_TRAIN)
-		return ablate_page_idle(v->ablate, TRAIN_SLICE_MS / 1000.0);
-	if (!v || !v->running || app->mode != MODE_TRAIN)
+	struct train_view *v = mode_state_if(app, &train_mode);
+	if (!v || !v->running || app->mode != &train_mode)
 		return false;
 	steps(v, 1 << 20, TRAIN_SLICE_MS / 1000.0);
 	return true;
 }
 
-static unsigned train_key(struct app *app, int key)
+/* The rows of the table: each the key's work on the screen's state. */
+static struct train_view *tv(struct app *app)
 {
-	struct train_view *v = app->train;
-	if (!v)
-		return MODE_PASS;
-	if (key == 'a') {
-		/* your own Table 3 row (A): the page trains while shown */
-		if (!v->ablate && !(v->ablate = ablate_page_new())) {
-			app_message(app, true, "ablation: out of memory");
-			return APP_REDRAW;
-		}
-		v->ablate_shown = !v->ablate_shown;
-		v->running = false;
-		return APP_REDRAW;
-	}
-	if (v->ablate_shown && key != PROMPT_ESC && key != 'G' && key != '?' && key != 'q')
-		return APP_REDRAW; /* the page has no other keys */
-	if (v->ablate_shown && key == PROMPT_ESC) {
-		v->ablate_shown = false;
-		return APP_REDRAW;
-	}
-	switch (key) {
-	case ' ':
-		v->running = !v->running;
-		return APP_REDRAW;
-	case '.':
-		v->running = false;
-		steps(v, 1, 0);
-		return APP_REDRAW;
-	case 'r':
-		v->seed++;
-		model_start(app, v);
-		app_message(app, false, "restarted with seed %llu", (unsigned long long)v->seed);
-		return APP_REDRAW;
-	case 's':
-		/* a shared start: copies get the same gradient, so stay copies */
-		v->shared = !v->shared;
-		model_start(app, v);
-		app_message(app, false, v->shared ? "shared start: each layer's heads begin as copies of head 0"
-		                                   : "random start: every head drawn on its own");
-		return APP_REDRAW;
-	case 'v':
-		v->depth_first = !v->depth_first;
-		return APP_REDRAW;
-	case 'c':
-		v->task = train_task_get((enum train_task_id)((v->task->id + 1) % TRAIN_TASK_COUNT));
-		model_start(app, v);
-		return APP_REDRAW;
-	case 'l':
-		v->layer = (v->layer + 1) % v->m.s.layers;
-		return APP_REDRAW;
-	case 'h':
-		v->sel = (v->sel + 1) % (v->m.s.layers * v->m.s.h);
-		return APP_REDRAW;
-	case 'x': {
-		/* the selected head off / on in the model: held-out accuracy says
-		 * what it did for the task (a head off also learns no more) */
-		int l = v->sel / v->m.s.h, i = v->sel % v->m.s.h;
-		v->m.head_off[l][i] = !v->m.head_off[l][i];
-		analyse(v);
-		app_message(app, false, "L%dH%d %s: held-out accuracy %.2f", l, i,
-		            v->m.head_off[l][i] ? "off" : "on", v->held.accuracy);
-		return APP_REDRAW;
-	}
-	case 'i':
-		/* importance: held-out loss with each head switched off, minus with it on */
-		train_head_importance(&v->m, v->task, v->importance);
-		v->importance_ok = true;
-		return APP_REDRAW;
-	case 'e': {
-		/* each head alone in its layer against the layer's heads together:
-		 * an ensemble (the same job twice) or a division of labour */
-		struct train_stats alone[MHA_MAX_HEADS], all;
-		for (int l = 0; l < v->m.s.layers; l++) {
-			train_heads_alone(&v->m, v->task, l, HELD_OUT, alone, &all);
-			v->together[l] = all.accuracy;
-			for (int i = 0; i < v->m.s.h; i++)
-				v->alone[l * MHA_MAX_HEADS + i] = alone[i].accuracy;
-		}
-		v->alone_ok = true;
-		return APP_REDRAW;
-	}
-	case 'o': {
-		/* the shown layer on the probe, into the workbench (u undoes it);
-		 * not over a lesson's bench: its goals would then be checked on
-		 * the trained layer, not on what the learner did */
-		if (app->learn.active) {
-			app_message(app, false, "o opens a layer on the free workbench: f leaves the lesson first");
-			return APP_REDRAW;
-		}
-		char msg[MHA_MSG_MAX];
-		struct mha_config c;
-		struct mha_weights w;
-		if (train_layer_workbench(&v->m, v->layer, &c, &w, msg, sizeof msg) != MHA_OK) {
-			app_message(app, true, "training: %s", msg);
-			return APP_REDRAW;
-		}
-		v->running = false;
-		mode_leave(app);
-		unsigned f = app_replace(app, &c, &w);
-		app_message(app, false, "layer %d of the %s model on the probe: every stage editable, "
-		            "x switches a head off; u undoes", v->layer, v->task->name);
-		return f | APP_REDRAW;
-	}
-	case PROMPT_ESC: case 'G':
-		v->running = false;
-		mode_leave(app);
-		return APP_REDRAW;
-	default: {
-		/* a lesson's next / previous step leaves the screen first: the
-		 * step it goes to may ask to predict what the screen shows */
-		const struct action *a = actions_lookup(key);
-		if (a && a->id && (!strcmp(a->id, "next") || !strcmp(a->id, "prev"))) {
-			v->running = false;
-			mode_leave(app);
-		}
-		return MODE_PASS;
-	}
-	}
+	return mode_state(app, &train_mode);
 }
 
-static struct body_layout train_layout(const struct app *app, const struct layout *l, int cols)
+static unsigned run_pause(struct app *app)
+{
+	tv(app)->running = !tv(app)->running;
+	return APP_REDRAW;
+}
+
+static unsigned one_step(struct app *app)
+{
+	struct train_view *v = tv(app);
+	v->running = false;
+	steps(v, 1, 0);
+	return APP_REDRAW;
+}
+
+static unsigned restart(struct app *app)
+{
+	struct train_view *v = tv(app);
+	v->seed++;
+	model_start(app, v);
+	app_message(app, false, "restarted with seed %llu", (unsigned long long)v->seed);
+	return APP_REDRAW;
+}
+
+static unsigned shared_start(struct app *app)
+{
+	/* a shared start: copies get the same gradient, so stay copies */
+	struct train_view *v = tv(app);
+	v->shared = !v->shared;
+	model_start(app, v);
+	app_message(app, false, v->shared ? "shared start: each layer's heads begin as copies of head 0"
+	                                   : "random start: every head drawn on its own");
+	return APP_REDRAW;
+}
+
+static unsigned depth_first(struct app *app)
+{
+	tv(app)->depth_first = !tv(app)->depth_first;
+	return APP_REDRAW;
+}
+
+static unsigned next_task(struct app *app)
+{
+	struct train_view *v = tv(app);
+	v->task = train_task_get((enum train_task_id)((v->task->id + 1) % TRAIN_TASK_COUNT));
+	model_start(app, v);
+	return APP_REDRAW;
+}
+
+static unsigned next_layer(struct app *app)
+{
+	struct train_view *v = tv(app);
+	v->layer = (v->layer + 1) % v->m.s.layers;
+	return APP_REDRAW;
+}
+
+static unsigned next_head(struct app *app)
+{
+	struct train_view *v = tv(app);
+	v->sel = (v->sel + 1) % (v->m.s.layers * v->m.s.h);
+	return APP_REDRAW;
+}
+
+static unsigned head_off(struct app *app)
+{
+	/* the selected head off / on in the model: held-out accuracy says
+	 * what it did for the task (a head off also learns no more) */
+	struct train_view *v = tv(app);
+	int l = v->sel / v->m.s.h, i = v->sel % v->m.s.h;
+	v->m.head_off[l][i] = !v->m.head_off[l][i];
+	analyse(v);
+	app_message(app, false, "L%dH%d %s: held-out accuracy %.2f", l, i, v->m.head_off[l][i] ? "off" : "on",
+	            v->held.accuracy);
+	return APP_REDRAW;
+}
+
+static unsigned importance(struct app *app)
+{
+	/* importance: held-out loss with each head switched off, minus with it on */
+	struct train_view *v = tv(app);
+	train_head_importance(&v->m, v->task, v->importance);
+	v->importance_ok = true;
+	return APP_REDRAW;
+}
+
+static unsigned alone(struct app *app)
+{
+	/* each head alone in its layer against the layer's heads together:
+	 * an ensemble (the same job twice) or a division of labour */
+	struct train_view *v = tv(app);
+	struct train_stats each[MHA_MAX_HEADS], all;
+	for (int l = 0; l < v->m.s.layers; l++) {
+		train_heads_alone(&v->m, v->task, l, HELD_OUT, each, &all);
+		v->together[l] = all.accuracy;
+		for (int i = 0; i < v->m.s.h; i++)
+			v->alone[l * MHA_MAX_HEADS + i] = each[i].accuracy;
+	}
+	v->alone_ok = true;
+	return APP_REDRAW;
+}
+
+static unsigned to_workbench(struct app *app)
+{
+	/* the shown layer on the probe, into the workbench (u undoes it);
+	 * not over a lesson's bench: its goals would then be checked on the
+	 * trained layer, not on what the learner did */
+	struct train_view *v = tv(app);
+	if (app->learn.active) {
+		app_message(app, false, "%s opens a layer on the free workbench: %s leaves the lesson first",
+		            mode_key_name(app, "train-workbench"), mode_key_name(app, "leave"));
+		return APP_REDRAW;
+	}
+	char msg[MHA_MSG_MAX];
+	struct mha_config c;
+	struct mha_weights w;
+	if (train_layer_workbench(&v->m, v->layer, &c, &w, msg, sizeof msg) != MHA_OK) {
+		app_message(app, true, "training: %s", msg);
+		return APP_REDRAW;
+	}
+	mode_leave(app);
+	unsigned f = app_replace(app, &c, &w);
+	app_message(app, false, "layer %d of the %s model on the probe: every stage editable, "
+	            "x switches a head off; u undoes", v->layer, v->task->name);
+	return f | APP_REDRAW;
+}
+
+static unsigned ablation(struct app *app)
+{
+	/* your own Table 3 row (A): the page trains while shown */
+	tv(app)->running = false;
+	mode_open(app, &train_ablate_mode);
+	return APP_REDRAW;
+}
+
+unsigned train_view_back(struct app *app)
+{
+	mode_leave(app);
+	return APP_REDRAW;
+}
+
+struct body_layout train_view_layout(const struct app *app, const struct layout *l, int cols)
 {
 	(void)app;
 	(void)cols;
@@ -320,37 +342,57 @@ static struct body_layout train_layout(const struct app *app, const struct layou
 static void train_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
 {
 	(void)hits;
-	if (app->train && app->train->tr && b->info.h > 0)
-		train_draw_body(app->train, b->info);
+	const struct train_view *v = train_view_now(app);
+	if (v && v->tr && b->info.h > 0)
+		train_draw_body(v, b->info);
 }
 
-static bool train_status(const struct app *app, struct rect r)
-{
-	if (app->status[0] && app->now_ms < app->status_until_ms) {
-		draw_put(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
-		return true;
-	}
-	const struct train_view *v = app->train;
-	draw_put(r.y, r.x, r.w, v && v->ablate_shown ? "trains in the pauses; a or Esc: back to training (it waits)"
-	                        : "r restart s shared start c task l layer v grad/depth e alone a ablation",
-	         theme_attr(ROLE_DIM));
-	return true;
-}
+enum { FL = ACTION_BAR_BOTH, MORE = ACTION_BAR_MORE };
+static const struct action train_opener = {
+	.keys = { 'G' }, .label = "G", .name = "train", .help = "watch a tiny model's heads learn", .group = "Train",
+	.shows = MODE_SHOWS_ALL, .id = "train",
+};
 
-/* This screen's own keys on the hint line (the workbench's would mislead). */
-static void train_hints(const struct app *app, struct rect r, struct hit_map *hits)
-{
-	(void)app;
-	(void)hits;
-	draw_put(r.y, r.x, r.w, "Space run  . step  h head  x off/on  i importance  o workbench  Esc back  ? q",
-	         theme_attr(ROLE_HINT));
-}
+/* bar: the hint line (FL); MORE, the status line while no message shows */
+static const struct action train_keys[] = {
+	{ .keys = { ' ' }, .label = "Space", .name = "run", .help = "run / pause the training", .bar = FL,
+	  .call = run_pause, .id = "train-run" },
+	{ .keys = { '.' }, .label = ".", .name = "step", .help = "one training step", .bar = FL, .call = one_step,
+	  .id = "train-step" },
+	{ .keys = { 'h' }, .label = "h", .name = "head", .help = "select the next head", .bar = FL, .call = next_head,
+	  .id = "train-head" },
+	{ .keys = { 'x' }, .label = "x", .name = "off/on", .help = "the selected head off / on in the model",
+	  .bar = FL, .call = head_off, .id = "train-head-off" },
+	{ .keys = { 'i' }, .label = "i", .name = "importance", .help = "each head's importance (held-out loss)",
+	  .bar = FL, .call = importance, .id = "train-importance" },
+	{ .keys = { 'o' }, .label = "o", .name = "workbench", .help = "the shown layer on the probe, into the workbench",
+	  .bar = FL, .call = to_workbench, .id = "train-workbench" },
+	{ .keys = { 'r' }, .label = "r", .name = "restart", .help = "restart with the next seed", .bar = MORE,
+	  .call = restart, .id = "train-restart" },
+	{ .keys = { 's' }, .label = "s", .name = "shared start", .help = "a shared start: heads begin as copies",
+	  .bar = MORE, .call = shared_start, .id = "train-shared" },
+	{ .keys = { 'c' }, .label = "c", .name = "task", .help = "the next task", .bar = MORE, .call = next_task,
+	  .id = "train-task" },
+	{ .keys = { 'l' }, .label = "l", .name = "layer", .help = "the other layer's heatmaps", .bar = MORE,
+	  .call = next_layer, .id = "train-layer" },
+	{ .keys = { 'v' }, .label = "v", .name = "grad/depth", .help = "gradients or layer by layer first",
+	  .bar = MORE, .call = depth_first, .id = "train-depth" },
+	{ .keys = { 'e' }, .label = "e", .name = "alone", .help = "each head alone in its layer", .bar = MORE,
+	  .call = alone, .id = "train-alone" },
+	{ .keys = { 'a' }, .label = "a", .name = "ablation", .help = "your own Table 3 row (A) beside the paper's",
+	  .bar = MORE, .call = ablation, .id = "train-ablation" },
+	{ .keys = { 0 } },
+};
 
 const struct mode_ops train_mode = {
 	.name = "training",
-	.key = train_key,
-	.status = train_status,
-	.hints = train_hints,
-	.layout = train_layout,
+	.opener = &train_opener,
+	.keys = train_keys,
+	.state_size = sizeof(struct train_view),
+	.enter = train_enter,
+	.leave = train_leave,
+	.done = train_done,
+	.idle = train_idle,
+	.layout = train_view_layout,
 	.body = train_body,
 };

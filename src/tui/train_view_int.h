@@ -1,9 +1,10 @@
 /*
- * train_view_int.h - what the training screen's files share (internal to
- * src/tui): the screen's state. train_view.c owns it (the model, its
+ * train_view_int.h - what the training screen's files share (its family:
+ * train_*.c): the screen's state. train_view.c owns it (the model, its
  * trainer, the keys), train_draw.c draws its top part (progress, the head
  * table, the probe's heatmaps), train_heads_view.c the heads apart (each
- * head's gradient, layer by layer how far back heads look). Drawing reads
+ * head's gradient, layer by layer how far back heads look),
+ * train_ablate.c is the ablation page, a mode of its own. Drawing reads
  * this state and never trains.
  */
 #ifndef TRAIN_VIEW_INT_H
@@ -13,12 +14,16 @@
 
 #include "app.h"
 #include "layout.h"
+#include "mode.h"
 #include "train.h"
 
 enum { TRAIN_HIST = 512 };             /* steps of history the sparklines show */
 enum { TRAIN_HEADS = TRAIN_MAX_LAYERS * MHA_MAX_HEADS }; /* index l * MHA_MAX_HEADS + i */
+enum { TRAIN_SLICE_MS = 80 };          /* training in one of the loop's pauses */
 
-struct ablate_page;
+/* The modes: the training screen (train_view.c), its ablation page
+ * (train_ablate.c). */
+extern const struct mode_ops train_mode, train_ablate_mode;
 
 struct train_view {
 	const struct train_task *task;
@@ -50,9 +55,13 @@ struct train_view {
 	bool alone_ok;                  /* computed (e) since the last change */
 	long formed_step;               /* when the task's head first scored above its threshold, or -1 */
 	double formed_s;                /*   after this much training */
-	struct ablate_page *ablate;     /* the ablation page (a), made the first time */
-	bool ablate_shown;              /* it is the page shown; it trains in the pauses */
 };
+
+/* train_view.c: seconds on a monotonic clock; the ablation page's a (back
+ * to the training screen); the layout both pages draw in. */
+double train_view_seconds(void);
+unsigned train_view_back(struct app *app);
+struct body_layout train_view_layout(const struct app *app, const struct layout *l, int cols);
 
 /* The training screen's body in r (train_draw.c). */
 void train_draw_body(const struct train_view *v, struct rect r);

@@ -18,16 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "actions.h"
 #include "app.h"
-#include "draw.h"
+#include "frame.h"
 #include "input.h"
+#include "keys.h"
 #include "learn.h"
-#include "menu.h"
-#include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
-#include "recover_prompt.h"
+#include "modes.h"
 #include "report.h"
 #include "session.h"
 #include "term.h"
@@ -71,6 +69,13 @@ static int crash_autosave(void *ctx)
 	bool other = app->learn.active;
 	return session_save(path, other ? &app->learn.other.cfg : &app->cfg, other ? &app->learn.other.w : &app->w,
 	                    msg, sizeof msg);
+}
+
+/* An exit note (app_save_exit_notes): one line on stderr. */
+static void say_on_exit(const char *line, void *ctx)
+{
+	(void)ctx;
+	report(0, line);
 }
 
 static int fail(const char *msg)
@@ -147,7 +152,7 @@ int tui_run(const struct tui_options *o)
 	if (open_inputs(o, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	struct app app;
-	if (app_init(&app, &cfg, &w, msg, sizeof msg) != 0)
+	if (app_init(&app, tui_modes, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	app.session_path = o->session_path;
 	app.disk = disk;
@@ -166,7 +171,7 @@ int tui_run(const struct tui_options *o)
 	} else if (!o->config_given && !o->load) {
 		learn_resume(&app); /* back where the learner left off */
 		if (first_run && (!app.learn.progress_path || access(app.learn.progress_path, F_OK) != 0))
-			menu_welcome(&app);
+			learn_menu_welcome(&app);
 	}
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) { /* said again: the welcome took the line */
 		app_message(&app, true, "progress not saved this run (the file is left untouched): %s", msg);
@@ -185,7 +190,7 @@ int tui_run(const struct tui_options *o)
 	 * this run is loading them: then they are its own) */
 	char own[4096];
 	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strncmp(own, o->load, strlen(own)) == 0))
-		app_autosave_check(&app);
+		modes_recover_check(&app);
 	term_on_crash(crash_autosave, &app, NULL);
 	app_crash_note(&app); /* and again whenever the session moves (app_save) */
 	/* a session opened from its own file has nothing to save until an edit */
@@ -202,16 +207,17 @@ int tui_run(const struct tui_options *o)
 			break;
 		term_resume(); /* after fg: paste and mouse modes again */
 		if (dirty) {
-			struct body_layout b = draw_screen_hits(&app, LINES, COLS, &app.hits);
+			struct body_layout b = frame_draw(&app, LINES, COLS, &app.hits);
 			app.heat_per_page = b.heat_per_page;
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
-		int key = input_key(!o->no_mouse, mode_ops(app.mode)->prompt); /* a paste types into a prompt */
+		int key = input_key(!o->no_mouse, mode_typing(&app)); /* a paste types into a prompt */
 		app.now_ms = term_now_ms();
 		if (key >= INPUT_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
 			int ch = key - INPUT_KEY_ALT;
-			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch, actions_key_name("help"));
+			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch,
+			            mode_key_name(&app, "help"));
 			dirty = true;
 			continue;
 		}
@@ -222,7 +228,7 @@ int tui_run(const struct tui_options *o)
 		 * frame that asked for it (app.h) */
 		if (app_autosave_idle(&app, key == ERR))
 			dirty = true;
-		if (key == ERR && train_view_idle(&app)) /* the training screen trains in the pauses */
+		if (key == ERR && mode_idle(&app)) /* the modes' idle hooks: the training screen trains */
 			dirty = true;
 		if (key == ERR)
 			continue;
@@ -248,22 +254,8 @@ int tui_run(const struct tui_options *o)
 			*again = '\0';
 		report(rc, app.status);
 	}
-	if (app.changed_behind[0]) {
-		char line[8000];
-		snprintf(line, sizeof line, "%.3800s was changed on disk by another program since this run read it: "
-		         "left as it is; this run saved to %.3800s", app.changed_behind, app.saved_beside);
-		report(0, line);
-	}
-	if (app.links_split > 0) { /* a save replaces the file: other names keep the old one */
-		char line[4400];
-		snprintf(line, sizeof line, "%.4000s had %d other hard link%s: %s the session from before this run's "
-		         "save", app.links_split_path, app.links_split, app.links_split == 1 ? "" : "s",
-		         app.links_split == 1 ? "it holds" : "they hold");
-		report(0, line);
-	}
+	app_save_exit_notes(&app, say_on_exit, NULL);
 	char kept[4400];
-	if (recover_prompt_exit_note(&app, kept, sizeof kept))
-		report(0, kept);
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) {
 		snprintf(kept, sizeof kept, "progress not saved this run (the file is left untouched): %.4000s", msg);
 		report(0, kept);

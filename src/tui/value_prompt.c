@@ -2,67 +2,72 @@
  * value_prompt.c - the value prompt mode: Enter on an input cell opens it,
  * the value is typed on the status line, Enter parses it with the core's
  * parser (mha_parse_value) and sets the cell, Esc cancels. It sets one
- * cell through app_set_cell (undo, autosave); it never touches the
- * matrices itself.
+ * cell through app_set_cell (undo; the key dispatch counts the edit toward
+ * the autosave); it never touches the matrices itself.
  */
-#include "value_prompt.h"
-
+#include <curses.h>
 #include <stdio.h>
 
-#include "actions.h"
 #include "cell_text.h"
 #include "draw.h"
 #include "fmt.h"
-#include "notation.h"
 #include "mode.h"
+#include "notation.h"
 #include "prompt.h"
 #include "theme.h"
-#include "workbench.h"
 
-unsigned value_prompt_open(struct app *app)
+/* The prompt's own state: what was typed. */
+struct value_prompt {
+	char edit[APP_EDIT_MAX];
+	bool overflow; /* a character did not fit: Enter refuses ("1.000...0e5" must not become 1) */
+};
+
+extern const struct mode_ops value_prompt_mode;
+
+static bool value_enter(struct app *app)
 {
-	if (!workbench_cursor_editable(app))
-		return APP_REDRAW;
-	mode_enter(app, MODE_VALUE);
-	app->edit[0] = '\0';
-	app->typed_overflow = false;
-	return APP_REDRAW;
+	struct value_prompt *p = mode_state(app, &value_prompt_mode);
+	if (!p || !app_cursor_editable(app))
+		return false;
+	*p = (struct value_prompt){ 0 };
+	return true;
 }
 
-static unsigned value_key(struct app *app, int key)
+static unsigned value_cancel(struct app *app)
 {
-	if (key == PROMPT_ESC) {
-		mode_leave(app);
-		app_message(app, false, "edit cancelled");
+	return prompt_cancel(app, "edit cancelled");
+}
+
+static unsigned value_set(struct app *app)
+{
+	struct value_prompt *p = mode_state(app, &value_prompt_mode);
+	char msg[MHA_MSG_MAX];
+	float v;
+	if (!prompt_take(app, &p->overflow, sizeof p->edit))
+		return APP_REDRAW;
+	if (mha_parse_value(p->edit, &v, msg, sizeof msg) != MHA_OK) {
+		app_message(app, true, "not changed: %s", msg);
 		return APP_REDRAW;
 	}
-	if (prompt_is_enter(key)) {
-		char msg[MHA_MSG_MAX];
-		float v;
-		mode_leave(app);
-		if (prompt_refuse_overflow(app, sizeof app->edit))
-			return APP_REDRAW;
-		if (mha_parse_value(app->edit, &v, msg, sizeof msg) != MHA_OK) {
-			app_message(app, true, "not changed: %s", msg);
-			return APP_REDRAW;
-		}
-		struct mha_config before = app->cfg;
-		unsigned f = app_set_cell(app, v);
-		if (f & APP_RECOMPUTE)
-			app_edited(app, &before);
-		char full[48];
-		fmt_full(full, sizeof full, v);
-		app_message(app, false, "set to %s; everything downstream recomputed (%s undoes)", full,
-		            actions_key_name("undo"));
-		return f;
-	}
-	prompt_type(app, app->edit, sizeof app->edit, key);
+	unsigned f = app_set_cell(app, v);
+	char full[48];
+	fmt_full(full, sizeof full, v);
+	app_message(app, false, "set to %s; everything downstream recomputed (%s undoes)", full,
+	            mode_key_name(app, "undo"));
+	return f;
+}
+
+static unsigned value_type(struct app *app, int key)
+{
+	struct value_prompt *p = mode_state(app, &value_prompt_mode);
+	prompt_type(p->edit, sizeof p->edit, &p->overflow, key);
 	return APP_REDRAW;
 }
 
 /* "X[0 the, 3] = 0.5_   (Enter sets, Esc cancels)" */
 static bool value_status(const struct app *app, struct rect r)
 {
+	const struct value_prompt *p = mode_state_if(app, &value_prompt_mode);
 	char line[APP_STATUS_MAX + 128], name[NOTATION_MAX];
 	struct stage_view v;
 	struct cell c;
@@ -70,14 +75,31 @@ static bool value_status(const struct app *app, struct rect r)
 		cell_text_name(app, &c, true, name, sizeof name);
 	else
 		snprintf(name, sizeof name, "?");
-	snprintf(line, sizeof line, "%s = %s_   (Enter sets, Esc cancels)", name, app->edit);
+	snprintf(line, sizeof line, "%s = %s_   (Enter sets, Esc cancels)", name, p ? p->edit : "");
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
 	return true;
 }
 
+static const struct action value_opener = {
+	.keys = { '\n', '\r', KEY_ENTER }, .label = "Enter", .name = "edit", .help = "type a value; Esc cancels",
+	.group = "Edit", .id = "edit",
+};
+
+static const struct action value_keys[] = {
+	{ .keys = { '\n', '\r', KEY_ENTER }, .label = "Enter", .name = "set", .help = "set the cell to the value typed",
+	  .call = value_set, .id = "value-set" },
+	{ .keys = { PROMPT_ESC }, .label = "Esc", .name = "cancel", .help = "leave the cell as it was",
+	  .call = value_cancel, .id = "value-cancel" },
+	{ .keys = { 0 } },
+};
+
 const struct mode_ops value_prompt_mode = {
 	.name = "value prompt",
 	.prompt = true,
-	.key = value_key,
+	.opener = &value_opener,
+	.keys = value_keys,
+	.state_size = sizeof(struct value_prompt),
+	.enter = value_enter,
+	.type = value_type,
 	.status = value_status,
 };

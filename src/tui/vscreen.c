@@ -1,10 +1,10 @@
 /*
  * vscreen.c - a headless screen: curses on /dev/null, read back with
  * mvwinnstr. Used by the tests and the benchmark, and by the product for
- * mha-tui --export txt (export_key.c); vscreen_text also reads the real
- * screen for the export key. It keeps its screen and files in file-scope
- * variables because there is one such screen per process. It does not
- * draw anything itself.
+ * mha-tui --export txt (export_key.c); vscreen_text and vscreen_write
+ * also read the real screen for the export key. It keeps its screen and
+ * files in file-scope variables because there is one such screen per
+ * process. It does not draw anything itself.
  */
 #include "vscreen.h"
 
@@ -77,4 +77,16 @@ size_t vscreen_text(char *out, size_t len)
 		out[used] = '\0';
 	}
 	return used;
+}
+
+int vscreen_write(FILE *f)
+{
+	size_t len = (size_t)LINES * ((size_t)COLS * 4 + 1) + 1;
+	char *buf = malloc(len);
+	if (!buf)
+		return -1;
+	size_t used = vscreen_text(buf, len);
+	int rc = fwrite(buf, 1, used, f) == used ? 0 : -1;
+	free(buf);
+	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Opens the screen at rows x cols with terminal type xterm-256color (or
  * term), picks the theme; LINES / COLUMNS are unset so they cannot pin the
@@ -19,5 +20,8 @@ void vscreen_close(void);
 /* The whole screen as text, one line per row with trailing spaces cut, '\n'
  * after each; returns the length written (at most len - 1). */
 size_t vscreen_text(char *out, size_t len);
+/* The current screen (stdscr: a vscreen, or the real one) as vscreen_text
+ * gives it, written to f; 0, or -1. */
+int vscreen_write(FILE *f);
 
 #endif

@@ -1,13 +1,14 @@
 /*
  * workbench.c - the workbench mode: the seven stage screens of the
- * pipeline, with the action table (actions.c) holding the keys. It draws
+ * pipeline, its keys in workbench_keys.c. It draws
  * the body (the stage's formula and shape, its matrices through panels.c,
  * its heatmaps through heat_view.c, the counts) and the status line (a
  * message, or the cursor's cell and what it was computed from); the side
  * pane is the lesson pane (lesson_pane.c). It reads the state and never
  * changes it while drawing; every number comes from the core's
  * activations. The mouse is one more action (KEY_MOUSE): workbench_mouse
- * looks up what the last drawing put under the pointer (hit.h).
+ * looks up what the last drawing put under the pointer (hit.h). Every
+ * other mode returns to this one.
  */
 #include "workbench.h"
 
@@ -15,42 +16,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "actions.h"
 #include "cell_text.h"
 #include "counts_view.h"
-#include "pipeline.h"
 #include "draw.h"
 #include "fmt.h"
 #include "heat_view.h"
 #include "learn.h"
+#include "lesson_menu.h"
 #include "lesson_pane.h"
-#include "menu.h"
-#include "mode.h"
 #include "pane.h"
 #include "panels.h"
+#include "pipeline.h"
 #include "theme.h"
-
-bool workbench_cursor_editable(struct app *app)
-{
-	struct stage_view v;
-	struct cell c;
-	if (app_cursor_input(app, &c))
-		return true;
-	if (!app_cursor_cell(app, &c, NULL, &v))
-		return false;
-	/* within 80 columns: the formula names the matrix */
-	app_message(app, true, "%s is computed: edit X or W^Q/K/V/O (%s: next matrix)", mha_tensor_info(c.t)->formula,
-	            actions_key_name("matrix-next"));
-	return false;
-}
-
-void workbench_label(const struct app *app, bool tokens, int i, char *buf, size_t len, int width)
-{
-	if (tokens)
-		theme_cut(buf, len, app->w.labels[i], width, false);
-	else
-		snprintf(buf, len, "%d", i);
-}
 
 /* A heatmap cell: its head, and the cursor on that cell of the stage's
  * matrix of it; stages with no such matrix (Concat, W^O) say its value. */
@@ -85,8 +62,8 @@ static unsigned mouse_wheel(struct app *app, const struct hit *h, int dir)
 {
 	if (h->kind == HIT_PANE && app->learn.scroll_max > 0)
 		return learn_scroll(app, 3 * dir);
-	if (h->kind == HIT_MENU && app->mode == MODE_MENU)
-		return menu_move(app, dir);
+	if (h->kind == HIT_MENU && mode_is(app, "menu"))
+		return learn_menu_move(app, dir);
 	app->cur[app->stage].row += dir;
 	app_clamp(app);
 	return APP_REDRAW;
@@ -111,57 +88,10 @@ unsigned workbench_mouse(struct app *app)
 	case HIT_HEAT:
 		return mouse_heat(app, h.id, h.row, h.col);
 	case HIT_MENU:
-		return menu_pick(app, h.row);
+		return learn_menu_pick(app, h.row);
 	default:
 		return 0; /* the lesson text, a blank, a number's label: nothing */
 	}
-}
-
-/* The views that show computed results (decode: P rows and y; masks: P;
- * KV cache: the counts; head analysis: P and the ranking; FlashAttention:
- * S, m, l and o; the training screen: what its trained heads do, which
- * lessons 14 and 15 ask to be predicted; export: every stage's numbers in
- * the .py check and the heatmaps in the .svg) would show what a lesson
- * step hides until its question is answered right. */
-static bool view_shows_hidden(const struct app *app, const struct action *a)
-{
-	static const char *const views[] = { "decode", "masks", "kv-cache", "analysis", "train", "export" };
-	bool view = false;
-	for (size_t i = 0; i < sizeof views / sizeof views[0]; i++)
-		view = view || (a->id && !strcmp(a->id, views[i]));
-	if (a->id && !strcmp(a->id, "flash"))
-		return learn_flash_shows_hidden(app);
-	if (!view || !app->learn.active)
-		return false;
-	if (learn_counts_hidden(app))
-		return true;
-	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
-		if (learn_stage_hidden(app, (enum pipeline_stage)s))
-			return true;
-	return false;
-}
-
-/* The action table's key (the menu passes on those it does not take). */
-static unsigned workbench_key(struct app *app, int key)
-{
-	if (key != 'q')
-		app->quit_armed = false;
-	const struct action *a = actions_lookup(key);
-	if (!a) {
-		if (key != ERR)
-			app_message(app, false, "key not bound; ? lists the keys");
-		return key != ERR ? APP_REDRAW : 0;
-	}
-	if (view_shows_hidden(app, a)) {
-		app_message(app, false, "%s: not until the question is answered right (it would show the answer)",
-		            a->name);
-		return APP_REDRAW;
-	}
-	struct mha_config before = app->cfg;
-	unsigned f = a->fn(app, a->arg, key);
-	if (f & APP_RECOMPUTE)
-		app_edited(app, &before); /* counts toward the next autosave */
-	return f;
 }
 
 /* The message while it shows; else the cursor's cell, its value and what
@@ -226,9 +156,15 @@ static void shape_forms(const struct mha_config *c, char f[3][128])
  * note ends by saying what the H column is, when there is room. */
 static void draw_info(const struct app *app, const struct stage_view *v, struct rect r)
 {
-	char f[3][128], note[320], bias[128];
+	char f[3][128], note[320], bias[128], keyed[160];
 	shape_forms(&app->cfg, f);
-	const char *base = bias_note(app, v->note, bias, sizeof bias, r.w);
+	const char *vnote = v->note, *mark = v->note_key ? strstr(v->note, "%s") : NULL;
+	if (mark) { /* the note names a key: the action's, from the app's tables */
+		snprintf(keyed, sizeof keyed, "%.*s%s%s", (int)(mark - v->note), v->note,
+		         mode_key_name(app, v->note_key), mark + 2);
+		vnote = keyed;
+	}
+	const char *base = bias_note(app, vnote, bias, sizeof bias, r.w);
 	snprintf(note, sizeof note, "%s%s", base,
 	         app->stage == PIPELINE_SOFTMAX ? "  H = row entropy in nats (0 = one key, ln n = uniform)" : "");
 	int fw = draw_width(v->formula), nw = draw_width(base);
@@ -266,8 +202,8 @@ static void draw_hidden_stage(const struct app *app, struct rect r)
 	snprintf(msg, sizeof msg, "%s%s stays hidden until you answer the lesson's question right: %s, "
 	         "then your answer. A wrong answer shows nothing (%s shows the solution).",
 	         pipeline_stage_label((enum pipeline_stage)from),
-	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", actions_key_name("answer"),
-	         actions_key_name("solution"));
+	         from + 1 < PIPELINE_STAGE_COUNT ? " and every later stage" : "", mode_key_name(app, "answer"),
+	         mode_key_name(app, "solution"));
 	draw_wrapped(r, msg, theme_attr(ROLE_TITLE));
 }
 
@@ -287,8 +223,8 @@ static void draw_counts(const struct app *app, struct rect r)
 		return;
 	/* the first screen at 80 columns: the menu's legend in the compact
 	 * counts' place, so that the list keeps its lessons */
-	if (mode_base(app) == MODE_MENU && r.h <= LAYOUT_PANE_COUNT_LINES) {
-		draw_wrapped(r, menu_legend(), theme_attr(ROLE_DIM));
+	if (mode_is(app, "menu") && r.h <= LAYOUT_PANE_COUNT_LINES) {
+		draw_wrapped(r, lesson_menu_legend(), theme_attr(ROLE_DIM));
 		return;
 	}
 	if (!learn_counts_hidden(app)) {
@@ -340,7 +276,7 @@ static void workbench_body(const struct app *app, const struct body_layout *b, s
 
 const struct mode_ops workbench_mode = {
 	.name = "workbench",
-	.key = workbench_key,
+	.keys = workbench_keys,
 	.status = workbench_status,
 	.layout = workbench_layout,
 	.body = workbench_body,

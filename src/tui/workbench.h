@@ -1,27 +1,28 @@
 /*
- * workbench.h - the workbench mode (workbench.c): the stage screens, with
- * the action table holding the keys. Its matrices are drawn by panels.c,
- * its heatmaps by heat_view.c; what else it exports, the prompts and the
- * lesson pane use.
+ * workbench.h - what the workbench's files share (the workbench mode is
+ * workbench_mode, its drawing and mouse workbench.c; its key table
+ * workbench_keys.c; its export key workbench_export.c). Not for other
+ * views: each view reaches the workbench only through the app and the
+ * action ids (mode.h).
  */
 #ifndef WORKBENCH_H
 #define WORKBENCH_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
 #include "app.h"
+#include "mode.h"
 
-/* Editing needs an input cell: true on one; else false, and the status
- * line says where the inputs are. */
-bool workbench_cursor_editable(struct app *app);
+/* The workbench's keys (workbench_keys.c). */
+extern const struct action workbench_keys[];
 
-/* A row or column label: the token's label (at most width characters)
- * when tokens, else the index. */
-void workbench_label(const struct app *app, bool tokens, int i, char *buf, size_t len, int width);
-
-/* The mouse (the KEY_MOUSE row of the action table): what the last
- * drawing put under the pointer (app->mouse), acted on. */
+/* The mouse (the KEY_MOUSE row): what the last drawing put under the
+ * pointer (app->mouse), acted on (workbench.c). */
 unsigned workbench_mouse(struct app *app);
+
+/* E: the numpy script, the SVG and the screen's text of what is on screen,
+ * beside the session file (workbench_export.c), under these names. */
+#define WORKBENCH_EXPORT_PY "mha-tui-export.py"
+#define WORKBENCH_EXPORT_SVG "mha-tui-export.svg"
+#define WORKBENCH_EXPORT_TXT "mha-tui-export.txt"
+unsigned workbench_export(struct app *app, int arg, int key);
 
 #endif

@@ -44,7 +44,7 @@ static void draw_heads(struct app *app, struct grab *g, int heads)
 {
 	assert_int_equal(vscreen_open(SCR_ROWS, SCR_COLS, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
-	struct body_layout b = draw_screen_hits(app, SCR_ROWS, SCR_COLS, &app->hits);
+	struct body_layout b = frame_draw(app, SCR_ROWS, SCR_COLS, &app->hits);
 	app->heat_per_page = b.heat_per_page;
 	vscreen_text(text, sizeof text);
 	for (int h = 0; h < heads; h++) {

@@ -1,72 +1,75 @@
 /*
- * ablate_page.c - the training screen's ablation page: your own Table 3
+ * train_ablate.c - the training screen's ablation page, a mode of its own
+ * (a from the training screen; a or Esc goes back to it): your own Table 3
  * row (A) beside the paper's. It runs the default `mha-tui --ablate multi`
  * (same task, seeds and budget, so the same numbers) through the stepwise
  * API of src/train/ablation.c a few steps at a time in the idle pauses,
  * and draws the table as rows finish: h, d_k, held-out accuracy and loss
  * (mean +- sd over the seeds done), solved seeds, and the paper's BLEU for
  * the same h from train_paper_row_a. It does not train anything itself
- * beyond calling train_ablation_step, and does not read keys.
+ * beyond calling train_ablation_step. The ablation is made the first
+ * time the page opens and kept (it waits while the learner is away).
  */
-#include "ablate_page.h"
-
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "draw.h"
+#include "mode.h"
 #include "theme.h"
 #include "train.h"
+#include "train_view_int.h"
 
 enum { SLICE_STEPS = 5 }; /* steps between looks at the clock */
 
+/* The page's own state. */
 struct ablate_page {
+	bool started;
 	struct train_ablation ab;
 	bool failed; /* out of memory mid-way */
 };
 
-static double seconds(void)
+static bool ablate_enter(struct app *app)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-struct ablate_page *ablate_page_new(void)
-{
-	struct ablate_page *p = calloc(1, sizeof *p);
+	struct ablate_page *p = mode_state(app, &train_ablate_mode);
 	char msg[MHA_MSG_MAX];
-	/* the headless default: --ablate multi, seed 1, its seeds and steps */
-	if (p && train_ablation_start(&p->ab, train_task_find("multi"), 0, 0, 0, 0, 1, 1, msg, sizeof msg) != MHA_OK) {
-		free(p);
-		return NULL;
+	if (!p) {
+		app_message(app, true, "ablation: out of memory");
+		return false;
 	}
-	return p;
+	if (p->started)
+		return true;
+	/* the headless default: --ablate multi, seed 1, its seeds and steps */
+	if (train_ablation_start(&p->ab, train_task_find("multi"), 0, 0, 0, 0, 1, 1, msg, sizeof msg) != MHA_OK) {
+		app_message(app, true, "ablation: %s", msg);
+		return false;
+	}
+	p->started = true;
+	return true;
 }
 
-void ablate_page_free(struct ablate_page *p)
+static void ablate_done(void *state)
 {
-	if (!p)
-		return;
-	train_ablation_free(&p->ab);
-	free(p);
+	struct ablate_page *p = state;
+	if (p->started)
+		train_ablation_free(&p->ab);
 }
 
-bool ablate_page_done(const struct ablate_page *p)
+static bool ablate_finished(const struct ablate_page *p)
 {
 	return p->failed || train_ablation_done(&p->ab);
 }
 
-bool ablate_page_idle(struct ablate_page *p, double budget_s)
+/* The loop's pause while the page shows: train for a slice of time. */
+static bool ablate_idle(struct app *app)
 {
-	if (ablate_page_done(p))
+	struct ablate_page *p = mode_state_if(app, &train_ablate_mode);
+	if (app->mode != &train_ablate_mode || !p || !p->started || ablate_finished(p))
 		return false;
-	double t0 = seconds();
+	double t0 = train_view_seconds();
 	do {
 		if (train_ablation_step(&p->ab, SLICE_STEPS) < 0)
 			p->failed = true;
-	} while (!ablate_page_done(p) && seconds() - t0 < budget_s);
+	} while (!ablate_finished(p) && train_view_seconds() - t0 < TRAIN_SLICE_MS / 1000.0);
 	return true;
 }
 
@@ -79,7 +82,7 @@ static const struct train_paper_point *paper_at(int h)
 	return NULL;
 }
 
-void ablate_page_draw(const struct ablate_page *p, struct rect r)
+static void ablate_draw(const struct ablate_page *p, struct rect r)
 {
 	const struct train_ablation *a = &p->ab;
 	char line[256];
@@ -160,3 +163,40 @@ void ablate_page_draw(const struct ablate_page *p, struct rect r)
 		}
 	}
 }
+
+static void ablate_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+{
+	(void)hits;
+	const struct ablate_page *p = mode_state_if(app, &train_ablate_mode);
+	if (p && p->started && b->info.h > 0)
+		ablate_draw(p, b->info);
+}
+
+static bool ablate_status(const struct app *app, struct rect r)
+{
+	if (app->status[0] && app->now_ms < app->status_until_ms)
+		return false;
+	draw_put(r.y, r.x, r.w, "trains in the pauses; it waits while you are back on the training screen",
+	         theme_attr(ROLE_DIM));
+	return true;
+}
+
+static const struct action ablate_keys[] = {
+	{ .keys = { 'a' }, .label = "a", .name = "training", .help = "back to the training screen (Esc too)",
+	  .bar = ACTION_BAR_BOTH, .call = train_view_back, .id = "ablation-back" },
+	{ .keys = { 0 } },
+};
+
+const struct mode_ops train_ablate_mode = {
+	.name = "ablation (Table 3 row A)",
+	.keys = ablate_keys,
+	.closed = true,
+	.back = &train_mode,
+	.state_size = sizeof(struct ablate_page),
+	.enter = ablate_enter,
+	.done = ablate_done,
+	.idle = ablate_idle,
+	.status = ablate_status,
+	.layout = train_view_layout,
+	.body = ablate_body,
+};
