@@ -92,7 +92,7 @@ static const struct action menu_opener = {
 
 static const struct action menu_keys[] = {
 	{ .keys = { KEY_UP, 'k' }, .label = "Up k", .bar_keys = "Up/Down", .name = "lesson",
-	  .help = "the lesson above / below", .help_keys = "Up Down", .bar = ACTION_BAR_BOTH,
+	  .help = "the lesson above / below", .help_keys = "Up Down k j", .bar = ACTION_BAR_BOTH,
 	  .call_arg = learn_menu_move, .arg = -1, .id = "menu-up" },
 	{ .keys = { KEY_DOWN, 'j' }, .label = "Down j", .name = "down", .help = "the lesson below", .help_keys = "",
 	  .call_arg = learn_menu_move, .arg = 1, .id = "menu-down" },
