@@ -1,5 +1,6 @@
 /*
- * tui.h - the interactive workbench. The only module that includes curses.h.
+ * tui.h - the interactive workbench: run it (tui.c). src/tui is the only
+ * library that includes curses.h.
  */
 #ifndef TUI_H
 #define TUI_H

@@ -1,5 +1,5 @@
 /*
- * test_heat_view.c - the heatmap strip as the workbench draws it: an edit
+ * test_heat_strip.c - the heatmap strip as the workbench draws it: an edit
  * confined to one head (a cell of its W^Q block) changes that head's map
  * and leaves every drawn cell of the other heads' maps (glyph, colour,
  * attributes) as it was, on Scores and on Softmax, at the default scale
@@ -214,5 +214,5 @@ int main(void)
 		cmocka_unit_test(test_weights_default_to_0_to_1_and_e_cycles_the_scales),
 		cmocka_unit_test(test_an_edit_to_one_row_leaves_the_other_rows_of_p_unchanged),
 	};
-	return cmocka_run_group_tests_name("heat_view", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("heat_strip", tests, NULL, NULL);
 }

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "heat_view.h"
+#include "heat_strip.h"
 #include "learn.h"
 #include "mha.h"
 #include "shape.h"
@@ -184,7 +184,7 @@ const struct action workbench_keys[] = {
 	{ .keys = { KEY_PPAGE }, .label = "PgUp", .name = "page", .help = "previous heatmaps", .help_keys = "",
 	  .group = "Move", .call_arg = act_page, .arg = -1, .id = "page-prev" },
 	{ .keys = { 'e' }, .label = "e", .name = "heat scale", .help = "heatmap scale (cycles)", .group = "Move",
-	  .fn = heat_view_scale_next, .id = "heat-scale" },
+	  .fn = heat_strip_scale_next, .id = "heat-scale" },
 	{ .use = "flash" },
 	{ .keys = { KEY_MOUSE }, .label = "mouse", .name = "mouse", .help = "click goes, wheel scrolls",
 	  .group = "Move", .call = workbench_mouse, .id = "mouse" },

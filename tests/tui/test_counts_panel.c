@@ -1,5 +1,5 @@
 /*
- * test_counts_view.c - the counts panel on a virtual terminal (newterm on
+ * test_counts_panel.c - the counts panel on a virtual terminal (newterm on
  * /dev/null), read back as text: the paper's base model reads 1,048,576
  * parameters, and so does every h with h*d_k = d_model; the matmul FLOPs do
  * not move with h either, and the ratio says 1.00x (of what) and why; narrow panels
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "counts_view.h"
+#include "counts_panel.h"
 #include "theme.h"
 #include "vscreen.h"
 #include "tui_check.h"
@@ -56,8 +56,8 @@ static const char *panel_text(int y, int x, int n, int w)
 static const char *draw(const struct mha_config *c, int w)
 {
 	erase();
-	counts_view_draw(stdscr, 1, 2, counts_view_height(w), w, c);
-	return panel_text(1, 2, counts_view_height(w), w);
+	counts_panel_draw(stdscr, 1, 2, counts_panel_height(w), w, c);
+	return panel_text(1, 2, counts_panel_height(w), w);
 }
 
 /* The line of text that starts with label (after spaces), from the wide
@@ -172,10 +172,10 @@ static void test_the_panel_fills_exactly_the_lines_it_asks_for(void **state)
 	struct mha_config c = tui_check_config(6, 512, 8, 8, 64);
 	const int widths[] = { 12, 20, 30, 48, 49, 60, 80, 110 };
 	for (int i = 0; i < 8; i++) {
-		int w = widths[i], h = counts_view_height(w);
+		int w = widths[i], h = counts_panel_height(w);
 		assert_true(h >= 8 && h < 38);
 		erase();
-		counts_view_draw(stdscr, 1, 2, h, w, &c);
+		counts_panel_draw(stdscr, 1, 2, h, w, &c);
 		char first[8] = "", last[8] = "", after[8] = "";
 		mvwinnstr(stdscr, 1, 2, first, 1);
 		mvwinnstr(stdscr, h, 2, last, 1);
@@ -190,7 +190,7 @@ static void test_the_panel_fills_exactly_the_lines_it_asks_for(void **state)
 static const char *draw_short(const struct mha_config *c, int h, int w)
 {
 	erase();
-	counts_view_draw(stdscr, 1, 2, h, w, c);
+	counts_panel_draw(stdscr, 1, 2, h, w, c);
 	/* without the padding mvwinnstr reads after each line */
 	static char out[40 * 128];
 	const char *in = panel_text(1, 2, h, w);
@@ -216,7 +216,7 @@ static void test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio(void 
 	         (int)(k.flops_total / 1000 % 1000), (int)(k.flops_total % 1000));
 	const int widths[] = { 20, 24, 30 };
 	for (int i = 0; i < 3; i++)
-		for (int h = 4; h < counts_view_height(widths[i]); h++) {
+		for (int h = 4; h < counts_panel_height(widths[i]); h++) {
 			const char *s = draw_short(&c, h, widths[i]);
 			if (!strstr(s, "Parameters") || !strstr(s, "1,048,576") || !strstr(s, "FLOPs") ||
 			    !strstr(s, flops) || !strstr(s, "KV") || !strstr(s, "1,024") ||
@@ -244,7 +244,7 @@ static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void 
 	                       "FLOPs 1.04x 1 head\n"
 	                       "1 head: d_k=d_model\n");
 	/* every line used, at every short height (the compact form has 14) */
-	for (int h = 1; h <= 14 && h < counts_view_height(20); h++) {
+	for (int h = 1; h <= 14 && h < counts_panel_height(20); h++) {
 		draw_short(&c, h, 20);
 		char last[4] = "", after[4] = "";
 		mvwinnstr(stdscr, h, 2, last, 1);
@@ -253,7 +253,7 @@ static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void 
 		assert_string_equal(after, " ");
 	}
 	/* one line short of the full form: every matrix's parameters, indented */
-	s = draw_short(&c, counts_view_height(20) - 2, 20);
+	s = draw_short(&c, counts_panel_height(20) - 2, 20);
 	assert_non_null(strstr(s, "\n W^Q             256\n W^K             256\n"));
 	assert_non_null(strstr(s, "\n Softmax         720\n"));
 }
@@ -268,7 +268,7 @@ static void test_nothing_is_drawn_outside_the_rectangle(void **state)
 			int w = widths[i];
 			for (int y = 0; y < 40; y++)
 				mvhline(y, 0, '~', 120);
-			counts_view_draw(stdscr, 5, 7, h, w, &c);
+			counts_panel_draw(stdscr, 5, 7, h, w, &c);
 			for (int y = 0; y < 40; y++) {
 				char line[128] = "";
 				mvwinnstr(stdscr, y, 0, line, 120);
@@ -290,17 +290,17 @@ static void test_with_masks_and_top_k_room_below_says_what_a_sparse_kernel_skips
 	struct mha_config c = tui_check_config(6, 16, 4, 4, 4);
 	c.causal = true;
 	c.top_k = 2;
-	const char *narrow = draw_short(&c, counts_view_height(20) + 3, 20);
+	const char *narrow = draw_short(&c, counts_panel_height(20) + 3, 20);
 	assert_non_null(strstr(narrow, "Sparse could skip\n"));
 	assert_non_null(strstr(narrow, "masked QK^T      480\n"));
 	assert_non_null(strstr(narrow, "zero-weight PV   800\n"));
-	const char *wide = draw_short(&c, counts_view_height(110) + 1, 110);
+	const char *wide = draw_short(&c, counts_panel_height(110) + 1, 110);
 	assert_non_null(strstr(wide, "a sparse kernel could skip: QK^T 480, PV 800 FLOPs "
 	                              "(top-k wins if its selector < 30.5 a pair)"));
 	/* without masks or top-k: nothing, even with room */
 	struct mha_config dense = tui_check_config(6, 16, 4, 4, 4);
-	assert_null(strstr(draw_short(&dense, counts_view_height(20) + 3, 20), "Sparse"));
-	assert_null(strstr(draw_short(&dense, counts_view_height(110) + 1, 110), "sparse"));
+	assert_null(strstr(draw_short(&dense, counts_panel_height(20) + 3, 20), "Sparse"));
+	assert_null(strstr(draw_short(&dense, counts_panel_height(110) + 1, 110), "sparse"));
 }
 
 int main(void)
@@ -317,5 +317,5 @@ int main(void)
 		cmocka_unit_test(test_nothing_is_drawn_outside_the_rectangle),
 		cmocka_unit_test(test_with_masks_and_top_k_room_below_says_what_a_sparse_kernel_skips),
 	};
-	return cmocka_run_group_tests_name("counts_view", tests, screen_setup, screen_teardown);
+	return cmocka_run_group_tests_name("counts_panel", tests, screen_setup, screen_teardown);
 }

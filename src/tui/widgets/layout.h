@@ -70,7 +70,7 @@ struct body_layout {
 int layout_numbers_width(const struct layout *l);
 
 /* heat: the stage shows heatmaps of h matrices n x n. counts_lines(width)
- * is the counts panel's wish (counts_view_height). numbers_want: the rows
+ * is the counts panel's wish (counts_panel_height). numbers_want: the rows
  * the matrices would use (layout_panels_height), or 0 when unknown. When
  * known, the heatmaps take the widest cells (up to HEATMAP_CELL_W_MAX) that
  * still leave the matrices those rows, and the strip sits right under them

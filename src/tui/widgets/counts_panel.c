@@ -1,5 +1,5 @@
 /*
- * counts_view.c - the counts panel: what the configuration costs, from
+ * counts_panel.c - the counts panel: what the configuration costs, from
  * mha_counts() alone (this module never computes a count itself).
  *
  * Wide (>= COUNTS_WIDE columns): parameters and the KV cache per token on
@@ -19,7 +19,7 @@
  *
  * It does not refresh, and draws nothing outside (y, x, height, width).
  */
-#include "counts_view.h"
+#include "counts_panel.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -156,7 +156,7 @@ static int sparse_draw(WINDOW *win, int y, int x, int height, int width, const s
 	return 3;
 }
 
-int counts_view_height(int width)
+int counts_panel_height(int width)
 {
 	return width >= COUNTS_WIDE ? LINES_WIDE : LINES_NARROW;
 }
@@ -218,12 +218,12 @@ static void compact_draw(WINDOW *win, int y, int x, int height, int width, const
 	}
 }
 
-void counts_view_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c)
+void counts_panel_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c)
 {
 	if (height <= 0 || width <= 0)
 		return;
 	const struct mha_counts k = mha_counts(c);
-	if (height < counts_view_height(width)) {
+	if (height < counts_panel_height(width)) {
 		compact_draw(win, y, x, height, width, c, &k);
 		return;
 	}

@@ -2,7 +2,7 @@
  * workbench.c - the workbench mode: the seven stage screens of the
  * pipeline, its keys in workbench_keys.c. It draws
  * the body (the stage's formula and shape, its matrices through panels.c,
- * its heatmaps through heat_view.c, the counts) and the status line (a
+ * its heatmaps through heat_strip.c, the counts) and the status line (a
  * message, or the cursor's cell and what it was computed from); the side
  * pane is the lesson pane (lesson_pane.c). It reads the state and never
  * changes it while drawing; every number comes from the core's
@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "cell_text.h"
-#include "counts_view.h"
+#include "counts_panel.h"
 #include "draw.h"
 #include "fmt.h"
-#include "heat_view.h"
+#include "heat_strip.h"
 #include "learn.h"
 #include "lesson_menu.h"
 #include "lesson_pane.h"
@@ -228,7 +228,7 @@ static void draw_counts(const struct app *app, struct rect r)
 		return;
 	}
 	if (!learn_counts_hidden(app)) {
-		counts_view_draw(stdscr, r.y, r.x, r.h, r.w, &app->cfg);
+		counts_panel_draw(stdscr, r.y, r.x, r.h, r.w, &app->cfg);
 		return;
 	}
 	draw_put(r.y, r.x, r.w, "Counts", theme_attr(ROLE_TITLE));
@@ -253,7 +253,7 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 	if (app->stage == PIPELINE_CONCAT || app->stage == PIPELINE_OUTPUT)
 		least = want > least ? want : least;
 	struct body_layout b = layout_body_min(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
-	                                       counts_view_height, want, least);
+	                                       counts_panel_height, want, least);
 	b.numbers_cell_w = cw;
 	b.body_h = l->body.h;
 	return b;
@@ -269,7 +269,7 @@ static void workbench_body(const struct app *app, const struct body_layout *b, s
 		app_view(app, &v);
 		draw_info(app, &v, b->info);
 		panels_draw(app, &v, b->numbers, b->numbers_cell_w, hits);
-		heat_view_draw(app, b, hits);
+		heat_strip_draw(app, b, hits);
 	}
 	draw_counts(app, b->counts);
 }

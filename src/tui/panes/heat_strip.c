@@ -1,5 +1,5 @@
 /*
- * heat_view.c - the strip of per-head heatmaps under the matrices (Scores
+ * heat_strip.c - the strip of per-head heatmaps under the matrices (Scores
  * onward): a page of heads, each an n x n map in the heat ramp (heatmap.c
  * draws one), masked cells with their own mark, the cursor's cell framed,
  * the legend (which scale, what the mark means, rows are queries and
@@ -11,7 +11,7 @@
  * key each query prefers), never stretched from a narrow span; or shared.
  * Drawing only; clicks land by the regions it records.
  */
-#include "heat_view.h"
+#include "heat_strip.h"
 
 #include <curses.h>
 #include <math.h>
@@ -50,7 +50,7 @@ static enum heatmap_scale scale_of(const struct app *app)
 	return s[k >= 0 && k < N_SCALES ? k : 0];
 }
 
-unsigned heat_view_scale_next(struct app *app, int arg, int key)
+unsigned heat_strip_scale_next(struct app *app, int arg, int key)
 {
 	(void)arg; (void)key;
 	app->heat_scale = (app->heat_scale + 1) % N_SCALES;
@@ -90,7 +90,7 @@ static void heat_range(const struct app *app, bool scores, float *lo, float *hi)
 	}
 }
 
-void heat_view_draw(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+void heat_strip_draw(const struct app *app, const struct body_layout *b, struct hit_map *hits)
 {
 	const struct mha_config *c = &app->cfg;
 	struct rect r = b->heat;

@@ -1,8 +1,8 @@
 /*
- * heat_view.h - the per-head heatmaps under the matrices (heat_view.c).
+ * heat_strip.h - the per-head heatmaps under the matrices (heat_strip.c).
  */
-#ifndef HEAT_VIEW_H
-#define HEAT_VIEW_H
+#ifndef HEAT_STRIP_H
+#define HEAT_STRIP_H
 
 #include "app.h"
 #include "hit.h"
@@ -10,9 +10,9 @@
 
 /* The strip b->heat: a page of heads, the legend, the value under the
  * cursor; records each map's cells (HIT_HEAT) in hits (may be NULL). */
-void heat_view_draw(const struct app *app, const struct body_layout *b, struct hit_map *hits);
+void heat_strip_draw(const struct app *app, const struct body_layout *b, struct hit_map *hits);
 /* The action of the heatmap scale key: each head -> each row -> shared
  * (the scores' range over every head; weights 0..1) -> each head. */
-unsigned heat_view_scale_next(struct app *app, int arg, int key);
+unsigned heat_strip_scale_next(struct app *app, int arg, int key);
 
 #endif

@@ -154,7 +154,7 @@ struct app {
 
 	/* view (besides the bench's and the modes') */
 	int heat_per_page;            /* as last drawn (for paging) */
-	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_view.c) */
+	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_strip.c) */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */
 	int help_scroll;              /* first help line shown */
 	char status[APP_STATUS_MAX];  /* message for the status line */
