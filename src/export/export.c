@@ -2,7 +2,9 @@
  * export.c - one computation exported for people outside the program:
  * export_py writes a standalone numpy script that holds the inputs and
  * every intermediate and checks each stage against its own float64
- * recomputation (proof for a sceptical colleague); export_svg writes the
+ * recomputation (proof for a sceptical colleague: the checking code is
+ * check.py, a real Python file embedded at build time, handed the stage
+ * labels as the pipeline writes them); export_svg writes the
  * heads' heatmaps of one stage as SVG (a picture for a slide). Both read
  * a finished forward pass; nothing is computed here but colours and
  * layout. The screen as text (txt) is the TUI's to render.
@@ -86,96 +88,26 @@ static void py_config(FILE *f, const struct mha_config *c, const struct mha_weig
 	fputs("]\n\n", f);
 }
 
-static const char py_check[] =
-	"import sys\n\n"
-	"import numpy as np\n\n";
+/* The checking half of the script: src/export/check.py, embedded at build
+ * time (embed.py), a line a string; it defines main(CFG, STAGE, T). */
+extern const char *const export_check_py[];
 
-static const char py_recompute[] =
-	"\n"
-	"TOL = 1e-5\n"
-	"failed = []\n"
-	"\n"
-	"\n"
-	"def check(stage, pairs):\n"
-	"    \"\"\"One line: the largest |mha-tui - numpy| of the stage's tensors,\n"
-	"    relative to the largest magnitude of numpy's.\"\"\"\n"
-	"    worst = 0.0\n"
-	"    for _, got, want in pairs:\n"
-	"        if want.size:\n"
-	"            scale = max(float(np.max(np.abs(want))), 1e-12)\n"
-	"            worst = max(worst, float(np.max(np.abs(got - want))) / scale)\n"
-	"    ok = worst <= TOL\n"
-	"    print(\"%-13s %-10s max relative difference %.1e  %s\"\n"
-	"          % (stage, \",\".join(p[0] for p in pairs), worst, \"ok\" if ok else \"FAIL\"))\n"
-	"    if not ok:\n"
-	"        failed.append(stage)\n"
-	"\n"
-	"\n"
-	"n, d, h, g, dk = (CFG[k] for k in (\"n\", \"d\", \"h\", \"g\", \"dk\"))\n"
-	"kv = [i // (h // g) for i in range(h)]  # query head i reads kv head i // (h/g)\n"
-	"\n"
-	"# Projection: Q = X W^Q (+ b^Q), K = X W^K (+ b^K), V = X W^V (+ b^V)\n"
-	"Q, K, V = X @ W_Q, X @ W_K, X @ W_V\n"
-	"if CFG[\"bias\"]:\n"
-	"    Q, K, V = Q + b_Q, K + b_K, V + b_V\n"
-	"check(\"Projection\", [(\"Q\", Q_tui, Q), (\"K\", K_tui, K), (\"V\", V_tui, V)])\n"
-	"\n"
-	"# Reshape: (n, h*dk) -> (h, n, dk); no numbers of its own\n"
-	"Qh = Q.reshape(n, h, dk).transpose(1, 0, 2)\n"
-	"Kh = K.reshape(n, g, dk).transpose(1, 0, 2)\n"
-	"Vh = V.reshape(n, g, dk).transpose(1, 0, 2)\n"
-	"print(\"%-13s %-10s a view, (n, h*dk) -> (h, n, dk): query head i reads kv head %s\" % (\"Reshape\", \"Q,K,V\", kv))\n"
-	"\n"
-	"# Scores: S_i = Q_i K_j^T / sqrt(dk)\n"
-	"s = 1.0 / np.sqrt(dk) if CFG[\"scale\"] else 1.0\n"
-	"S = np.stack([Qh[i] @ Kh[kv[i]].T * s for i in range(h)])\n"
-	"check(\"Scores\", [(\"S\", S_tui, S)])\n"
-	"\n"
-	"# Softmax over the keys each query sees: causal j <= i; window w: |i-j| < w\n"
-	"# (and j <= i when causal); padding keys hidden from every query; hidden\n"
-	"# cells; then top-k per head. Top-k ranks mha-tui's own float scores, just\n"
-	"# checked: a float64 rank could swap two scores closer than float rounding.\n"
-	"qi, kj = np.indices((n, n))\n"
-	"mask = np.ones((n, n), dtype=bool)\n"
-	"if CFG[\"causal\"]:\n"
-	"    mask &= kj <= qi\n"
-	"if CFG[\"window\"] > 0:\n"
-	"    mask &= np.abs(qi - kj) < CFG[\"window\"]\n"
-	"for t in CFG[\"pad\"]:\n"
-	"    mask[:, t] = False\n"
-	"for q, k in zip(CFG[\"hidden\"][0::2], CFG[\"hidden\"][1::2]):\n"
-	"    mask[q, k] = False\n"
-	"P = np.zeros((h, n, n))\n"
-	"for i in range(h):\n"
-	"    for r in range(n):\n"
-	"        keep = mask[r].copy()\n"
-	"        if 0 < CFG[\"top_k\"] < keep.sum():\n"
-	"            idx = np.flatnonzero(keep)\n"
-	"            order = idx[np.argsort(-S_tui[i, r, idx], kind=\"stable\")]\n"
-	"            keep[:] = False\n"
-	"            keep[order[:CFG[\"top_k\"]]] = True\n"
-	"        if keep.any():  # a row with no key stays 0\n"
-	"            e = np.exp(S[i, r, keep] - S[i, r, keep].max())\n"
-	"            P[i, r, keep] = e / e.sum()\n"
-	"check(\"Softmax\", [(\"P\", P_tui, P)])\n"
-	"\n"
-	"# Weighted sum: O_i = P_i V_j\n"
-	"O = np.stack([P[i] @ Vh[kv[i]] for i in range(h)])\n"
-	"check(\"Weighted sum\", [(\"O\", O_tui, O)])\n"
-	"\n"
-	"# Concat: [O_1 ... O_h], a zero block for a head switched off\n"
-	"Concat = np.concatenate([np.zeros((n, dk)) if i in CFG[\"heads_off\"] else O[i]\n"
-	"                         for i in range(h)], axis=1)\n"
-	"check(\"Concat\", [(\"Concat\", Concat_tui, Concat)])\n"
-	"\n"
-	"# W^O: Y = Concat W^O (+ b^O)\n"
-	"Y = Concat @ W_O + (b_O if CFG[\"bias\"] else 0.0)\n"
-	"check(\"W^O\", [(\"Y\", Y_tui, Y)])\n"
-	"\n"
-	"if failed:\n"
-	"    print(\"FAIL: %s differ from numpy by more than %g relative\" % (\", \".join(failed), TOL))\n"
-	"    sys.exit(1)\n"
-	"print(\"ok: every stage matches numpy to %g relative\" % TOL)\n";
+/* The stages by the names check.py knows them (its STAGE keys). */
+static const char *const stage_names[PIPELINE_STAGE_COUNT] = {
+	[PIPELINE_PROJECTION] = "PROJECTION", [PIPELINE_RESHAPE] = "RESHAPE", [PIPELINE_SCORES] = "SCORES",
+	[PIPELINE_SOFTMAX] = "SOFTMAX", [PIPELINE_WEIGHTED_SUM] = "WEIGHTED_SUM", [PIPELINE_CONCAT] = "CONCAT",
+	[PIPELINE_OUTPUT] = "OUTPUT",
+};
+
+/* STAGE = {"SCORES": "Scores", ...}: each label as the pipeline writes it. */
+static void py_stages(FILE *f)
+{
+	fputs("STAGE = {\n", f);
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
+		if (stage_names[s])
+			fprintf(f, "    \"%s\": \"%s\",\n", stage_names[s], pipeline_stage_label((enum pipeline_stage)s));
+	fputs("}\n", f);
+}
 
 int export_py(FILE *f, const struct mha_config *c, const struct mha_weights *w,
               const struct mha_acts *a)
@@ -191,8 +123,11 @@ int export_py(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 	      "inputs and every intermediate mha-tui computed (the *_tui arrays). Run it\n"
 	      "with numpy: it recomputes each stage in float64 from the inputs alone and\n"
 	      "checks mha-tui's numbers to 1e-5 relative, one line per stage; exit 1 if any\n"
-	      "stage differs. Change any number below and it says where.\"\"\"\n", f);
-	fputs(py_check, f);
+	      "stage differs. Change any number below and it says where.\"\"\"\n\n", f);
+	for (int i = 0; export_check_py[i]; i++)
+		fputs(export_check_py[i], f);
+	fputs("\n\n# The data: mha-tui's configuration, inputs and intermediates\n", f);
+	py_stages(f);
 	py_config(f, c, w);
 	fputs("# Inputs\n", f);
 	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
@@ -211,7 +146,7 @@ int export_py(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 		            || outs[k].t == MHA_T_HEADS ? s.count : 0;
 		py_array(f, outs[k].name, mha_tensor_data(w, a, outs[k].t), count, s.rows, s.cols);
 	}
-	fputs(py_recompute, f);
+	fputs("\n\nif __name__ == \"__main__\":\n    import sys\n    sys.exit(main(CFG, STAGE, globals()))\n", f);
 	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }
 
@@ -343,8 +278,9 @@ int export_svg(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 		if (!(lo <= hi))
 			lo = hi = 0.0;
 	}
-	const char *what = stage == MHA_T_SCORES ? "Scores: S_i = Q_i K_j^T / sqrt(d_k)"
-	                                          : "Softmax: P_i = softmax(mask(S_i))";
+	char what[96];
+	enum pipeline_stage st = stage == MHA_T_SCORES ? PIPELINE_SCORES : PIPELINE_SOFTMAX;
+	snprintf(what, sizeof what, "%s: %s", pipeline_stage_label(st), mha_tensor_info(stage)->formula);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 	        "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, sans-serif\" font-size=\"12\">\n"
