@@ -502,7 +502,7 @@ static void test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer(voi
 	tui_check_keys(app, "a0.5\ni1");
 	app->cur[app->stage] = (struct app_cursor){ .panel = 1, .row = 2, .col = 3 };
 	close_app(app);
-	assert_true(file_has(progress_path, "at one-head/predict-self stage=0 panel=1 row=2 col=3 hints=1"));
+	assert_true(file_has(progress_path, "at one-head/predict-self stage=Projection panel=1 row=2 col=3 hints=1"));
 	assert_true(file_has(progress_path, "tried one-head/predict-self 0.5"));
 	app = open_app(&set);
 	learn_resume(app);
