@@ -10,23 +10,24 @@
 #include <ctype.h>
 #include <math.h>
 
-/* Adding a stage: a row here and in enum pipeline_stage. */
+/* Adding a stage: a row here and in enum pipeline_stage. Its label is
+ * written here only: every other file asks (tests/layering/labels_once.py). */
 static const struct pipeline_stage_info stages[PIPELINE_STAGE_COUNT] = {
 #define END MHA_T_COUNT
 	/* Q, K, V = X W^Q, X W^K, X W^V */
-	[PIPELINE_PROJECTION] = { "Projection", MHA_T_Q, { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, END }, false },
+	[PIPELINE_PROJECTION] = { "Projection", MHA_T_Q, { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, END }, false, "QKV" },
 	/* Q_i = Q[:, i dk:(i+1) dk]: a view, nothing computed */
-	[PIPELINE_RESHAPE] = { "Reshape", MHA_T_Q, { MHA_T_Q, END }, false },
+	[PIPELINE_RESHAPE] = { "Reshape", MHA_T_Q, { MHA_T_Q, END }, false, "split" },
 	/* S_i = Q_i K_j^T / sqrt(dk) */
-	[PIPELINE_SCORES] = { "Scores", MHA_T_SCORES, { MHA_T_Q, MHA_T_K, END }, true },
+	[PIPELINE_SCORES] = { "Scores", MHA_T_SCORES, { MHA_T_Q, MHA_T_K, END }, true, "QK^T" },
 	/* P_i = softmax(mask(S_i)) */
-	[PIPELINE_SOFTMAX] = { "Softmax", MHA_T_WEIGHTS, { MHA_T_SCORES, END }, true },
+	[PIPELINE_SOFTMAX] = { "Softmax", MHA_T_WEIGHTS, { MHA_T_SCORES, END }, true, "soft" },
 	/* O_i = P_i V_j */
-	[PIPELINE_WEIGHTED_SUM] = { "Weighted sum", MHA_T_HEADS, { MHA_T_WEIGHTS, MHA_T_V, END }, true },
+	[PIPELINE_WEIGHTED_SUM] = { "Weighted sum", MHA_T_HEADS, { MHA_T_WEIGHTS, MHA_T_V, END }, true, "PV" },
 	/* Concat = [O_0 ... O_h-1] */
-	[PIPELINE_CONCAT] = { "Concat", MHA_T_CONCAT, { MHA_T_HEADS, END }, true },
+	[PIPELINE_CONCAT] = { "Concat", MHA_T_CONCAT, { MHA_T_HEADS, END }, true, "concat" },
 	/* Y = Concat W^O */
-	[PIPELINE_OUTPUT] = { "W^O", MHA_T_Y, { MHA_T_CONCAT, MHA_T_WO, END }, true },
+	[PIPELINE_OUTPUT] = { "W^O", MHA_T_Y, { MHA_T_CONCAT, MHA_T_WO, END }, true, "W^O" },
 #undef END
 };
 

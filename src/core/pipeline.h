@@ -39,6 +39,7 @@ struct pipeline_stage_info {
 	/* the tensors it computes from, MHA_T_COUNT after the last */
 	enum mha_tensor reads[PIPELINE_READS_MAX + 1];
 	bool heatmaps;          /* its screen shows the per-head n x n maps */
+	const char *brief;      /* the label where room is short (the counts' narrow form): "QK^T" */
 };
 
 const struct pipeline_stage_info *pipeline_stage_info(enum pipeline_stage s);

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pipeline.h"
 #include "theme.h"
 
 enum {
@@ -72,6 +73,18 @@ struct row {
 	const char *label, *brief; /* brief: for narrow panels */
 	int64_t v;
 };
+
+/* A row of a weight matrix's parameters: its name, as the tensors have it. */
+static struct row weight_row(enum mha_tensor t, int64_t v)
+{
+	return (struct row){ mha_tensor_info(t)->name, mha_tensor_info(t)->name, v };
+}
+
+/* A row of a stage's FLOPs: its label and short form, as the pipeline has them. */
+static struct row stage_row(enum pipeline_stage s, int64_t v)
+{
+	return (struct row){ pipeline_stage_label(s), pipeline_stage_info(s)->brief, v };
+}
 
 /* "label ...... number" in width columns, the number right-aligned. In
  * order of preference: full label and exact number, brief label and exact
@@ -178,16 +191,16 @@ static void compact_draw(WINDOW *win, int y, int x, int height, int width, const
 {
 	const struct compact_line lines[] = {
 		{ 0, C_ROW, { "Parameters", "params", k->params_total } },
-		{ 10, C_SUB, { "W^Q", "W^Q", k->params_wq } },
-		{ 11, C_SUB, { "W^K", "W^K", k->params_wk } },
-		{ 12, C_SUB, { "W^V", "W^V", k->params_wv } },
-		{ 13, C_SUB, { "W^O", "W^O", k->params_wo } },
+		{ 10, C_SUB, weight_row(MHA_T_WQ, k->params_wq) },
+		{ 11, C_SUB, weight_row(MHA_T_WK, k->params_wk) },
+		{ 12, C_SUB, weight_row(MHA_T_WV, k->params_wv) },
+		{ 13, C_SUB, weight_row(MHA_T_WO, k->params_wo) },
 		{ 1, C_ROW, { "FLOPs", "FLOPs", k->flops_total } },
-		{ 5, C_SUB, { "Projection", "QKV", k->flops_projection } },
-		{ 6, C_SUB, { "Scores", "QK^T", k->flops_scores } },
-		{ 8, C_SUB, { "Softmax", "soft", k->flops_softmax } },
-		{ 7, C_SUB, { "Weighted sum", "PV", k->flops_weighted_sum } },
-		{ 9, C_SUB, { "W^O", "W^O", k->flops_output } },
+		{ 5, C_SUB, stage_row(PIPELINE_PROJECTION, k->flops_projection) },
+		{ 6, C_SUB, stage_row(PIPELINE_SCORES, k->flops_scores) },
+		{ 8, C_SUB, stage_row(PIPELINE_SOFTMAX, k->flops_softmax) },
+		{ 7, C_SUB, stage_row(PIPELINE_WEIGHTED_SUM, k->flops_weighted_sum) },
+		{ 9, C_SUB, stage_row(PIPELINE_OUTPUT, k->flops_output) },
 		{ 2, C_ROW, { "KV values/token", "KV/token", k->kv_cache_per_token } },
 		{ 3, C_FIG, { "", "", 0 } },
 		{ 4, C_WHY, { "", "", 0 } },
@@ -228,13 +241,13 @@ void counts_panel_draw(WINDOW *win, int y, int x, int height, int width, const s
 		return;
 	}
 	const struct row params[] = {
-		{ "W^Q", "W^Q", k.params_wq }, { "W^K", "W^K", k.params_wk },
-		{ "W^V", "W^V", k.params_wv }, { "W^O", "W^O", k.params_wo },
+		weight_row(MHA_T_WQ, k.params_wq), weight_row(MHA_T_WK, k.params_wk),
+		weight_row(MHA_T_WV, k.params_wv), weight_row(MHA_T_WO, k.params_wo),
 		{ "total", "all", k.params_total },
 	}, flops[] = {
-		{ "Projection", "QKV", k.flops_projection }, { "Scores", "QK^T", k.flops_scores },
-		{ "Softmax", "soft", k.flops_softmax }, { "Weighted sum", "PV", k.flops_weighted_sum },
-		{ "W^O", "W^O", k.flops_output }, { "total", "all", k.flops_total },
+		stage_row(PIPELINE_PROJECTION, k.flops_projection), stage_row(PIPELINE_SCORES, k.flops_scores),
+		stage_row(PIPELINE_SOFTMAX, k.flops_softmax), stage_row(PIPELINE_WEIGHTED_SUM, k.flops_weighted_sum),
+		stage_row(PIPELINE_OUTPUT, k.flops_output), { "total", "all", k.flops_total },
 	}, kv = { "KV values/token", "KV/token", k.kv_cache_per_token }; /* K and V values cached per token */
 	enum { NP = sizeof params / sizeof params[0], NF = sizeof flops / sizeof flops[0] };
 	attr_t title = theme_attr(ROLE_TITLE), normal = theme_attr(ROLE_NORMAL);

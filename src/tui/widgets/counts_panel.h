@@ -16,9 +16,11 @@
 int counts_panel_height(int width);
 /* Draws within (height, width) at (y, x). Shorter than counts_panel_height:
  * the compact form, totals first with their parts indented below them
- * ("Parameters", " W^Q", "FLOPs", " Projection", ..., "KV/token", the ratio),
- * keeping the `height` most important lines: the parameter total, the
- * FLOP total, KV/token and the ratio go last (they need 4 lines). */
+ * ("Parameters", " W^Q", ..., "FLOPs", " Projection", ..., "KV/token",
+ * the ratio: each weight named as the tensors name it, each stage as the
+ * pipeline labels it), keeping the `height` most important lines: the
+ * parameter total, the FLOP total, KV/token and the ratio go last (they
+ * need 4 lines). */
 void counts_panel_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c);
 
 #endif
