@@ -80,12 +80,12 @@ static void draw_hints(const struct app *app, const struct mode_ops *const *m, i
  * draws one (a view's state; a message goes to the workbench, which shows
  * it); a view with no line of its own shows its second line of keys while
  * no message shows. */
-static void draw_status(const struct app *app, const struct mode_ops *const *m, int n, struct rect r,
-                        struct hit_map *hits)
+static void draw_status(const struct app *app, const struct frame *f, const struct mode_ops *const *m, int n,
+                        struct rect r, struct hit_map *hits)
 {
 	bool message = app->status[0] && app->now_ms < app->status_until_ms;
 	for (int i = 0; i < n; i++) {
-		if (m[i]->status && m[i]->status(app, r))
+		if (m[i]->status && m[i]->status(app, f, r))
 			return;
 		if (!message && !m[i]->status && has_bar(m[i]->keys, ACTION_BAR_MORE)) {
 			hints_draw(app, m[i]->keys, ACTION_BAR_MORE, r, r.x, hits);
@@ -125,16 +125,28 @@ struct body_layout frame_draw(const struct app *app, int rows, int cols, struct 
 	                      : !lesson && !mode_is(app, "menu") ? LAYOUT_PANE_NONE
 	                      : !app->learn.show_counts ? LAYOUT_PANE_LESSON
 	                      : lesson ? LAYOUT_PANE_COUNTS : LAYOUT_PANE_NONE;
+	/* what every part draws from, worked out once: the focused stage's
+	 * view, the cell under the cursor, and (narrow, in a lesson) the
+	 * step's pane text, which also decides the pane's room */
+	struct frame fr;
+	memset(&fr, 0, sizeof fr);
+	app_view(app, &fr.view);
+	fr.has_cursor = app_view_cursor(app, &fr.view, &fr.cursor, &fr.cursor_panel);
 	/* narrow, in a step whose question, feedback and goal need the rows
 	 * of the counts under the pane: the pane takes the whole column */
-	if (pane == LAYOUT_PANE_LESSON && lesson && cols < LAYOUT_WIDE_COLS &&
-	    lesson_pane_rows_wanted(app, LAYOUT_PANE_COLS) > rows - 3 - LAYOUT_PANE_COUNT_LINES - 1)
-		pane = LAYOUT_PANE_LESSON_ALONE;
+	if (pane == LAYOUT_PANE_LESSON && lesson && cols < LAYOUT_WIDE_COLS) {
+		fr.pane_width = LAYOUT_PANE_COLS;
+		if (lesson_pane_text(app, fr.pane_width, &fr.pane) != 0)
+			lesson_text_free(&fr.pane); /* the pane says it is out of memory */
+		if (lesson_pane_rows_wanted(&fr.pane) > rows - 3 - LAYOUT_PANE_COUNT_LINES - 1)
+			pane = LAYOUT_PANE_LESSON_ALONE;
+	}
 	struct layout l = layout_frame(rows, cols, pane);
 	struct body_layout b;
 	memset(&b, 0, sizeof b);
 	if (l.too_small) {
 		draw_too_small(rows, cols, mode_key_name(app, "quit"));
+		lesson_text_free(&fr.pane);
 		return b;
 	}
 	/* each part from the first mode in line that draws it */
@@ -142,19 +154,20 @@ struct body_layout frame_draw(const struct app *app, int rows, int cols, struct 
 	int n = mode_chain(app, m), i;
 	for (i = 0; i < n - 1 && !m[i]->layout; i++)
 		;
-	b = m[i]->layout(app, &l, cols);
+	b = m[i]->layout(app, &fr, &l, cols);
 	draw_bar(app, l.bar, hits);
 	if (app->help_open) {
 		help_draw(app, rows, cols);
 	} else {
 		for (i = 0; i < n - 1 && !m[i]->body; i++)
 			;
-		m[i]->body(app, &b, hits);
+		m[i]->body(app, &fr, &b, hits);
 		for (i = 0; i < n - 1 && !m[i]->pane; i++)
 			;
-		b.pane_scroll_max = m[i]->pane(app, b.lesson, hits);
+		b.pane_scroll_max = m[i]->pane(app, &fr, b.lesson, hits);
 	}
-	draw_status(app, m, n, l.status, hits);
+	draw_status(app, &fr, m, n, l.status, hits);
 	draw_hints(app, m, n, l.hints, hits);
+	lesson_text_free(&fr.pane);
 	return b;
 }

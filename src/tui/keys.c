@@ -127,16 +127,18 @@ unsigned app_key(struct app *app, int key)
 		return APP_REDRAW;
 	if (key == KEY_MOUSE && mode_typing(app))
 		return 0;
+	unsigned f = 0;
 	if (app->notice && key != ERR) { /* read: the status line shows the cursor's cell again */
 		app->notice = false;
 		app->status_until_ms = 0;
+		f = APP_REDRAW;
 	}
 	if (mode_typing(app))
-		return prompt_key(app, key);
+		return f | prompt_key(app, key);
 	if (app->help_open)
-		return help_key(app, key);
+		return f | help_key(app, key);
 	const char *warned = app->learn.skip_warned;
-	unsigned f = mode_key(app, key);
+	f |= mode_key(app, key);
 	/* "n again leaves it" holds for the very next key only: any other key
 	 * in between (a hint, an edit, minutes of work) and n warns again */
 	if (warned && app->learn.skip_warned == warned)

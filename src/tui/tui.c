@@ -223,7 +223,7 @@ int tui_run(const struct tui_options *o)
 		}
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
-		dirty = key != ERR || (app.now_ms < until + 250);
+		dirty = app.now_ms < until + 250;
 		/* an autosave owed is written in a pause of the keys, after the
 		 * frame that asked for it (app.h) */
 		if (app_autosave_idle(&app, key == ERR))
@@ -233,6 +233,11 @@ int tui_run(const struct tui_options *o)
 		if (key == ERR)
 			continue;
 		unsigned f = key == KEY_MOUSE ? on_mouse(&app) : app_key(&app, key);
+		/* the key says what it changed: a frame only when it changed what
+		 * is drawn (a recompute always does); a key that did nothing
+		 * draws nothing (tests/tui/test_monkey.c holds every key to it) */
+		if (f & (APP_REDRAW | APP_RECOMPUTE))
+			dirty = true;
 		if (f & APP_RECOMPUTE)
 			app_recompute(&app);
 		if (f & APP_QUIT)

@@ -175,9 +175,24 @@ static void check_app(const struct monkey *m, const struct app *app, int event, 
 	}
 }
 
+static char screen[SCREEN_MAX]; /* as drawn after the event before */
+
+/* The loop draws a frame only for a key that says it changed what is
+ * drawn (APP_REDRAW, APP_RECOMPUTE): for any other, the screen drawn now
+ * must be the one drawn before it, cell for cell. */
+static void same_screen(const struct monkey *m, struct app *app, int event, int key, int rows, int cols)
+{
+	static char now[SCREEN_MAX];
+	if (!screen[0])
+		return; /* nothing drawn yet */
+	frame_draw(app, rows, cols, NULL);
+	vscreen_text(now, sizeof now);
+	if (strcmp(now, screen) != 0)
+		fail_at(m, event, key, rows, cols, "the screen changed, and the key said no frame was needed", now);
+}
+
 static void draw_and_check(const struct monkey *m, struct app *app, int event, int key, int rows, int cols)
 {
-	static char screen[SCREEN_MAX];
 	struct body_layout b = frame_draw(app, rows, cols, &app->hits);
 	app->heat_per_page = b.heat_per_page;
 	app->learn.scroll_max = b.pane_scroll_max;
@@ -203,6 +218,7 @@ static void monkey_run(const struct monkey *m)
 	rng_state = m->seed * 0x9E3779B97F4A7C15ULL + 1;
 	struct app *app = open_app(m);
 	int rows = 24, cols = 80;
+	screen[0] = '\0';
 	assert_int_equal(vscreen_open(rows, cols, NULL, false), 0);
 	for (int e = 0; e < m->events; e++) {
 		int key = 0;
@@ -225,6 +241,8 @@ static void monkey_run(const struct monkey *m)
 			key = random_key();
 			f = app_key(app, key);
 		}
+		if (!(f & (APP_REDRAW | APP_RECOMPUTE | APP_QUIT))) /* (q: the program would end here) */
+			same_screen(m, app, e, key, rows, cols); /* no frame drawn for it: nothing may have changed */
 		long long t0 = now_us();
 		if (f & APP_RECOMPUTE)
 			app_recompute(app);

@@ -194,6 +194,12 @@ bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel
                      struct stage_view *v)
 {
 	app_view(app, v);
+	return app_view_cursor(app, v, out, panel);
+}
+
+bool app_view_cursor(const struct app *app, const struct stage_view *v, struct cell *out,
+                     const struct panel **panel)
+{
 	const struct app_cursor *cu = &app->cur[app->stage];
 	if (v->count == 0 || cu->panel >= v->count)
 		return false;
@@ -266,14 +272,18 @@ bool app_cursor_input(const struct app *app, struct cell *out)
 	return app_cursor_cell(app, out, &p, &v) && mha_tensor_info(out->t)->input && !p->proof;
 }
 
-bool app_cursor_editable(struct app *app)
+bool app_cursor_editable(struct app *app, struct cell *out)
 {
 	struct stage_view v;
 	struct cell c;
-	if (app_cursor_input(app, &c))
-		return true;
-	if (!app_cursor_cell(app, &c, NULL, &v))
+	const struct panel *p;
+	if (!app_cursor_cell(app, &c, &p, &v))
 		return false;
+	if (mha_tensor_info(c.t)->input && !p->proof) {
+		if (out)
+			*out = c;
+		return true;
+	}
 	/* within 80 columns: the formula names the matrix */
 	app_message(app, true, "%s is computed: edit X or W^Q/K/V/O (%s: next matrix)", mha_tensor_info(c.t)->formula,
 	            mode_key_name(app, "matrix-next"));
@@ -285,6 +295,12 @@ unsigned app_set_cell(struct app *app, float v)
 	struct cell cell;
 	if (!app_cursor_input(app, &cell))
 		return APP_REDRAW;
+	return app_set_input(app, &cell, v);
+}
+
+unsigned app_set_input(struct app *app, const struct cell *c, float v)
+{
+	const struct cell cell = *c;
 	struct mha_shape s = mha_tensor_shape(&app->cfg, cell.t);
 	float *m = mha_tensor_data(&app->w, NULL, cell.t);
 	size_t i = (size_t)cell.r * s.cols + cell.c;

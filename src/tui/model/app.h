@@ -35,10 +35,13 @@ enum {
 	APP_NOTICE_MS = 60000,       /* the "an autosave is waiting" notice shows this long, or until a key */
 };
 
-/* What a key changed (mode.h): the loop recomputes and redraws accordingly. */
+/* What a key changed (mode.h): the loop recomputes and redraws
+ * accordingly. A key that changes nothing drawn returns 0 and no frame is
+ * drawn for it; one that changes what is drawn says APP_REDRAW (a message
+ * too); APP_RECOMPUTE implies a frame. */
 enum app_flags {
-	APP_REDRAW = 1 << 0,
-	APP_RECOMPUTE = 1 << 1,  /* inputs or configuration changed: run mha_forward */
+	APP_REDRAW = 1 << 0,     /* something drawn changed: draw a frame */
+	APP_RECOMPUTE = 1 << 1,  /* inputs or configuration changed: run mha_forward, then draw */
 	APP_QUIT = 1 << 2,
 };
 
@@ -186,22 +189,27 @@ void app_message(struct app *app, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* The stage view of the focused stage, and the cell under the cursor
- * (false when the stage shows nothing). */
+ * (false when the stage shows nothing): app_cursor_cell builds the view
+ * into v, app_view_cursor reads the cursor off a view already built (the
+ * frame builds it once a frame). */
 void app_view(const struct app *app, struct stage_view *v);
 bool app_cursor_cell(const struct app *app, struct cell *out, const struct panel **panel,
                      struct stage_view *v);
+bool app_view_cursor(const struct app *app, const struct stage_view *v, struct cell *out,
+                     const struct panel **panel);
 
 /* The cursor is on a cell of an input (not on the Reshape proof): *out. */
 bool app_cursor_input(const struct app *app, struct cell *out);
-/* The same, else a message saying what to edit instead: an edit or a
- * prompt for one asks this first. */
-bool app_cursor_editable(struct app *app);
+/* The same (out may be NULL), else a message saying what to edit
+ * instead: an edit or a prompt for one asks this first. */
+bool app_cursor_editable(struct app *app, struct cell *out);
 
 /* Value of a panel cell (proof panels compute X . W block in double). */
 float app_panel_value(const struct app *app, const struct panel *p, int r, int c);
 
 /* Model operations, each recording undo. Return APP_* flags. */
 unsigned app_set_cell(struct app *app, float v);             /* the cursor's input cell */
+unsigned app_set_input(struct app *app, const struct cell *c, float v); /* input cell c (a nudge's) */
 unsigned app_change_config(struct app *app, const struct mha_config *next, const char *what);
 unsigned app_reseed(struct app *app, unsigned long long seed, const char *what);
 unsigned app_undo(struct app *app);

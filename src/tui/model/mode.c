@@ -35,8 +35,9 @@ const struct action *action_lookup(const struct action *table, int key)
 	return NULL;
 }
 
-struct body_layout mode_layout_wide(const struct app *app, const struct layout *l, int cols)
+struct body_layout mode_layout_wide(const struct app *app, const struct frame *f, const struct layout *l, int cols)
 {
+	(void)f;
 	(void)app;
 	struct body_layout b = { 0 };
 	b.info = l->body;

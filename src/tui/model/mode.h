@@ -30,6 +30,8 @@
 #include "app.h"
 #include "hit.h"
 #include "layout.h"
+#include "stage.h"
+#include "wrap.h"
 
 /* A key function's answer besides the APP_* flags: not its key, the next
  * in line takes it (the workbench's table). */
@@ -47,6 +49,19 @@ enum {
 };
 
 enum { ACTION_KEYS_MAX = 10 };
+
+/* What the parts of one frame draw from, worked out once a frame by the
+ * frame (frame.c) before any mode draws, and handed to every drawing
+ * hook: the focused stage's view, the cell under the cursor in it, and
+ * the open lesson step's pane text at the width the frame measured it. */
+struct frame {
+	struct stage_view view;       /* the focused stage's panels, formula, note (stage.h) */
+	bool has_cursor;              /* the stage shows a cell under the cursor: */
+	struct cell cursor;           /*   that cell, */
+	const struct panel *cursor_panel; /* in this panel of view */
+	struct lesson_text pane;      /* the open step's pane at pane_width (count 0: none made) */
+	int pane_width;
+};
 
 /* Where an action shows on the hint line: the free workbench's, a
  * lesson's, both; MORE: a view's second line of hints (its status line
@@ -119,18 +134,19 @@ struct mode_ops {
 	/* drawing; any may be NULL: the mode it came from (a prompt) or the
 	 * workbench draws it */
 	/* The status line in r; false: not drawn, the next in line draws it. */
-	bool (*status)(const struct app *app, struct rect r);
+	bool (*status)(const struct app *app, const struct frame *f, struct rect r);
 	/* The body's rectangles for frame l (terminal cols wide), and the
 	 * drawing of the body into them (not the side pane). */
-	struct body_layout (*layout)(const struct app *app, const struct layout *l, int cols);
-	void (*body)(const struct app *app, const struct body_layout *b, struct hit_map *hits);
+	struct body_layout (*layout)(const struct app *app, const struct frame *f, const struct layout *l, int cols);
+	void (*body)(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits);
 	/* The side pane in r; returns how far its text scrolls. */
-	int (*pane)(const struct app *app, struct rect r, struct hit_map *hits);
+	int (*pane)(const struct app *app, const struct frame *f, struct rect r, struct hit_map *hits);
 };
 
 /* A `layout` for a view whose body takes the whole width below the bar
  * (the side column, lesson pane and counts, gives way). */
-struct body_layout mode_layout_wide(const struct app *app, const struct layout *l, int cols);
+struct body_layout mode_layout_wide(const struct app *app, const struct frame *f, const struct layout *l,
+                                    int cols);
 
 /* The workbench: the first of the app's modes, where every other returns. */
 const struct mode_ops *mode_workbench(const struct app *app);

@@ -90,7 +90,8 @@ static void heat_range(const struct app *app, bool scores, float *lo, float *hi)
 	}
 }
 
-void heat_strip_draw(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+void heat_strip_draw(const struct app *app, const struct frame *f, const struct body_layout *b,
+                     struct hit_map *hits)
 {
 	const struct mha_config *c = &app->cfg;
 	struct rect r = b->heat;
@@ -123,9 +124,8 @@ void heat_strip_draw(const struct app *app, const struct body_layout *b, struct 
 	hm.cols = c->n;
 	hm.row_h = b->heat_row_h;
 	struct heatmap_size one = heatmap_measure(&hm, b->heat_cell_w);
-	struct stage_view v;
-	struct cell cell;
-	bool have = app_cursor_cell(app, &cell, NULL, &v);
+	const struct cell cell = f->cursor;
+	bool have = f->has_cursor;
 	unsigned char masked[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* one head's masked cells */
 	unsigned char hid[MHA_MAX_TOKENS * MHA_MAX_TOKENS]; /* its cells a lesson keeps hidden */
 	bool any_masked = false;

@@ -108,36 +108,33 @@ static struct parts parts_of(const struct lesson_text *t)
 	return p;
 }
 
-int lesson_pane_rows_wanted(const struct app *app, int width)
+int lesson_pane_text(const struct app *app, int width, struct lesson_text *t)
 {
-	struct lesson_text t = { 0 };
-	if (!learn_lesson(app) || lesson_run_pane(&app->learn.run, width, mode_lesson_key, app, theme_utf8(), &t) != 0) {
-		lesson_text_free(&t);
+	if (!learn_lesson(app))
 		return 0;
-	}
-	struct parts p = parts_of(&t);
+	return lesson_run_pane(&app->learn.run, width, mode_lesson_key, app, theme_utf8(), t);
+}
+
+int lesson_pane_rows_wanted(const struct lesson_text *t)
+{
+	if (t->count == 0)
+		return 0;
+	struct parts p = parts_of(t);
 	/* the heading, the pinned lines, and for the rest a blank line, three
 	 * lines and the "more" line */
 	int want = p.top + p.g1 - p.b0 + 5;
-	want = want < t.count ? want : t.count;
-	lesson_text_free(&t);
-	return want;
+	return want < t->count ? want : t->count;
 }
 
-static int draw_step(const struct app *app, struct rect r)
+/* The step in r from its text t (drawn as given: the caller owns it). */
+static int draw_step(const struct app *app, const struct lesson_text *tt, struct rect r)
 {
-	struct lesson_text t = { 0 };
-	if (lesson_run_pane(&app->learn.run, r.w, mode_lesson_key, app, theme_utf8(), &t) != 0) {
-		theme_addstr(stdscr, r.y, r.x, r.w, "out of memory for the lesson text", theme_attr(ROLE_ERROR));
-		lesson_text_free(&t);
-		return 0;
-	}
+	const struct lesson_text t = *tt;
 	char *pin = t.count <= r.h ? NULL : calloc((size_t)t.count, 1);
 	if (!pin) { /* it all fits: as composed, the goal right under the text */
 		for (int i = 0; i < t.count && i < r.h; i++)
 			put_line(r.y + i, r, &t.lines[i], lesson_pane_attr(t.lines[i].kind) |
 			         (t.lines[i].kind == LESSON_LINE_MET ? A_BOLD : 0));
-		lesson_text_free(&t);
 		return 0;
 	}
 	/* else the heading on top, and at the bottom the goal's lines and,
@@ -198,11 +195,10 @@ static int draw_step(const struct app *app, struct rect r)
 		k++;
 	}
 	free(pin);
-	lesson_text_free(&t);
 	return scroll_max;
 }
 
-int lesson_pane_draw(const struct app *app, struct rect r, struct hit_map *hits)
+int lesson_pane_draw(const struct app *app, const struct frame *f, struct rect r, struct hit_map *hits)
 {
 	if (r.h <= 0)
 		return 0;
@@ -220,5 +216,14 @@ int lesson_pane_draw(const struct app *app, struct rect r, struct hit_map *hits)
 		return 0;
 	}
 	hit_add(hits, r, HIT_PANE, 0, 0, 0, r.w); /* the wheel scrolls its text */
-	return draw_step(app, r);
+	if (f->pane.count > 0 && f->pane_width == r.w)
+		return draw_step(app, &f->pane, r); /* as the frame measured it */
+	struct lesson_text t = { 0 };
+	int scroll = 0;
+	if (lesson_pane_text(app, r.w, &t) != 0)
+		theme_addstr(stdscr, r.y, r.x, r.w, "out of memory for the lesson text", theme_attr(ROLE_ERROR));
+	else
+		scroll = draw_step(app, &t, r);
+	lesson_text_free(&t);
+	return scroll;
 }

@@ -193,9 +193,9 @@ int panels_place(const struct app *app, const struct stage_view *v, struct rect 
 	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, f, rows + 2, focus_w, got);
 }
 
-void panels_draw(const struct app *app, const struct stage_view *v, struct rect area, int cw,
-                       struct hit_map *hits)
+void panels_draw(const struct app *app, const struct frame *f, struct rect area, int cw, struct hit_map *hits)
 {
+	const struct stage_view *v = &f->view;
 	struct rect want[STAGE_PANELS_MAX], got[STAGE_PANELS_MAX];
 	int cws[STAGE_PANELS_MAX];
 	panels_cell_widths(app, v, area.w, cw, cws);
@@ -216,9 +216,8 @@ void panels_draw(const struct app *app, const struct stage_view *v, struct rect 
 	k.app = app;
 	k.cw = cw;
 	k.hits = hits;
-	const struct panel *cp = NULL;
-	struct stage_view tmp;
-	k.have_target = app_cursor_cell(app, &k.target, &cp, &tmp);
+	k.have_target = f->has_cursor;
+	k.target = f->cursor;
 	for (int i = 0; i < v->count; i++) {
 		k.p = &v->p[i];
 		k.cw = cws[i];

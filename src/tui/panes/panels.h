@@ -8,6 +8,7 @@
 #include "app.h"
 #include "hit.h"
 #include "layout.h"
+#include "mode.h"
 
 enum {
 	PANELS_LABEL_W = 5,   /* row labels: 4 characters and a space */
@@ -44,8 +45,9 @@ int panels_cols_shown(const struct panel *p, struct rect got, int cw);
 /* Where panels_draw puts each panel of v in area (got[i].h = 0: left
  * out); returns how many are placed. */
 int panels_place(const struct app *app, const struct stage_view *v, struct rect area, int cw, struct rect *got);
-/* The panels of v in area at cell width cw, recording their cells in hits (may be NULL). */
-void panels_draw(const struct app *app, const struct stage_view *v, struct rect area, int cw,
-                 struct hit_map *hits);
+/* The panels of the frame's stage view in area at cell width cw, the
+ * trace from its cursor's cell, recording their cells in hits (may be
+ * NULL). */
+void panels_draw(const struct app *app, const struct frame *f, struct rect area, int cw, struct hit_map *hits);
 
 #endif

@@ -23,8 +23,9 @@
 /* columns of the head table and of the prune table */
 enum { HEAD_TABLE_W = 72, PRUNE_TABLE_W = 24, BAR_MAX = 40, SIDE_BY_SIDE_GAP = 3 };
 
-static bool analysis_status(const struct app *app, struct rect r)
+static bool analysis_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
 	char line[160];
@@ -128,8 +129,9 @@ static void prune_line(const struct train_bench_analysis *an, int y, int x, int 
 	draw_put(y, x, w, line, theme_attr(ROLE_NORMAL));
 }
 
-static void analysis_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void analysis_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
+	(void)f;
 	(void)hits;
 	const struct rect r = b->info;
 	const int bottom = r.y + r.h;

@@ -123,8 +123,9 @@ static unsigned answer_type(struct app *app, int key)
 }
 
 /* "answer (a/b/c): b_   (a choice's key answers, Esc cancels)" */
-static bool answer_status(const struct app *app, struct rect r)
+static bool answer_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
 	const struct answer_prompt *p = mode_state_if(app, &answer_prompt_mode);
 	char line[APP_STATUS_MAX + 128], choices[64] = "";

@@ -110,8 +110,9 @@ static unsigned decode_step(struct app *app, int arg)
 	return APP_REDRAW;
 }
 
-static bool decode_status(const struct app *app, struct rect r)
+static bool decode_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
 	const struct decode_state *s = decode_now(app);
@@ -136,8 +137,9 @@ static void draw_tokens(const struct app *app, const struct decode_state *s, int
 	}
 }
 
-static void decode_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void decode_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
+	(void)f;
 	(void)hits;
 	const struct decode_state *s = decode_now(app);
 	const struct rect r = b->info;

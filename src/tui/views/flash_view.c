@@ -180,8 +180,9 @@ static unsigned head_by(struct app *app, int arg)
 	return APP_REDRAW;
 }
 
-static bool flash_status(const struct app *app, struct rect r)
+static bool flash_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	char line[160];
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message (a refusal, an answer's verdict): the workbench shows it */
@@ -202,8 +203,9 @@ static bool flash_status(const struct app *app, struct rect r)
 
 /* The body for the tiles; in a lesson the side column for its pane (the
  * step's text and question), whole: the counts say nothing here. */
-static struct body_layout flash_layout(const struct app *app, const struct layout *l, int cols)
+static struct body_layout flash_layout(const struct app *app, const struct frame *f, const struct layout *l, int cols)
 {
+	(void)f;
 	(void)cols;
 	struct body_layout b = { 0 };
 	b.info = l->body;
@@ -329,8 +331,9 @@ static void draw_meter(const struct app *app, int y, int x, int width)
 	fit_first(y + 1, x, width, f, 2, theme_attr(ROLE_NORMAL));
 }
 
-static void flash_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void flash_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
+	(void)f;
 	(void)hits;
 	const struct flash_view *fv = flash_view_now(app);
 	struct rect r = b->info;

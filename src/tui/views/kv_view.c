@@ -65,8 +65,9 @@ static unsigned kv_dtype_next(struct app *app)
 	return APP_REDRAW;
 }
 
-static bool kv_status(const struct app *app, struct rect r)
+static bool kv_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
 	char line[160];
@@ -108,8 +109,9 @@ static int kv_model(int y, struct rect r, const char *name, int layers, int h, i
 	return rows;
 }
 
-static void kv_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void kv_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
+	(void)f;
 	(void)hits;
 	const struct rect r = b->info;
 	const struct mha_config *c = &app->cfg;

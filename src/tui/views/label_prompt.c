@@ -90,8 +90,9 @@ static unsigned label_type(struct app *app, int key)
 
 /* "words: the cat sat_   (Enter: one token a word, Esc cancels)", the
  * end of the line when it is longer than the status line */
-static bool label_status(const struct app *app, struct rect r)
+static bool label_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	const struct label_prompt *p = mode_state_if(app, &label_prompt_mode);
 	char line[sizeof p->text + 64];
 	const char *tail = "_   (Enter: a token a word; Esc cancels)", *text = p ? p->text : "";

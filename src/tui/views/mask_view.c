@@ -91,8 +91,9 @@ static unsigned mask_window(struct app *app, int arg)
 	return app_change_config(app, &nx, what);
 }
 
-static bool mask_status(const struct app *app, struct rect r)
+static bool mask_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false; /* a message: the workbench's status line shows it */
 	int cr, cc;
@@ -140,8 +141,9 @@ static void draw_saving(const struct mha_config *c, struct rect r, int y, int en
 	draw_put(y, r.x, r.w, line, theme_attr(ROLE_DIM));
 }
 
-static void mask_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void mask_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
+	(void)f;
 	(void)hits;
 	const struct mha_config *c = &app->cfg;
 	const struct rect r = b->info;

@@ -63,8 +63,9 @@ static unsigned menu_digit(struct app *app, int arg, int ch)
 	return APP_REDRAW;
 }
 
-static int menu_pane(const struct app *app, struct rect r, struct hit_map *hits)
+static int menu_pane(const struct app *app, const struct frame *f, struct rect r, struct hit_map *hits)
 {
+	(void)f;
 	if (r.h > 0 && r.w > 0)
 		lesson_menu_draw(app, r, hits);
 	return 0;
@@ -72,8 +73,9 @@ static int menu_pane(const struct app *app, struct rect r, struct hit_map *hits)
 
 /* While the menu has the keys the status line says which lesson Enter
  * opens (the workbench's "Enter edits" would not); a message shows first. */
-static bool menu_status(const struct app *app, struct rect r)
+static bool menu_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	const struct app_learn *l = &app->learn;
 	if (!l->set || (app->status[0] && app->now_ms < app->status_until_ms))
 		return false;

@@ -106,8 +106,9 @@ static void path_middle(char *out, size_t len, const char *path, int width)
  * PATH" when the path fits whole; else the short question and the path
  * with its middle left out (the keys first: they must survive an
  * 80-column line). */
-static bool recover_status(const struct app *app, struct rect r)
+static bool recover_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	static const char *const asks[] = { "recover a run's unsaved edits? Enter loads, d discards, Esc later: ",
 		                            "recover? Enter loads, d discards, Esc later: " };
 	char line[APP_STATUS_MAX + 4300], path[4300];

@@ -28,7 +28,7 @@ extern const struct mode_ops scale_prompt_mode;
 static bool scale_enter(struct app *app)
 {
 	struct scale_prompt *p = mode_state(app, &scale_prompt_mode);
-	if (!p || !app_cursor_editable(app))
+	if (!p || !app_cursor_editable(app, NULL))
 		return false;
 	*p = (struct scale_prompt){ 0 };
 	return true;
@@ -124,8 +124,9 @@ static unsigned scale_type(struct app *app, int key)
 
 /* "W^Q[*,4..7] *= 2_   (Tab: ...)"; no block (the cursor left the
  * inputs): the next mode's status line. */
-static bool scale_status(const struct app *app, struct rect r)
+static bool scale_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	struct scale_block sb;
 	const struct scale_prompt *p = mode_state_if(app, &scale_prompt_mode);
 	if (!p || !scale_block(app, &sb))

@@ -164,16 +164,18 @@ static void ablate_draw(const struct ablate_page *p, struct rect r)
 	}
 }
 
-static void ablate_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void ablate_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
+	(void)f;
 	(void)hits;
 	const struct ablate_page *p = mode_state_if(app, &train_ablate_mode);
 	if (p && p->started && b->info.h > 0)
 		ablate_draw(p, b->info);
 }
 
-static bool ablate_status(const struct app *app, struct rect r)
+static bool ablate_status(const struct app *app, const struct frame *f, struct rect r)
 {
+	(void)f;
 	if (app->status[0] && app->now_ms < app->status_until_ms)
 		return false;
 	draw_put(r.y, r.x, r.w, "trains in the pauses; it waits while you are back on the training screen",

@@ -328,8 +328,9 @@ unsigned train_view_back(struct app *app)
 	return APP_REDRAW;
 }
 
-struct body_layout train_view_layout(const struct app *app, const struct layout *l, int cols)
+struct body_layout train_view_layout(const struct app *app, const struct frame *f, const struct layout *l, int cols)
 {
+	(void)f;
 	(void)app;
 	(void)cols;
 	struct body_layout b = { 0 };
@@ -339,8 +340,9 @@ struct body_layout train_view_layout(const struct app *app, const struct layout 
 	return b;
 }
 
-static void train_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void train_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
+	(void)f;
 	(void)hits;
 	const struct train_view *v = train_view_now(app);
 	if (v && v->tr && b->info.h > 0)

@@ -61,7 +61,8 @@ struct train_view {
  * to the training screen); the layout both pages draw in. */
 double train_view_seconds(void);
 unsigned train_view_back(struct app *app);
-struct body_layout train_view_layout(const struct app *app, const struct layout *l, int cols);
+struct body_layout train_view_layout(const struct app *app, const struct frame *f, const struct layout *l,
+                                     int cols);
 
 /* The training screen's body in r (train_draw.c). */
 void train_draw_body(const struct train_view *v, struct rect r);

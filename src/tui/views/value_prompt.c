@@ -27,7 +27,7 @@ extern const struct mode_ops value_prompt_mode;
 static bool value_enter(struct app *app)
 {
 	struct value_prompt *p = mode_state(app, &value_prompt_mode);
-	if (!p || !app_cursor_editable(app))
+	if (!p || !app_cursor_editable(app, NULL))
 		return false;
 	*p = (struct value_prompt){ 0 };
 	return true;
@@ -65,14 +65,12 @@ static unsigned value_type(struct app *app, int key)
 }
 
 /* "X[0 the, 3] = 0.5_   (Enter sets, Esc cancels)" */
-static bool value_status(const struct app *app, struct rect r)
+static bool value_status(const struct app *app, const struct frame *f, struct rect r)
 {
 	const struct value_prompt *p = mode_state_if(app, &value_prompt_mode);
 	char line[APP_STATUS_MAX + 128], name[NOTATION_MAX];
-	struct stage_view v;
-	struct cell c;
-	if (app_cursor_cell(app, &c, NULL, &v))
-		cell_text_name(app, &c, true, name, sizeof name);
+	if (f->has_cursor)
+		cell_text_name(app, &f->cursor, true, name, sizeof name);
 	else
 		snprintf(name, sizeof name, "?");
 	snprintf(line, sizeof line, "%s = %s_   (Enter sets, Esc cancels)", name, p ? p->edit : "");

@@ -96,19 +96,16 @@ unsigned workbench_mouse(struct app *app)
 
 /* The message while it shows; else the cursor's cell, its value and what
  * it was computed from. */
-static bool workbench_status(const struct app *app, struct rect r)
+static bool workbench_status(const struct app *app, const struct frame *f, struct rect r)
 {
 	char line[APP_STATUS_MAX + 128];
 	if (app->status[0] && app->now_ms < app->status_until_ms) {
 		draw_message(r.y, r.x, r.w, app->status, theme_attr(app->status_error ? ROLE_ERROR : ROLE_NORMAL));
 		return true;
 	}
-	struct stage_view v;
-	struct cell c;
-	const struct panel *p;
-	if (!app_cursor_cell(app, &c, &p, &v))
+	if (!f->has_cursor)
 		return true;
-	cell_text_status(app, &c, p, r.w, line, sizeof line);
+	cell_text_status(app, &f->cursor, f->cursor_panel, r.w, line, sizeof line);
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
@@ -237,17 +234,17 @@ static void draw_counts(const struct app *app, struct rect r)
 
 /* The body: two lines of formula and shape, the matrices, the heatmaps
  * (from Scores on), the counts; the cell width the matrices fit. */
-static struct body_layout workbench_layout(const struct app *app, const struct layout *l, int cols)
+static struct body_layout workbench_layout(const struct app *app, const struct frame *f, const struct layout *l,
+                                           int cols)
 {
-	struct stage_view v;
-	app_view(app, &v);
-	int nw = layout_numbers_width(l), cw = panels_cell_width(&v, nw, cols), rows = 0;
+	const struct stage_view *v = &f->view;
+	int nw = layout_numbers_width(l), cw = panels_cell_width(v, nw, cols), rows = 0;
 	/* in a lesson the step's matrix keeps its rows (title and header, and
 	 * the Reshape proof's two lines), and the others its text names some,
 	 * before the heatmaps keep theirs */
-	int least = panels_focus(app, &v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
-	least += least > 0 ? panels_named_rows(app, &v) : 0; /* and the matrices its text names */
-	int want = panels_rows(app, &v, nw, cw);
+	int least = panels_focus(app, v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
+	least += least > 0 ? panels_named_rows(app, v) : 0; /* and the matrices its text names */
+	int want = panels_rows(app, v, nw, cw);
 	/* Concat and W^O: the heatmaps (P) are not what the stage is about,
 	 * so they give way before any of its matrices' rows do */
 	if (app->stage == PIPELINE_CONCAT || app->stage == PIPELINE_OUTPUT)
@@ -259,17 +256,16 @@ static struct body_layout workbench_layout(const struct app *app, const struct l
 	return b;
 }
 
-static void workbench_body(const struct app *app, const struct body_layout *b, struct hit_map *hits)
+static void workbench_body(const struct app *app, const struct frame *f, const struct body_layout *b,
+                           struct hit_map *hits)
 {
 	if (learn_stage_hidden(app, app->stage)) {
 		struct rect all = { b->info.y, b->info.x, b->body_h, b->info.w };
 		draw_hidden_stage(app, all);
 	} else {
-		struct stage_view v;
-		app_view(app, &v);
-		draw_info(app, &v, b->info);
-		panels_draw(app, &v, b->numbers, b->numbers_cell_w, hits);
-		heat_strip_draw(app, b, hits);
+		draw_info(app, &f->view, b->info);
+		panels_draw(app, f, b->numbers, b->numbers_cell_w, hits);
+		heat_strip_draw(app, f, b, hits);
 	}
 	draw_counts(app, b->counts);
 }

@@ -96,21 +96,19 @@ static unsigned act_page(struct app *app, int arg)
 	return APP_REDRAW;
 }
 
+/* One stage view a nudge: the cursor's input cell, its value, set. */
 static unsigned act_nudge(struct app *app, int arg)
 {
-	if (!app_cursor_editable(app))
-		return APP_REDRAW;
-	struct stage_view v;
 	struct cell c;
-	const struct panel *p;
-	app_cursor_cell(app, &c, &p, &v);
-	float now = app_panel_value(app, p, app->cur[app->stage].row, app->cur[app->stage].col);
+	if (!app_cursor_editable(app, &c))
+		return APP_REDRAW;
+	float now = mha_tensor_data(&app->w, NULL, c.t)[(size_t)c.r * mha_tensor_shape(&app->cfg, c.t).cols + c.c];
 	float next = now + (float)arg * NUDGE;
 	if (next > MHA_VALUE_MAX || next < -MHA_VALUE_MAX) {
 		app_message(app, true, "not changed: values must be within +-1e6");
 		return APP_REDRAW;
 	}
-	return app_set_cell(app, next);
+	return app_set_input(app, &c, next);
 }
 
 static unsigned act_reseed(struct app *app, int arg)
