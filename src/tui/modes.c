@@ -14,7 +14,7 @@ bool modes_recover_check(struct app *app)
 {
 	if (!app_autosave_check(app))
 		return false;
-	if (app->recover_path[0] && !mode_open(app, &recover_prompt_mode))
+	if (app->save.recover_path[0] && !mode_open(app, &recover_prompt_mode))
 		app_recover_say(app);
 	return true;
 }

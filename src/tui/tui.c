@@ -62,9 +62,9 @@ static int crash_autosave(void *ctx)
 {
 	const struct app *app = ctx;
 	char path[4096], msg[MHA_MSG_MAX + 4096];
-	if (app->edits_unsaved == 0 && !app->autosave_due)
+	if (app->save.edits_unsaved == 0 && !app->save.autosave_due)
 		return 1;
-	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
+	if (app->save.autosave_held || app_autosave_path(app, path, sizeof path) != 0)
 		return -1;
 	bool other = app->learn.active;
 	return session_save(path, other ? &app->learn.other.cfg : &app->cfg, other ? &app->learn.other.w : &app->w,
@@ -154,8 +154,8 @@ int tui_run(const struct tui_options *o)
 	struct app app;
 	if (app_init(&app, tui_modes, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
-	app.session_path = o->session_path;
-	app.disk = disk;
+	app.save.session_path = o->session_path;
+	app.save.disk = disk;
 	app.now_ms = term_now_ms();
 	struct lesson_set set;
 	memset(&set, 0, sizeof set);
@@ -195,10 +195,10 @@ int tui_run(const struct tui_options *o)
 	app_crash_note(&app); /* and again whenever the session moves (app_save) */
 	/* a session opened from its own file has nothing to save until an edit */
 	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
-	app.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
+	app.save.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
 	if (o->held && from && strcmp(from, o->held) == 0) { /* a second instance on the other's file */
-		app.only_a_copy = true;
-		app.session_dirty = false;
+		app.save.only_a_copy = true;
+		app.save.session_dirty = false;
 	}
 	bool dirty = true;
 	int sig = 0;

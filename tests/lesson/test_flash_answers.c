@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "checker.h"
-#include "flash.h"
+#include "flash_step.h"
 #include "lesson.h"
 #include "lesson_test.h"
 

@@ -259,7 +259,7 @@ static void test_save_writes_a_session_that_loads_back(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/s.txt", dir);
 	struct app *app = tui_check_open(NULL);
-	app->session_path = path;
+	app->save.session_path = path;
 	tui_check_keys(app, "\n-0.25\n]w");
 	assert_false(app->status_error);
 	struct mha_config c;
@@ -291,7 +291,7 @@ static struct app *open_app_in(struct files *f)
 	snprintf(f->path, sizeof f->path, "%s/s.txt", f->dir);
 	snprintf(f->autop, sizeof f->autop, "%s.autosave", f->path);
 	struct app *app = tui_check_open(NULL);
-	app->session_path = f->path;
+	app->save.session_path = f->path;
 	return app;
 }
 
@@ -345,7 +345,7 @@ static void test_a_save_writes_only_edits_and_never_over_a_file_changed_behind_i
 	tui_check_keys(app, "+w");
 	assert_string_equal(read_text(f.path, buf, sizeof buf), "changed by hand\n");
 	assert_true(exists(beside));
-	assert_string_equal(app->session_path, beside);
+	assert_string_equal(app->save.session_path, beside);
 	assert_non_null(strstr(app->status, "changed on disk"));
 	assert_non_null(strstr(app->status, beside));
 	/* and saves go on there */
@@ -413,7 +413,7 @@ static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **st
 static void leave_an_autosave(const struct files *f)
 {
 	struct app *app = tui_check_open(NULL);
-	app->session_path = f->path;
+	app->save.session_path = f->path;
 	tui_check_keys(app, "w");
 	tui_check_keys(app, "]");
 	assert_true(app_autosave_idle(app, true));
@@ -426,7 +426,7 @@ static void leave_an_autosave(const struct files *f)
 static struct app *start_run(const struct files *f)
 {
 	struct app *app = tui_check_open(NULL);
-	app->session_path = f->path;
+	app->save.session_path = f->path;
 	app->now_ms = 1000;
 	modes_recover_check(app);
 	return app;
@@ -458,11 +458,11 @@ static void test_a_found_autosave_is_asked_about_until_answered_later_or_discard
 	leave_an_autosave(&f);
 
 	struct app *app = start_run(&f);
-	assert_false(app->autosave_held);
+	assert_false(app->save.autosave_held);
 	assert_false(exists(f.autop));
 	assert_true(exists(kept));
 	assert_ptr_equal(app->mode, &recover_prompt_mode);
-	assert_string_equal(app->recover_path, kept);
+	assert_string_equal(app->save.recover_path, kept);
 	tui_check_keys(app, "lq+x");
 	assert_ptr_equal(app->mode, &recover_prompt_mode); /* still asking */
 	assert_int_equal(app->cfg.h, 4);           /* not loaded */
@@ -483,7 +483,7 @@ static void test_a_found_autosave_is_asked_about_until_answered_later_or_discard
 
 	app = start_run(&f); /* asked again */
 	assert_ptr_equal(app->mode, &recover_prompt_mode);
-	assert_string_equal(app->recover_path, kept);
+	assert_string_equal(app->save.recover_path, kept);
 	tui_check_keys(app, "d");
 	assert_ptr_equal(app->mode, &workbench_mode);
 	assert_false(exists(kept));
@@ -534,7 +534,7 @@ static void test_an_owed_autosave_waits_for_a_pause_in_the_keys(void **state)
 	struct app *app = open_app_in(&f);
 	app->now_ms = 5000;
 	tui_check_keys(app, "]");
-	assert_true(app->autosave_due);
+	assert_true(app->save.autosave_due);
 	assert_false(exists(f.autop));
 	assert_false(app_autosave_idle(app, false)); /* keys still coming */
 	app->now_ms += APP_AUTOSAVE_WAIT_MS - 1;
@@ -544,14 +544,14 @@ static void test_an_owed_autosave_waits_for_a_pause_in_the_keys(void **state)
 	assert_true(app_autosave_idle(app, false));
 	app_autosave_wait(app);
 	assert_true(exists(f.autop));
-	assert_false(app->autosave_due);
+	assert_false(app->save.autosave_due);
 	assert_false(app_autosave_idle(app, true)); /* nothing owed */
 	/* a clean save settles what is owed */
 	unlink(f.autop);
 	tui_check_keys(app, "[");
-	assert_true(app->autosave_due);
+	assert_true(app->save.autosave_due);
 	tui_check_keys(app, "w");
-	assert_false(app->autosave_due);
+	assert_false(app->save.autosave_due);
 	assert_false(app_autosave_idle(app, true));
 	assert_false(exists(f.autop));
 	tui_check_close(app);

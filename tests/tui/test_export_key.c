@@ -42,7 +42,7 @@ static void test_E_writes_the_script_and_the_picture(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
-	app->session_path = NULL; /* the current directory */
+	app->save.session_path = NULL; /* the current directory */
 	tui_check_keys(app, "3E"); /* the Scores stage */
 	assert_false(app->status_error);
 	assert_string_equal(app->status, "wrote " WORKBENCH_EXPORT_PY ", .svg and .txt (scores)");
@@ -66,7 +66,7 @@ static void test_E_writes_the_script_and_the_picture(void **state)
 	assert_non_null(strstr(slurp(WORKBENCH_EXPORT_SVG), "Softmax: P_i"));
 	/* with a session file: beside it */
 	assert_int_equal(mkdir("sub", 0700), 0);
-	app->session_path = "sub/session.txt";
+	app->save.session_path = "sub/session.txt";
 	tui_check_keys(app, "E");
 	assert_string_equal(app->status, "wrote sub/" WORKBENCH_EXPORT_PY ", .svg and .txt (weights)");
 	assert_non_null(slurp("sub/" WORKBENCH_EXPORT_PY));
@@ -86,7 +86,7 @@ static void test_an_unwritable_place_is_said_and_leaves_nothing(void **state)
 	assert_int_equal(chdir(gone), 0);
 	assert_int_equal(rmdir(gone), 0); /* the current directory no longer exists */
 	struct app *app = tui_check_open(NULL);
-	app->session_path = NULL;
+	app->save.session_path = NULL;
 	tui_check_keys(app, "E");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "export failed"));
@@ -109,7 +109,7 @@ static void test_E_writes_the_screen_as_drawn(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
-	app->session_path = NULL;
+	app->save.session_path = NULL;
 	draw_scores(app);
 	tui_check_keys(app, "E");
 	vscreen_close();

@@ -76,7 +76,7 @@ static struct app *open_app(const struct lesson_set *s)
 	mha_weights_init(&w, &c, c.seed);
 	mha_weights_default_labels(&w, &c);
 	assert_int_equal(app_init(app, tui_modes, &c, &w, msg, sizeof msg), 0);
-	app->session_path = session_path;
+	app->save.session_path = session_path;
 	learn_attach(app, s, s ? "" : "tried: /nowhere (no such directory)", progress_path);
 	return app;
 }

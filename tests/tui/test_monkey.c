@@ -108,7 +108,7 @@ static struct app *open_app(const struct monkey *m)
 	mha_weights_init(&w, &c, c.seed);
 	mha_weights_default_labels(&w, &c);
 	assert_int_equal(app_init(app, tui_modes, &c, &w, msg, sizeof msg), 0);
-	app->session_path = session_path;
+	app->save.session_path = session_path;
 	app->now_ms = 1000;
 	if (m->lessons) {
 		learn_attach(app, &set, "", NULL);

@@ -89,7 +89,7 @@ void app_recompute(struct app *app)
 {
 	app->forward(&app->cfg, &app->w, &app->a);
 	if (!app->learn.active)
-		app->session_dirty = true; /* the learner's bench changed: the next save writes */
+		app->save.session_dirty = true; /* the learner's bench changed: the next save writes */
 	mode_recompute(app); /* the views' own numbers follow the inputs (FlashAttention's tiles) */
 	if (app->learn.evaluate)
 		app->learn.evaluate(app); /* a lesson's goal is checked after every edit */

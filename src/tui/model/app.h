@@ -18,6 +18,7 @@
 #include "mha.h"
 #include "claim.h"
 #include "progress.h"
+#include "save.h"
 #include "stage.h"
 
 enum {
@@ -130,24 +131,8 @@ struct app {
 	 * tests set mha_forward_naive, whose last digits are the same for
 	 * every CPU kernel and BLAS backend (sanitizer and valgrind builds). */
 	void (*forward)(const struct mha_config *, const struct mha_weights *, struct mha_acts *);
-	const char *session_path;     /* where w and q save (not owned) */
-	int edits_unsaved;            /* edits since the last save or autosave */
-	bool autosave_due;            /* an autosave is owed (app_edited), written by app_autosave_idle */
-	long long autosave_due_ms;    /*   since then */
-	int autosave_pid;             /* the process writing the autosave, or 0 */
-	bool autosave_held;           /* an autosave newer than the session was found at
-	                               * start: this run neither overwrites nor removes it */
+	struct app_save save;         /* the session file: where it saves, what is owed (save.h) */
 	bool notice;                  /* the status message goes at the next key */
-	bool session_dirty;           /* an edit since the session was loaded or saved (app_recompute) */
-	struct claim_stamp disk;      /* session_path as loaded or last saved (claim.h) */
-	char saved_beside[4096];      /* where saves go since session_path was changed behind the run */
-	char changed_behind[4096];    /*   the file that was: left as it is (said on exit) */
-	bool only_a_copy;             /* a second instance: unedited, a save would only copy the other's file */
-	int links_split;              /* hard links of the session saves split off (said on exit) */
-	char links_split_path[4096];  /*   the session they were links of */
-	char recover_path[4200];      /* an autosave found at start, until answered (recover_prompt.c) */
-	bool recover_loaded;          /*   loaded: the next save of the session removes it */
-
 	/* the screen modes (mode.h): the table the app runs with, which one
 	 * has the keys, each one's private state (by its place in the table) */
 	const struct mode_ops *const *modes; /* modes[0] the workbench; NULL ends it */
@@ -164,7 +149,7 @@ struct app {
 	bool status_error;
 	long long status_until_ms;    /* show the message until then */
 	bool quit_armed;              /* q failed to save: a second q quits anyway */
-	long long now_ms;             /* the clock, as of the last app_tick (tests set it) */
+	long long now_ms;             /* the clock: the loop sets it after every key (tests set it) */
 	struct hit_map hits;          /* what was drawn where, as last drawn (frame_draw):
 	                               * what a click meets */
 	struct { int y, x; enum hit_button button; } mouse; /* the event app_mouse is applying */
@@ -238,8 +223,7 @@ unsigned app_replace(struct app *app, const struct mha_config *cfg, struct mha_w
 /* A copy of the app's inputs, for changing them aside. 0, or -1 (memory). */
 int app_copy_weights(const struct app *app, struct mha_weights *out);
 
-/* The app's other files: saving (save.c) and the marks of changed cells (marks.c). */
+/* The marks of changed cells (marks.c). */
 #include "marks.h"
-#include "save.h"
 
 #endif

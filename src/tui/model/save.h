@@ -7,9 +7,33 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "claim.h"
 #include "mha.h"
 
 struct app;
+
+/* The learner's session file as this run has it (app->save): where it
+ * saves, what an autosave owes, what the run must say about its files on
+ * exit. save.c reads and writes these; the rest of the program reads
+ * session_path (the export key writes beside it). */
+struct app_save {
+	const char *session_path;     /* where w and q save (not owned) */
+	int edits_unsaved;            /* edits since the last save or autosave */
+	bool autosave_due;            /* an autosave is owed (app_edited), written by app_autosave_idle */
+	long long autosave_due_ms;    /*   since then */
+	int autosave_pid;             /* the process writing the autosave, or 0 */
+	bool autosave_held;           /* an autosave newer than the session was found at
+	                               * start: this run neither overwrites nor removes it */
+	bool session_dirty;           /* an edit since the session was loaded or saved (app_recompute) */
+	struct claim_stamp disk;      /* session_path as loaded or last saved (claim.h) */
+	char saved_beside[4096];      /* where saves go since session_path was changed behind the run */
+	char changed_behind[4096];    /*   the file that was: left as it is (said on exit) */
+	bool only_a_copy;             /* a second instance: unedited, a save would only copy the other's file */
+	int links_split;              /* hard links of the session saves split off (said on exit) */
+	char links_split_path[4096];  /*   the session they were links of */
+	char recover_path[4200];      /* an autosave found at start, until answered (recover_prompt.c) */
+	bool recover_loaded;          /*   loaded: the next save of the session removes it */
+};
 
 /* Save to session_path; 0 or -1 with a message shown. A successful save
  * removes the autosave (unless it is held). */
@@ -48,14 +72,14 @@ bool app_autosave_idle(struct app *app, bool idle);
 void app_autosave_wait(struct app *app);
 /* At start: an autosave found (or, with none, the newest one kept for
  * later) is kept as "<autosave>.~N~", never loaded or removed silently:
- * its path into app->recover_path, for the recover prompt to ask load /
+ * its path into app->save.recover_path, for the recover prompt to ask load /
  * discard / later (modes.c opens it), or, where it cannot (a lesson, the
  * menu), for app_recover_say to name on the status line with the command
  * that opens it (mha-tui --load PATH). A second instance's, that instance
  * gone, is named at once. Returns true when one was found. */
 bool app_autosave_check(struct app *app);
 void app_recover_say(struct app *app);
-/* The answers to it: load app->recover_path into the bench (one undo
+/* The answers to it: load app->save.recover_path into the bench (one undo
  * level; the next save of the session removes the file), or move it aside
  * to "<autosave>.discarded.~N~" (never deleted). APP_* flags / nothing;
  * either says what it did on the status line. */

@@ -7,7 +7,7 @@
  * recording into the lesson run (lesson_run.live: the lesson library
  * turns them into the answer). The lesson's keys inside the view are rows
  * of its table (flash_view.c). No drawing here (flash_view.c), and no
- * arithmetic on the numbers beyond reading them (src/lesson/flash.c).
+ * arithmetic on the numbers beyond reading them (src/lesson/flash_step.c).
  */
 #include "flash_view.h"
 #include "flash_view_int.h"

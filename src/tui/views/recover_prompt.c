@@ -24,7 +24,7 @@
  * or the menu the status line names the autosave instead). */
 static bool recover_enter(struct app *app)
 {
-	return app->recover_path[0] && !app->learn.active && app->mode == mode_workbench(app);
+	return app->save.recover_path[0] && !app->learn.active && app->mode == mode_workbench(app);
 }
 
 static unsigned recover_load(struct app *app)
@@ -43,7 +43,7 @@ static unsigned recover_discard(struct app *app)
 static unsigned recover_later(struct app *app)
 {
 	mode_leave(app);
-	app_message(app, false, "kept for later: %s (asked again at the next start)", app->recover_path);
+	app_message(app, false, "kept for later: %s (asked again at the next start)", app->save.recover_path);
 	return APP_REDRAW;
 }
 
@@ -114,9 +114,9 @@ static bool recover_status(const struct app *app, const struct frame *f, struct 
 	char line[APP_STATUS_MAX + 4300], path[4300];
 	for (size_t i = 0; i < 2; i++) {
 		int room = r.w - (int)strlen(asks[i]);
-		path_middle(path, sizeof path, app->recover_path, room > 8 ? room : 8);
+		path_middle(path, sizeof path, app->save.recover_path, room > 8 ? room : 8);
 		snprintf(line, sizeof line, "%s%s", asks[i], path);
-		if (strcmp(path, app->recover_path) == 0)
+		if (strcmp(path, app->save.recover_path) == 0)
 			break; /* whole */
 	}
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));

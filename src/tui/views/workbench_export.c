@@ -46,7 +46,7 @@ static int write_file(const char *path, const struct app *app, enum export_kind 
 /* dir/name into out: dir is the session file's directory ("" when none). */
 static void beside_session(const struct app *app, const char *name, char *out, size_t len)
 {
-	const char *s = app->session_path, *slash = s ? strrchr(s, '/') : NULL;
+	const char *s = app->save.session_path, *slash = s ? strrchr(s, '/') : NULL;
 	if (slash)
 		snprintf(out, len, "%.*s/%s", (int)(slash - s), s, name);
 	else

@@ -32,7 +32,7 @@ static unsigned act_save(struct app *app)
 	 * numbers (those are kept with the progress at quit): say which */
 	if (app_save(app) == 0 && app->learn.active && !strncmp(app->status, "saved to ", 9))
 		app_message(app, false, "saved the free workbench to %s (this lesson's numbers are kept "
-		            "with your progress)", app->session_path);
+		            "with your progress)", app->save.session_path);
 	return APP_REDRAW;
 }
 
