@@ -9,7 +9,7 @@
  *
  * It knows shapes and the activations' layout (mha.h), never curses,
  * files or lessons. The profiling phases of the planned forward
- * (enum mha_stage in mha.h) are not these stages.
+ * (enum mha_phase in mha.h) are not these stages.
  */
 #ifndef PIPELINE_H
 #define PIPELINE_H

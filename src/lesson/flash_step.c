@@ -1,12 +1,12 @@
 /*
- * flash.c - lessons on the FlashAttention view (flash.h): the @flash
+ * flash_step.c - lessons on the FlashAttention view (flash_step.h): the @flash
  * directive, the live answer "@answer flash QTY[ROW] TOL" with its slips
  * as @feedback keys, checked when the lesson is resolved, and the
  * arithmetic that turns the recording's numbers into the right answer
  * and each slip's answer. The numbers themselves come from the TUI, which
  * owns the recording; this file never computes attention.
  */
-#include "flash.h"
+#include "flash_step.h"
 #include "lesson_int.h"
 #include "parser.h"
 

@@ -1,5 +1,5 @@
 /*
- * flash.h - lessons on the FlashAttention view (flash.c): the @flash
+ * flash_step.h - lessons on the FlashAttention view (flash_step.c): the @flash
  * directive (open the view at given tile sizes and step, optionally in
  * its predict state), questions answered from the view's recording
  * (@answer flash l[0] 0.002), and the known slips a @feedback line can
@@ -9,8 +9,8 @@
  * them into the right answer and the slips' answers.
  * Deliberately not here: the recording, the view, any drawing.
  */
-#ifndef LESSON_FLASH_H
-#define LESSON_FLASH_H
+#ifndef LESSON_FLASH_STEP_H
+#define LESSON_FLASH_STEP_H
 
 #include <stdbool.h>
 

@@ -1,5 +1,5 @@
 /*
- * export.c - a trained layer as the workbench's inputs: the residual
+ * layer_workbench.c - a trained layer as the workbench's inputs: the residual
  * stream that enters layer l on the probe sequence becomes X, the layer's
  * weights become W^Q, W^K, W^V, W^O. Saved as a session (src/store), it
  * opens in the workbench with every stage editable and every head
