@@ -113,17 +113,57 @@ static int view_lines(const struct app *app, const struct mode_ops *m, int textw
 	return 0;
 }
 
+/* Does the workbench's table have rows of that group? */
+static bool group_known(const struct app *app, const char *group)
+{
+	const struct action *t = mode_workbench(app)->keys;
+	for (int k = 0, n = action_count(t); k < n; k++) {
+		const struct action *a = mode_target(app, &t[k]);
+		const char *g = t[k].group ? t[k].group : a ? a->group : NULL;
+		if (g && !strcmp(g, group))
+			return true;
+	}
+	return false;
+}
+
+/* The openers no row of the workbench's table places: those of group
+ * (rest: those whose group the table has not), a line each, under a
+ * "Views" heading for the rest. 0, or -1. */
+static int opener_lines(const struct app *app, const char *group, bool rest, int textw, struct lesson_text *out)
+{
+	bool heading = !rest;
+	for (int i = 1; i < APP_MODES_MAX && app->modes[i]; i++) {
+		const struct action *o = app->modes[i]->opener;
+		if (!o || placed(app, o))
+			continue;
+		const char *g = o->group ? o->group : "";
+		if (rest ? group_known(app, g) : strcmp(g, group) != 0)
+			continue;
+		if (!heading && lesson_text_add(out, LESSON_LINE_TITLE, group, 0) != 0)
+			return -1;
+		heading = true;
+		if (row_lines(app, o, textw, out) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int help_lines(const struct app *app, int textw, struct lesson_text *out)
 {
 	const struct mode_ops *w = mode_workbench(app), *here = mode_base(app);
 	if (here != w && view_lines(app, here, textw, out) != 0)
 		return -1; /* the keys of the view the help was opened over, first */
-	/* the workbench's rows, by group */
+	/* the workbench's rows, by group; after a group's rows, the openers
+	 * of that group that no row of the table places; those whose group
+	 * the table has not, under "Views" at the end */
 	const struct action *t = w->keys;
 	const char *group = NULL;
-	for (int k = 0, n = action_count(t); k < n; k++) {
+	int n = action_count(t);
+	for (int k = 0; k < n; k++) {
 		const struct action *a = mode_target(app, &t[k]);
 		const char *g = t[k].group ? t[k].group : a ? a->group : NULL;
+		if (g && group && strcmp(group, g) != 0 && opener_lines(app, group, false, textw, out) != 0)
+			return -1;
 		if (g && (!group || strcmp(group, g) != 0)) {
 			group = g;
 			if (lesson_text_add(out, LESSON_LINE_TITLE, group, 0) != 0)
@@ -132,7 +172,9 @@ int help_lines(const struct app *app, int textw, struct lesson_text *out)
 		if (row_lines(app, &t[k], textw, out) != 0)
 			return -1;
 	}
-	return 0;
+	if (group && opener_lines(app, group, false, textw, out) != 0)
+		return -1;
+	return opener_lines(app, "Views", true, textw, out);
 }
 
 void help_draw(const struct app *app, int rows, int cols)

@@ -154,9 +154,52 @@ static void test_every_key_of_every_view_is_in_its_help(void **state)
 		check_rows(app, m, m->keys, action_count(m->keys), &ws, "the help");
 		if (m->opener)
 			check_rows(app, m, m->opener, 1, &ws, "the help");
+		for (int k = 1; m == &workbench_mode && tui_modes[k]; k++) /* every view's way in */
+			if (tui_modes[k]->opener)
+				check_rows(app, tui_modes[k], tui_modes[k]->opener, 1, &ws, "the workbench's help");
 		lesson_text_free(&t);
 		tui_check_close(app);
 	}
+}
+
+/* A view whose opener no row of the workbench's table places is listed
+ * all the same: after the rows of its group, or under "Views" at the end
+ * when the table has no such group. */
+static const struct action opener_train = {
+	.keys = { '~' }, .label = "~", .name = "tilde", .help = "a view of the Shape group", .group = "Shape",
+	.id = "tilde",
+};
+static const struct action opener_new = {
+	.keys = { '`' }, .label = "`", .name = "backtick", .help = "a view of a group of its own", .group = "Tests",
+	.id = "backtick",
+};
+static const struct mode_ops view_train = { .name = "tilde view", .opener = &opener_train };
+static const struct mode_ops view_new = { .name = "backtick view", .opener = &opener_new };
+
+static void test_a_view_the_workbench_does_not_place_is_in_its_help(void **state)
+{
+	(void)state;
+	const struct mode_ops *const modes[] = { &workbench_mode, &view_train, &view_new, NULL };
+	struct mha_weights w;
+	struct mha_config c = tui_check_default_weights(&w);
+	char msg[MHA_MSG_MAX];
+	struct app *app = calloc(1, sizeof *app);
+	assert_int_equal(app_init(app, modes, &c, &w, msg, sizeof msg), 0);
+	struct lesson_text t = { 0 };
+	assert_int_equal(help_lines(app, 400, &t), 0);
+	int train = -1, tilde = -1, views = -1, backtick = -1;
+	for (int i = 0; i < t.count; i++) {
+		const char *l = t.lines[i].text;
+		train = !strcmp(l, "Shape") ? i : train;
+		views = !strcmp(l, "Views") ? i : views;
+		tilde = strstr(l, "a view of the Shape group") ? i : tilde;
+		backtick = strstr(l, "a view of a group of its own") ? i : backtick;
+	}
+	assert_true(train >= 0 && tilde > train);    /* in its group */
+	assert_true(views > tilde && backtick > views); /* the rest at the end */
+	lesson_text_free(&t);
+	app_free(app);
+	free(app);
 }
 
 /* The man page's KEYS section: each subsection's title and bold words. */
@@ -272,6 +315,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_a_key_missing_from_a_text_is_found_missing),
 		cmocka_unit_test(test_every_key_of_every_view_is_in_its_help),
+		cmocka_unit_test(test_a_view_the_workbench_does_not_place_is_in_its_help),
 		cmocka_unit_test(test_every_key_of_every_mode_is_in_the_man_page),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
