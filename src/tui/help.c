@@ -26,7 +26,8 @@
 /* Rows of the tables it lists and a heading each: no help scrolls further. */
 static int help_rows(const struct app *app)
 {
-	return action_count(mode_workbench(app)->keys) + action_count(mode_base(app)->keys) + 16;
+	const struct mode_ops *w = mode_workbench(app), *here = mode_base(app);
+	return action_count(w->keys) + (here != w ? action_count(here->keys) : 0) + 16;
 }
 
 unsigned help_key(struct app *app, int key)

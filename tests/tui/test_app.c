@@ -614,8 +614,8 @@ static void test_help_scrolls_back_at_once_after_scrolling_past_its_end(void **s
 	tui_check_keys(app, "?");
 	for (int i = 0; i < 100; i++)
 		app_key(app, KEY_NPAGE);
-	int count = app->help_scroll;
-	assert_true(count > 0 && count < 100 * 10);
+	int count = app->help_scroll; /* no further than the tables' rows, and a heading each */
+	assert_true(count > 0 && count <= action_count(workbench_mode.keys) + 16);
 	for (int i = 0; i < count; i++)
 		app_key(app, KEY_UP);
 	assert_int_equal(app->help_scroll, 0);

@@ -97,6 +97,28 @@ static void test_keys_change_type_and_context_and_leave(void **state)
 	tui_check_close(app);
 }
 
+/* A view's hints are its keys: clicking "b fp32 fp16 int8" on the last
+ * line is b; "Esc back" leaves. */
+static void test_a_views_hint_clicked_is_its_key(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "g");
+	render(app, 24, 80, false);
+	const char *last = strrchr(screen, '\n');
+	while (last > screen && last[-1] != '\n')
+		last--;
+	const char *b = strstr(last, "b fp32"), *esc = strstr(last, "Esc back");
+	assert_non_null(b);
+	assert_non_null(esc);
+	assert_true(app_mouse(app, 23, (int)(b - last) + 2, HIT_CLICK) & APP_REDRAW);
+	render(app, 24, 80, false);
+	assert_non_null(line_with("KV cache at T = 4096 tokens, int8 values", NULL, NULL));
+	app_mouse(app, 23, (int)(esc - last) + 1, HIT_CLICK);
+	assert_ptr_equal(app->mode, &workbench_mode);
+	tui_check_close(app);
+}
+
 static void test_bytes_read_as_people_write_them(void **state)
 {
 	(void)state;
@@ -298,6 +320,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_llama_figures_read_on_screen),
 		cmocka_unit_test(test_keys_change_type_and_context_and_leave),
+		cmocka_unit_test(test_a_views_hint_clicked_is_its_key),
 		cmocka_unit_test(test_a_wide_label_is_cut_on_a_character_boundary),
 		cmocka_unit_test(test_bytes_read_as_people_write_them),
 		cmocka_unit_test(test_the_cache_grows_and_every_row_equals_the_full_pass),
