@@ -145,16 +145,20 @@ static void value_format(char *buf, size_t len, float v, int w)
 	snprintf(buf, len, "%s", strstr(z, "big") ? "" : z);
 }
 
-/* The label of token i in at most w columns, the same on both axes: the
- * word from the left, as much as fits; a word that occurs twice with its
- * index after it (subscript digits in UTF-8: "the\u2080", "the\u2084"; digits in
- * ASCII: "the0"), or the index's last w digits (subscript too) when not
- * one letter of the word fits beside it; without labels the index from
- * the right (the last digit tells 9, 10, 11 apart). */
-static void label_text(char *buf, size_t len, const struct heatmap *hm, int i, int w)
+/* The label of token i of an axis (col: the keys') in at most w columns,
+ * the same form on both axes: the word from the left, as much as fits; a
+ * word that occurs twice on its axis with its index after it (subscript
+ * digits in UTF-8: "the\u2080", "the\u2084"; digits in ASCII: "the0"), or
+ * the index's last w digits (subscript too) when not one letter of the
+ * word fits beside it; without labels the index from the right (the last
+ * digit tells 9, 10, 11 apart). The columns take col_labels when the keys
+ * are another sequence's (cross-attention), else the rows' labels. */
+static void label_text(char *buf, size_t len, const struct heatmap *hm, bool col, int i, int w)
 {
-	int count = hm->rows > hm->cols ? hm->rows : hm->cols;
-	heatmap_token_label(buf, len, hm->labels, count, i, w);
+	if (col && hm->col_labels)
+		heatmap_token_label(buf, len, hm->col_labels, hm->cols, i, w);
+	else
+		heatmap_token_label(buf, len, hm->labels, hm->rows > hm->cols ? hm->rows : hm->cols, i, w);
 }
 
 void heatmap_token_label(char *buf, size_t len, const char (*labels)[MHA_LABEL_MAX], int count, int i, int w)
@@ -345,7 +349,7 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 		return;
 	attr_t normal = theme_attr(ROLE_NORMAL), sel = theme_attr(ROLE_SELECTED);
 	for (int c = 0; c < hm->cols; c++) {
-		label_text(buf, sizeof buf, hm, c, tw);
+		label_text(buf, sizeof buf, hm, true, c, tw);
 		theme_addstr(win, y + 1, x + lw + c * cell_w, ct, buf, c == hm->cur_col ? sel : normal);
 	}
 	float lo, hi;
@@ -353,7 +357,7 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 	int rh = heatmap_row_h(hm), mid = (rh - 1) / 2; /* the label and values' line of a row */
 	for (int r = 0; r < hm->rows; r++) {
 		int ry = y + 2 + r * rh;
-		label_text(buf, sizeof buf, hm, r, tw);
+		label_text(buf, sizeof buf, hm, false, r, tw);
 		theme_addstr(win, ry + mid, x, lt, buf, r == hm->cur_row ? sel : normal);
 		if (hm->scale == HEATMAP_SCALE_ROW)
 			heatmap_range(hm, r, &lo, &hi);

@@ -37,7 +37,8 @@ struct heatmap {
 	const float *m;               /* (rows, cols) row-major */
 	int rows, cols;
 	float lo, hi;                 /* colour scale (softmax weights: 0..1; scores: the row range of all heads) */
-	const char (*labels)[MHA_LABEL_MAX]; /* token labels for both axes (may be NULL: numbers) */
+	const char (*labels)[MHA_LABEL_MAX]; /* token labels: the rows' (queries'), and the columns'
+	                               * unless col_labels (may be NULL: numbers) */
 	const char *title;            /* "head 1 -> kv 0" */
 	int cur_row, cur_col;         /* cursor cell, or -1 */
 	bool off;                     /* head switched off: drawn dim, title says "off" */
@@ -56,6 +57,8 @@ struct heatmap {
 	                               * more on a large terminal, so that a cell is nearer square
 	                               * than 8 columns by one line; label and value on its middle
 	                               * line (the first of 2), the shade on all */
+	const char (*col_labels)[MHA_LABEL_MAX]; /* the columns' (keys') when they are another
+	                               * sequence's (cross-attention: rows != cols); NULL: labels */
 };
 
 /* What the legend explains (heatmap_key_draw). */
