@@ -101,7 +101,8 @@ int lm_encode(const struct lm_vocab *v, const char *text, int *ids, struct lm_pi
 /* The ids as text (the inverse of lm_encode up to case and blanks): no
  * blank before , . ; : ) ! ? or a contraction after a word, none after (,
  * none around -, double quotes taken as opening and closing in turn,
- * "<doc>" a new line. Writes at most cap bytes with the NUL; returns the
+ * "<doc>" at the start of a line (and "<unk>" as it is spelled), so that
+ * encoding the text gives the ids back. Writes at most cap bytes with the NUL; returns the
  * length the whole text needs. */
 size_t lm_decode(const struct lm_vocab *v, const int *ids, int n, char *out, size_t cap);
 
@@ -239,7 +240,7 @@ struct lm_meta {
 	long steps;
 	int batch;
 	float lr;
-	double seconds;             /* training time */
+	double seconds;             /* training time: the process's CPU seconds (one thread) */
 	double heldout_loss;        /* nats per token when saved */
 };
 int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const char *path,

@@ -12,11 +12,22 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(id, &t);
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* CPU time of the process: on a shared machine, what one core spent */
+static double cpu_now(void)
+{
+	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 void lm_vocab_path(const char *model_path, char *out, size_t len)
@@ -132,18 +143,19 @@ int lm_train_command(const struct lm_request *rq, FILE *out, FILE *err)
 		rc = 1;
 		goto free_model;
 	}
-	double t0 = now(), smooth = 0;
+	double t0 = now(), c0 = cpu_now(), smooth = 0;
 	for (int k = 1; k <= steps; k++) {
 		struct train_stats st;
 		lm_trainer_step(t, &st);
 		smooth = k == 1 ? st.loss : 0.98 * smooth + 0.02 * st.loss;
 		if (k % 100 == 0 || k == steps) {
 			double el = now() - t0;
-			fprintf(err, "step %5d/%d  loss %.4f (smoothed %.4f)  lr %.2e  %.2f steps/s  %.0f s, %.0f s to go\n",
-			        k, steps, st.loss, smooth, (double)lm_lr_at(&o, k), k / el, el, el / k * (steps - k));
+			fprintf(err, "step %5d/%d  loss %.4f (smoothed %.4f)  lr %.2e  %.2f steps/s  %.0f s (cpu %.0f s), "
+			        "%.0f s to go\n", k, steps, st.loss, smooth, (double)lm_lr_at(&o, k), k / el, el,
+			        cpu_now() - c0, el / k * (steps - k));
 		}
 	}
-	double seconds = now() - t0;
+	double seconds = cpu_now() - c0, wall = now() - t0;
 	lm_trainer_destroy(t);
 	struct train_stats held;
 	lm_evaluate(&m, &ho, 0, rq->threads, &held);
@@ -153,8 +165,8 @@ int lm_train_command(const struct lm_request *rq, FILE *out, FILE *err)
 	meta.corpus_fingerprint[1] = c.fingerprint[1];
 	if (rq->save && train_save(rq, &m, &v, &meta, err) != 0)
 		rc = 1;
-	fprintf(out, "lm: steps %d  %.1f s  held-out loss %.4f nats/token  accuracy %.3f  (%ld predictions)\n",
-	        steps, seconds, held.loss, held.accuracy, held.counted);
+	fprintf(out, "lm: steps %d  %.1f s of cpu (%.1f s wall)  held-out loss %.4f nats/token  accuracy %.3f  "
+	        "(%ld predictions)\n", steps, seconds, wall, held.loss, held.accuracy, held.counted);
 free_model:
 	train_model_free(&m);
 out:

@@ -16,7 +16,7 @@
 /* The shipped model's shape and budget (what `--train lm` does with no
  * other flag): doc/LANGUAGE_MODEL.md. */
 enum { LM_DEFAULT_VOCAB = 8192, LM_DEFAULT_D = 64, LM_DEFAULT_HEADS = 4, LM_DEFAULT_LAYERS = 2,
-       LM_DEFAULT_CONTEXT = 64, LM_DEFAULT_STEPS = 3000 };
+       LM_DEFAULT_CONTEXT = 64, LM_DEFAULT_STEPS = 5000 };
 #define LM_DEFAULT_CORPUS "/usr/share/wordnet"
 
 struct lm_request {

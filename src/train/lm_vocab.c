@@ -388,7 +388,7 @@ static bool glued_before(const char *w)
 size_t lm_decode(const struct lm_vocab *v, const int *ids, int n, char *out, size_t cap)
 {
 	size_t at = 0;
-	bool open_quote = false, glue_next = true;
+	bool open_quote = false, glue_next = false;
 	const char *prev = "";
 	for (int i = 0; i < n; i++) {
 		const char *w = ids[i] >= 0 && ids[i] < v->size ? v->word[ids[i]] : specials[LM_UNK];
@@ -396,16 +396,16 @@ size_t lm_decode(const struct lm_vocab *v, const int *ids, int n, char *out, siz
 		/* after a word or <unk>, as lm_split_text reads one */
 		bool contraction = w[0] == '\'' && is_letter((unsigned char)w[1]) &&
 		                   (is_word_byte((unsigned char)prev[0]) || !strcmp(prev, specials[LM_UNK]));
-		bool glue = glue_next || glued_before(w) || contraction || (quote && open_quote) || doc;
+		bool glue = i == 0 || glue_next || glued_before(w) || contraction || (quote && open_quote);
 		if (quote)
 			open_quote = !open_quote;
 		const char *sep = glue ? "" : " ";
 		if (doc && i > 0)
-			sep = "\n";
-		int k = snprintf(at < cap ? out + at : NULL, at < cap ? cap - at : 0, "%s%s", sep, doc ? "" : w);
+			sep = "\n"; /* a document starts a line */
+		int k = snprintf(at < cap ? out + at : NULL, at < cap ? cap - at : 0, "%s%s", sep, w);
 		at += (size_t)k;
-		glue_next = doc || !strcmp(w, "(") || !strcmp(w, "-") || (quote && open_quote);
-		prev = doc ? "" : w;
+		glue_next = !strcmp(w, "(") || !strcmp(w, "-") || (quote && open_quote);
+		prev = w;
 	}
 	if (cap && at >= cap)
 		out[cap - 1] = '\0';
