@@ -361,7 +361,7 @@ expect_error 1 "only blanks" --dump json --text "   " --model
 # the shipped model through the dump: keys, every layer as check_dump.py
 # recomputes it, the residual stream, and "next" as numpy's float64 forward
 run --dump json --text "the dog saw the cat and the dog ran" --model
-if [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && python3 "$here/../train/check_lm_dump.py" "$tmp/out" \
+if [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && python3 "$here/check_lm_dump.py" "$tmp/out" \
 	"${MHA_SOURCE_ROOT:?}" --reference; then
 	pass
 else

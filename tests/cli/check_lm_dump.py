@@ -2,7 +2,7 @@
 """check_lm_dump.py DUMP.json SOURCE_ROOT [--reference] - checks the language model's
 JSON dump (`mha-tui --dump json --text "..." --model`, doc/DUMP.md "The
 language model's dump"): its keys and shapes; every layer is a one-layer
-dump that tests/core/check_dump.py accepts (its own float64 recomputation);
+dump that tests/cli/check_dump.py accepts (its own float64 recomputation);
 the residual stream runs through the layers (layer l+1's X = layer l's X +
 its output; "residual" = the last X + output); "next" holds five tokens a
 position, most probable first; and, when the sentence is one of
@@ -33,7 +33,7 @@ def main():
         fail("tokens, words, ids and next differ in length")
     if len(d["layers"]) != m["layers"]:
         fail("%d layers, the model has %d" % (len(d["layers"]), m["layers"]))
-    checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "core", "check_dump.py")
+    checker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_dump.py")
     for l, layer in enumerate(d["layers"]):
         want = {"tokens": n, "d_model": m["d_model"], "heads": m["heads"], "kv_heads": m["heads"],
                 "d_k": m["d_k"], "causal": True, "top_k": 0, "scale": True}
