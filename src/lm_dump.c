@@ -120,21 +120,14 @@ static int dump_text(const char *file, const struct train_model *m, const struct
 int lm_dump_command(const char *model, const char *text, FILE *out, FILE *err)
 {
 	char path[4200], msg[4400];
-	if (!model) {
-		if (lm_model_find(path, sizeof path, msg, sizeof msg) != 0) {
-			fprintf(err, "mha-tui: --model: %s\n", msg);
-			return 1;
-		}
-		model = path;
-	}
 	struct train_model m;
 	struct lm_vocab v;
 	struct lm_meta meta;
-	if (lm_model_load(&m, &v, &meta, model, msg, sizeof msg) != 0) {
+	if (lm_model_open(model, path, sizeof path, &m, &v, &meta, msg, sizeof msg) != 0) {
 		fprintf(err, "mha-tui: --model: %s\n", msg);
 		return 1;
 	}
-	int rc = dump_text(model, &m, &v, &meta, text, out, err);
+	int rc = dump_text(path, &m, &v, &meta, text, out, err);
 	train_model_free(&m);
 	lm_vocab_free(&v);
 	return rc;

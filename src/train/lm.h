@@ -206,16 +206,15 @@ float *lm_stream_at(const struct train_model *m, const struct lm_batch *bt, int 
 
 /* ---- the heads (lm_heads.c) ---- */
 
-enum lm_head_kind { LM_HEAD_PREVIOUS, LM_HEAD_FIRST, LM_HEAD_SAME, LM_HEAD_INDUCTION,
+enum lm_head_kind { LM_HEAD_PREVIOUS, LM_HEAD_FIRST, LM_HEAD_SAME, LM_HEAD_INDUCTION, LM_HEAD_SELF,
                     LM_HEAD_KINDS };
 struct lm_head_report {
 	/* means over held-out windows: previous P[q][q-1], first P[q][0],
-	 * self P[q][q] (q >= 1); same word: weight on earlier keys with the
-	 * query's token (queries that have one); induction: on repeated text
-	 * (32 held-out tokens twice), weight on the key after the query's
-	 * earlier copy, in the second half */
+	 * self (the current token) P[q][q] (q >= 1); same word: weight on
+	 * earlier keys with the query's token (queries that have one);
+	 * induction: on repeated text (32 held-out tokens twice), weight on
+	 * the key after the query's earlier copy, in the second half */
 	double score[TRAIN_MAX_LAYERS][MHA_MAX_HEADS][LM_HEAD_KINDS];
-	double self[TRAIN_MAX_LAYERS][MHA_MAX_HEADS];
 	/* what a head that spreads evenly over the keys it sees would score */
 	double uniform[LM_HEAD_KINDS];
 	/* held-out loss with the head off minus with every head on */
@@ -225,7 +224,7 @@ struct lm_head_report {
 	int windows;
 };
 #define LM_HEAD_CLEAR 0.4
-const char *lm_head_kind_name(int kind); /* "previous-token", ... */
+const char *lm_head_kind_name(int kind); /* "previous-token", ..., "current-token"; "mixed" for -1 */
 /* windows: held-out windows measured (0: 256). */
 int lm_head_analysis(struct train_model *m, const struct lm_stream *heldout, int windows,
                      struct lm_head_report *r);
@@ -252,5 +251,8 @@ int lm_model_load(struct train_model *m, struct lm_vocab *v, struct lm_meta *met
  * (from a build directory), the installed one; -1 with the places tried. */
 int lm_model_find(char *out, size_t outlen, char *msg, size_t len);
 #define LM_MODEL_NAME "lm.model"
+/* file, or the shipped model when NULL (its path into path), loaded. */
+int lm_model_open(const char *file, char *path, size_t pathlen, struct train_model *m, struct lm_vocab *v,
+                  struct lm_meta *meta, char *msg, size_t len);
 
 #endif

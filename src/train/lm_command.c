@@ -181,37 +181,30 @@ static void print_heads(const struct train_model *m, const struct lm_head_report
 {
 	fprintf(out, "\nheads, measured on %d held-out windows of %d tokens (mean attention weight; induction "
 	        "on 32 held-out tokens repeated once):\n"
-	        "  head  previous  first  same-word  induction  self   importance  what it does\n", r->windows,
+	        "  head  previous  first  same-word  induction  current  importance  what it does\n", r->windows,
 	        m->s.n);
 	for (int l = 0; l < m->s.layers; l++)
 		for (int i = 0; i < m->s.h; i++)
-			fprintf(out, "  L%dH%d  %6.3f   %6.3f   %6.3f     %6.3f   %6.3f   %+8.4f   %s%s\n", l, i,
+			fprintf(out, "  L%dH%d  %6.3f   %6.3f   %6.3f     %6.3f    %6.3f   %+8.4f   %s%s\n", l, i,
 			        r->score[l][i][LM_HEAD_PREVIOUS], r->score[l][i][LM_HEAD_FIRST],
-			        r->score[l][i][LM_HEAD_SAME], r->score[l][i][LM_HEAD_INDUCTION], r->self[l][i],
+			        r->score[l][i][LM_HEAD_SAME], r->score[l][i][LM_HEAD_INDUCTION], r->score[l][i][LM_HEAD_SELF],
 			        r->importance[l][i], lm_head_kind_name(r->kind[l][i]),
 			        m->head_off[l][i] ? " (switched off)" : "");
-	fprintf(out, "  even  %6.3f   %6.3f   %6.3f     %6.3f            (a head that spreads evenly over "
-	        "what it sees)\n", r->uniform[LM_HEAD_PREVIOUS], r->uniform[LM_HEAD_FIRST], r->uniform[LM_HEAD_SAME],
-	        r->uniform[LM_HEAD_INDUCTION]);
-	fprintf(out, "  a head is named by its best score of at least %.2f; importance: held-out loss with the "
-	        "head off minus %.4f with every head on (the same windows)\n", LM_HEAD_CLEAR, r->base_loss);
+	fprintf(out, "  even  %6.3f   %6.3f   %6.3f     %6.3f    %6.3f              (a head that spreads evenly "
+	        "over what it sees)\n", r->uniform[LM_HEAD_PREVIOUS], r->uniform[LM_HEAD_FIRST],
+	        r->uniform[LM_HEAD_SAME], r->uniform[LM_HEAD_INDUCTION], r->uniform[LM_HEAD_SELF]);
+	fprintf(out, "  a head is named by its best score of at least %.2f, else mixed; importance: held-out loss "
+	        "with the head off minus %.4f with every head on (the same windows)\n", LM_HEAD_CLEAR, r->base_loss);
 }
 
 int lm_eval_command(const struct lm_request *rq, FILE *out, FILE *err)
 {
 	char msg[4400], path[4200];
-	const char *file = rq->model;
-	if (!file) {
-		if (lm_model_find(path, sizeof path, msg, sizeof msg) != 0) {
-			fprintf(err, "mha-tui: --eval: %s\n", msg);
-			return 1;
-		}
-		file = path;
-	}
+	const char *file = path;
 	struct train_model m;
 	struct lm_vocab v;
 	struct lm_meta meta;
-	if (lm_model_load(&m, &v, &meta, file, msg, sizeof msg) != 0) {
+	if (lm_model_open(rq->model, path, sizeof path, &m, &v, &meta, msg, sizeof msg) != 0) {
 		fprintf(err, "mha-tui: --eval: %s\n", msg);
 		return 1;
 	}

@@ -24,6 +24,7 @@
 #include "datadir.h"
 #include "lm.h"
 #include "readfile.h"
+#include "statefile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -51,17 +52,18 @@ static void dir_of(const char *path, char *out, size_t len)
 	snprintf(out, len, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
 }
 
-int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const char *path,
-                  char *msg, size_t len)
+struct saving {
+	const struct train_model *m;
+	const struct lm_meta *meta;
+};
+
+static void write_model(FILE *f, const void *ctx)
 {
-	char tmp[4200], names[512];
-	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
-	if (!f) {
-		snprintf(msg, len, "%.300s: cannot write: %s", path, strerror(errno));
-		return -1;
-	}
+	const struct saving *sv = ctx;
+	const struct train_model *m = sv->m;
+	const struct lm_meta *meta = sv->meta;
 	const struct train_shape *s = &m->s;
+	char names[512];
 	tensor_names(s, names, sizeof names);
 	fprintf(f, "mha-tui model 2\ntask lm\nshape layers %d d_model %d heads %d d_k %d vocab %d "
 	        "classes %d tokens %d\npositions learned\nvocab %s fnv1a64 %016" PRIx64 "\n"
@@ -80,6 +82,7 @@ int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const
 			if (m->head_off[l][i])
 				fprintf(f, " %d %d", l, i);
 	fprintf(f, "\ntensors %s\ndata float32le %zu\n", names, m->nparams);
+	// little-endian bytes whatever the machine's order
 	for (size_t e = 0; e < m->nparams; e++) {
 		uint32_t u;
 		memcpy(&u, &m->params[e], 4);
@@ -88,14 +91,13 @@ int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const
 		fwrite(b, 1, 4, f);
 	}
 	fputs("end\n", f);
-	bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		snprintf(msg, len, "%.300s: writing failed: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+}
+
+int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const char *path,
+                  char *msg, size_t len)
+{
+	struct saving sv = { m, meta };
+	return statefile_write(path, write_model, &sv, msg, len);
 }
 
 struct header {
@@ -282,4 +284,14 @@ int lm_model_find(char *out, size_t outlen, char *msg, size_t len)
 	}
 	snprintf(msg, len, "no language model found; tried %s. Give the file with --model FILE", list);
 	return -1;
+}
+
+int lm_model_open(const char *file, char *path, size_t pathlen, struct train_model *m, struct lm_vocab *v,
+                  struct lm_meta *meta, char *msg, size_t len)
+{
+	if (file)
+		snprintf(path, pathlen, "%s", file);
+	else if (lm_model_find(path, pathlen, msg, len) != 0)
+		return -1;
+	return lm_model_load(m, v, meta, path, msg, len);
 }

@@ -19,7 +19,7 @@ enum { HEAD_BATCH = 16, DEFAULT_WINDOWS = 256 };
 const char *lm_head_kind_name(int kind)
 {
 	static const char *const names[LM_HEAD_KINDS] = { "previous-token", "first-token", "same-word",
-	                                                  "induction" };
+	                                                  "induction", "current-token" };
 	return kind >= 0 && kind < LM_HEAD_KINDS ? names[kind] : "mixed";
 }
 
@@ -115,7 +115,7 @@ int lm_head_analysis(struct train_model *m, const struct lm_stream *heldout, int
 	measure_repeat(m, &bt, heldout, W, z);
 	lm_batch_free(&bt);
 	static const enum train_pattern from[LM_HEAD_KINDS] = { TRAIN_PAT_PREVIOUS, TRAIN_PAT_FIRST,
-	                                                        TRAIN_PAT_DUPLICATE, 0 };
+	                                                        TRAIN_PAT_DUPLICATE, 0, TRAIN_PAT_SELF };
 	for (int k = 0; k < LM_HEAD_KINDS; k++)
 		r->uniform[k] = k == LM_HEAD_INDUCTION ? z->uind / z->ind_n
 		              : z->uc[from[k]] > 0 ? z->us[from[k]] / z->uc[from[k]] : 0;
@@ -126,8 +126,6 @@ int lm_head_analysis(struct train_model *m, const struct lm_stream *heldout, int
 				r->score[l][i][k] = k == LM_HEAD_INDUCTION ? z->ind[l][i] / z->ind_n
 				                  : c > 0 ? z->s[l][i][from[k]] / c : 0;
 			}
-			double cs = z->c[l][i][TRAIN_PAT_SELF];
-			r->self[l][i] = cs > 0 ? z->s[l][i][TRAIN_PAT_SELF] / cs : 0;
 			int best = -1;
 			for (int k = 0; k < LM_HEAD_KINDS; k++)
 				if (r->score[l][i][k] >= LM_HEAD_CLEAR && (best < 0 || r->score[l][i][k] > r->score[l][i][best]))

@@ -7,12 +7,12 @@
  */
 #include "lm.h"
 #include "readfile.h"
+#include "statefile.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char *const specials[LM_SPECIALS] = { "<unk>", "<doc>" };
 
@@ -246,26 +246,17 @@ int lm_vocab_fit(struct lm_vocab *v, const struct lm_corpus *c, int size, char *
 
 /* ---- the file ---- */
 
-int lm_vocab_save(const struct lm_vocab *v, const char *path, char *msg, size_t len)
+static void write_vocab(FILE *f, const void *ctx)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(msg, len, "%.300s: cannot write: %s", path, strerror(errno));
-		return -1;
-	}
+	const struct lm_vocab *v = ctx;
 	fprintf(f, "mha-tui vocab 1\nsize %d\n", v->size);
 	for (int i = 0; i < v->size; i++)
 		fprintf(f, "%s\n", v->word[i]);
-	bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		snprintf(msg, len, "%.300s: writing failed: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+}
+
+int lm_vocab_save(const struct lm_vocab *v, const char *path, char *msg, size_t len)
+{
+	return statefile_write(path, write_vocab, v, msg, len);
 }
 
 /* Does the token of n bytes at w come out of lm_split_text whole? A

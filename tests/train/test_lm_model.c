@@ -163,7 +163,6 @@ static void test_a_short_run_learns_a_cycle(void **state)
 	struct train_model m;
 	struct train_stats st;
 	train_some(1, 150, &m, &st);
-	print_message("loss %g accuracy %g\n", st.loss, st.accuracy);
 	assert_true(st.loss < 0.3); /* ln 13 = 2.56 at the start */
 	assert_true(st.accuracy > 0.95);
 	/* and its held-out loss on the same cycle, and the next token */
@@ -209,6 +208,55 @@ static void test_top_k_is_sorted_with_ties_to_the_lower_id(void **state)
 	assert_true(pr[0] == 0.3f && pr[3] == 0.1f);
 }
 
+/* A head wired to the previous token (as assets/sentence-wq.mat wires
+ * one): positions carry (i, i^2, 1), q = c (2i - 2, -1), k = (j, j^2), so
+ * q.k = -c (j - (i-1))^2 + a constant per row; every other head has zero
+ * weights and spreads evenly, scoring exactly the even baseline. */
+static void test_head_analysis_finds_a_wired_previous_token_head(void **state)
+{
+	(void)state;
+	struct train_shape s = { .layers = 2, .d = 8, .h = 2, .dk = 4, .vocab = V, .classes = V, .n = 8 };
+	struct train_model m;
+	assert_int_equal(train_model_alloc(&m, &s), MHA_OK); /* all zero */
+	for (int i = 0; i < s.n; i++) {
+		m.pos[i * 8 + 0] = (float)i;
+		m.pos[i * 8 + 1] = (float)(i * i);
+		m.pos[i * 8 + 2] = 1.0f;
+	}
+	const float c = 20.0f * 2.0f; /* times sqrt(d_k) = 2, which the scale divides out */
+	const int hw = s.h * s.dk;    /* W^Q (d, h dk): row = input dim, column = head 0's dims 0, 1 */
+	m.wq[0][0 * hw + 0] = 2 * c;  /* q0 = c (2 x0 - 2 x2) = c (2i - 2) */
+	m.wq[0][2 * hw + 0] = -2 * c;
+	m.wq[0][2 * hw + 1] = -c;     /* q1 = -c x2 = -c */
+	m.wk[0][0 * hw + 0] = 1.0f;   /* k0 = x0 = j */
+	m.wk[0][1 * hw + 1] = 1.0f;   /* k1 = x1 = j^2 */
+	struct lm_stream st = cycle_stream(8 * 40 + 1);
+	struct lm_head_report r;
+	assert_int_equal(lm_head_analysis(&m, &st, 16, &r), 0);
+	assert_int_equal(r.windows, 16);
+	assert_true(r.score[0][0][LM_HEAD_PREVIOUS] > 0.99);
+	assert_int_equal(r.kind[0][0], LM_HEAD_PREVIOUS);
+	/* the even baselines, by hand: mean over q = 1..7 of 1 / (q + 1) = (H_8 - 1) / 7 */
+	double h8 = 1 + 1.0 / 2 + 1.0 / 3 + 1.0 / 4 + 1.0 / 5 + 1.0 / 6 + 1.0 / 7 + 1.0 / 8;
+	assert_true(fabs(r.uniform[LM_HEAD_FIRST] - (h8 - 1) / 7) < 1e-7); /* float weights */
+	assert_true(fabs(r.uniform[LM_HEAD_PREVIOUS] - (h8 - 1) / 7) < 1e-7);
+	/* induction on 4 tokens twice: queries 4..7 of 1 / (q + 1) */
+	assert_true(fabs(r.uniform[LM_HEAD_INDUCTION] - (1.0 / 5 + 1.0 / 6 + 1.0 / 7 + 1.0 / 8) / 4) < 1e-12);
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < 2; i++) {
+			if (!l && !i)
+				continue;
+			for (int k = 0; k < LM_HEAD_KINDS; k++)
+				assert_true(fabs(r.score[l][i][k] - r.uniform[k]) < 1e-6);
+			assert_int_equal(r.kind[l][i], -1);
+			assert_true(r.importance[l][i] == 0.0); /* zero W^O: off changes nothing */
+		}
+	assert_string_equal(lm_head_kind_name(-1), "mixed");
+	assert_string_equal(lm_head_kind_name(LM_HEAD_SELF), "current-token");
+	lm_stream_free(&st);
+	train_model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_a_short_run_learns_a_cycle),
 		cmocka_unit_test(test_schedule_warms_up_then_decays),
 		cmocka_unit_test(test_top_k_is_sorted_with_ties_to_the_lower_id),
+		cmocka_unit_test(test_head_analysis_finds_a_wired_previous_token_head),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
