@@ -403,8 +403,6 @@ static int check_lm_flags(const struct cli *out, char *msg, size_t len)
 	if (lm->eval && out->mode != CLI_EVAL)
 		return usage_error(msg, len, "--eval cannot be combined with --dump, --train, --export "
 		                   "or --check-lessons%s%s", "", "");
-	if (out->mode == CLI_ABLATE && !strcmp(out->train.task, "lm"))
-		return usage_error(msg, len, "--ablate %.40s: the language model is trained with --train lm%s", out->train.task, "");
 	if (lm->corpus && !train_lm && out->mode != CLI_EVAL)
 		return usage_error(msg, len, "--corpus %.60s goes with --train lm or --eval%s", lm->corpus, "");
 	if (lm->vocab && !train_lm)

@@ -342,7 +342,7 @@ expect_error 2 "--model needs a FILE" --eval --model=
 expect_error 2 "--corpus" --dump json --corpus /usr/share/wordnet
 expect_error 2 "--vocab goes with --train lm" --train induction --vocab 100
 expect_error 2 "--vocab 2 is out of range" --train lm --vocab 2
-expect_error 2 "trained with --train lm" --ablate lm
+expect_error 2 "(--train also lm)" --ablate lm
 expect_error 2 "--train lm takes" --train lm --model
 expect_error 2 "heads 3 do not divide" --train lm --heads 3
 expect_error 2 "--text is not for training" --train lm --text "a b"
