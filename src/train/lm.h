@@ -94,6 +94,9 @@ int lm_vocab_id(const struct lm_vocab *v, const char *tok, int len);
  * in id order. Atomic write; loading refuses anything else with file:line. */
 int lm_vocab_save(const struct lm_vocab *v, const char *path, char *msg, size_t len);
 int lm_vocab_load(struct lm_vocab *v, const char *path, char *msg, size_t len);
+/* The same from the file's size bytes in text (NUL-terminated after them;
+ * written into), path only for messages. */
+int lm_vocab_parse(const char *path, char *text, size_t size, struct lm_vocab *v, char *msg, size_t len);
 /* ids of text (at most max); pieces, when not NULL (room for max),
  * receive where each token is in text, so an unknown word (id LM_UNK)
  * can be shown as typed. Returns the count, -1 when out of memory. */
@@ -244,6 +247,10 @@ struct lm_meta {
 };
 int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const char *path,
                   char *msg, size_t len);
+/* The model alone from a file's size bytes in text (NUL-terminated after
+ * them; written into), path only for messages; allocated. */
+int lm_model_parse(const char *path, char *text, size_t size, struct train_model *m, struct lm_meta *meta,
+                   char *msg, size_t len);
 /* The model (allocated) and its vocabulary, read from beside it. */
 int lm_model_load(struct train_model *m, struct lm_vocab *v, struct lm_meta *meta,
                   const char *path, char *msg, size_t len);

@@ -23,6 +23,7 @@
 #include "config.h"
 #include "datadir.h"
 #include "lm.h"
+#include "model.h"
 #include "readfile.h"
 #include "statefile.h"
 
@@ -72,16 +73,8 @@ static void write_model(FILE *f, const void *ctx)
 	        s->layers, s->d, s->h, s->dk, s->vocab, s->classes, s->n, meta->vocab_file,
 	        meta->vocab_fingerprint, meta->corpus_fingerprint[0], meta->corpus_fingerprint[1], meta->seed,
 	        meta->steps, meta->batch, (double)meta->lr, meta->seconds, meta->heldout_loss);
-	int off = 0;
-	for (int l = 0; l < s->layers; l++)
-		for (int i = 0; i < s->h; i++)
-			off += m->head_off[l][i];
-	fprintf(f, "heads_off %d", off);
-	for (int l = 0; l < s->layers; l++)
-		for (int i = 0; i < s->h; i++)
-			if (m->head_off[l][i])
-				fprintf(f, " %d %d", l, i);
-	fprintf(f, "\ntensors %s\ndata float32le %zu\n", names, m->nparams);
+	train_heads_off_write(f, m);
+	fprintf(f, "tensors %s\ndata float32le %zu\n", names, m->nparams);
 	// little-endian bytes whatever the machine's order
 	for (size_t e = 0; e < m->nparams; e++) {
 		uint32_t u;
@@ -112,8 +105,8 @@ struct header {
 static char *header_line(struct header *h)
 {
 	char *nl = memchr(h->p, '\n', (size_t)(h->end - h->p));
-	if (!nl)
-		return NULL;
+	if (!nl || memchr(h->p, '\0', (size_t)(nl - h->p)))
+		return NULL; /* the end, or a NUL inside a header line: refused as a wrong line */
 	*nl = '\0';
 	char *line = h->p;
 	h->p = nl + 1;
@@ -187,18 +180,11 @@ static int read_header(struct header *h, struct train_shape *s, struct lm_meta *
 	return 0;
 }
 
-int lm_model_load(struct train_model *m, struct lm_vocab *v, struct lm_meta *meta,
-                  const char *path, char *msg, size_t len)
+int lm_model_parse(const char *path, char *text, size_t size, struct train_model *m, struct lm_meta *meta,
+                   char *msg, size_t len)
 {
 	memset(m, 0, sizeof *m);
-	memset(v, 0, sizeof *v);
 	memset(meta, 0, sizeof *meta);
-	char *text, why[256];
-	size_t size;
-	if (readfile_all(path, MODEL_MAX_BYTES, &text, &size, why, sizeof why) != 0) {
-		snprintf(msg, len, "%.300s: %.200s", path, why);
-		return -1;
-	}
 	struct header h = { text, text + size, 0, path, msg, len };
 	struct train_shape s = { 0 };
 	bool off[TRAIN_MAX_LAYERS * MHA_MAX_HEADS] = { 0 };
@@ -227,22 +213,40 @@ int lm_model_load(struct train_model *m, struct lm_vocab *v, struct lm_meta *met
 	for (int l = 0; rc == 0 && l < s.layers; l++)
 		for (int i = 0; i < s.h; i++)
 			m->head_off[l][i] = off[l * MHA_MAX_HEADS + i];
+	if (rc)
+		train_model_free(m);
+	return rc;
+}
+
+int lm_model_load(struct train_model *m, struct lm_vocab *v, struct lm_meta *meta,
+                  const char *path, char *msg, size_t len)
+{
+	memset(m, 0, sizeof *m);
+	memset(v, 0, sizeof *v);
+	memset(meta, 0, sizeof *meta);
+	char *text, why[256];
+	size_t size;
+	if (readfile_all(path, MODEL_MAX_BYTES, &text, &size, why, sizeof why) != 0) {
+		snprintf(msg, len, "%.300s: %.200s", path, why);
+		return -1;
+	}
+	int rc = lm_model_parse(path, text, size, m, meta, msg, len);
+	free(text);
 	if (rc == 0) {
 		char vpath[4400], dir[4096];
 		dir_of(path, dir, sizeof dir);
 		snprintf(vpath, sizeof vpath, "%s%s", dir, meta->vocab_file);
 		if (lm_vocab_load(v, vpath, msg, len) != 0) {
 			rc = -1;
-		} else if (v->fingerprint != meta->vocab_fingerprint || v->size != s.vocab) {
+		} else if (v->fingerprint != meta->vocab_fingerprint || v->size != m->s.vocab) {
 			snprintf(msg, len, "%.300s: its vocabulary %.300s is not the one it was trained with "
 			         "(fingerprint or size differs)", path, vpath);
 			rc = -1;
 		}
-	}
-	free(text);
-	if (rc) {
-		train_model_free(m);
-		lm_vocab_free(v);
+		if (rc) {
+			train_model_free(m);
+			lm_vocab_free(v);
+		}
 	}
 	return rc;
 }

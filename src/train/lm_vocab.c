@@ -279,9 +279,25 @@ int lm_vocab_load(struct lm_vocab *v, const char *path, char *msg, size_t len)
 		snprintf(msg, len, "%.300s: %.200s", path, why);
 		return -1;
 	}
+	int rc = lm_vocab_parse(path, text, size, v, msg, len);
+	free(text);
+	return rc;
+}
+
+int lm_vocab_parse(const char *path, char *text, size_t size, struct lm_vocab *v, char *msg, size_t len)
+{
+	memset(v, 0, sizeof *v);
 	int line = 1, count = 0, used = 0;
 	const char *what = NULL;
 	char *p = text;
+	const char *nul = memchr(text, '\0', size);
+	uint64_t fingerprint = lm_fnv(LM_FNV_START, text, size);
+	if (nul) {
+		for (const char *q = text; q < nul; q++)
+			line += *q == '\n';
+		what = "a NUL byte: not a text file";
+		goto out;
+	}
 	if (strncmp(p, "mha-tui vocab 1\n", 16) != 0) {
 		what = strncmp(p, "mha-tui vocab ", 14) ? "not an mha-tui vocabulary (first line 'mha-tui vocab 1')"
 		                                         : "vocabulary version not supported: this mha-tui reads version 1";
@@ -342,9 +358,8 @@ int lm_vocab_load(struct lm_vocab *v, const char *path, char *msg, size_t len)
 			what = "a token listed twice";
 			goto out;
 		}
-	v->fingerprint = lm_fnv(LM_FNV_START, text, size);
+	v->fingerprint = fingerprint;
 out:
-	free(text);
 	if (what) {
 		snprintf(msg, len, "%.300s:%d: %s", path, line, what);
 		lm_vocab_free(v);

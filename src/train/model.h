@@ -53,4 +53,7 @@ float train_clip_factor(const float *grad, size_t np);
 void train_adamw_update(float *params, const float *grad, float *am, float *av, size_t np, long step,
                         const struct train_options *o, float lr);
 
+/* "heads_off COUNT l i l i ...\n", the model files' line (both versions) */
+void train_heads_off_write(FILE *f, const struct train_model *m);
+
 #endif
