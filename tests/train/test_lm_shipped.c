@@ -49,6 +49,7 @@ static int setup(void **state)
 	struct shipped *s = calloc(1, sizeof *s);
 	char path[4200], msg[4400];
 	snprintf(path, sizeof path, "%s/assets/lm.model", getenv("MHA_SOURCE_ROOT"));
+	*state = s;
 	if (lm_model_load(&s->m, &s->v, &s->meta, path, msg, sizeof msg) != 0 ||
 	    lm_corpus_read(&s->c, "/usr/share/wordnet", msg, sizeof msg) != 0 ||
 	    lm_stream_encode(&s->tr, &s->v, &s->c, LM_SPLIT_TRAIN, msg, sizeof msg) != 0 ||
@@ -56,13 +57,14 @@ static int setup(void **state)
 		print_error("%s\n", msg);
 		return -1;
 	}
-	*state = s;
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	struct shipped *s = *state;
+	if (!s)
+		return 0;
 	lm_stream_free(&s->tr);
 	lm_stream_free(&s->ho);
 	lm_corpus_free(&s->c);
