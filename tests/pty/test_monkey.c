@@ -75,7 +75,7 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Every key the workbench binds but q (src/tui/workbench_keys.c, the views' openers), and what
+/* Every key the workbench binds but q (src/tui/views/workbench_keys.c, the views' openers), and what
  * a value is typed with. */
 static const char plain[] = "?w1234567hjklcCLHvu*rR][}{><.,DdmstTxniSafMJK#+=-_"
                             "0123456789.eE-+= ab";

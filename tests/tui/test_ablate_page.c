@@ -1,6 +1,6 @@
 /*
  * test_ablate_page.c - the training screen's ablation page (key a,
- * src/tui/ablate_page.c) without a terminal: at 80x24 it shows the table's
+ * src/tui/views/train_ablate.c) without a terminal: at 80x24 it shows the table's
  * header, a row per h and the paper's BLEU beside h 1, 4, 8, 16, 32 (from
  * train_paper_row_a); the loop's idle call trains a slice and the progress
  * moves; Esc goes back to the training screen. With the argument "full"

@@ -1,5 +1,5 @@
 /*
- * test_train_view.c - the training screen (src/tui/train_view.c) without
+ * test_train_view.c - the training screen (src/tui/views/train_view.c) without
  * a terminal: G opens it on the induction model, '.' trains one step,
  * Space runs (the loop's idle call trains a slice), the screen at 80x24
  * and 200x60 shows the task, the step, the sparklines, every head's scores
