@@ -237,8 +237,11 @@ void mha_stack_backward(const struct mha_config *c, const struct mha_weights *w,
 		// D_l = D_l+1 (the residual x_l+1 = x_l + Y_l) + this layer's dx_l; the stream
 		// above the last layer is not in the loss
 		float *dl = g->stream + (size_t)l * nd;
-		for (size_t e = 0; e < nd; e++)
-			dl[e] = gl->x[e] + (l == L - 1 ? 0.0f : dyl[e]);
+		if (l == L - 1)
+			memcpy(dl, gl->x, nd * sizeof *dl);
+		else
+			for (size_t e = 0; e < nd; e++)
+				dl[e] = gl->x[e] + dyl[e];
 		if (c->m > 0)
 			for (size_t e = 0; e < md; e++)
 				g->x_kv[e] += gl->x_kv[e];
