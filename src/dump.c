@@ -52,14 +52,14 @@ static void put_string(FILE *f, const char *s)
 static void put_mask_config(FILE *f, const struct mha_config *c)
 {
 	fputs(", \"pad\": [", f);
-	for (int t = 0, first = 1; t < c->n; t++)
+	for (int t = 0, first = 1; t < mha_keys(c); t++)
 		if (mha_is_pad(c, t)) {
 			fprintf(f, first ? "%d" : ", %d", t);
 			first = 0;
 		}
 	fprintf(f, "], \"bias\": %s, \"window\": %d, \"hidden\": [", c->bias ? "true" : "false", c->window);
 	for (int i = 0, first = 1; i < c->n && i < MHA_MAX_TOKENS; i++)
-		for (int j = 0; j < c->n && j < 64; j++)
+		for (int j = 0; j < mha_keys(c) && j < 64; j++)
 			if ((c->hide[i] >> j) & 1u) {
 				fprintf(f, first ? "[%d, %d]" : ", [%d, %d]", i, j);
 				first = 0;

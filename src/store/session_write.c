@@ -68,7 +68,7 @@ static void write_matrix(FILE *f, const char *key, const float *p, int rows, int
 static void write_masks(FILE *f, const struct mha_config *c)
 {
 	bool any = false;
-	for (int t = 0; t < c->n; t++)
+	for (int t = 0; t < mha_keys(c); t++) /* keys: the source's tokens with cross-attention */
 		if (mha_is_pad(c, t)) {
 			fprintf(f, any ? " %d" : "pad %d", t);
 			any = true;
@@ -79,7 +79,7 @@ static void write_masks(FILE *f, const struct mha_config *c)
 		fprintf(f, "window %d\n", c->window);
 	any = false;
 	for (int i = 0; i < c->n && i < MHA_MAX_TOKENS; i++)
-		for (int j = 0; j < c->n && j < 64; j++)
+		for (int j = 0; j < mha_keys(c) && j < 64; j++)
 			if ((c->hide[i] >> j) & 1u) {
 				fprintf(f, any ? " %d %d" : "hidden %d %d", i, j);
 				any = true;
