@@ -88,38 +88,7 @@ def rope(c, x, heads):
     return a
 
 
-def structural_mask(c):
-    """(n, nk) bool: which keys each query sees before top-k. Causal j <= i
-    (self-attention only); window |i - j| < w (with causal i-w+1..i);
-    padding keys hidden from every query; hidden (i, j) cells."""
-    nk = keys(c)
-    i, j = np.indices((c.n, nk))
-    keep = np.ones((c.n, nk), dtype=bool)
-    if c.causal:
-        assert c.m == 0, "causal between two sequences is not defined"
-        keep &= j <= i
-    if c.window > 0:
-        keep &= np.abs(i - j) < c.window
-    for t in c.pad:
-        keep[:, t] = False
-    for r, t in c.hidden:
-        keep[r, t] = False
-    return keep
-
-
-def keep_mask(s, base, top_k):
-    """The structural mask, then the top_k largest kept scores of each row
-    (ties: the lower index)."""
-    keep = base.copy()
-    if top_k > 0:
-        for r in range(s.shape[0]):
-            idx = np.flatnonzero(keep[r])
-            if len(idx) <= top_k:
-                continue
-            order = idx[np.argsort(-s[r, idx], kind="stable")]
-            keep[r] = False
-            keep[r, order[:top_k]] = True
-    return keep
+structural_mask = mha_ref.structural_mask  # (n, nk): the source's tokens are the keys
 
 
 def layer(c, x, xkv, w, base):
@@ -147,7 +116,7 @@ def layer(c, x, xkv, w, base):
         s = qs[:, i * dk:(i + 1) * dk] @ ks[:, j * dk:(j + 1) * dk].T * sf
         scores[i] = s
         margin_ok &= mha_ref.topk_margin_ok(s, base, c.top_k)
-        keep = keep_mask(s, base, c.top_k)
+        keep = mha_ref.keep_mask(s, base, c.top_k)
         p = np.zeros((n, nk))
         for r in range(n):
             if keep[r].any():

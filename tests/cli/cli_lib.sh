@@ -1,8 +1,13 @@
 # cli_lib.sh - what the tests of the real binary share (sourced by
-# test_cli.sh and test_stack_cli.sh after they set bin, here and tmp):
-# counting passes and failures, running the binary with a timeout and no
-# stdin, a usage error's one line, and a dump checked by check_dump.py.
+# test_cli.sh and test_stack_cli.sh): the binary ($bin), this folder
+# ($here), a temporary directory removed at exit ($tmp), counting passes
+# and failures, running the binary with a timeout and no stdin, a usage
+# error's one line, and a dump checked by check_dump.py.
 
+bin=${MHA_TUI:?run under meson test, which sets MHA_TUI}
+here=${MHA_SOURCE_ROOT:?run under meson test}/tests/cli
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
 passed=0
 failed=0
 

@@ -8,11 +8,7 @@
 # Every run has a timeout and stdin from /dev/null: a case that wrongly
 # reached the interactive screen fails instead of hanging.
 set -u
-bin=${MHA_TUI:?run under meson test, which sets MHA_TUI}
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-. "$here/cli_lib.sh"
+. "$(cd "$(dirname "$0")" && pwd)/cli_lib.sh"
 
 # ---- control characters in what a message quotes never reach the terminal ----
 esc=$(printf '\033')

@@ -8,11 +8,7 @@
 # position leaves every score as it was. Apart from test_cli.sh, whose
 # minute it would not fit in on a loaded machine.
 set -u
-bin=${MHA_TUI:?run under meson test, which sets MHA_TUI}
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-. "$here/cli_lib.sh"
+. "$(cd "$(dirname "$0")" && pwd)/cli_lib.sh"
 
 # Positions, cross-attention and layers (doc/DUMP.md): check_dump.py recomputes every layer.
 check_dump sinusoidal '{"pos": "sinusoidal", "pos_offset": 3}' --pos sinusoidal --pos-offset 3 --seed 2

@@ -24,6 +24,7 @@
 #include "check.h"
 #include "engine.h"
 #include "grad.h"
+#include "check_config.h"
 #include "mha.h"
 #include "pick.h"
 #include "pipeline.h"
@@ -68,23 +69,6 @@ static void describe(char *buf, size_t len, const struct mha_config *c, const ch
 	         c->pos_offset, c->layers, c->causal, c->top_k, c->window, (unsigned long long)c->pad, c->bias);
 }
 
-static size_t tensor_len(const struct mha_config *c, enum mha_tensor t)
-{
-	struct mha_shape s = mha_tensor_shape(c, t);
-	return (size_t)s.count * s.rows * s.cols;
-}
-
-/* Inputs for c from seed, with biases. */
-static void weights_seeded(struct mha_weights *w, struct mha_config *c, uint64_t seed)
-{
-	char msg[MHA_MSG_MAX];
-	if (mha_config_check(c, msg, sizeof msg) != MHA_OK)
-		fail_msg("test built an invalid config: %s", msg);
-	assert_int_equal(mha_weights_alloc(w, c), MHA_OK);
-	mha_weights_init(w, c, seed);
-	mha_weights_default_labels(w, c);
-	mha_biases_init(w, c, seed);
-}
 
 static double largest(const float *v, size_t n)
 {
@@ -164,18 +148,18 @@ static void test_added_settings_leave_a_seeds_numbers_alone(void **state)
 		more.m = 5;
 		more.layers = 3;
 		struct mha_weights a, b;
-		weights_seeded(&a, &plain, seed);
-		weights_seeded(&b, &more, seed);
+		check_inputs_seeded(&a, &plain, seed);
+		check_inputs_seeded(&b, &more, seed);
 		for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++)
 			assert_memory_equal(mha_tensor_data(&a, NULL, t), mha_tensor_data(&b, NULL, t),
-			                    tensor_len(&plain, t) * sizeof(float));
+			                    check_tensor_len(&plain, t) * sizeof(float));
 		for (int k = 0; k < MHA_BIASES; k++)
 			assert_memory_equal(mha_bias(&a, &plain, k).p, mha_bias(&b, &more, k).p,
 			                    (size_t)mha_bias(&a, &plain, k).len * sizeof(float));
 		/* the later layers are not copies of layer 0 */
-		assert_memory_not_equal(b.wq, mha_weights_layer(&b, 1).wq, tensor_len(&more, MHA_T_WQ) * sizeof(float));
+		assert_memory_not_equal(b.wq, mha_weights_layer(&b, 1).wq, check_tensor_len(&more, MHA_T_WQ) * sizeof(float));
 		assert_memory_not_equal(mha_weights_layer(&b, 1).wq, mha_weights_layer(&b, 2).wq,
-		                        tensor_len(&more, MHA_T_WQ) * sizeof(float));
+		                        check_tensor_len(&more, MHA_T_WQ) * sizeof(float));
 		assert_string_equal(b.kv_labels[0], "the");
 		mha_weights_free(&a);
 		mha_weights_free(&b);
@@ -201,7 +185,7 @@ static void test_tensors_of_every_layer_do_not_overlap(void **state)
 				if (shared && l > 0)
 					continue;
 				unsigned char *p = (unsigned char *)mha_tensor_data_layer(&w, &s.layer[l], l, t);
-				size_t bytes = tensor_len(&c, t) * sizeof(float);
+				size_t bytes = check_tensor_len(&c, t) * sizeof(float);
 				for (size_t b = 0; b < bytes; b++) {
 					if (pass == 0)
 						p[b] = mark;
@@ -233,11 +217,11 @@ static void test_carry_keeps_layers_source_and_positions(void **state)
 	a.n = 4; a.d = 6; a.h = 2; a.g = 2; a.dk = 3; a.m = 5; a.layers = 3; a.pos = MHA_POS_LEARNED;
 	b.n = 6; b.d = 4; b.h = 2; b.g = 1; b.dk = 3; b.m = 2; b.layers = 4;
 	struct mha_weights src, dst;
-	weights_seeded(&src, &a, 7);
-	weights_seeded(&dst, &b, 8);
+	check_inputs_seeded(&src, &a, 7);
+	check_inputs_seeded(&dst, &b, 8);
 	snprintf(src.kv_labels[1], MHA_LABEL_MAX, "kept");
 	struct mha_weights before;
-	weights_seeded(&before, &b, 8);
+	check_inputs_seeded(&before, &b, 8);
 	mha_weights_carry(&dst, &b, &src, &a);
 	for (int l = 0; l < b.layers; l++) {
 		const float *dq = mha_weights_layer(&dst, l).wq, *sq = mha_weights_layer(&src, l).wq;
@@ -276,7 +260,7 @@ static void check_stack_properties(const struct mha_config *c, const struct mha_
 			if (!mha_tensor_used(c, t) || t == MHA_T_XKV || t == MHA_T_POS)
 				continue;
 			const float *want = mha_tensor_data(NULL, &ref->layer[l], t);
-			size_t len = tensor_len(c, t);
+			size_t len = check_tensor_len(c, t);
 			describe(label, sizeof label, c, mha_tensor_info(t)->name);
 			check_close(mha_tensor_data(NULL, &s->layer[l], t), want, len, 2e-5 * largest(want, len), label);
 		}
@@ -303,7 +287,7 @@ static void test_blas_plain_loops_and_engine_agree_with_every_setting(void **sta
 	for (int k = 0; k < RANDOM_CONFIGS; k++) {
 		struct mha_config c = random_config();
 		struct mha_weights w;
-		weights_seeded(&w, &c, 100 + (uint64_t)k);
+		check_inputs_seeded(&w, &c, 100 + (uint64_t)k);
 		struct mha_stack s, naive;
 		assert_int_equal(mha_stack_alloc(&s, &c), MHA_OK);
 		assert_int_equal(mha_stack_alloc(&naive, &c), MHA_OK);
@@ -367,8 +351,8 @@ static void test_gqa_equals_mha_with_repeated_kv_heads_in_every_setting(void **s
 		struct mha_config mc = c;
 		mc.g = c.h;
 		struct mha_weights gw, mw;
-		weights_seeded(&gw, &c, 40 + k);
-		weights_seeded(&mw, &mc, 41 + k);
+		check_inputs_seeded(&gw, &c, 40 + k);
+		check_inputs_seeded(&mw, &mc, 41 + k);
 		int hw = c.h * c.dk, kw = c.g * c.dk;
 		memcpy(mw.x, gw.x, (size_t)c.n * c.d * sizeof(float));
 		memcpy(mw.x_kv, gw.x_kv, (size_t)c.m * c.d * sizeof(float));
@@ -397,7 +381,7 @@ static void test_gqa_equals_mha_with_repeated_kv_heads_in_every_setting(void **s
 				char label[300];
 				describe(label, sizeof label, &c, mha_tensor_info(t)->name);
 				check_close(mha_tensor_data(NULL, &gs.layer[l], t), mha_tensor_data(NULL, &ms.layer[l], t),
-				            tensor_len(&c, t), 1e-5 * largest(ms.layer[l].y, tensor_len(&c, MHA_T_Y)), label);
+				            check_tensor_len(&c, t), 1e-5 * largest(ms.layer[l].y, check_tensor_len(&c, MHA_T_Y)), label);
 			}
 		mha_stack_free(&gs);
 		mha_stack_free(&ms);
@@ -420,8 +404,8 @@ static void test_no_positions_permuting_tokens_permutes_rows_only(void **state)
 		c.bias = k % 2;
 		static const int perm[6] = { 3, 0, 5, 1, 4, 2 }, sperm[5] = { 4, 2, 0, 3, 1 };
 		struct mha_weights w, pw;
-		weights_seeded(&w, &c, 60 + (uint64_t)k);
-		weights_seeded(&pw, &c, 60 + (uint64_t)k);
+		check_inputs_seeded(&w, &c, 60 + (uint64_t)k);
+		check_inputs_seeded(&pw, &c, 60 + (uint64_t)k);
 		for (int r = 0; r < c.n; r++)
 			memcpy(pw.x + r * c.d, w.x + perm[r] * c.d, (size_t)c.d * sizeof(float));
 		for (int j = 0; j < c.m; j++)
@@ -472,14 +456,14 @@ static void test_rope_shift_leaves_every_score_unchanged(void **state)
 		struct mha_config shifted = c;
 		shifted.pos_offset = 1 + 97 * k;
 		struct mha_weights w;
-		weights_seeded(&w, &c, 80 + (uint64_t)k);
+		check_inputs_seeded(&w, &c, 80 + (uint64_t)k);
 		struct mha_stack s, ss;
 		assert_int_equal(mha_stack_alloc(&s, &c), MHA_OK);
 		assert_int_equal(mha_stack_alloc(&ss, &c), MHA_OK);
 		mha_stack_forward_naive(&c, &w, &s);
 		mha_stack_forward_naive(&shifted, &w, &ss);
 		double worst = 0.0, big = 1.0;
-		size_t len = tensor_len(&c, MHA_T_SCORES);
+		size_t len = check_tensor_len(&c, MHA_T_SCORES);
 		for (int l = 0; l < c.layers; l++)
 			for (size_t e = 0; e < len; e++) {
 				worst = fmax(worst, fabs(s.layer[l].scores[e] - ss.layer[l].scores[e]));
@@ -504,7 +488,7 @@ static void test_rope_is_a_rotation_per_pair(void **state)
 	struct mha_config c = mha_config_default();
 	c.pos = MHA_POS_ROPE;
 	struct mha_weights w;
-	weights_seeded(&w, &c, 5);
+	check_inputs_seeded(&w, &c, 5);
 	struct mha_acts a;
 	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
 	mha_forward(&c, &w, &a);
@@ -557,7 +541,7 @@ static void test_stack_gradients_match_finite_differences(void **state)
 		c.top_k = 0; /* piecewise constant: a step may cross a tie */
 		c.d = c.d < 3 ? 3 : c.d;
 		struct mha_weights w;
-		weights_seeded(&w, &c, 200 + (uint64_t)k);
+		check_inputs_seeded(&w, &c, 200 + (uint64_t)k);
 		struct mha_stack s;
 		struct mha_stack_grads g;
 		assert_int_equal(mha_stack_alloc(&s, &c), MHA_OK);
@@ -571,16 +555,16 @@ static void test_stack_gradients_match_finite_differences(void **state)
 		/* (input, its gradient, length) to probe */
 		struct probe probe[3 + 2 * MHA_MAX_LAYERS];
 		int np = 0;
-		probe[np++] = (struct probe){ "X", w.x, g.x, tensor_len(&c, MHA_T_X) };
+		probe[np++] = (struct probe){ "X", w.x, g.x, check_tensor_len(&c, MHA_T_X) };
 		if (c.m)
-			probe[np++] = (struct probe){ "X_kv", w.x_kv, g.x_kv, tensor_len(&c, MHA_T_XKV) };
+			probe[np++] = (struct probe){ "X_kv", w.x_kv, g.x_kv, check_tensor_len(&c, MHA_T_XKV) };
 		if (c.pos == MHA_POS_LEARNED)
-			probe[np++] = (struct probe){ "P_pos", w.pos, g.pos, tensor_len(&c, MHA_T_POS) };
+			probe[np++] = (struct probe){ "P_pos", w.pos, g.pos, check_tensor_len(&c, MHA_T_POS) };
 		for (int l = 0; l < c.layers; l++) {
 			probe[np++] = (struct probe){ "W_Q", mha_weights_layer(&w, l).wq, g.layer[l].wq,
-			                              tensor_len(&c, MHA_T_WQ) };
+			                              check_tensor_len(&c, MHA_T_WQ) };
 			probe[np++] = (struct probe){ "W_K", mha_weights_layer(&w, l).wk, g.layer[l].wk,
-			                              tensor_len(&c, MHA_T_WK) };
+			                              check_tensor_len(&c, MHA_T_WK) };
 		}
 		struct mha_stack scratch;
 		assert_int_equal(mha_stack_alloc(&scratch, &c), MHA_OK);
@@ -618,7 +602,7 @@ static void test_decoder_follows_the_pass_with_positions_and_a_source(void **sta
 		if (c.m == 0)
 			c.causal = true;
 		struct mha_weights w;
-		weights_seeded(&w, &c, 300 + (uint64_t)k);
+		check_inputs_seeded(&w, &c, 300 + (uint64_t)k);
 		struct mha_acts a;
 		assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
 		mha_forward_naive(&c, &w, &a);
@@ -644,7 +628,7 @@ static void test_decoder_follows_the_pass_with_positions_and_a_source(void **sta
 	c.causal = true;
 	c.layers = 2;
 	struct mha_weights w;
-	weights_seeded(&w, &c, 1);
+	check_inputs_seeded(&w, &c, 1);
 	struct mha_decoder dec;
 	char msg[MHA_MSG_MAX];
 	assert_int_equal(mha_decoder_alloc(&dec, &c), MHA_OK);
@@ -705,7 +689,7 @@ static void test_pipeline_knows_the_new_tensors(void **state)
 	/* the Reshape's proof recomputes Q from X + PE, K from X_kv */
 	c.pos = MHA_POS_SINUSOIDAL;
 	struct mha_weights w;
-	weights_seeded(&w, &c, 9);
+	check_inputs_seeded(&w, &c, 9);
 	struct mha_acts a;
 	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
 	mha_forward_naive(&c, &w, &a);

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "fixture_read.h"
 #include "engine.h"
 #include "grad.h"
 #include "mha.h"
@@ -57,83 +58,25 @@ struct fixture {
 	struct ref torch_y, torch_p;
 };
 
-/* Next whitespace-separated token, skipping '#' comments to end of line. */
-static int token(FILE *f, char *buf, size_t cap)
-{
-	int ch;
-	for (;;) {
-		while ((ch = getc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
-			;
-		if (ch != '#')
-			break;
-		while ((ch = getc(f)) != '\n' && ch != EOF)
-			;
-	}
-	if (ch == EOF)
-		return 0;
-	size_t i = 0;
-	do {
-		if (i + 1 < cap)
-			buf[i++] = (char)ch;
-	} while ((ch = getc(f)) != EOF && ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r');
-	buf[i] = '\0';
-	return 1;
-}
-
-static double number(FILE *f, const char *what)
-{
-	char buf[64], *end;
-	if (!token(f, buf, sizeof buf))
-		fail_msg("fixture ends early: expected %s", what);
-	double v = strtod(buf, &end);
-	if (end == buf || *end != '\0')
-		fail_msg("fixture: '%s' is not a number (%s)", buf, what);
-	return v;
-}
-
 static void expect_key(FILE *f, const char *key)
 {
 	char buf[64];
-	if (!token(f, buf, sizeof buf) || strcmp(buf, key) != 0)
+	if (!fixture_token(f, buf, sizeof buf) || strcmp(buf, key) != 0)
 		fail_msg("fixture config: expected '%s', got '%s'", key, buf);
 }
 
-static int field(FILE *f, const char *key)
-{
-	expect_key(f, key);
-	return (int)number(f, key);
-}
-
+/* The forward fixtures' config line, then pos, pos_offset, m, layers. */
 static void read_config(FILE *f, struct mha_config *c)
 {
-	expect_key(f, "config");
-	*c = mha_config_default();
-	c->n = field(f, "n");
-	c->d = field(f, "d");
-	c->h = field(f, "h");
-	c->g = field(f, "g");
-	c->dk = field(f, "dk");
-	c->causal = field(f, "causal");
-	c->top_k = field(f, "top_k");
-	c->scale = field(f, "scale");
-	for (int k = field(f, "heads_off"); k > 0; k--)
-		c->head_off[(int)number(f, "head off")] = true;
-	for (int k = field(f, "pad"); k > 0; k--)
-		c->pad |= (uint64_t)1 << (int)number(f, "pad token");
-	c->window = field(f, "window");
-	for (int k = field(f, "hidden"); k > 0; k--) {
-		int i = (int)number(f, "hidden query"), j = (int)number(f, "hidden key");
-		mha_mask_set(c, i, j, true);
-	}
-	c->bias = field(f, "bias");
+	fixture_config(f, c);
 	char pos[32];
 	expect_key(f, "pos");
-	if (!token(f, pos, sizeof pos) || mha_pos_by_name(pos) < 0)
+	if (!fixture_token(f, pos, sizeof pos) || mha_pos_by_name(pos) < 0)
 		fail_msg("fixture: pos '%s' is not a kind of position", pos);
 	c->pos = (enum mha_pos)mha_pos_by_name(pos);
-	c->pos_offset = field(f, "pos_offset");
-	c->m = field(f, "m");
-	c->layers = field(f, "layers");
+	c->pos_offset = fixture_field(f, "pos_offset");
+	c->m = fixture_field(f, "m");
+	c->layers = fixture_field(f, "layers");
 }
 
 static void read_ref(FILE *f, struct ref *r, int count, int rows, int cols, const char *name)
@@ -142,13 +85,13 @@ static void read_ref(FILE *f, struct ref *r, int count, int rows, int cols, cons
 	r->v = calloc(r->len ? r->len : 1, sizeof *r->v);
 	assert_non_null(r->v);
 	for (size_t i = 0; i < r->len; i++)
-		r->v[i] = number(f, name);
+		r->v[i] = fixture_number(f, name);
 }
 
 static void read_floats(FILE *f, float *dst, size_t len, const char *name)
 {
 	for (size_t i = 0; i < len; i++)
-		dst[i] = (float)number(f, name);
+		dst[i] = (float)fixture_number(f, name);
 }
 
 /* "Ll.REST" -> l and REST; -1 when the name has no layer. */
@@ -175,9 +118,9 @@ static int index_of(const char *const *names, int count, const char *name)
 static void read_block(FILE *f, struct fixture *fx)
 {
 	char name[64];
-	if (!token(f, name, sizeof name))
+	if (!fixture_token(f, name, sizeof name))
 		fail_msg("%s: expected a matrix name", fx->name);
-	int count = (int)number(f, "count"), rows = (int)number(f, "rows"), cols = (int)number(f, "cols");
+	int count = (int)fixture_number(f, "count"), rows = (int)fixture_number(f, "rows"), cols = (int)fixture_number(f, "cols");
 	size_t len = (size_t)count * rows * cols;
 	const bool grad = !strncmp(name, "grad.", 5);
 	const char *rest, *base = grad ? name + 5 : name;
@@ -232,14 +175,7 @@ static void read_block(FILE *f, struct fixture *fx)
 
 static void fixture_load(struct fixture *fx, const char *name)
 {
-	const char *root = getenv("MHA_SOURCE_ROOT");
-	if (!root)
-		fail_msg("MHA_SOURCE_ROOT is not set: run under meson test");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tests/fixtures/stack/%s.txt", root, name);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open fixture %s", path);
+	FILE *f = fixture_open("stack", name);
 	memset(fx, 0, sizeof *fx);
 	fx->name = name;
 	read_config(f, &fx->c);
@@ -249,7 +185,7 @@ static void fixture_load(struct fixture *fx, const char *name)
 	assert_int_equal(mha_weights_alloc(&fx->w, &fx->c), MHA_OK);
 	mha_weights_default_labels(&fx->w, &fx->c);
 	char buf[64];
-	while (token(f, buf, sizeof buf) && strcmp(buf, "end") != 0) {
+	while (fixture_token(f, buf, sizeof buf) && strcmp(buf, "end") != 0) {
 		if (strcmp(buf, "matrix") != 0)
 			fail_msg("%s: expected 'matrix' or 'end', got '%s'", name, buf);
 		read_block(f, fx);

@@ -17,27 +17,11 @@
 
 #include <cmocka.h>
 
+#include "check_config.h"
 #include "mha.h"
 #include "session.h"
 #include "tmpdir.h"
 
-static size_t tensor_len(const struct mha_config *c, enum mha_tensor t)
-{
-	struct mha_shape s = mha_tensor_shape(c, t);
-	return (size_t)s.count * s.rows * s.cols;
-}
-
-/* Inputs for c from seed, with biases. */
-static void weights_seeded(struct mha_weights *w, struct mha_config *c, uint64_t seed)
-{
-	char msg[MHA_MSG_MAX];
-	if (mha_config_check(c, msg, sizeof msg) != MHA_OK)
-		fail_msg("test built an invalid config: %s", msg);
-	assert_int_equal(mha_weights_alloc(w, c), MHA_OK);
-	mha_weights_init(w, c, seed);
-	mha_weights_default_labels(w, c);
-	mha_biases_init(w, c, seed);
-}
 
 static void expect_same_inputs(const struct mha_config *c, const struct mha_weights *a, const struct mha_weights *b)
 {
@@ -45,7 +29,7 @@ static void expect_same_inputs(const struct mha_config *c, const struct mha_weig
 		for (enum mha_tensor t = MHA_T_X; t < MHA_T_COUNT; t++)
 			if (mha_tensor_info(t)->input && mha_tensor_used(c, t))
 				assert_memory_equal(mha_tensor_data_layer(a, NULL, l, t), mha_tensor_data_layer(b, NULL, l, t),
-				                    tensor_len(c, t) * sizeof(float));
+				                    check_tensor_len(c, t) * sizeof(float));
 		for (int k = 0; c->bias && k < MHA_BIASES; k++)
 			assert_memory_equal(mha_bias_layer(a, c, l, k).p, mha_bias_layer(b, c, l, k).p,
 			                    (size_t)mha_bias_layer(a, c, l, k).len * sizeof(float));
@@ -72,7 +56,7 @@ static void test_session_round_trips_positions_source_and_layers(void **state)
 	c.bias = true; c.pad = 4; c.window = 2;
 	mha_mask_set(&c, 1, 2, true);
 	struct mha_weights w, back;
-	weights_seeded(&w, &c, 3);
+	check_inputs_seeded(&w, &c, 3);
 	snprintf(w.kv_labels[2], MHA_LABEL_MAX, "dort");
 	char path[4096], msg[MHA_MSG_MAX + 4096];
 	tmpdir_path(path, sizeof path, "stack.txt");
@@ -99,7 +83,7 @@ static void test_session_round_trips_positions_source_and_layers(void **state)
 	r.pos_offset = 12;
 	r.layers = 4;
 	struct mha_weights rw;
-	weights_seeded(&rw, &r, 0);
+	check_inputs_seeded(&rw, &r, 0);
 	assert_int_equal(session_save(path, &r, &rw, msg, sizeof msg), 0);
 	if (session_load(path, &got, &back, msg, sizeof msg) != 0)
 		fail_msg("%s", msg);
@@ -117,7 +101,7 @@ static void test_old_sessions_load_as_one_layer(void **state)
 	(void)state;
 	struct mha_config c = mha_config_default();
 	struct mha_weights w, back;
-	weights_seeded(&w, &c, 0);
+	check_inputs_seeded(&w, &c, 0);
 	char path[4096], msg[MHA_MSG_MAX + 4096];
 	tmpdir_path(path, sizeof path, "old.txt");
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
