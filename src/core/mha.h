@@ -514,8 +514,9 @@ enum mha_status mha_decoder_alloc(struct mha_decoder *dec, const struct mha_conf
 void mha_decoder_free(struct mha_decoder *dec);
 /* Empty the cache (len = 0). */
 void mha_decoder_reset(struct mha_decoder *dec);
-/* Tokens len..len+count-1 at once (their K and V by one product), then the
- * last one's outputs as a step. MHA_EINVAL (msg) unless causal (or cross-
+/* Tokens len..len+count-1 at once (their K and V into the cache; with
+ * cross-attention the source's, at the first call), then the last one's
+ * outputs as a step. MHA_EINVAL (msg) unless causal (or cross-
  * attention), one layer, and the count fits. */
 enum mha_status mha_decoder_prefill(struct mha_decoder *dec, const struct mha_config *c,
                                     const struct mha_weights *w, int count, char *msg, size_t len);
