@@ -7,8 +7,10 @@ Usage: check_dump.py DUMP.json EXPECTED_CONFIG_JSON
 Checks that the dump parses as JSON, has every documented key with the
 shape its configuration implies, that its config matches the expected
 fields, that the counts follow the formulas of doc/FACTS.md, and (below a size
-limit) that every intermediate agrees with attention recomputed here in
-float64 from the dump's own X and W's, to 1e-5 relative to each tensor's
+limit) that every intermediate of every layer agrees with attention
+recomputed here in float64 from the dump's own inputs (X, X_kv, P_pos, each
+layer's W's; positions, RoPE, cross-attention and the residual stream
+written again here from doc/FACTS.md), to 1e-5 relative to each tensor's
 largest magnitude. Masks (causal, window, padding, custom, top-k) are
 recomputed here from the config's own fields. Every key printed must be
 named in doc/DUMP.md by its path (`config.d_model`, `heads[i].weights`).
