@@ -19,10 +19,8 @@ const char cli_usage[] =
 	"  mha-tui --lesson ID              open lesson ID (number or name) where you left it\n"
 	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
 	"          [--causal] [--top-k K] [--no-scale] [--seed S] [--pad LIST] [--window W]\n"
-	"          [--text \"WORDS\"] [--bias] [--pos P] [--pos-offset O]\n"
-	"          [--kv-tokens M | --kv-text \"WORDS\"] [--layers L]\n"
+	"          [--text \"WORDS\"] [--bias] [--pos P] [--kv-tokens M] [--layers L]\n"
 	"                                   open the workbench with that configuration\n"
-	"                                   (--pos, --kv-*, --layers: --dump, --export py)\n"
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
 	"                                   print the whole computation as JSON and exit\n"
@@ -38,6 +36,12 @@ const char cli_usage[] =
 	"  mha-tui --ablate TASK [--d-model D] [--seeds S] [--steps N]\n"
 	"                                   train h = 1, 2, 4, ... d_model heads (Table 3 row A)\n"
 	"                                   tasks: previous first duplicate multi induction\n"
+	"  mha-tui --train lm [--corpus DIR] [--steps N] [--seed S] [--save FILE]\n"
+	"  mha-tui --eval [--model FILE] [--corpus DIR]\n"
+	"                                   the language model: train it on WordNet's glosses;\n"
+	"                                   its held-out loss beside baselines, and its heads\n"
+	"  mha-tui --dump json --text \"WORDS\" --model [FILE]\n"
+	"                                   a sentence through it: tokens, layers, top-5 next\n"
 	"  mha-tui --help | --version\n"
 	"\n"
 	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
@@ -57,19 +61,18 @@ const char cli_usage[] =
 	"  --bias           add biases b^Q, b^K, b^V, b^O (seeded; off as in the paper)\n"
 	"  --window W       sliding window: query i sees keys i-W+1..i with --causal,\n"
 	"                   else i-W+1..i+W-1; 0 = off\n"
-	"  --pos P          where order enters: none (default), learned (P added to X),\n"
-	"                   sinusoidal (PE added to X), rope (q, k turned; even d_k)\n"
-	"  --pos-offset O   position of token 0 (sinusoidal, rope), 0..65536\n"
-	"  --kv-tokens M    cross-attention: K, V from a second sequence of M tokens,\n"
-	"                   1..64 (0 = self); --pad, --window, --top-k on its tokens\n"
-	"  --kv-text \"WORDS\" that sequence as words (M = the number of words)\n"
-	"  --layers L       1..4 layers on the residual stream (with --train: 1..2)\n"
+	"  --pos P          none|learned|sinusoidal|rope (even d_k); --pos-offset O\n"
+	"  --kv-tokens M    K, V from M more tokens (1..64, or --kv-text \"WORDS\")\n"
+	"  --layers L       1..4 on the residual stream (--train: 1..2); these three:\n"
+	"                   --dump json, --export py (the workbench shows them later)\n"
 	"\n"
 	"other options:\n"
 	"  --lessons-dir DIR  where lesson files are (else $MHA_TUI_LESSONS, the source\n"
 	"                     tree, the installed data dir)\n"
 	"  --no-color         monochrome screen (also when NO_COLOR is set)\n"
 	"  --no-mouse         leave the mouse to the terminal (to select text)\n"
+	"  --model [FILE]     the language model (default the shipped one; $MHA_TUI_MODEL)\n"
+	"  --corpus DIR       WordNet 3.0's data files (default /usr/share/wordnet)\n"
 	"\n"
 	"exit status: 0 success, 1 failure (bad lesson or session file), 2 usage error\n";
 
@@ -126,6 +129,7 @@ static int parse_pos(const char *text, enum mha_pos *out, char *msg, size_t len)
 static int parse_train_flag(const char *name, const char *val, struct cli *out,
                             char *msg, size_t len);
 static int check_train_flags(struct cli *out, char *msg, size_t len);
+static int check_lm_flags(const struct cli *out, char *msg, size_t len);
 
 struct flag {
 	const char *name;
@@ -148,6 +152,8 @@ static const struct flag flags[] = {
 	{ "--seeds", true, false },
 	{ "--pos", true, true }, { "--pos-offset", true, true }, { "--kv-tokens", true, true },
 	{ "--kv-text", true, true },
+	{ "--model", false, false }, { "--corpus", true, false }, { "--eval", false, false },
+	{ "--vocab", true, false },
 };
 
 static const struct flag *flag_find(const char *name, size_t name_len)
@@ -277,7 +283,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			} else {
 				return usage_error(msg, len, "%s needs a value%s: see mha-tui --help", f->name, "");
 			}
-		} else if (eq && strcmp(f->name, "--check-lessons") != 0) {
+		} else if (eq && strcmp(f->name, "--check-lessons") != 0 && strcmp(f->name, "--model") != 0) {
 			return usage_error(msg, len, "%s takes no value (got '%.40s')", f->name, eq + 1);
 		}
 
@@ -336,7 +342,28 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 				out->check_dir = eq + 1;
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
 				out->check_dir = argv[++i];
+		} else if (!strcmp(name, "--model")) { /* FILE is optional: the shipped model without it */
+			out->lm.model_given = true;
+			if (eq)
+				out->lm.model = eq + 1;
+			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+				out->lm.model = argv[++i];
+			if (out->lm.model && !out->lm.model[0])
+				return usage_error(msg, len, "--model needs a FILE after '='%s%s (or no value: the "
+				                   "shipped model)", "", "");
+		} else if (!strcmp(name, "--corpus")) {
+			out->lm.corpus = val;
+		} else if (!strcmp(name, "--vocab")) {
+			rc = parse_int(name, val, 3, 16384, &out->lm.vocab, msg, len);
+		} else if (!strcmp(name, "--eval")) {
+			if (out->mode != CLI_TUI)
+				return usage_error(msg, len, "--eval cannot be combined with --dump, --train, --export "
+				                   "or --check-lessons%s%s", "", "");
+			out->mode = CLI_EVAL;
+			out->lm.eval = true;
 		}
+		if (f->config && strcmp(name, "--text") != 0 && !out->lm.other)
+			out->lm.other = f->name;
 		if (!rc)
 			rc = parse_train_flag(name, val, out, msg, len);
 		if (rc)
@@ -363,8 +390,12 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
 	int rc = check_train_flags(out, msg, len);
-	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE)
-		return rc; /* training checks its own shape (train_shape_check); cfg stays valid */
+	if (!rc)
+		rc = check_lm_flags(out, msg, len);
+	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE || out->mode == CLI_EVAL ||
+	    out->lm.model_given)
+		return rc; /* training checks its own shape (train_shape_check); cfg stays valid;
+		            * the language model has its own shape, and its tokenizer reads --text */
 	return finish_config(&gv, out, msg, len);
 }
 
@@ -388,13 +419,49 @@ static int parse_train_flag(const char *name, const char *val, struct cli *out,
 	else if (!strcmp(name, "--seeds"))   return parse_int(name, val, 1, 100, &t->seeds, msg, len);
 	else if (!strcmp(name, "--save"))    t->save = val;
 	else if (!strcmp(name, "--train") || !strcmp(name, "--ablate")) {
-		if (!train_task_find(val))
+		if (!strcmp(name, "--train") && !strcmp(val, "lm")) {
+			/* the language model: no toy task behind it */
+		} else if (!train_task_find(val))
 			return usage_error(msg, len, "%s '%.40s' is not a task: allowed previous, first, "
-			                   "duplicate, multi, induction", name, val);
+			                   "duplicate, multi, induction (--train also lm)", name, val);
 		if (t->task)
 			return usage_error(msg, len, "%s %.40s: give one --train or --ablate", name, val);
 		t->task = val;
 		out->mode = name[2] == 't' ? CLI_TRAIN : CLI_ABLATE;
+	}
+	return 0;
+}
+
+/* The language model's flags: --corpus with --train lm or --eval; --vocab
+ * with --train lm; --model with --eval or --dump json --text, and then no
+ * configuration flag but --text (the model has its own shape). */
+static int check_lm_flags(const struct cli *out, char *msg, size_t len)
+{
+	const struct cli_lm *lm = &out->lm;
+	bool train_lm = out->mode == CLI_TRAIN && !strcmp(out->train.task, "lm");
+	if (lm->eval && out->mode != CLI_EVAL)
+		return usage_error(msg, len, "--eval cannot be combined with --dump, --train, --export "
+		                   "or --check-lessons%s%s", "", "");
+	if (lm->corpus && !train_lm && out->mode != CLI_EVAL)
+		return usage_error(msg, len, "--corpus %.60s goes with --train lm or --eval%s", lm->corpus, "");
+	if (lm->vocab && !train_lm)
+		return usage_error(msg, len, "--vocab goes with --train lm%s%s", "", "");
+	if (train_lm && (out->train.seeds || lm->model_given))
+		return usage_error(msg, len, "--train lm takes --corpus, --steps, --seed, --save, --vocab, "
+		                   "--d-model, --heads, --layers%s%s", "", "");
+	if (out->mode == CLI_EVAL && (out->config_given || out->load || out->lesson || out->train.save))
+		return usage_error(msg, len, "--eval takes --model [FILE] and --corpus DIR only%s%s", "", "");
+	if (lm->model_given && out->mode != CLI_EVAL && out->mode != CLI_DUMP)
+		return usage_error(msg, len, "--model goes with --eval, or with --dump json --text \"WORDS\"%s%s", "", "");
+	if (lm->model_given && out->mode == CLI_DUMP) {
+		if (!out->text)
+			return usage_error(msg, len, "--dump json --model needs --text \"WORDS\": the sentence "
+			                   "to run through the model%s%s", "", "");
+		if (lm->other)
+			return usage_error(msg, len, "%s is not for the language model: it has its own shape; "
+			                   "give --text \"WORDS\" and --model [FILE] only%s", lm->other, "");
+		if (out->load || out->grad)
+			return usage_error(msg, len, "--model cannot be combined with %s%s", out->load ? "--load" : "--grad", "");
 	}
 	return 0;
 }
@@ -413,6 +480,8 @@ static int check_train_flags(struct cli *out, char *msg, size_t len)
 		if (parse_int("--layers", t->layers_text, 1, MHA_MAX_LAYERS, &out->cfg.layers, msg, len) != 0)
 			return 2;
 		out->config_given = true;
+		if (out->lm.model_given && !out->lm.other)
+			out->lm.other = "--layers"; /* the language model has its own layers */
 		if (out->load)
 			return usage_error(msg, len, "--load '%.60s' cannot be combined with configuration flags%s: "
 			                   "the session file holds the configuration", out->load, "");

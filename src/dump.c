@@ -17,7 +17,7 @@ static void put_float(FILE *f, float v)
 }
 
 /* A (rows, cols) row-major block with row stride ld, as an array of rows. */
-static void put_matrix(FILE *f, const float *p, int rows, int cols, int ld)
+void dump_put_matrix(FILE *f, const float *p, int rows, int cols, int ld)
 {
 	fputc('[', f);
 	for (int r = 0; r < rows; r++) {
@@ -32,7 +32,7 @@ static void put_matrix(FILE *f, const float *p, int rows, int cols, int ld)
 	fputc(']', f);
 }
 
-static void put_string(FILE *f, const char *s)
+void dump_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -140,7 +140,7 @@ static void put_tensor(FILE *f, const struct mha_config *c, const struct mha_wei
 {
 	struct mha_shape s = mha_tensor_shape(c, t);
 	fprintf(f, ",\n\"%s\": ", mha_tensor_info(t)->key);
-	put_matrix(f, mha_tensor_data_layer(w, a, l, t), s.rows, s.cols, s.cols);
+	dump_put_matrix(f, mha_tensor_data_layer(w, a, l, t), s.rows, s.cols, s.cols);
 }
 
 /* Those of the tensors in list that c uses, in the list's order. */
@@ -160,11 +160,11 @@ static void put_heads(FILE *f, const struct mha_config *c, const struct mha_acts
 	for (int i = 0; i < c->h; i++) {
 		fprintf(f, "%s{\"head\": %d, \"kv_head\": %d, \"on\": %s, \"scores\": ", i ? ",\n " : "",
 		        i, mha_kv_head(c, i), c->head_off[i] ? "false" : "true");
-		put_matrix(f, a->scores + i * nn, n, nk, nk);
+		dump_put_matrix(f, a->scores + i * nn, n, nk, nk);
 		fputs(",\n  \"weights\": ", f);
-		put_matrix(f, a->weights + i * nn, n, nk, nk);
+		dump_put_matrix(f, a->weights + i * nn, n, nk, nk);
 		fputs(",\n  \"output\": ", f);
-		put_matrix(f, a->heads + i * ndk, n, c->dk, c->dk);
+		dump_put_matrix(f, a->heads + i * ndk, n, c->dk, c->dk);
 		fputs(",\n  \"dead_rows\": [", f);
 		int first = 1;
 		for (int r = 0; r < n; r++) {
@@ -185,7 +185,7 @@ static void put_biases(FILE *f, const struct mha_config *c, const struct mha_wei
 	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
 		struct mha_bias b = mha_bias_layer(w, c, l, k);
 		fprintf(f, ",\n\"%s\": ", b.key);
-		put_matrix(f, b.p, 1, b.len, b.len);
+		dump_put_matrix(f, b.p, 1, b.len, b.len);
 	}
 }
 
@@ -219,7 +219,7 @@ static void put_labels(FILE *f, const char *key, const char (*labels)[MHA_LABEL_
 	for (int i = 0; i < count; i++) {
 		if (i)
 			fputs(", ", f);
-		put_string(f, labels[i]);
+		dump_put_string(f, labels[i]);
 	}
 	fputc(']', f);
 }
@@ -269,14 +269,14 @@ static void put_layer_grad(FILE *f, const struct mha_config *c, const struct mha
 	for (size_t t = 0; t < 4; t++) {
 		struct mha_shape s = mha_tensor_shape(c, weights_of_layer[t]);
 		fprintf(f, "%s\"%s\": ", t ? sep : "", mha_tensor_info(weights_of_layer[t])->key);
-		put_matrix(f, data[t], s.rows, s.cols, s.cols);
+		dump_put_matrix(f, data[t], s.rows, s.cols, s.cols);
 	}
 	const float *bias[MHA_BIASES] = { g->bq, g->bk, g->bv, g->bo };
 	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
 		/* one-row matrices, as the forward's b_Q ... */
 		struct mha_bias b = mha_bias_layer(w, c, l, k); /* its key and length */
 		fprintf(f, "%s\"%s\": ", sep, b.key);
-		put_matrix(f, bias[k], 1, b.len, b.len);
+		dump_put_matrix(f, bias[k], 1, b.len, b.len);
 	}
 }
 
@@ -290,18 +290,18 @@ static void put_grad(FILE *f, const struct mha_config *c, const struct mha_weigh
 {
 	struct mha_shape s = mha_tensor_shape(c, MHA_T_X);
 	fputs(",\n\"grad\": {\"X\": ", f);
-	put_matrix(f, g->x, s.rows, s.cols, s.cols);
+	dump_put_matrix(f, g->x, s.rows, s.cols, s.cols);
 	fputs(",\n  ", f);
 	put_layer_grad(f, c, w, &g->layer[0], 0, ",\n  ");
 	if (c->m > 0) {
 		s = mha_tensor_shape(c, MHA_T_XKV);
 		fputs(",\n  \"X_kv\": ", f);
-		put_matrix(f, g->x_kv, s.rows, s.cols, s.cols);
+		dump_put_matrix(f, g->x_kv, s.rows, s.cols, s.cols);
 	}
 	if (c->pos == MHA_POS_LEARNED) {
 		s = mha_tensor_shape(c, MHA_T_POS);
 		fputs(",\n  \"P_pos\": ", f);
-		put_matrix(f, g->pos, s.rows, s.cols, s.cols);
+		dump_put_matrix(f, g->pos, s.rows, s.cols, s.cols);
 	}
 	fputs(",\n  \"layers\": [", f);
 	for (int l = 0; l < g->layers; l++) {
