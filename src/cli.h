@@ -27,6 +27,7 @@ struct cli {
 	struct cli_train {       /* --train TASK / --ablate TASK (doc/TRAINING.md) */
 		const char *task;    /* the task's name, checked against train_task_find */
 		int layers;          /* --layers 1|2; 0: the task's default */
+		const char *layers_text; /* --layers as typed: the task's, or the stack's (cfg.layers) */
 		int steps;           /* --steps N; 0: the task's default */
 		int seeds;           /* --seeds S (ablation); 0: default */
 		const char *save;    /* --save FILE, or NULL */
@@ -43,6 +44,7 @@ struct cli {
 		const char *other;   /* the first configuration flag given other than --text, or NULL */
 	} lm;
 	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
+	const char *kv_text;     /* --kv-text "le chat": the source's words (m set from them), or NULL */
 	const char *export_format; /* --export FORMAT FILE: "py", "svg" or "txt" */
 	const char *export_file;   /*   FILE ("-": standard output) */
 	bool export_scores;        /* --stage scores: the SVG shows S (default P) */

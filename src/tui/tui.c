@@ -83,6 +83,16 @@ static int fail(const char *msg)
 	return report(1, msg);
 }
 
+bool tui_shows(const struct mha_config *c, char *msg, size_t len)
+{
+	if (c->pos == MHA_POS_NONE && c->m == 0 && c->layers <= 1)
+		return true;
+	snprintf(msg, len, "the workbench does not show positions, cross-attention or layers yet "
+	         "(pos %s, kv_tokens %d, layers %d): see every number with --dump json or --export py",
+	         mha_pos_name(c->pos), c->m, c->layers);
+	return false;
+}
+
 /* The inputs to open with, in the order tui.h documents. */
 static int open_inputs(const struct tui_options *o, struct mha_config *c, struct mha_weights *w,
                        char *msg, size_t len)
@@ -90,8 +100,16 @@ static int open_inputs(const struct tui_options *o, struct mha_config *c, struct
 	const char *path = o->load;
 	if (!path && !o->config_given && o->session_path && access(o->session_path, F_OK) == 0)
 		path = o->session_path; /* resume where the learner left off */
-	if (path)
-		return session_load(path, c, w, msg, len);
+	if (path) {
+		char why[MHA_MSG_MAX];
+		if (session_load(path, c, w, msg, len) != 0)
+			return -1;
+		if (tui_shows(c, why, sizeof why))
+			return 0;
+		mha_weights_free(w);
+		snprintf(msg, len, "%.3000s: %s", path, why);
+		return -1;
+	}
 	*c = o->config_given ? o->cfg : mha_config_default();
 	if (mha_weights_start(w, c) != MHA_OK) {
 		snprintf(msg, len, "out of memory for the weights");

@@ -46,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		FUZZ_REQUIRE(points_into(cl.load, buf, size) && points_into(cl.lesson, buf, size) &&
 		             points_into(cl.lessons_dir, buf, size) && points_into(cl.check_dir, buf, size) &&
-		             points_into(cl.text, buf, size) && points_into(cl.export_file, buf, size),
+		             points_into(cl.text, buf, size) && points_into(cl.export_file, buf, size) &&
+		             points_into(cl.kv_text, buf, size),
 		             "kept strings point into argv");
 	} else {
 		FUZZ_REQUIRE(memchr(msg, '\0', sizeof msg) != NULL, "the message is terminated");
