@@ -36,6 +36,10 @@ const char cli_usage[] =
 	"  mha-tui --ablate TASK [--d-model D] [--seeds S] [--steps N]\n"
 	"                                   train h = 1, 2, 4, ... d_model heads (Table 3 row A)\n"
 	"                                   tasks: previous first duplicate multi induction\n"
+	"  mha-tui --circuits MODEL [--json] [--position P]\n"
+	"                                   a saved model's circuits: QK/OV per head, copying,\n"
+	"                                   prefix matching, composition, ablation, patching,\n"
+	"                                   logit lens at position P (doc/CIRCUITS.md)\n"
 	"  mha-tui --help | --version\n"
 	"\n"
 	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
@@ -104,6 +108,8 @@ static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
 static int parse_train_flag(const char *name, const char *val, struct cli *out,
                             char *msg, size_t len);
 static int check_train_flags(struct cli *out, char *msg, size_t len);
+static int parse_circuits_flag(const char *name, const char *val, struct cli *out,
+                               char *msg, size_t len);
 
 struct flag {
 	const char *name;
@@ -124,6 +130,7 @@ static const struct flag flags[] = {
 	{ "--grad", false, false }, { "--train", true, false }, { "--ablate", true, false },
 	{ "--layers", true, false }, { "--steps", true, false }, { "--save", true, false },
 	{ "--seeds", true, false },
+	{ "--circuits", true, false }, { "--json", false, false }, { "--position", true, false },
 };
 
 static const struct flag *flag_find(const char *name, size_t name_len)
@@ -212,6 +219,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	memset(out, 0, sizeof *out);
 	out->mode = CLI_TUI;
 	out->cfg = mha_config_default();
+	out->circuits.position = -1;
 	struct given gv = { -1, -1, -1, -1, -1, -1, -1 };
 	bool want_help = false, want_version = false;
 
@@ -291,6 +299,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		}
 		if (!rc)
 			rc = parse_train_flag(name, val, out, msg, len);
+		if (!rc)
+			rc = parse_circuits_flag(name, val, out, msg, len);
 		if (rc)
 			return rc;
 		out->config_given |= f->config;
@@ -315,7 +325,18 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
 	int rc = check_train_flags(out, msg, len);
-	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE)
+	if (!rc && out->circuits.model && out->mode != CLI_CIRCUITS)
+		rc = usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
+		                 "--train, --ablate or --check-lessons%s", out->circuits.model, "");
+	if (!rc && (out->circuits.json || out->circuits.position >= 0) && out->mode != CLI_CIRCUITS)
+		rc = usage_error(msg, len, "--json and --position go with --circuits MODEL%s%s", "", "");
+	if (!rc && out->mode == CLI_CIRCUITS && (out->config_given || out->load || out->lesson ||
+	                                         out->train.task || out->grad || out->train.save))
+		rc = usage_error(msg, len, "--circuits %.60s reads a saved model and takes only --json and "
+		                 "--position%s", out->circuits.model, "");
+	if (rc || out->mode == CLI_CIRCUITS)
+		return rc;
+	if (out->mode == CLI_TRAIN || out->mode == CLI_ABLATE)
 		return rc; /* training checks its own shape (train_shape_check); cfg stays valid */
 	return finish_config(&gv, out, msg, len);
 }
@@ -377,5 +398,25 @@ static int check_train_flags(struct cli *out, char *msg, size_t len)
 	if (t->task && !training)
 		return usage_error(msg, len, "--train/--ablate %.40s cannot be combined with --dump or "
 		                   "--check-lessons%s", t->task, "");
+	return 0;
+}
+
+/* --circuits MODEL, --json, --position P (doc/CIRCUITS.md); every other
+ * flag: 0, nothing done. The position is checked against the model's
+ * context when the model is read. */
+static int parse_circuits_flag(const char *name, const char *val, struct cli *out,
+                               char *msg, size_t len)
+{
+	if (!strcmp(name, "--json")) {
+		out->circuits.json = true;
+	} else if (!strcmp(name, "--position")) {
+		return parse_int(name, val, 0, MHA_MAX_TOKENS - 1, &out->circuits.position, msg, len);
+	} else if (!strcmp(name, "--circuits")) {
+		if (out->mode != CLI_TUI)
+			return usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
+			                   "--train, --ablate or --check-lessons%s", val, "");
+		out->circuits.model = val;
+		out->mode = CLI_CIRCUITS;
+	}
 	return 0;
 }

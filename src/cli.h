@@ -11,7 +11,7 @@
 #include "mha.h"
 
 enum cli_mode { CLI_TUI, CLI_DUMP, CLI_CHECK_LESSONS, CLI_HELP, CLI_VERSION,
-                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT };
+                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT, CLI_CIRCUITS };
 
 struct cli {
 	enum cli_mode mode;
@@ -34,6 +34,11 @@ struct cli {
 		bool seed_given;     /* --seed was given (cfg.seed holds it) */
 		const char *other_config; /* the first other configuration flag given, or NULL */
 	} train;
+	struct cli_circuits {    /* --circuits MODEL [--json] [--position P] (doc/CIRCUITS.md) */
+		const char *model;   /* the model file */
+		bool json;           /* --json: one JSON object instead of tables */
+		int position;        /* --position P: the logit lens's; -1 default */
+	} circuits;
 	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
 	const char *export_format; /* --export FORMAT FILE: "py", "svg" or "txt" */
 	const char *export_file;   /*   FILE ("-": standard output) */

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
+#include "circ_command.h"
 #include "command.h"
 #include "dump.h"
 #include "export.h"
@@ -270,6 +271,9 @@ int main(int argc, char **argv)
 	case CLI_TRAIN:
 	case CLI_ABLATE:
 		return flushed(run_training(&cl));
+	case CLI_CIRCUITS:
+		return flushed(circ_command(cl.circuits.model, cl.circuits.json, cl.circuits.position,
+		                            stdout, stderr));
 	case CLI_TUI:
 		break;
 	}
