@@ -62,6 +62,11 @@ double *circ_run_pattern(const struct circ_model *cm, const struct circ_run *r, 
 void circ_head_factors(const struct circ_model *cm, int l, int i, double *q, double *k, double *v,
                        double *o);
 
+/* out->sv (dk, the caller's), rank and norm of A B^T, A and B (d, dk)
+ * contiguous: the singular values (linalg.c), sqrt(sum sigma^2), and the
+ * count above sigma_1 d CIRC_RANK_TOL. 0, or -1 (no convergence). */
+int circ_rank_of(int d, int dk, const double *a, const double *b, struct circ_rank *out);
+
 /* Standard normal draws from train_rand's stream (Box-Muller). */
 double circ_gauss(uint64_t *rng);
 

@@ -51,9 +51,7 @@ static void factors_fill(const struct circ_model *cm, int l, int i, struct facto
 			f->ot[(size_t)c * dk + r] = f->o[(size_t)r * d + c];
 }
 
-/* Singular values of A B^T (A, B: (d, dk)), its norm sqrt(sum sigma^2) and
- * numeric rank. */
-static int rank_of(int d, int dk, const double *a, const double *b, struct circ_rank *out)
+int circ_rank_of(int d, int dk, const double *a, const double *b, struct circ_rank *out)
 {
 	if (linalg_product_singular_values(d, dk, a, dk, b, dk, out->sv) != 0)
 		return -1;
@@ -172,7 +170,7 @@ enum mha_status circ_heads_make(const struct circ_model *cm, struct circ_head *h
 				hd->prefix[p] = NAN;
 			hd->prefix_min = NAN;
 			// W_QK = Q_i K_i^T; W_OV = V_i O_i = V_i (O_i^T)^T
-			if (rank_of(d, dk, f.q, f.k, &hd->qk) != 0 || rank_of(d, dk, f.v, f.ot, &hd->ov) != 0 ||
+			if (circ_rank_of(d, dk, f.q, f.k, &hd->qk) != 0 || circ_rank_of(d, dk, f.v, f.ot, &hd->ov) != 0 ||
 			    (tokens && token_map(cm, &f, ue, hd, work) != 0)) {
 				snprintf(msg, len, "layer %d head %d: an eigenvalue or singular value did not "
 				         "converge (or out of memory)", l, i);

@@ -255,6 +255,34 @@ enum mha_status circ_lens(const struct circ_model *cm, const int *tokens, int po
                           struct circ_lens *out);
 void circ_lens_free(struct circ_lens *lens);
 
+/* ---- the workbench's one layer (circ_bench.c) ---- */
+
+/* Any weights the workbench holds (GQA, biases, heads off; no E, P or U):
+ * head i's write into Y, C_i = O_i W^O_i (n, d), its rows i dk .. of W^O,
+ * with Y = sum_i C_i (+ b^O) (concat then W^O is a sum of heads), and its
+ * two circuits with kv head j = mha_kv_head(c, i):
+ *   W_QK = W^Q_i (W^K_j)^T, W_OV = W^V_j W^O_i   (d, d, rank <= dk)
+ * (biases left out: with b^Q and b^K the scores gain terms linear in x).
+ * Without biases S_i = X W_QK X^T * s (s = 1/sqrt(dk), or 1 with
+ * --no-scale), which the tests check against the forward's scores. */
+struct circ_bench {
+	int h, n, d, dk;
+	double *write;        /* (h, n, d) C_i; 0 for a head switched off */
+	double sum_error;     /* max over cells of |sum_i C_i (+ b^O) - Y|, Y the forward's (float) */
+	double y_max;         /* max |Y|, the scale sum_error is read against */
+	struct circ_rank *qk, *ov; /* (h) */
+	void *mem;
+};
+/* a: the forward's activations for c and w. MHA_OK, MHA_ENOMEM. */
+enum mha_status circ_bench_make(const struct mha_config *c, const struct mha_weights *w,
+                                const struct mha_acts *a, struct circ_bench *out);
+void circ_bench_free(struct circ_bench *b);
+/* Rows row0 .. row0 + rows - 1 of head i's W_QK (v = CIRC_VIEW_QK) or
+ * W_OV (CIRC_VIEW_OV) into out (rows, d): one head at a time, as a
+ * d_model of 1024 makes the matrices 8 MiB each. MHA_OK, MHA_EINVAL. */
+enum mha_status circ_bench_view_rows(const struct mha_config *c, const struct mha_weights *w, int i,
+                                     enum circ_view v, int row0, int rows, double *out);
+
 /* ---- the whole report (circ_report.c) ---- */
 
 struct circ_options {

@@ -9,6 +9,8 @@
  *    score of the training screen calls induction; here it is not;
  *  - the induction heads with W^O negated attend the same but do not copy:
  *    not induction either;
+ *  - the workbench's layer: the heads' writes add up to Y, and W_QK and
+ *    W_OV give the forward's scores and writes (GQA, heads off, biases);
  *  - properties: the probes and the pairs are what circuits.h says; the
  *    lens's parts add up to the logits; a head switched off is a no-op to
  *    ablate; a rank-deficient head's rank; V != C leaves copying undefined;
@@ -425,6 +427,91 @@ static void test_identical_pairs_leave_nothing_to_restore(void **state)
 	train_model_free(&m);
 }
 
+/* The workbench's layer: C_i add up to Y; without biases the QK circuit
+ * gives the scores (S_i = X W_QK X^T s) and the OV circuit the writes
+ * (C_i = P_i X W_OV); a head switched off writes 0; GQA reads kv head j. */
+static void bench_check(struct mha_config c)
+{
+	struct mha_weights w;
+	struct mha_acts a;
+	char msg[256];
+	assert_int_equal(mha_config_check(&c, msg, sizeof msg), MHA_OK);
+	assert_int_equal(mha_weights_start(&w, &c), MHA_OK);
+	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
+	mha_forward(&c, &w, &a);
+	struct circ_bench b;
+	assert_int_equal(circ_bench_make(&c, &w, &a, &b), MHA_OK);
+	assert_true(b.sum_error <= 1e-5 * fmax(1, b.y_max));
+	const int n = c.n, d = c.d, dk = c.dk;
+	double *qk = malloc(sizeof(double) * 2 * (size_t)d * d), *ov = qk + (size_t)d * d;
+	const double s = c.scale ? 1 / sqrt((double)dk) : 1;
+	for (int i = 0; i < c.h; i++) {
+		assert_true(b.qk[i].rank <= dk && b.ov[i].rank <= dk && b.qk[i].rank > 0);
+		const double *ci = b.write + (size_t)i * n * d;
+		if (c.head_off[i]) {
+			for (int e = 0; e < n * d; e++)
+				assert_true(ci[e] == 0.0);
+			continue;
+		}
+		assert_int_equal(circ_bench_view_rows(&c, &w, i, CIRC_VIEW_QK, 0, d, qk), MHA_OK);
+		assert_int_equal(circ_bench_view_rows(&c, &w, i, CIRC_VIEW_OV, 0, d, ov), MHA_OK);
+		if (c.bias)
+			continue;
+		for (int t = 0; t < n; t++)
+			for (int u = 0; u < n; u++) {
+				// S_i[t][u] = x_t W_QK x_u^T s
+				double acc = 0;
+				for (int p = 0; p < d; p++)
+					for (int q = 0; q < d; q++)
+						acc += (double)w.x[t * d + p] * qk[(size_t)p * d + q] * w.x[u * d + q];
+				double want = a.scores[((size_t)i * n + t) * n + u];
+				assert_true(fabs(acc * s - want) <= 1e-4 * fmax(1, fabs(want)));
+			}
+		for (int t = 0; t < n; t++)
+			for (int e = 0; e < d; e++) {
+				// C_i[t][e] = sum_u P_i[t][u] (x_u W_OV)[e]
+				double acc = 0;
+				for (int u = 0; u < n; u++) {
+					double xw = 0;
+					for (int p = 0; p < d; p++)
+						xw += (double)w.x[u * d + p] * ov[(size_t)p * d + e];
+					acc += a.weights[((size_t)i * n + t) * n + u] * xw;
+				}
+				assert_true(fabs(acc - ci[(size_t)t * d + e]) <= 1e-4 * fmax(1, fabs(acc)));
+			}
+	}
+	assert_int_equal(circ_bench_view_rows(&c, &w, c.h, CIRC_VIEW_QK, 0, 1, qk), MHA_EINVAL);
+	assert_int_equal(circ_bench_view_rows(&c, &w, 0, CIRC_VIEW_QK_TOKENS, 0, 1, qk), MHA_EINVAL);
+	free(qk);
+	circ_bench_free(&b);
+	mha_acts_free(&a);
+	mha_weights_free(&w);
+}
+
+static void test_workbench_heads_add_into_y_through_their_circuits(void **state)
+{
+	(void)state;
+	struct mha_config c = mha_config_default(); /* the wired workbench */
+	bench_check(c);
+	c.seed = 5;
+	c.h = 4;
+	c.g = 2;           /* GQA: heads 0, 1 read kv head 0 */
+	c.head_off[2] = true;
+	c.causal = true;
+	bench_check(c);
+	c.scale = false;
+	c.bias = true;     /* the sum still holds with b^O */
+	bench_check(c);
+	c = mha_config_default();
+	c.seed = 9;
+	c.d = 12;
+	c.h = 3;
+	c.g = 3;
+	c.dk = 5;          /* h dk != d */
+	c.n = 7;
+	bench_check(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_more_classes_than_tokens_leave_copying_undefined),
 		cmocka_unit_test(test_a_position_outside_the_context_is_refused),
 		cmocka_unit_test(test_identical_pairs_leave_nothing_to_restore),
+		cmocka_unit_test(test_workbench_heads_add_into_y_through_their_circuits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
