@@ -28,7 +28,8 @@ eigenvalues, and products A B^T with numpy's singular values.
 The models: induction.model (trained by mha-tui, committed; see the README
 beside it) and two written here from a seeded generator: small.model (2
 layers, d_model 12, 3 heads of d_k 4, vocabulary 10, one head switched off)
-and onelayer.model (1 layer, vocabulary 8, classes 12: no copying score).
+and onelayer.model (1 layer, task duplicate: vocabulary 8, classes 2, so no
+copying score).
 
 Run with Debian's numpy: /usr/bin/python3 tools/gen_circuit_fixtures.py
 Seeded: running it again rewrites the same files (the last digits may move
@@ -502,7 +503,7 @@ def main():
     rng = np.random.default_rng(2023)
     write_model(os.path.join(OUT, "small.model"), "induction", 2, 12, 3, 4, 10, 10, 12, {(0, 2)},
                 np.random.default_rng(7))
-    write_model(os.path.join(OUT, "onelayer.model"), "multi", 1, 8, 2, 4, 8, 12, 10, set(),
+    write_model(os.path.join(OUT, "onelayer.model"), "duplicate", 1, 8, 2, 4, 8, 2, 10, set(),
                 np.random.default_rng(8))
     eig_fixture(rng)
     model_fixture("small", dict(probe=4, ablation=5, pairs=5), rng)

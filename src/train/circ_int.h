@@ -51,6 +51,9 @@ void circ_forward(const struct circ_model *cm, const int *tokens, const struct c
  * trainer counts), 1 per position to *counted. */
 void circ_run_score(const struct circ_model *cm, const struct circ_run *r, const int *targets,
                     double *logp, long *correct, long *counted);
+/* Every token of count sequences (count, n) in [0, V) and every target
+ * (NULL: none) in [-1, C): what the forward and the scoring may index. */
+bool circ_data_fits(const struct circ_model *cm, const int *tokens, const int *targets, int count);
 /* Head (l, i)'s block of r->z (n, dk) and of r->write (n, d), of
  * r->pattern (n, n). */
 double *circ_run_z(const struct circ_model *cm, const struct circ_run *r, int l, int i);

@@ -48,7 +48,7 @@ enum mha_status circ_lens(const struct circ_model *cm, const int *tokens, int po
 	const struct train_shape *s = &cm->s;
 	const int n = s->n, d = s->d, C = s->classes, L = s->layers, heads = L * s->h;
 	memset(out, 0, sizeof *out);
-	if (position < 0 || position >= n || target >= C)
+	if (position < 0 || position >= n || target >= C || !circ_data_fits(cm, tokens, NULL, 1))
 		return MHA_EINVAL;
 	int entries = L + 1 + 2 + heads;
 	out->tokens = malloc(sizeof(int) * (size_t)n);

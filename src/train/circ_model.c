@@ -94,6 +94,15 @@ void circ_run_free(struct circ_run *r)
 	memset(r, 0, sizeof *r);
 }
 
+bool circ_data_fits(const struct circ_model *cm, const int *tokens, const int *targets, int count)
+{
+	const size_t len = (size_t)count * cm->s.n;
+	for (size_t k = 0; k < len; k++)
+		if (tokens[k] < 0 || tokens[k] >= cm->s.vocab || (targets && (targets[k] < -1 || targets[k] >= cm->s.classes)))
+			return false;
+	return true;
+}
+
 double *circ_run_z(const struct circ_model *cm, const struct circ_run *r, int l, int i)
 {
 	return r->z + ((size_t)l * cm->s.h + (size_t)i) * cm->s.n * cm->s.dk;

@@ -74,6 +74,8 @@ enum mha_status circ_ablate(const struct circ_model *cm, const int *tokens, cons
 	const int n = s->n, h = s->h, L = s->layers, heads = L * h, senders = (L - 1) * h;
 	const size_t ndk = (size_t)n * s->dk, nd = (size_t)n * s->d;
 	memset(out, 0, sizeof *out);
+	if (!circ_data_fits(cm, tokens, targets, count))
+		return MHA_EINVAL;
 	out->sequences = count;
 	out->head = calloc((size_t)heads * CIRC_ABLATIONS, sizeof *out->head);
 	out->path = calloc((size_t)(senders > 0 ? senders : 1) * CIRC_INPUTS * CIRC_ABLATIONS,
@@ -183,6 +185,8 @@ enum mha_status circ_patch(const struct circ_model *cm, const int *clean, const 
 	const size_t nd = (size_t)n * s->d;
 	const size_t npath = (size_t)(senders > 0 ? senders : 1) * (h + 1) * CIRC_INPUTS;
 	memset(out, 0, sizeof *out);
+	if (!circ_data_fits(cm, clean, targets, count) || !circ_data_fits(cm, corrupt, NULL, count))
+		return MHA_EINVAL;
 	out->pairs = count;
 	out->named_layer = out->named_head = -1;
 	out->head = calloc((size_t)heads, sizeof *out->head);

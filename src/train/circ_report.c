@@ -91,6 +91,15 @@ enum mha_status circ_report_make(struct circ_report *r, const struct train_model
 	uint64_t rng = train_heldout_seed(t);
 	for (int b = 0; b < na; b++)
 		train_task_sample(t, n, s->vocab, &rng, tok + (size_t)b * n, tgt + (size_t)b * n);
+	// a model file written by hand may name a task whose answers its read-out cannot hold
+	for (size_t k = 0; k < (size_t)na * n; k++)
+		if (tgt[k] >= s->classes) {
+			snprintf(msg, len, "task %s answers with class %d, but the model has %d classes: a model "
+			         "--train %s saves has %d", t->name, tgt[k], s->classes, t->name, t->classes);
+			free(tok);
+			circ_report_free(r);
+			return MHA_ERANGE;
+		}
 	st = circ_ablate(r->cm, tok, tgt, na, &r->ablation);
 	int pos = r->o.position;
 	for (int p = n - 1; pos < 0 && p >= 0; p--) /* default: the last position with a target */

@@ -47,6 +47,8 @@ enum mha_status circ_patterns(const struct circ_model *cm, const int *tokens, in
 {
 	const struct train_shape *s = &cm->s;
 	const int n = s->n, heads = s->layers * s->h;
+	if (!circ_data_fits(cm, tokens, NULL, count))
+		return MHA_EINVAL;
 	struct circ_run r;
 	float *p = malloc(sizeof(float) * (size_t)n * n);
 	double *acc = calloc(2 * (size_t)heads * TRAIN_PAT_COUNT, sizeof(double));

@@ -164,7 +164,9 @@ bool circ_probe_period(int n, int vocab, int period, int count, uint64_t seed, i
 /* The mean pattern scores of every head over count sequences (count, n):
  * scores[(l * h + i) * TRAIN_PAT_COUNT + p] (train_pattern_accumulate's
  * rules); with sums and counts for pooling: sum and cnt (same shape) get
- * added to when not NULL. MHA_OK or MHA_ENOMEM. */
+ * added to when not NULL. MHA_OK, MHA_ENOMEM, or MHA_EINVAL for a token
+ * outside [0, V) (here and wherever sequences are given; a target must be
+ * -1 or in [0, C)). */
 enum mha_status circ_patterns(const struct circ_model *cm, const int *tokens, int count,
                               double *scores, double *sum, double *cnt);
 /* Fill every head's prefix and pattern fields and the induction call from
@@ -290,7 +292,8 @@ struct circ_options {
 	int ablation_sequences; /* the task's held-out sequences; default 64 */
 	int pairs;              /* patching pairs; default 32 */
 	int baseline_draws;     /* default 256 */
-	int position;           /* the logit lens's position; -1: the first scored one of pair 0 */
+	int position;           /* the logit lens's position on the first held-out sequence;
+	                         * -1: the last position with a target */
 };
 #define CIRC_OPTIONS_DEFAULT { 32, 64, 32, 256, -1 }
 
@@ -308,14 +311,15 @@ struct circ_report {
 	struct circ_ablation_result ablation;
 	struct circ_patching patching;
 	int *pair_clean, *pair_corrupt, *pair_targets; /* (pairs, n) each */
-	struct circ_lens lens;          /* on pair 0's clean sequence */
+	struct circ_lens lens;          /* on the first held-out sequence */
 	struct circ_model *cm;
 };
 enum { CIRC_VIEW_MAX = 65536 };
 /* Everything above for the model with the default data: probes from fixed
  * seeds, the task's held-out sequences, circ_pairs_make's pairs. o NULL:
- * defaults (0 fields too). MHA_OK, or MHA_ENOMEM / MHA_ERANGE / MHA_EINVAL
- * (a position outside the context) with msg. */
+ * defaults (0 fields too). MHA_OK, or with msg MHA_ENOMEM, MHA_EINVAL (a
+ * position outside the context) or MHA_ERANGE (an eigenvalue that did not
+ * converge; a task whose answers the model's classes cannot hold). */
 enum mha_status circ_report_make(struct circ_report *r, const struct train_model *m,
                                  const struct train_task *t, const struct circ_options *o,
                                  char *msg, size_t len);

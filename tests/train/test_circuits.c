@@ -14,7 +14,7 @@
  *  - properties: the probes and the pairs are what circuits.h says; the
  *    lens's parts add up to the logits; a head switched off is a no-op to
  *    ablate; a rank-deficient head's rank; V != C leaves copying undefined;
- *    bad requests are refused.
+ *    bad requests, tokens and classes the model does not have are refused.
  * Reduced data sets (a few probes and pairs) keep it fast under valgrind.
  */
 #include <math.h>
@@ -407,6 +407,39 @@ static void test_a_position_outside_the_context_is_refused(void **state)
 	train_model_free(&m);
 }
 
+static void test_data_the_model_cannot_read_is_refused(void **state)
+{
+	(void)state;
+	struct train_model m;
+	const struct train_task *t;
+	load(&m, &t, "onelayer"); /* task duplicate: 8 tokens, 2 classes */
+	struct circ_report r;
+	struct circ_options o = { .probe_sequences = 2, .ablation_sequences = 2, .pairs = 2, .position = -1 };
+	char msg[256] = "";
+	// a hand-edited task line: induction's answers are tokens 0..7, the read-out has 2 classes
+	assert_int_equal(circ_report_make(&r, &m, train_task_find("induction"), &o, msg, sizeof msg), MHA_ERANGE);
+	assert_non_null(strstr(msg, "but the model has 2 classes"));
+	struct circ_model *cm;
+	assert_int_equal(circ_model_make(&cm, &m), MHA_OK);
+	int tok[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 0, 1 }, tgt[10] = { -1, 0, 1, 0, 1, 0, 1, 0, 1, 0 };
+	struct circ_ablation_result ab;
+	struct circ_patching pt;
+	struct circ_lens ln;
+	double sc[2 * TRAIN_PAT_COUNT];
+	tgt[3] = 2; /* a class the read-out does not have */
+	assert_int_equal(circ_ablate(cm, tok, tgt, 1, &ab), MHA_EINVAL);
+	assert_int_equal(circ_patch(cm, tok, tok, tgt, 1, &pt), MHA_EINVAL);
+	tgt[3] = 0;
+	tok[5] = 8; /* a token the embedding does not have */
+	assert_int_equal(circ_ablate(cm, tok, tgt, 1, &ab), MHA_EINVAL);
+	assert_int_equal(circ_patterns(cm, tok, 1, sc, NULL, NULL), MHA_EINVAL);
+	assert_int_equal(circ_lens(cm, tok, 0, -1, &ln), MHA_EINVAL);
+	tok[5] = -1;
+	assert_int_equal(circ_patch(cm, tgt, tok, tgt, 1, &pt), MHA_EINVAL);
+	circ_model_free(cm);
+	train_model_free(&m);
+}
+
 static void test_identical_pairs_leave_nothing_to_restore(void **state)
 {
 	(void)state;
@@ -525,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_rank_counts_independent_directions),
 		cmocka_unit_test(test_more_classes_than_tokens_leave_copying_undefined),
 		cmocka_unit_test(test_a_position_outside_the_context_is_refused),
+		cmocka_unit_test(test_data_the_model_cannot_read_is_refused),
 		cmocka_unit_test(test_identical_pairs_leave_nothing_to_restore),
 		cmocka_unit_test(test_workbench_heads_add_into_y_through_their_circuits),
 	};

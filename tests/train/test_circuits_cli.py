@@ -219,6 +219,10 @@ def main():
     with open(small) as f, open(cut, "w") as g:
         g.write("".join(f.readlines()[:20]))
     expect_error(1, "cannot open", "--circuits", os.path.join(tmp, "none.model"))
+    wrong = os.path.join(tmp, "wrong-task.model")
+    with open(os.path.join(fix, "onelayer.model")) as f, open(wrong, "w") as g:
+        g.write(f.read().replace("task duplicate", "task induction", 1))
+    expect_error(1, "but the model has 2 classes", "--circuits", wrong)
     expect_error(1, "cut.model:", "--circuits", cut)
     expect_error(2, "--position 12 is outside the model's context: allowed 0..11", "--circuits", small,
                  "--position", "12")
