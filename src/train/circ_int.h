@@ -28,9 +28,9 @@ struct circ_run {
 	double *pattern; /* (L, h, n, n)  P_i, causal softmax                      */
 	double *z;       /* (L, h, n, dk) O_i = P_i V_i, as used (after a hook)     */
 	double *write;   /* (L, h, n, d)  O_i W^O_i; 0 for a head switched off      */
+	double *qkv;     /* (L, h, 3, n, dk) q, k, v of each head, after the deltas */
 	double *logits;  /* (n, C)        x_L U                                    */
-	double *in;      /* (3, n, d)     scratch: a head's inputs with a delta     */
-	double *q, *k, *v; /* (n, dk)     scratch                                  */
+	double *tmp;     /* (n, dk)       scratch: a delta's projection            */
 	double *mem;
 };
 
@@ -43,9 +43,14 @@ struct circ_hooks {
 
 enum mha_status circ_run_alloc(struct circ_run *r, const struct circ_model *cm);
 void circ_run_free(struct circ_run *r);
-/* tokens (n) through the model with hooks hk (NULL: none). */
+/* tokens (n) through the model with hooks hk (NULL: none). base: NULL,
+ * or the run of the same tokens without hooks, from which whatever the
+ * hooks cannot change is copied instead of computed again (the layers
+ * before the first hook, the heads of a layer that are neither hooked nor
+ * behind a change): r is then the same as a whole forward, at the cost of
+ * the hooked heads and what follows them. */
 void circ_forward(const struct circ_model *cm, const int *tokens, const struct circ_hooks *hk,
-                  struct circ_run *r);
+                  const struct circ_run *base, struct circ_run *r);
 /* Over the positions with targets[p] >= 0: add log p(target) to *logp,
  * 1 per argmax = target to *correct (the first largest logit, as the
  * trainer counts), 1 per position to *counted. */
@@ -59,6 +64,8 @@ bool circ_data_fits(const struct circ_model *cm, const int *tokens, const int *t
 double *circ_run_z(const struct circ_model *cm, const struct circ_run *r, int l, int i);
 double *circ_run_write(const struct circ_model *cm, const struct circ_run *r, int l, int i);
 double *circ_run_pattern(const struct circ_model *cm, const struct circ_run *r, int l, int i);
+/* ... and its q (c = CIRC_Q), k or v (n, dk) */
+double *circ_run_qkv(const struct circ_model *cm, const struct circ_run *r, int l, int i, int c);
 
 /* Head i's factors of layer l: Q_i, K_i, V_i (d, dk) copied out of their
  * column blocks, O_i (dk, d) its rows, each row-major and contiguous. */

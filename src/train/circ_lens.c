@@ -74,7 +74,7 @@ enum mha_status circ_lens(const struct circ_model *cm, const int *tokens, int po
 		struct circ_lens_entry *en = e < L + 3 ? all[e] : &out->head[e - L - 3];
 		en->logits = logits + (size_t)e * C;
 	}
-	circ_forward(cm, tokens, NULL, &r);
+	circ_forward(cm, tokens, NULL, NULL, &r);
 	const size_t at = (size_t)position * d;
 	// after layer l - 1 (x_0: the embeddings): x_l[position] U
 	for (int l = 0; l <= L; l++)

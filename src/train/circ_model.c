@@ -70,8 +70,8 @@ enum mha_status circ_run_alloc(struct circ_run *r, const struct circ_model *cm)
 {
 	const struct train_shape *s = &cm->s;
 	size_t n = (size_t)s->n, d = (size_t)s->d, lh = (size_t)s->layers * s->h, dk = (size_t)s->dk;
-	size_t sizes[] = { (s->layers + 1) * n * d, lh * n * n, lh * n * dk, lh * n * d,
-	                   n * (size_t)s->classes, 3 * n * d, n * dk, n * dk, n * dk };
+	size_t sizes[] = { (s->layers + 1) * n * d, lh * n * n, lh * n * dk, lh * n * d, 3 * lh * n * dk,
+	                   n * (size_t)s->classes, n * dk };
 	size_t total = 0;
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
 		total += sizes[k];
@@ -79,7 +79,7 @@ enum mha_status circ_run_alloc(struct circ_run *r, const struct circ_model *cm)
 	r->mem = calloc(total, sizeof(double));
 	if (!r->mem)
 		return MHA_ENOMEM;
-	double **fields[] = { &r->x, &r->pattern, &r->z, &r->write, &r->logits, &r->in, &r->q, &r->k, &r->v };
+	double **fields[] = { &r->x, &r->pattern, &r->z, &r->write, &r->qkv, &r->logits, &r->tmp };
 	double *p = r->mem;
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
 		*fields[k] = p;
@@ -111,6 +111,11 @@ double *circ_run_z(const struct circ_model *cm, const struct circ_run *r, int l,
 double *circ_run_write(const struct circ_model *cm, const struct circ_run *r, int l, int i)
 {
 	return r->write + ((size_t)l * cm->s.h + (size_t)i) * cm->s.n * cm->s.d;
+}
+
+double *circ_run_qkv(const struct circ_model *cm, const struct circ_run *r, int l, int i, int c)
+{
+	return r->qkv + (((size_t)l * cm->s.h + (size_t)i) * CIRC_INPUTS + (size_t)c) * cm->s.n * cm->s.dk;
 }
 
 double *circ_run_pattern(const struct circ_model *cm, const struct circ_run *r, int l, int i)
@@ -158,48 +163,102 @@ static void attend(const struct train_shape *s, const double *q, const double *k
 	            (size_t)n * dk);
 }
 
-void circ_forward(const struct circ_model *cm, const int *tokens, const struct circ_hooks *hk,
-                  struct circ_run *r)
+/* Does hk touch head i of layer l (its output, or one of its inputs)? */
+static bool hooked(const struct circ_hooks *hk, int l, int i)
+{
+	return hk && (hk->z[l][i] || hk->delta[l][i][CIRC_Q] || hk->delta[l][i][CIRC_K] ||
+	              hk->delta[l][i][CIRC_V]);
+}
+
+/* Head (l, i) computed into r: q, k, v (or base's, when given: the layer's
+ * input is base's), each plus the projection of its delta where hooked
+ * (x W + delta W = (x + delta) W), then the pattern and the output unless
+ * base's still hold (only O_i replaced), then the write. */
+static void head_forward(const struct circ_model *cm, const double *xl, const struct circ_hooks *hk,
+                         const struct circ_run *base, int l, int i, struct circ_run *r)
 {
 	const struct train_shape *s = &cm->s;
-	const size_t n = (size_t)s->n, d = (size_t)s->d, nd = n * d, dk = (size_t)s->dk;
+	const size_t n = (size_t)s->n, nd = n * s->d, ndk = n * s->dk;
+	const double *w[CIRC_INPUTS] = { cm->wq[l], cm->wk[l], cm->wv[l] };
+	double *qkv[CIRC_INPUTS];
+	bool moved = false; /* an input differs from base's */
+	for (int c = 0; c < CIRC_INPUTS; c++) {
+		qkv[c] = circ_run_qkv(cm, r, l, i, c);
+		const double *delta = hk ? hk->delta[l][i][c] : NULL;
+		// q = x_l W^Q_i (+ delta W^Q_i), likewise k and v
+		if (base)
+			memcpy(qkv[c], circ_run_qkv(cm, base, l, i, c), ndk * sizeof(double));
+		else
+			project(cm, xl, w[c], i, qkv[c]);
+		if (delta) {
+			project(cm, delta, w[c], i, r->tmp);
+			for (size_t e = 0; e < ndk; e++)
+				qkv[c][e] += r->tmp[e];
+			moved = true;
+		}
+	}
+	double *p = circ_run_pattern(cm, r, l, i), *z = circ_run_z(cm, r, l, i), *wr = circ_run_write(cm, r, l, i);
+	if (base && !moved) {
+		memcpy(p, circ_run_pattern(cm, base, l, i), n * n * sizeof(double));
+		memcpy(z, circ_run_z(cm, base, l, i), ndk * sizeof(double));
+	} else {
+		attend(s, qkv[CIRC_Q], qkv[CIRC_K], qkv[CIRC_V], p, z);
+	}
+	if (hk && hk->z[l][i])
+		memcpy(z, hk->z[l][i], ndk * sizeof *z);
+	if (cm->off[l][i]) {
+		memset(wr, 0, nd * sizeof *wr);
+		return;
+	}
+	// write (n, d) = O_i (n, dk) W^O_i (dk, d)
+	gemm_rm_f64(false, false, s->n, s->d, s->dk, 1.0, z, s->dk, ndk, cm->wo[l] + (size_t)i * s->dk * s->d,
+	            s->d, (size_t)s->dk * s->d, wr, s->d, nd);
+}
+
+/* Head (l, i)'s projections, pattern, output and write, copied from base. */
+static void head_copy(const struct circ_model *cm, const struct circ_run *base, int l, int i,
+                      struct circ_run *r)
+{
+	const struct train_shape *s = &cm->s;
+	const size_t n = (size_t)s->n;
+	memcpy(circ_run_qkv(cm, r, l, i, 0), circ_run_qkv(cm, base, l, i, 0), 3 * n * s->dk * sizeof(double));
+	memcpy(circ_run_pattern(cm, r, l, i), circ_run_pattern(cm, base, l, i), n * n * sizeof(double));
+	memcpy(circ_run_z(cm, r, l, i), circ_run_z(cm, base, l, i), n * s->dk * sizeof(double));
+	memcpy(circ_run_write(cm, r, l, i), circ_run_write(cm, base, l, i), n * s->d * sizeof(double));
+}
+
+void circ_forward(const struct circ_model *cm, const int *tokens, const struct circ_hooks *hk,
+                  const struct circ_run *base, struct circ_run *r)
+{
+	const struct train_shape *s = &cm->s;
+	const size_t n = (size_t)s->n, d = (size_t)s->d, nd = n * d;
 	// x_0[t] = E[token t] + P[t]
 	for (size_t t = 0; t < n; t++)
 		for (size_t e = 0; e < d; e++)
 			r->x[t * d + e] = cm->emb[(size_t)tokens[t] * d + e] + cm->pos[t * d + e];
+	bool changed = false; /* x_l differs from base's: every head must be computed */
 	for (int l = 0; l < s->layers; l++) {
 		const double *xl = r->x + (size_t)l * nd;
 		double *xn = r->x + (size_t)(l + 1) * nd;
+		// x_{l+1} = x_l + sum of the heads' writes
 		memcpy(xn, xl, nd * sizeof *xn);
-		const double *w[CIRC_INPUTS] = { cm->wq[l], cm->wk[l], cm->wv[l] };
-		double *out[CIRC_INPUTS] = { r->q, r->k, r->v };
 		for (int i = 0; i < s->h; i++) {
-			// q, k, v = x_l W^Q_i, x_l W^K_i, x_l W^V_i, each input with its delta if hooked
-			for (int c = 0; c < CIRC_INPUTS; c++) {
-				const double *delta = hk ? hk->delta[l][i][c] : NULL;
-				const double *src = xl;
-				if (delta) {
-					double *in = r->in + (size_t)c * nd;
-					for (size_t e = 0; e < nd; e++)
-						in[e] = xl[e] + delta[e];
-					src = in;
-				}
-				project(cm, src, w[c], i, out[c]);
-			}
-			double *z = circ_run_z(cm, r, l, i), *wr = circ_run_write(cm, r, l, i);
-			attend(s, r->q, r->k, r->v, circ_run_pattern(cm, r, l, i), z);
-			if (hk && hk->z[l][i])
-				memcpy(z, hk->z[l][i], n * dk * sizeof *z);
-			if (cm->off[l][i]) {
-				memset(wr, 0, nd * sizeof *wr);
-				continue;
-			}
-			// write (n, d) = O_i (n, dk) W^O_i (dk, d); x_{l+1} = x_l + sum of the writes
-			gemm_rm_f64(false, false, s->n, s->d, s->dk, 1.0, z, s->dk, n * dk,
-			            cm->wo[l] + (size_t)i * dk * d, s->d, dk * d, wr, s->d, nd);
+			if (!base || changed)
+				head_forward(cm, xl, hk, NULL, l, i, r);
+			else if (hooked(hk, l, i))
+				head_forward(cm, xl, hk, base, l, i, r);
+			else
+				head_copy(cm, base, l, i, r);
+			const double *wr = circ_run_write(cm, r, l, i);
 			for (size_t e = 0; e < nd; e++)
 				xn[e] += wr[e];
 		}
+		for (int i = 0; i < s->h; i++)
+			changed |= hooked(hk, l, i);
+	}
+	if (base && !changed) {
+		memcpy(r->logits, base->logits, n * (size_t)s->classes * sizeof(double));
+		return;
 	}
 	// logits (n, C) = x_L (n, d) U (d, C)
 	gemm_rm_f64(false, false, s->n, s->classes, s->d, 1.0, r->x + (size_t)s->layers * nd, s->d, nd,

@@ -99,7 +99,7 @@ enum mha_status circ_ablate(const struct circ_model *cm, const int *tokens, cons
 	double *delta = zero + ndk;
 	// pass 1: the means over the data set, position by position
 	for (int b = 0; b < count; b++) {
-		circ_forward(cm, tokens + (size_t)b * n, NULL, &base);
+		circ_forward(cm, tokens + (size_t)b * n, NULL, NULL, &base);
 		for (int k = 0; k < heads; k++) {
 			const double *z = circ_run_z(cm, &base, k / h, k % h), *w = circ_run_write(cm, &base, k / h, k % h);
 			for (size_t e = 0; e < ndk; e++)
@@ -110,13 +110,13 @@ enum mha_status circ_ablate(const struct circ_model *cm, const int *tokens, cons
 	}
 	// pass 2: each sequence clean, then with each intervention; next holds
 	// sequence b + 1's run, the resample source
-	circ_forward(cm, tokens, NULL, &next);
+	circ_forward(cm, tokens, NULL, NULL, &next);
 	for (int b = 0; b < count; b++) {
 		const int *tok = tokens + (size_t)b * n, *tgt = targets + (size_t)b * n;
 		struct circ_run swap = base;
 		base = next;
 		next = swap;
-		circ_forward(cm, tokens + (size_t)((b + 1) % count) * n, NULL, &next);
+		circ_forward(cm, tokens + (size_t)((b + 1) % count) * n, NULL, NULL, &next);
 		tally_run(cm, &base, tgt, tc);
 		for (int k = 0; k < heads; k++) {
 			int l = k / h, i = k % h;
@@ -125,7 +125,7 @@ enum mha_status circ_ablate(const struct circ_model *cm, const int *tokens, cons
 				struct circ_hooks hk;
 				memset(&hk, 0, sizeof hk);
 				hk.z[l][i] = repl[a];
-				circ_forward(cm, tok, &hk, &hooked);
+				circ_forward(cm, tok, &hk, &base, &hooked);
 				tally_run(cm, &hooked, tgt, &th[(size_t)k * CIRC_ABLATIONS + a]);
 			}
 		}
@@ -143,7 +143,7 @@ enum mha_status circ_ablate(const struct circ_model *cm, const int *tokens, cons
 					memset(&hk, 0, sizeof hk);
 					for (int j = 0; j < h; j++)
 						hk.delta[l + 1][j][in] = delta;
-					circ_forward(cm, tok, &hk, &hooked);
+					circ_forward(cm, tok, &hk, &base, &hooked);
 					tally_run(cm, &hooked, tgt, &tp[((size_t)k * CIRC_INPUTS + in) * CIRC_ABLATIONS + a]);
 				}
 			}
@@ -204,8 +204,8 @@ enum mha_status circ_patch(const struct circ_model *cm, const int *clean, const 
 	struct tally *th = t, *tp = t + heads, *tc = tp + npath, *tx = tc + 1;
 	for (int b = 0; b < count; b++) {
 		const int *tgt = targets + (size_t)b * n, *xtok = corrupt + (size_t)b * n;
-		circ_forward(cm, clean + (size_t)b * n, NULL, rc);
-		circ_forward(cm, xtok, NULL, rx);
+		circ_forward(cm, clean + (size_t)b * n, NULL, NULL, rc);
+		circ_forward(cm, xtok, NULL, NULL, rx);
 		tally_run(cm, rc, tgt, tc);
 		tally_run(cm, rx, tgt, tx);
 		// activation patching: the corrupt run with head (l, i)'s O_i from the clean run
@@ -213,7 +213,7 @@ enum mha_status circ_patch(const struct circ_model *cm, const int *clean, const 
 			struct circ_hooks hk;
 			memset(&hk, 0, sizeof hk);
 			hk.z[k / h][k % h] = circ_run_z(cm, rc, k / h, k % h);
-			circ_forward(cm, xtok, &hk, hooked);
+			circ_forward(cm, xtok, &hk, rx, hooked);
 			tally_run(cm, hooked, tgt, &th[k]);
 		}
 		// path patching: receiver b (or all, b = h) of layer l + 1 reads,
@@ -230,7 +230,7 @@ enum mha_status circ_patch(const struct circ_model *cm, const int *clean, const 
 					for (int j = 0; j < h; j++)
 						if (r == h || j == r)
 							hk.delta[l + 1][j][in] = delta;
-					circ_forward(cm, xtok, &hk, hooked);
+					circ_forward(cm, xtok, &hk, rx, hooked);
 					tally_run(cm, hooked, tgt, &tp[((size_t)k * (h + 1) + r) * CIRC_INPUTS + in]);
 				}
 		}

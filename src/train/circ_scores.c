@@ -60,7 +60,7 @@ enum mha_status circ_patterns(const struct circ_model *cm, const int *tokens, in
 	double *c = acc + (size_t)heads * TRAIN_PAT_COUNT;
 	for (int b = 0; b < count; b++) {
 		const int *tok = tokens + (size_t)b * n;
-		circ_forward(cm, tok, NULL, &r);
+		circ_forward(cm, tok, NULL, NULL, &r);
 		for (int k = 0; k < heads; k++) {
 			const double *pd = circ_run_pattern(cm, &r, k / s->h, k % s->h);
 			for (size_t e = 0; e < (size_t)n * n; e++)
