@@ -43,11 +43,34 @@ static void load(struct train_model *m, const struct train_task **t, const char 
 /* The report on fewer data than the command's defaults. */
 static void report(struct circ_report *r, const struct train_model *m, const struct train_task *t)
 {
-	struct circ_options o = { .probe_sequences = 6, .ablation_sequences = 12, .pairs = 10,
-	                          .baseline_draws = 64, .position = -1 };
+	struct circ_options o = { .probe_sequences = 4, .ablation_sequences = 8, .pairs = 6,
+	                          .baseline_draws = 32, .position = -1 };
 	char msg[256];
 	if (circ_report_make(r, m, t, &o, msg, sizeof msg) != MHA_OK)
 		fail_msg("circ_report_make: %s", msg);
+}
+
+/* Only what decides a head's call: its weight figures and its scores on
+ * the probes (4 sequences a period). */
+struct heads {
+	struct circ_head h[TRAIN_MAX_LAYERS * MHA_MAX_HEADS];
+	int count;
+};
+
+static void heads_of(const struct train_model *m, struct heads *out)
+{
+	struct circ_model *cm;
+	char msg[256];
+	assert_int_equal(circ_model_make(&cm, m), MHA_OK);
+	out->count = m->s.layers * m->s.h;
+	assert_int_equal(circ_heads_make(cm, out->h, msg, sizeof msg), MHA_OK);
+	assert_int_equal(circ_head_scores(cm, 4, 77, out->h), MHA_OK);
+	circ_model_free(cm);
+}
+
+static void heads_free(struct heads *hs)
+{
+	circ_heads_free(hs->h, hs->count);
 }
 
 static int period_index(int period)
@@ -151,9 +174,9 @@ static void test_a_head_at_a_fixed_offset_is_not_called_induction(void **state)
 	double sc[TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT];
 	train_pattern_scores(&m, sc);
 	assert_true(sc[TRAIN_PAT_INDUCTION] > 0.9);
-	struct circ_report r;
-	report(&r, &m, train_task_find("induction"));
-	const struct circ_head *hd = circ_report_head(&r, 0, 0);
+	struct heads hs;
+	heads_of(&m, &hs);
+	const struct circ_head *hd = &hs.h[0];
 	assert_true(hd->copying > 0.99);            /* it copies ...                     */
 	assert_true(hd->own_top > 0.99);
 	assert_true(hd->prefix[period_index(16)] > 0.9); /* ... and matches period 16      */
@@ -163,26 +186,26 @@ static void test_a_head_at_a_fixed_offset_is_not_called_induction(void **state)
 	assert_true(hd->prefix[period_index(24)] < 0.1);
 	assert_true(hd->prefix_min < 0.1);
 	assert_false(hd->induction);
-	circ_report_free(&r);
+	heads_free(&hs);
 	train_model_free(&m);
 
 	// with W^O = 0 it writes nothing: E W_OV U = 0, no own logit is the
 	// largest (all tie), and copying has no eigenvalue to measure
 	fixed_offset_model(&m, 15);
 	memset(m.wo[0], 0, sizeof(float) * 64 * 64);
-	report(&r, &m, train_task_find("induction"));
-	assert_true(circ_report_head(&r, 0, 0)->own_top == 0.0);
-	assert_true(isnan(circ_report_head(&r, 0, 0)->copying));
-	assert_false(circ_report_head(&r, 0, 0)->induction);
-	circ_report_free(&r);
+	heads_of(&m, &hs);
+	assert_true(hs.h[0].own_top == 0.0);
+	assert_true(isnan(hs.h[0].copying));
+	assert_false(hs.h[0].induction);
+	heads_free(&hs);
 	train_model_free(&m);
 
 	// wired to offset 1 it is a previous-token head, on every probe
 	fixed_offset_model(&m, 1);
-	report(&r, &m, train_task_find("induction"));
-	assert_true(circ_report_head(&r, 0, 0)->previous > 0.9);
-	assert_false(circ_report_head(&r, 0, 0)->induction);
-	circ_report_free(&r);
+	heads_of(&m, &hs);
+	assert_true(hs.h[0].previous > 0.9);
+	assert_false(hs.h[0].induction);
+	heads_free(&hs);
 	train_model_free(&m);
 }
 
@@ -195,15 +218,15 @@ static void test_matching_heads_that_do_not_copy_are_not_induction(void **state)
 	size_t hw = (size_t)m.s.h * m.s.dk;
 	for (size_t e = 0; e < hw * (size_t)m.s.d; e++)
 		m.wo[1][e] = -m.wo[1][e]; /* layer 1 writes the opposite; its attention is unchanged */
-	struct circ_report r;
-	report(&r, &m, t);
+	struct heads hs;
+	heads_of(&m, &hs);
 	for (int i = 0; i < m.s.h; i++) {
-		const struct circ_head *hd = circ_report_head(&r, 1, i);
+		const struct circ_head *hd = &hs.h[m.s.h + i];
 		assert_true(hd->copying < -0.9);
 		assert_true(hd->prefix_min > 0.85);
 		assert_false(hd->induction);
 	}
-	circ_report_free(&r);
+	heads_free(&hs);
 	train_model_free(&m);
 }
 
