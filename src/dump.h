@@ -22,4 +22,10 @@ int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
 int dump_json_grad(FILE *f, const struct mha_config *c, const struct mha_weights *w,
                    const struct mha_acts *a, const struct mha_grads *g);
 
+/* The pieces the dumps share: a float matrix (rows, cols; row stride ld)
+ * as an array of rows (%.9g), a string with quotes, backslashes and
+ * control bytes escaped. */
+void dump_put_matrix(FILE *f, const float *p, int rows, int cols, int ld);
+void dump_put_string(FILE *f, const char *s);
+
 #endif
