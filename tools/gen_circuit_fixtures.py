@@ -281,7 +281,8 @@ def patching(m, clean, corrupt, tgts):
     mx, ax = mean_lp([r["logits"] for r in rx])
 
     def restored(v):
-        return (v - mx) / (mc - mx) if abs(mc - mx) >= 1e-9 else np.nan
+        # too small a difference to share out (0.1 nats, as doc/CIRCUITS.md says)
+        return (v - mx) / (mc - mx) if abs(mc - mx) >= 0.1 else np.nan
 
     out = dict(outcomes=[mc, ac, 1.0, mx, ax, 0.0], head=[], path=[])
     for k in heads:

@@ -2,14 +2,19 @@
  * circ_command.c - `mha-tui --circuits MODEL` without a terminal: load
  * the model, make the report (circ_report.c) and print it, as tables or
  * (--json) as the object doc/CIRCUITS.md describes. Every number comes
- * from the report; this file only formats. A float that is not a number
+ * from the report; this file only formats, and for the language model
+ * (a version-2 model file, doc/LANGUAGE_MODEL.md) cuts windows of its
+ * held-out text and names its tokens. A float that is not a number
  * (a score with nothing to score) prints as null in JSON and "-" in the
  * tables.
  */
 #include "circ_command.h"
 #include "circuits.h"
+#include "lm.h"
+#include "lm_command.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- JSON ---- */
@@ -148,7 +153,36 @@ static void json_head(FILE *f, const struct circ_report *r, const struct circ_he
 	fputs("}}", f);
 }
 
-static void json_lens_entry(FILE *f, const struct circ_lens_entry *e, int classes)
+/* A token as JSON: its word for the language model, else its id. */
+static void jtoken(FILE *f, const struct lm_vocab *v, int id)
+{
+	if (!v) {
+		fprintf(f, "%d", id);
+		return;
+	}
+	fputc('"', f);
+	for (const char *c = v->word[id]; *c; c++)
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if ((unsigned char)*c < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*c);
+		else
+			fputc(*c, f);
+	fputc('"', f);
+}
+
+static void jwords(FILE *f, const struct lm_vocab *v, const int *ids, int len)
+{
+	fputc('[', f);
+	for (int k = 0; k < len; k++) {
+		if (k)
+			fputs(", ", f);
+		jtoken(f, v, ids[k]);
+	}
+	fputc(']', f);
+}
+
+static void json_lens_entry(FILE *f, const struct circ_lens_entry *e, int classes, const struct lm_vocab *v)
 {
 	fputs("{\"target_logit\": ", f);
 	jnum(f, e->target_logit);
@@ -159,6 +193,10 @@ static void json_lens_entry(FILE *f, const struct circ_lens_entry *e, int classe
 		fputs("null", f);
 	fputs(", \"top\": ", f);
 	jints(f, e->top, classes < CIRC_TOP ? classes : CIRC_TOP);
+	if (v) {
+		fputs(", \"top_words\": ", f);
+		jwords(f, v, e->top, classes < CIRC_TOP ? classes : CIRC_TOP);
+	}
 	fputs(", \"logits\": ", f);
 	if (classes <= CIRC_VIEW_MAX)
 		jarray(f, e->logits, classes);
@@ -167,7 +205,7 @@ static void json_lens_entry(FILE *f, const struct circ_lens_entry *e, int classe
 	fputc('}', f);
 }
 
-static void json_report(FILE *f, const struct circ_report *r, const char *path)
+static void json_report(FILE *f, const struct circ_report *r, const char *path, const struct lm_vocab *v)
 {
 	const struct train_shape *s = &r->s;
 	const int h = s->h, L = s->layers;
@@ -180,7 +218,7 @@ static void json_report(FILE *f, const struct circ_report *r, const char *path)
 		else
 			fputc(*c, f);
 	fprintf(f, "\", \"task\": \"%s\", \"layers\": %d, \"d_model\": %d, \"heads\": %d, \"d_k\": %d, "
-	        "\"vocab\": %d, \"classes\": %d, \"tokens\": %d},\n", r->task->name, L, s->d, h, s->dk,
+	        "\"vocab\": %d, \"classes\": %d, \"tokens\": %d},\n", r->task_name, L, s->d, h, s->dk,
 	        s->vocab, s->classes, s->n);
 	fprintf(f, "\"settings\": {\"probe_sequences\": %d, \"ablation_sequences\": %d, \"pairs\": %d, "
 	        "\"baseline_draws\": %d, \"prefix_clear\": %g, \"min_periods\": %d, \"rank_tolerance\": %.9g},\n",
@@ -286,6 +324,10 @@ static void json_report(FILE *f, const struct circ_report *r, const char *path)
 	const struct circ_lens *ln = &r->lens;
 	fprintf(f, "\"logit_lens\": {\"tokens\": ");
 	jints(f, ln->tokens, s->n);
+	if (v) {
+		fputs(", \"words\": ", f);
+		jwords(f, v, ln->tokens, s->n);
+	}
 	fprintf(f, ", \"position\": %d, \"target\": ", ln->position);
 	if (ln->target >= 0)
 		fprintf(f, "%d", ln->target);
@@ -295,17 +337,17 @@ static void json_report(FILE *f, const struct circ_report *r, const char *path)
 	for (int l = 0; l <= L; l++) {
 		fprintf(f, "%s\n    {\"after_layer\": %d, ", l ? "," : "", l - 1);
 		fputs("\"lens\": ", f);
-		json_lens_entry(f, &ln->resid[l], s->classes);
+		json_lens_entry(f, &ln->resid[l], s->classes, v);
 		fputc('}', f);
 	}
 	fputs("],\n  \"embedding\": ", f);
-	json_lens_entry(f, &ln->embed, s->classes);
+	json_lens_entry(f, &ln->embed, s->classes, v);
 	fputs(",\n  \"position_embedding\": ", f);
-	json_lens_entry(f, &ln->pos, s->classes);
+	json_lens_entry(f, &ln->pos, s->classes, v);
 	fputs(",\n  \"heads\": [", f);
 	for (int k = 0; k < L * h; k++) {
 		fprintf(f, "%s\n    {\"layer\": %d, \"head\": %d, \"lens\": ", k ? "," : "", k / h, k % h);
-		json_lens_entry(f, &ln->head[k], s->classes);
+		json_lens_entry(f, &ln->head[k], s->classes, v);
 		fputc('}', f);
 	}
 	fputs("]}}\n", f);
@@ -442,24 +484,40 @@ static void text_patching(FILE *f, const struct circ_report *r)
 		        pt->named_restored);
 }
 
-static void text_entry(FILE *f, const char *what, const struct circ_lens_entry *e, int target, int classes)
+/* A token for a person: "17", or the language model's word. */
+static void ttoken(FILE *f, const struct lm_vocab *v, int id)
+{
+	if (v)
+		fprintf(f, "%s", v->word[id]);
+	else
+		fprintf(f, "%d", id);
+}
+
+static void text_entry(FILE *f, const char *what, const struct circ_lens_entry *e, int target, int classes,
+                       const struct lm_vocab *v)
 {
 	fprintf(f, "  %-16s", what);
 	if (target >= 0)
-		fprintf(f, " answer %8.3f  rank %3d ", e->target_logit, e->target_rank);
+		fprintf(f, " answer %8.3f  rank %4d ", e->target_logit, e->target_rank);
 	fputs("  top:", f);
-	for (int k = 0; k < CIRC_TOP && k < classes; k++)
-		fprintf(f, " %d (%.2f)", e->top[k], e->logits[e->top[k]]);
+	for (int k = 0; k < CIRC_TOP && k < classes; k++) {
+		fputc(' ', f);
+		ttoken(f, v, e->top[k]);
+		fprintf(f, " (%.2f)", e->logits[e->top[k]]);
+	}
 	fputc('\n', f);
 }
 
-static void text_lens(FILE *f, const struct circ_report *r)
+static void text_lens(FILE *f, const struct circ_report *r, const struct lm_vocab *v)
 {
 	const struct circ_lens *ln = &r->lens;
 	const int h = r->s.h, L = r->s.layers, C = r->s.classes;
-	fprintf(f, "\nlogit lens at position %d (token %d", ln->position, ln->tokens[ln->position]);
-	if (ln->target >= 0)
-		fprintf(f, ", answer %d", ln->target);
+	fprintf(f, "\nlogit lens at position %d (token ", ln->position);
+	ttoken(f, v, ln->tokens[ln->position]);
+	if (ln->target >= 0) {
+		fputs(", answer ", f);
+		ttoken(f, v, ln->target);
+	}
 	fputs(") of the first held-out sequence: U applied to\n", f);
 	char what[32];
 	for (int l = 0; l <= L; l++) {
@@ -467,54 +525,140 @@ static void text_lens(FILE *f, const struct circ_report *r)
 			snprintf(what, sizeof what, "the embeddings");
 		else
 			snprintf(what, sizeof what, "after layer %d", l - 1);
-		text_entry(f, what, &ln->resid[l], ln->target, C);
+		text_entry(f, what, &ln->resid[l], ln->target, C, v);
 	}
 	fputs("direct logit attribution (the parts above add up to the last line):\n", f);
-	text_entry(f, "token embedding", &ln->embed, ln->target, C);
-	text_entry(f, "position", &ln->pos, ln->target, C);
+	text_entry(f, "token embedding", &ln->embed, ln->target, C, v);
+	text_entry(f, "position", &ln->pos, ln->target, C, v);
 	for (int k = 0; k < L * h; k++) {
 		snprintf(what, sizeof what, "L%dH%d write", k / h, k % h);
-		text_entry(f, what, &ln->head[k], ln->target, C);
+		text_entry(f, what, &ln->head[k], ln->target, C, v);
 	}
+}
+
+/* "mha-tui model 2" on the first line: the language model's file. */
+static bool is_lm_file(const char *path)
+{
+	char line[64] = "";
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	bool lm = fgets(line, sizeof line, f) && !strncmp(line, "mha-tui model 2", 15);
+	fclose(f);
+	return lm;
+}
+
+enum { LM_WINDOWS = 16 }; /* the language model's held-out windows: a forward costs 8192 logits a token */
+
+/* The language model, its vocabulary, and its first LM_WINDOWS windows of
+ * held-out text (tokens ids[w n ..], targets the next token each, as
+ * --eval cuts them) into *data (2 LM_WINDOWS n ints: tokens, targets). */
+static int open_lm(const char *path, struct train_model *m, struct lm_vocab *v, int **data, int *windows,
+                   FILE *err)
+{
+	char msg[4400];
+	struct lm_meta meta;
+	if (lm_model_load(m, v, &meta, path, msg, sizeof msg) != 0) {
+		fprintf(err, "mha-tui: --circuits: %s\n", msg);
+		return 1;
+	}
+	struct lm_corpus c;
+	struct lm_stream ho;
+	int rc = 1;
+	if (lm_corpus_read(&c, LM_DEFAULT_CORPUS, msg, sizeof msg) != 0) {
+		fprintf(err, "mha-tui: --circuits %.200s: the held-out text: %s\n", path, msg);
+		goto fail;
+	}
+	if (lm_stream_encode(&ho, v, &c, LM_SPLIT_HELDOUT, msg, sizeof msg) != 0) {
+		fprintf(err, "mha-tui: --circuits %.200s: %s\n", path, msg);
+		lm_corpus_free(&c);
+		goto fail;
+	}
+	const int n = m->s.n;
+	*windows = (int)((ho.len - 1) / n < LM_WINDOWS ? (ho.len - 1) / n : LM_WINDOWS);
+	*data = malloc(sizeof(int) * 2 * LM_WINDOWS * (size_t)n);
+	if (*data && *windows > 0) {
+		for (int w = 0; w < *windows; w++)
+			for (int i = 0; i < n; i++) {
+				(*data)[(size_t)w * n + i] = ho.ids[(long)w * n + i];
+				(*data)[(size_t)(*windows + w) * n + i] = ho.ids[(long)w * n + i + 1];
+			}
+		rc = 0;
+	} else {
+		fprintf(err, "mha-tui: --circuits %.200s: %s\n", path,
+		        *data ? "the held-out text is shorter than one window" : "out of memory");
+		free(*data);
+		*data = NULL;
+	}
+	lm_stream_free(&ho);
+	lm_corpus_free(&c);
+	if (rc == 0)
+		return 0;
+fail:
+	train_model_free(m);
+	lm_vocab_free(v);
+	return 1;
 }
 
 int circ_command(const char *path, bool json, int position, FILE *out, FILE *err)
 {
 	struct train_model m;
-	const struct train_task *t;
+	const struct train_task *t = NULL;
+	struct lm_vocab v, *vocab = NULL;
+	int *data = NULL, windows = 0;
 	char msg[MHA_MSG_MAX + 512];
-	if (train_model_load(&m, &t, path, msg, sizeof msg) != 0) {
+	struct circ_options o = CIRC_OPTIONS_DEFAULT;
+	if (is_lm_file(path)) {
+		if (open_lm(path, &m, &v, &data, &windows, err) != 0)
+			return 1;
+		vocab = &v;
+		// its own held-out text, fewer sequences: 8192 logits a position
+		o.tokens = data;
+		o.targets = data + (size_t)windows * m.s.n;
+		o.sequences = windows;
+		o.pairs = LM_WINDOWS;
+		o.probe_sequences = 8;
+	} else if (train_model_load(&m, &t, path, msg, sizeof msg) != 0) {
 		fprintf(err, "mha-tui: --circuits: %s\n", msg);
 		return 1;
 	}
+	int rc = 0;
+	struct circ_report r;
+	enum mha_status st = MHA_OK;
 	if (position >= m.s.n) {
 		fprintf(err, "mha-tui: --circuits %.200s: --position %d is outside the model's context: "
 		        "allowed 0..%d\n", path, position, m.s.n - 1);
-		train_model_free(&m);
-		return 2;
+		rc = 2;
+		goto out;
 	}
-	struct circ_options o = CIRC_OPTIONS_DEFAULT;
 	o.position = position;
-	struct circ_report r;
-	enum mha_status st = circ_report_make(&r, &m, t, &o, msg, sizeof msg);
-	train_model_free(&m);
+	st = circ_report_make(&r, &m, t, &o, msg, sizeof msg);
 	if (st != MHA_OK) {
 		fprintf(err, "mha-tui: --circuits %.200s: %s\n", path, msg);
-		return st == MHA_EINVAL ? 2 : 1;
+		rc = st == MHA_EINVAL ? 2 : 1;
+		goto out;
 	}
 	if (json) {
-		json_report(out, &r, path);
+		json_report(out, &r, path, vocab);
 	} else {
 		const struct train_shape *s = &r.s;
 		fprintf(out, "circuits of %s: task %s, %d layer%s, d_model %d, %d heads of d_k %d, "
-		        "vocabulary %d, classes %d, %d tokens\n", path, t->name, s->layers,
+		        "vocabulary %d, classes %d, %d tokens\n", path, r.task_name, s->layers,
 		        s->layers > 1 ? "s" : "", s->d, s->h, s->dk, s->vocab, s->classes, s->n);
+		if (vocab)
+			fprintf(out, "(the language model: ablation and the lens on its first %d windows of "
+			        "held-out text, patching on %d pairs of repeated random tokens)\n", windows, o.pairs);
 		text_heads(out, &r);
 		text_composition(out, &r);
 		text_ablation(out, &r);
 		text_patching(out, &r);
-		text_lens(out, &r);
+		text_lens(out, &r, vocab);
 	}
 	circ_report_free(&r);
-	return 0;
+out:
+	train_model_free(&m);
+	if (vocab)
+		lm_vocab_free(vocab);
+	free(data);
+	return rc;
 }

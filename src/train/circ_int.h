@@ -77,6 +77,11 @@ void circ_head_factors(const struct circ_model *cm, int l, int i, double *q, dou
  * count above sigma_1 d CIRC_RANK_TOL. 0, or -1 (no convergence). */
 int circ_rank_of(int d, int dk, const double *a, const double *b, struct circ_rank *out);
 
+/* k distinct tokens of [0, vocab) into out (k <= vocab), uniform, by
+ * rejection: no table the size of the vocabulary (a language model's is
+ * 8192), and k is a repeat block's length. */
+void circ_draw_distinct(uint64_t *rng, int vocab, int k, int *out);
+
 /* Standard normal draws from train_rand's stream (Box-Muller). */
 double circ_gauss(uint64_t *rng);
 

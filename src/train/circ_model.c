@@ -304,6 +304,19 @@ void circ_head_factors(const struct circ_model *cm, int l, int i, double *q, dou
 		memcpy(o, cm->wo[l] + (size_t)i * dk * d, sizeof(double) * dk * d);
 }
 
+void circ_draw_distinct(uint64_t *rng, int vocab, int k, int *out)
+{
+	for (int i = 0; i < k; i++) {
+		bool seen;
+		do { /* a token already drawn is drawn again */
+			out[i] = (int)(train_rand(rng) % (uint64_t)vocab);
+			seen = false;
+			for (int j = 0; j < i && !seen; j++)
+				seen = out[j] == out[i];
+		} while (seen);
+	}
+}
+
 double circ_gauss(uint64_t *rng)
 {
 	// Box-Muller: u1 in (0, 1], u2 in [0, 1), 53 random bits each

@@ -174,7 +174,7 @@ void circ_ablation_free(struct circ_ablation_result *r)
 
 static double restored(double m, double clean, double corrupt)
 {
-	return fabs(clean - corrupt) < 1e-9 ? NAN : (m - corrupt) / (clean - corrupt);
+	return fabs(clean - corrupt) < CIRC_PATCH_MIN_GAP ? NAN : (m - corrupt) / (clean - corrupt);
 }
 
 enum mha_status circ_patch(const struct circ_model *cm, const int *clean, const int *corrupt,
@@ -288,23 +288,24 @@ void circ_pairs_make(const struct train_task *t, int n, int vocab, int count, ui
 		int lo = n / 4 > 1 ? n / 4 : 1, hi = n / 2 > lo ? n / 2 : lo;
 		int m = lo + (int)(train_rand(&rng) % (uint64_t)(hi - lo + 1));
 		// room for the block and a fresh token for each even position of it
-		bool induction = t->id == TRAIN_INDUCTION && m >= 2 && m + (m + 1) / 2 <= vocab;
+		bool induction = (!t || t->id == TRAIN_INDUCTION) && m >= 2 && m + (m + 1) / 2 <= vocab;
+		if (!induction && !t) { /* too few tokens for the design: no pair scored */
+			for (int i = 0; i < n; i++) {
+				c[i] = x[i] = (int)(train_rand(&rng) % (uint64_t)vocab);
+				tg[i] = -1;
+			}
+			continue;
+		}
 		if (!induction) {
 			int scratch[MHA_MAX_TOKENS];
 			train_task_sample(t, n, vocab, &rng, c, tg);
 			train_task_sample(t, n, vocab, &rng2, x, scratch);
 			continue;
 		}
-		// a block of m distinct tokens (a partial Fisher-Yates draw), repeated
-		int pool[TRAIN_MAX_VOCAB];
-		for (int v = 0; v < vocab; v++)
-			pool[v] = v;
-		for (int k = 0; k < vocab; k++) { /* the whole pool shuffled: block first, the rest fresh */
-			int j = k + (int)(train_rand(&rng) % (uint64_t)(vocab - k));
-			int tmp = pool[k];
-			pool[k] = pool[j];
-			pool[j] = tmp;
-		}
+		// m + (m - 1 + 1) / 2 distinct tokens: the block, then one fresh token
+		// for each even position j < m - 1
+		int pool[MHA_MAX_TOKENS + MHA_MAX_TOKENS / 2];
+		circ_draw_distinct(&rng, vocab, m + m / 2, pool);
 		for (int i = 0; i < n; i++) {
 			c[i] = x[i] = pool[i % m];
 			tg[i] = -1;

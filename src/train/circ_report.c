@@ -36,13 +36,25 @@ enum mha_status circ_report_make(struct circ_report *r, const struct train_model
 	memset(r, 0, sizeof *r);
 	r->s = m->s;
 	r->task = t;
+	snprintf(r->task_name, sizeof r->task_name, "%s", t ? t->name : "lm");
 	r->o = def;
+	if (o && !t && !o->tokens) {
+		snprintf(msg, len, "a model with no task needs its held-out sequences given");
+		return MHA_EINVAL;
+	}
 	if (o) {
 		r->o.probe_sequences = pick(o->probe_sequences, def.probe_sequences);
 		r->o.ablation_sequences = pick(o->ablation_sequences, def.ablation_sequences);
 		r->o.pairs = pick(o->pairs, def.pairs);
 		r->o.baseline_draws = pick(o->baseline_draws, def.baseline_draws);
 		r->o.position = o->position;
+		r->o.tokens = o->tokens;
+		r->o.targets = o->targets;
+		r->o.sequences = o->sequences;
+	}
+	if (!o && !t) {
+		snprintf(msg, len, "a model with no task needs its held-out sequences given");
+		return MHA_EINVAL;
 	}
 	const struct train_shape *s = &m->s;
 	const int n = s->n, heads = s->layers * s->h;
@@ -79,21 +91,27 @@ enum mha_status circ_report_make(struct circ_report *r, const struct train_model
 		if (circ_composition_make(r->cm, l, r->o.baseline_draws, &r->comp[l]) != MHA_OK)
 			goto oom;
 
-	// the task's held-out sequences: ablation, and the lens on the first
-	int na = r->o.ablation_sequences, np = r->o.pairs;
-	int *tok = malloc(sizeof(int) * 2 * (size_t)na * n);
+	// the held-out sequences (the task's, or given): ablation, and the lens on the first
+	int na = r->o.tokens ? r->o.sequences : r->o.ablation_sequences, np = r->o.pairs;
+	int *tok = malloc(sizeof(int) * 2 * (size_t)(na > 0 ? na : 1) * n);
 	r->pair_clean = malloc(sizeof(int) * 3 * (size_t)np * n);
 	if (!tok || !r->pair_clean) {
 		free(tok);
 		goto oom;
 	}
 	int *tgt = tok + (size_t)na * n;
-	uint64_t rng = train_heldout_seed(t);
-	for (int b = 0; b < na; b++)
-		train_task_sample(t, n, s->vocab, &rng, tok + (size_t)b * n, tgt + (size_t)b * n);
+	if (r->o.tokens) {
+		memcpy(tok, r->o.tokens, sizeof(int) * (size_t)na * n);
+		memcpy(tgt, r->o.targets, sizeof(int) * (size_t)na * n);
+	} else {
+		uint64_t rng = train_heldout_seed(t);
+		for (int b = 0; b < na; b++)
+			train_task_sample(t, n, s->vocab, &rng, tok + (size_t)b * n, tgt + (size_t)b * n);
+	}
+	r->o.ablation_sequences = na;
 	// a model file written by hand may name a task whose answers its read-out cannot hold
 	for (size_t k = 0; k < (size_t)na * n; k++)
-		if (tgt[k] >= s->classes) {
+		if (tgt[k] >= s->classes && t) {
 			snprintf(msg, len, "task %s answers with class %d, but the model has %d classes: a model "
 			         "--train %s saves has %d", t->name, tgt[k], s->classes, t->name, t->classes);
 			free(tok);
@@ -110,6 +128,12 @@ enum mha_status circ_report_make(struct circ_report *r, const struct train_model
 	if (st == MHA_OK)
 		st = circ_lens(r->cm, tok, pos, tgt[pos] < s->classes ? tgt[pos] : -1, &r->lens);
 	free(tok);
+	if (st == MHA_EINVAL) {
+		snprintf(msg, len, "the held-out sequences hold a token or a target outside the model's "
+		         "vocabulary of %d and %d classes", s->vocab, s->classes);
+		circ_report_free(r);
+		return MHA_EINVAL;
+	}
 	if (st != MHA_OK)
 		goto oom;
 	r->pair_corrupt = r->pair_clean + (size_t)np * n;

@@ -24,18 +24,7 @@ bool circ_probe_period(int n, int vocab, int period, int count, uint64_t seed, i
 	uint64_t rng = seed ^ ((uint64_t)period * 0x9e3779b97f4a7c15ULL);
 	int block[MHA_MAX_TOKENS];
 	for (int b = 0; b < count; b++) {
-		// period distinct tokens: a partial Fisher-Yates draw from [0, vocab)
-		int pool[TRAIN_MAX_VOCAB];
-		int vmax = vocab < TRAIN_MAX_VOCAB ? vocab : TRAIN_MAX_VOCAB;
-		for (int t = 0; t < vmax; t++)
-			pool[t] = t;
-		for (int k = 0; k < period; k++) {
-			int j = k + (int)(train_rand(&rng) % (uint64_t)(vmax - k));
-			int x = pool[k];
-			pool[k] = pool[j];
-			pool[j] = x;
-			block[k] = pool[k];
-		}
+		circ_draw_distinct(&rng, vocab, period, block);
 		for (int t = 0; t < n; t++)
 			tokens[(size_t)b * n + t] = block[t % period];
 	}

@@ -204,11 +204,14 @@ void circ_ablation_free(struct circ_ablation_result *r);
  * of log p(target), and
  *     restored = (m(patched) - m(corrupt)) / (m(clean) - m(corrupt))
  * (0: nothing of the clean answer came back, 1: all of it; NAN when
- * |m(clean) - m(corrupt)| < 1e-9). Patched runs are the corrupt one with
+ * |m(clean) - m(corrupt)| < CIRC_PATCH_MIN_GAP nats: the corruption
+ * changed too little for a share of it to mean anything, and no path is
+ * named). Patched runs are the corrupt one with
  *   head (l, i): O_i replaced by the clean run's;
  *   path a -> b through input in: the receiver b in layer l + 1 (or every
  *     head of it: b = h) reads, through `in` only, the corrupt stream with
  *     a's write replaced by the clean run's; nothing else changes. */
+#define CIRC_PATCH_MIN_GAP 0.1
 struct circ_outcome { double log_prob, accuracy, restored; };
 struct circ_patching {
 	int pairs;
@@ -224,8 +227,9 @@ struct circ_patching {
 enum mha_status circ_patch(const struct circ_model *cm, const int *clean, const int *corrupt,
                            const int *targets, int count, struct circ_patching *out);
 void circ_patching_free(struct circ_patching *p);
-/* Pairs for the task, seeded. induction: a block of m distinct tokens (m
- * drawn as the task draws it) repeated; the corrupt copy changes the
+/* Pairs for the task, seeded. induction (or t NULL: any model can be given
+ * repeated random tokens): a block of m distinct tokens (m drawn from
+ * n/4 .. n/2, as the task draws it) repeated; the corrupt copy changes the
  * block's first occurrence at every even position j < m - 1 to a token
  * outside the block, and the scored positions are j + m (whose answer, the
  * token at j + 1, stands unchanged in both): only matching the current
@@ -294,12 +298,19 @@ struct circ_options {
 	int baseline_draws;     /* default 256 */
 	int position;           /* the logit lens's position on the first held-out sequence;
 	                         * -1: the last position with a target */
+	/* The held-out sequences (sequences, n) and their targets for the
+	 * ablations and the lens, or NULL: the task's (train_heldout_seed). A
+	 * language model gives windows of its held-out text here, each target
+	 * the next token; the report keeps no pointer to them. */
+	const int *tokens, *targets;
+	int sequences;
 };
-#define CIRC_OPTIONS_DEFAULT { 32, 64, 32, 256, -1 }
+#define CIRC_OPTIONS_DEFAULT { 32, 64, 32, 256, -1, NULL, NULL, 0 }
 
 struct circ_report {
 	struct train_shape s;
-	const struct train_task *task;
+	const struct train_task *task;  /* NULL for a model with no task (the language model) */
+	char task_name[32];             /* the task's name, or "lm" */
 	struct circ_options o;
 	struct circ_head *heads;        /* (L h): circ_report_head */
 	/* every view of every head, [(l h + i) * CIRC_VIEWS + v], NULL where
@@ -316,8 +327,9 @@ struct circ_report {
 };
 enum { CIRC_VIEW_MAX = 65536 };
 /* Everything above for the model with the default data: probes from fixed
- * seeds, the task's held-out sequences, circ_pairs_make's pairs. o NULL:
- * defaults (0 fields too). MHA_OK, or with msg MHA_ENOMEM, MHA_EINVAL (a
+ * seeds, the task's held-out sequences (or o->tokens), circ_pairs_make's
+ * pairs. o NULL: defaults (0 fields too). t may be NULL when o->tokens is
+ * given: then the pairs are repeated random tokens and the name "lm". MHA_OK, or with msg MHA_ENOMEM, MHA_EINVAL (a
  * position outside the context) or MHA_ERANGE (an eigenvalue that did not
  * converge; a task whose answers the model's classes cannot hold). */
 enum mha_status circ_report_make(struct circ_report *r, const struct train_model *m,

@@ -420,6 +420,27 @@ static void test_a_position_outside_the_context_is_refused(void **state)
 	char msg[256] = "";
 	assert_int_equal(circ_report_make(&r, &m, t, &o, msg, sizeof msg), MHA_EINVAL);
 	assert_non_null(strstr(msg, "position 12"));
+	// a model with no task (the language model) brings its own sequences
+	struct circ_options none = { .probe_sequences = 2, .pairs = 2, .position = -1 };
+	assert_int_equal(circ_report_make(&r, &m, NULL, &none, msg, sizeof msg), MHA_EINVAL);
+	assert_int_equal(circ_report_make(&r, &m, NULL, NULL, msg, sizeof msg), MHA_EINVAL);
+	int tok[2 * 12], tgt[2 * 12];
+	for (int k = 0; k < 24; k++) {
+		tok[k] = k % 10;
+		tgt[k] = k % 12 == 11 ? -1 : (k + 1) % 10;
+	}
+	none.tokens = tok;
+	none.targets = tgt;
+	none.sequences = 2;
+	assert_int_equal(circ_report_make(&r, &m, NULL, &none, msg, sizeof msg), MHA_OK);
+	assert_string_equal(r.task_name, "lm");
+	assert_int_equal(r.ablation.sequences, 2);
+	assert_int_equal(r.lens.position, 10); /* the last position with a target */
+	assert_int_equal(r.lens.target, tgt[10]);
+	circ_report_free(&r);
+	tgt[5] = 10; /* a class the model does not have */
+	assert_int_equal(circ_report_make(&r, &m, NULL, &none, msg, sizeof msg), MHA_EINVAL);
+	assert_non_null(strstr(msg, "outside the model's vocabulary"));
 	o.position = 3; /* and a chosen position is where the lens looks */
 	o.pairs = 2;
 	o.ablation_sequences = 2;
