@@ -153,15 +153,11 @@ static void json_head(FILE *f, const struct circ_report *r, const struct circ_he
 	fputs("}}", f);
 }
 
-/* A token as JSON: its word for the language model, else its id. */
-static void jtoken(FILE *f, const struct lm_vocab *v, int id)
+/* s as a JSON string */
+static void jstring(FILE *f, const char *s)
 {
-	if (!v) {
-		fprintf(f, "%d", id);
-		return;
-	}
 	fputc('"', f);
-	for (const char *c = v->word[id]; *c; c++)
+	for (const char *c = s; *c; c++)
 		if (*c == '"' || *c == '\\')
 			fprintf(f, "\\%c", *c);
 		else if ((unsigned char)*c < 0x20)
@@ -169,6 +165,16 @@ static void jtoken(FILE *f, const struct lm_vocab *v, int id)
 		else
 			fputc(*c, f);
 	fputc('"', f);
+}
+
+/* A token as JSON: its word for the language model, else its id. */
+static void jtoken(FILE *f, const struct lm_vocab *v, int id)
+{
+	if (!v) {
+		fprintf(f, "%d", id);
+		return;
+	}
+	jstring(f, v->word[id]);
 }
 
 static void jwords(FILE *f, const struct lm_vocab *v, const int *ids, int len)
@@ -209,15 +215,9 @@ static void json_report(FILE *f, const struct circ_report *r, const char *path, 
 {
 	const struct train_shape *s = &r->s;
 	const int h = s->h, L = s->layers;
-	fputs("{\"model\": {\"file\": \"", f);
-	for (const char *c = path; *c; c++) /* the path as a JSON string */
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if ((unsigned char)*c < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*c);
-		else
-			fputc(*c, f);
-	fprintf(f, "\", \"task\": \"%s\", \"layers\": %d, \"d_model\": %d, \"heads\": %d, \"d_k\": %d, "
+	fputs("{\"model\": {\"file\": ", f);
+	jstring(f, path);
+	fprintf(f, ", \"task\": \"%s\", \"layers\": %d, \"d_model\": %d, \"heads\": %d, \"d_k\": %d, "
 	        "\"vocab\": %d, \"classes\": %d, \"tokens\": %d},\n", r->task_name, L, s->d, h, s->dk,
 	        s->vocab, s->classes, s->n);
 	fprintf(f, "\"settings\": {\"probe_sequences\": %d, \"ablation_sequences\": %d, \"pairs\": %d, "
