@@ -42,6 +42,7 @@ const char cli_usage[] =
 	"                                   its held-out loss beside baselines, and its heads\n"
 	"  mha-tui --dump json --text \"WORDS\" --model [FILE]\n"
 	"                                   a sentence through it: tokens, layers, top-5 next\n"
+	"  mha-tui --circuits MODEL [--json] [--position P]  circuits (doc/CIRCUITS.md)\n"
 	"  mha-tui --help | --version\n"
 	"\n"
 	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
@@ -130,6 +131,8 @@ static int parse_train_flag(const char *name, const char *val, struct cli *out,
                             char *msg, size_t len);
 static int check_train_flags(struct cli *out, char *msg, size_t len);
 static int check_lm_flags(const struct cli *out, char *msg, size_t len);
+static int parse_circuits_flag(const char *name, const char *val, struct cli *out,
+                               char *msg, size_t len);
 
 struct flag {
 	const char *name;
@@ -154,6 +157,7 @@ static const struct flag flags[] = {
 	{ "--kv-text", true, true },
 	{ "--model", false, false }, { "--corpus", true, false }, { "--eval", false, false },
 	{ "--vocab", true, false },
+	{ "--circuits", true, false }, { "--json", false, false }, { "--position", true, false },
 };
 
 static const struct flag *flag_find(const char *name, size_t name_len)
@@ -262,6 +266,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	memset(out, 0, sizeof *out);
 	out->mode = CLI_TUI;
 	out->cfg = mha_config_default();
+	out->circuits.position = -1;
 	struct given gv = { -1, -1, -1, -1, -1, -1, -1, -1 };
 	bool want_help = false, want_version = false;
 
@@ -366,6 +371,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			out->lm.other = f->name;
 		if (!rc)
 			rc = parse_train_flag(name, val, out, msg, len);
+		if (!rc)
+			rc = parse_circuits_flag(name, val, out, msg, len);
 		if (rc)
 			return rc;
 		out->config_given |= f->config;
@@ -390,6 +397,18 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
 	int rc = check_train_flags(out, msg, len);
+	if (!rc && out->circuits.model && out->mode != CLI_CIRCUITS)
+		rc = usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
+		                 "--train, --ablate, --eval or --check-lessons%s", out->circuits.model, "");
+	if (!rc && (out->circuits.json || out->circuits.position >= 0) && out->mode != CLI_CIRCUITS)
+		rc = usage_error(msg, len, "--json and --position go with --circuits MODEL%s%s", "", "");
+	if (!rc && out->mode == CLI_CIRCUITS && (out->config_given || out->load || out->lesson ||
+	                                         out->train.task || out->grad || out->train.save ||
+	                                         out->lm.model_given || out->lm.corpus || out->lm.vocab))
+		rc = usage_error(msg, len, "--circuits %.60s reads a saved model and takes only --json and "
+		                 "--position%s", out->circuits.model, "");
+	if (rc || out->mode == CLI_CIRCUITS)
+		return rc;
 	if (!rc)
 		rc = check_lm_flags(out, msg, len);
 	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE || out->mode == CLI_EVAL ||
@@ -506,5 +525,25 @@ static int check_train_flags(struct cli *out, char *msg, size_t len)
 	if (t->task && !training)
 		return usage_error(msg, len, "--train/--ablate %.40s cannot be combined with --dump or "
 		                   "--check-lessons%s", t->task, "");
+	return 0;
+}
+
+/* --circuits MODEL, --json, --position P (doc/CIRCUITS.md); every other
+ * flag: 0, nothing done. The position is checked against the model's
+ * context when the model is read. */
+static int parse_circuits_flag(const char *name, const char *val, struct cli *out,
+                               char *msg, size_t len)
+{
+	if (!strcmp(name, "--json")) {
+		out->circuits.json = true;
+	} else if (!strcmp(name, "--position")) {
+		return parse_int(name, val, 0, MHA_MAX_TOKENS - 1, &out->circuits.position, msg, len);
+	} else if (!strcmp(name, "--circuits")) {
+		if (out->mode != CLI_TUI)
+			return usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
+			                   "--train, --ablate or --check-lessons%s", val, "");
+		out->circuits.model = val;
+		out->mode = CLI_CIRCUITS;
+	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
+#include "circ_command.h"
 #include "command.h"
 #include "dump.h"
 #include "export.h"
@@ -304,6 +305,9 @@ int main(int argc, char **argv)
 		return flushed(run_training(&cl));
 	case CLI_EVAL:
 		return flushed(run_lm(&cl));
+	case CLI_CIRCUITS:
+		return flushed(circ_command(cl.circuits.model, cl.circuits.json, cl.circuits.position,
+		                            stdout, stderr));
 	case CLI_TUI:
 		break;
 	}
