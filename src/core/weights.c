@@ -170,7 +170,7 @@ enum wired_role { ROLE_PREVIOUS, ROLE_SAME_WORD, ROLE_FIRST, ROLE_NEXT, ROLE_COU
  *     could not be read back);
  *   first token: q = a, k = F, a = sqrt(dk) (ln(n-1) + 2), so key 0 has
  *     about e^2/(e^2 + 1) = 0.88 of each row whatever n is.
- * The cells come from wired_q and wired_k, one cell at a time, so that
+ * The cells come from wired_cell, one cell at a time (W^Q's or W^K's), so that
  * mha_wired_role can tell whether a head still holds its wiring.
  */
 static bool wired_fits(const struct mha_config *c) { return c->d >= 6 && c->dk >= 2; }

@@ -4,7 +4,7 @@
  * a head's dk x dk eigenproblem (the copying score) and its rank; LAPACK's
  * dgeev would do the first in OpenBLAS builds, but the sanitizer build
  * (-Dblas=reference) has no LAPACK, and one code path for both is one
- * path tested (tests/train/test_linalg.c, against numpy). It finds no
+ * path tested (tests/train/test_circuits_fixtures.c, against numpy). It finds no
  * eigenvectors and does no balancing: not needed for well-scaled heads.
  */
 #include "linalg.h"

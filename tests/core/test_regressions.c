@@ -129,7 +129,7 @@ static void test_labels_with_spaces_or_empty_survive_save_and_load(void **state)
 	}
 }
 
-/* Bug 4, fixed (src/dump.c, put_string): label bytes >= 0x80 are copied as they
+/* Bug 4, fixed (src/dump.c, dump_put_string): label bytes >= 0x80 are copied as they
  * are, so a session label in Latin-1 ("caf\xe9", which session_load
  * accepts) makes --dump json print invalid UTF-8, i.e. invalid JSON
  * (RFC 8259 section 8.1). Expected: load refuses invalid UTF-8 labels, or

@@ -255,7 +255,7 @@ static void test_truncation_anywhere_is_refused(void **state)
 	int total_lines = 0;
 	for (size_t i = 0; i < size; i++)
 		total_lines += text[i] == '\n';
-	/* (the empty file is test_bugs_session.c's: it reports line 0) */
+	/* (the empty file is tests/core/test_regressions.c's: it reports line 0) */
 	expect_refused_file("cut-magic.txt", text, 8, 1, NULL);
 	size_t config_end = (size_t)(strstr(text, "heads_off") - text);
 	expect_refused_file("cut-config.txt", text, config_end, 0, "ends early");
@@ -296,7 +296,7 @@ struct damage {
 	const char *key;  /* the line starting with this (after the magic line) */
 	const char *with; /* its replacement; NULL deletes it */
 	const char *words;
-	bool any_line;    /* a rule across fields: test_bugs_session.c wants the field's line */
+	bool any_line;    /* a rule across fields: tests/core/test_regressions.c wants the field's line */
 };
 
 static void test_damaged_lines_are_refused_with_their_line_number(void **state)
