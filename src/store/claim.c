@@ -241,16 +241,20 @@ int claim_newest_backup(const char *path, char *out, size_t outlen)
 	return -1;
 }
 
-bool claim_backup_settle(const char *path, const char *backup)
+int claim_autosave_owner(const char *path, char *out, size_t outlen)
 {
-	struct stat a, b;
-	if (stat(backup, &b) != 0)
-		return false;
-	if (stat(path, &a) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-		unlink(backup); /* nothing was replaced: no backup needed */
-		return false;
-	}
-	return true;
+	snprintf(out, outlen, "%s", path);
+	const char *at = strstr(path, ".autosave");
+	while (at && strstr(at + 1, ".autosave"))
+		at = strstr(at + 1, ".autosave");
+	if (!at || at == path || at[-1] == '/' || (size_t)(at - path) >= outlen)
+		return 0; /* ".autosave" alone, or "dir/.autosave": a name, not an autosave of one */
+	const char *rest = at + strlen(".autosave");
+	int n = 0;
+	if (*rest && !(sscanf(rest, ".~%*d~%n", &n) == 0 && n > 0 && rest[n] == '\0'))
+		return 0;
+	snprintf(out, outlen, "%.*s", (int)(at - path), path);
+	return 1;
 }
 
 int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink)

@@ -17,14 +17,15 @@ enum { SESSION_VERSION = 1, SESSION_VERSION_BINARY = 2 };
 /* The first word of every session file, before its version. */
 #define SESSION_MAGIC "mha-tui-session"
 
-/* Write atomically: a temporary file in the same directory, fsync, rename,
- * fsync of the directory. On failure the previous file is intact.
- * Returns 0, or -1 with msg ("path: reason"). */
+/* Write atomically (writefile_write): a temporary file in the same
+ * directory, fsync, rename, fsync of the directory; never over a file that
+ * is not a session, nor a read-only one. On failure the previous file is
+ * intact. Returns 0, or -1 with msg ("path: reason"). */
 int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
                  char *msg, size_t len);
 
 /* The same, never over a file changed since chk->expect, up to the rename
- * (statefile_write_checked): then STATEFILE_CHANGED and nothing replaced;
+ * (writefile_write): then STATEFILE_CHANGED and nothing replaced;
  * chk also says what the save replaced (its hard links). chk may be NULL. */
 int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
                          struct statefile_check *chk, char *msg, size_t len);

@@ -2,8 +2,8 @@
  * session_write.c - save the workbench as a session file (format:
  * doc/SESSION.md): the configuration, the token labels and every input
  * matrix, as text a person reads, or a big matrix as binary float32
- * (version 2). Saving is atomic (statefile_write_checked): a reader sees
- * the old file or the new one.
+ * (version 2). Saving is the one write path's (writefile_write): atomic,
+ * and never over a file that is not a session.
  *
  * It deliberately does not read sessions (session_read.c: the strict,
  * line-numbered parser) and knows no terminal: files only.
@@ -127,10 +127,13 @@ struct session_ref {
 	const struct mha_weights *w;
 };
 
-static void write_ref(FILE *f, const void *ctx)
+static int write_ref(FILE *f, const void *ctx, char *why, size_t len)
 {
 	const struct session_ref *ref = ctx;
+	(void)why;
+	(void)len;
 	write_session(f, ref->c, ref->w);
+	return 0;
 }
 
 int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
@@ -150,7 +153,7 @@ int session_save_checked(const char *path, const struct mha_config *c, const str
 		}
 	}
 	struct session_ref ref = { c, w };
-	return statefile_write_checked(path, write_ref, &ref, chk, msg, len);
+	return writefile_write(path, WRITEFILE_SESSION, write_ref, &ref, chk, msg, len);
 }
 
 int session_default_path(char *out, size_t outlen, char *msg, size_t len)
