@@ -93,11 +93,45 @@ static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
 {
 	char *end = NULL;
 	errno = 0;
-	if (text[0] < '0' || text[0] > '9' || (*out = strtoull(text, &end, 10), *end != '\0') || errno == ERANGE) {
+	/* a minus sign before digits is a whole number, and below the range */
+	bool negative = text[0] == '-' && text[1] >= '0' && text[1] <= '9' && strspn(text + 1, "0123456789") == strlen(text + 1);
+	if (negative || (text[0] >= '0' && text[0] <= '9' && (*out = strtoull(text, &end, 10), *end == '\0') &&
+	                 errno == ERANGE)) {
+		snprintf(msg, len, "--seed %.40s is out of range: allowed 0..%" PRIu64, text, UINT64_MAX);
+		return 2;
+	}
+	if (text[0] < '0' || text[0] > '9' || *end != '\0') {
 		snprintf(msg, len, "--seed '%.40s' is not a whole number: allowed 0..%" PRIu64,
 		         text, UINT64_MAX);
 		return 2;
 	}
+	return 0;
+}
+
+/* A flag naming a file: an empty name is no file (the save would fail
+ * after the work, or the load say "No such file"). */
+static int file_name(const char *flag, const char *val, char *msg, size_t len)
+{
+	if (val[0])
+		return 0;
+	snprintf(msg, len, "%s needs a file name (it was given an empty one)", flag);
+	return 2;
+}
+
+/* What the run does besides the workbench (--dump, --export,
+ * --check-lessons, --train, --ablate): one of them. A second is refused
+ * whichever came first (before, the last --dump or --check-lessons won
+ * silently, and a second --export was said to clash with --dump). */
+static int set_mode(struct cli *out, enum cli_mode mode, const char *flag, const char **first,
+                    char *msg, size_t len)
+{
+	if (*first) {
+		snprintf(msg, len, "%s cannot be combined with %s: give one of --dump, --export, --check-lessons, "
+		         "--train, --ablate", flag, *first);
+		return 2;
+	}
+	*first = flag;
+	out->mode = mode;
 	return 0;
 }
 
@@ -214,6 +248,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	out->cfg = mha_config_default();
 	struct given gv = { -1, -1, -1, -1, -1, -1, -1 };
 	bool want_help = false, want_version = false;
+	const char *mode_flag = NULL; /* the flag that set out->mode */
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -252,7 +287,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--pad"))      rc = parse_pad(val, &out->cfg.pad, &gv.pad_max, msg, len);
 		else if (!strcmp(name, "--window"))   rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &out->cfg.window, msg, len);
 		else if (!strcmp(name, "--no-scale")) out->cfg.scale = false;
-		else if (!strcmp(name, "--load"))     out->load = val;
+		else if (!strcmp(name, "--load"))     rc = file_name(name, val, msg, len), out->load = val;
 		else if (!strcmp(name, "--lesson"))   out->lesson = val;
 		else if (!strcmp(name, "--lessons-dir")) out->lessons_dir = val;
 		else if (!strcmp(name, "--no-color")) out->no_color = true;
@@ -272,23 +307,23 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			if (i + 1 >= argc || argv[i + 1][0] == '\0')
 				return usage_error(msg, len, "--export %.40s needs a FILE after the format "
 				                   "(- for standard output)%s", val, "");
-			if (out->mode != CLI_TUI)
-				return usage_error(msg, len, "--export cannot be combined with --dump or "
-				                   "--check-lessons%s%s", "", "");
+			if (set_mode(out, CLI_EXPORT, "--export", &mode_flag, msg, len) != 0)
+				return 2;
 			out->export_format = val;
 			out->export_file = argv[++i];
-			out->mode = CLI_EXPORT;
 		} else if (!strcmp(name, "--dump")) {
 			if (strcmp(val, "json") != 0)
 				return usage_error(msg, len, "--dump '%.40s' is not a format: allowed json%s", val, "");
-			out->mode = CLI_DUMP;
+			rc = set_mode(out, CLI_DUMP, "--dump", &mode_flag, msg, len);
 		} else if (!strcmp(name, "--check-lessons")) {
-			out->mode = CLI_CHECK_LESSONS;
+			rc = set_mode(out, CLI_CHECK_LESSONS, "--check-lessons", &mode_flag, msg, len);
 			if (eq)
 				out->check_dir = eq + 1;
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
 				out->check_dir = argv[++i];
 		}
+		if (!rc && (!strcmp(name, "--train") || !strcmp(name, "--ablate")))
+			rc = set_mode(out, name[2] == 't' ? CLI_TRAIN : CLI_ABLATE, name, &mode_flag, msg, len);
 		if (!rc)
 			rc = parse_train_flag(name, val, out, msg, len);
 		if (rc)
@@ -338,7 +373,7 @@ static int parse_train_flag(const char *name, const char *val, struct cli *out,
 	else if (!strcmp(name, "--layers"))  return parse_int(name, val, 1, TRAIN_MAX_LAYERS, &t->layers, msg, len);
 	else if (!strcmp(name, "--steps"))   return parse_int(name, val, 1, 1000000, &t->steps, msg, len);
 	else if (!strcmp(name, "--seeds"))   return parse_int(name, val, 1, 100, &t->seeds, msg, len);
-	else if (!strcmp(name, "--save"))    t->save = val;
+	else if (!strcmp(name, "--save"))    return file_name(name, val, msg, len) ? 2 : (t->save = val, 0);
 	else if (!strcmp(name, "--train") || !strcmp(name, "--ablate")) {
 		if (!train_task_find(val))
 			return usage_error(msg, len, "%s '%.40s' is not a task: allowed previous, first, "

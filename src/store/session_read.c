@@ -55,6 +55,12 @@ static bool read_raw_line(struct reader *rd)
 		}
 		rd->buf[n++] = (char)ch;
 	}
+	if (ch == EOF && ferror(rd->f)) { /* e.g. /proc/self/mem: opens, then every read fails */
+		rd->line++;
+		rd->broken = true;
+		bad(rd, "cannot read: %s%.0d", strerror(errno), 0);
+		return false;
+	}
 	if (ch == EOF && n == 0)
 		return false;
 	rd->line++;
@@ -336,6 +342,8 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	char *l = next_line(rd);
 	char head[64];
 	snprintf(head, sizeof head, "%s %d", SESSION_MAGIC, SESSION_VERSION);
+	if (!l && rd->broken)
+		return -1; /* said why */
 	if (!l)
 		return bad(rd, "empty file: not an mha-tui session%s", "", 0);
 	if (strncmp(l, "\xef\xbb\xbf", 3) == 0)
