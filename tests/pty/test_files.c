@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -351,6 +352,129 @@ static void test_a_file_named_dot_autosave_saves_to_itself(void **state)
 	pty_free(p);
 }
 
+/* The program started with env (NULL-ended, besides state_env unless
+ * env names XDG_STATE_HOME) and args, run to its end with no key: its
+ * exit status (-1: killed or hung); *out its output. */
+static int run_to_end(const char *const env[], const char *const args[], struct pty **out)
+{
+	const char *argv[8] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui" };
+	const char *e[6] = { state_env };
+	for (int i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	for (int i = 0; env[i] && i < 4; i++)
+		e[strncmp(env[i], "XDG_STATE_HOME=", 15) == 0 ? 0 : i + 1] = env[i];
+	struct pty *p = pty_start(argv, 24, 80, e);
+	assert_non_null(p);
+	int st = pty_wait_exit(p, EXIT_MS);
+	*out = p;
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* How many lines "mha-tui: " the run printed. */
+static int message_lines(struct pty *p)
+{
+	int n = 0;
+	for (const char *s = pty_output(p, NULL); (s = strstr(s, "mha-tui: ")); s++)
+		n++;
+	return n;
+}
+
+/* Nothing in the state directory but the progress file the test made. */
+static void assert_nothing_written(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s')\" = progress.txt", mha_dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* --text writes its session before the workbench opens: past a file size
+ * limit (2 KiB) that write fails with the reason, exit 1, and nothing is
+ * left, neither a temporary file nor a lock (it died of SIGXFSZ, exit
+ * 153, leaving both: the adversary's 6). */
+static void test_text_past_a_file_size_limit_says_why_and_leaves_nothing(void **state)
+{
+	(void)state;
+	struct rlimit old, small = { 2048, 2048 };
+	getrlimit(RLIMIT_FSIZE, &old);
+	small.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &small); /* for the child pty_start forks */
+	struct pty *p;
+	int rc = run_to_end((const char *const[]){ NULL }, (const char *const[]){ "--text", "the cat sat", NULL }, &p);
+	setrlimit(RLIMIT_FSIZE, &old);
+	assert_int_equal(rc, 1);
+	assert_true(said(p, "session.txt: write failed, no file written: File too large"));
+	assert_int_equal(message_lines(p), 1);
+	assert_nothing_written();
+	pty_free(p);
+}
+
+/* A terminal type nobody knows: --text and a run from flags write
+ * nothing (they replaced the session, kept a backup and wrote progress
+ * before the workbench refused to start: the adversary's 9). */
+static void test_a_run_that_cannot_start_writes_nothing(void **state)
+{
+	(void)state;
+	save_heads(session_path, 4);
+	char *old = slurp(session_path);
+	const char *const runs[][3] = { { "--text", "the cat sat", NULL }, { "--heads", "2", NULL } };
+	for (int i = 0; i < 2; i++) {
+		struct pty *p;
+		int rc = run_to_end((const char *const[]){ "TERM=no-such-terminal-type", NULL }, runs[i], &p);
+		assert_int_equal(rc, 1);
+		assert_true(said(p, "not a terminal type this system knows"));
+		assert_int_equal(message_lines(p), 1);
+		pty_free(p);
+	}
+	char *now = slurp(session_path);
+	assert_string_equal(now, old);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s' | tr '\\n' ' ')\" = 'progress.txt session.txt '", mha_dir);
+	assert_int_equal(system(cmd), 0);
+	free(now);
+	free(old);
+}
+
+/* XDG_STATE_HOME naming a regular file: --text says so in one line (a
+ * second line told the user to set the variable they had set: the
+ * adversary's 16). */
+static void test_a_state_home_that_is_a_file_is_said_once(void **state)
+{
+	(void)state;
+	char file[200], env[240];
+	snprintf(file, sizeof file, "%s/a-file", state_dir);
+	FILE *f = fopen(file, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(env, sizeof env, "XDG_STATE_HOME=%s", file);
+	struct pty *p;
+	assert_int_equal(run_to_end((const char *const[]){ env, NULL }, (const char *const[]){ "--text", "a b", NULL }, &p),
+	                 1);
+	assert_true(said(p, "a file is in the way of the state directory"));
+	assert_int_equal(message_lines(p), 1);
+	pty_free(p);
+}
+
+/* An XDG_STATE_HOME longer than a path can be: refused before a single
+ * directory is made (it was cut to 4 KiB and about 2,000 nested
+ * directories were created before the run failed: the adversary's 16). */
+static void test_a_state_home_too_long_creates_no_directory(void **state)
+{
+	(void)state;
+	static char env[6000];
+	int n = snprintf(env, sizeof env, "XDG_STATE_HOME=%s/long", state_dir);
+	while (n < 5200)
+		n += snprintf(env + n, sizeof env - (size_t)n, "/d");
+	struct pty *p;
+	assert_int_equal(run_to_end((const char *const[]){ env, NULL }, (const char *const[]){ "--text", "a b", NULL }, &p),
+	                 1);
+	assert_true(said(p, "XDG_STATE_HOME is "));
+	assert_true(said(p, "too long for the state directory"));
+	char path[200];
+	snprintf(path, sizeof path, "%s/long", state_dir);
+	assert_int_not_equal(access(path, F_OK), 0);
+	pty_free(p);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, make_state, remove_state)
 
 int main(void)
@@ -363,6 +487,10 @@ int main(void)
 		T(test_recovering_into_a_file_that_is_not_a_session_saves_beside_it),
 		T(test_recovering_into_a_session_keeps_a_copy_of_it),
 		T(test_a_file_named_dot_autosave_saves_to_itself),
+		T(test_text_past_a_file_size_limit_says_why_and_leaves_nothing),
+		T(test_a_run_that_cannot_start_writes_nothing),
+		T(test_a_state_home_that_is_a_file_is_said_once),
+		T(test_a_state_home_too_long_creates_no_directory),
 	};
 	return cmocka_run_group_tests_name("the files a run writes", tests, NULL, NULL);
 }
