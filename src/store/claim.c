@@ -20,7 +20,7 @@
 /* The locks this process holds, removed at its normal exit (a lock file
  * beside a user's --load file is clutter); a crash or kill -9 leaves the
  * file, and the kernel frees the lock all the same. */
-enum { HELD_MAX = 8 };
+enum { HELD_MAX = 16 };
 static struct held_lock {
 	int fd;
 	char path[4200];
@@ -270,12 +270,30 @@ int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink)
 	return others;
 }
 
+void claim_unlock(const char *path)
+{
+	char lock[4200];
+	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock)
+		return;
+	for (int i = 0; i < nheld; i++) {
+		if (strcmp(held_locks[i].path, lock) != 0)
+			continue;
+		unlink(held_locks[i].path); /* still locked: a process waiting on it sees the name gone */
+		close(held_locks[i].fd);
+		held_locks[i] = held_locks[--nheld];
+		return;
+	}
+}
+
 /* Another process holds path's lock now (probed: not kept). */
-static bool lock_held(const char *path)
+bool claim_held(const char *path)
 {
 	char lock[4200];
 	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock)
 		return false;
+	for (int i = 0; i < nheld; i++)
+		if (strcmp(held_locks[i].path, lock) == 0)
+			return false; /* this process's own */
 	int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
@@ -291,7 +309,7 @@ int claim_orphan_autosave(const char *path, char *out, size_t outlen)
 		if (numbered(path, i, alt, sizeof alt) != 0)
 			return -1;
 		snprintf(autosave, sizeof autosave, "%s.autosave", alt);
-		if (access(autosave, F_OK) == 0 && !lock_held(alt) &&
+		if (access(autosave, F_OK) == 0 && !claim_held(alt) &&
 		    (size_t)snprintf(out, outlen, "%s", autosave) < outlen)
 			return 0;
 	}

@@ -26,6 +26,14 @@
  * another process holds it, *holder its pid (0 when unknown). */
 int claim_lock(const char *path, int *holder);
 
+/* Give up the lock this process holds on path (claim_lock), removing its
+ * file: a lesson's bench left for another step. Nothing when not held. */
+void claim_unlock(const char *path);
+
+/* Does another process hold path's lock right now (a running mha-tui has
+ * the file open)? Probed, not kept; this process's own locks: false. */
+bool claim_held(const char *path);
+
 /* The first of path, "<stem>-2<ext>", "<stem>-3<ext>", ... (up to 99)
  * this process could lock, into out (the numbered ones only when no file
  * of that name exists: an earlier instance's edits may be in it). Returns 0 when that is path itself,

@@ -7,6 +7,8 @@
 #ifndef SESSION_H
 #define SESSION_H
 
+#include <stdio.h>
+
 #include "mha.h"
 #include "statefile.h"
 
@@ -30,6 +32,10 @@ int session_save(const char *path, const struct mha_config *c, const struct mha_
 int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
                          struct statefile_check *chk, char *msg, size_t len);
 
+/* The session's text into f, for a file that holds one inside it (a
+ * lesson bench). 0, or -1 with why (a label a load would not take back). */
+int session_write_to(FILE *f, const struct mha_config *c, const struct mha_weights *w, char *why, size_t len);
+
 /* Read a session: on success *c is its configuration and *w is allocated
  * (mha_weights_free) and filled. Returns 0, or -1 with msg as
  * "path:line: message"; *w is then left unallocated. Never changes the file. */
@@ -39,6 +45,11 @@ int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
 /* The same from a buffer in memory; name is used in messages. */
 int session_parse(const char *name, const char *text, size_t size,
                   struct mha_config *c, struct mha_weights *w, char *msg, size_t len);
+/* The same for a session that is the rest of a longer file (a lesson
+ * bench: lessonbench.h), after lines_before lines of it: messages count
+ * the file's lines. */
+int session_parse_within(const char *name, int lines_before, const char *text, size_t size,
+                         struct mha_config *c, struct mha_weights *w, char *msg, size_t len);
 
 /* Where the workbench is saved by default: $XDG_STATE_HOME/mha-tui/session.txt
  * (else ~/.local/state/mha-tui/session.txt). Creates the directory.

@@ -130,9 +130,25 @@ struct session_ref {
 static int write_ref(FILE *f, const void *ctx, char *why, size_t len)
 {
 	const struct session_ref *ref = ctx;
-	(void)why;
-	(void)len;
-	write_session(f, ref->c, ref->w);
+	return session_write_to(f, ref->c, ref->w, why, len);
+}
+
+/* Every label one a load takes back (a space would split it in two). */
+static int labels_check(const struct mha_config *c, const struct mha_weights *w, char *why, size_t len)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!mha_label_valid(w->labels[i])) {
+			snprintf(why, len, "label %d is empty or holds a space or control character", i + 1);
+			return -1;
+		}
+	return 0;
+}
+
+int session_write_to(FILE *f, const struct mha_config *c, const struct mha_weights *w, char *why, size_t len)
+{
+	if (labels_check(c, w, why, len) != 0)
+		return -1;
+	write_session(f, c, w);
 	return 0;
 }
 
@@ -145,12 +161,10 @@ int session_save(const char *path, const struct mha_config *c, const struct mha_
 int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
                          struct statefile_check *chk, char *msg, size_t len)
 {
-	for (int i = 0; i < c->n; i++) {
-		if (!mha_label_valid(w->labels[i])) {
-			snprintf(msg, len, "%.200s: not saved: label %d is empty or holds a space or "
-			         "control character", path, i + 1);
-			return -1;
-		}
+	char why[128];
+	if (labels_check(c, w, why, sizeof why) != 0) { /* before the file is touched */
+		snprintf(msg, len, "%.200s: not saved: %s", path, why);
+		return -1;
 	}
 	struct session_ref ref = { c, w };
 	return writefile_write(path, WRITEFILE_SESSION, write_ref, &ref, chk, msg, len);

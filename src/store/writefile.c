@@ -400,6 +400,13 @@ int writefile_write(const char *path, enum writefile_kind kind, writefile_fn wri
 		(void)!fchmod(fd, old.st_mode & 07777);
 		if (old.st_uid != geteuid() || old.st_gid != getegid())
 			(void)!fchown(fd, old.st_uid, old.st_gid);
+	} else if (kind == WRITEFILE_EXPORT || kind == WRITEFILE_MODEL) {
+		/* a new file the user named is made as any program makes one
+		 * (0666 less the umask), not private as mkstemp makes it; state
+		 * files stay private to the learner */
+		mode_t mask = umask(022);
+		umask(mask);
+		(void)!fchmod(fd, 0666 & ~mask);
 	}
 	FILE *f = fdopen(fd, "w");
 	if (!f) {

@@ -343,6 +343,26 @@ static void test_a_failed_write_says_what_is_left(void **state)
 	assert_text(path, "old\n");
 }
 
+/* A new export or model is made 0666 less the umask, as any program
+ * makes a file (mkstemp's 0600 left a picture no web server could read);
+ * the state files stay the learner's own (0600). */
+static void test_new_files_get_the_modes_people_expect(void **state)
+{
+	(void)state;
+	char path[4096], msg[1024];
+	struct stat st;
+	mode_t old = umask(022);
+	tmpdir_path(path, sizeof path, "new.svg");
+	assert_int_equal(writefile_write(path, WRITEFILE_EXPORT, text_fill, "<svg/>\n", NULL, msg, sizeof msg), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	tmpdir_path(path, sizeof path, "new-session.txt");
+	assert_int_equal(session_save(path, &cfg, &wts, msg, sizeof msg), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	umask(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -355,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_a_symlink_is_followed_to_its_target),
 		cmocka_unit_test(test_an_export_writes_into_a_device_or_pipe),
 		cmocka_unit_test(test_a_failed_write_says_what_is_left),
+		cmocka_unit_test(test_new_files_get_the_modes_people_expect),
 	};
 	return cmocka_run_group_tests_name("the write path", tests, setup, teardown);
 }
