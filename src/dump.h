@@ -1,6 +1,6 @@
 /*
  * dump.h - the whole computation as one JSON object (mha-tui --dump json).
- * Every key is described in doc/DUMP.md (tests/core/check_dump.py fails
+ * Every key is described in doc/DUMP.md (tests/cli/check_dump.py fails
  * on one it does not name).
  */
 #ifndef DUMP_H
