@@ -26,24 +26,8 @@
 #include "lessonbench.h"
 #include "session.h"
 #include "mha.h"
-#include "tmpdir.h"
+#include "fixture.h"
 
-static struct mha_config cfg;
-static struct mha_weights wts;
-
-static int setup(void **state)
-{
-	cfg = mha_config_default();
-	if (mha_weights_start(&wts, &cfg) != MHA_OK)
-		return -1;
-	return tmpdir_make(state);
-}
-
-static int teardown(void **state)
-{
-	mha_weights_free(&wts);
-	return tmpdir_remove(state);
-}
 
 /* Each test's benches in a directory of its own (pruning counts them). */
 static char dir[4096];
@@ -254,5 +238,5 @@ int main(void)
 		cmocka_unit_test_setup(test_a_crashed_lessons_autosave_is_found, fresh_dir),
 		cmocka_unit_test_setup(test_names_that_would_make_another_path_are_refused, fresh_dir),
 	};
-	return cmocka_run_group_tests_name("lesson benches", tests, setup, teardown);
+	return cmocka_run_group_tests_name("lesson benches", tests, fixture_setup, fixture_teardown);
 }

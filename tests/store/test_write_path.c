@@ -26,25 +26,9 @@
 #include "mha.h"
 #include "progress.h"
 #include "session.h"
-#include "tmpdir.h"
+#include "fixture.h"
 #include "writefile.h"
 
-static struct mha_config cfg;
-static struct mha_weights wts;
-
-static int setup(void **state)
-{
-	cfg = mha_config_default();
-	if (mha_weights_start(&wts, &cfg) != MHA_OK)
-		return -1;
-	return tmpdir_make(state);
-}
-
-static int teardown(void **state)
-{
-	mha_weights_free(&wts);
-	return tmpdir_remove(state);
-}
 
 static int text_fill(FILE *f, const void *ctx, char *why, size_t len)
 {
@@ -377,5 +361,5 @@ int main(void)
 		cmocka_unit_test(test_a_failed_write_says_what_is_left),
 		cmocka_unit_test(test_new_files_get_the_modes_people_expect),
 	};
-	return cmocka_run_group_tests_name("the write path", tests, setup, teardown);
+	return cmocka_run_group_tests_name("the write path", tests, fixture_setup, fixture_teardown);
 }
