@@ -168,21 +168,10 @@ static void probe(const struct run *r, int key_no, struct pty *p, int *rows, int
 	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 	pty_wait_quiet(p, 60, PROBE_MS);
 	/* a prompt open: until the Esc has closed it (a ? read with an unread
-	 * Esc as Alt-? says so on the status line, which the prompt covers).
-	 * At a load of 20 (tools/test --busy, other builds) an Esc sent right
-	 * after a wheel report was now and then never acted on, the program
-	 * idle in poll() with the prompt open (not seen at a lower load, nor
-	 * in a replay of the same bytes): the probe is for hangs, so a
-	 * program that closes the prompt at a second Esc is listening. */
-	long long closing = now_ms() + PROBE_MS, again_at = now_ms() + 2000;
-	for (int sent = 1; strstr(pty_screen(p), "Esc cancels") && now_ms() < closing;) {
-		if (sent < 3 && now_ms() > again_at) {
-			pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
-			sent++;
-			again_at = now_ms() + 2000;
-		}
+	 * Esc as Alt-? says so on the status line, which the prompt covers) */
+	long long closing = now_ms() + PROBE_MS;
+	while (strstr(pty_screen(p), "Esc cancels") && now_ms() < closing)
 		pty_wait_quiet(p, 10, 50);
-	}
 	if (strstr(pty_screen(p), "mha-tui keys")) { /* the Esc went to the help */
 		pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 		pty_wait_quiet(p, 60, PROBE_MS);
