@@ -16,10 +16,13 @@
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
+#include "circ_command.h"
 #include "command.h"
 #include "dump.h"
 #include "export.h"
 #include "export_key.h"
+#include "lm_command.h"
+#include "lm_dump.h"
 #include "mha.h"
 #include "report.h"
 #include "session.h"
@@ -50,7 +53,23 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 		mha_text_split(cl->text, w->labels, c->n, msg, sizeof msg);
 		mha_embed_words(w, c, c->seed);
 	}
+	if (cl->kv_text) {
+		/* the source's m words likewise: a word has one row in both sequences */
+		mha_text_split(cl->kv_text, w->kv_labels, c->m, msg, sizeof msg);
+		mha_embed_kv_words(w, c, c->seed);
+	}
 	return 0;
+}
+
+/* The workbench (and its screen as text) does not show these settings
+ * yet: exit 2, saying where to see them. */
+static int workbench_refuses(const struct mha_config *c, const char *context)
+{
+	char why[MHA_MSG_MAX], msg[MHA_MSG_MAX + 64];
+	if (tui_shows(c, why, sizeof why))
+		return 0;
+	snprintf(msg, sizeof msg, "%s%s%s", context ? context : "", context ? ": " : "", why);
+	return fail(2, msg);
 }
 
 /* What an export writes, for write_output: the script or the picture
@@ -59,13 +78,13 @@ struct export_job {
 	const struct cli *cl;
 	const struct mha_config *c;
 	struct mha_weights *w;     /* txt: the workbench owns it from the first call */
-	const struct mha_acts *a;  /* NULL for txt */
+	const struct mha_stack *s; /* NULL for txt */
 };
 
 static int export_fill(FILE *f, const void *ctx, char *why, size_t len)
 {
 	const struct export_job *j = ctx;
-	if (!j->a) {
+	if (!j->s) {
 		const struct cli *cl = j->cl;
 		int stage = !cl->export_stage_given ? -1 : cl->export_scores ? PIPELINE_SCORES : PIPELINE_SOFTMAX;
 		int rc = export_key_headless(f, j->c, j->w, stage, 24, 80, why, len);
@@ -73,9 +92,9 @@ static int export_fill(FILE *f, const void *ctx, char *why, size_t len)
 	}
 	/* py and svg fail only when f does: the flush after says why */
 	if (!strcmp(j->cl->export_format, "py"))
-		(void)export_py(f, j->c, j->w, j->a);
+		(void)export_py(f, j->c, j->w, j->s->layer, j->s->layers);
 	else
-		(void)export_svg(f, j->c, j->w, j->a, j->cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
+		(void)export_svg(f, j->c, j->w, &j->s->layer[0], j->cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
 	return 0;
 }
 
@@ -100,7 +119,7 @@ static int write_export(const struct export_job *j)
 }
 
 static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
-                         const struct mha_acts *a);
+                         const struct mha_stack *s);
 static int run_training(const struct cli *cl);
 
 /* stdout could not take what was written (a full disk, a closed pipe):
@@ -112,11 +131,15 @@ static int stdout_failed(void)
 	return fail(1, msg);
 }
 
+static int run_lm(const struct cli *cl);
+
 static int run_dump(const struct cli *cl)
 {
+	if (cl->lm.model_given)
+		return lm_dump_command(cl->lm.model, cl->text, stdout, stderr);
 	struct mha_config c;
 	struct mha_weights w;
-	struct mha_acts a;
+	struct mha_stack s;
 	char msg[MHA_MSG_MAX + 8400], why[MHA_MSG_MAX + 4200];
 	struct writefile_target t;
 	/* the file is checked before any work, so a bad name costs nothing */
@@ -128,20 +151,25 @@ static int run_dump(const struct cli *cl)
 	int rc = open_inputs(cl, &c, &w);
 	if (rc)
 		return rc;
-	if (cl->mode == CLI_EXPORT && !strcmp(cl->export_format, "txt"))
+	if (cl->mode == CLI_EXPORT && !strcmp(cl->export_format, "txt")) {
+		if ((rc = workbench_refuses(&c, "--export txt")) != 0) {
+			mha_weights_free(&w);
+			return rc;
+		}
 		return write_export(&(struct export_job){ cl, &c, &w, NULL });
-	if (mha_acts_alloc(&a, &c) != MHA_OK) {
+	}
+	if (mha_stack_alloc(&s, &c) != MHA_OK) {
 		mha_weights_free(&w);
 		return fail(1, "out of memory for the activations");
 	}
-	mha_forward(&c, &w, &a);
+	mha_stack_forward(&c, &w, &s);
 	if (cl->mode == CLI_EXPORT)
-		rc = write_export(&(struct export_job){ cl, &c, &w, &a });
+		rc = write_export(&(struct export_job){ cl, &c, &w, &s });
 	else if (cl->grad)
-		rc = run_dump_grad(&c, &w, &a);
+		rc = run_dump_grad(&c, &w, &s);
 	else
-		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : stdout_failed();
-	mha_acts_free(&a);
+		rc = dump_json(stdout, &c, &w, &s) == 0 ? 0 : stdout_failed();
+	mha_stack_free(&s);
 	mha_weights_free(&w);
 	return rc;
 }
@@ -219,6 +247,11 @@ static int run_tui(const struct cli *cl)
 	char path[4096], owner[4096], claimed[4096], msg[MHA_MSG_MAX + 8192];
 	const char *held = NULL;
 	struct replace_plan plan = { .of = NULL };
+	if (cl->config_given && !cl->load) {
+		int rc = workbench_refuses(&cl->cfg, NULL);
+		if (rc)
+			return rc;
+	}
 	struct tui_options o = {
 		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
 		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
@@ -321,28 +354,55 @@ int main(int argc, char **argv)
 	case CLI_TRAIN:
 	case CLI_ABLATE:
 		return flushed(run_training(&cl));
+	case CLI_EVAL:
+		return flushed(run_lm(&cl));
+	case CLI_CIRCUITS:
+		return flushed(circ_command(cl.circuits.model, cl.circuits.json, cl.circuits.position,
+		                            stdout, stderr));
 	case CLI_TUI:
 		break;
 	}
 	return run_tui(&cl);
 }
 
-/* --dump json --grad: the dump with the gradients of L = 1/2 sum(Y^2). */
+/* --dump json --grad: the dump with the gradients of L = 1/2 sum(Y^2), Y
+ * the last layer's. */
 static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
-                         const struct mha_acts *a)
+                         const struct mha_stack *s)
 {
-	struct mha_grads g;
-	if (mha_grads_alloc(&g, c) != MHA_OK)
+	struct mha_stack_grads g;
+	if (mha_stack_grads_alloc(&g, c) != MHA_OK)
 		return fail(1, "out of memory for the gradients");
-	mha_backward_half_square(c, w, a, &g);
-	int rc = dump_json_grad(stdout, c, w, a, &g) == 0 ? 0 : stdout_failed();
-	mha_grads_free(&g);
+	mha_stack_backward_half_square(c, w, s, &g);
+	int rc = dump_json_grad(stdout, c, w, s, &g) == 0 ? 0 : stdout_failed();
+	mha_stack_grads_free(&g);
 	return rc;
+}
+
+/* The language model's request from the flags (doc/LANGUAGE_MODEL.md). */
+static struct lm_request lm_request_of(const struct cli *cl)
+{
+	struct lm_request rq = {
+		.corpus = cl->lm.corpus, .model = cl->lm.model, .save = cl->train.save,
+		.layers = cl->train.layers, .d_model = cl->train.d_model, .heads = cl->train.heads,
+		.steps = cl->train.steps, .vocab = cl->lm.vocab,
+		.seed = cl->train.seed_given ? cl->cfg.seed : 1, .threads = 1,
+	};
+	return rq;
+}
+
+/* --train lm / --eval: headless. */
+static int run_lm(const struct cli *cl)
+{
+	struct lm_request rq = lm_request_of(cl);
+	return cl->mode == CLI_EVAL ? lm_eval_command(&rq, stdout, stderr) : lm_train_command(&rq, stdout, stderr);
 }
 
 /* --train TASK / --ablate TASK: headless, see doc/TRAINING.md. */
 static int run_training(const struct cli *cl)
 {
+	if (cl->mode == CLI_TRAIN && !strcmp(cl->train.task, "lm"))
+		return run_lm(cl);
 	struct train_request rq = {
 		.task = cl->train.task, .layers = cl->train.layers, .d_model = cl->train.d_model,
 		.heads = cl->train.heads, .steps = cl->train.steps, .seeds = cl->train.seeds,

@@ -96,6 +96,7 @@ static const char *const kind_magic[][2] = {
 	[WRITEFILE_BENCH] = { "mha-tui-bench", "mha-tui-session" },
 	[WRITEFILE_PROGRESS] = { "mha-tui-progress", NULL },
 	[WRITEFILE_MODEL] = { "mha-tui model", NULL },
+	[WRITEFILE_VOCAB] = { "mha-tui vocab", NULL },
 };
 
 static const char *const kind_name[] = {
@@ -104,6 +105,7 @@ static const char *const kind_name[] = {
 	[WRITEFILE_BENCH] = "mha-tui lesson bench",
 	[WRITEFILE_PROGRESS] = "mha-tui progress file",
 	[WRITEFILE_MODEL] = "mha-tui model file",
+	[WRITEFILE_VOCAB] = "mha-tui vocabulary",
 };
 
 /* Is the regular file at path one of kind (or empty: nothing to keep)?
@@ -400,7 +402,7 @@ int writefile_write(const char *path, enum writefile_kind kind, writefile_fn wri
 		(void)!fchmod(fd, old.st_mode & 07777);
 		if (old.st_uid != geteuid() || old.st_gid != getegid())
 			(void)!fchown(fd, old.st_uid, old.st_gid);
-	} else if (kind == WRITEFILE_EXPORT || kind == WRITEFILE_MODEL) {
+	} else if (kind == WRITEFILE_EXPORT || kind == WRITEFILE_MODEL || kind == WRITEFILE_VOCAB) {
 		/* a new file the user named is made as any program makes one
 		 * (0666 less the umask), not private as mkstemp makes it; state
 		 * files stay private to the learner */

@@ -1,6 +1,7 @@
 /*
  * writefile.h - the one way mha-tui writes a file: sessions, lesson
- * benches, progress, trained models, exports (doc/RELIABILITY.md, P8).
+ * benches, progress, trained models and the language model's vocabulary,
+ * exports (doc/RELIABILITY.md, P8).
  *
  *   - validated before the work that fills it starts (writefile_check):
  *     a name, a directory that takes a new file, nothing in the way that
@@ -39,6 +40,7 @@ enum writefile_kind {
 	WRITEFILE_BENCH,    /* a lesson bench ("mha-tui-bench", or a session: older benches) */
 	WRITEFILE_PROGRESS, /* the progress file ("mha-tui-progress") */
 	WRITEFILE_MODEL,    /* a trained model ("mha-tui model") */
+	WRITEFILE_VOCAB,    /* the language model's vocabulary ("mha-tui vocab"), beside its model */
 };
 
 /* Where a write of a path lands, found by writefile_check. */
@@ -119,7 +121,7 @@ bool writefile_backup_settle(const char *path, struct writefile_backup *b);
  * stage 1 once the new file is written and flushed, between that check
  * and the rename (a change made there is what the exchange sees). NULL in
  * the product, except in an autosave writer run with
- * MHA_TEST_AUTOSAVE_GATE (src/tui/save.c). */
+ * MHA_TEST_AUTOSAVE_GATE (src/tui/model/save.c). */
 extern void (*statefile_test_hook)(const char *path, int stage);
 
 #endif

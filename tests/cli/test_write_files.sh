@@ -131,6 +131,26 @@ run --train previous --steps 2 --save ""
 one_line 2 "--save needs a file name"
 no_temporary "$tmp/train"
 
+# the language model's two files (the model, its vocabulary beside it):
+# both checked before the corpus is read, a vocabulary of the user's kept,
+# the model written through a symlink
+run --train lm --steps 1000000 --save "$tmp/no/such/dir/lm.model"
+one_line 1 "No such file or directory: nothing trained"
+printf 'my words\n' >"$tmp/train/words.vocab"
+run --train lm --steps 1000000 --save "$tmp/train/words.model"
+one_line 1 "words.vocab: is not an mha-tui vocabulary"
+grep -qx "my words" "$tmp/train/words.vocab" && [ ! -e "$tmp/train/words.model" ] && pass ||
+	fail "words.vocab replaced or words.model written"
+ln -s lm-real.model "$tmp/train/lm-link.model"
+run --train lm --steps 1 --vocab 100 --d-model 8 --heads 1 --layers 1 --save "$tmp/train/lm-link.model"
+if [ "$rc" -eq 0 ] && [ -L "$tmp/train/lm-link.model" ] && head -1 "$tmp/train/lm-real.model" | grep -q '^mha-tui model 2$' &&
+   head -1 "$tmp/train/lm-link.vocab" | grep -q '^mha-tui vocab 1$'; then
+	pass
+else
+	fail "--train lm --save through a symlink: exit $rc, $(ls -l "$tmp/train" | tr '\n' ' ')"
+fi
+no_temporary "$tmp/train"
+
 # ---- 14: --export says why, the same way for every format --------------
 for fmt in py svg txt; do
 	run --export "$fmt" "$tmp/adir"
