@@ -163,10 +163,11 @@ def check_json(data, doc_text, fx, induction):
 
 
 def run(*args):
-    """mha-tui ARGS: exit status, stdout, stderr."""
+    """mha-tui ARGS: exit status, stdout, stderr. The timeout is for a hang,
+    not for load: the language model's run took over 60 s at load 17."""
     try:
         p = subprocess.run([os.environ["MHA_TUI"]] + list(args), stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=60)
+                           capture_output=True, text=True, timeout=240)
     except subprocess.TimeoutExpired:
         return -1, "", "timed out"
     return p.returncode, p.stdout, p.stderr
