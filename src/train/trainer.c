@@ -231,3 +231,14 @@ const float *trainer_last_grad(const struct trainer *tr)
 {
 	return tr->grad;
 }
+
+void trainer_last_batch(const struct trainer *tr, const int **tokens, const int **targets)
+{
+	*tokens = tr->tokens;
+	*targets = tr->targets;
+}
+
+struct train_options trainer_options(const struct trainer *tr)
+{
+	return tr->o;
+}
