@@ -93,10 +93,11 @@ static void one_read(struct bench *b, int g)
 {
 	float sum = 0.0f;
 	for (int j = 0; j < g; j++) {
-		const float *k, *v;
-		size_t kn, vn;
-		kvdec_regions(b->kv[b->next], j, &k, &kn, &v, &vn);
-		sum += roof_stream_sum(k, kn) + roof_stream_sum(v, vn);
+		const float *start[3];
+		size_t floats[3];
+		int n = kvdec_regions(b->kv[b->next], j, start, floats);
+		for (int i = 0; i < n; i++)
+			sum += roof_stream_sum(start[i], floats[i]);
 	}
 	b->sink = sum;
 	b->next = (b->next + 1) % b->layers;
@@ -187,7 +188,7 @@ enum mha_status mha_decode_speed(const struct mha_decode_options *o, struct mha_
 			}
 			step[r] = ts * 1e3;
 			step_cpu[r] = cs * 1e3;
-			ratio_cpu[r] = cr / cs;
+			ratio_cpu[r] = cs > 0 ? cr / cs : 0.0;
 			gbs[r] = bytes / ts * 1e-9;
 			sgbs[r] = bytes / tr * 1e-9;
 			ratio[r] = tr / ts;

@@ -9,8 +9,14 @@
  *   O = diag(alpha) O + P V_block            (attn_weighted_acc)
  * so each key and value is fetched from memory once and used by the G
  * query heads while it is in registers or L1, and the scores never
- * exceed one (G, bc) block. dk off the kernels' lanes: plain loops, K
- * stored in rows. Nothing here allocates after mha_kvdec_create, and no
+ * exceed one (G, bc) block. The cache is kept in pages of bc tokens, the
+ * block's K panels followed by its V rows, one kv head's pages after the
+ * other: a step reads one sequential stream per kv head, which the
+ * prefetchers (the hardware's and the kernels') follow from the keys into
+ * the values and on into the next page, as a streaming read does; with K
+ * and V apart the step reached 0.6 of the streaming read's bandwidth at 4
+ * query heads per kv head, 0.8 in pages (doc/PERFORMANCE.md). dk off the
+ * kernels' lanes: plain loops, K stored in rows. Nothing here allocates after mha_kvdec_create, and no
  * threads: one step's work at batch 1 is one pass over the cache.
  * The core's mha_decoder (decode.c) is the reference it is tested against.
  */
@@ -31,11 +37,11 @@ struct mha_kvdec {
 	int h, g, dk, cap, len;
 	int group;          /* G = h / g query heads per kv head */
 	int lanes;          /* attn.h kernels' width, or 0: plain loops, K in rows */
-	int bc;             /* keys per block */
-	size_t kstride;     /* floats of one kv head's K */
-	float *k;           /* (g, kstride) per kv head: panels of `lanes` keys
-	                     * (attn_pack_k's layout), or rows (cap, dk) */
-	float *v;           /* (g, cap, dk) per kv head, token t's row at t dk */
+	int bc;             /* keys per block, and tokens per page */
+	int pages;          /* ceil(cap / bc) per kv head */
+	float *cache;       /* (g, pages, 2, bc, dk) page p of kv head j: K of its bc
+	                     * tokens in panels of `lanes` keys (attn_pack_k's
+	                     * layout) or rows (bc, dk), then their V rows (bc, dk) */
 	float *s;           /* (G, bc) a block of scores, then of exp(s - m) */
 	float *m, *l, *alpha; /* (G) the online softmax's per row */
 	float *q, *concat;  /* (h dk) mha_kvdec_step's query and outputs */
@@ -47,6 +53,18 @@ struct mha_kvdec {
 static size_t lines(size_t floats)
 {
 	return (floats + 15) / 16 * 16;
+}
+
+/* floats of one page: bc tokens' K, then their V */
+static size_t page_floats(const struct mha_kvdec *kv)
+{
+	return 2 * (size_t)kv->bc * kv->dk;
+}
+
+/* page p of kv head j (its K; its V is bc dk floats on) */
+static float *page(const struct mha_kvdec *kv, int j, int p)
+{
+	return kv->cache + ((size_t)j * kv->pages + p) * page_floats(kv);
 }
 
 /* Keys per block: the (G, bc) score block within 16 KiB, so it stays in
@@ -78,10 +96,9 @@ enum mha_status mha_kvdec_create(struct mha_kvdec **out, int h, int g, int dk, i
 	kv->group = h / g;
 	kv->lanes = attn_lanes(dk);
 	kv->bc = block_keys(kv->group, kv->lanes);
-	kv->kstride = lines(kv->lanes ? attn_packed_len(cap, dk, kv->lanes) : (size_t)cap * dk);
-	size_t vstride = lines((size_t)cap * dk), hw = lines((size_t)h * dk), gw = lines((size_t)g * dk);
-	size_t G = lines((size_t)kv->group);
-	size_t floats = (size_t)g * kv->kstride + (size_t)g * vstride + lines((size_t)kv->group * kv->bc)
+	kv->pages = (cap + kv->bc - 1) / kv->bc;
+	size_t hw = lines((size_t)h * dk), gw = lines((size_t)g * dk), G = lines((size_t)kv->group);
+	size_t floats = lines(page_floats(kv) * kv->pages * g) + lines((size_t)kv->group * kv->bc)
 	                + 3 * G + 2 * hw + 2 * gw;
 	kv->mem = aligned_alloc(64, floats * sizeof(float));
 	if (!kv->mem)
@@ -89,8 +106,7 @@ enum mha_status mha_kvdec_create(struct mha_kvdec **out, int h, int g, int dk, i
 	/* zero: the panels' padding lanes past len must hold finite numbers */
 	memset(kv->mem, 0, floats * sizeof(float));
 	float *f = kv->mem;
-	kv->k = f;      f += (size_t)g * kv->kstride;
-	kv->v = f;      f += (size_t)g * vstride;
+	kv->cache = f;  f += lines(page_floats(kv) * kv->pages * g);
 	kv->s = f;      f += lines((size_t)kv->group * kv->bc);
 	kv->m = f;      f += G;
 	kv->l = f;      f += G;
@@ -126,53 +142,44 @@ int mha_kvdec_len(const struct mha_kvdec *kv)
 	return kv->len;
 }
 
-static size_t vstride(const struct mha_kvdec *kv)
-{
-	return lines((size_t)kv->cap * kv->dk);
-}
-
 enum mha_status mha_kvdec_append(struct mha_kvdec *kv, const float *k, const float *v)
 {
 	if (kv->len >= kv->cap)
 		return MHA_EINVAL;
-	const int t = kv->len, dk = kv->dk;
+	const int dk = kv->dk, p = kv->len / kv->bc, t = kv->len % kv->bc; /* t: within the page */
 	for (int j = 0; j < kv->g; j++) {
-		float *kj = kv->k + (size_t)j * kv->kstride;
+		float *kp = page(kv, j, p);
 		const float *src = k + (size_t)j * dk;
 		if (kv->lanes) {
 			// panel t / lanes, lane t % lanes: kp[(P dk + e) lanes + l] = K[t][e]
-			float *dst = kj + (size_t)(t / kv->lanes) * dk * kv->lanes + t % kv->lanes;
+			float *dst = kp + (size_t)(t / kv->lanes) * dk * kv->lanes + t % kv->lanes;
 			for (int e = 0; e < dk; e++)
 				dst[(size_t)e * kv->lanes] = src[e];
 		} else {
-			memcpy(kj + (size_t)t * dk, src, (size_t)dk * sizeof *src);
+			memcpy(kp + (size_t)t * dk, src, (size_t)dk * sizeof *src);
 		}
-		memcpy(kv->v + (size_t)j * vstride(kv) + (size_t)t * dk, v + (size_t)j * dk,
-		       (size_t)dk * sizeof *v);
+		memcpy(kp + ((size_t)kv->bc + t) * dk, v + (size_t)j * dk, (size_t)dk * sizeof *v);
 	}
 	kv->len++;
 	return MHA_OK;
 }
 
-// S (G, C; stride bc) = scale Q_group (G, dk) @ K_j[c0 : c0 + C]^T (dk, C)
-static void block_scores(const struct mha_kvdec *kv, const float *qg, const float *kj, int c0,
-                         int C, float scale)
+// S (G, C; stride bc) = scale Q_group (G, dk) @ K_page^T (dk, C), kp: the page
+static void block_scores(const struct mha_kvdec *kv, const float *qg, const float *kp, int C,
+                         float scale)
 {
 	const int dk = kv->dk, G = kv->group;
 	if (kv->lanes) {
-		/* whole panels (the cache's lanes past len are finite, unused) */
+		/* whole panels (the cache's lanes past len are finite, unused);
+		 * the prefetch runs on into the page's V rows, read next */
 		const int cols = (C + kv->lanes - 1) / kv->lanes * kv->lanes;
-		const float *kb = kj + (size_t)(c0 / kv->lanes) * dk * kv->lanes;
-		/* the keys after this block, whole panels, up to len */
-		const int rest = kv->len - c0 - cols > 0 ? kv->len - c0 - cols : 0;
-		const int next_cols = (rest + kv->lanes - 1) / kv->lanes * kv->lanes;
-		attn_dec_scores(kv->lanes, qg, G, kb, cols, dk, scale, kv->s, kv->bc,
-		                next_cols ? kb + (size_t)cols * dk : NULL, next_cols);
+		attn_dec_scores(kv->lanes, qg, G, kp, cols, dk, scale, kv->s, kv->bc,
+		                kp + (size_t)kv->bc * dk, cols);
 		return;
 	}
 	for (int r = 0; r < G; r++)
 		for (int c = 0; c < C; c++) {
-			const float *qr = qg + (size_t)r * dk, *kr = kj + (size_t)(c0 + c) * dk;
+			const float *qr = qg + (size_t)r * dk, *kr = kp + (size_t)c * dk;
 			float acc = 0.0f;
 			for (int e = 0; e < dk; e++)
 				acc += qr[e] * kr[e];
@@ -180,13 +187,18 @@ static void block_scores(const struct mha_kvdec *kv, const float *qg, const floa
 		}
 }
 
-// O_group (G, dk) = diag(alpha) O_group + P (G, C; stride bc) @ V_j[c0 : c0 + C] (C, dk)
-static void block_weighted(const struct mha_kvdec *kv, const float *vj, int c0, int C, float *og)
+// O_group (G, dk) = diag(alpha) O_group + P (G, C; stride bc) @ V_page (C, dk);
+// more: whether another page of this kv head follows (prefetched into)
+static void block_weighted(const struct mha_kvdec *kv, const float *kp, int C, bool more,
+                           float *og)
 {
 	const int dk = kv->dk, G = kv->group;
-	const float *vb = vj + (size_t)c0 * dk;
+	const float *vb = kp + (size_t)kv->bc * dk;
 	if (kv->lanes) {
-		attn_dec_weighted(kv->lanes, kv->s, kv->bc, vb, G, C, dk, kv->alpha, og, kv->len - c0);
+		/* rows of dk floats from vb on: this page's V, then the next
+		 * page's K, which the prefetch reaches as the rows run out */
+		attn_dec_weighted(kv->lanes, kv->s, kv->bc, vb, G, C, dk, kv->alpha, og,
+		                  more ? 2 * kv->bc : C);
 		return;
 	}
 	for (int r = 0; r < G; r++) {
@@ -208,20 +220,20 @@ void mha_kvdec_attend(struct mha_kvdec *kv, const float *q, float scale, const b
 	for (int j = 0; j < kv->g; j++) {
 		const float *qg = q + (size_t)j * G * dk;
 		float *og = o + (size_t)j * G * dk;
-		const float *kj = kv->k + (size_t)j * kv->kstride, *vj = kv->v + (size_t)j * vstride(kv);
 		for (int r = 0; r < G; r++) {
 			kv->m[r] = -INFINITY;
 			kv->l[r] = 0.0f;
 		}
 		memset(og, 0, (size_t)G * dk * sizeof *og);
-		for (int c0 = 0; c0 < kv->len; c0 += bc) {
+		for (int p = 0, c0 = 0; c0 < kv->len; p++, c0 += bc) {
 			const int C = kv->len - c0 < bc ? kv->len - c0 : bc;
-			block_scores(kv, qg, kj, c0, C, scale);
+			const float *kp = page(kv, j, p);
+			block_scores(kv, qg, kp, C, scale);
 			// per query head r: m' = max(m, max S_r), alpha = exp(m - m'),
 			// P_r = exp(S_r - m'), l' = alpha l + sum P_r
 			for (int r = 0; r < G; r++)
 				flash_online_row(kv->s + (size_t)r * bc, C, &kv->m[r], &kv->l[r], &kv->alpha[r]);
-			block_weighted(kv, vj, c0, C, og);
+			block_weighted(kv, kp, C, c0 + C < kv->len, og);
 		}
 		// o_i = O_i / l_i (0 for a head switched off)
 		for (int r = 0; r < G; r++) {
@@ -296,18 +308,27 @@ int64_t mha_kvdec_read_bytes(const struct mha_kvdec *kv)
 
 size_t mha_kvdec_bytes(const struct mha_kvdec *kv)
 {
-	return sizeof *kv + ((size_t)kv->g * (kv->kstride + vstride(kv))
+	return sizeof *kv + (lines(page_floats(kv) * kv->pages * kv->g)
 	                     + lines((size_t)kv->group * kv->bc) + 3 * lines((size_t)kv->group)
 	                     + 2 * lines((size_t)kv->h * kv->dk) + 2 * lines((size_t)kv->g * kv->dk))
 	                    * sizeof(float);
 }
 
-void kvdec_regions(const struct mha_kvdec *kv, int j, const float **k, size_t *kfloats,
-                   const float **v, size_t *vfloats)
+int kvdec_regions(const struct mha_kvdec *kv, int j, const float **start, size_t *floats)
 {
-	int keys = kv->lanes ? (kv->len + kv->lanes - 1) / kv->lanes * kv->lanes : kv->len;
-	*k = kv->k + (size_t)j * kv->kstride;
-	*kfloats = (size_t)keys * kv->dk;
-	*v = kv->v + (size_t)j * vstride(kv);
-	*vfloats = (size_t)kv->len * kv->dk;
+	const int full = kv->len / kv->bc, rest = kv->len % kv->bc, dk = kv->dk;
+	int n = 0;
+	if (full) {
+		start[n] = page(kv, j, 0);
+		floats[n++] = (size_t)full * page_floats(kv);
+	}
+	if (rest) {
+		/* the last page: its K up to len in whole panels, its V rows */
+		int keys = kv->lanes ? (rest + kv->lanes - 1) / kv->lanes * kv->lanes : rest;
+		start[n] = page(kv, j, full);
+		floats[n++] = (size_t)keys * dk;
+		start[n] = page(kv, j, full) + (size_t)kv->bc * dk;
+		floats[n++] = (size_t)rest * dk;
+	}
+	return n;
 }

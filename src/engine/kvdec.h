@@ -7,9 +7,9 @@
 
 #include "engine.h"
 
-/* The floats kv head j's step reads: K (its panels up to len, rounded to
- * a whole panel) and V (len rows), each contiguous. */
-void kvdec_regions(const struct mha_kvdec *kv, int j, const float **k, size_t *kfloats,
-                   const float **v, size_t *vfloats);
+/* The floats kv head j's step reads, as at most 3 contiguous regions
+ * (start[i], floats[i]): its full pages, then the last page's K (whole
+ * panels up to len) and V rows. Returns how many. */
+int kvdec_regions(const struct mha_kvdec *kv, int j, const float **start, size_t *floats);
 
 #endif

@@ -290,9 +290,11 @@ static void test_the_speed_measurement_reports_what_it_measured(void **state)
 	assert_true(s.bytes == 2.0 * 2 * 16 * 100 * 4);
 	/* 25,600 bytes a layer: 4 layers make the 100 KiB asked */
 	assert_int_equal(s.layers, 4);
+	assert_true(s.working_set == 4 * s.bytes);
 	assert_true(s.flops == 4.0 * 4 * 16 * 100 + 5.0 * 4 * 100);
 	for (int i = 0; i < 3; i++) {
 		assert_true(s.step_ms[i] > 0 && s.gbs[i] > 0 && s.stream_gbs[i] > 0 && s.ratio[i] > 0);
+		assert_true(s.step_cpu_ms[i] >= 0 && s.ratio_cpu[i] >= 0);
 		if (i)
 			assert_true(s.step_ms[i] >= s.step_ms[i - 1] && s.ratio[i] >= s.ratio[i - 1]);
 	}
