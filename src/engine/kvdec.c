@@ -13,10 +13,10 @@
  * block's K panels followed by its V rows, one kv head's pages after the
  * other: a step reads one sequential stream per kv head, which the
  * prefetchers (the hardware's and the kernels') follow from the keys into
- * the values and on into the next page, as a streaming read does; with K
- * and V apart the step reached 0.6 of the streaming read's bandwidth at 4
- * query heads per kv head, 0.8 in pages (doc/PERFORMANCE.md). dk off the
- * kernels' lanes: plain loops, K stored in rows. Nothing here allocates after mha_kvdec_create, and no
+ * the values and on into the next page, as a streaming read does (against
+ * K and V in two arrays, measured under load: the same within the spread,
+ * doc/PERFORMANCE.md). dk off the kernels' lanes: plain loops, K stored in
+ * rows. Nothing here allocates after mha_kvdec_create, and no
  * threads: one step's work at batch 1 is one pass over the cache.
  * The core's mha_decoder (decode.c) is the reference it is tested against.
  */
