@@ -36,6 +36,12 @@ const char cli_usage[] =
 	"  mha-tui --ablate TASK [--d-model D] [--seeds S] [--steps N]\n"
 	"                                   train h = 1, 2, 4, ... d_model heads (Table 3 row A)\n"
 	"                                   tasks: previous first duplicate multi induction\n"
+	"  mha-tui --train lm [--corpus DIR] [--steps N] [--seed S] [--save FILE]\n"
+	"  mha-tui --eval [--model FILE] [--corpus DIR]\n"
+	"                                   the language model: train it on WordNet's glosses;\n"
+	"                                   its held-out loss beside baselines, and its heads\n"
+	"  mha-tui --dump json --text \"WORDS\" --model [FILE]\n"
+	"                                   a sentence through it: tokens, layers, top-5 next\n"
 	"  mha-tui --help | --version\n"
 	"\n"
 	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
@@ -61,6 +67,8 @@ const char cli_usage[] =
 	"                     tree, the installed data dir)\n"
 	"  --no-color         monochrome screen (also when NO_COLOR is set)\n"
 	"  --no-mouse         leave the mouse to the terminal (to select text)\n"
+	"  --model [FILE]     the language model (default the shipped one; $MHA_TUI_MODEL)\n"
+	"  --corpus DIR       WordNet 3.0's data files (default /usr/share/wordnet)\n"
 	"\n"
 	"exit status: 0 success, 1 failure (bad lesson or session file), 2 usage error\n";
 
@@ -104,6 +112,7 @@ static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
 static int parse_train_flag(const char *name, const char *val, struct cli *out,
                             char *msg, size_t len);
 static int check_train_flags(struct cli *out, char *msg, size_t len);
+static int check_lm_flags(const struct cli *out, char *msg, size_t len);
 
 struct flag {
 	const char *name;
@@ -124,6 +133,8 @@ static const struct flag flags[] = {
 	{ "--grad", false, false }, { "--train", true, false }, { "--ablate", true, false },
 	{ "--layers", true, false }, { "--steps", true, false }, { "--save", true, false },
 	{ "--seeds", true, false },
+	{ "--model", false, false }, { "--corpus", true, false }, { "--eval", false, false },
+	{ "--vocab", true, false },
 };
 
 static const struct flag *flag_find(const char *name, size_t name_len)
@@ -233,7 +244,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			} else {
 				return usage_error(msg, len, "%s needs a value%s: see mha-tui --help", f->name, "");
 			}
-		} else if (eq && strcmp(f->name, "--check-lessons") != 0) {
+		} else if (eq && strcmp(f->name, "--check-lessons") != 0 && strcmp(f->name, "--model") != 0) {
 			return usage_error(msg, len, "%s takes no value (got '%.40s')", f->name, eq + 1);
 		}
 
@@ -288,7 +299,28 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 				out->check_dir = eq + 1;
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
 				out->check_dir = argv[++i];
+		} else if (!strcmp(name, "--model")) { /* FILE is optional: the shipped model without it */
+			out->lm.model_given = true;
+			if (eq)
+				out->lm.model = eq + 1;
+			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
+				out->lm.model = argv[++i];
+			if (out->lm.model && !out->lm.model[0])
+				return usage_error(msg, len, "--model needs a FILE after '='%s%s (or no value: the "
+				                   "shipped model)", "", "");
+		} else if (!strcmp(name, "--corpus")) {
+			out->lm.corpus = val;
+		} else if (!strcmp(name, "--vocab")) {
+			rc = parse_int(name, val, 3, 16384, &out->lm.vocab, msg, len);
+		} else if (!strcmp(name, "--eval")) {
+			if (out->mode != CLI_TUI)
+				return usage_error(msg, len, "--eval cannot be combined with --dump, --train, --export "
+				                   "or --check-lessons%s%s", "", "");
+			out->mode = CLI_EVAL;
+			out->lm.eval = true;
 		}
+		if (f->config && strcmp(name, "--text") != 0 && !out->lm.other)
+			out->lm.other = f->name;
 		if (!rc)
 			rc = parse_train_flag(name, val, out, msg, len);
 		if (rc)
@@ -315,8 +347,12 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
 	int rc = check_train_flags(out, msg, len);
-	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE)
-		return rc; /* training checks its own shape (train_shape_check); cfg stays valid */
+	if (!rc)
+		rc = check_lm_flags(out, msg, len);
+	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE || out->mode == CLI_EVAL ||
+	    out->lm.model_given)
+		return rc; /* training checks its own shape (train_shape_check); cfg stays valid;
+		            * the language model has its own shape, and its tokenizer reads --text */
 	return finish_config(&gv, out, msg, len);
 }
 
@@ -340,13 +376,49 @@ static int parse_train_flag(const char *name, const char *val, struct cli *out,
 	else if (!strcmp(name, "--seeds"))   return parse_int(name, val, 1, 100, &t->seeds, msg, len);
 	else if (!strcmp(name, "--save"))    t->save = val;
 	else if (!strcmp(name, "--train") || !strcmp(name, "--ablate")) {
-		if (!train_task_find(val))
+		if (!strcmp(name, "--train") && !strcmp(val, "lm")) {
+			/* the language model: no toy task behind it */
+		} else if (!train_task_find(val))
 			return usage_error(msg, len, "%s '%.40s' is not a task: allowed previous, first, "
-			                   "duplicate, multi, induction", name, val);
+			                   "duplicate, multi, induction (--train also lm)", name, val);
 		if (t->task)
 			return usage_error(msg, len, "%s %.40s: give one --train or --ablate", name, val);
 		t->task = val;
 		out->mode = name[2] == 't' ? CLI_TRAIN : CLI_ABLATE;
+	}
+	return 0;
+}
+
+/* The language model's flags: --corpus with --train lm or --eval; --vocab
+ * with --train lm; --model with --eval or --dump json --text, and then no
+ * configuration flag but --text (the model has its own shape). */
+static int check_lm_flags(const struct cli *out, char *msg, size_t len)
+{
+	const struct cli_lm *lm = &out->lm;
+	bool train_lm = out->mode == CLI_TRAIN && !strcmp(out->train.task, "lm");
+	if (lm->eval && out->mode != CLI_EVAL)
+		return usage_error(msg, len, "--eval cannot be combined with --dump, --train, --export "
+		                   "or --check-lessons%s%s", "", "");
+	if (lm->corpus && !train_lm && out->mode != CLI_EVAL)
+		return usage_error(msg, len, "--corpus %.60s goes with --train lm or --eval%s", lm->corpus, "");
+	if (lm->vocab && !train_lm)
+		return usage_error(msg, len, "--vocab goes with --train lm%s%s", "", "");
+	if (train_lm && (out->train.seeds || lm->model_given))
+		return usage_error(msg, len, "--train lm takes --corpus, --steps, --seed, --save, --vocab, "
+		                   "--d-model, --heads, --layers%s%s", "", "");
+	if (out->mode == CLI_EVAL && (out->config_given || out->load || out->lesson || out->train.save))
+		return usage_error(msg, len, "--eval takes --model [FILE] and --corpus DIR only%s%s", "", "");
+	if (lm->model_given && out->mode != CLI_EVAL && out->mode != CLI_DUMP)
+		return usage_error(msg, len, "--model goes with --eval, or with --dump json --text \"WORDS\"%s%s", "", "");
+	if (lm->model_given && out->mode == CLI_DUMP) {
+		if (!out->text)
+			return usage_error(msg, len, "--dump json --model needs --text \"WORDS\": the sentence "
+			                   "to run through the model%s%s", "", "");
+		if (lm->other)
+			return usage_error(msg, len, "%s is not for the language model: it has its own shape; "
+			                   "give --text \"WORDS\" and --model [FILE] only%s", lm->other, "");
+		if (out->load || out->grad)
+			return usage_error(msg, len, "--model cannot be combined with %s%s", out->load ? "--load" : "--grad", "");
 	}
 	return 0;
 }

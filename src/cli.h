@@ -11,7 +11,7 @@
 #include "mha.h"
 
 enum cli_mode { CLI_TUI, CLI_DUMP, CLI_CHECK_LESSONS, CLI_HELP, CLI_VERSION,
-                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT };
+                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT, CLI_EVAL };
 
 struct cli {
 	enum cli_mode mode;
@@ -34,6 +34,14 @@ struct cli {
 		bool seed_given;     /* --seed was given (cfg.seed holds it) */
 		const char *other_config; /* the first other configuration flag given, or NULL */
 	} train;
+	struct cli_lm {          /* the language model (doc/LANGUAGE_MODEL.md) */
+		bool eval;           /* --eval given */
+		bool model_given;    /* --model [FILE]: the model, not the workbench's weights */
+		const char *model;   /* FILE, or NULL: the shipped one */
+		const char *corpus;  /* --corpus DIR (--train lm, --eval), or NULL: /usr/share/wordnet */
+		int vocab;           /* --vocab V (--train lm); 0: its default */
+		const char *other;   /* the first configuration flag given other than --text, or NULL */
+	} lm;
 	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
 	const char *export_format; /* --export FORMAT FILE: "py", "svg" or "txt" */
 	const char *export_file;   /*   FILE ("-": standard output) */

@@ -17,7 +17,7 @@ static void put_float(FILE *f, float v)
 }
 
 /* A (rows, cols) row-major block with row stride ld, as an array of rows. */
-static void put_matrix(FILE *f, const float *p, int rows, int cols, int ld)
+void dump_put_matrix(FILE *f, const float *p, int rows, int cols, int ld)
 {
 	fputc('[', f);
 	for (int r = 0; r < rows; r++) {
@@ -32,7 +32,7 @@ static void put_matrix(FILE *f, const float *p, int rows, int cols, int ld)
 	fputc(']', f);
 }
 
-static void put_string(FILE *f, const char *s)
+void dump_put_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -76,7 +76,7 @@ static void put_biases(FILE *f, const struct mha_config *c, const struct mha_wei
 	for (int k = 0; k < MHA_BIASES; k++) {
 		struct mha_bias b = mha_bias(w, c, k);
 		fprintf(f, ",\n\"%s\": ", b.key);
-		put_matrix(f, b.p, 1, b.len, b.len);
+		dump_put_matrix(f, b.p, 1, b.len, b.len);
 	}
 }
 
@@ -151,7 +151,7 @@ static void put_tensor(FILE *f, const struct mha_config *c, const struct mha_wei
 {
 	struct mha_shape s = mha_tensor_shape(c, t);
 	fprintf(f, ",\n\"%s\": ", mha_tensor_info(t)->key);
-	put_matrix(f, mha_tensor_data(w, a, t), s.rows, s.cols, s.cols);
+	dump_put_matrix(f, mha_tensor_data(w, a, t), s.rows, s.cols, s.cols);
 }
 
 static void put_heads(FILE *f, const struct mha_config *c, const struct mha_acts *a)
@@ -161,11 +161,11 @@ static void put_heads(FILE *f, const struct mha_config *c, const struct mha_acts
 	for (int i = 0; i < c->h; i++) {
 		fprintf(f, "%s{\"head\": %d, \"kv_head\": %d, \"on\": %s, \"scores\": ", i ? ",\n " : "",
 		        i, mha_kv_head(c, i), c->head_off[i] ? "false" : "true");
-		put_matrix(f, a->scores + i * nn, c->n, c->n, c->n);
+		dump_put_matrix(f, a->scores + i * nn, c->n, c->n, c->n);
 		fputs(",\n  \"weights\": ", f);
-		put_matrix(f, a->weights + i * nn, c->n, c->n, c->n);
+		dump_put_matrix(f, a->weights + i * nn, c->n, c->n, c->n);
 		fputs(",\n  \"output\": ", f);
-		put_matrix(f, a->heads + i * ndk, c->n, c->dk, c->dk);
+		dump_put_matrix(f, a->heads + i * ndk, c->n, c->dk, c->dk);
 		fputs(",\n  \"dead_rows\": [", f);
 		int first = 1;
 		for (int r = 0; r < c->n; r++) {
@@ -197,7 +197,7 @@ int dump_json_grad(FILE *f, const struct mha_config *c, const struct mha_weights
 	for (int i = 0; i < c->n; i++) {
 		if (i)
 			fputs(", ", f);
-		put_string(f, w->labels[i]);
+		dump_put_string(f, w->labels[i]);
 	}
 	fputs("],\n", f);
 	put_counts(f, c);
@@ -229,14 +229,14 @@ static void put_grad(FILE *f, const struct mha_config *c, const struct mha_weigh
 	for (size_t t = 0; t < sizeof inputs / sizeof inputs[0]; t++) {
 		struct mha_shape s = mha_tensor_shape(c, inputs[t]);
 		fprintf(f, "%s\"%s\": ", t ? ",\n  " : "", mha_tensor_info(inputs[t])->key);
-		put_matrix(f, data[t], s.rows, s.cols, s.cols);
+		dump_put_matrix(f, data[t], s.rows, s.cols, s.cols);
 	}
 	const float *bias[MHA_BIASES] = { g->bq, g->bk, g->bv, g->bo };
 	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
 		/* one-row matrices, as the forward's b_Q ... */
 		struct mha_bias b = mha_bias(w, c, k); /* its key and length */
 		fprintf(f, ",\n  \"%s\": ", b.key);
-		put_matrix(f, bias[k], 1, b.len, b.len);
+		dump_put_matrix(f, bias[k], 1, b.len, b.len);
 	}
 	fputc('}', f);
 }

@@ -1,6 +1,6 @@
 /*
  * dump.h - the whole computation as one JSON object (mha-tui --dump json).
- * Every key is described in doc/DUMP.md (tests/core/check_dump.py fails
+ * Every key is described in doc/DUMP.md (tests/cli/check_dump.py fails
  * on one it does not name).
  */
 #ifndef DUMP_H
@@ -21,5 +21,11 @@ int dump_json(FILE *f, const struct mha_config *c, const struct mha_weights *w,
  * forward's "X", "W_Q", ..., "b_Q", ... */
 int dump_json_grad(FILE *f, const struct mha_config *c, const struct mha_weights *w,
                    const struct mha_acts *a, const struct mha_grads *g);
+
+/* The pieces the dumps share: a float matrix (rows, cols; row stride ld)
+ * as an array of rows (%.9g), a string with quotes, backslashes and
+ * control bytes escaped. */
+void dump_put_matrix(FILE *f, const float *p, int rows, int cols, int ld);
+void dump_put_string(FILE *f, const char *s);
 
 #endif

@@ -19,6 +19,8 @@
 #include "dump.h"
 #include "export.h"
 #include "export_key.h"
+#include "lm_command.h"
+#include "lm_dump.h"
 #include "mha.h"
 #include "report.h"
 #include "session.h"
@@ -104,8 +106,12 @@ static int stdout_failed(void)
 	return fail(1, msg);
 }
 
+static int run_lm(const struct cli *cl);
+
 static int run_dump(const struct cli *cl)
 {
+	if (cl->lm.model_given)
+		return lm_dump_command(cl->lm.model, cl->text, stdout, stderr);
 	struct mha_config c;
 	struct mha_weights w;
 	struct mha_acts a;
@@ -270,6 +276,8 @@ int main(int argc, char **argv)
 	case CLI_TRAIN:
 	case CLI_ABLATE:
 		return flushed(run_training(&cl));
+	case CLI_EVAL:
+		return flushed(run_lm(&cl));
 	case CLI_TUI:
 		break;
 	}
@@ -289,9 +297,30 @@ static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w
 	return rc;
 }
 
+/* The language model's request from the flags (doc/LANGUAGE_MODEL.md). */
+static struct lm_request lm_request_of(const struct cli *cl)
+{
+	struct lm_request rq = {
+		.corpus = cl->lm.corpus, .model = cl->lm.model, .save = cl->train.save,
+		.layers = cl->train.layers, .d_model = cl->train.d_model, .heads = cl->train.heads,
+		.steps = cl->train.steps, .vocab = cl->lm.vocab,
+		.seed = cl->train.seed_given ? cl->cfg.seed : 1, .threads = 1,
+	};
+	return rq;
+}
+
+/* --train lm / --eval: headless. */
+static int run_lm(const struct cli *cl)
+{
+	struct lm_request rq = lm_request_of(cl);
+	return cl->mode == CLI_EVAL ? lm_eval_command(&rq, stdout, stderr) : lm_train_command(&rq, stdout, stderr);
+}
+
 /* --train TASK / --ablate TASK: headless, see doc/TRAINING.md. */
 static int run_training(const struct cli *cl)
 {
+	if (cl->mode == CLI_TRAIN && !strcmp(cl->train.task, "lm"))
+		return run_lm(cl);
 	struct train_request rq = {
 		.task = cl->train.task, .layers = cl->train.layers, .d_model = cl->train.d_model,
 		.heads = cl->train.heads, .steps = cl->train.steps, .seeds = cl->train.seeds,

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 . tools/need-packages.sh
 # shellcheck disable=SC2086 # the lists are words
 case "${1:-build}" in
-build) need_packages $build_packages ;;
-test) need_packages $build_packages $test_packages ;;
+build) need_packages $build_packages $run_packages ;;
+test) need_packages $build_packages $run_packages $test_packages ;;
 *) echo "usage: sh tools/deps.sh [build|test]" >&2; exit 2 ;;
 esac

@@ -7,13 +7,16 @@
 
 # What building mha-tui needs (tools/run): compiler, meson, ncurses, OpenBLAS.
 build_packages="meson ninja-build gcc pkg-config libncurses-dev libopenblas-dev"
+# What it reads at run time (tools/run too): WordNet 3.0's glosses, the
+# language model's corpus (mha-tui --eval, --train lm; doc/LANGUAGE_MODEL.md).
+run_packages="wordnet-base"
 # What the test suite adds (tools/test): cmocka, libvterm for the
 # pseudo-terminal suite, tmux for the end-to-end suite, python3 for the
-# dump checker.
+# dump checker. (The tests read wordnet-base's files too: run_packages.)
 test_packages="libcmocka-dev libvterm-dev tmux python3"
 # Everything, for the scripts that build the test suite (sanitize.sh, fuzz.sh).
 # shellcheck disable=SC2034 # used by the scripts that source this
-project_packages="$build_packages $test_packages"
+project_packages="$build_packages $run_packages $test_packages"
 
 need_packages() {
 	missing=""

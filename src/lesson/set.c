@@ -7,6 +7,7 @@
 #include "lesson_int.h"
 
 #include "config.h"
+#include "datadir.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -179,29 +180,6 @@ static void tried(char *msg, size_t len, const char *what, const char *why)
 		snprintf(msg + at, len - at, "%s%.1000s (%.200s)", at ? "; " : "", what, why);
 }
 
-/* The program runs from a meson build directory: build.ninja sits beside
- * the executable or a few levels up (tests live in build/tests/...). */
-static bool from_build_dir(void)
-{
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	for (int up = 0; up < 4; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash)
-			return false;
-		*slash = '\0';
-		char probe[4200];
-		struct stat st;
-		snprintf(probe, sizeof probe, "%s/build.ninja", exe);
-		if (stat(probe, &st) == 0)
-			return true;
-	}
-	return false;
-}
-
 int lesson_dir_search(const char *flag, const char *env, const char *source, bool use_source,
                        const char *install, char *out, size_t outlen, char *msg, size_t len)
 {
@@ -237,7 +215,7 @@ int lesson_dir_search(const char *flag, const char *env, const char *source, boo
 int lesson_find_dir(const char *flag_dir, char *out, size_t outlen, char *msg, size_t len)
 {
 	return lesson_dir_search(flag_dir, getenv("MHA_TUI_LESSONS"), MHA_LESSONS_SOURCE_DIR,
-	                          from_build_dir(), MHA_LESSONS_INSTALL_DIR, out, outlen, msg, len);
+	                          datadir_from_build(), MHA_LESSONS_INSTALL_DIR, out, outlen, msg, len);
 }
 
 static bool is_dir(const char *path)

@@ -45,4 +45,15 @@ typedef void (*train_probe_fn)(void *ctx, int layer, int head, const float *p, i
 bool train_probe_each(const struct train_model *m, train_probe_fn fn, void *ctx);
 void train_probe_sample(int n, int vocab, uint64_t *rng, int *tokens, int *targets);
 
+/* One AdamW step (o's betas, eps and weight decay; learning rate lr) on
+ * params with the moments am, av, after clipping grad's global norm at 1
+ * (train_clip_factor: the factor that does it). step counts from 1. The
+ * toy tasks' trainer and the language model's share it. */
+float train_clip_factor(const float *grad, size_t np);
+void train_adamw_update(float *params, const float *grad, float *am, float *av, size_t np, long step,
+                        const struct train_options *o, float lr);
+
+/* "heads_off COUNT l i l i ...\n", the model files' line (both versions) */
+void train_heads_off_write(FILE *f, const struct train_model *m);
+
 #endif

@@ -48,6 +48,20 @@ static int tensors(const struct train_model *m, struct tensor_ref *t)
 	return k;
 }
 
+void train_heads_off_write(FILE *f, const struct train_model *m)
+{
+	int off = 0;
+	for (int l = 0; l < m->s.layers; l++)
+		for (int i = 0; i < m->s.h; i++)
+			off += m->head_off[l][i];
+	fprintf(f, "heads_off %d", off);
+	for (int l = 0; l < m->s.layers; l++)
+		for (int i = 0; i < m->s.h; i++)
+			if (m->head_off[l][i])
+				fprintf(f, " %d %d", l, i);
+	fputc('\n', f);
+}
+
 int train_model_save(const struct train_model *m, const struct train_task *task,
                      const char *path, char *msg, size_t len)
 {
@@ -65,16 +79,7 @@ int train_model_save(const struct train_model *m, const struct train_task *task,
 	fprintf(f, "mha-tui model 1\ntask %s\nshape layers %d d_model %d heads %d d_k %d vocab %d "
 	        "classes %d tokens %d\n", task->name, s->layers, s->d, s->h, s->dk, s->vocab,
 	        s->classes, s->n);
-	int off = 0;
-	for (int l = 0; l < s->layers; l++)
-		for (int i = 0; i < s->h; i++)
-			off += m->head_off[l][i];
-	fprintf(f, "heads_off %d", off);
-	for (int l = 0; l < s->layers; l++)
-		for (int i = 0; i < s->h; i++)
-			if (m->head_off[l][i])
-				fprintf(f, " %d %d", l, i);
-	fputc('\n', f);
+	train_heads_off_write(f, m);
 	struct tensor_ref t[2 + 4 * TRAIN_MAX_LAYERS + 1];
 	int nt = tensors(m, t);
 	for (int k = 0; k < nt; k++) {

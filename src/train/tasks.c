@@ -142,6 +142,11 @@ struct train_shape train_task_shape(const struct train_task *t, int layers, int 
 
 enum mha_status train_shape_check(const struct train_shape *s, char *msg, size_t len)
 {
+	return train_shape_check_limit(s, TRAIN_MAX_VOCAB, msg, len);
+}
+
+enum mha_status train_shape_check_limit(const struct train_shape *s, int max_vocab, char *msg, size_t len)
+{
 	struct mha_config c = mha_config_default();
 	c.n = s->n; c.d = s->d; c.h = s->h; c.g = s->h; c.dk = s->dk; c.causal = true;
 	if (s->layers < 1 || s->layers > TRAIN_MAX_LAYERS) {
@@ -157,9 +162,9 @@ enum mha_status train_shape_check(const struct train_shape *s, char *msg, size_t
 		         s->h, s->d);
 		return MHA_EINVAL;
 	}
-	if (s->vocab < 1 || s->vocab > TRAIN_MAX_VOCAB || s->classes < 1 || s->classes > TRAIN_MAX_VOCAB) {
+	if (s->vocab < 1 || s->vocab > max_vocab || s->classes < 1 || s->classes > max_vocab) {
 		snprintf(msg, len, "vocabulary %d or classes %d out of range 1..%d", s->vocab, s->classes,
-		         TRAIN_MAX_VOCAB);
+		         max_vocab);
 		return MHA_EINVAL;
 	}
 	return mha_config_check(&c, msg, len);

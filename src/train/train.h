@@ -91,6 +91,8 @@ struct train_shape {
 struct train_shape train_task_shape(const struct train_task *t, int layers, int d, int h);
 /* MHA_OK or MHA_EINVAL with a message naming what is out of range. */
 enum mha_status train_shape_check(const struct train_shape *s, char *msg, size_t len);
+/* The same with another vocabulary limit (the language model's, lm.h). */
+enum mha_status train_shape_check_limit(const struct train_shape *s, int max_vocab, char *msg, size_t len);
 
 struct train_model {
 	struct train_shape s;

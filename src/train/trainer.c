@@ -198,21 +198,35 @@ void trainer_step(struct trainer *tr, struct train_stats *st)
 		for (int i = 0; i < m->s.h; i++)
 			tr->head_norm[l * MHA_MAX_HEADS + i] = train_head_slice_norm(&g, l, i);
 
-	// clip the global norm at 1, then AdamW (decoupled weight decay)
+	tr->step++;
+	train_adamw_update(m->params, tr->grad, tr->adam_m, tr->adam_v, np, tr->step, &tr->o, tr->o.lr);
+}
+
+float train_clip_factor(const float *grad, size_t np)
+{
+	// clip the global norm at 1: every element times min(1, 1 / ||g||)
 	double norm = 0;
 	for (size_t e = 0; e < np; e++)
-		norm += (double)tr->grad[e] * tr->grad[e];
+		norm += (double)grad[e] * grad[e];
 	norm = sqrt(norm);
-	float clip = norm > 1.0 ? (float)(1.0 / norm) : 1.0f;
-	tr->step++;
-	const float b1 = tr->o.beta1, b2 = tr->o.beta2, lr = tr->o.lr, wd = tr->o.weight_decay;
-	const float c1 = 1.0f - powf(b1, (float)tr->step), c2 = 1.0f - powf(b2, (float)tr->step);
+	return norm > 1.0 ? (float)(1.0 / norm) : 1.0f;
+}
+
+void train_adamw_update(float *params, const float *grad, float *am, float *av, size_t np, long step,
+                        const struct train_options *o, float lr)
+{
+	const float clip = train_clip_factor(grad, np);
+	// AdamW, decoupled weight decay:
+	//   m = b1 m + (1 - b1) g,  v = b2 v + (1 - b2) g^2,  mh = m / (1 - b1^t),  vh = v / (1 - b2^t)
+	//   p -= lr (mh / (sqrt(vh) + eps) + wd p)
+	const float b1 = o->beta1, b2 = o->beta2, wd = o->weight_decay;
+	const float c1 = 1.0f - powf(b1, (float)step), c2 = 1.0f - powf(b2, (float)step);
 	for (size_t e = 0; e < np; e++) {
-		float gr = tr->grad[e] * clip;
-		tr->adam_m[e] = b1 * tr->adam_m[e] + (1.0f - b1) * gr;
-		tr->adam_v[e] = b2 * tr->adam_v[e] + (1.0f - b2) * gr * gr;
-		float mh = tr->adam_m[e] / c1, vh = tr->adam_v[e] / c2;
-		m->params[e] -= lr * (mh / (sqrtf(vh) + tr->o.eps) + wd * m->params[e]);
+		float gr = grad[e] * clip;
+		am[e] = b1 * am[e] + (1.0f - b1) * gr;
+		av[e] = b2 * av[e] + (1.0f - b2) * gr * gr;
+		float mh = am[e] / c1, vh = av[e] / c2;
+		params[e] -= lr * (mh / (sqrtf(vh) + o->eps) + wd * params[e]);
 	}
 }
 

@@ -5,7 +5,7 @@
  * save that splits hard links says so (status line; the exit message is
  * tui.c's, from the count checked here); a second instance never takes
  * a name that exists. Deliberately not here: the
- * checks made before the save starts (tests/core/test_store_files.c,
+ * checks made before the save starts (tests/store/test_store_files.c,
  * tests/tui/test_app.c).
  */
 #define _GNU_SOURCE /* renameat2, to probe the filesystem */

@@ -77,17 +77,7 @@ enum { RUNS = 20, BUDGET = 300, POOL_MAX = 4096, KEYS_MAX = 64, SCREEN_MAX = 64 
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-blind-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 /* xorshift64: the same runs every time. */
 static uint64_t rng_state;
@@ -170,19 +160,6 @@ static struct alphabet alphabet_at(int li, int si)
 	return a;
 }
 
-static void press(struct app *app, int key)
-{
-	unsigned f = app_key(app, key);
-	if (f & APP_RECOMPUTE)
-		app_recompute(app);
-}
-
-static void type(struct app *app, const char *s)
-{
-	for (; *s; s++)
-		press(app, *s == '\n' ? '\r' : (unsigned char)*s);
-}
-
 /* Round numbers a blind learner types into a value or factor prompt. */
 static const char *const values[] = {
 	"0", "1", "2", "3", "4", "5", "8", "10", "-1", "-2", "-3", "-5", "-10", "0.5", "0.1", "0.25", "-0.5",
@@ -213,7 +190,7 @@ static bool blind_run(int li, int si, const struct alphabet *a, uint64_t seed)
 		if (pick < (unsigned)a->n) {
 			int times = 1 + (int)rnd(12);
 			for (int t = 0; t < times && !met && used < BUDGET; t++, used++) {
-				press(app, a->keys[pick]);
+				tui_check_press(app, a->keys[pick]);
 				met = goal_met(app);
 			}
 			continue;
@@ -223,10 +200,10 @@ static bool blind_run(int li, int si, const struct alphabet *a, uint64_t seed)
 		int tabs = edit ? 0 : (int)rnd(3);
 		snprintf(line, sizeof line, "%c%.*s%s%s\n", edit ? '\r' : '*', tabs, "\t\t",
 		         !edit && rnd(4) == 0 ? "=" : "", values[rnd(sizeof values / sizeof *values)]);
-		type(app, line);
+		tui_check_keys(app, line);
 		used += (int)strlen(line);
 		if (app->mode != MODE_WORKBENCH)
-			type(app, "\033"); /* a refused line: Esc, back to the workbench */
+			tui_check_keys(app, "\033"); /* a refused line: Esc, back to the workbench */
 		met = goal_met(app);
 	}
 	tui_check_close(app);
@@ -295,12 +272,9 @@ static void step_text(const struct lesson_set *s, int li, int si, const char *ke
                       size_t len)
 {
 	struct app *app = tui_check_open_at(s, li, si);
-	type(app, keys);
-	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
+	tui_check_keys(app, keys);
 	app->now_ms = 1000000;
-	draw_screen(app, 24, 80);
-	vscreen_text(text, len);
-	vscreen_close();
+	snprintf(text, len, "%s", tui_check_screen(app, 24, 80, false));
 	tui_check_close(app);
 }
 

@@ -19,10 +19,8 @@
 
 #include "counts_view.h"
 #include "theme.h"
+#include "vscreen.h"
 #include "tui_check.h"
-
-static FILE *tty_in, *tty_out;
-static SCREEN *scr;
 
 /* One 40x120 screen for the whole group: the panel draws, the tests read. */
 static int screen_setup(void **state)
@@ -30,24 +28,13 @@ static int screen_setup(void **state)
 	(void)state;
 	if (!setlocale(LC_CTYPE, "C.UTF-8"))
 		return -1;
-	unsetenv("LINES"); /* they would pin the size */
-	unsetenv("COLUMNS");
-	tty_in = fopen("/dev/null", "r");
-	tty_out = fopen("/dev/null", "w");
-	if (!tty_in || !tty_out || !(scr = newterm("xterm-256color", tty_out, tty_in)))
-		return -1;
-	resize_term(40, 120);
-	theme_init(false);
-	return 0;
+	return vscreen_open(40, 120, "xterm-256color", false);
 }
 
 static int screen_teardown(void **state)
 {
 	(void)state;
-	endwin();
-	delscreen(scr);
-	fclose(tty_in);
-	fclose(tty_out);
+	vscreen_close();
 	return 0;
 }
 

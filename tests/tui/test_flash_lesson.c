@@ -37,38 +37,17 @@ enum { SCREEN_MAX = 64 * 1024 };
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-flash-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
-
-static void press(struct app *app, int key)
-{
-	if (app_key(app, key) & APP_RECOMPUTE)
-		app_recompute(app);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 static const char *screen(struct app *app, int rows, int cols)
 {
-	static char text[SCREEN_MAX];
-	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
-	draw_screen(app, rows, cols);
-	vscreen_text(text, sizeof text);
-	vscreen_close();
-	return text;
+	return tui_check_screen(app, rows, cols, false);
 }
 
 /* Mark the steps before si of lesson li that predict a tile as done, as a
  * learner who answered them has them: a later step's view hides what an
- * unanswered earlier prediction asks (test_gaming_recent.c checks that). */
+ * unanswered earlier prediction asks (test_gaming_lessons_11_14_15.c checks that). */
 static void pass_earlier(struct app *app, int li, int si)
 {
 	const struct lesson *l = &set.lessons[li];
@@ -118,8 +97,8 @@ static void check_live_step(int li, int si)
 	/* m is one of the scores on S by its nature; the others are on no line */
 	if (q->flash->qty != LESSON_FLASH_M && strstr(text, want))
 		fail_msg("%s: the answer %s shows before it is given:\n%s", why, want, text);
-	press(app, KEY_RIGHT);
-	press(app, KEY_END);
+	tui_check_press(app, KEY_RIGHT);
+	tui_check_press(app, KEY_END);
 	assert_int_equal(flash_view_step(app), hidden - 1);
 	for (int i = 0; i < q->nfeedback; i++) {
 		answer(app, lesson_flash_value(q->flash, &app->learn.run.live, q->feedback[i].slip));
@@ -133,11 +112,11 @@ static void check_live_step(int li, int si)
 	assert_true(app->learn.run.answer_right);
 	assert_true(app->learn.run.met);
 	assert_int_equal(flash_view_hidden_step(app), -1);
-	press(app, KEY_RIGHT);
+	tui_check_press(app, KEY_RIGHT);
 	assert_int_equal(flash_view_step(app), hidden);
 	/* no further: the later steps answer the next questions; nor other tiles */
-	press(app, KEY_RIGHT);
-	press(app, KEY_END);
+	tui_check_press(app, KEY_RIGHT);
+	tui_check_press(app, KEY_END);
 	tui_check_keys(app, "}]L");
 	assert_int_equal(flash_view_step(app), hidden);
 	text = screen(app, 24, 80);

@@ -32,7 +32,7 @@
 
 enum { SCREEN_MAX = 64 * 1024 };
 
-static char screen[SCREEN_MAX];
+static const char *screen;
 
 /* ---- the grid ---- */
 
@@ -111,13 +111,8 @@ static void test_empty_regions_and_regions_past_the_limit_are_dropped(void **sta
  * kept), and keep the screen's text. */
 static void draw(struct app *app, int rows, int cols)
 {
-	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000; /* messages have expired: the status line names the cursor's cell */
-	struct body_layout b = draw_screen_hits(app, rows, cols, &app->hits);
-	app->heat_per_page = b.heat_per_page;
-	app->learn.scroll_max = b.pane_scroll_max;
-	vscreen_text(screen, sizeof screen);
-	vscreen_close();
+	screen = tui_check_screen(app, rows, cols, false);
 }
 
 /* Row and column of text on the screen last drawn (ASCII: the C locale). */

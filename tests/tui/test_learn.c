@@ -88,15 +88,6 @@ static void close_app(struct app *app)
 	free(app);
 }
 
-static void keys(struct app *app, const char *s)
-{
-	for (; *s; s++) {
-		unsigned f = app_key(app, *s == '\n' ? '\r' : (unsigned char)*s);
-		if (f & APP_RECOMPUTE)
-			app_recompute(app);
-	}
-}
-
 static const char *step_id(const struct app *app)
 {
 	return lesson_run_step(&app->learn.run)->id;
@@ -106,9 +97,9 @@ static const char *step_id(const struct app *app)
 static struct app *lesson1_at(const char *id)
 {
 	struct app *app = open_app(&set);
-	keys(app, "M1\n");
+	tui_check_keys(app, "M1\n");
 	while (app->learn.active && strcmp(step_id(app), id) != 0 && app->learn.run.step < 10)
-		keys(app, "n");
+		tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), id);
 	return app;
 }
@@ -131,11 +122,11 @@ static void test_the_menu_opens_lesson_one_on_its_own_bench(void **state)
 	struct app *app = open_app(&set);
 	assert_false(app->learn.active);
 	float x0 = app->w.x[0];
-	keys(app, "M");
+	tui_check_keys(app, "M");
 	assert_int_equal(app->mode, MODE_MENU);
-	keys(app, "j1"); /* Down, then the number picks lesson 1 again */
+	tui_check_keys(app, "j1"); /* Down, then the number picks lesson 1 again */
 	assert_int_equal(app->learn.menu_sel, 0);
-	keys(app, "\n");
+	tui_check_keys(app, "\n");
 	assert_int_not_equal(app->mode, MODE_MENU);
 	assert_true(app->learn.active);
 	assert_int_equal(app->learn.lesson, 0);
@@ -154,14 +145,14 @@ static void test_a_prompt_opened_from_the_menu_returns_to_it(void **state)
 {
 	(void)state;
 	struct app *app = open_app(&set);
-	keys(app, "M");
+	tui_check_keys(app, "M");
 	assert_int_equal(app->mode, MODE_MENU);
-	keys(app, "*"); /* not a menu key: the table's, on the cursor's X cell */
+	tui_check_keys(app, "*"); /* not a menu key: the table's, on the cursor's X cell */
 	assert_int_equal(app->mode, MODE_SCALE);
 	assert_int_equal(mode_base(app), MODE_MENU);
-	keys(app, "\033");
+	tui_check_keys(app, "\033");
 	assert_int_equal(app->mode, MODE_MENU);
-	keys(app, "\033");
+	tui_check_keys(app, "\033");
 	assert_int_equal(app->mode, MODE_WORKBENCH);
 	close_app(app);
 }
@@ -170,9 +161,9 @@ static void test_two_digits_pick_lesson_thirteen(void **state)
 {
 	(void)state;
 	struct app *app = open_app(&set);
-	keys(app, "M13");
+	tui_check_keys(app, "M13");
 	assert_int_equal(set.lessons[app->learn.menu_sel].number, 13);
-	keys(app, "\033"); /* Esc: the menu goes, nothing opened */
+	tui_check_keys(app, "\033"); /* Esc: the menu goes, nothing opened */
 	assert_int_not_equal(app->mode, MODE_MENU);
 	assert_false(app->learn.active);
 	close_app(app);
@@ -182,13 +173,13 @@ static void test_n_and_p_step_and_select_the_focused_stage(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("idea");
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), "scores");
 	assert_int_equal(app->stage, PIPELINE_SCORES);
-	keys(app, "1p");
+	tui_check_keys(app, "1p");
 	assert_string_equal(step_id(app), "idea");
 	assert_int_equal(app->stage, PIPELINE_PROJECTION);
-	keys(app, "p"); /* no step before the first */
+	tui_check_keys(app, "p"); /* no step before the first */
 	assert_string_equal(step_id(app), "idea");
 	close_app(app);
 }
@@ -200,18 +191,18 @@ static void test_only_a_right_answer_reveals_the_hidden_stage_and_meets_the_goal
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 0, 0));
 	assert_false(learn_hidden(app, MHA_T_SCORES, 0, 0, 0));
-	keys(app, "aabc\n"); /* not a number: refused, still hidden */
+	tui_check_keys(app, "aabc\n"); /* not a number: refused, still hidden */
 	assert_true(app->status_error);
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "a0.7\n"); /* no reason of its own: the status points at the hints */
+	tui_check_keys(app, "a0.7\n"); /* no reason of its own: the status points at the hints */
 	assert_non_null(strstr(app->status, "answer 0.7: not quite: try again (2 tries left); i gives a hint"));
-	keys(app, "a0.5\n"); /* wrong: still hidden (P would give 0.22 away), not met */
+	tui_check_keys(app, "a0.5\n"); /* wrong: still hidden (P would give 0.22 away), not met */
 	assert_non_null(strstr(app->status, "0.5 is the score"));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 0, 0));
 	assert_null(strstr(app->status, "revealed"));
 	assert_false(app->learn.run.met);
-	keys(app, "a0.22\n");
+	tui_check_keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(file_has(progress_path, "done one-head/predict-self"));
@@ -224,9 +215,9 @@ static void test_the_solution_reveals_what_a_wrong_answer_left_hidden_and_is_not
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "a0.5\n");
+	tui_check_keys(app, "a0.5\n");
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "S");
+	tui_check_keys(app, "S");
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(app->learn.run.met);
 	/* solved for the learner: shown, not done, and the answer not kept */
@@ -246,11 +237,11 @@ static void test_a_step_once_shown_stays_shown_when_met_again_by_hand(void **sta
 	struct app *app = lesson1_at("predict-self");
 	const struct lesson *les = learn_lesson(app);
 	int steps, done, shown;
-	keys(app, "S");
-	keys(app, "pn");
+	tui_check_keys(app, "S");
+	tui_check_keys(app, "pn");
 	assert_string_equal(step_id(app), "predict-self");
 	assert_false(app->learn.run.met);
-	keys(app, "a0.22\n"); /* the solution, retyped */
+	tui_check_keys(app, "a0.22\n"); /* the solution, retyped */
 	assert_true(app->learn.run.met);
 	assert_non_null(strstr(app->status, "counted as shown, not done"));
 	lesson_progress_counts(les, &app->learn.progress, &steps, &done, &shown);
@@ -260,7 +251,7 @@ static void test_a_step_once_shown_stays_shown_when_met_again_by_hand(void **sta
 	assert_false(file_has(progress_path, "done one-head/predict-self"));
 	close_app(app);
 	app = lesson1_at("predict-self"); /* a restart */
-	keys(app, "a0.22\n");
+	tui_check_keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	assert_false(file_has(progress_path, "done one-head/predict-self"));
 	assert_false(progress_is_done(&app->learn.progress, "one-head/predict-self"));
@@ -274,13 +265,13 @@ static void test_three_wrong_numbers_then_right_is_shown_not_done(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "a0.5\na0.6\n");
+	tui_check_keys(app, "a0.5\na0.6\n");
 	assert_non_null(strstr(app->status, "1 try left"));
-	keys(app, "pn");
-	keys(app, "a0.7\n");
+	tui_check_keys(app, "pn");
+	tui_check_keys(app, "a0.7\n");
 	assert_non_null(strstr(app->status, "no tries left"));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "a0.22\n");
+	tui_check_keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	assert_true(file_has(progress_path, "shown one-head/predict-self"));
@@ -298,13 +289,13 @@ static void test_views_that_would_show_a_hidden_answer_wait_for_it(void **state)
 	static const char views[] = "oPgA";
 	for (const char *k = views; *k; k++) {
 		char one[2] = { *k, 0 };
-		keys(app, one);
+		tui_check_keys(app, one);
 		assert_int_equal(app->mode, MODE_WORKBENCH);
 		assert_non_null(strstr(app->status, "not until the question is answered right"));
 	}
-	keys(app, "a0.22\n");
+	tui_check_keys(app, "a0.22\n");
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "o");
+	tui_check_keys(app, "o");
 	assert_int_not_equal(app->mode, MODE_WORKBENCH);
 	close_app(app);
 }
@@ -315,13 +306,13 @@ static void test_an_answer_too_long_to_hold_is_refused(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "a0.22000000000000000000000000000000001\n");
+	tui_check_keys(app, "a0.22000000000000000000000000000000001\n");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "more than 31 characters"));
 	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_false(app->learn.run.answered);
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
-	keys(app, "a0.22\n"); /* the next answer starts afresh */
+	tui_check_keys(app, "a0.22\n"); /* the next answer starts afresh */
 	assert_true(app->learn.run.met);
 	close_app(app);
 }
@@ -333,12 +324,12 @@ static void test_a_choice_key_answers_at_once(void **state)
 	char msg[256];
 	assert_int_equal(learn_open_id(app, "2", msg, sizeof msg), 0);
 	while (strcmp(step_id(app), "which-role") != 0)
-		keys(app, "n");
-	keys(app, "ac"); /* c is a choice: committed without Enter */
+		tui_check_keys(app, "n");
+	tui_check_keys(app, "ac"); /* c is a choice: committed without Enter */
 	assert_int_not_equal(app->mode, MODE_ANSWER);
 	assert_true(app->learn.run.answered);
 	assert_false(app->learn.run.met);
-	keys(app, "ab");
+	tui_check_keys(app, "ab");
 	assert_true(app->learn.run.met);
 	close_app(app);
 }
@@ -349,22 +340,22 @@ static void test_an_edit_meets_the_goal_from_the_cursor_the_step_placed(void **s
 	struct app *app = lesson1_at("steer");
 	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
 	assert_false(app->learn.run.met);
-	keys(app, "1"); /* the cursor waits on W^Q[2][0], the row the step highlights */
+	tui_check_keys(app, "1"); /* the cursor waits on W^Q[2][0], the row the step highlights */
 	assert_int_equal(app->proj, PROJ_Q);
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].panel, 1);
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].row, 2);
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 0);
 	assert_true(learn_marked(app, MHA_T_WQ, 0, 2, 1));
 	assert_false(learn_marked(app, MHA_T_WQ, 0, 1, 1));
-	keys(app, "l\n3\n");
+	tui_check_keys(app, "l\n3\n");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
 	assert_false(app->learn.run.met); /* the edit alone: the cell not said first */
-	keys(app, "ad");
+	tui_check_keys(app, "ad");
 	assert_true(app->learn.run.met);
 	assert_non_null(strstr(app->status, "goal met"));
 	assert_true(file_has(progress_path, "done one-head/steer"));
 	/* the lesson's edit never reached the free session */
-	keys(app, "w");
+	tui_check_keys(app, "w");
 	struct mha_config c;
 	struct mha_weights w;
 	char msg[1024];
@@ -378,18 +369,18 @@ static void test_hints_one_at_a_time_then_the_solution_and_its_undo(void **state
 {
 	(void)state;
 	struct app *app = lesson1_at("values");
-	keys(app, "i");
+	tui_check_keys(app, "i");
 	assert_int_equal(app->learn.run.hints_shown, 1);
 	assert_non_null(strstr(app->status, "hint 1 of 3"));
-	keys(app, "ii");
+	tui_check_keys(app, "ii");
 	assert_int_equal(app->learn.run.hints_shown, 3);
-	keys(app, "i");
+	tui_check_keys(app, "i");
 	assert_non_null(strstr(app->status, "no more hints"));
-	keys(app, "S");
+	tui_check_keys(app, "S");
 	assert_true(app->learn.run.solution_shown);
 	assert_true(app->learn.run.met);
 	assert_float_equal(app->w.wq[3 * 4 + 0], 4.0f, 0.0f);
-	keys(app, "u");
+	tui_check_keys(app, "u");
 	assert_float_equal(app->w.wq[3 * 4 + 0], 0.0f, 0.0f); /* W^Q is the identity again */
 	assert_false(app->learn.run.met);
 	close_app(app);
@@ -404,25 +395,25 @@ static void test_blocks_multiplied_with_one_key_meet_their_goals(void **state)
 	char msg[256];
 	assert_int_equal(learn_open_id(app, "reshape", msg, sizeof msg), 0);
 	while (strcmp(step_id(app), "only-head-1") != 0)
-		keys(app, "n");
-	keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
+		tui_check_keys(app, "n");
+	tui_check_keys(app, "1"); /* the cursor on W^Q[0][4], head 1's block */
 	assert_int_equal(app->cur[PIPELINE_PROJECTION].col, 4);
-	keys(app, "ab"); /* the prediction first: head 1's scores only */
-	keys(app, "*\t10\n");
+	tui_check_keys(app, "ab"); /* the prediction first: head 1's scores only */
+	tui_check_keys(app, "*\t10\n");
 	assert_true(app->learn.run.met);
 	struct mha_weights *w = &app->w;
 	assert_true(w->wq[5] != 0.0f);
-	keys(app, "u");
+	tui_check_keys(app, "u");
 	assert_false(app->learn.run.met);
 	assert_int_equal(learn_open_id(app, "4", msg, sizeof msg), 0);
 	while (strcmp(step_id(app), "fold-into-wq") != 0)
-		keys(app, "n");
-	keys(app, "a0.0625\ns1"); /* the factor said first */
+		tui_check_keys(app, "n");
+	tui_check_keys(app, "a0.0625\ns1"); /* the factor said first */
 	while (app->cur[PIPELINE_PROJECTION].panel != 1) /* c to W^Q */
-		keys(app, "c");
-	keys(app, "*0.0625\n");
+		tui_check_keys(app, "c");
+	tui_check_keys(app, "*0.0625\n");
 	assert_true(app->learn.run.met);
-	keys(app, "*\t\t=2e6\n"); /* out of range: refused, nothing changed */
+	tui_check_keys(app, "*\t\t=2e6\n"); /* out of range: refused, nothing changed */
 	assert_true(app->status_error);
 	assert_true(app->learn.run.met);
 	close_app(app);
@@ -432,22 +423,22 @@ static void test_the_free_workbench_and_back_keep_both_benches(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "ad1l\n3\n"); /* the cell said, then a lesson edit */
-	keys(app, "f");
+	tui_check_keys(app, "ad1l\n3\n"); /* the cell said, then a lesson edit */
+	tui_check_keys(app, "f");
 	assert_false(app->learn.active);
 	assert_int_equal(app->cfg.n, 6); /* the learner's own session */
-	keys(app, "1\n0.75\n"); /* a free edit */
+	tui_check_keys(app, "1\n0.75\n"); /* a free edit */
 	assert_true(file_has(progress_path, "mode free"));
-	keys(app, "n"); /* no lesson steps from the free workbench */
+	tui_check_keys(app, "n"); /* no lesson steps from the free workbench */
 	assert_false(app->learn.active);
-	keys(app, "f");
+	tui_check_keys(app, "f");
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f); /* as it was left */
 	assert_true(app->learn.run.met);
 	assert_float_equal(app->learn.other.w.x[0], 0.75f, 0.0f);
 	assert_true(file_has(progress_path, "mode lesson"));
-	keys(app, "q"); /* q saves the free session, not the lesson */
+	tui_check_keys(app, "q"); /* q saves the free session, not the lesson */
 	struct mha_config c;
 	struct mha_weights w;
 	char msg[1024];
@@ -468,14 +459,14 @@ static void test_progress_and_place_resume_in_a_new_run(void **state)
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
 	assert_int_equal(app->stage, PIPELINE_SOFTMAX);
-	keys(app, "ff"); /* out to the free workbench (f twice: the question waits), then a new run */
+	tui_check_keys(app, "ff"); /* out to the free workbench (f twice: the question waits), then a new run */
 	close_app(app);
 	app = open_app(&set);
 	learn_resume(app);
 	assert_false(app->learn.active);
 	int li, si;
 	assert_true(learn_return_place(app, &li, &si));
-	keys(app, "f"); /* back, the step set up afresh */
+	tui_check_keys(app, "f"); /* back, the step set up afresh */
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
 	close_app(app);
@@ -487,7 +478,7 @@ static void test_an_answer_given_survives_quit_and_resume(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "a0.22\n");
+	tui_check_keys(app, "a0.22\n");
 	assert_true(app->learn.run.met);
 	close_app(app);
 	assert_true(file_has(progress_path, "answered one-head/predict-self 0.22"));
@@ -509,7 +500,7 @@ static void test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer(voi
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "a0.5\ni1");
+	tui_check_keys(app, "a0.5\ni1");
 	app->cur[app->stage] = (struct app_cursor){ .panel = 1, .row = 2, .col = 3 };
 	close_app(app);
 	assert_true(file_has(progress_path, "at one-head/predict-self stage=0 panel=1 row=2 col=3 hints=1"));
@@ -539,37 +530,37 @@ static void test_skipping_a_waiting_question_forfeits_it(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self"); /* walked through prose steps only */
-	keys(app, "p"); /* backward: free */
+	tui_check_keys(app, "p"); /* backward: free */
 	assert_string_equal(step_id(app), "scores");
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), "predict-self");
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), "predict-self"); /* warned, not moved */
 	assert_non_null(strstr(app->status, "n again leaves it"));
 	assert_false(app->learn.run.unearned);
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), "steer"); /* the next step read ... */
-	keys(app, "p");
+	tui_check_keys(app, "p");
 	assert_string_equal(step_id(app), "predict-self");
 	assert_true(app->learn.run.unearned);
-	keys(app, "a0.22\n"); /* ... and the answer brought back */
+	tui_check_keys(app, "a0.22\n"); /* ... and the answer brought back */
 	assert_true(app->learn.run.met);
 	assert_true(file_has(progress_path, "shown one-head/predict-self"));
 	assert_false(file_has(progress_path, "done one-head/predict-self"));
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), "steer"); /* answered: n moves at once */
-	keys(app, "f");
+	tui_check_keys(app, "f");
 	assert_true(app->learn.active); /* f warned too */
-	keys(app, "f");
+	tui_check_keys(app, "f");
 	assert_false(app->learn.active);
 	close_app(app);
 	app = open_app(&set); /* a restart: the skipped step stays forfeited */
 	learn_resume(app);
-	keys(app, "f");
+	tui_check_keys(app, "f");
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
 	assert_true(app->learn.run.unearned);
-	keys(app, "ad1l\n3\n");
+	tui_check_keys(app, "ad1l\n3\n");
 	assert_true(app->learn.run.met);
 	assert_true(file_has(progress_path, "shown one-head/steer"));
 	assert_false(file_has(progress_path, "done one-head/steer"));
@@ -584,22 +575,22 @@ static void test_each_way_out_of_a_waiting_question_warns_itself(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), "predict-self");
-	keys(app, "f");
+	tui_check_keys(app, "f");
 	assert_true(app->learn.active); /* warned for f, not taken as n's second press */
 	assert_false(app->learn.run.unearned);
 	assert_non_null(strstr(app->status, "f again leaves it"));
-	keys(app, "in"); /* a hint in between: n warns again, it does not leave */
+	tui_check_keys(app, "in"); /* a hint in between: n warns again, it does not leave */
 	assert_string_equal(step_id(app), "predict-self");
 	assert_false(app->learn.run.unearned);
-	keys(app, "M");
+	tui_check_keys(app, "M");
 	assert_int_equal(app->mode, MODE_MENU);
-	keys(app, "2\n"); /* lesson 2: a forward jump */
+	tui_check_keys(app, "2\n"); /* lesson 2: a forward jump */
 	assert_int_equal(app->mode, MODE_MENU);
 	assert_string_equal(step_id(app), "predict-self");
 	assert_non_null(strstr(app->status, "Enter again leaves it"));
-	keys(app, "\n");
+	tui_check_keys(app, "\n");
 	assert_int_equal(app->mode, MODE_WORKBENCH);
 	assert_int_equal(app->learn.lesson, 1);
 	close_app(app);
@@ -612,7 +603,7 @@ static void test_export_waits_for_the_answer_a_step_hides(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("predict-self");
-	keys(app, "E");
+	tui_check_keys(app, "E");
 	assert_non_null(strstr(app->status, "not until the question is answered right"));
 	close_app(app);
 }
@@ -625,10 +616,10 @@ static void test_a_bench_saved_at_another_step_is_not_put_back(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "ad1l\n3\n");
+	tui_check_keys(app, "ad1l\n3\n");
 	close_app(app); /* the bench of one-head/steer saved */
 	app = open_app(&set);
-	keys(app, "M3\n"); /* lesson 3: its place, its bench at quit */
+	tui_check_keys(app, "M3\n"); /* lesson 3: its place, its bench at quit */
 	assert_int_equal(app->learn.lesson, 2);
 	close_app(app);
 	/* the place moved back to lesson 1's steer by hand (another instance) */
@@ -655,11 +646,11 @@ static void test_going_back_to_a_done_step_keeps_its_edits(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "ad1l\n3\n");
+	tui_check_keys(app, "ad1l\n3\n");
 	assert_true(app->learn.run.met);
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_string_equal(step_id(app), "values");
-	keys(app, "p");
+	tui_check_keys(app, "p");
 	assert_string_equal(step_id(app), "steer");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
 	assert_true(app->learn.run.met);
@@ -672,7 +663,7 @@ static void test_a_lesson_edit_survives_quit_and_resume(void **state)
 {
 	(void)state;
 	struct app *app = lesson1_at("steer");
-	keys(app, "ad1l\n3\n");
+	tui_check_keys(app, "ad1l\n3\n");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
 	float free0 = app->learn.other.w.x[0];
 	close_app(app);
@@ -695,7 +686,7 @@ static void test_lesson_id_and_menu_reopen_where_it_was_left(void **state)
 	(void)state;
 	char msg[256];
 	struct app *app = lesson1_at("steer");
-	keys(app, "ad1l\n3\n");
+	tui_check_keys(app, "ad1l\n3\n");
 	assert_true(app->learn.run.met);
 	close_app(app);
 	app = open_app(&set);
@@ -705,7 +696,7 @@ static void test_lesson_id_and_menu_reopen_where_it_was_left(void **state)
 	assert_true(app->learn.run.met);
 	close_app(app);
 	app = open_app(&set); /* from the menu, the same */
-	keys(app, "M1\n");
+	tui_check_keys(app, "M1\n");
 	assert_true(app->learn.active);
 	assert_string_equal(step_id(app), "steer");
 	assert_float_equal(app->w.wq[2 * 4 + 1], 3.0f, 0.0f);
@@ -723,7 +714,7 @@ static void test_the_free_workbench_place_survives_quit_and_resume(void **state)
 {
 	(void)state;
 	struct app *app = open_app(&set);
-	keys(app, "2cjjl#");
+	tui_check_keys(app, "2cjjl#");
 	enum pipeline_stage stage = app->stage;
 	struct app_cursor cur = app->cur[stage];
 	assert_int_equal(stage, PIPELINE_RESHAPE);
@@ -736,13 +727,13 @@ static void test_the_free_workbench_place_survives_quit_and_resume(void **state)
 	assert_int_equal(app->stage, stage);
 	assert_memory_equal(&app->cur[stage], &cur, sizeof cur);
 	assert_true(app->learn.show_counts);
-	keys(app, "3M1\n"); /* moved, then into a lesson: quit there */
+	tui_check_keys(app, "3M1\n"); /* moved, then into a lesson: quit there */
 	assert_true(app->learn.active);
 	close_app(app);
 	app = open_app(&set);
 	learn_resume(app);
 	assert_true(app->learn.active);
-	keys(app, "f");
+	tui_check_keys(app, "f");
 	assert_false(app->learn.active);
 	assert_int_equal(app->stage, PIPELINE_SCORES);
 	close_app(app);
@@ -756,12 +747,12 @@ static void test_each_step_starts_at_head_zero_or_its_highlighted_head(void **st
 	struct app *app = open_app(&set);
 	char msg[256];
 	assert_int_equal(learn_open_id(app, "12", msg, sizeof msg), 0);
-	keys(app, "nLL");
+	tui_check_keys(app, "nLL");
 	assert_int_equal(app->head, 2);
-	keys(app, lesson_run_question_waits(&app->learn.run) ? "nn" : "n"); /* twice past a question */
+	tui_check_keys(app, lesson_run_question_waits(&app->learn.run) ? "nn" : "n"); /* twice past a question */
 	assert_int_equal(app->head, 0);
 	while (strcmp(step_id(app), "twins") != 0)
-		keys(app, "n");
+		tui_check_keys(app, "n");
 	assert_int_equal(app->head, 1); /* @highlight head 1 */
 	close_app(app);
 }
@@ -771,7 +762,7 @@ static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
 	(void)state;
 	struct app *app = lesson1_at("recap");
 	assert_true(file_has(progress_path, "done one-head/recap")); /* the last prose step, shown */
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_int_equal(app->learn.lesson, 1);
 	assert_int_equal(app->learn.run.step, 0);
 	assert_true(file_has(progress_path, "done one-head/recap"));
@@ -823,12 +814,12 @@ static void test_without_lessons_the_workbench_still_works(void **state)
 {
 	(void)state;
 	struct app *app = open_app(NULL);
-	keys(app, "M");
+	tui_check_keys(app, "M");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "/nowhere"));
-	keys(app, "n");
+	tui_check_keys(app, "n");
 	assert_false(app->learn.active);
-	keys(app, "\n2\n");
+	tui_check_keys(app, "\n2\n");
 	assert_float_equal(app->w.x[0], 2.0f, 0.0f);
 	char msg[512];
 	assert_int_equal(learn_open_id(app, "1", msg, sizeof msg), 1);

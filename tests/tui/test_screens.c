@@ -26,6 +26,7 @@
 #include "progress.h"
 #include "lesson.h"
 #include "theme.h"
+#include "tui_check.h"
 #include "vscreen.h"
 
 enum { SCREEN_MAX = 64 * 1024 };
@@ -45,15 +46,6 @@ static struct app *open_app(const struct mha_config *c)
 	return app;
 }
 
-static void keys(struct app *app, const char *s)
-{
-	for (; *s; s++) {
-		unsigned f = app_key(app, *s == '\n' ? '\r' : (unsigned char)*s);
-		if (f & APP_RECOMPUTE)
-			app_recompute(app);
-	}
-}
-
 /* Draw app at rows x cols and compare with the golden NAME. */
 static void expect_screen(struct app *app, int rows, int cols, const char *name)
 {
@@ -61,11 +53,9 @@ static void expect_screen(struct app *app, int rows, int cols, const char *name)
 	char path[4096];
 	const char *root = getenv("MHA_SOURCE_ROOT");
 	snprintf(path, sizeof path, "%s/tests/screens/%s.txt", root ? root : ".", name);
-	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000; /* messages and change marks of the keys have expired */
-	draw_screen_hits(app, rows, cols, NULL);
-	size_t n = vscreen_text(got, sizeof got);
-	vscreen_close();
+	snprintf(got, sizeof got, "%s", tui_check_screen(app, rows, cols, false));
+	size_t n = strlen(got);
 	if (getenv("MHA_UPDATE_SCREENS")) {
 		FILE *f = fopen(path, "w");
 		assert_non_null(f);
@@ -99,7 +89,7 @@ static void stage_screens(int rows, int cols)
 	struct app *app = open_app(&c);
 	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
 		char k[2] = { (char)('1' + s), 0 }, name[64];
-		keys(app, k);
+		tui_check_keys(app, k);
 		snprintf(name, sizeof name, "stage%d_%dx%d", s + 1, cols, rows);
 		expect_screen(app, rows, cols, name);
 	}
@@ -126,7 +116,7 @@ static void test_softmax_at_200x60(void **state)
 	(void)state;
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	keys(app, "4");
+	tui_check_keys(app, "4");
 	expect_screen(app, 60, 200, "stage4_200x60");
 	app_free(app);
 	free(app);
@@ -140,7 +130,7 @@ static void test_eight_heads_of_eight_tokens_show_every_heatmap_at_80x24(void **
 	c.h = c.g = 8;
 	c.dk = 2;
 	struct app *app = open_app(&c);
-	keys(app, "4");
+	tui_check_keys(app, "4");
 	expect_screen(app, 24, 80, "heads8_tokens8_80x24");
 	app_free(app);
 	free(app);
@@ -151,9 +141,9 @@ static void test_the_causal_mask_on_scores_and_softmax(void **state)
 	(void)state;
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	keys(app, "m3");
+	tui_check_keys(app, "m3");
 	expect_screen(app, 24, 80, "causal_scores_80x24");
-	keys(app, "4jjl");
+	tui_check_keys(app, "4jjl");
 	expect_screen(app, 24, 80, "causal_softmax_80x24");
 	app_free(app);
 	free(app);
@@ -177,19 +167,16 @@ static void test_extreme_inputs_format_within_their_columns(void **state)
 			m[i] = (i % 3 == 1 ? -1 : 1) * MHA_VALUE_MAX;
 	}
 	app_recompute(app);
-	keys(app, "3");
+	tui_check_keys(app, "3");
 	expect_screen(app, 24, 80, "extreme_scores_80x24");
 	for (int size = 0; size < 2; size++)
 		for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
 			int rows = size ? 50 : 24, cols = size ? 160 : 80;
 			char k[2] = { (char)('1' + s), 0 };
-			keys(app, k);
+			tui_check_keys(app, k);
 			for (int panel = 0; panel < 3; panel++) {
 				app->now_ms += APP_STATUS_MS; /* the key's message has gone */
-				assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
-				draw_screen_hits(app, rows, cols, NULL);
-				vscreen_text(text, sizeof text);
-				vscreen_close();
+				snprintf(text, sizeof text, "%s", tui_check_screen(app, rows, cols, false));
 				if (strstr(text, "nan") || strstr(text, "inf") || strstr(text, "big") || strstr(text, "e+0"))
 				{
 					fprintf(stderr, "%s", text);
@@ -201,7 +188,7 @@ static void test_extreme_inputs_format_within_their_columns(void **state)
 					status = strchr(status, '\n') + 1;
 				if (!strstr(status, " = "))
 					fail_msg("stage %d at %dx%d: no value in the status line:\n%s", s + 1, cols, rows, status);
-				keys(app, "c");
+				tui_check_keys(app, "c");
 			}
 		}
 	app_free(app);
@@ -213,9 +200,9 @@ static void test_the_trace_and_the_edit_prompt(void **state)
 	(void)state;
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	keys(app, "7cclljj"); /* the cursor on Y[sat,2] */
+	tui_check_keys(app, "7cclljj"); /* the cursor on Y[sat,2] */
 	expect_screen(app, 50, 160, "trace_output_160x50");
-	keys(app, "1\n-0.5");
+	tui_check_keys(app, "1\n-0.5");
 	expect_screen(app, 24, 80, "edit_prompt_80x24");
 	app_free(app);
 	free(app);
@@ -226,9 +213,9 @@ static void test_help_overlay_and_small_terminal(void **state)
 	(void)state;
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	keys(app, "?");
+	tui_check_keys(app, "?");
 	expect_screen(app, 24, 80, "help_80x24");
-	keys(app, "?");
+	tui_check_keys(app, "?");
 	expect_screen(app, 20, 70, "too_small_70x20");
 	app_free(app);
 	free(app);
@@ -244,11 +231,8 @@ static void test_the_help_at_300_columns_shows_the_whole_shape_rule(void **state
 	char joined[1024] = "";
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	keys(app, "?");
-	assert_int_equal(vscreen_open(100, 300, "xterm-256color", false), 0);
-	draw_screen_hits(app, 100, 300, NULL);
-	vscreen_text(got, sizeof got);
-	vscreen_close();
+	tui_check_keys(app, "?");
+	snprintf(got, sizeof got, "%s", tui_check_screen(app, 100, 300, false));
 	/* the rule's lines, from its first words on, joined with one space */
 	const char *at = strstr(got, "] and [ keep");
 	assert_non_null(at);
@@ -310,12 +294,9 @@ static void test_every_help_text_reads_whole_at_80_columns(void **state)
 	actions_table(&count);
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	keys(app, "?");
+	tui_check_keys(app, "?");
 	for (int s = 0; s <= count + 1 && !(done[0] && done[1]); s++) {
-		assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
-		draw_screen_hits(app, 24, 80, NULL);
-		vscreen_text(got, sizeof got);
-		vscreen_close();
+		snprintf(got, sizeof got, "%s", tui_check_screen(app, 24, 80, false));
 		const char *row = got;
 		for (int y = 0; y < 3; y++)
 			row = strchr(row, '\n') + 1;
@@ -363,11 +344,8 @@ static void test_no_color_still_draws_every_stage(void **state)
 	struct app *app = open_app(&c);
 	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
 		char k[2] = { (char)('1' + s), 0 };
-		keys(app, k);
-		assert_int_equal(vscreen_open(24, 80, "xterm-256color", true), 0);
-		draw_screen_hits(app, 24, 80, NULL);
-		vscreen_text(text, sizeof text);
-		vscreen_close();
+		tui_check_keys(app, k);
+		snprintf(text, sizeof text, "%s", tui_check_screen(app, 24, 80, true));
 		assert_non_null(strstr(text, "1 Projection  2 Reshape"));
 		assert_non_null(strstr(text, "Parameters"));
 		assert_null(strstr(text, "nan"));
@@ -398,7 +376,7 @@ static void test_the_cells_an_output_reads_are_highlighted(void **state)
 	(void)state;
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
-	keys(app, "7cc"); /* the cursor on Y[the,0] */
+	tui_check_keys(app, "7cc"); /* the cursor on Y[the,0] */
 	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
 	draw_screen_hits(app, 50, 160, NULL);
@@ -421,9 +399,9 @@ static void test_cells_changed_by_an_edit_are_marked_for_a_moment(void **state)
 	c.seed = 1; /* random inputs: every Q cell reads the whole row of X */
 	struct app *app = open_app(&c);
 	app->now_ms = 5000;
-	keys(app, "\n3\n"); /* X[the,0] = 3 */
+	tui_check_keys(app, "\n3\n"); /* X[the,0] = 3 */
 	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
-	keys(app, "2"); /* Reshape: Q and its head block */
+	tui_check_keys(app, "2"); /* Reshape: Q and its head block */
 	draw_screen_hits(app, 50, 160, NULL);
 	int q = find_line("Q 6x16    "); /* the panel title (all 16 columns shown), not the formula */
 	assert_true(q >= 0);
@@ -462,18 +440,12 @@ static void test_the_legend_keeps_its_end_value_beside_a_long_cursor_value(void 
 	struct app *app = open_app(&c);
 	for (int i = 0; i < c.n; i++)
 		snprintf(app->w.labels[i], MHA_LABEL_MAX, "longtoken%05d", i % 10);
-	keys(app, "3cc"); /* the cursor on S_0: its value joins the legend line */
+	tui_check_keys(app, "3cc"); /* the cursor on S_0: its value joins the legend line */
 	app->heat_scale = 2; /* one scale for all heads: the legend's ends are numbers */
 	char wide[32], narrow[32];
-	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
-	draw_screen_hits(app, 50, 160, NULL);
-	vscreen_text(text, sizeof text);
-	vscreen_close();
+	snprintf(text, sizeof text, "%s", tui_check_screen(app, 50, 160, false));
 	legend_hi(text, wide, sizeof wide);
-	assert_int_equal(vscreen_open(30, 80, "xterm-256color", false), 0);
-	draw_screen_hits(app, 30, 80, NULL);
-	vscreen_text(text, sizeof text);
-	vscreen_close();
+	snprintf(text, sizeof text, "%s", tui_check_screen(app, 30, 80, false));
 	legend_hi(text, narrow, sizeof narrow);
 	assert_string_equal(narrow, wide);
 	assert_true(strlen(wide) >= 3);
@@ -504,17 +476,17 @@ static void test_the_lesson_menu_and_a_lesson_step(void **state)
 	struct lesson_set set;
 	struct app *app = open_with_lessons(&set);
 	expect_screen(app, 24, 80, "lesson_menu_80x24");
-	keys(app, "M");
+	tui_check_keys(app, "M");
 	expect_screen(app, 50, 160, "lesson_menu_160x50");
-	keys(app, "1\nnn");
+	tui_check_keys(app, "1\nnn");
 	expect_screen(app, 24, 80, "lesson1_predict_80x24");
-	keys(app, "nn"); /* n twice: the question waits */
+	tui_check_keys(app, "nn"); /* n twice: the question waits */
 	expect_screen(app, 24, 80, "lesson1_steer_80x24");
 	expect_screen(app, 50, 160, "lesson1_steer_160x50");
 	expect_screen(app, 60, 200, "lesson1_steer_200x60");
-	keys(app, "ad1l\n3\n4");
+	tui_check_keys(app, "ad1l\n3\n4");
 	expect_screen(app, 24, 80, "lesson1_steer_met_80x24");
-	keys(app, "#");
+	tui_check_keys(app, "#");
 	expect_screen(app, 24, 80, "lesson1_counts_80x24");
 	app_free(app);
 	free(app);
@@ -534,7 +506,7 @@ static void test_the_first_run_opens_on_the_lesson_menu(void **state)
 	assert_int_equal(app->mode, MODE_MENU);
 	assert_int_equal(app->learn.menu_sel, 0);
 	expect_screen(app, 24, 80, "first_run_80x24");
-	keys(app, "\033");
+	tui_check_keys(app, "\033");
 	assert_int_equal(app->mode, MODE_WORKBENCH);
 	app_free(app);
 	free(app);
@@ -551,17 +523,17 @@ static void test_flash_attention_steps_tile_by_tile(void **state)
 	struct mha_config c = mha_config_default();
 	c.causal = true;
 	struct app *app = open_app(&c);
-	keys(app, "2F");
+	tui_check_keys(app, "2F");
 	assert_int_equal(app->mode, MODE_WORKBENCH); /* Reshape: not a tiled stage */
-	keys(app, "3F}ll");
+	tui_check_keys(app, "3F}ll");
 	assert_int_equal(app->mode, MODE_FLASH);
 	expect_screen(app, 24, 80, "flash_step3_80x24");
 	expect_screen(app, 50, 160, "flash_step3_160x50");
-	keys(app, "llhh");
+	tui_check_keys(app, "llhh");
 	expect_screen(app, 24, 80, "flash_step3_80x24");
-	keys(app, "G");
+	tui_check_keys(app, "G");
 	expect_screen(app, 24, 80, "flash_last_80x24");
-	keys(app, "\033");
+	tui_check_keys(app, "\033");
 	assert_int_equal(app->mode, MODE_WORKBENCH);
 	app_free(app);
 	free(app);
@@ -585,8 +557,8 @@ static void test_flash_attention_predict_state_in_a_lesson(void **state)
 	assert_int_equal(app->mode, MODE_FLASH);
 	expect_screen(app, 24, 80, "flash_predict_80x24");
 	expect_screen(app, 50, 160, "flash_predict_160x50");
-	keys(app, "a1.2034\n");
-	keys(app, "l");
+	tui_check_keys(app, "a1.2034\n");
+	tui_check_keys(app, "l");
 	expect_screen(app, 24, 80, "flash_revealed_80x24");
 	expect_screen(app, 50, 160, "flash_revealed_160x50");
 	app_free(app);

@@ -303,12 +303,8 @@ static void test_steps_about_heatmaps_show_them(void **state)
 				tui_check_close(app);
 				continue; /* another view, or the stage not shown yet */
 			}
-			assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
 			app->now_ms = 1000000;
-			draw_screen(app, 24, 80);
-			static char text[64 * 1024];
-			vscreen_text(text, sizeof text);
-			vscreen_close();
+			const char *text = tui_check_screen(app, 24, 80, false);
 			seen++;
 			if (strstr(text, "heatmaps need")) {
 				fprintf(stderr, "lesson %d step %s at 80x24: no room for the heatmaps it points at\n",

@@ -17,31 +17,18 @@
 #include <cmocka.h>
 
 #include "theme.h"
-
-static FILE *tty_in, *tty_out;
-static SCREEN *scr;
+#include "vscreen.h"
 
 /* A 24x80 virtual screen of terminal type term in locale loc. */
 static void screen_open(const char *term, const char *loc, bool no_color)
 {
 	assert_non_null(setlocale(LC_CTYPE, loc));
-	unsetenv("LINES"); /* they would pin the size */
-	unsetenv("COLUMNS");
-	tty_in = fopen("/dev/null", "r");
-	tty_out = fopen("/dev/null", "w");
-	assert_true(tty_in && tty_out);
-	scr = newterm(term, tty_out, tty_in);
-	assert_non_null(scr);
-	resize_term(24, 80);
-	theme_init(no_color);
+	assert_int_equal(vscreen_open(24, 80, term, no_color), 0);
 }
 
 static void screen_close(void)
 {
-	endwin();
-	delscreen(scr);
-	fclose(tty_in);
-	fclose(tty_out);
+	vscreen_close();
 }
 
 static short pair_fg(attr_t a)

@@ -38,14 +38,11 @@
 #include "tui_check.h"
 #include "vscreen.h"
 
-static char screen[64 * 256];
+static const char *screen;
 
 static void render(struct app *app, int rows, int cols, bool mono)
 {
-	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", mono), 0);
-	draw_screen(app, rows, cols);
-	vscreen_text(screen, sizeof screen);
-	vscreen_close();
+	screen = tui_check_screen(app, rows, cols, mono);
 }
 
 /* The screen line holding all of a, b and c (NULL when none). */

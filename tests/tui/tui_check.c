@@ -19,6 +19,7 @@
 #include "actions.h"
 #include "mode.h"
 #include "learn.h"
+#include "vscreen.h"
 
 struct mha_config tui_check_default_weights(struct mha_weights *w)
 {
@@ -67,15 +68,19 @@ void tui_check_close(struct app *app)
 	free(app);
 }
 
+unsigned tui_check_press(struct app *app, int key)
+{
+	unsigned f = app_key(app, key);
+	if (f & APP_RECOMPUTE)
+		app_recompute(app);
+	return f;
+}
+
 unsigned tui_check_keys(struct app *app, const char *s)
 {
 	unsigned all = 0;
-	for (; *s; s++) {
-		unsigned f = app_key(app, *s == '\n' ? '\r' : (unsigned char)*s);
-		if (f & APP_RECOMPUTE)
-			app_recompute(app);
-		all |= f;
-	}
+	for (; *s; s++)
+		all |= tui_check_press(app, *s == '\n' ? '\r' : (unsigned char)*s);
 	return all;
 }
 
@@ -115,6 +120,18 @@ int tui_check_lessons_close(struct lesson_set *set, const char *dir)
 struct body_layout draw_screen(const struct app *app, int rows, int cols)
 {
 	return draw_screen_hits(app, rows, cols, NULL);
+}
+
+const char *tui_check_screen(struct app *app, int rows, int cols, bool mono)
+{
+	static char text[512 * 1024]; /* 300 x 100 cells of up to 4 bytes, and the line ends */
+	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", mono), 0);
+	struct body_layout b = draw_screen_hits(app, rows, cols, &app->hits);
+	app->heat_per_page = b.heat_per_page;
+	app->learn.scroll_max = b.pane_scroll_max;
+	vscreen_text(text, sizeof text);
+	vscreen_close();
+	return text;
 }
 
 void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *name, const char *text)

@@ -1,6 +1,7 @@
 /*
  * tui_check.h - helpers shared by the workbench's tests: an app on the
- * default configuration, and keys typed into it.
+ * default configuration, the shipped lessons for a group of tests, keys
+ * typed into it, and its screen drawn and read back as text.
  */
 #ifndef TUI_CHECK_H
 #define TUI_CHECK_H
@@ -25,8 +26,9 @@ struct app *tui_check_open_at(const struct lesson_set *set, int li, int si);
 struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson, const char *id);
 void tui_check_close(struct app *app);
 /* Each character as a key ('\n' as Enter), recomputing when told; returns
- * the flags of them all. */
+ * the flags of them all. tui_check_press: one key (a curses code). */
 unsigned tui_check_keys(struct app *app, const char *s);
+unsigned tui_check_press(struct app *app, int key);
 /* The default configuration with these shapes (not checked). */
 struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
 /* Group set-up and teardown for the lesson tests: the shipped lessons
@@ -34,6 +36,12 @@ struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
  * removed with what is in it. 0, or -1 with the reason on stderr. */
 int tui_check_lessons_open(struct lesson_set *set, char *dir);
 int tui_check_lessons_close(struct lesson_set *set, const char *dir);
+/* The cmocka group set-up and teardown of a test file whose lessons are
+ * its static `set` and whose directory its static `dir` (a template):
+ * group_setup and group_teardown, defined by one line. */
+#define TUI_CHECK_LESSON_GROUP(set, dir) \
+	static int group_setup(void **state) { (void)state; return tui_check_lessons_open(&(set), (dir)); } \
+	static int group_teardown(void **state) { (void)state; return tui_check_lessons_close(&(set), (dir)); }
 /* A set of one lesson: text written to dir/NAME/01-NAME.lesson and
  * loaded into set (the test fails when it does not load cleanly). */
 void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *name, const char *text);
@@ -42,6 +50,14 @@ void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *n
  * (draw_screen_hits(app, rows, cols, NULL)): the tests' and the
  * benchmark's drawing, which the program itself never needs. */
 struct body_layout draw_screen(const struct app *app, int rows, int cols);
+
+/* The whole screen of rows x cols (mono: no colour) drawn on a screen of
+ * its own as the loop draws it: the hit regions into app->hits, the
+ * heatmaps' page size and the pane's scroll taken back into the app; then
+ * read back as text, a line a row. The text is the helpers' own, valid
+ * until the next call. app->now_ms is the caller's (1000000: the
+ * messages of the keys typed before have expired). */
+const char *tui_check_screen(struct app *app, int rows, int cols, bool mono);
 
 /* Answer the open lesson step's question right, as a learner types it:
  * the number it expects (its @answer holds the tolerance too, "0.67

@@ -1,5 +1,5 @@
 /*
- * test_gaming_early.c - the tricks a gaming learner (one who plays to
+ * test_gaming_lessons_1_4.c - the tricks a gaming learner (one who plays to
  * pass, not to learn) used on lessons 1 to 4, replayed in process: each
  * used to earn its step without the idea, and must no longer. Earned means
  * the goal met and the step not only "shown" (run.unearned false).
@@ -37,17 +37,7 @@
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-gaming-early-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 static bool earned(const struct app *app)
 {

@@ -1,5 +1,5 @@
 /*
- * test_gaming_late.c - tricks a gaming learner (one who plays to pass, not
+ * test_gaming_lessons_9_13.c - tricks a gaming learner (one who plays to pass, not
  * to learn) used on lessons 9, 10, 12 and 13, replayed headless: each must
  * no longer earn its step. The tricks: switching heads off one at a time
  * while the goal line counted "2 of 3 hold" (lesson 12 prune-one); the
@@ -40,17 +40,7 @@
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-gaming-late-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 /* A workbench with lesson `lesson` open at step `id`. */
 static struct app *open_at(const char *lesson, const char *id)

@@ -1,5 +1,5 @@
 /*
- * test_gaming_recent.c - tricks a gaming learner used on lessons 11, 14
+ * test_gaming_lessons_11_14_15.c - tricks a gaming learner used on lessons 11, 14
  * and 15 (flash-attention, specialised-heads, heads-apart), replayed: each
  * used to earn its step without the idea, and must not any more.
  *
@@ -46,27 +46,12 @@ enum { SCREEN_MAX = 64 * 1024 };
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-gaming-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 static const char *screen(struct app *app)
 {
-	static char text[SCREEN_MAX];
-	assert_int_equal(vscreen_open(24, 80, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
-	draw_screen(app, 24, 80);
-	vscreen_text(text, sizeof text);
-	vscreen_close();
-	return text;
+	return tui_check_screen(app, 24, 80, false);
 }
 
 static int lesson_index(const char *name)
@@ -242,5 +227,5 @@ int main(void)
 		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
 		cmocka_unit_test(test_o_does_not_put_a_trained_layer_over_a_lesson),
 	};
-	return cmocka_run_group_tests_name("gaming_recent", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name("gaming_lessons_11_14_15", tests, group_setup, group_teardown);
 }

@@ -330,5 +330,62 @@ else
 fi
 if cmp -s "$tmp/session.txt" "$tmp/session.before"; then pass; else fail "--load changed the session file"; fi
 
+# ---- the language model (doc/LANGUAGE_MODEL.md): usage errors, files, the dump ----
+expect_error 2 "--eval takes" --eval --causal
+expect_error 2 "--eval cannot be combined" --eval --dump json
+expect_error 2 "--eval cannot be combined" --dump json --eval
+expect_error 2 "needs --text" --dump json --model
+expect_error 2 "--causal is not for the language model" --dump json --text "the dog" --model --causal
+expect_error 2 "--model cannot be combined with --grad" --dump json --text "the dog" --model --grad
+expect_error 2 "--model goes with" --model "$tmp/x.model"
+expect_error 2 "--model needs a FILE" --eval --model=
+expect_error 2 "--corpus" --dump json --corpus /usr/share/wordnet
+expect_error 2 "--vocab goes with --train lm" --train induction --vocab 100
+expect_error 2 "--vocab 2 is out of range" --train lm --vocab 2
+expect_error 2 "(--train also lm)" --ablate lm
+expect_error 2 "--train lm takes" --train lm --model
+expect_error 2 "heads 3 do not divide" --train lm --heads 3
+expect_error 2 "--text is not for training" --train lm --text "a b"
+expect_error 1 "wordnet-base" --train lm --corpus "$tmp/nowhere"
+expect_error 1 "wordnet-base" --eval --corpus "$tmp/nowhere"
+expect_error 1 "$tmp/nowhere.model" --eval --model "$tmp/nowhere.model"
+expect_error 1 "$tmp/nowhere.model" --dump json --text "the dog" --model "$tmp/nowhere.model"
+printf 'mha-tui model 2\ntask lm\nshape layers 9 d_model 64 heads 4 d_k 16 vocab 10 classes 10 tokens 64\n' >"$tmp/bad.model"
+expect_error 1 "bad.model:3: layers 9 is out of range" --eval --model "$tmp/bad.model"
+export MHA_TUI_MODEL="$tmp/nowhere.model"
+expect_error 1 'MHA_TUI_MODEL' --eval
+unset MHA_TUI_MODEL
+long=$(printf 'word %.0s' $(seq 65))
+expect_error 1 "65 tokens" --dump json --text "$long" --model
+expect_error 1 "only blanks" --dump json --text "   " --model
+# the shipped model through the dump: keys, every layer as check_dump.py
+# recomputes it, the residual stream, and "next" as numpy's float64 forward
+run --dump json --text "the dog saw the cat and the dog ran" --model
+if [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && python3 "$here/check_lm_dump.py" "$tmp/out" \
+	"${MHA_SOURCE_ROOT:?}" --reference; then
+	pass
+else
+	fail "--dump json --text --model: $(head -c 300 "$tmp/err")"
+fi
+run --dump json --text "The zyzzyva's tail" --model
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["tokens"] != ["the","<unk>","\x27s","tail"] or d["words"][1] != "zyzzyva")' "$tmp/out"; then
+	pass
+else
+	fail "--dump json --model: the unknown word is not <unk> beside its spelling"
+fi
+# --eval on a corpus of hand-made glosses (fast): the report, and a warning
+# that this is not the text the model was measured on
+mkdir -p "$tmp/wn"
+for f in noun verb adj adv; do
+	for i in $(seq 100); do echo "0000000$i 03 n 01 w 0 000 | the dog saw the cat and the $f ran; \"a $f\""; done >"$tmp/wn/data.$f"
+done
+run --eval --corpus "$tmp/wn"
+if [ $? -eq 0 ] && grep -q "not the text" "$tmp/err" && grep -q "attention model" "$tmp/out" &&
+	grep -q "bigram, add-one" "$tmp/out" && grep -q "^  L1H3 " "$tmp/out"; then
+	pass
+else
+	fail "--eval --corpus (hand-made): $(head -c 300 "$tmp/err") $(head -c 300 "$tmp/out")"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,5 +1,5 @@
 /*
- * test_gaming_middle.c - the tricks a gaming learner (one who plays to
+ * test_gaming_lessons_5_8.c - the tricks a gaming learner (one who plays to
  * pass, not to learn) used on lessons 5-8, replayed headless: each must
  * no longer earn its step (earned = goal met and not "shown").
  *
@@ -39,17 +39,7 @@
 static struct lesson_set set;
 static char dir[] = "/tmp/mha-test-gaming-middle-XXXXXX";
 
-static int group_setup(void **state)
-{
-	(void)state;
-	return tui_check_lessons_open(&set, dir);
-}
-
-static int group_teardown(void **state)
-{
-	(void)state;
-	return tui_check_lessons_close(&set, dir);
-}
+TUI_CHECK_LESSON_GROUP(set, dir)
 
 /* The wrong answers typed use up the tries: the right one then shows
  * the rest, but the step is only shown, never earned. Closes app. */

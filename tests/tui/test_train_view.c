@@ -31,16 +31,12 @@
 #include "tui_check.h"
 #include "vscreen.h"
 
-static char screen[64 * 1024];
+static const char *screen;
 
 static const char *draw_at(struct app *app, int rows, int cols)
 {
-	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", false), 0);
 	app->now_ms = 1000000; /* messages have expired */
-	draw_screen(app, rows, cols);
-	vscreen_text(screen, sizeof screen);
-	vscreen_close();
-	return screen;
+	return screen = tui_check_screen(app, rows, cols, false);
 }
 
 static void expect_text(const char *s, const char *what)

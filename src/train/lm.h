@@ -1,0 +1,265 @@
+/*
+ * lm.h - a small language model trained by mha-tui on real English
+ * (doc/LANGUAGE_MODEL.md): the corpus (WordNet 3.0's glosses from Debian's
+ * wordnet-base), a word-level tokenizer fitted to it, the model (the
+ * attention-only model of train.h with the vocabulary as its read-out),
+ * its batched trainer, held-out evaluation beside unigram and bigram
+ * baselines, the head analysis on held-out text, and model files.
+ *
+ * Legend as in train.h: n tokens, d d_model, h heads, dk head size,
+ * L layers, V vocabulary (= the read-out's classes), B batch.
+ *
+ *     struct lm_corpus c;  lm_corpus_read(&c, "/usr/share/wordnet", msg, len);
+ *     struct lm_vocab v;   lm_vocab_fit(&v, &c, 8192, msg, len);
+ *     struct lm_stream tr, ho;
+ *     lm_stream_encode(&tr, &v, &c, LM_SPLIT_TRAIN);  ... (LM_SPLIT_HELDOUT)
+ *     struct train_model m;  train_model_alloc(&m, &shape);  train_model_init(&m, seed);
+ *     struct lm_trainer *t;  lm_trainer_create(&t, &m, &tr, &opts, seed, msg, len);
+ *     for (...) lm_trainer_step(t, &stats);
+ *     lm_evaluate(&m, &ho, 0, &stats);        // nats per token on held-out text
+ *
+ * Nothing here prints or exits; errors come back as messages.
+ */
+#ifndef TRAIN_LM_H
+#define TRAIN_LM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "grad.h"
+#include "train.h"
+
+enum {
+	LM_MAX_VOCAB = 16384,  /* tokens of a vocabulary, the specials included */
+	LM_WORD_MAX = 15,      /* bytes of a vocabulary entry: every token is a label */
+	LM_HELDOUT_EVERY = 20, /* document k is held out when k % 20 == 19 */
+	LM_UNK = 0,            /* "<unk>": a word the vocabulary lacks */
+	LM_DOC = 1,            /* "<doc>": before every document */
+	LM_SPECIALS = 2,
+};
+
+/* ---- the corpus (lm_corpus.c) ---- */
+
+/* WordNet's data.noun, data.verb, data.adj, data.adv in that order, one
+ * document a synset: its gloss (definitions and quoted examples), as
+ * written after " | " on its line, trailing blanks removed. */
+struct lm_corpus {
+	int ndocs;
+	char **doc;          /* (ndocs) NUL-terminated */
+	size_t bytes;        /* of all documents */
+	char *mem;
+	uint64_t fingerprint[2]; /* FNV-1a 64 of the training and of the held-out documents */
+	char dir[512];
+};
+enum lm_split { LM_SPLIT_TRAIN, LM_SPLIT_HELDOUT };
+/* The data files of dir; 0, or -1 with msg naming the file and what to install. */
+int lm_corpus_read(struct lm_corpus *c, const char *dir, char *msg, size_t len);
+void lm_corpus_free(struct lm_corpus *c);
+/* Document k's split: held out when k % LM_HELDOUT_EVERY == LM_HELDOUT_EVERY - 1. */
+enum lm_split lm_doc_split(int k);
+/* The gloss of one data-file line (after " | ", trailing blanks and the
+ * newline cut); NULL for a line that holds none (the licence header). */
+const char *lm_gloss_of(const char *line, size_t *glen);
+/* FNV-1a 64 of bytes, continuing from h (start: LM_FNV_START). */
+#define LM_FNV_START 0xcbf29ce484222325ULL
+uint64_t lm_fnv(uint64_t h, const void *p, size_t n);
+
+/* ---- the tokenizer (lm_vocab.c) ---- */
+
+/* One token of a text as typed: its bytes [start, start + len). */
+struct lm_piece { int start, len; };
+/* Split text into tokens: ASCII letters lower-cased; a word is a run of
+ * letters, digits and bytes >= 0x80; an apostrophe right after a word and
+ * followed by letters starts a token of its own ("dog's" -> dog 's; after
+ * "<unk>" too);
+ * "<unk>" and "<doc>" are one token each; every other byte but a blank is
+ * a token by itself. Returns the count (at most max pieces written). */
+int lm_split_text(const char *text, struct lm_piece *pieces, int max);
+
+struct lm_vocab {
+	int size;            /* V, the specials included */
+	char (*word)[LM_WORD_MAX + 1]; /* (V) id -> token */
+	int *slot;           /* open-addressing table of ids, (cap) */
+	int cap;
+	uint64_t fingerprint; /* FNV-1a 64 of the file's bytes */
+};
+/* The V - 2 tokens of the training documents seen most often (ties: byte
+ * order), at most LM_WORD_MAX bytes, after "<unk>" and "<doc>". */
+int lm_vocab_fit(struct lm_vocab *v, const struct lm_corpus *c, int size, char *msg, size_t len);
+void lm_vocab_free(struct lm_vocab *v);
+/* id of a token (lower-cased bytes, len of them), LM_UNK when absent. */
+int lm_vocab_id(const struct lm_vocab *v, const char *tok, int len);
+/* The vocabulary file: "mha-tui vocab 1", "size V", then one token a line
+ * in id order. Atomic write; loading refuses anything else with file:line. */
+int lm_vocab_save(const struct lm_vocab *v, const char *path, char *msg, size_t len);
+int lm_vocab_load(struct lm_vocab *v, const char *path, char *msg, size_t len);
+/* The same from the file's size bytes in text (NUL-terminated after them;
+ * written into), path only for messages. */
+int lm_vocab_parse(const char *path, char *text, size_t size, struct lm_vocab *v, char *msg, size_t len);
+/* ids of text (at most max); pieces, when not NULL (room for max),
+ * receive where each token is in text, so an unknown word (id LM_UNK)
+ * can be shown as typed. Returns the count, -1 when out of memory. */
+int lm_encode(const struct lm_vocab *v, const char *text, int *ids, struct lm_piece *pieces, int max);
+/* The ids as text (the inverse of lm_encode up to case and blanks): no
+ * blank before , . ; : ) ! ? or a contraction after a word, none after (,
+ * none around -, double quotes taken as opening and closing in turn,
+ * "<doc>" at the start of a line (and "<unk>" as it is spelled), so that
+ * encoding the text gives the ids back. Writes at most cap bytes with the NUL; returns the
+ * length the whole text needs. */
+size_t lm_decode(const struct lm_vocab *v, const int *ids, int n, char *out, size_t cap);
+
+/* ---- token streams ---- */
+
+/* One split encoded: "<doc>" then the document's tokens, document after
+ * document, in corpus order. */
+struct lm_stream {
+	int *ids;
+	long len;
+	long unknown;  /* tokens that are LM_UNK */
+	int docs;
+};
+int lm_stream_encode(struct lm_stream *s, const struct lm_vocab *v, const struct lm_corpus *c,
+                     enum lm_split split, char *msg, size_t len);
+void lm_stream_free(struct lm_stream *s);
+
+/* ---- the model's batched passes (lm_model.c) ---- */
+
+/* The model is a struct train_model with classes = vocab. Its forward on
+ * B sequences of n <= s.n tokens at once, read-out as one GEMM. */
+enum { LM_MAX_THREADS = 16 };
+struct lm_batch {
+	int cap_b, n_max;      /* room for cap_b sequences of up to n_max = s.n tokens */
+	int b, n;              /* the last forward's */
+	struct mha_acts *acts; /* (L, cap_b) every intermediate of each layer */
+	struct mha_grads grads[LM_MAX_THREADS]; /* each thread's layer backward */
+	float *x;              /* (L+1) blocks of (cap_b * n_max, d): residual streams x_0 .. x_L,
+	                        * sequence j's rows at j * n (this call's n) */
+	float *logits;         /* (cap_b * n_max, V) logits, then probabilities, then dlogits */
+	float *dx;             /* (cap_b * n_max, d) dL/dx_l on the way down, rows as x */
+	float *mem;
+};
+/* threads: how many a backward may use (each has its own grads). */
+enum mha_status lm_batch_alloc(struct lm_batch *bt, const struct train_model *m, int cap_b, int threads);
+void lm_batch_free(struct lm_batch *bt);
+/* x_0 = E[t] + P, the positions' one place (rows 0..n-1 of P). */
+void lm_embed(const struct train_model *m, const int *tokens, int n, float *x0);
+/* Forward of b sequences of n tokens (tokens, targets: b * n; target -1:
+ * not counted). Leaves probabilities in bt->logits. loss: summed
+ * cross-entropy (nats) over counted positions; correct: argmax hits. */
+struct lm_result { double loss; long counted, correct; };
+void lm_forward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
+                const int *targets, int b, int n, int threads, struct lm_result *r);
+/* After lm_forward: the gradient of scale * summed loss into g (a model
+ * view of a gradient array; every tensor overwritten). slots: (b, layer
+ * parameters) room for each sequence's layer gradients, summed in order. */
+void lm_backward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
+                 const int *targets, float scale, int threads, float *slots, struct train_model *g);
+/* Floats of one sequence's slot in lm_backward. */
+size_t lm_slot_floats(const struct train_model *m);
+
+/* ---- training (lm_trainer.c) ---- */
+
+struct lm_train_options {
+	int batch;        /* sequences a step, default 32 */
+	int threads;      /* default 1 */
+	int steps;        /* the schedule's length (needed for its decay) */
+	int warmup;       /* linear warm-up steps, default 100 */
+	float lr;         /* peak AdamW learning rate, default 3e-3 */
+	float lr_end;     /* cosine decay to this fraction of lr, default 0.1 */
+};
+struct lm_trainer;
+enum mha_status lm_trainer_create(struct lm_trainer **out, struct train_model *m,
+                                  const struct lm_stream *train, const struct lm_train_options *o,
+                                  uint64_t seed, char *msg, size_t len);
+void lm_trainer_destroy(struct lm_trainer *t);
+/* One AdamW step on a fresh batch of windows at random offsets; stats of
+ * that batch before the step. */
+void lm_trainer_step(struct lm_trainer *t, struct train_stats *st);
+/* The learning rate of step k (1-based) under the schedule. */
+float lm_lr_at(const struct lm_train_options *o, long k);
+/* The options with every default filled in. */
+struct lm_train_options lm_train_defaults(const struct lm_train_options *o);
+
+/* ---- evaluation ---- */
+
+/* Cross-entropy in nats per token over the stream cut into windows of
+ * s.n tokens (window w: inputs ids[w n .. w n + n - 1], targets the next
+ * token each), the first max_windows (0: all). counted = predictions. */
+void lm_evaluate(const struct train_model *m, const struct lm_stream *s, int max_windows,
+                 int threads, struct train_stats *st);
+/* The same predictions' cross-entropy under add-one unigram and bigram
+ * models counted on train: P(b) = (c(b) + 1) / (N + V),
+ * P(b | a) = (c(a b) + 1) / (c(a .) + V). */
+struct lm_baselines { double unigram, bigram; long counted; };
+int lm_baselines(const struct lm_stream *train, const struct lm_stream *heldout, int vocab, int n,
+                 int max_windows, struct lm_baselines *out);
+
+/* The k most probable next tokens after each of the n positions of one
+ * sequence: ids[i * k + j], probs[i * k + j], most probable first. */
+int lm_next(const struct train_model *m, const int *tokens, int n, int k, int *ids, float *probs);
+/* The k largest of the V probabilities p: ids and probs, largest first
+ * (ties: the lower id first). */
+void lm_top_k(const float *p, int V, int k, int *ids, float *probs);
+/* Layer l's weights as the core sees them for sequence j of bt's last
+ * forward: X is the residual stream x_l entering the layer. */
+struct mha_weights lm_layer_weights(const struct train_model *m, const struct lm_batch *bt, int l, int j);
+/* The residual stream x_l (n, d) of sequence j of bt's last forward. */
+float *lm_stream_at(const struct train_model *m, const struct lm_batch *bt, int l, int j);
+
+/* ---- the heads (lm_heads.c) ---- */
+
+enum lm_head_kind { LM_HEAD_PREVIOUS, LM_HEAD_FIRST, LM_HEAD_SAME, LM_HEAD_INDUCTION, LM_HEAD_SELF,
+                    LM_HEAD_KINDS };
+struct lm_head_report {
+	/* means over held-out windows: previous P[q][q-1], first P[q][0],
+	 * self (the current token) P[q][q] (q >= 1); same word: weight on
+	 * earlier keys with the query's token (queries that have one);
+	 * induction: on repeated text (32 held-out tokens twice), weight on
+	 * the key after the query's earlier copy, in the second half */
+	double score[TRAIN_MAX_LAYERS][MHA_MAX_HEADS][LM_HEAD_KINDS];
+	/* what a head that spreads evenly over the keys it sees would score */
+	double uniform[LM_HEAD_KINDS];
+	/* held-out loss with the head off minus with every head on */
+	double importance[TRAIN_MAX_LAYERS][MHA_MAX_HEADS];
+	double base_loss;
+	int kind[TRAIN_MAX_LAYERS][MHA_MAX_HEADS]; /* best kind scoring >= LM_HEAD_CLEAR, or -1 */
+	int windows;
+};
+#define LM_HEAD_CLEAR 0.4
+const char *lm_head_kind_name(int kind); /* "previous-token", ..., "current-token"; "mixed" for -1 */
+/* windows: held-out windows measured (0: 256). */
+int lm_head_analysis(struct train_model *m, const struct lm_stream *heldout, int windows,
+                     struct lm_head_report *r);
+
+/* ---- model files (lm_file.c), version 2 ---- */
+
+struct lm_meta {
+	char vocab_file[256];       /* beside the model file */
+	uint64_t vocab_fingerprint;
+	uint64_t corpus_fingerprint[2]; /* training and held-out text */
+	uint64_t seed;
+	long steps;
+	int batch;
+	float lr;
+	double seconds;             /* training time: the process's CPU seconds (one thread) */
+	double heldout_loss;        /* nats per token when saved */
+};
+int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const char *path,
+                  char *msg, size_t len);
+/* The model alone from a file's size bytes in text (NUL-terminated after
+ * them; written into), path only for messages; allocated. */
+int lm_model_parse(const char *path, char *text, size_t size, struct train_model *m, struct lm_meta *meta,
+                   char *msg, size_t len);
+/* The model (allocated) and its vocabulary, read from beside it. */
+int lm_model_load(struct train_model *m, struct lm_vocab *v, struct lm_meta *meta,
+                  const char *path, char *msg, size_t len);
+/* The shipped model: $MHA_TUI_MODEL, the source tree's assets/lm.model
+ * (from a build directory), the installed one; -1 with the places tried. */
+int lm_model_find(char *out, size_t outlen, char *msg, size_t len);
+#define LM_MODEL_NAME "lm.model"
+/* file, or the shipped model when NULL (its path into path), loaded. */
+int lm_model_open(const char *file, char *path, size_t pathlen, struct train_model *m, struct lm_vocab *v,
+                  struct lm_meta *meta, char *msg, size_t len);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * lm_model.c - the language model's forward and backward over a batch of
+ * sequences at once: embeddings and learned positions, the core's
+ * mha_forward / mha_backward per layer and sequence (split over threads),
+ * the read-out to the vocabulary and its gradient as single GEMMs over the
+ * whole batch, softmax cross-entropy (the engine's vector exp), and the
+ * next-token top-k. The model
+ * is train.h's (classes = vocabulary). AdamW and the batches' text are in
+ * lm_trainer.c; evaluation over a stream in lm_eval.c.
+ *
+ * Determinism: every sequence's layer gradients go to a slot of their
+ * own and are summed in sequence order, and the embedding gradient is
+ * gathered in (sequence, position) order, so the thread count changes no
+ * bit. BLAS runs single-threaded inside (gemm_threads_set(1)).
+ */
+#include "gemm.h"
+#include "lm.h"
+#include "vexp.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t layer_floats(const struct train_shape *s)
+{
+	return 4 * (size_t)s->d * s->h * s->dk;
+}
+
+size_t lm_slot_floats(const struct train_model *m)
+{
+	return (size_t)m->s.layers * layer_floats(&m->s);
+}
+
+void lm_batch_free(struct lm_batch *bt)
+{
+	if (bt->acts)
+		for (int k = 0; k < TRAIN_MAX_LAYERS * bt->cap_b; k++)
+			if (bt->acts[k].mem)
+				mha_acts_free(&bt->acts[k]);
+	for (int t = 0; t < LM_MAX_THREADS; t++)
+		if (bt->grads[t].mem)
+			mha_grads_free(&bt->grads[t]);
+	free(bt->acts);
+	free(bt->mem);
+	memset(bt, 0, sizeof *bt);
+}
+
+enum mha_status lm_batch_alloc(struct lm_batch *bt, const struct train_model *m, int cap_b, int threads)
+{
+	memset(bt, 0, sizeof *bt);
+	const struct train_shape *s = &m->s;
+	struct mha_config c = train_layer_config(m, 0);
+	bt->cap_b = cap_b;
+	bt->n_max = s->n;
+	size_t rows = (size_t)cap_b * s->n;
+	bt->mem = malloc(((size_t)(s->layers + 2) * rows * s->d + rows * s->classes) * sizeof(float));
+	bt->acts = calloc((size_t)TRAIN_MAX_LAYERS * cap_b, sizeof *bt->acts);
+	if (!bt->mem || !bt->acts)
+		goto fail;
+	bt->x = bt->mem;
+	bt->dx = bt->x + (size_t)(s->layers + 1) * rows * s->d;
+	bt->logits = bt->dx + rows * s->d;
+	for (int k = 0; k < s->layers * cap_b; k++)
+		if (mha_acts_alloc(&bt->acts[k], &c) != MHA_OK)
+			goto fail;
+	if (threads > LM_MAX_THREADS)
+		threads = LM_MAX_THREADS;
+	for (int t = 0; t < (threads > 1 ? threads : 1); t++)
+		if (mha_grads_alloc(&bt->grads[t], &c) != MHA_OK)
+			goto fail;
+	return MHA_OK;
+fail:
+	lm_batch_free(bt);
+	return MHA_ENOMEM;
+}
+
+void lm_embed(const struct train_model *m, const int *tokens, int n, float *x0)
+{
+	const int d = m->s.d;
+	// x_0[i] = E[t_i] + P[i]: the token's row and the learned position's
+	for (int i = 0; i < n; i++)
+		for (int e = 0; e < d; e++)
+			x0[(size_t)i * d + e] = m->emb[(size_t)tokens[i] * d + e] + m->pos[(size_t)i * d + e];
+}
+
+/* ---- running per-sequence work on threads ---- */
+
+struct par {
+	void (*fn)(struct par *p, int item, int thread);
+	int items, threads;
+	const struct train_model *m;
+	struct lm_batch *bt;
+	const int *tokens, *targets;
+	float scale, *slots;
+	struct lm_result *res; /* (items) per sequence */
+};
+
+struct par_arg {
+	struct par *p;
+	int thread;
+};
+
+static void *par_worker(void *a)
+{
+	struct par_arg *pa = a;
+	for (int i = pa->thread; i < pa->p->items; i += pa->p->threads)
+		pa->p->fn(pa->p, i, pa->thread);
+	return NULL;
+}
+
+/* Item i on thread i % threads; the caller is thread 0. Every item
+ * writes only its own outputs, so the schedule changes nothing. */
+static void par_run(struct par *p)
+{
+	if (p->threads < 1)
+		p->threads = 1;
+	if (p->threads > LM_MAX_THREADS)
+		p->threads = LM_MAX_THREADS;
+	pthread_t th[LM_MAX_THREADS];
+	struct par_arg args[LM_MAX_THREADS];
+	int started = 1;
+	for (int t = 1; t < p->threads; t++) {
+		args[t] = (struct par_arg){ p, t };
+		if (pthread_create(&th[t], NULL, par_worker, &args[t]) != 0)
+			break;
+		started++;
+	}
+	args[0] = (struct par_arg){ p, 0 };
+	par_worker(&args[0]);
+	for (int t = started; t < p->threads; t++) { /* threads that did not start: done here */
+		args[t] = (struct par_arg){ p, t };
+		par_worker(&args[t]);
+	}
+	for (int t = 1; t < started; t++)
+		pthread_join(th[t], NULL);
+}
+
+float *lm_stream_at(const struct train_model *m, const struct lm_batch *bt, int l, int j)
+{
+	size_t block = (size_t)bt->cap_b * bt->n_max * m->s.d;
+	return bt->x + l * block + (size_t)j * bt->n * m->s.d;
+}
+
+/* Layer l's inputs for sequence j: X is the residual stream x_l. */
+static struct mha_weights layer_view(const struct train_model *m, const struct lm_batch *bt, int l, int j)
+{
+	struct mha_weights v = { 0 };
+	v.x = lm_stream_at(m, bt, l, j);
+	v.wq = m->wq[l]; v.wk = m->wk[l]; v.wv = m->wv[l]; v.wo = m->wo[l];
+	return v;
+}
+
+struct mha_weights lm_layer_weights(const struct train_model *m, const struct lm_batch *bt, int l, int j)
+{
+	return layer_view(m, bt, l, j);
+}
+
+
+static struct mha_config layer_config(const struct train_model *m, int l, int n)
+{
+	struct mha_config c = train_layer_config(m, l);
+	c.n = n;
+	return c;
+}
+
+/* x_0 of sequence j, then x_{l+1} = x_l + MHA_l(x_l) for every layer */
+static void forward_sequence(struct par *p, int j, int thread)
+{
+	(void)thread;
+	const struct train_model *m = p->m;
+	struct lm_batch *bt = p->bt;
+	const int n = bt->n, d = m->s.d;
+	const size_t block = (size_t)bt->cap_b * bt->n_max * d, nd = (size_t)n * d;
+	lm_embed(m, p->tokens + (size_t)j * n, n, bt->x + (size_t)j * nd);
+	for (int l = 0; l < m->s.layers; l++) {
+		struct mha_config c = layer_config(m, l, n);
+		struct mha_weights v = layer_view(m, bt, l, j);
+		struct mha_acts *a = &bt->acts[l * bt->cap_b + j];
+		mha_forward(&c, &v, a);
+		float *xn = bt->x + (l + 1) * block + (size_t)j * nd;
+		for (size_t e = 0; e < nd; e++)
+			xn[e] = v.x[e] + a->y[e];
+	}
+}
+
+/* Row by row softmax of sequence j's logits, in place, and its loss,
+ * with the engine's vector exp (vexp.h: relative error under 4e-7) */
+static void softmax_sequence(struct par *p, int j, int thread)
+{
+	(void)thread;
+	const int n = p->bt->n, V = p->m->s.classes;
+	struct lm_result *r = &p->res[j];
+	memset(r, 0, sizeof *r);
+	for (int i = 0; i < n; i++) {
+		float *z = p->bt->logits + ((size_t)j * n + i) * V;
+		bool nan;
+		const float mx = vexp_max(z, (size_t)V, &nan);
+		const int t = p->targets[(size_t)j * n + i];
+		const float zt = t >= 0 ? z[t] : 0.0f;
+		// p_k = exp(z_k - max) / sum_k' exp(z_k' - max): stable softmax
+		const float sum = vexp_shift_sum(z, mx, z, (size_t)V);
+		if (t >= 0) {
+			// cross-entropy = -log p_t = log sum - (z_t - max); right when z_t is the max
+			r->loss += log((double)sum) - ((double)zt - mx);
+			r->counted++;
+			r->correct += zt == mx;
+		}
+		vexp_scale(z, (size_t)V, 1.0f / sum);
+	}
+}
+
+void lm_forward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
+                const int *targets, int b, int n, int threads, struct lm_result *r)
+{
+	const int d = m->s.d, V = m->s.classes;
+	bt->b = b;
+	bt->n = n;
+	struct lm_result res[256];
+	struct lm_result *rs = b <= 256 ? res : calloc((size_t)b, sizeof *rs);
+	struct par p = { .items = b, .threads = threads, .m = m, .bt = bt, .tokens = tokens,
+	                 .targets = targets, .res = rs };
+	int had = gemm_threads_set(1);
+	p.fn = forward_sequence;
+	par_run(&p);
+	// logits (b n, V) = x_L (b n, d) @ U (d, V): the whole batch in one product
+	const size_t rows = (size_t)b * n, block = (size_t)bt->cap_b * bt->n_max * d;
+	gemm_rm(false, false, (int)rows, V, d, 1.0f, bt->x + m->s.layers * block, d, rows * d, m->unemb, V,
+	        (size_t)d * V, bt->logits, V, rows * V);
+	memset(r, 0, sizeof *r);
+	if (rs) {
+		p.fn = softmax_sequence;
+		par_run(&p);
+		for (int j = 0; j < b; j++) { /* in order: the same sum for any thread count */
+			r->loss += rs[j].loss;
+			r->counted += rs[j].counted;
+			r->correct += rs[j].correct;
+		}
+	}
+	gemm_threads_set(had);
+	if (rs != res)
+		free(rs);
+}
+
+/* Sequence j down through the layers: dx_l = dx_{l+1} + MHA_l's dX, its
+ * layer gradients into its own slot */
+static void backward_sequence(struct par *p, int j, int thread)
+{
+	const struct train_model *m = p->m;
+	struct lm_batch *bt = p->bt;
+	const int n = bt->n, d = m->s.d, hw = m->s.h * m->s.dk;
+	const size_t nd = (size_t)n * d, wsz = (size_t)d * hw;
+	float *dx = bt->dx + (size_t)j * nd;
+	float *slot = p->slots + (size_t)j * lm_slot_floats(m);
+	struct mha_grads *gr = &bt->grads[thread];
+	for (int l = m->s.layers - 1; l >= 0; l--) {
+		struct mha_config c = layer_config(m, l, n);
+		struct mha_weights v = layer_view(m, bt, l, j);
+		mha_backward(&c, &v, &bt->acts[l * bt->cap_b + j], dx, gr);
+		float *o = slot + l * layer_floats(&m->s);
+		memcpy(o, gr->wq, wsz * sizeof *o);
+		memcpy(o + wsz, gr->wk, wsz * sizeof *o);
+		memcpy(o + 2 * wsz, gr->wv, wsz * sizeof *o);
+		memcpy(o + 3 * wsz, gr->wo, wsz * sizeof *o);
+		for (size_t e = 0; e < nd; e++)
+			dx[e] += gr->x[e];
+	}
+}
+
+void lm_backward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
+                 const int *targets, float scale, int threads, float *slots, struct train_model *g)
+{
+	const int b = bt->b, n = bt->n, d = m->s.d, V = m->s.classes;
+	const size_t rows = (size_t)b * n, block = (size_t)bt->cap_b * bt->n_max * d;
+	// dlogits = (p - onehot(target)) * scale on counted rows, 0 on the rest (in place)
+	for (size_t i = 0; i < rows; i++) {
+		float *z = bt->logits + i * V;
+		if (targets[i] < 0) {
+			memset(z, 0, (size_t)V * sizeof *z);
+			continue;
+		}
+		z[targets[i]] -= 1.0f;
+		for (int k = 0; k < V; k++)
+			z[k] *= scale;
+	}
+	int had = gemm_threads_set(1);
+	// dU (d, V) = x_L^T (d, b n) @ dlogits (b n, V); dx_L (b n, d) = dlogits @ U^T
+	gemm_rm(true, false, d, V, (int)rows, 1.0f, bt->x + m->s.layers * block, d, rows * d, bt->logits, V,
+	        rows * V, g->unemb, V, (size_t)d * V);
+	gemm_rm(false, true, (int)rows, d, V, 1.0f, bt->logits, V, rows * V, m->unemb, V, (size_t)d * V,
+	        bt->dx, d, rows * d);
+	if (threads > LM_MAX_THREADS)
+		threads = LM_MAX_THREADS;
+	for (int t = 1; t < threads; t++) /* only threads that have their own grads */
+		if (!bt->grads[t].mem) {
+			threads = t;
+			break;
+		}
+	struct par p = { .items = b, .threads = threads, .m = m, .bt = bt, .tokens = tokens,
+	                 .targets = targets, .scale = scale, .slots = slots, .fn = backward_sequence };
+	par_run(&p);
+	gemm_threads_set(had);
+	// the layers' gradients: the slots summed in sequence order
+	const size_t ns = lm_slot_floats(m);
+	float *gl = g->wq[0]; /* the layers' tensors lie one after another in this order */
+	memcpy(gl, slots, ns * sizeof *gl);
+	for (int j = 1; j < b; j++) {
+		const float *s = slots + (size_t)j * ns;
+		for (size_t e = 0; e < ns; e++)
+			gl[e] += s[e];
+	}
+	// dP[i] = sum over sequences of dx_0[i]; dE[t] += dx_0[i] for each token t at i
+	memset(g->pos, 0, (size_t)m->s.n * d * sizeof *g->pos);
+	memset(g->emb, 0, (size_t)m->s.vocab * d * sizeof *g->emb);
+	for (int j = 0; j < b; j++)
+		for (int i = 0; i < n; i++) {
+			const float *row = bt->dx + ((size_t)j * n + i) * d;
+			float *pe = g->pos + (size_t)i * d, *ee = g->emb + (size_t)tokens[(size_t)j * n + i] * d;
+			for (int e = 0; e < d; e++) {
+				pe[e] += row[e];
+				ee[e] += row[e];
+			}
+		}
+}
+
+void lm_top_k(const float *p, int V, int k, int *ids, float *probs)
+{
+	/* insertion into a sorted list of k: most probable first, ties by lower id */
+	int have = 0;
+	for (int t = 0; t < V; t++) {
+		if (have == k && p[t] <= probs[k - 1])
+			continue;
+		int at = have < k ? have++ : k - 1;
+		while (at > 0 && probs[at - 1] < p[t]) {
+			probs[at] = probs[at - 1];
+			ids[at] = ids[at - 1];
+			at--;
+		}
+		probs[at] = p[t];
+		ids[at] = t;
+	}
+}
+
+int lm_next(const struct train_model *m, const int *tokens, int n, int k, int *ids, float *probs)
+{
+	struct lm_batch bt;
+	if (n < 1 || n > m->s.n || k < 1 || k > m->s.classes || lm_batch_alloc(&bt, m, 1, 1) != MHA_OK)
+		return -1;
+	int targets[MHA_MAX_TOKENS];
+	for (int i = 0; i < n; i++)
+		targets[i] = -1;
+	struct lm_result r;
+	lm_forward(m, &bt, tokens, targets, 1, n, 1, &r);
+	for (int i = 0; i < n; i++)
+		lm_top_k(bt.logits + (size_t)i * m->s.classes, m->s.classes, k, ids + (size_t)i * k, probs + (size_t)i * k);
+	lm_batch_free(&bt);
+	return 0;
+}
