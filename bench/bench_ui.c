@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "actions.h"
-#include "mode.h"
 #include "app.h"
-#include "draw.h"
+#include "frame.h"
+#include "keys.h"
+#include "modes.h"
 #include "vscreen.h"
 
 static double now_ms(void)
@@ -47,7 +47,7 @@ int bench_ui_measure(int n, int d, int h, int reps, double *median_ms, double *p
 	mha_weights_default_labels(&w, &c);
 	struct app *app = calloc(1, sizeof *app);
 	double *t = calloc((size_t)reps, sizeof *t);
-	if (!app || !t || app_init(app, &c, &w, msg, sizeof msg) != 0) {
+	if (!app || !t || app_init(app, tui_modes, &c, &w, msg, sizeof msg) != 0) {
 		if (!app || !t)
 			mha_weights_free(&w);
 		free(app);
@@ -70,7 +70,7 @@ int bench_ui_measure(int n, int d, int h, int reps, double *median_ms, double *p
 			app_recompute(app);
 		/* the redraw: the stage with the most on screen */
 		app->stage = PIPELINE_SOFTMAX;
-		draw_screen_hits(app, SCREEN_ROWS, SCREEN_COLS, NULL);
+		frame_draw(app, SCREEN_ROWS, SCREEN_COLS, NULL);
 		wnoutrefresh(stdscr);
 		doupdate();
 		t[i] = now_ms() - t0;

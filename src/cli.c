@@ -19,7 +19,7 @@ const char cli_usage[] =
 	"  mha-tui --lesson ID              open lesson ID (number or name) where you left it\n"
 	"  mha-tui --tokens N --d-model D --heads H [--kv-heads G] [--d-k K]\n"
 	"          [--causal] [--top-k K] [--no-scale] [--seed S] [--pad LIST] [--window W]\n"
-	"          [--text \"WORDS\"] [--bias]\n"
+	"          [--text \"WORDS\"] [--bias] [--pos P] [--kv-tokens M] [--layers L]\n"
 	"                                   open the workbench with that configuration\n"
 	"  mha-tui --load FILE              open a saved session\n"
 	"  mha-tui --dump json [configuration flags | --load FILE]\n"
@@ -42,6 +42,7 @@ const char cli_usage[] =
 	"                                   its held-out loss beside baselines, and its heads\n"
 	"  mha-tui --dump json --text \"WORDS\" --model [FILE]\n"
 	"                                   a sentence through it: tokens, layers, top-5 next\n"
+	"  mha-tui --circuits MODEL [--json] [--position P]  circuits (doc/CIRCUITS.md)\n"
 	"  mha-tui --help | --version\n"
 	"\n"
 	"configuration (defaults: 6 tokens, d_model 16, 4 heads):\n"
@@ -61,6 +62,10 @@ const char cli_usage[] =
 	"  --bias           add biases b^Q, b^K, b^V, b^O (seeded; off as in the paper)\n"
 	"  --window W       sliding window: query i sees keys i-W+1..i with --causal,\n"
 	"                   else i-W+1..i+W-1; 0 = off\n"
+	"  --pos P          none|learned|sinusoidal|rope (even d_k); --pos-offset O\n"
+	"  --kv-tokens M    K, V from M more tokens (1..64, or --kv-text \"WORDS\")\n"
+	"  --layers L       1..4 on the residual stream (--train: 1..2); these three:\n"
+	"                   --dump json, --export py (the workbench shows them later)\n"
 	"\n"
 	"other options:\n"
 	"  --lessons-dir DIR  where lesson files are (else $MHA_TUI_LESSONS, the source\n"
@@ -109,10 +114,25 @@ static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
 	return 0;
 }
 
+/* --pos none|learned|sinusoidal|rope */
+static int parse_pos(const char *text, enum mha_pos *out, char *msg, size_t len)
+{
+	int p = mha_pos_by_name(text);
+	if (p < 0) {
+		snprintf(msg, len, "--pos '%.40s' is not a kind of position: allowed none, learned, "
+		         "sinusoidal, rope", text);
+		return 2;
+	}
+	*out = (enum mha_pos)p;
+	return 0;
+}
+
 static int parse_train_flag(const char *name, const char *val, struct cli *out,
                             char *msg, size_t len);
 static int check_train_flags(struct cli *out, char *msg, size_t len);
 static int check_lm_flags(const struct cli *out, char *msg, size_t len);
+static int parse_circuits_flag(const char *name, const char *val, struct cli *out,
+                               char *msg, size_t len);
 
 struct flag {
 	const char *name;
@@ -133,8 +153,11 @@ static const struct flag flags[] = {
 	{ "--grad", false, false }, { "--train", true, false }, { "--ablate", true, false },
 	{ "--layers", true, false }, { "--steps", true, false }, { "--save", true, false },
 	{ "--seeds", true, false },
+	{ "--pos", true, true }, { "--pos-offset", true, true }, { "--kv-tokens", true, true },
+	{ "--kv-text", true, true },
 	{ "--model", false, false }, { "--corpus", true, false }, { "--eval", false, false },
 	{ "--vocab", true, false },
+	{ "--circuits", true, false }, { "--json", false, false }, { "--position", true, false },
 };
 
 static const struct flag *flag_find(const char *name, size_t name_len)
@@ -149,6 +172,7 @@ static const struct flag *flag_find(const char *name, size_t name_len)
 struct given {
 	int n, d, h, g, dk, top_k;
 	int pad_max; /* the largest --pad position, or -1 */
+	int m;       /* --kv-tokens */
 };
 
 /* --pad LIST: comma-separated token positions 0..MHA_MAX_TOKENS-1. */
@@ -191,14 +215,33 @@ static int finish_config(const struct given *gv, struct cli *out, char *msg, siz
 		}
 		c->n = words;
 	}
+	if (out->kv_text) {
+		char labels[MHA_MAX_KV_TOKENS][MHA_LABEL_MAX], why[MHA_MSG_MAX];
+		int words = mha_text_split(out->kv_text, labels, MHA_MAX_KV_TOKENS, why, sizeof why);
+		if (words < 0) {
+			snprintf(msg, len, "--kv-text: %s", why);
+			return 2;
+		}
+		if (gv->m >= 0 && gv->m != words) {
+			snprintf(msg, len, "--kv-tokens %d disagrees with --kv-text's %d words: "
+			         "leave --kv-tokens out (one token a word)", gv->m, words);
+			return 2;
+		}
+		c->m = words;
+	}
+	if (gv->m >= 0) c->m = gv->m;
 	if (gv->n >= 0) c->n = gv->n;
 	if (gv->d >= 0) c->d = gv->d;
 	if (gv->h >= 0) c->h = gv->h;
 	c->g = gv->g >= 0 ? gv->g : c->h;
 	if (gv->top_k >= 0) c->top_k = gv->top_k;
-	if (gv->pad_max >= c->n) {
-		snprintf(msg, len, "--pad %d is not a token: positions go from 0 to %d (n - 1)",
-		         gv->pad_max, c->n - 1);
+	if (gv->pad_max >= mha_keys(c)) {
+		if (c->m > 0)
+			snprintf(msg, len, "--pad %d is not a source token: with cross-attention the padding is "
+			         "the source's, positions 0 to %d (--kv-tokens - 1)", gv->pad_max, c->m - 1);
+		else
+			snprintf(msg, len, "--pad %d is not a token: positions go from 0 to %d (n - 1)",
+			         gv->pad_max, c->n - 1);
 		return 2;
 	}
 	if (gv->dk >= 0) {
@@ -223,7 +266,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	memset(out, 0, sizeof *out);
 	out->mode = CLI_TUI;
 	out->cfg = mha_config_default();
-	struct given gv = { -1, -1, -1, -1, -1, -1, -1 };
+	out->circuits.position = -1;
+	struct given gv = { -1, -1, -1, -1, -1, -1, -1, -1 };
 	bool want_help = false, want_version = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -263,6 +307,10 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--pad"))      rc = parse_pad(val, &out->cfg.pad, &gv.pad_max, msg, len);
 		else if (!strcmp(name, "--window"))   rc = parse_int(name, val, 0, MHA_MAX_TOKENS, &out->cfg.window, msg, len);
 		else if (!strcmp(name, "--no-scale")) out->cfg.scale = false;
+		else if (!strcmp(name, "--pos"))      rc = parse_pos(val, &out->cfg.pos, msg, len);
+		else if (!strcmp(name, "--pos-offset")) rc = parse_int(name, val, 0, MHA_MAX_POS_OFFSET, &out->cfg.pos_offset, msg, len);
+		else if (!strcmp(name, "--kv-tokens")) rc = parse_int(name, val, 0, MHA_MAX_KV_TOKENS, &gv.m, msg, len);
+		else if (!strcmp(name, "--kv-text"))  out->kv_text = val;
 		else if (!strcmp(name, "--load"))     out->load = val;
 		else if (!strcmp(name, "--lesson"))   out->lesson = val;
 		else if (!strcmp(name, "--lessons-dir")) out->lessons_dir = val;
@@ -323,6 +371,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			out->lm.other = f->name;
 		if (!rc)
 			rc = parse_train_flag(name, val, out, msg, len);
+		if (!rc)
+			rc = parse_circuits_flag(name, val, out, msg, len);
 		if (rc)
 			return rc;
 		out->config_given |= f->config;
@@ -333,9 +383,9 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (out->load && out->config_given)
 		return usage_error(msg, len, "--load '%.60s' cannot be combined with configuration flags%s: "
 		                   "the session file holds the configuration", out->load, "");
-	if (out->lesson && out->text)
+	if (out->lesson && (out->text || out->kv_text))
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --text%s: "
-		                   "a lesson sets up its own tokens", out->lesson, "");
+		                   "a lesson sets up its own tokens", out->lesson, out->text ? "" : " or --kv-text");
 	if (out->lesson && out->mode == CLI_EXPORT)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --export%s", out->lesson, "");
 	if (out->export_format && out->mode != CLI_EXPORT)
@@ -347,6 +397,18 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
 	int rc = check_train_flags(out, msg, len);
+	if (!rc && out->circuits.model && out->mode != CLI_CIRCUITS)
+		rc = usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
+		                 "--train, --ablate, --eval or --check-lessons%s", out->circuits.model, "");
+	if (!rc && (out->circuits.json || out->circuits.position >= 0) && out->mode != CLI_CIRCUITS)
+		rc = usage_error(msg, len, "--json and --position go with --circuits MODEL%s%s", "", "");
+	if (!rc && out->mode == CLI_CIRCUITS && (out->config_given || out->load || out->lesson ||
+	                                         out->train.task || out->grad || out->train.save ||
+	                                         out->lm.model_given || out->lm.corpus || out->lm.vocab))
+		rc = usage_error(msg, len, "--circuits %.60s reads a saved model and takes only --json and "
+		                 "--position%s", out->circuits.model, "");
+	if (rc || out->mode == CLI_CIRCUITS)
+		return rc;
 	if (!rc)
 		rc = check_lm_flags(out, msg, len);
 	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE || out->mode == CLI_EVAL ||
@@ -371,7 +433,7 @@ static int parse_train_flag(const char *name, const char *val, struct cli *out,
 	else if (!strcmp(name, "--d-model")) t->d_model = atoi(val);
 	else if (!strcmp(name, "--seed"))    t->seed_given = true;
 	else if (!strcmp(name, "--grad"))    out->grad = true;
-	else if (!strcmp(name, "--layers"))  return parse_int(name, val, 1, TRAIN_MAX_LAYERS, &t->layers, msg, len);
+	else if (!strcmp(name, "--layers"))  t->layers_text = val; /* read once the mode is known */
 	else if (!strcmp(name, "--steps"))   return parse_int(name, val, 1, 1000000, &t->steps, msg, len);
 	else if (!strcmp(name, "--seeds"))   return parse_int(name, val, 1, 100, &t->seeds, msg, len);
 	else if (!strcmp(name, "--save"))    t->save = val;
@@ -427,8 +489,22 @@ static int check_lm_flags(const struct cli *out, char *msg, size_t len)
  * with --train or --ablate; --seeds with --ablate. */
 static int check_train_flags(struct cli *out, char *msg, size_t len)
 {
-	const struct cli_train *t = &out->train;
+	struct cli_train *t = &out->train;
 	bool training = out->mode == CLI_TRAIN || out->mode == CLI_ABLATE;
+	/* --layers: the trained model's (1..2), else the stack's (1..4), a configuration flag */
+	if (t->layers_text && training &&
+	    parse_int("--layers", t->layers_text, 1, TRAIN_MAX_LAYERS, &t->layers, msg, len) != 0)
+		return 2;
+	if (t->layers_text && !training) {
+		if (parse_int("--layers", t->layers_text, 1, MHA_MAX_LAYERS, &out->cfg.layers, msg, len) != 0)
+			return 2;
+		out->config_given = true;
+		if (out->lm.model_given && !out->lm.other)
+			out->lm.other = "--layers"; /* the language model has its own layers */
+		if (out->load)
+			return usage_error(msg, len, "--load '%.60s' cannot be combined with configuration flags%s: "
+			                   "the session file holds the configuration", out->load, "");
+	}
 	if (out->grad && out->mode != CLI_DUMP)
 		return usage_error(msg, len, "--grad adds gradients to the dump%s: use it with --dump json%s", "", "");
 	if (training && t->other_config)
@@ -438,8 +514,8 @@ static int check_train_flags(struct cli *out, char *msg, size_t len)
 	if (training && (out->load || out->lesson))
 		return usage_error(msg, len, "--%s %.40s cannot be combined with --load or --lesson",
 		                   out->mode == CLI_TRAIN ? "train" : "ablate", t->task);
-	if (!training && (t->save || t->layers || t->steps))
-		return usage_error(msg, len, "--save, --layers and --steps go with --train TASK%s%s", "",
+	if (!training && (t->save || t->steps))
+		return usage_error(msg, len, "--save and --steps go with --train TASK%s%s", "",
 		                   " or --ablate TASK");
 	if (out->mode != CLI_ABLATE && t->seeds)
 		return usage_error(msg, len, "--seeds goes with --ablate TASK%s%s", "", "");
@@ -449,5 +525,25 @@ static int check_train_flags(struct cli *out, char *msg, size_t len)
 	if (t->task && !training)
 		return usage_error(msg, len, "--train/--ablate %.40s cannot be combined with --dump or "
 		                   "--check-lessons%s", t->task, "");
+	return 0;
+}
+
+/* --circuits MODEL, --json, --position P (doc/CIRCUITS.md); every other
+ * flag: 0, nothing done. The position is checked against the model's
+ * context when the model is read. */
+static int parse_circuits_flag(const char *name, const char *val, struct cli *out,
+                               char *msg, size_t len)
+{
+	if (!strcmp(name, "--json")) {
+		out->circuits.json = true;
+	} else if (!strcmp(name, "--position")) {
+		return parse_int(name, val, 0, MHA_MAX_TOKENS - 1, &out->circuits.position, msg, len);
+	} else if (!strcmp(name, "--circuits")) {
+		if (out->mode != CLI_TUI)
+			return usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
+			                   "--train, --ablate or --check-lessons%s", val, "");
+		out->circuits.model = val;
+		out->mode = CLI_CIRCUITS;
+	}
 	return 0;
 }

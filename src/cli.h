@@ -11,7 +11,10 @@
 #include "mha.h"
 
 enum cli_mode { CLI_TUI, CLI_DUMP, CLI_CHECK_LESSONS, CLI_HELP, CLI_VERSION,
-                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT, CLI_EVAL };
+                CLI_TRAIN, CLI_ABLATE, CLI_EXPORT, CLI_EVAL, CLI_CIRCUITS };
+/* The last of the modes (fuzz_cli checks a parsed mode against it): a new
+ * mode goes before it or becomes it. */
+#define CLI_MODE_LAST CLI_CIRCUITS
 
 struct cli {
 	enum cli_mode mode;
@@ -27,6 +30,7 @@ struct cli {
 	struct cli_train {       /* --train TASK / --ablate TASK (doc/TRAINING.md) */
 		const char *task;    /* the task's name, checked against train_task_find */
 		int layers;          /* --layers 1|2; 0: the task's default */
+		const char *layers_text; /* --layers as typed: the task's, or the stack's (cfg.layers) */
 		int steps;           /* --steps N; 0: the task's default */
 		int seeds;           /* --seeds S (ablation); 0: default */
 		const char *save;    /* --save FILE, or NULL */
@@ -42,7 +46,13 @@ struct cli {
 		int vocab;           /* --vocab V (--train lm); 0: its default */
 		const char *other;   /* the first configuration flag given other than --text, or NULL */
 	} lm;
+	struct cli_circuits {    /* --circuits MODEL [--json] [--position P] (doc/CIRCUITS.md) */
+		const char *model;   /* the model file */
+		bool json;           /* --json: one JSON object instead of tables */
+		int position;        /* --position P: the logit lens's; -1 default */
+	} circuits;
 	const char *text;        /* --text "the cat sat": one token a word (n set from it), or NULL */
+	const char *kv_text;     /* --kv-text "le chat": the source's words (m set from them), or NULL */
 	const char *export_format; /* --export FORMAT FILE: "py", "svg" or "txt" */
 	const char *export_file;   /*   FILE ("-": standard output) */
 	bool export_scores;        /* --stage scores: the SVG shows S (default P) */

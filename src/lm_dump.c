@@ -102,7 +102,9 @@ static int dump_text(const char *file, const struct train_model *m, const struct
 		w.labels = labels;
 		if (l)
 			fputs(",\n", out);
-		dump_json(out, &c, &w, &bt.acts[l * bt.cap_b]); /* the one-layer dump's object */
+		/* the one-layer dump's object: a stack of this one layer (its stream is x_l + Y) */
+		struct mha_stack one = { .layers = 1, .layer = { bt.acts[l * bt.cap_b] } };
+		dump_json(out, &c, &w, &one);
 	}
 	fputs("],\n\"residual\": ", out);
 	dump_put_matrix(out, lm_stream_at(m, &bt, m->s.layers, 0), n, m->s.d, m->s.d);

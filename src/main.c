@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "config.h"
 #include "checker.h"
+#include "circ_command.h"
 #include "command.h"
 #include "dump.h"
 #include "export.h"
@@ -50,12 +51,28 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 		mha_text_split(cl->text, w->labels, c->n, msg, sizeof msg);
 		mha_embed_words(w, c, c->seed);
 	}
+	if (cl->kv_text) {
+		/* the source's m words likewise: a word has one row in both sequences */
+		mha_text_split(cl->kv_text, w->kv_labels, c->m, msg, sizeof msg);
+		mha_embed_kv_words(w, c, c->seed);
+	}
 	return 0;
+}
+
+/* The workbench (and its screen as text) does not show these settings
+ * yet: exit 2, saying where to see them. */
+static int workbench_refuses(const struct mha_config *c, const char *context)
+{
+	char why[MHA_MSG_MAX], msg[MHA_MSG_MAX + 64];
+	if (tui_shows(c, why, sizeof why))
+		return 0;
+	snprintf(msg, sizeof msg, "%s%s%s", context ? context : "", context ? ": " : "", why);
+	return fail(2, msg);
 }
 
 /* --export FORMAT FILE: the script or the picture of the computation. */
 static int write_export(const struct cli *cl, const struct mha_config *c,
-                        const struct mha_weights *w, const struct mha_acts *a)
+                        const struct mha_weights *w, const struct mha_stack *s)
 {
 	char msg[4200];
 	bool to_stdout = !strcmp(cl->export_file, "-");
@@ -64,8 +81,8 @@ static int write_export(const struct cli *cl, const struct mha_config *c,
 		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
 		return fail(1, msg);
 	}
-	int rc = !strcmp(cl->export_format, "py") ? export_py(f, c, w, a)
-	       : export_svg(f, c, w, a, cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
+	int rc = !strcmp(cl->export_format, "py") ? export_py(f, c, w, s->layer, s->layers)
+	       : export_svg(f, c, w, &s->layer[0], cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
 	if (!to_stdout && fclose(f) != 0)
 		rc = -1;
 	snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
@@ -73,7 +90,7 @@ static int write_export(const struct cli *cl, const struct mha_config *c,
 }
 
 static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
-                         const struct mha_acts *a);
+                         const struct mha_stack *s);
 static int run_training(const struct cli *cl);
 
 /* --export txt FILE: the workbench's screen at 80x24, drawn with no
@@ -114,24 +131,29 @@ static int run_dump(const struct cli *cl)
 		return lm_dump_command(cl->lm.model, cl->text, stdout, stderr);
 	struct mha_config c;
 	struct mha_weights w;
-	struct mha_acts a;
+	struct mha_stack s;
 	int rc = open_inputs(cl, &c, &w);
 	if (rc)
 		return rc;
-	if (cl->mode == CLI_EXPORT && !strcmp(cl->export_format, "txt"))
+	if (cl->mode == CLI_EXPORT && !strcmp(cl->export_format, "txt")) {
+		if ((rc = workbench_refuses(&c, "--export txt")) != 0) {
+			mha_weights_free(&w);
+			return rc;
+		}
 		return write_screen(cl, &c, &w);
-	if (mha_acts_alloc(&a, &c) != MHA_OK) {
+	}
+	if (mha_stack_alloc(&s, &c) != MHA_OK) {
 		mha_weights_free(&w);
 		return fail(1, "out of memory for the activations");
 	}
-	mha_forward(&c, &w, &a);
+	mha_stack_forward(&c, &w, &s);
 	if (cl->mode == CLI_EXPORT)
-		rc = write_export(cl, &c, &w, &a);
+		rc = write_export(cl, &c, &w, &s);
 	else if (cl->grad)
-		rc = run_dump_grad(&c, &w, &a);
+		rc = run_dump_grad(&c, &w, &s);
 	else
-		rc = dump_json(stdout, &c, &w, &a) == 0 ? 0 : stdout_failed();
-	mha_acts_free(&a);
+		rc = dump_json(stdout, &c, &w, &s) == 0 ? 0 : stdout_failed();
+	mha_stack_free(&s);
 	mha_weights_free(&w);
 	return rc;
 }
@@ -192,6 +214,11 @@ static int run_tui(const struct cli *cl)
 {
 	char path[4096], owner[4096], claimed[4096], backup[4096] = "", msg[MHA_MSG_MAX + 8192];
 	const char *held = NULL;
+	if (cl->config_given && !cl->load) {
+		int rc = workbench_refuses(&cl->cfg, NULL);
+		if (rc)
+			return rc;
+	}
 	struct tui_options o = {
 		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
 		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
@@ -278,22 +305,26 @@ int main(int argc, char **argv)
 		return flushed(run_training(&cl));
 	case CLI_EVAL:
 		return flushed(run_lm(&cl));
+	case CLI_CIRCUITS:
+		return flushed(circ_command(cl.circuits.model, cl.circuits.json, cl.circuits.position,
+		                            stdout, stderr));
 	case CLI_TUI:
 		break;
 	}
 	return run_tui(&cl);
 }
 
-/* --dump json --grad: the dump with the gradients of L = 1/2 sum(Y^2). */
+/* --dump json --grad: the dump with the gradients of L = 1/2 sum(Y^2), Y
+ * the last layer's. */
 static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
-                         const struct mha_acts *a)
+                         const struct mha_stack *s)
 {
-	struct mha_grads g;
-	if (mha_grads_alloc(&g, c) != MHA_OK)
+	struct mha_stack_grads g;
+	if (mha_stack_grads_alloc(&g, c) != MHA_OK)
 		return fail(1, "out of memory for the gradients");
-	mha_backward_half_square(c, w, a, &g);
-	int rc = dump_json_grad(stdout, c, w, a, &g) == 0 ? 0 : stdout_failed();
-	mha_grads_free(&g);
+	mha_stack_backward_half_square(c, w, s, &g);
+	int rc = dump_json_grad(stdout, c, w, s, &g) == 0 ? 0 : stdout_failed();
+	mha_stack_grads_free(&g);
 	return rc;
 }
 

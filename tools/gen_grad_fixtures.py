@@ -80,18 +80,10 @@ def grads_of(c, inputs, ref):
 
 
 def finite_difference_check(c, inputs, grads):
-    eps = 1e-6
     for key, gkey in zip(mha_ref.INPUTS, GRADS):
         a = inputs[key]
-        fd = np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            keep = a[idx]
-            a[idx] = keep + eps
-            lp = loss(c, inputs)
-            a[idx] = keep - eps
-            lm = loss(c, inputs)
-            a[idx] = keep
-            fd[idx] = (lp - lm) / (2 * eps)
+        fd = np.array(mha_ref.central_differences(lambda: loss(c, inputs), a, list(np.ndindex(a.shape))))
+        fd = fd.reshape(a.shape)
         err = np.max(np.abs(fd - grads[gkey])) if fd.size else 0.0
         tol = 1e-6 * max(1.0, np.max(np.abs(fd)) if fd.size else 0.0)
         if err > tol:

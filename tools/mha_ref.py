@@ -82,9 +82,13 @@ def structural_mask(c):
     """Which keys (columns) each query (row) may see before top-k: causal
     keeps j <= i; a window w keeps i-w+1 <= j <= i under causal and
     |i - j| < w without; padding tokens are hidden from every query;
-    hidden (i, j) cells are hidden. All of them at once. (n, n) bool."""
-    i, j = np.indices((c.n, c.n))
-    keep = np.ones((c.n, c.n), dtype=bool)
+    hidden (i, j) cells are hidden. All of them at once. (n, n) bool, or
+    (n, m) when c has a source of m > 0 tokens (tools/stack_ref.py's cases:
+    the keys are its tokens, and there is no causal mask between the two)."""
+    nk = getattr(c, "m", 0) or c.n
+    assert not (c.causal and getattr(c, "m", 0)), "causal between two sequences is not defined"
+    i, j = np.indices((c.n, nk))
+    keep = np.ones((c.n, nk), dtype=bool)
     if c.causal:
         keep &= j <= i
     if c.window > 0:
@@ -98,7 +102,8 @@ def structural_mask(c):
 
 def keep_mask(s, base, top_k):
     """The structural mask, then top-k keeps the k largest kept scores,
-    ties to the lower index (stable sort)."""
+    ties to the lower index (stable sort). Rows are queries: s and base may
+    be n x m (cross-attention, tools/stack_ref.py)."""
     n = s.shape[0]
     keep = base.copy()
     if top_k > 0:
@@ -239,3 +244,18 @@ def write_fixtures(subdir, cases, first_seed, make_case):
     for seed, c in enumerate(cases, start=first_seed):
         print(make_case(out_dir, seed, c))
     return 0
+
+
+def central_differences(loss, a, indices, eps=1e-6):
+    """(L(a + eps e_i) - L(a - eps e_i)) / 2 eps for each index i of the
+    array a (changed in place and put back); loss() reads a."""
+    fd = []
+    for idx in indices:
+        keep = a[idx]
+        a[idx] = keep + eps
+        lp = loss()
+        a[idx] = keep - eps
+        lm = loss()
+        a[idx] = keep
+        fd.append((lp - lm) / (2 * eps))
+    return fd

@@ -12,8 +12,9 @@ build_packages="meson ninja-build gcc pkg-config libncurses-dev libopenblas-dev"
 run_packages="wordnet-base"
 # What the test suite adds (tools/test): cmocka, libvterm for the
 # pseudo-terminal suite, tmux for the end-to-end suite, python3 for the
-# dump checker. (The tests read wordnet-base's files too: run_packages.)
-test_packages="libcmocka-dev libvterm-dev tmux python3"
+# dump checker, pyflakes for the Python the program embeds. (The tests read
+# wordnet-base's files too: run_packages.)
+test_packages="libcmocka-dev libvterm-dev tmux python3 python3-pyflakes"
 # Everything, for the scripts that build the test suite (sanitize.sh, fuzz.sh).
 # shellcheck disable=SC2034 # used by the scripts that source this
 project_packages="$build_packages $run_packages $test_packages"

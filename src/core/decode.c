@@ -1,7 +1,8 @@
 /*
  * decode.c - prefill and token-by-token decode with a growing K/V cache
- * (mha_decoder_* in mha.h). Each step projects one token, appends its K
- * and V rows, and attends its query over the cached keys, with the plain
+ * (mha_decoder_* in mha.h). Each step projects one token (x_t + PE_t),
+ * appends its K and V rows (K turned by RoPE), and attends its query over
+ * the cached keys (cross-attention: the source's, cached once), with the plain
  * loops of mha_forward_naive (gemm_rm_naive, the reference softmax row) so
  * that its rows equal that pass's bit for bit. The mask is mask.c's. No
  * BLAS speed here: a step is a few vector products at teaching sizes, and
@@ -18,8 +19,8 @@
 
 enum mha_status mha_decoder_alloc(struct mha_decoder *dec, const struct mha_config *c)
 {
-	size_t cap = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-	size_t floats = 2 * cap * gw + hw + 2 * (size_t)c->h * cap + hw + (size_t)c->d;
+	size_t cap = (size_t)mha_keys(c), hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	size_t floats = 2 * cap * gw + (size_t)c->d + hw + 2 * (size_t)c->h * cap + hw + (size_t)c->d;
 	memset(dec, 0, sizeof *dec);
 	char *mem = calloc(1, floats * sizeof(float) + (size_t)c->h);
 	if (!mem)
@@ -27,6 +28,7 @@ enum mha_status mha_decoder_alloc(struct mha_decoder *dec, const struct mha_conf
 	float *f = (float *)mem;
 	dec->k = f;       f += cap * gw;
 	dec->v = f;       f += cap * gw;
+	dec->x = f;       f += c->d;
 	dec->q = f;       f += hw;
 	dec->scores = f;  f += (size_t)c->h * cap;
 	dec->weights = f; f += (size_t)c->h * cap;
@@ -47,13 +49,19 @@ void mha_decoder_free(struct mha_decoder *dec)
 void mha_decoder_reset(struct mha_decoder *dec)
 {
 	dec->len = 0;
+	dec->keys = 0;
 }
 
 static enum mha_status room(const struct mha_decoder *dec, const struct mha_config *c, int count,
                             char *msg, size_t len)
 {
-	if (!c->causal) {
+	if (!c->causal && c->m == 0) {
 		snprintf(msg, len, "decoding needs the causal mask: a token cannot see keys not made yet");
+		return MHA_EINVAL;
+	}
+	if (c->layers > 1) {
+		snprintf(msg, len, "decoding runs one layer: this configuration has %d (a stack keeps a "
+		         "cache per layer)", c->layers);
 		return MHA_EINVAL;
 	}
 	if (count < 1 || dec->len + count > dec->cap || dec->cap != c->n) {
@@ -65,38 +73,75 @@ static enum mha_status room(const struct mha_decoder *dec, const struct mha_conf
 	return MHA_OK;
 }
 
-// K, V rows [t0, t0+count) (count, g*dk) = X rows (count, d) @ W^K, W^V (d, g*dk)
-static void project_kv(struct mha_decoder *dec, const struct mha_config *c,
-                       const struct mha_weights *w, int t0, int count)
+// dec->x (1,d) = x_t + PE_t: the row the forward's x_0 holds
+static void input_row(struct mha_decoder *dec, const struct mha_config *c, const struct mha_weights *w,
+                      const float *x, int t)
 {
-	const int d = c->d, gw = c->g * c->dk;
-	const float *x = w->x + (size_t)t0 * d;
-	size_t xl = (size_t)count * d, wl = (size_t)d * gw, out = (size_t)count * gw;
-	gemm_rm_naive(false, false, count, gw, d, 1.0f, x, d, xl, w->wk, gw, wl, dec->k + (size_t)t0 * gw, gw, out);
-	gemm_rm_naive(false, false, count, gw, d, 1.0f, x, d, xl, w->wv, gw, wl, dec->v + (size_t)t0 * gw, gw, out);
-	if (c->bias) {
-		bias_add(dec->k + (size_t)t0 * gw, count, gw, w->bk);
-		bias_add(dec->v + (size_t)t0 * gw, count, gw, w->bv);
+	if (c->pos == MHA_POS_SINUSOIDAL || c->pos == MHA_POS_LEARNED) {
+		mha_pos_encoding_row(c, w->pos, t, dec->x);
+		for (int e = 0; e < c->d; e++)
+			dec->x[e] = x[e] + dec->x[e];
+	} else {
+		memcpy(dec->x, x, (size_t)c->d * sizeof *dec->x);
 	}
 }
 
-/* Token t = dec->len - 1, whose K and V are cached: its query and outputs. */
+// K, V rows of key t (1, g*dk) = x (1,d) @ W^K, W^V (d, g*dk) (+ b); K turned at t with RoPE
+static void project_key(struct mha_decoder *dec, const struct mha_config *c, const struct mha_weights *w,
+                        const float *x, int t)
+{
+	const int d = c->d, gw = c->g * c->dk;
+	float *k = dec->k + (size_t)t * gw, *v = dec->v + (size_t)t * gw;
+	gemm_rm_naive(false, false, 1, gw, d, 1.0f, x, d, (size_t)d, w->wk, gw, (size_t)d * gw, k, gw, (size_t)gw);
+	gemm_rm_naive(false, false, 1, gw, d, 1.0f, x, d, (size_t)d, w->wv, gw, (size_t)d * gw, v, gw, (size_t)gw);
+	if (c->bias) {
+		bias_add(k, 1, gw, w->bk);
+		bias_add(v, 1, gw, w->bv);
+	}
+	if (c->pos == MHA_POS_ROPE)
+		mha_rope_rows(c, k, 1, t, c->g, gw, false);
+}
+
+// the cache's new rows: tokens [t0, t0+count) of X (+ PE) one by one (the plain loops
+// give each row what one product of them all would); cross-attention: X_kv's rows, once
+static void project_kv(struct mha_decoder *dec, const struct mha_config *c,
+                       const struct mha_weights *w, int t0, int count)
+{
+	if (c->m > 0) {
+		/* the source is all there before the first token; PE is X's, not its */
+		for (int j = dec->keys; j < c->m; j++)
+			project_key(dec, c, w, w->x_kv + (size_t)j * c->d, j);
+		dec->keys = c->m;
+		return;
+	}
+	for (int t = t0; t < t0 + count; t++) {
+		input_row(dec, c, w, w->x + (size_t)t * c->d, t);
+		project_key(dec, c, w, dec->x, t);
+	}
+	dec->keys = t0 + count;
+}
+
+/* Token t = dec->len - 1, whose K and V are cached (or the source's): its
+ * query and outputs. */
 static void attend_last(struct mha_decoder *dec, const struct mha_config *c, const struct mha_weights *w)
 {
-	const int t = dec->len - 1, keys = dec->len, d = c->d, dk = c->dk;
-	const int hw = c->h * dk, gw = c->g * dk, cap = dec->cap;
+	const int t = dec->len - 1, keys = dec->keys, d = c->d, dk = c->dk;
+	const int hw = c->h * dk, gw = c->g * dk, cap = mha_keys(c);
 	const float s = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f;
 	unsigned char keep[MHA_MAX_TOKENS];
-	// q_t (1,h*dk) = x_t (1,d) @ W^Q (d,h*dk)
-	gemm_rm_naive(false, false, 1, hw, d, 1.0f, w->x + (size_t)t * d, d, (size_t)d,
+	// q_t (1,h*dk) = (x_t + PE_t) (1,d) @ W^Q (d,h*dk), turned at position t with RoPE
+	input_row(dec, c, w, w->x + (size_t)t * d, t);
+	gemm_rm_naive(false, false, 1, hw, d, 1.0f, dec->x, d, (size_t)d,
 	              w->wq, hw, (size_t)d * hw, dec->q, hw, (size_t)hw);
 	if (c->bias)
 		bias_add(dec->q, 1, hw, w->bq);
+	if (c->pos == MHA_POS_ROPE)
+		mha_rope_rows(c, dec->q, 1, t, c->h, hw, false);
 	for (int i = 0; i < c->h; i++) {
 		const int j = mha_kv_head(c, i);
 		float *si = dec->scores + (size_t)i * cap, *pi = dec->weights + (size_t)i * cap;
 		float *oi = dec->concat + (size_t)i * dk;
-		// s_i (1,keys) = q_t,i (1,dk) @ K_j[0..t]^T (dk,keys) * s
+		// s_i (1,keys) = q_t,i (1,dk) @ K_j[0..keys)^T (dk,keys) * s
 		gemm_rm_naive(false, true, 1, keys, dk, s, dec->q + (size_t)i * dk, dk, (size_t)dk,
 		              dec->k + (size_t)j * dk, gw, (size_t)keys * gw - (size_t)j * dk, si, keys, (size_t)keys);
 		memset(si + keys, 0, (size_t)(cap - keys) * sizeof *si);
@@ -104,7 +149,7 @@ static void attend_last(struct mha_decoder *dec, const struct mha_config *c, con
 		mha_mask_row(c, t, si, keep);
 		dec->dead[i] = mha_softmax_keep(si, pi, keys, keep);
 		memset(pi + keys, 0, (size_t)(cap - keys) * sizeof *pi);
-		// o_i (1,dk) = p_i (1,keys) @ V_j[0..t] (keys,dk), or 0 for a head switched off
+		// o_i (1,dk) = p_i (1,keys) @ V_j[0..keys) (keys,dk), or 0 for a head switched off
 		if (c->head_off[i])
 			memset(oi, 0, (size_t)dk * sizeof *oi);
 		else
@@ -141,8 +186,10 @@ enum mha_status mha_decoder_step(struct mha_decoder *dec, const struct mha_confi
 struct mha_decode_cost mha_decode_cost(const struct mha_config *c, int t)
 {
 	struct mha_decode_cost k;
-	int64_t d = c->d, h = c->h, g = c->g, dk = c->dk, keys = (int64_t)t + 1;
-	k.step_flops = 2 * d * (h + 2 * g) * dk + 4 * h * dk * keys + 5 * h * keys + 2 * h * dk * d;
+	int64_t d = c->d, h = c->h, g = c->g, dk = c->dk;
+	/* cross-attention: the m source rows were projected before the first step */
+	int64_t keys = c->m > 0 ? c->m : (int64_t)t + 1, kv_rows = c->m > 0 ? 0 : 1;
+	k.step_flops = 2 * d * (h + 2 * g * kv_rows) * dk + 4 * h * dk * keys + 5 * h * keys + 2 * h * dk * d;
 	struct mha_config full = *c;
 	full.n = t + 1;
 	k.recompute_flops = mha_counts(&full).flops_total;

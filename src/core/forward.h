@@ -25,6 +25,10 @@ void phase_lap(double *seconds, enum mha_phase ph, double *t0);
  * them needs n <= MHA_MAX_TOKENS. */
 void forward_run(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a,
                  gemm_fn *mm, softmax_fn *softmax, double *seconds);
+/* Every layer of s (forward_run for layer 0, then each on the stream the
+ * one below wrote), the same way. */
+void stack_run(const struct mha_config *c, const struct mha_weights *w, struct mha_stack *s,
+               gemm_fn *mm, softmax_fn *softmax, double *seconds);
 
 /* rows (n, width) += b on every row (a bias), in float. */
 void bias_add(float *rows, int n, int width, const float *b);

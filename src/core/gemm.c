@@ -1,5 +1,6 @@
 /*
- * gemm.c - matrix products for the core: OpenBLAS's cblas_sgemm, or plain
+ * gemm.c - matrix products for the core: OpenBLAS's cblas_sgemm (and
+ * cblas_dgemm for the float64 analyses), or plain
  * loops when built with -Dblas=reference. The size check comes first on
  * both paths; a violation is a programming error, so it aborts (assert).
  */
@@ -74,6 +75,32 @@ void gemm_rm(bool ta, bool tb, int m, int n, int k, float alpha,
 	            tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
 	            a, lda, b, ldb, 0.0f, c, ldc);
 #endif
+}
+
+void gemm_rm_f64(bool ta, bool tb, int m, int n, int k, double alpha,
+                 const double *a, int lda, size_t a_len,
+                 const double *b, int ldb, size_t b_len,
+                 double *c, int ldc, size_t c_len)
+{
+	check_sizes(ta, tb, m, n, k, lda, a_len, ldb, b_len, ldc, c_len);
+#ifndef MHA_BLAS_REFERENCE
+	if (m > 0 && n > 0 && k > 0) {
+		cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+		            tb ? CblasTrans : CblasNoTrans, m, n, k, alpha,
+		            a, lda, b, ldb, 0.0, c, ldc);
+		return;
+	}
+#endif
+	/* plain loops: the reference build, and k = 0 (where BLAS would leave C
+	 * as it was); c[i][j] = alpha * sum_p op(A)[i][p] * op(B)[p][j] */
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < n; j++) {
+			double acc = 0.0;
+			for (int p = 0; p < k; p++)
+				acc += (ta ? a[(size_t)p * lda + i] : a[(size_t)i * lda + p]) *
+				       (tb ? b[(size_t)j * ldb + p] : b[(size_t)p * ldb + j]);
+			c[(size_t)i * ldc + j] = alpha * acc;
+		}
 }
 
 int gemm_threads_set(int threads)

@@ -24,6 +24,14 @@ void gemm_rm_naive(bool ta, bool tb, int m, int n, int k, float alpha,
                    const float *b, int ldb, size_t b_len,
                    float *c, int ldc, size_t c_len);
 
+/* The same in double precision (cblas_dgemm, or plain loops with
+ * -Dblas=reference), for analyses that want float64 throughout
+ * (src/train/circ_*.c: sums of many heads' small contributions). */
+void gemm_rm_f64(bool ta, bool tb, int m, int n, int k, double alpha,
+                 const double *a, int lda, size_t a_len,
+                 const double *b, int ldb, size_t b_len,
+                 double *c, int ldc, size_t c_len);
+
 /* Set the BLAS library's own thread count (OpenBLAS); returns the count
  * it had. With -Dblas=reference there are no BLAS threads: returns 1. */
 int gemm_threads_set(int threads);

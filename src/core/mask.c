@@ -21,15 +21,16 @@ static bool bit(uint64_t word, int j)
 
 bool mha_is_pad(const struct mha_config *c, int t)
 {
-	return t < c->n && bit(c->pad, t);
+	return t < mha_keys(c) && bit(c->pad, t);
 }
 
 bool mha_mask_extra(const struct mha_config *c)
 {
-	if ((c->pad & low_bits(c->n)) || c->window > 0)
+	const int nk = mha_keys(c);
+	if ((c->pad & low_bits(nk)) || c->window > 0)
 		return true;
 	for (int i = 0; i < c->n && i < MHA_MAX_TOKENS; i++)
-		if (c->hide[i] & low_bits(c->n))
+		if (c->hide[i] & low_bits(nk))
 			return true;
 	return false;
 }
@@ -44,7 +45,8 @@ void mha_mask_set(struct mha_config *c, int i, int j, bool hidden)
 		c->hide[i] &= ~((uint64_t)1 << j);
 }
 
-/* The structural mask: may query i see key j? */
+/* The structural mask: may query i see key j? (j a token of X_kv with
+ * cross-attention: positions of both sequences from 0.) */
 static bool visible(const struct mha_config *c, int i, int j)
 {
 	if (c->causal && j > i)
@@ -71,7 +73,7 @@ bool mask_in_top_k(const float *s, int limit, const unsigned char *keep, int top
 
 int mha_mask_row(const struct mha_config *c, int i, const float *s, unsigned char *keep)
 {
-	const int n = c->n;
+	const int n = mha_keys(c); /* the keys: X's tokens, or X_kv's */
 	int kept = 0;
 	for (int j = 0; j < n; j++) {
 		keep[j] = visible(c, i, j);

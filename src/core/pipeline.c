@@ -10,23 +10,24 @@
 #include <ctype.h>
 #include <math.h>
 
-/* Adding a stage: a row here and in enum pipeline_stage. */
+/* Adding a stage: a row here and in enum pipeline_stage. Its label is
+ * written here only: every other file asks (tests/layering/labels_once.py). */
 static const struct pipeline_stage_info stages[PIPELINE_STAGE_COUNT] = {
 #define END MHA_T_COUNT
 	/* Q, K, V = X W^Q, X W^K, X W^V */
-	[PIPELINE_PROJECTION] = { "Projection", MHA_T_Q, { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, END }, false },
+	[PIPELINE_PROJECTION] = { "Projection", MHA_T_Q, { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, END }, false, "QKV" },
 	/* Q_i = Q[:, i dk:(i+1) dk]: a view, nothing computed */
-	[PIPELINE_RESHAPE] = { "Reshape", MHA_T_Q, { MHA_T_Q, END }, false },
+	[PIPELINE_RESHAPE] = { "Reshape", MHA_T_Q, { MHA_T_Q, END }, false, "split" },
 	/* S_i = Q_i K_j^T / sqrt(dk) */
-	[PIPELINE_SCORES] = { "Scores", MHA_T_SCORES, { MHA_T_Q, MHA_T_K, END }, true },
+	[PIPELINE_SCORES] = { "Scores", MHA_T_SCORES, { MHA_T_Q, MHA_T_K, END }, true, "QK^T" },
 	/* P_i = softmax(mask(S_i)) */
-	[PIPELINE_SOFTMAX] = { "Softmax", MHA_T_WEIGHTS, { MHA_T_SCORES, END }, true },
+	[PIPELINE_SOFTMAX] = { "Softmax", MHA_T_WEIGHTS, { MHA_T_SCORES, END }, true, "soft" },
 	/* O_i = P_i V_j */
-	[PIPELINE_WEIGHTED_SUM] = { "Weighted sum", MHA_T_HEADS, { MHA_T_WEIGHTS, MHA_T_V, END }, true },
+	[PIPELINE_WEIGHTED_SUM] = { "Weighted sum", MHA_T_HEADS, { MHA_T_WEIGHTS, MHA_T_V, END }, true, "PV" },
 	/* Concat = [O_0 ... O_h-1] */
-	[PIPELINE_CONCAT] = { "Concat", MHA_T_CONCAT, { MHA_T_HEADS, END }, true },
+	[PIPELINE_CONCAT] = { "Concat", MHA_T_CONCAT, { MHA_T_HEADS, END }, true, "concat" },
 	/* Y = Concat W^O */
-	[PIPELINE_OUTPUT] = { "W^O", MHA_T_Y, { MHA_T_CONCAT, MHA_T_WO, END }, true },
+	[PIPELINE_OUTPUT] = { "W^O", MHA_T_Y, { MHA_T_CONCAT, MHA_T_WO, END }, true, "W^O" },
 #undef END
 };
 
@@ -57,12 +58,16 @@ int pipeline_stage_by_label(const char *text)
 enum pipeline_stage pipeline_stage_of(enum mha_tensor t)
 {
 	switch (t) {
+	/* PE and x_l = X + PE are made for the projection to read */
+	case MHA_T_PE: case MHA_T_XIN:
 	case MHA_T_Q: case MHA_T_K: case MHA_T_V: return PIPELINE_PROJECTION;
+	/* RoPE turns each head's block: the per-head view of Q and K */
+	case MHA_T_QROT: case MHA_T_KROT: return PIPELINE_RESHAPE;
 	case MHA_T_SCORES: return PIPELINE_SCORES;
 	case MHA_T_WEIGHTS: return PIPELINE_SOFTMAX;
 	case MHA_T_HEADS: return PIPELINE_WEIGHTED_SUM;
 	case MHA_T_CONCAT: return PIPELINE_CONCAT;
-	case MHA_T_Y: return PIPELINE_OUTPUT;
+	case MHA_T_Y: case MHA_T_STREAM: return PIPELINE_OUTPUT;
 	default: return PIPELINE_STAGE_COUNT;
 	}
 }
@@ -72,18 +77,27 @@ static struct cell_rect rect(int m, int r0, int r1, int c0, int c1)
 	return (struct cell_rect){ m, r0, r1, c0, c1 };
 }
 
+/* PE is added to X (sinusoidal, learned): x_l row r reads PE row r too. */
+static bool pe_added(const struct mha_config *cfg)
+{
+	return cfg->pos == MHA_POS_SINUSOIDAL || cfg->pos == MHA_POS_LEARNED;
+}
+
 bool pipeline_deps_rect(const struct mha_config *cfg, const struct cell *t, enum mha_tensor src,
                         struct cell_rect *out)
 {
-	const int n = cfg->n, d = cfg->d, dk = cfg->dk, hw = cfg->h * cfg->dk, gw = cfg->g * cfg->dk;
+	const int nk = mha_keys(cfg), d = cfg->d, dk = cfg->dk, hw = cfg->h * cfg->dk;
+	const bool rope = cfg->pos == MHA_POS_ROPE;
 	int i = t->m, j;
 	switch (t->t) {
 	case MHA_T_Q:
 	case MHA_T_K:
 	case MHA_T_V: {
-		// Q (n,h*dk) = X (n,d) @ W^Q (d,h*dk): cell (r,c) <- X row r, W^Q column c
+		// Q (n,h*dk) = (X + PE) (n,d) @ W^Q (d,h*dk): cell (r,c) <- X and PE row r, W^Q column c;
+		// K, V of cross-attention: X_kv row r instead
 		enum mha_tensor w = t->t == MHA_T_Q ? MHA_T_WQ : t->t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
-		if (src == MHA_T_X)
+		bool from_kv = t->t != MHA_T_Q && cfg->m > 0;
+		if (src == (from_kv ? MHA_T_XKV : MHA_T_X) || (src == MHA_T_PE && !from_kv && pe_added(cfg)))
 			*out = rect(0, t->r, t->r + 1, 0, d);
 		else if (src == w)
 			*out = rect(0, 0, d, t->c, t->c + 1);
@@ -91,12 +105,31 @@ bool pipeline_deps_rect(const struct mha_config *cfg, const struct cell *t, enum
 			return false;
 		return true;
 	}
+	case MHA_T_PE:
+		// PE = P_pos (learned); sinusoidal PE is the position's alone
+		if (src != MHA_T_POS || cfg->pos != MHA_POS_LEARNED)
+			return false;
+		*out = rect(0, t->r, t->r + 1, t->c, t->c + 1);
+		return true;
+	case MHA_T_XIN:
+		// x_0 = X + PE, cell by cell
+		if (src != MHA_T_X && !(src == MHA_T_PE && pe_added(cfg)))
+			return false;
+		*out = rect(0, t->r, t->r + 1, t->c, t->c + 1);
+		return true;
+	case MHA_T_QROT:
+	case MHA_T_KROT:
+		// RoPE turns the pair (2i, 2i+1) that holds column c: the same two cells of Q (K)
+		if (src != (t->t == MHA_T_QROT ? MHA_T_Q : MHA_T_K) || !rope)
+			return false;
+		*out = rect(0, t->r, t->r + 1, t->c - t->c % 2, t->c - t->c % 2 + 2);
+		return true;
 	case MHA_T_SCORES:
-		// S_i (n,n) = Q_i (n,dk) @ K_j^T (dk,n)
+		// S_i (n,nk) = Q_i (n,dk) @ K_j^T (dk,nk), rotated first with RoPE
 		j = mha_kv_head(cfg, i);
-		if (src == MHA_T_Q)
+		if (src == (rope ? MHA_T_QROT : MHA_T_Q))
 			*out = rect(0, t->r, t->r + 1, i * dk, (i + 1) * dk);
-		else if (src == MHA_T_K)
+		else if (src == (rope ? MHA_T_KROT : MHA_T_K))
 			*out = rect(0, t->c, t->c + 1, j * dk, (j + 1) * dk);
 		else
 			return false;
@@ -105,15 +138,15 @@ bool pipeline_deps_rect(const struct mha_config *cfg, const struct cell *t, enum
 		// P_i row r = softmax(S_i row r)
 		if (src != MHA_T_SCORES)
 			return false;
-		*out = rect(i, t->r, t->r + 1, 0, n);
+		*out = rect(i, t->r, t->r + 1, 0, nk);
 		return true;
 	case MHA_T_HEADS:
-		// O_i (n,dk) = P_i (n,n) @ V_j (n,dk)
+		// O_i (n,dk) = P_i (n,nk) @ V_j (nk,dk)
 		j = mha_kv_head(cfg, i);
 		if (src == MHA_T_WEIGHTS)
-			*out = rect(i, t->r, t->r + 1, 0, n);
+			*out = rect(i, t->r, t->r + 1, 0, nk);
 		else if (src == MHA_T_V)
-			*out = rect(0, 0, n, j * dk + t->c, j * dk + t->c + 1);
+			*out = rect(0, 0, nk, j * dk + t->c, j * dk + t->c + 1);
 		else
 			return false;
 		return true;
@@ -132,8 +165,13 @@ bool pipeline_deps_rect(const struct mha_config *cfg, const struct cell *t, enum
 		else
 			return false;
 		return true;
+	case MHA_T_STREAM:
+		// x_l+1 = x_l + Y, cell by cell
+		if (src != MHA_T_XIN && src != MHA_T_Y)
+			return false;
+		*out = rect(0, t->r, t->r + 1, t->c, t->c + 1);
+		return true;
 	default:
-		(void)gw;
 		return false;
 	}
 }
@@ -147,25 +185,33 @@ bool pipeline_is_source(const struct mha_config *cfg, const struct cell *target,
 
 bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int head, int q, int k)
 {
-	const int n = cfg->n;
-	if (head < 0 || head >= cfg->h || q < 0 || q >= n || k < 0 || k >= n)
+	const int n = cfg->n, nk = mha_keys(cfg);
+	if (head < 0 || head >= cfg->h || q < 0 || q >= n || k < 0 || k >= nk)
 		return false;
 	// the forward's record of what the mask and top-k kept: O(1), and a
 	// weight that only underflowed to 0 stays a kept key
-	const uint64_t *row = a->kept + ((size_t)head * n + q) * MHA_KEPT_WORDS(n);
+	const uint64_t *row = a->kept + ((size_t)head * n + q) * MHA_KEPT_WORDS(nk);
 	return !((row[k / 64] >> (k % 64)) & 1u);
 }
 
 double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,
                                  enum mha_tensor t, int r, int col)
 {
-	// Q[r][col] = X[r,:] (d) . W^Q[:, col] (d)
+	// Q[r][col] = (X + PE)[r,:] (d) . W^Q[:, col] (d); K, V of cross-attention: X_kv[r,:]
 	enum mha_tensor wt = t == MHA_T_Q ? MHA_T_WQ : t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
 	const float *wm = mha_tensor_data(w, NULL, wt);
 	int wc = mha_tensor_shape(cfg, wt).cols;
+	bool from_kv = t != MHA_T_Q && cfg->m > 0;
+	const float *x = (from_kv ? w->x_kv : w->x) + (size_t)r * cfg->d;
+	float pe[MHA_MAX_D_MODEL];
+	if (!from_kv && pe_added(cfg))
+		mha_pos_encoding_row(cfg, w->pos, r, pe);
 	double sum = 0.0;
-	for (int k = 0; k < cfg->d; k++)
-		sum += (double)w->x[(size_t)r * cfg->d + k] * wm[(size_t)k * wc + col];
+	for (int k = 0; k < cfg->d; k++) {
+		/* the row the forward projects, rounded to float as x_0 is */
+		float xk = !from_kv && pe_added(cfg) ? x[k] + pe[k] : x[k];
+		sum += (double)xk * wm[(size_t)k * wc + col];
+	}
 	return sum;
 }
 

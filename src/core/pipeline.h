@@ -9,7 +9,7 @@
  *
  * It knows shapes and the activations' layout (mha.h), never curses,
  * files or lessons. The profiling phases of the planned forward
- * (enum mha_stage in mha.h) are not these stages.
+ * (enum mha_phase in mha.h) are not these stages.
  */
 #ifndef PIPELINE_H
 #define PIPELINE_H
@@ -39,6 +39,7 @@ struct pipeline_stage_info {
 	/* the tensors it computes from, MHA_T_COUNT after the last */
 	enum mha_tensor reads[PIPELINE_READS_MAX + 1];
 	bool heatmaps;          /* its screen shows the per-head n x n maps */
+	const char *brief;      /* the label where room is short (the counts' narrow form): "QK^T" */
 };
 
 const struct pipeline_stage_info *pipeline_stage_info(enum pipeline_stage s);
@@ -64,14 +65,21 @@ struct cell_rect {
 };
 
 /* true, with *out, when `target` is computed from cells of tensor src:
- *   Q/K/V[r][c]   <- X row r, W^Q/W^K/W^V column c
+ *   Q/K/V[r][c]   <- X row r (and PE row r, sinusoidal or learned), W^Q/W^K/W^V
+ *                    column c; K, V of cross-attention: X_kv row r
+ *   PE[r][c]      <- P_pos[r][c] (learned; sinusoidal PE depends on no input)
+ *   x_l[r][c]     <- X[r][c], PE[r][c] (layer 0's x_0 = X + PE)
+ *   Q_rot[r][c]   <- Q row r, the pair of columns holding c (RoPE); K_rot likewise
  *   S_i[r][c]     <- Q row r within head block i, K row c within kv block j
+ *                    (Q_rot, K_rot with RoPE)
  *   P_i[r][c]     <- S_i row r
  *   O_i[r][c]     <- P_i row r, V column j*dk + c
  *   Concat[r][c]  <- O_(c/dk) cell (r, c % dk)
  *   Y[r][c]       <- Concat row r, W^O column c
+ *   x_l+1[r][c]   <- x_l[r][c], Y[r][c]
  * (j = the kv head of query head i). Every dependency of one cell on one
- * source tensor is a single rectangle. Inputs depend on nothing. */
+ * source tensor is a single rectangle. Inputs depend on nothing. In a
+ * later layer of a stack the W's are that layer's and x_l is the stream. */
 bool pipeline_deps_rect(const struct mha_config *cfg, const struct cell *target, enum mha_tensor src,
                         struct cell_rect *out);
 /* Is cell (m, r, c) of src one that target was computed from? */
@@ -86,7 +94,8 @@ bool pipeline_is_source(const struct mha_config *cfg, const struct cell *target,
 bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int head, int q, int k);
 
 /* Cell (r, col) of Q, K or V (t) computed again from the inputs, in
- * double: X row r (d) . column col of W^Q, W^K or W^V. The Reshape screen
+ * double: X row r (d) (+ PE row r; X_kv row r for K, V of cross-
+ * attention) . column col of W^Q, W^K or W^V. The Reshape screen
  * shows a head block of these beside the block read from Q, as the proof
  * that the block is X times a column block of W. */
 double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,

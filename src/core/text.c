@@ -56,14 +56,25 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 33);
 }
 
-void mha_embed_words(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
+/* rows (count, d) from their labels: a word's row depends on (seed, word) only */
+static void embed_rows(float *x, const char (*labels)[MHA_LABEL_MAX], int count, int d, uint64_t seed)
 {
-	for (int t = 0; t < c->n; t++) {
-		uint64_t key = mix(seed ^ mix(word_key(w->labels[t])));
-		for (int k = 0; k < c->d; k++) {
+	for (int t = 0; t < count; t++) {
+		uint64_t key = mix(seed ^ mix(word_key(labels[t])));
+		for (int k = 0; k < d; k++) {
 			// top 24 bits -> an exact float u in [0, 1); x = 2u - 1 in [-1, 1)
 			float u = (float)(mix(key + (uint64_t)k) >> 40) / 16777216.0f;
-			w->x[(size_t)t * c->d + k] = 2.0f * u - 1.0f;
+			x[(size_t)t * d + k] = 2.0f * u - 1.0f;
 		}
 	}
+}
+
+void mha_embed_words(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
+{
+	embed_rows(w->x, (const char (*)[MHA_LABEL_MAX])w->labels, c->n, c->d, seed);
+}
+
+void mha_embed_kv_words(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
+{
+	embed_rows(w->x_kv, (const char (*)[MHA_LABEL_MAX])w->kv_labels, c->m, c->d, seed);
 }

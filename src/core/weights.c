@@ -1,8 +1,10 @@
 /*
  * weights.c - the inputs the learner edits: X, W^Q, W^K, W^V, W^O, the
- * biases (used when cfg.bias) and the token labels. Allocation, seeded
- * initialisation (and the default, wired workbench of seed 0), the carry
- * rule used when a shape changes, and the range check. No forward pass here.
+ * biases (used when cfg.bias) and the token labels; the source sequence
+ * X_kv of cross-attention with its labels, the learned positions P, and
+ * the W's of every layer of a stack. Allocation, seeded initialisation
+ * (and the default, wired workbench of seed 0), the carry rule used when a
+ * shape changes, and the range check. No forward pass here.
  */
 #include "mha.h"
 
@@ -14,30 +16,60 @@
 static size_t wq_len(const struct mha_config *c) { return (size_t)c->d * c->h * c->dk; }
 static size_t wkv_len(const struct mha_config *c) { return (size_t)c->d * c->g * c->dk; }
 
+static int layers_of(const struct mha_config *c)
+{
+	return c->layers > 1 ? c->layers : 1;
+}
+
+/* One layer's W's and biases at f; returns the float after them. */
+static float *layer_place(struct mha_layer_weights *lw, const struct mha_config *c, float *f)
+{
+	size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+	lw->wq = f; f += wq_len(c);
+	lw->wk = f; f += wkv_len(c);
+	lw->wv = f; f += wkv_len(c);
+	lw->wo = f; f += wq_len(c);
+	/* biases: always there (zero until set), used when cfg.bias */
+	lw->bq = f; f += hw;
+	lw->bk = f; f += gw;
+	lw->bv = f; f += gw;
+	lw->bo = f; f += c->d;
+	return f;
+}
+
 enum mha_status mha_weights_alloc(struct mha_weights *w, const struct mha_config *c)
 {
-	size_t nx = (size_t)c->n * c->d;
+	size_t nx = (size_t)c->n * c->d, mx = (size_t)c->m * c->d;
 	size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-	size_t total = nx + 2 * wq_len(c) + 2 * wkv_len(c) + hw + 2 * gw + (size_t)c->d;
-	size_t label_bytes = (size_t)c->n * MHA_LABEL_MAX;
+	size_t layer = 2 * wq_len(c) + 2 * wkv_len(c) + hw + 2 * gw + (size_t)c->d;
+	/* X, X_kv, P, then every layer */
+	size_t total = nx + mx + nx + (size_t)layers_of(c) * layer;
+	size_t label_bytes = (size_t)(c->n + c->m) * MHA_LABEL_MAX;
 	memset(w, 0, sizeof *w);
 	char *mem = calloc(1, total * sizeof(float) + label_bytes);
 	if (!mem)
 		return MHA_ENOMEM;
 	float *f = (float *)mem;
 	w->x = f;  f += nx;
-	w->wq = f; f += wq_len(c);
-	w->wk = f; f += wkv_len(c);
-	w->wv = f; f += wkv_len(c);
-	w->wo = f; f += wq_len(c);
-	/* biases: always there (zero until set), used when cfg.bias */
-	w->bq = f; f += hw;
-	w->bk = f; f += gw;
-	w->bv = f; f += gw;
-	w->bo = f; f += c->d;
+	struct mha_layer_weights l0;
+	f = layer_place(&l0, c, f);
+	w->wq = l0.wq; w->wk = l0.wk; w->wv = l0.wv; w->wo = l0.wo;
+	w->bq = l0.bq; w->bk = l0.bk; w->bv = l0.bv; w->bo = l0.bo;
+	w->x_kv = f; f += mx;
+	w->pos = f;  f += nx; /* always there (used when cfg.pos is learned), like the biases */
+	for (int l = 1; l < layers_of(c); l++)
+		f = layer_place(&w->upper[l - 1], c, f);
 	w->labels = (char (*)[MHA_LABEL_MAX])f;
+	w->kv_labels = w->labels + c->n;
 	w->mem = mem;
 	return MHA_OK;
+}
+
+struct mha_layer_weights mha_weights_layer(const struct mha_weights *w, int l)
+{
+	if (l > 0 && l < MHA_MAX_LAYERS)
+		return w->upper[l - 1];
+	return (struct mha_layer_weights){ w->wq, w->wk, w->wv, w->wo, w->bq, w->bk, w->bv, w->bo };
 }
 
 void mha_weights_free(struct mha_weights *w)
@@ -180,19 +212,24 @@ static float wired_cell(const struct mha_config *c, enum wired_role role, bool q
 	}
 }
 
+/* Row i of the wired X: word one-hot, F, P, P2, ONE. */
+static void wired_row(const struct mha_config *c, int i, float *x)
+{
+	int d = c->d, nw = d - 4;
+	memset(x, 0, (size_t)d * sizeof *x);
+	x[word_number(i) % nw] = 1.0f;
+	x[d - 4] = i == 0 ? 1.0f : 0.0f; /* F */
+	x[d - 3] = (float)i;             /* P */
+	x[d - 2] = (float)i * (float)i;  /* P2 */
+	x[d - 1] = 1.0f;                 /* ONE */
+}
+
 static void init_wired(struct mha_weights *w, const struct mha_config *c)
 {
-	int d = c->d, dk = c->dk, nw = d - 4;
+	int d = c->d, dk = c->dk;
 	size_t qw = (size_t)c->h * dk, kw = (size_t)c->g * dk;
-	for (int i = 0; i < c->n; i++) {
-		float *x = w->x + (size_t)i * d;
-		memset(x, 0, (size_t)d * sizeof *x);
-		x[word_number(i) % nw] = 1.0f;
-		x[d - 4] = i == 0 ? 1.0f : 0.0f; /* F */
-		x[d - 3] = (float)i;             /* P */
-		x[d - 2] = (float)i * (float)i;  /* P2 */
-		x[d - 1] = 1.0f;                 /* ONE */
-	}
+	for (int i = 0; i < c->n; i++)
+		wired_row(c, i, w->x + (size_t)i * d);
 	for (int hq = 0; hq < c->h; hq++) {
 		int kv = mha_kv_head(c, hq);
 		enum wired_role role = (enum wired_role)(kv % ROLE_COUNT);
@@ -228,34 +265,79 @@ const char *mha_wired_role_name(int role, bool brief)
 	return role >= 0 && role < ROLE_COUNT ? names[role][brief] : "";
 }
 
+/* Streams apart from X and layer 0's W's (whose stream is the seed's
+ * own), so that adding a source, positions or layers leaves every number
+ * a seed gave before as it was. */
+#define STREAM_BIAS 0xB1A5B1A5B1A5B1A5ull
+#define STREAM_KV 0x5EC0DE5EC0DE5EC0ull
+#define STREAM_POS 0x9051710905171090ull
+#define STREAM_LAYER 0x1A7E21A7E21A7E20ull
+
+/* The inputs beyond one self-attention layer: X_kv (seed 0: wired rows
+ * like X's, so the wired heads find positions and words in the source
+ * too; else U(-1, 1)), P ~ U(-0.5, 0.5), and layers 1..L-1 Glorot-uniform
+ * as layer 0. */
+static void init_added(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
+{
+	uint64_t state = seed ^ STREAM_KV;
+	if (seed == MHA_SEED_WIRED && wired_fits(c))
+		for (int j = 0; j < c->m; j++)
+			wired_row(c, j, w->x_kv + (size_t)j * c->d);
+	else
+		fill_uniform(w->x_kv, (size_t)c->m * c->d, 1.0f, &state);
+	state = seed ^ STREAM_POS;
+	fill_uniform(w->pos, (size_t)c->n * c->d, 0.5f, &state);
+	for (int l = 1; l < layers_of(c); l++) {
+		struct mha_layer_weights *lw = &w->upper[l - 1];
+		state = seed ^ (STREAM_LAYER + (uint64_t)l);
+		fill_uniform(lw->wq, wq_len(c), glorot(c->d, c->h * c->dk), &state);
+		fill_uniform(lw->wk, wkv_len(c), glorot(c->d, c->g * c->dk), &state);
+		fill_uniform(lw->wv, wkv_len(c), glorot(c->d, c->g * c->dk), &state);
+		fill_uniform(lw->wo, wq_len(c), glorot(c->h * c->dk, c->d), &state);
+	}
+}
+
 void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed)
 {
 	init_random(w, c, seed);
 	if (seed == MHA_SEED_WIRED && wired_fits(c))
 		init_wired(w, c);
+	init_added(w, c, seed);
 	c->seed = seed;
+}
+
+struct mha_bias mha_bias_layer(const struct mha_weights *w, const struct mha_config *c, int l, int k)
+{
+	const int hw = c->h * c->dk, gw = c->g * c->dk;
+	struct mha_layer_weights lw = mha_weights_layer(w, l);
+	switch (k) {
+	case 0: return (struct mha_bias){ "b^Q", "b_Q", lw.bq, hw };
+	case 1: return (struct mha_bias){ "b^K", "b_K", lw.bk, gw };
+	case 2: return (struct mha_bias){ "b^V", "b_V", lw.bv, gw };
+	default: return (struct mha_bias){ "b^O", "b_O", lw.bo, c->d };
+	}
 }
 
 struct mha_bias mha_bias(const struct mha_weights *w, const struct mha_config *c, int k)
 {
-	const int hw = c->h * c->dk, gw = c->g * c->dk;
-	switch (k) {
-	case 0: return (struct mha_bias){ "b^Q", "b_Q", w->bq, hw };
-	case 1: return (struct mha_bias){ "b^K", "b_K", w->bk, gw };
-	case 2: return (struct mha_bias){ "b^V", "b_V", w->bv, gw };
-	default: return (struct mha_bias){ "b^O", "b_O", w->bo, c->d };
-	}
+	return mha_bias_layer(w, c, 0, k);
 }
 
 void mha_biases_init(struct mha_weights *w, const struct mha_config *c, uint64_t seed)
 {
-	uint64_t state = seed ^ 0xB1A5B1A5B1A5B1A5ull; /* a stream apart from X and the W's */
-	for (int k = 0; k < MHA_BIASES; k++) {
-		struct mha_bias b = mha_bias(w, c, k);
-		fill_uniform(b.p, (size_t)b.len, 0.5f, &state);
+	for (int l = 0; l < layers_of(c); l++) {
+		/* a stream apart from X and the W's; layer 0's as it always was */
+		uint64_t state = seed ^ (STREAM_BIAS + (uint64_t)l);
+		for (int k = 0; k < MHA_BIASES; k++) {
+			struct mha_bias b = mha_bias_layer(w, c, l, k);
+			fill_uniform(b.p, (size_t)b.len, 0.5f, &state);
+		}
 	}
 }
 
+/* The source's default labels are the same sentence (its wired rows are
+ * X's too): cross-attention then starts out looking like self-attention,
+ * and every change to X_kv shows what the second sequence does. */
 void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *c)
 {
 	for (int i = 0; i < c->n; i++) {
@@ -263,6 +345,12 @@ void mha_weights_default_labels(struct mha_weights *w, const struct mha_config *
 			snprintf(w->labels[i], MHA_LABEL_MAX, "%s", default_words[i]);
 		else
 			snprintf(w->labels[i], MHA_LABEL_MAX, "t%d", i + 1);
+	}
+	for (int j = 0; j < c->m; j++) {
+		if (j < NWORDS)
+			snprintf(w->kv_labels[j], MHA_LABEL_MAX, "%s", default_words[j]);
+		else
+			snprintf(w->kv_labels[j], MHA_LABEL_MAX, "s%d", j + 1);
 	}
 }
 
@@ -316,11 +404,11 @@ static void head_blocks(int dheads, int ddk, int sheads, int sdk, int *dh, int *
 	*sd = same_width ? sheads * sdk : sdk;
 }
 
-void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
-                       const struct mha_weights *src, const struct mha_config *sc)
+/* One layer's W's and biases, by the rule of mha_weights_carry. */
+static void carry_layer(const struct mha_layer_weights *dst, const struct mha_config *dc,
+                        const struct mha_layer_weights *src, const struct mha_config *sc)
 {
 	int dh, dd, sh, sd;
-	carry_cols(dst->x, dc->n, 1, dc->d, src->x, sc->n, 1, sc->d);
 	head_blocks(dc->h, dc->dk, sc->h, sc->dk, &dh, &dd, &sh, &sd);
 	carry_cols(dst->wq, dc->d, dh, dd, src->wq, sc->d, sh, sd);
 	carry_rows(dst->wo, dh, dd, dc->d, src->wo, sh, sd, sc->d);
@@ -331,8 +419,26 @@ void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
 	carry_cols(dst->bk, 1, dh, dd, src->bk, 1, sh, sd);
 	carry_cols(dst->bv, 1, dh, dd, src->bv, 1, sh, sd);
 	carry_cols(dst->bo, 1, 1, dc->d, src->bo, 1, 1, sc->d);
+}
+
+void mha_weights_carry(struct mha_weights *dst, const struct mha_config *dc,
+                       const struct mha_weights *src, const struct mha_config *sc)
+{
+	carry_cols(dst->x, dc->n, 1, dc->d, src->x, sc->n, 1, sc->d);
+	for (int l = 0; l < imin(layers_of(dc), layers_of(sc)); l++) {
+		struct mha_layer_weights d = mha_weights_layer(dst, l), s = mha_weights_layer(src, l);
+		carry_layer(&d, dc, &s, sc);
+	}
 	for (int i = 0; i < imin(dc->n, sc->n); i++)
 		memcpy(dst->labels[i], src->labels[i], MHA_LABEL_MAX);
+	/* the source and P: absent from weights a caller filled by hand (src/train) */
+	if (dst->x_kv && src->x_kv) {
+		carry_cols(dst->x_kv, dc->m, 1, dc->d, src->x_kv, sc->m, 1, sc->d);
+		for (int j = 0; j < imin(dc->m, sc->m); j++)
+			memcpy(dst->kv_labels[j], src->kv_labels[j], MHA_LABEL_MAX);
+	}
+	if (dst->pos && src->pos)
+		carry_cols(dst->pos, dc->n, 1, dc->d, src->pos, sc->n, 1, sc->d);
 }
 
 bool mha_label_valid(const char *s)
@@ -361,44 +467,69 @@ bool mha_label_valid(const char *s)
 	return true;
 }
 
-/* b^Q, b^K, b^V, b^O under the inputs' rule: finite, within MHA_VALUE_MAX. */
-static enum mha_status biases_check(const struct mha_weights *w, const struct mha_config *c,
+/* "layer 2 " before a name of a layer past the first, "" for layer 0 */
+static void layer_prefix(char *buf, size_t len, int l)
+{
+	if (l > 0)
+		snprintf(buf, len, "layer %d ", l);
+	else if (len > 0)
+		buf[0] = '\0';
+}
+
+/* Layer l's b^Q, b^K, b^V, b^O under the inputs' rule: finite, within MHA_VALUE_MAX. */
+static enum mha_status biases_check(const struct mha_weights *w, const struct mha_config *c, int l,
                                     char *msg, size_t len)
 {
 	for (int k = 0; k < MHA_BIASES; k++) {
-		struct mha_bias b = mha_bias(w, c, k);
+		struct mha_bias b = mha_bias_layer(w, c, l, k);
 		for (int i = 0; i < b.len; i++)
 			if (!isfinite(b.p[i]) || fabsf(b.p[i]) > MHA_VALUE_MAX) {
-				snprintf(msg, len, "%s[%d] = %g: inputs must be finite and within +-%g",
-				         b.name, i, (double)b.p[i], (double)MHA_VALUE_MAX);
+				char at[24];
+				layer_prefix(at, sizeof at, l);
+				snprintf(msg, len, "%s%s[%d] = %g: inputs must be finite and within +-%g",
+				         at, b.name, i, (double)b.p[i], (double)MHA_VALUE_MAX);
 				return MHA_ERANGE;
 			}
 	}
-	if (len > 0)
-		msg[0] = '\0';
+	return MHA_OK;
+}
+
+/* Tensor t of layer l (an input c uses) under the same rule. */
+static enum mha_status input_check(const struct mha_weights *w, const struct mha_config *c, int l,
+                                   enum mha_tensor t, char *msg, size_t len)
+{
+	struct mha_shape s = mha_tensor_shape(c, t);
+	const float *p = mha_tensor_data_layer(w, NULL, l, t);
+	for (int r = 0; r < s.rows; r++) {
+		for (int col = 0; col < s.cols; col++) {
+			float v = p[(size_t)r * s.cols + col];
+			if (isfinite(v) && fabsf(v) <= MHA_VALUE_MAX)
+				continue;
+			char at[24];
+			layer_prefix(at, sizeof at, l);
+			snprintf(msg, len, "%s%s[%d,%d] = %g: inputs must be finite and within +-%g",
+			         at, mha_tensor_info(t)->name, r, col, (double)v, (double)MHA_VALUE_MAX);
+			return MHA_ERANGE;
+		}
+	}
 	return MHA_OK;
 }
 
 enum mha_status mha_weights_check(const struct mha_weights *w, const struct mha_config *c,
                                   char *msg, size_t len)
 {
-	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
-		struct mha_shape s = mha_tensor_shape(c, t);
-		const float *p = mha_tensor_data(w, NULL, t);
-		for (int r = 0; r < s.rows; r++) {
-			for (int col = 0; col < s.cols; col++) {
-				float v = p[(size_t)r * s.cols + col];
-				if (isfinite(v) && fabsf(v) <= MHA_VALUE_MAX)
-					continue;
-				snprintf(msg, len, "%s[%d,%d] = %g: inputs must be finite and within +-%g",
-				         mha_tensor_info(t)->name, r, col, (double)v, (double)MHA_VALUE_MAX);
-				return MHA_ERANGE;
-			}
-		}
+	static const enum mha_tensor shared[] = { MHA_T_X, MHA_T_XKV, MHA_T_POS };
+	enum mha_status st = MHA_OK;
+	for (size_t k = 0; st == MHA_OK && k < sizeof shared / sizeof shared[0]; k++)
+		if (mha_tensor_used(c, shared[k]))
+			st = input_check(w, c, 0, shared[k], msg, len);
+	for (int l = 0; st == MHA_OK && l < layers_of(c); l++) {
+		for (enum mha_tensor t = MHA_T_WQ; st == MHA_OK && t <= MHA_T_WO; t++)
+			st = input_check(w, c, l, t, msg, len);
+		if (st == MHA_OK && c->bias)
+			st = biases_check(w, c, l, msg, len);
 	}
-	if (c->bias)
-		return biases_check(w, c, msg, len);
-	if (len > 0)
+	if (st == MHA_OK && len > 0)
 		msg[0] = '\0';
-	return MHA_OK;
+	return st;
 }

@@ -27,8 +27,14 @@
  *     mha_plan_destroy(p);
  *
  * Two paths, one result (within 1e-5 relative of mha_forward_naive):
- *  - teaching sizes (n <= MHA_MAX_TOKENS): mha_forward on the plan's own
- *    mha_acts, every intermediate kept as documented there; one thread.
+ *  - teaching sizes (n <= MHA_MAX_TOKENS): the core's pass on the plan's
+ *    own activations (mha_stack_forward: every layer of cfg.layers, with
+ *    positions and cross-attention), every intermediate kept as documented
+ *    there, the vector softmax row; one thread. mha_plan_acts is layer 0,
+ *    mha_plan_stack every layer.
+ *  - the large path computes one self-attention layer without positions:
+ *    mha_plan_create refuses pos, kv tokens (m) and layers > 1 there
+ *    (MHA_EINVAL, with the message saying so).
  *  - large (n > MHA_MAX_TOKENS, or .large): tiled attention with the
  *    online softmax (FlashAttention-2): for one head and a tile of
  *    block_rows query rows, the key/value tiles of block_cols keys in
@@ -74,6 +80,8 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 void mha_plan_destroy(struct mha_plan *p);
 void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w);
 const struct mha_acts *mha_plan_acts(const struct mha_plan *p);
+/* Every layer's activations (teaching sizes); NULL on the large path. */
+const struct mha_stack *mha_plan_stack(const struct mha_plan *p);
 /* The large path's Q, K and V, one fused row per token (n, *ld), *ld =
  * h dk + 2 g dk: Q in columns [0, h dk), K in [h dk, h dk + g dk), V in
  * the last g dk. NULL (and *ld 0) on teaching sizes, where mha_plan_acts
@@ -137,11 +145,12 @@ struct mha_flash_record {
 	void *mem;
 };
 
-/* Record head `head` of the forward in a (q, k, v of c; c valid, n <=
- * MHA_MAX_TOKENS) with br query rows and bc keys per tile. Causal, top-k
- * and GQA as in c; a head switched off is recorded all the same (its
- * block of the concat is 0, its O is not). MHA_EINVAL with a message for
- * a head or n out of range, MHA_ENOMEM. */
+/* Record head `head` of the forward in a (q, k, v of c, or q_rot, k_rot
+ * with RoPE; c valid, n <= MHA_MAX_TOKENS) with br query rows and bc keys
+ * per tile. Causal, top-k and GQA as in c; a head switched off is recorded
+ * all the same (its block of the concat is 0, its O is not). MHA_EINVAL
+ * with a message for a head or n out of range or cross-attention (m > 0),
+ * MHA_ENOMEM. */
 enum mha_status mha_flash_record(struct mha_flash_record *r, const struct mha_config *c,
                                  const struct mha_acts *a, int head, int br, int bc,
                                  char *msg, size_t len);

@@ -49,14 +49,22 @@ enum mha_status mha_flash_record(struct mha_flash_record *r, const struct mha_co
 		         "%d tokens)", c->h - 1, MHA_MAX_TOKENS, head, c->n);
 		return MHA_EINVAL;
 	}
+	if (c->m > 0) {
+		snprintf(msg, len, "a recording is of self-attention: the tiles here are n x n, "
+		         "cross-attention's %d x %d", c->n, c->m);
+		return MHA_EINVAL;
+	}
+	/* what the scores read: the rotated Q and K with RoPE */
+	const float *qs = c->pos == MHA_POS_ROPE ? a->q_rot : a->q;
+	const float *ks = c->pos == MHA_POS_ROPE ? a->k_rot : a->k;
 	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk, j = mha_kv_head(c, head);
 	br = br < 1 ? 1 : br > n ? n : br;
 	bc = bc < 1 ? 1 : bc > n ? n : bc;
 	struct flash_head hd = {
 		.n = n, .dk = dk, .causal = c->causal, .top_k = c->top_k,
 		.scale = c->scale ? 1.0f / sqrtf((float)dk) : 1.0f,
-		.q = a->q + (size_t)head * dk, .ldq = hw,
-		.k = a->k + (size_t)j * dk, .ldk = gw,
+		.q = qs + (size_t)head * dk, .ldq = hw,
+		.k = ks + (size_t)j * dk, .ldk = gw,
 		.v = a->v + (size_t)j * dk, .ldv = gw,
 		.ldo = dk, .br = br, .bc = bc,
 		.masks = mha_mask_extra(c) ? c : NULL,

@@ -44,7 +44,8 @@ struct mha_plan {
 	int nb;                   /* query tiles per head: ceil(n / br) */
 	int chunk;                /* rows per projection task */
 	struct pool *pool;
-	struct mha_acts a;        /* all of it (small), or concat y dead_row (large) */
+	struct mha_acts a;        /* large: concat y dead_row */
+	struct mha_stack stack;   /* teaching sizes: every layer's intermediates */
 	float *qkv;               /* (n, wd) Q|K|V rows (large): Q in columns [0, hw), K in
 	                           * [hw, hw + gw), V in [hw + gw, wd), wd = hw + 2 gw */
 	float *wqkv;              /* (d, wd) [W^Q W^K W^V], packed each forward: rows for
@@ -166,6 +167,14 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 		free(p);
 		return MHA_EINVAL;
 	}
+	if (p->large && (c->pos != MHA_POS_NONE || c->m > 0 || c->layers > 1)) {
+		/* the tiles compute one self-attention layer without positions; the core's pass,
+		 * which the teaching sizes run, has the rest */
+		snprintf(msg, len, "positions, cross-attention and layers need n <= %d: the large path "
+		         "(%d tokens) computes one self-attention layer without them", MHA_MAX_TOKENS, c->n);
+		free(p);
+		return MHA_EINVAL;
+	}
 	if (!p->large)
 		threads = 1; /* a few microseconds of work: waking a thread costs more */
 	p->masks = mha_mask_extra(c);
@@ -195,11 +204,15 @@ enum mha_status mha_plan_create(struct mha_plan **out, const struct mha_config *
 		if (alloc_large(p, threads) != MHA_OK)
 			goto nomem;
 	} else {
-		if (mha_acts_alloc(&p->a, c) != MHA_OK)
+		if (mha_stack_alloc(&p->stack, c) != MHA_OK)
 			goto nomem;
-		size_t n = (size_t)c->n, hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
-		p->bytes = (3 * n * hw + 2 * n * gw + 2 * (size_t)c->h * n * n + n * (size_t)c->d)
-		           * sizeof(float) + (size_t)c->h * n;
+		/* as mha_acts_alloc lays them out, per layer */
+		size_t n = (size_t)c->n, nk = (size_t)mha_keys(c), d = (size_t)c->d;
+		size_t hw = (size_t)c->h * c->dk, gw = (size_t)c->g * c->dk;
+		size_t floats = 4 * n * d + 3 * n * hw + 3 * nk * gw + 2 * (size_t)c->h * n * nk
+		                + (size_t)c->h * n * c->dk;
+		p->bytes = (size_t)p->stack.layers * (floats * sizeof(float) + (size_t)c->h * n
+		           + (size_t)c->h * n * MHA_KEPT_WORDS(nk) * sizeof(uint64_t));
 	}
 	*out = p;
 	return MHA_OK;
@@ -215,13 +228,22 @@ void mha_plan_destroy(struct mha_plan *p)
 		return;
 	pool_destroy(p->pool);
 	free(p->a.mem);
+	mha_stack_free(&p->stack);
 	free(p->blocks);
 	free(p->kp);
 	free(p->clocks);
 	free(p);
 }
 
-const struct mha_acts *mha_plan_acts(const struct mha_plan *p) { return &p->a; }
+const struct mha_acts *mha_plan_acts(const struct mha_plan *p)
+{
+	return p->large ? &p->a : &p->stack.layer[0];
+}
+
+const struct mha_stack *mha_plan_stack(const struct mha_plan *p)
+{
+	return p->large ? NULL : &p->stack;
+}
 
 const float *mha_plan_qkv(const struct mha_plan *p, int *ld)
 {
@@ -404,8 +426,8 @@ static void output_task(void *ctx, int task, int thread)
 void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
 {
 	if (!p->large) {
-		forward_run(&p->c, w, &p->a, gemm_rm, softmax_vector,
-		            p->profile ? p->clocks[0].seconds : NULL);
+		stack_run(&p->c, w, &p->stack, gemm_rm, softmax_vector,
+		          p->profile ? p->clocks[0].seconds : NULL);
 		return;
 	}
 	p->w = w;

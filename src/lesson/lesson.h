@@ -2,14 +2,15 @@
  * lesson.h - guided lessons: what a lesson file holds once parsed, the
  * parser, the set of lessons in a directory, and where that directory is.
  * The file format is documented with a complete example in lessons/README.md.
- * No terminal here: the TUI asks exercise.h and pane.h for state and for
+ * No terminal here: the TUI asks run.h and pane.h for state and for
  * lines of text, and draws them.
  *
  * Indices in lesson files are 0-based, as on screen (head 0, S_0, token 0).
  * Tensors are named as on screen (mha_tensor_info()->name): X, W^Q, W^K,
- * W^V, W^O, Q, K, V, S, P, O, Concat, Y. A reference NAME[m][r][c] names
- * cells of a per-head tensor (S, P, O: m is the head); NAME[r][c] any
- * other. Each index is a number, a range lo..hi, or * (all).
+ * W^V, W^O, Q, K, V, S, P, O, Concat, Y. A reference is written in the one
+ * cell notation (src/core/notation.h): P₀[2,0] names a cell of a per-head
+ * tensor (S, P, O: the head a subscript, P_0 without UTF-8), Y[3,0] one of
+ * any other; each index is a number, a range lo..hi, or * (all).
  *
  * Usage (the TUI):
  *
@@ -140,7 +141,7 @@ struct lesson_feedback {
 	double value;     /* numeric questions: KEY read as a number */
 	const char *text;
 	int line;
-	int slip;         /* a live question's: enum lesson_flash_slip (flash.h) */
+	int slip;         /* a live question's: enum lesson_flash_slip (flash_step.h) */
 };
 
 struct lesson_flash_ask;
@@ -155,7 +156,7 @@ struct lesson_question {
 	double value, tol;   /* numeric questions */
 	struct lesson_feedback *feedback;
 	int nfeedback;
-	struct lesson_flash_ask *flash; /* "@answer flash ...": answered from the recording (flash.h), or NULL */
+	struct lesson_flash_ask *flash; /* "@answer flash ...": answered from the recording (flash_step.h), or NULL */
 };
 
 /* What stays hidden until the learner answers right or shows the solution (predict, then
@@ -234,7 +235,7 @@ struct lesson_step {
 	struct lesson_hide *hides;
 	int nhides;
 	struct mha_config cfg;    /* its starting configuration, resolved */
-	struct lesson_flash *flash; /* @flash: the FlashAttention view it opens (flash.h), or NULL */
+	struct lesson_flash *flash; /* @flash: the FlashAttention view it opens (flash_step.h), or NULL */
 };
 
 struct lesson_arena;

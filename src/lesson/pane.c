@@ -17,7 +17,7 @@
 /* text wrapped to width; in ASCII, cells in the notation read "P_0[2,0]"
  * (notation_ascii) before the wrap measures them. */
 static int wrap(struct lesson_text *out, bool utf8, const char *text, int width, enum lesson_line_kind kind,
-                lesson_key_fn *keys, void *ctx)
+                lesson_key_fn *keys, const void *ctx)
 {
 	if (utf8)
 		return lesson_wrap(out, text, width, kind, keys, ctx);
@@ -32,10 +32,10 @@ static int wrap(struct lesson_text *out, bool utf8, const char *text, int width,
 
 /* Add one line of text, wrapped when longer than the width. */
 static int add(struct lesson_text *out, bool utf8, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
-               void *ctx, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+               const void *ctx, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
 static int add(struct lesson_text *out, bool utf8, enum lesson_line_kind kind, int width, lesson_key_fn *keys,
-               void *ctx, const char *fmt, ...)
+               const void *ctx, const char *fmt, ...)
 {
 	char buf[2048];
 	va_list ap;
@@ -48,7 +48,7 @@ static int add(struct lesson_text *out, bool utf8, enum lesson_line_kind kind, i
 /* text wrapped to width behind an ASCII prefix; continuation lines are
  * indented to line up under the text ("  a) ...", then "     ..."). */
 static int add_hanging(struct lesson_text *out, bool utf8, enum lesson_line_kind kind, int width,
-                       lesson_key_fn *keys, void *ctx, const char *prefix, const char *text)
+                       lesson_key_fn *keys, const void *ctx, const char *prefix, const char *text)
 {
 	int pl = (int)strlen(prefix);
 	struct lesson_text body = { 0 };
@@ -84,7 +84,7 @@ static int blank(struct lesson_text *out)
 	return lesson_text_add(out, LESSON_LINE_BLANK, "", 0);
 }
 
-static int question_lines(const struct lesson_run *run, int width, lesson_key_fn *keys, void *ctx,
+static int question_lines(const struct lesson_run *run, int width, lesson_key_fn *keys, const void *ctx,
                           bool utf8, struct lesson_text *out)
 {
 	const struct lesson_question *q = lesson_run_step(run)->question;
@@ -111,7 +111,7 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 	return rc;
 }
 
-int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys, void *ctx,
+int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys, const void *ctx,
                     bool utf8, struct lesson_text *out)
 {
 	const struct lesson *l = run->lesson;

@@ -25,7 +25,7 @@
  * the goal's status (with a tick: "✓" when utf8, else "[x]"), the hints
  * shown so far, the solution once applied, and a keys line. The status is
  * the one from the last lesson_run_eval. Returns 0 or -1. */
-int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys, void *ctx,
+int lesson_run_pane(const struct lesson_run *run, int width, lesson_key_fn *keys, const void *ctx,
                     bool utf8, struct lesson_text *out);
 
 /* The lesson menu: line 0 a heading, line 1 + i lesson i of the set (its

@@ -18,8 +18,12 @@ void lesson_d_focus(struct parser *ps, const char *arg)
 {
 	int st = lesson_stage_by_name(arg);
 	if (st < 0) {
-		lesson_parser_err(ps, ps->line, "@focus: '%.24s' is not a stage: Projection, Reshape, Scores, Softmax, "
-		    "Weighted sum, Concat, W^O (or 1-7)", arg);
+		char stages[160] = "";
+		for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) /* as the pipeline names them */
+			snprintf(stages + strlen(stages), sizeof stages - strlen(stages), "%s%s", s ? ", " : "",
+			         pipeline_stage_label((enum pipeline_stage)s));
+		lesson_parser_err(ps, ps->line, "@focus: '%.24s' is not a stage: %s (or 1-%d)", arg, stages,
+		                  PIPELINE_STAGE_COUNT);
 		return;
 	}
 	lesson_parser_step(ps)->focus = st;

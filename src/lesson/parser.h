@@ -74,7 +74,7 @@ void lesson_d_question(struct parser *ps, const char *arg);
 void lesson_d_choice(struct parser *ps, const char *arg);
 void lesson_d_answer(struct parser *ps, const char *arg);
 void lesson_d_feedback(struct parser *ps, const char *arg);
-/* The FlashAttention view's (flash.c): @flash, and after the last line a
+/* The FlashAttention view's (flash_step.c): @flash, and after the last line a
  * step's live question checked. */
 void lesson_d_flash(struct parser *ps, const char *arg);
 void lesson_flash_resolve(struct parser *ps, struct lesson_step *s);

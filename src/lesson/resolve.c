@@ -6,7 +6,7 @@
  * columns goals and highlights name, and that questions, answers and
  * hidden parts fit together. Nothing here runs the forward pass.
  */
-#include "flash.h"
+#include "flash_step.h"
 #include "parser.h"
 #include "run.h"
 
@@ -115,7 +115,7 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	if (q->nchoices > 0) {
 		if (!is_choice(q, q->answer))
 			lesson_parser_err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
-	} else if (!lesson_flash_answer_is(q->answer)) { /* a live answer is flash.c's */
+	} else if (!lesson_flash_answer_is(q->answer)) { /* a live answer is flash_step.c's */
 		const char *p = q->answer;
 		if (lesson_parse_number(p, &p, &q->value) != 0 ||
 		    (*lesson_skip_blanks(p) && lesson_parse_number(lesson_skip_blanks(p), &p, &q->tol) != 0) ||

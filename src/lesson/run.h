@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "flash.h"
+#include "flash_step.h"
 #include "lesson.h"
 #include "mha.h"
 

@@ -101,7 +101,7 @@ static int char_cols(const char *s, size_t *len)
 }
 
 /* Replace placeholders and tabs: a new malloc'ed string. */
-static char *expand(const char *s, lesson_key_fn *keys, void *ctx)
+static char *expand(const char *s, lesson_key_fn *keys, const void *ctx)
 {
 	size_t cap = strlen(s) * 4 + 64, n = 0;
 	char *out = malloc(cap);
@@ -234,7 +234,7 @@ int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const cha
 }
 
 int lesson_wrap(struct lesson_text *out, const char *prose, int width, enum lesson_line_kind kind,
-                lesson_key_fn *keys, void *ctx)
+                lesson_key_fn *keys, const void *ctx)
 {
 	if (width < 1)
 		width = 1;

@@ -15,7 +15,7 @@
  * --check-lessons fails a verbatim line or a word wider than it. */
 enum { LESSON_PANE_MIN_COLS = 34 };
 
-typedef const char *lesson_key_fn(const char *action, void *ctx);
+typedef const char *lesson_key_fn(const char *action, const void *ctx);
 
 /* Every ACTION a lesson may name in {key:ACTION}, NULL-terminated. */
 extern const char *const lesson_key_actions[];
@@ -57,7 +57,7 @@ int lesson_text_add(struct lesson_text *t, enum lesson_line_kind kind, const cha
  * are verbatim (tabs as 4 spaces, cut at the width). keys may be NULL.
  * Returns 0, or -1 when out of memory. */
 int lesson_wrap(struct lesson_text *out, const char *prose, int width, enum lesson_line_kind kind,
-                lesson_key_fn *keys, void *ctx);
+                lesson_key_fn *keys, const void *ctx);
 
 /* Text widths, in display columns as the terminal shows them. */
 /* Bytes of the longest start of s within `cols` columns, never splitting

@@ -6,6 +6,7 @@
  * exist: keys are checked for form only.
  */
 #include "progress.h"
+#include "pipeline.h"
 #include "readfile.h"
 #include "statefile.h"
 
@@ -16,6 +17,35 @@
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
+
+/* A stage as the file writes it: its label, '-' for a space
+ * ("Weighted-sum"), so that a stage added to the pipeline never moves a
+ * saved place. */
+static const char *stage_name(char *out, size_t len, int stage)
+{
+	snprintf(out, len, "%s", pipeline_stage_label((enum pipeline_stage)stage));
+	for (char *c = out; *c; c++)
+		if (*c == ' ')
+			*c = '-';
+	return out;
+}
+
+/* A stage as read: by its label (any case, '-' for a space), or by its
+ * number as files before labels wrote it (still loaded). A label no
+ * stage has any more reads as PIPELINE_STAGE_COUNT: the place is then
+ * not restored, the rest of the file is. -1: neither a label nor a
+ * number. */
+static int stage_read(const char *text)
+{
+	if (text[0] >= '0' && text[0] <= '9') {
+		char *end;
+		long v = strtol(text, &end, 10);
+		return *end || v > 9999 ? -1 : (int)v;
+	}
+	int s = pipeline_stage_by_label(text);
+	bool word = strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ^-_") == strlen(text);
+	return s >= 0 ? s : word ? PIPELINE_STAGE_COUNT : -1;
+}
 
 static const char magic[] = "mha-tui-progress";
 
@@ -240,17 +270,18 @@ static void write_progress(FILE *f, const void *ctx)
 			fprintf(f, "shown %s\n", m->disk->shown[i]);
 			n++;
 		}
+	char st[32];
 	if (p->has_at) { /* the place is this run's: so is the step's state */
 		const struct progress_at *a = &p->at;
-		fprintf(f, "at %s stage=%d panel=%d row=%d col=%d hints=%d\n", a->key, a->stage, a->panel, a->row,
-		        a->col, a->hints);
+		fprintf(f, "at %s stage=%s panel=%d row=%d col=%d hints=%d\n", a->key, stage_name(st, sizeof st, a->stage),
+		        a->panel, a->row, a->col, a->hints);
 		if (a->tried[0])
 			fprintf(f, "tried %s %s\n", a->key, a->tried);
 	}
 	const struct progress *v = p->has_view ? p : m->disk->has_view ? m->disk : NULL;
 	if (v)
-		fprintf(f, "view stage=%d panel=%d row=%d col=%d layout=%d\n", v->view.stage, v->view.panel,
-		        v->view.row, v->view.col, v->view.layout);
+		fprintf(f, "view stage=%s panel=%d row=%d col=%d layout=%d\n", stage_name(st, sizeof st, v->view.stage),
+		        v->view.panel, v->view.row, v->view.col, v->view.layout);
 	write_entries(f, "answered", p->answered, p->nanswered, m->disk->answered, m->disk->nanswered);
 	write_entries(f, "wrong", p->wrong, p->nwrong, m->disk->wrong, m->disk->nwrong);
 }
@@ -318,10 +349,10 @@ static int parse_line(const char *name, int ln, char *l, struct progress *p, boo
 			return bad(name, ln, msg, len, "expected 'done LESSON/STEP'");
 	} else if (!strncmp(l, "at ", 3)) {
 		struct progress_at *t = &p->at;
-		if (sscanf(l + 3, "%127s stage=%4d panel=%4d row=%4d col=%4d hints=%4d %n", a, &t->stage, &t->panel,
+		if (sscanf(l + 3, "%127s stage=%31s panel=%4d row=%4d col=%4d hints=%4d %n", a, b, &t->panel,
 		           &t->row, &t->col, &t->hints, &n) != 6 || l[3 + n] != '\0' || !key_ok(a, sizeof t->key) ||
-		    t->stage < 0 || t->panel < 0 || t->row < 0 || t->col < 0 || t->hints < 0)
-			return bad(name, ln, msg, len, "expected 'at LESSON/STEP stage=N panel=N row=N col=N hints=N'");
+		    (t->stage = stage_read(b)) < 0 || t->panel < 0 || t->row < 0 || t->col < 0 || t->hints < 0)
+			return bad(name, ln, msg, len, "expected 'at LESSON/STEP stage=NAME panel=N row=N col=N hints=N'");
 		snprintf(t->key, sizeof t->key, "%s", a);
 		p->has_at = true;
 	} else if (!strncmp(l, "tried ", 6)) {
@@ -334,10 +365,10 @@ static int parse_line(const char *name, int ln, char *l, struct progress *p, boo
 			return bad(name, ln, msg, len, "expected 'shown LESSON/STEP'");
 	} else if (!strncmp(l, "view ", 5)) {
 		struct progress_view *v = &p->view;
-		if (sscanf(l + 5, "stage=%4d panel=%4d row=%4d col=%4d layout=%1d %n", &v->stage, &v->panel,
-		           &v->row, &v->col, &v->layout, &n) != 5 || l[5 + n] != '\0' || v->stage < 0 ||
+		if (sscanf(l + 5, "stage=%31s panel=%4d row=%4d col=%4d layout=%1d %n", b, &v->panel,
+		           &v->row, &v->col, &v->layout, &n) != 5 || l[5 + n] != '\0' || (v->stage = stage_read(b)) < 0 ||
 		    v->panel < 0 || v->row < 0 || v->col < 0 || v->layout < 0 || v->layout > 1)
-			return bad(name, ln, msg, len, "expected 'view stage=N panel=N row=N col=N layout=0|1'");
+			return bad(name, ln, msg, len, "expected 'view stage=NAME panel=N row=N col=N layout=0|1'");
 		p->has_view = true;
 	} else if (!strncmp(l, "answered ", 9)) {
 		if (sscanf(l + 9, "%127s %127s %n", a, b, &n) != 2 || l[9 + n] != '\0' ||

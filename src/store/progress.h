@@ -17,11 +17,14 @@
  *                               its tries: a choice one, a number 3)
  *     answered one-head/predict-self 0.35   a right answer given at that step (optional;
  *                               files without these lines load as before)
- *     at one-head/steer stage=4 panel=0 row=5 col=2 hints=1   the open step as left at
- *                               quit: its stage, cursor and hints shown (optional)
+ *     at one-head/steer stage=Softmax panel=0 row=5 col=2 hints=1   the open step as
+ *                               left at quit: its stage (by its label, '-' for a space;
+ *                               a number in files before: still read), cursor and
+ *                               hints shown (optional)
  *     tried one-head/steer 0.5  the wrong answer last given there (optional, with 'at')
- *     view stage=4 panel=2 row=3 col=1 layout=1   where the free workbench was left
- *                               (optional: stage, matrix panel, cursor cell, the # layout)
+ *     view stage=Weighted-sum panel=2 row=3 col=1 layout=1   where the free workbench
+ *                               was left (optional: stage as for 'at', matrix panel,
+ *                               cursor cell, the # layout)
  */
 #ifndef PROGRESS_H
 #define PROGRESS_H
@@ -31,8 +34,10 @@
 
 enum { PROGRESS_VERSION = 1, PROGRESS_KEY_MAX = 96, PROGRESS_DONE_MAX = 10000, PROGRESS_ANSWER_MAX = 32 };
 
-/* Where the learner looked in the free workbench (numbers only: the TUI
- * checks them against its stages and shapes). */
+/* Where the learner looked in the free workbench (the stage as its index
+ * in the pipeline, PIPELINE_STAGE_COUNT for one the file names and the
+ * pipeline no longer has; the TUI checks them against its stages and
+ * shapes). */
 struct progress_view {
 	int stage, panel, row, col;
 	int layout;       /* 0, or 1: the counts in the lesson pane's place (the # key) */

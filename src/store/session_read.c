@@ -137,50 +137,64 @@ static int read_seed(struct reader *rd, uint64_t *out)
 	return 0;
 }
 
-static int read_config(struct reader *rd, struct mha_config *c)
+/* Lines of the configuration's fields, for a message about a rule across
+ * them: the eight fixed ones, then the optional pos, pos_offset,
+ * kv_tokens and layers (0: not in the file). */
+enum { NFIELDS = 8, NOPTIONAL = 4 };
+static const struct { const char *key; long lo, hi; } fields[NFIELDS] = {
+	{ "tokens", 1, MHA_MAX_TOKENS }, { "d_model", 1, MHA_MAX_D_MODEL },
+	{ "heads", 1, MHA_MAX_HEADS }, { "kv_heads", 1, MHA_MAX_HEADS },
+	{ "d_k", 1, MHA_MAX_DK }, { "causal", 0, 1 }, { "top_k", 0, MHA_MAX_TOKENS },
+	{ "scale", 0, 1 },
+};
+static const char *const optional_keys[NOPTIONAL] = { "pos", "pos_offset", "kv_tokens", "layers" };
+
+struct field_lines {
+	int line[NFIELDS + NOPTIONAL];
+	int pad, hidden; /* the pad and hidden lines, checked once kv_tokens is known */
+};
+
+static int read_config(struct reader *rd, struct mha_config *c, struct field_lines *fl)
 {
-	enum { NFIELDS = 8 };
-	static const struct { const char *key; long lo, hi; } fields[NFIELDS] = {
-		{ "tokens", 1, MHA_MAX_TOKENS }, { "d_model", 1, MHA_MAX_D_MODEL },
-		{ "heads", 1, MHA_MAX_HEADS }, { "kv_heads", 1, MHA_MAX_HEADS },
-		{ "d_k", 1, MHA_MAX_DK }, { "causal", 0, 1 }, { "top_k", 0, MHA_MAX_TOKENS },
-		{ "scale", 0, 1 },
-	};
 	long v[NFIELDS];
-	int line[NFIELDS];
 	for (int i = 0; i < NFIELDS; i++) {
 		if (read_int(rd, fields[i].key, fields[i].lo, fields[i].hi, &v[i]) != 0)
 			return -1;
-		line[i] = rd->line;
+		fl->line[i] = rd->line;
 	}
 	*c = mha_config_default();
 	c->n = (int)v[0]; c->d = (int)v[1]; c->h = (int)v[2]; c->g = (int)v[3]; c->dk = (int)v[4];
 	c->causal = v[5]; c->top_k = (int)v[6]; c->scale = v[7];
-	if (read_seed(rd, &c->seed) != 0)
-		return -1;
+	return read_seed(rd, &c->seed);
+}
+
+/* The rules across fields (mha_config_check), once every line is read.
+ * The core's message starts with the field at fault in flag spelling
+ * (kv-heads); point at that field's line and speak of it by its key here
+ * (kv_heads). */
+static int check_config(struct reader *rd, const struct mha_config *c, const struct field_lines *fl)
+{
 	char why[MHA_MSG_MAX];
 	if (mha_config_check(c, why, sizeof why) == MHA_OK)
 		return 0;
-	/* A rule across fields failed. The core's message starts with the
-	 * field at fault in flag spelling (kv-heads); point at that field's
-	 * line and speak of it by its key here (kv_heads). */
 	int at = -1;
 	size_t at_len = 0;
-	for (int i = 0; i < NFIELDS; i++) {
+	for (int i = 0; i < NFIELDS + NOPTIONAL; i++) {
 		char flag[32];
-		snprintf(flag, sizeof flag, "%s ", fields[i].key);
+		snprintf(flag, sizeof flag, "%s ", i < NFIELDS ? fields[i].key : optional_keys[i - NFIELDS]);
 		for (char *p = flag; *p; p++)
 			if (*p == '_')
 				*p = '-';
-		if (strncmp(why, flag, strlen(flag)) == 0 && strlen(flag) > at_len) {
+		if (fl->line[i] > 0 && strncmp(why, flag, strlen(flag)) == 0 && strlen(flag) > at_len) {
 			at = i;
 			at_len = strlen(flag);
 		}
 	}
 	if (at >= 0) {
-		rd->line = line[at];
+		rd->line = fl->line[at];
 		char keyed[MHA_MSG_MAX + 32];
-		snprintf(keyed, sizeof keyed, "%s %s", fields[at].key, why + at_len);
+		snprintf(keyed, sizeof keyed, "%s %s", at < NFIELDS ? fields[at].key : optional_keys[at - NFIELDS],
+		         why + at_len);
 		return bad(rd, "%s", keyed, 0);
 	}
 	return bad(rd, "%s", why, 0);
@@ -220,16 +234,34 @@ static int read_list(struct reader *rd, char *l, const char *key, int hi, int *v
 	return 0;
 }
 
-/* The optional mask lines, in any order, before the labels. */
-static int read_masks(struct reader *rd, struct mha_config *c)
+/* "key N" with N in [lo, hi]: one whole number after the key. */
+static int read_one(struct reader *rd, char *l, const char *key, int lo, int hi, int *out)
 {
-	int v[2 * MHA_MAX_TOKENS * MHA_MAX_TOKENS], count;
+	char *end;
+	long v = strtol(l + strlen(key) + 1, &end, 10);
+	if (end == l + strlen(key) + 1 || *end != '\0' || v < lo || v > hi) {
+		char why[96];
+		snprintf(why, sizeof why, "%s must be one whole number in %d..%d", key, lo, hi);
+		return bad(rd, "%s", why, 0);
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* The optional lines, in any order, before the labels: masks, biases,
+ * positions, the source's length, the layers. pad and hidden name keys,
+ * which kv_tokens (possibly later) decides: their bounds are checked
+ * after the last of them (check_keys). */
+static int read_masks(struct reader *rd, struct mha_config *c, struct field_lines *fl)
+{
+	int v[2 * MHA_MAX_TOKENS * MHA_MAX_TOKENS], count, x;
 	for (char *l; (l = next_line(rd));) {
 		if (strncmp(l, "pad ", 4) == 0) {
-			if (read_list(rd, l, "pad", c->n, v, MHA_MAX_TOKENS, &count) != 0)
+			if (read_list(rd, l, "pad", MHA_MAX_TOKENS, v, MHA_MAX_TOKENS, &count) != 0)
 				return -1;
 			for (int k = 0; k < count; k++)
 				c->pad |= (uint64_t)1 << v[k];
+			fl->pad = rd->line;
 		} else if (strncmp(l, "window ", 7) == 0) {
 			if (read_list(rd, l, "window", c->n + 1, v, 1, &count) != 0 || count != 1)
 				return bad(rd, "window must be one whole number in 0..%s%d", "", c->n);
@@ -239,12 +271,34 @@ static int read_masks(struct reader *rd, struct mha_config *c)
 				return bad(rd, "bias must be 0 or 1%s", "", 0);
 			c->bias = v[0];
 		} else if (strncmp(l, "hidden ", 7) == 0) {
-			if (read_list(rd, l, "hidden", c->n, v, 2 * MHA_MAX_TOKENS * MHA_MAX_TOKENS, &count) != 0)
+			if (read_list(rd, l, "hidden", MHA_MAX_TOKENS, v, 2 * MHA_MAX_TOKENS * MHA_MAX_TOKENS,
+			              &count) != 0)
 				return -1;
 			if (count % 2)
 				return bad(rd, "hidden: pairs of query and key expected, got %s%d numbers", "", count);
 			for (int k = 0; k < count; k += 2)
 				mha_mask_set(c, v[k], v[k + 1], true);
+			fl->hidden = rd->line;
+		} else if (strncmp(l, "pos ", 4) == 0) {
+			int p = mha_pos_by_name(l + 4);
+			if (p < 0 || p == MHA_POS_NONE) /* none is the line left out */
+				return bad(rd, "pos '%.20s' is not a kind of position: learned, sinusoidal or rope "
+				           "(leave the line out for none)", l + 4, 0);
+			c->pos = (enum mha_pos)p;
+			fl->line[NFIELDS] = rd->line;
+		} else if (strncmp(l, "pos_offset ", 11) == 0) {
+			if (read_one(rd, l, "pos_offset", 0, MHA_MAX_POS_OFFSET, &c->pos_offset) != 0)
+				return -1;
+			fl->line[NFIELDS + 1] = rd->line;
+		} else if (strncmp(l, "kv_tokens ", 10) == 0) {
+			if (read_one(rd, l, "kv_tokens", 1, MHA_MAX_KV_TOKENS, &c->m) != 0)
+				return -1;
+			fl->line[NFIELDS + 2] = rd->line;
+		} else if (strncmp(l, "layers ", 7) == 0) {
+			if (read_one(rd, l, "layers", 1, MHA_MAX_LAYERS, &x) != 0)
+				return -1;
+			c->layers = x;
+			fl->line[NFIELDS + 3] = rd->line;
 		} else {
 			rd->again = true;
 			return 0;
@@ -253,24 +307,52 @@ static int read_masks(struct reader *rd, struct mha_config *c)
 	return rd->broken ? -1 : 0;
 }
 
-static int read_labels(struct reader *rd, const struct mha_config *c, struct mha_weights *w)
+/* pad and hidden within the keys (the source's tokens with kv_tokens) and
+ * the queries, said as read_list says a number out of range. */
+static int check_keys(struct reader *rd, const struct mha_config *c, const struct field_lines *fl)
 {
-	char *l = expect_line(rd, "labels");
+	const int nk = mha_keys(c);
+	const char *what = c->m > 0 ? "a source token: the source's tokens" : "a token: tokens";
+	char why[160];
+	for (int t = nk; t < MHA_MAX_TOKENS; t++)
+		if ((c->pad >> t) & 1u) {
+			rd->line = fl->pad;
+			snprintf(why, sizeof why, "pad: '%d' is not %s are 0..%d", t, what, nk - 1);
+			return bad(rd, "%s", why, 0);
+		}
+	for (int i = 0; i < MHA_MAX_TOKENS; i++) {
+		if (!c->hide[i] || (i < c->n && (nk >= 64 || !(c->hide[i] >> nk))))
+			continue;
+		rd->line = fl->hidden;
+		if (i >= c->n)
+			snprintf(why, sizeof why, "hidden: '%d' is not a query: tokens are 0..%d", i, c->n - 1);
+		else
+			snprintf(why, sizeof why, "hidden: a key of query %d is not %s are 0..%d", i, what, nk - 1);
+		return bad(rd, "%s", why, 0);
+	}
+	return 0;
+}
+
+/* "labels w1 .. wn" (or "kv_labels" for the source's m): one word per token. */
+static int read_labels(struct reader *rd, const char *key, int count, char (*labels)[MHA_LABEL_MAX])
+{
+	char *l = expect_line(rd, key);
 	if (!l)
 		return -1;
-	if (strncmp(l, "labels ", 7) != 0)
-		return bad(rd, "expected 'labels' and one word per token%s", "", 0);
+	size_t kl = strlen(key);
+	if (strncmp(l, key, kl) != 0 || l[kl] != ' ')
+		return bad(rd, "expected '%s' and one word per token", key, 0);
 	int i = 0;
-	for (char *tok = strtok(l + 7, " \t"); tok; tok = strtok(NULL, " \t"), i++) {
-		if (i >= c->n)
-			return bad(rd, "more labels than the %s%d tokens", "", c->n);
+	for (char *tok = strtok(l + kl + 1, " \t"); tok; tok = strtok(NULL, " \t"), i++) {
+		if (i >= count)
+			return bad(rd, "more labels than the %s%d tokens", "", count);
 		if (strlen(tok) >= MHA_LABEL_MAX)
 			return bad(rd, "label '%.20s' is too long: at most %d bytes", tok, MHA_LABEL_MAX - 1);
 		if (!mha_label_valid(tok))
 			return bad(rd, "label %.0s%d is not valid UTF-8 text without control characters", "", i + 1);
-		memcpy(w->labels[i], tok, strlen(tok) + 1);
+		memcpy(labels[i], tok, strlen(tok) + 1);
 	}
-	if (i != c->n)
+	if (i != count)
 		return bad(rd, "%s%d labels given, one per token expected", "", i);
 	return 0;
 }
@@ -331,6 +413,40 @@ static int read_matrix(struct reader *rd, const char *key, float *p, int rows, i
 	return 0;
 }
 
+/* After layer 0's matrices: X_kv (kv_tokens), P_pos (pos learned), then
+ * each later layer as "layer L" and its W's (and biases). */
+static int read_added(struct reader *rd, const struct mha_config *c, struct mha_weights *w)
+{
+	static const enum mha_tensor shared[] = { MHA_T_XKV, MHA_T_POS };
+	int rc = 0;
+	for (size_t k = 0; rc == 0 && k < sizeof shared / sizeof shared[0]; k++) {
+		if (!mha_tensor_used(c, shared[k]))
+			continue;
+		struct mha_shape s = mha_tensor_shape(c, shared[k]);
+		rc = read_matrix(rd, mha_tensor_info(shared[k])->key, mha_tensor_data(w, NULL, shared[k]),
+		                 s.rows, s.cols);
+	}
+	for (int l = 1; rc == 0 && l < c->layers; l++) {
+		char head[32];
+		snprintf(head, sizeof head, "layer %d", l);
+		char *line = expect_line(rd, head);
+		if (!line)
+			return -1;
+		if (strcmp(line, head) != 0)
+			return bad(rd, "expected '%s' (the next layer's matrices follow it)", head, 0);
+		for (enum mha_tensor t = MHA_T_WQ; rc == 0 && t <= MHA_T_WO; t++) {
+			struct mha_shape s = mha_tensor_shape(c, t);
+			rc = read_matrix(rd, mha_tensor_info(t)->key, mha_tensor_data_layer(w, NULL, l, t), s.rows,
+			                 s.cols);
+		}
+		for (int k = 0; rc == 0 && c->bias && k < MHA_BIASES; k++) {
+			struct mha_bias b = mha_bias_layer(w, c, l, k);
+			rc = read_matrix(rd, b.key, b.p, 1, b.len);
+		}
+	}
+	return rc;
+}
+
 static int read_session(struct reader *rd, struct mha_config *c, struct mha_weights *w)
 {
 	char *l = next_line(rd);
@@ -349,11 +465,15 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	rd->version = strcmp(l, head2) == 0 ? SESSION_VERSION_BINARY : SESSION_VERSION;
 	if (strcmp(l, head) != 0 && strcmp(l, head2) != 0)
 		return bad(rd, "unsupported session version: this mha-tui reads '%s' and version 2", head, 0);
-	if (read_config(rd, c) != 0 || read_heads_off(rd, c) != 0 || read_masks(rd, c) != 0)
+	struct field_lines fl = { { 0 }, 0, 0 };
+	if (read_config(rd, c, &fl) != 0 || read_heads_off(rd, c) != 0 || read_masks(rd, c, &fl) != 0 ||
+	    check_config(rd, c, &fl) != 0 || check_keys(rd, c, &fl) != 0)
 		return -1;
 	if (mha_weights_alloc(w, c) != MHA_OK)
 		return bad(rd, "out of memory%s", "", 0);
-	int rc = read_labels(rd, c, w);
+	int rc = read_labels(rd, "labels", c->n, w->labels);
+	if (rc == 0 && c->m > 0)
+		rc = read_labels(rd, "kv_labels", c->m, w->kv_labels);
 	for (enum mha_tensor t = MHA_T_X; rc == 0 && t <= MHA_T_WO; t++) {
 		struct mha_shape s = mha_tensor_shape(c, t);
 		rc = read_matrix(rd, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
@@ -362,6 +482,8 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 		struct mha_bias b = mha_bias(w, c, k);
 		rc = read_matrix(rd, b.key, b.p, 1, b.len);
 	}
+	if (rc == 0)
+		rc = read_added(rd, c, w);
 	if (rc == 0) {
 		l = expect_line(rd, "'end'");
 		if (!l)

@@ -1,7 +1,7 @@
 /*
  * session_write.c - save the workbench as a session file (format:
- * doc/SESSION.md): the configuration, the token labels and every input
- * matrix, as text a person reads, or a big matrix as binary float32
+ * doc/SESSION.md): the configuration, the token labels (and the
+ * source's) and every input matrix (every layer's), as text a person reads, or a big matrix as binary float32
  * (version 2). Saving is atomic (statefile_write_checked): a reader sees
  * the old file or the new one.
  *
@@ -68,7 +68,7 @@ static void write_matrix(FILE *f, const char *key, const float *p, int rows, int
 static void write_masks(FILE *f, const struct mha_config *c)
 {
 	bool any = false;
-	for (int t = 0; t < c->n; t++)
+	for (int t = 0; t < mha_keys(c); t++) /* keys: the source's tokens with cross-attention */
 		if (mha_is_pad(c, t)) {
 			fprintf(f, any ? " %d" : "pad %d", t);
 			any = true;
@@ -79,7 +79,7 @@ static void write_masks(FILE *f, const struct mha_config *c)
 		fprintf(f, "window %d\n", c->window);
 	any = false;
 	for (int i = 0; i < c->n && i < MHA_MAX_TOKENS; i++)
-		for (int j = 0; j < c->n && j < 64; j++)
+		for (int j = 0; j < mha_keys(c) && j < 64; j++)
 			if ((c->hide[i] >> j) & 1u) {
 				fprintf(f, any ? " %d %d" : "hidden %d %d", i, j);
 				any = true;
@@ -88,14 +88,44 @@ static void write_masks(FILE *f, const struct mha_config *c)
 		fputc('\n', f);
 	if (c->bias)
 		fputs("bias 1\n", f);
+	/* positions, the source, the stack: written when set, as the masks are */
+	if (c->pos != MHA_POS_NONE)
+		fprintf(f, "pos %s\n", mha_pos_name(c->pos));
+	if (c->pos_offset > 0)
+		fprintf(f, "pos_offset %d\n", c->pos_offset);
+	if (c->m > 0)
+		fprintf(f, "kv_tokens %d\n", c->m);
+	if (c->layers > 1)
+		fprintf(f, "layers %d\n", c->layers);
+}
+
+static void write_labels(FILE *f, const char *key, const char (*labels)[MHA_LABEL_MAX], int count)
+{
+	fputs(key, f);
+	for (int i = 0; i < count; i++)
+		fprintf(f, " %s", labels[i]);
+	fputc('\n', f);
+}
+
+/* Layer l's W^Q .. W^O (and biases), as layer 0's are written. */
+static void write_layer(FILE *f, const struct mha_config *c, const struct mha_weights *w, int l)
+{
+	for (enum mha_tensor t = MHA_T_WQ; t <= MHA_T_WO; t++) {
+		struct mha_shape s = mha_tensor_shape(c, t);
+		write_matrix(f, mha_tensor_info(t)->key, mha_tensor_data_layer(w, NULL, l, t), s.rows, s.cols);
+	}
+	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
+		struct mha_bias b = mha_bias_layer(w, c, l, k);
+		write_matrix(f, b.key, b.p, 1, b.len);
+	}
 }
 
 static void write_session(FILE *f, const struct mha_config *c, const struct mha_weights *w)
 {
 	bool binary = false; /* version 2 only when a matrix needs it: small files stay version 1 */
-	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
+	for (enum mha_tensor t = MHA_T_X; t < MHA_T_COUNT; t++) {
 		struct mha_shape sh = mha_tensor_shape(c, t);
-		binary |= is_binary(sh.rows, sh.cols);
+		binary |= mha_tensor_info(t)->input && mha_tensor_used(c, t) && is_binary(sh.rows, sh.cols);
 	}
 	fprintf(f, "%s %d\n", SESSION_MAGIC, binary ? SESSION_VERSION_BINARY : SESSION_VERSION);
 	fprintf(f, "# mha-tui workbench; format described in doc/SESSION.md\n");
@@ -107,17 +137,23 @@ static void write_session(FILE *f, const struct mha_config *c, const struct mha_
 			fprintf(f, " %d", i);
 	fputc('\n', f);
 	write_masks(f, c);
-	fputs("labels", f);
-	for (int i = 0; i < c->n; i++)
-		fprintf(f, " %s", w->labels[i]);
-	fputc('\n', f);
-	for (enum mha_tensor t = MHA_T_X; t <= MHA_T_WO; t++) {
-		struct mha_shape s = mha_tensor_shape(c, t);
-		write_matrix(f, mha_tensor_info(t)->key, mha_tensor_data(w, NULL, t), s.rows, s.cols);
+	write_labels(f, "labels", (const char (*)[MHA_LABEL_MAX])w->labels, c->n);
+	if (c->m > 0)
+		write_labels(f, "kv_labels", (const char (*)[MHA_LABEL_MAX])w->kv_labels, c->m);
+	struct mha_shape sx = mha_tensor_shape(c, MHA_T_X);
+	write_matrix(f, mha_tensor_info(MHA_T_X)->key, w->x, sx.rows, sx.cols);
+	write_layer(f, c, w, 0);
+	/* then the source and the learned positions, then every later layer */
+	static const enum mha_tensor added[] = { MHA_T_XKV, MHA_T_POS };
+	for (size_t k = 0; k < sizeof added / sizeof added[0]; k++) {
+		struct mha_shape s = mha_tensor_shape(c, added[k]);
+		if (mha_tensor_used(c, added[k]))
+			write_matrix(f, mha_tensor_info(added[k])->key, mha_tensor_data(w, NULL, added[k]), s.rows,
+			             s.cols);
 	}
-	for (int k = 0; c->bias && k < MHA_BIASES; k++) {
-		struct mha_bias b = mha_bias(w, c, k);
-		write_matrix(f, b.key, b.p, 1, b.len);
+	for (int l = 1; l < c->layers; l++) {
+		fprintf(f, "layer %d\n", l);
+		write_layer(f, c, w, l);
 	}
 	fputs("end\n", f);
 }
@@ -142,10 +178,11 @@ int session_save(const char *path, const struct mha_config *c, const struct mha_
 int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
                          struct statefile_check *chk, char *msg, size_t len)
 {
-	for (int i = 0; i < c->n; i++) {
-		if (!mha_label_valid(w->labels[i])) {
-			snprintf(msg, len, "%.200s: not saved: label %d is empty or holds a space or "
-			         "control character", path, i + 1);
+	for (int i = 0; i < c->n + c->m; i++) {
+		bool kv = i >= c->n;
+		if (!mha_label_valid(kv ? w->kv_labels[i - c->n] : w->labels[i])) {
+			snprintf(msg, len, "%.200s: not saved: %slabel %d is empty or holds a space or "
+			         "control character", path, kv ? "source " : "", (kv ? i - c->n : i) + 1);
 			return -1;
 		}
 	}

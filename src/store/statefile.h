@@ -61,7 +61,7 @@ int statefile_write_checked(const char *path, void (*write)(FILE *f, const void 
  * stage 1 once the new file is written and flushed, between that check
  * and the rename (a change made there is what the exchange sees). NULL in
  * the product, except in an autosave writer run with
- * MHA_TEST_AUTOSAVE_GATE (src/tui/save.c). */
+ * MHA_TEST_AUTOSAVE_GATE (src/tui/model/save.c). */
 extern void (*statefile_test_hook)(const char *path, int stage);
 
 #endif

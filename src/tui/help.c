@@ -1,11 +1,13 @@
 /*
- * help.c - the help overlay: every row of the action table, grouped, in
- * two fixed columns over the body (Up/Down scroll both together, any other
- * key closes it, q still quits), and the rule for what a shape change keeps at the
- * bottom. It is a flag over the current mode (app->help_open), not a mode:
- * closing it finds the mode as it was. Its text comes from the action
- * table only, so help and keys never disagree; one line under the title
- * shows how a cell is named (notation.h).
+ * help.c - the help overlay: the keys of the view it is opened over (its
+ * name, how to leave it, its own table), then every row of the workbench's
+ * table, grouped (the views' openers among them), in two fixed columns over the
+ * body (Up/Down scroll both together, any other key closes it, q still
+ * quits), and the rule for what a shape change keeps at the bottom. It is
+ * a flag over the current mode (app->help_open), not a mode: closing it
+ * finds the mode as it was. Its text comes from the key tables only, so
+ * help and keys never disagree; one line under the title shows how a
+ * cell is named (notation.h).
  */
 #include "help.h"
 
@@ -14,17 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actions.h"
 #include "draw.h"
+#include "mode.h"
 #include "notation.h"
 #include "pane.h"
+#include "shape.h"
 #include "theme.h"
 
-unsigned help_toggle(struct app *app)
+/* Rows of the tables it lists and a heading each: no help scrolls further. */
+static int help_rows(const struct app *app)
 {
-	app->help_open = !app->help_open;
-	app->help_scroll = 0;
-	return APP_REDRAW;
+	const struct mode_ops *w = mode_workbench(app), *here = mode_base(app);
+	return action_count(w->keys) + (here != w ? action_count(here->keys) : 0) + 16;
 }
 
 unsigned help_key(struct app *app, int key)
@@ -35,10 +38,9 @@ unsigned help_key(struct app *app, int key)
 		return APP_REDRAW;
 	}
 	if (key == KEY_DOWN || key == 'j' || key == KEY_NPAGE) {
-		/* no further than the table's length (more than the help's lines):
+		/* no further than the tables' rows (more than the help's lines):
 		 * else Up would have to undo every press past the end first */
-		int count;
-		actions_table(&count);
+		int count = help_rows(app);
 		app->help_scroll += key == KEY_NPAGE ? 10 : 1;
 		if (app->help_scroll > count)
 			app->help_scroll = count;
@@ -51,42 +53,129 @@ unsigned help_key(struct app *app, int key)
 		return APP_REDRAW;
 	}
 	app->help_open = false;
-	const struct action *a = actions_lookup(key);
-	if (a && a->id && strcmp(a->id, "quit") == 0) /* q still quits from the help */
-		return actions_quit(app);
+	if (action_has_key(mode_action(app, "quit", NULL), key)) /* q still quits from the help */
+		return app_save_quit(app);
 	return APP_REDRAW;
 }
 
-/* The help's lines: a heading per group, then each action's text wrapped
- * at textw columns under its keys (at 80 columns a column holds 25); a
- * row whose help_keys is "" is spoken for by the row above. 0, or -1 when
- * out of memory. */
-static int help_lines(int textw, struct lesson_text *out)
+/* One row's lines under its keys, wrapped at textw. 0, or -1. */
+static int row_lines(const struct app *app, const struct action *row, int textw, struct lesson_text *out)
 {
-	int count;
-	const struct action *t = actions_table(&count);
-	const char *group = NULL;
-	for (int k = 0; k < count; k++) {
-		if (!group || strcmp(group, t[k].group) != 0) {
-			group = t[k].group;
-			if (lesson_text_add(out, LESSON_LINE_TITLE, group, 0) != 0)
-				return -1;
-		}
-		if (t[k].help_keys && !t[k].help_keys[0])
+	const struct action *a = mode_target(app, row);
+	const char *keys = row->help_keys ? row->help_keys : a && a->help_keys && a->help_keys[0] ? a->help_keys
+	                 : a ? a->label : NULL;
+	const char *help = row->help ? row->help : a ? a->help : NULL;
+	if (!keys || !keys[0] || !help)
+		return 0; /* spoken for by the row above, or an action the app has not */
+	struct lesson_text w = { 0 };
+	int rc = lesson_wrap(&w, help, textw > 0 ? textw : 1, LESSON_LINE_PROSE, NULL, NULL);
+	for (int j = 0; rc == 0 && j < w.count; j++) {
+		char buf[160];
+		snprintf(buf, sizeof buf, " %-11s %s", j ? "" : keys, w.lines[j].text);
+		rc = lesson_text_add(out, LESSON_LINE_PROSE, buf, 0);
+	}
+	lesson_text_free(&w);
+	return rc;
+}
+
+/* Does a `use` row of the workbench's table place opener a there? */
+static bool placed(const struct app *app, const struct action *a)
+{
+	const struct action *t = mode_workbench(app)->keys;
+	for (int k = 0, n = action_count(t); k < n; k++)
+		if (t[k].use && mode_target(app, &t[k]) == a)
+			return true;
+	return false;
+}
+
+/* The lines of mode m: its name and how to leave it ("KV cache (g or Esc:
+ * back)"), its opener when the workbench's groups do not list it, its
+ * keys. 0, or -1. */
+static int view_lines(const struct app *app, const struct mode_ops *m, int textw, struct lesson_text *out)
+{
+	const struct action *t = m->keys;
+	int n = action_count(t);
+	if (n == 0 && !m->opener)
+		return 0;
+	char title[96];
+	if (m->prompt)
+		snprintf(title, sizeof title, "%s", m->name);
+	else if (m->opener)
+		snprintf(title, sizeof title, "%s (%s or Esc: back)", m->name, m->opener->label);
+	else
+		snprintf(title, sizeof title, "%s (Esc: back)", m->name);
+	if (lesson_text_add(out, LESSON_LINE_TITLE, title, 0) != 0)
+		return -1;
+	if (m->opener && !placed(app, m->opener) && row_lines(app, m->opener, textw, out) != 0)
+		return -1;
+	for (int k = 0; k < n; k++)
+		if (row_lines(app, &t[k], textw, out) != 0)
+			return -1;
+	return 0;
+}
+
+/* Does the workbench's table have rows of that group? */
+static bool group_known(const struct app *app, const char *group)
+{
+	const struct action *t = mode_workbench(app)->keys;
+	for (int k = 0, n = action_count(t); k < n; k++) {
+		const struct action *a = mode_target(app, &t[k]);
+		const char *g = t[k].group ? t[k].group : a ? a->group : NULL;
+		if (g && !strcmp(g, group))
+			return true;
+	}
+	return false;
+}
+
+/* The openers no row of the workbench's table places: those of group
+ * (rest: those whose group the table has not), a line each, under a
+ * "Views" heading for the rest. 0, or -1. */
+static int opener_lines(const struct app *app, const char *group, bool rest, int textw, struct lesson_text *out)
+{
+	bool heading = !rest;
+	for (int i = 1; i < APP_MODES_MAX && app->modes[i]; i++) {
+		const struct action *o = app->modes[i]->opener;
+		if (!o || placed(app, o))
 			continue;
-		struct lesson_text w = { 0 };
-		int rc = lesson_wrap(&w, t[k].help, textw > 0 ? textw : 1, LESSON_LINE_PROSE, NULL, NULL);
-		for (int j = 0; rc == 0 && j < w.count; j++) {
-			char buf[160];
-			snprintf(buf, sizeof buf, " %-11s %s", j ? "" : t[k].help_keys ? t[k].help_keys : t[k].key_label,
-			         w.lines[j].text);
-			rc = lesson_text_add(out, LESSON_LINE_PROSE, buf, 0);
-		}
-		lesson_text_free(&w);
-		if (rc != 0)
+		const char *g = o->group ? o->group : "";
+		if (rest ? group_known(app, g) : strcmp(g, group) != 0)
+			continue;
+		if (!heading && lesson_text_add(out, LESSON_LINE_TITLE, group, 0) != 0)
+			return -1;
+		heading = true;
+		if (row_lines(app, o, textw, out) != 0)
 			return -1;
 	}
 	return 0;
+}
+
+int help_lines(const struct app *app, int textw, struct lesson_text *out)
+{
+	const struct mode_ops *w = mode_workbench(app), *here = mode_base(app);
+	if (here != w && view_lines(app, here, textw, out) != 0)
+		return -1; /* the keys of the view the help was opened over, first */
+	/* the workbench's rows, by group; after a group's rows, the openers
+	 * of that group that no row of the table places; those whose group
+	 * the table has not, under "Views" at the end */
+	const struct action *t = w->keys;
+	const char *group = NULL;
+	int n = action_count(t);
+	for (int k = 0; k < n; k++) {
+		const struct action *a = mode_target(app, &t[k]);
+		const char *g = t[k].group ? t[k].group : a ? a->group : NULL;
+		if (g && group && strcmp(group, g) != 0 && opener_lines(app, group, false, textw, out) != 0)
+			return -1;
+		if (g && (!group || strcmp(group, g) != 0)) {
+			group = g;
+			if (lesson_text_add(out, LESSON_LINE_TITLE, group, 0) != 0)
+				return -1;
+		}
+		if (row_lines(app, &t[k], textw, out) != 0)
+			return -1;
+	}
+	if (group && opener_lines(app, group, false, textw, out) != 0)
+		return -1;
+	return opener_lines(app, "Views", true, textw, out);
 }
 
 void help_draw(const struct app *app, int rows, int cols)
@@ -106,12 +195,12 @@ void help_draw(const struct app *app, int rows, int cols)
 	/* the rule for shape changes, wrapped, at the bottom (6 lines at most) */
 	struct lesson_text rule = { 0 }, help = { 0 };
 	int width = cols - 4 < 159 ? cols - 4 : 159;
-	lesson_wrap(&rule, actions_keep_rule, width > 0 ? width : 1, LESSON_LINE_PROSE, NULL, NULL);
+	lesson_wrap(&rule, shape_keep_rule, width > 0 ? width : 1, LESSON_LINE_PROSE, NULL, NULL);
 	int rule_lines = rule.count < 6 ? rule.count : 6;
 	int avail = h - 2 - rule_lines;
 	int colw = (cols - 2) / 2;
 	int ncol = colw < cols - 2 ? 2 : 1;
-	help_lines(colw - 1 - 13, &help); /* " %-11s " before the text */
+	help_lines(app, colw - 1 - 13, &help); /* " %-11s " before the text */
 	/* two fixed columns: the second starts at the group heading nearest
 	 * the middle, and scrolling moves both together, so a line never
 	 * changes column (a heading cannot end one column with its keys atop

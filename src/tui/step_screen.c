@@ -8,11 +8,11 @@
 
 #include <stdlib.h>
 
-#include "answer_prompt.h"
 #include "app.h"
-#include "draw.h"
+#include "frame.h"
+#include "keys.h"
 #include "learn.h"
-#include "mode.h"
+#include "modes.h"
 #include "vscreen.h"
 
 enum { STEP_ROWS = 24, STEP_COLS = 80 };
@@ -20,10 +20,10 @@ enum { STEP_ROWS = 24, STEP_COLS = 80 };
 /* answer committed as the learner does: the prompt, its keys, Enter. */
 static void type_answer(struct app *app, const char *answer)
 {
-	unsigned f = answer_prompt_open(app);
-	for (const char *p = answer; *p && app->mode == MODE_ANSWER; p++)
+	unsigned f = mode_open(app, &answer_prompt_mode) ? APP_REDRAW : 0;
+	for (const char *p = answer; *p && app->mode == &answer_prompt_mode; p++)
 		f |= app_key(app, (unsigned char)*p);
-	if (app->mode == MODE_ANSWER)
+	if (app->mode == &answer_prompt_mode)
 		f |= app_key(app, '\r');
 	if (f & APP_RECOMPUTE)
 		app_recompute(app);
@@ -41,7 +41,7 @@ int step_screen_text(void *ctx, const struct lesson_set *set, int li, int si, co
 		free(app);
 		return -1;
 	}
-	if (app_init(app, &c, &w, msg, sizeof msg) != 0) {
+	if (app_init(app, tui_modes, &c, &w, msg, sizeof msg) != 0) {
 		free(app);
 		return -1;
 	}
@@ -53,7 +53,7 @@ int step_screen_text(void *ctx, const struct lesson_set *set, int li, int si, co
 	int rc = vscreen_open(STEP_ROWS, STEP_COLS, NULL, true);
 	if (rc == 0) {
 		app->now_ms = 1000000; /* as long after start as the tests draw it */
-		draw_screen_hits(app, STEP_ROWS, STEP_COLS, NULL);
+		frame_draw(app, STEP_ROWS, STEP_COLS, NULL);
 		vscreen_text(out, len);
 	}
 	vscreen_close();

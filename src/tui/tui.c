@@ -18,16 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "actions.h"
 #include "app.h"
-#include "draw.h"
+#include "frame.h"
 #include "input.h"
+#include "keys.h"
 #include "learn.h"
-#include "menu.h"
-#include "train_view.h"
 #include "lesson.h"
 #include "mode.h"
-#include "recover_prompt.h"
+#include "modes.h"
 #include "report.h"
 #include "session.h"
 #include "term.h"
@@ -64,18 +62,35 @@ static int crash_autosave(void *ctx)
 {
 	const struct app *app = ctx;
 	char path[4096], msg[MHA_MSG_MAX + 4096];
-	if (app->edits_unsaved == 0 && !app->autosave_due)
+	if (app->save.edits_unsaved == 0 && !app->save.autosave_due)
 		return 1;
-	if (app->autosave_held || app_autosave_path(app, path, sizeof path) != 0)
+	if (app->save.autosave_held || app_autosave_path(app, path, sizeof path) != 0)
 		return -1;
 	bool other = app->learn.active;
 	return session_save(path, other ? &app->learn.other.cfg : &app->cfg, other ? &app->learn.other.w : &app->w,
 	                    msg, sizeof msg);
 }
 
+/* An exit note (app_save_exit_notes): one line on stderr. */
+static void say_on_exit(const char *line, void *ctx)
+{
+	(void)ctx;
+	report(0, line);
+}
+
 static int fail(const char *msg)
 {
 	return report(1, msg);
+}
+
+bool tui_shows(const struct mha_config *c, char *msg, size_t len)
+{
+	if (c->pos == MHA_POS_NONE && c->m == 0 && c->layers <= 1)
+		return true;
+	snprintf(msg, len, "the workbench does not show positions, cross-attention or layers yet "
+	         "(pos %s, kv_tokens %d, layers %d): see every number with --dump json or --export py",
+	         mha_pos_name(c->pos), c->m, c->layers);
+	return false;
 }
 
 /* The inputs to open with, in the order tui.h documents. */
@@ -85,8 +100,16 @@ static int open_inputs(const struct tui_options *o, struct mha_config *c, struct
 	const char *path = o->load;
 	if (!path && !o->config_given && o->session_path && access(o->session_path, F_OK) == 0)
 		path = o->session_path; /* resume where the learner left off */
-	if (path)
-		return session_load(path, c, w, msg, len);
+	if (path) {
+		char why[MHA_MSG_MAX];
+		if (session_load(path, c, w, msg, len) != 0)
+			return -1;
+		if (tui_shows(c, why, sizeof why))
+			return 0;
+		mha_weights_free(w);
+		snprintf(msg, len, "%.3000s: %s", path, why);
+		return -1;
+	}
 	*c = o->config_given ? o->cfg : mha_config_default();
 	if (mha_weights_start(w, c) != MHA_OK) {
 		snprintf(msg, len, "out of memory for the weights");
@@ -147,10 +170,10 @@ int tui_run(const struct tui_options *o)
 	if (open_inputs(o, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
 	struct app app;
-	if (app_init(&app, &cfg, &w, msg, sizeof msg) != 0)
+	if (app_init(&app, tui_modes, &cfg, &w, msg, sizeof msg) != 0)
 		return fail(msg);
-	app.session_path = o->session_path;
-	app.disk = disk;
+	app.save.session_path = o->session_path;
+	app.save.disk = disk;
 	app.now_ms = term_now_ms();
 	struct lesson_set set;
 	memset(&set, 0, sizeof set);
@@ -166,7 +189,7 @@ int tui_run(const struct tui_options *o)
 	} else if (!o->config_given && !o->load) {
 		learn_resume(&app); /* back where the learner left off */
 		if (first_run && (!app.learn.progress_path || access(app.learn.progress_path, F_OK) != 0))
-			menu_welcome(&app);
+			learn_menu_welcome(&app);
 	}
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) { /* said again: the welcome took the line */
 		app_message(&app, true, "progress not saved this run (the file is left untouched): %s", msg);
@@ -185,15 +208,15 @@ int tui_run(const struct tui_options *o)
 	 * this run is loading them: then they are its own) */
 	char own[4096];
 	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strncmp(own, o->load, strlen(own)) == 0))
-		app_autosave_check(&app);
+		modes_recover_check(&app);
 	term_on_crash(crash_autosave, &app, NULL);
 	app_crash_note(&app); /* and again whenever the session moves (app_save) */
 	/* a session opened from its own file has nothing to save until an edit */
 	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
-	app.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
+	app.save.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
 	if (o->held && from && strcmp(from, o->held) == 0) { /* a second instance on the other's file */
-		app.only_a_copy = true;
-		app.session_dirty = false;
+		app.save.only_a_copy = true;
+		app.save.session_dirty = false;
 	}
 	bool dirty = true;
 	int sig = 0;
@@ -202,31 +225,37 @@ int tui_run(const struct tui_options *o)
 			break;
 		term_resume(); /* after fg: paste and mouse modes again */
 		if (dirty) {
-			struct body_layout b = draw_screen_hits(&app, LINES, COLS, &app.hits);
+			struct body_layout b = frame_draw(&app, LINES, COLS, &app.hits);
 			app.heat_per_page = b.heat_per_page;
 			app.learn.scroll_max = b.pane_scroll_max;
 			refresh();
 		}
-		int key = input_key(!o->no_mouse, mode_ops(app.mode)->prompt); /* a paste types into a prompt */
+		int key = input_key(!o->no_mouse, mode_typing(&app)); /* a paste types into a prompt */
 		app.now_ms = term_now_ms();
 		if (key >= INPUT_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
 			int ch = key - INPUT_KEY_ALT;
-			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch, actions_key_name("help"));
+			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch,
+			            mode_key_name(&app, "help"));
 			dirty = true;
 			continue;
 		}
 		/* redraw when a message or a change mark has just expired */
 		long long until = app.status_until_ms > app.changed_until_ms ? app.status_until_ms : app.changed_until_ms;
-		dirty = key != ERR || (app.now_ms < until + 250);
+		dirty = app.now_ms < until + 250;
 		/* an autosave owed is written in a pause of the keys, after the
 		 * frame that asked for it (app.h) */
 		if (app_autosave_idle(&app, key == ERR))
 			dirty = true;
-		if (key == ERR && train_view_idle(&app)) /* the training screen trains in the pauses */
+		if (key == ERR && mode_idle(&app)) /* the modes' idle hooks: the training screen trains */
 			dirty = true;
 		if (key == ERR)
 			continue;
 		unsigned f = key == KEY_MOUSE ? on_mouse(&app) : app_key(&app, key);
+		/* the key says what it changed: a frame only when it changed what
+		 * is drawn (a recompute always does); a key that did nothing
+		 * draws nothing (tests/tui/test_monkey.c holds every key to it) */
+		if (f & (APP_REDRAW | APP_RECOMPUTE))
+			dirty = true;
 		if (f & APP_RECOMPUTE)
 			app_recompute(&app);
 		if (f & APP_QUIT)
@@ -248,22 +277,8 @@ int tui_run(const struct tui_options *o)
 			*again = '\0';
 		report(rc, app.status);
 	}
-	if (app.changed_behind[0]) {
-		char line[8000];
-		snprintf(line, sizeof line, "%.3800s was changed on disk by another program since this run read it: "
-		         "left as it is; this run saved to %.3800s", app.changed_behind, app.saved_beside);
-		report(0, line);
-	}
-	if (app.links_split > 0) { /* a save replaces the file: other names keep the old one */
-		char line[4400];
-		snprintf(line, sizeof line, "%.4000s had %d other hard link%s: %s the session from before this run's "
-		         "save", app.links_split_path, app.links_split, app.links_split == 1 ? "" : "s",
-		         app.links_split == 1 ? "it holds" : "they hold");
-		report(0, line);
-	}
+	app_save_exit_notes(&app, say_on_exit, NULL);
 	char kept[4400];
-	if (recover_prompt_exit_note(&app, kept, sizeof kept))
-		report(0, kept);
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) {
 		snprintf(kept, sizeof kept, "progress not saved this run (the file is left untouched): %.4000s", msg);
 		report(0, kept);

@@ -1,5 +1,6 @@
 /*
- * tui.h - the interactive workbench. The only module that includes curses.h.
+ * tui.h - the interactive workbench: run it (tui.c). src/tui is the only
+ * library that includes curses.h.
  */
 #ifndef TUI_H
 #define TUI_H
@@ -24,5 +25,10 @@ struct tui_options {
 /* Run until the learner quits. The terminal is restored before return.
  * Returns the process exit status (0, or 1 with a message on stderr). */
 int tui_run(const struct tui_options *o);
+
+/* Can the workbench show c? Not yet positions, cross-attention or more
+ * than one layer (issue 21: the core computes them, the dump and the
+ * export show them): false, with why in msg. */
+bool tui_shows(const struct mha_config *c, char *msg, size_t len);
 
 #endif

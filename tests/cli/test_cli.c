@@ -149,6 +149,15 @@ static void test_modes_and_other_options_are_recognised(void **state)
 	expect_ok(ARGS("--check-lessons"), &cl);
 	assert_int_equal(cl.mode, CLI_CHECK_LESSONS);
 	assert_null(cl.check_dir);
+	expect_ok(ARGS("--circuits", "m.model"), &cl);
+	assert_int_equal(cl.mode, CLI_CIRCUITS);
+	assert_string_equal(cl.circuits.model, "m.model");
+	assert_false(cl.circuits.json);
+	assert_int_equal(cl.circuits.position, -1);
+	expect_ok(ARGS("--json", "--position", "7", "--circuits=m"), &cl);
+	assert_int_equal(cl.mode, CLI_CIRCUITS);
+	assert_true(cl.circuits.json);
+	assert_int_equal(cl.circuits.position, 7);
 	expect_ok(ARGS("--check-lessons", "lessons"), &cl);
 	assert_string_equal(cl.check_dir, "lessons");
 	expect_ok(ARGS("--check-lessons=dir", "--no-color"), &cl);
@@ -281,6 +290,7 @@ static void test_usage_text_lists_every_flag(void **state)
 		"--tokens", "--d-model", "--heads", "--kv-heads", "--d-k", "--causal", "--top-k",
 		"--no-scale", "--seed", "--load", "--lesson", "--lessons-dir", "--dump json",
 		"--check-lessons", "--no-color", "--no-mouse", "--help", "--version",
+		"--circuits", "--json", "--position",
 	};
 	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
 		if (!strstr(cli_usage, flags[i]))

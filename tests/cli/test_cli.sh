@@ -8,42 +8,7 @@
 # Every run has a timeout and stdin from /dev/null: a case that wrongly
 # reached the interactive screen fails instead of hanging.
 set -u
-bin=${MHA_TUI:?run under meson test, which sets MHA_TUI}
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-passed=0
-failed=0
-
-pass() { passed=$((passed + 1)); }
-fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
-
-run() {
-	timeout 10 "$bin" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
-}
-
-# expect_error STATUS TEXT ARGS...: exit STATUS, one stderr line
-# "mha-tui: ..." containing TEXT, empty stdout.
-expect_error() {
-	status=$1 text=$2
-	shift 2
-	run "$@"
-	rc=$?
-	lines=$(wc -l <"$tmp/err")
-	if [ "$rc" -ne "$status" ]; then
-		fail "mha-tui $*: exit $rc, want $status ($(head -c 200 "$tmp/err"))"
-	elif [ "$lines" -ne 1 ]; then
-		fail "mha-tui $*: $lines lines on stderr, want 1: $(head -c 300 "$tmp/err")"
-	elif ! grep -q '^mha-tui: ' "$tmp/err"; then
-		fail "mha-tui $*: stderr does not start with 'mha-tui: ': $(cat "$tmp/err")"
-	elif ! grep -qF -- "$text" "$tmp/err"; then
-		fail "mha-tui $*: stderr does not mention '$text': $(cat "$tmp/err")"
-	elif [ -s "$tmp/out" ]; then
-		fail "mha-tui $*: wrote to stdout on error"
-	else
-		pass
-	fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/cli_lib.sh"
 
 # ---- control characters in what a message quotes never reach the terminal ----
 esc=$(printf '\033')
@@ -111,27 +76,6 @@ if [ -w /dev/full ]; then
 	rc=$?
 	if [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; then pass; else fail "--dump json >/dev/full: exit $rc"; fi
 fi
-
-# ---- --dump json: parses, has every key, agrees with a float64 recomputation ----
-# check_dump NAME EXPECTED_CONFIG_JSON ARGS...
-check_dump() {
-	name=$1 want=$2
-	shift 2
-	run --dump json "$@"
-	rc=$?
-	if [ "$rc" -ne 0 ]; then
-		fail "dump $name: exit $rc ($(head -c 200 "$tmp/err"))"
-		return
-	fi
-	cp "$tmp/out" "$tmp/$name.json"
-	if [ -s "$tmp/err" ]; then
-		fail "dump $name: wrote to stderr: $(head -c 200 "$tmp/err")"
-	elif python3 "$here/check_dump.py" "$tmp/$name.json" "$want"; then
-		pass
-	else
-		fail "dump $name ($*)"
-	fi
-}
 
 check_dump default '{"tokens": 6, "d_model": 16, "heads": 4, "kv_heads": 4, "d_k": 4, "causal": false, "top_k": 0, "scale": true, "seed": 0, "heads_off": []}'
 # The default workbench shows attention (seed 0, wired heads; see
@@ -240,6 +184,7 @@ expect_error 2 --grad --grad
 expect_error 2 --train --train bogus
 expect_error 2 --seeds --train previous --seeds 3
 expect_error 2 --save --dump json --save x.txt
+expect_error 2 --steps --dump json --steps 3
 
 # --train: exit 0, the final line on stdout, progress on stderr; --save writes the
 # model and each layer as a session the workbench (and the dump) opens

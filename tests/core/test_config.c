@@ -352,6 +352,9 @@ static void test_tensor_table_describes_every_stage(void **state)
 		{ 1, 5, 12 }, { 1, 12, 12 }, { 1, 12, 6 }, { 1, 12, 6 }, { 1, 12, 12 },
 		{ 1, 5, 12 }, { 1, 5, 6 }, { 1, 5, 6 }, { 4, 5, 5 }, { 4, 5, 5 }, { 4, 5, 3 },
 		{ 1, 5, 12 }, { 1, 5, 12 },
+		/* X_kv (no source: 0 rows), P_pos, PE, x_l, Q_rot, K_rot, x_l+1 */
+		{ 1, 0, 12 }, { 1, 5, 12 }, { 1, 5, 12 }, { 1, 5, 12 }, { 1, 5, 12 }, { 1, 5, 6 },
+		{ 1, 5, 12 },
 	};
 	for (enum mha_tensor t = MHA_T_X; t < MHA_T_COUNT; t++) {
 		const struct mha_tensor_info *info = mha_tensor_info(t);
@@ -359,7 +362,7 @@ static void test_tensor_table_describes_every_stage(void **state)
 		assert_true(info->name && info->name[0]);
 		assert_true(info->key && info->key[0]);
 		assert_true(info->formula && info->formula[0]);
-		assert_int_equal(info->input, t <= MHA_T_WO);
+		assert_int_equal(info->input, t <= MHA_T_WO || t == MHA_T_XKV || t == MHA_T_POS);
 		struct mha_shape s = mha_tensor_shape(&c, t);
 		if (s.count != want[t][0] || s.rows != want[t][1] || s.cols != want[t][2])
 			fail_msg("%s: shape %dx%dx%d, want %dx%dx%d", info->name, s.count, s.rows, s.cols,

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "fixture_read.h"
 #include "mha.h"
 
 /* Names as written by gen_fixtures.py, in pipeline order. Our own list,
@@ -40,87 +41,6 @@ struct fixture {
 	size_t len[NNAMES];
 };
 
-/* Next whitespace-separated token, skipping '#' comments to end of line. */
-static int token(FILE *f, char *buf, size_t cap)
-{
-	int ch;
-	for (;;) {
-		while ((ch = getc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
-			;
-		if (ch != '#')
-			break;
-		while ((ch = getc(f)) != '\n' && ch != EOF)
-			;
-	}
-	if (ch == EOF)
-		return 0;
-	size_t i = 0;
-	do {
-		if (i + 1 < cap)
-			buf[i++] = (char)ch;
-	} while ((ch = getc(f)) != EOF && ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r');
-	buf[i] = '\0';
-	return 1;
-}
-
-static double number(FILE *f, const char *what)
-{
-	char buf[64], *end;
-	if (!token(f, buf, sizeof buf))
-		fail_msg("fixture ends early: expected %s", what);
-	double v = strtod(buf, &end);
-	if (end == buf || *end != '\0')
-		fail_msg("fixture: '%s' is not a number (%s)", buf, what);
-	return v;
-}
-
-/* "key VALUE" pair of the config line. */
-static int field(FILE *f, const char *key)
-{
-	char buf[64];
-	if (!token(f, buf, sizeof buf) || strcmp(buf, key) != 0)
-		fail_msg("fixture config: expected '%s'", key);
-	return (int)number(f, key);
-}
-
-static void read_config(FILE *f, struct mha_config *c)
-{
-	char buf[64];
-	if (!token(f, buf, sizeof buf) || strcmp(buf, "config") != 0)
-		fail_msg("fixture: expected 'config'");
-	*c = mha_config_default();
-	c->n = field(f, "n");
-	c->d = field(f, "d");
-	c->h = field(f, "h");
-	c->g = field(f, "g");
-	c->dk = field(f, "dk");
-	c->causal = field(f, "causal");
-	c->top_k = field(f, "top_k");
-	c->scale = field(f, "scale");
-	int off = field(f, "heads_off");
-	for (int i = 0; i < off; i++) {
-		int head = (int)number(f, "head off");
-		assert_in_range(head, 0, c->h - 1);
-		c->head_off[head] = true;
-	}
-	/* masks beyond causal: padding tokens, window, hidden (query, key) cells */
-	int pads = field(f, "pad");
-	for (int i = 0; i < pads; i++) {
-		int t = (int)number(f, "pad token");
-		assert_in_range(t, 0, c->n - 1);
-		c->pad |= (uint64_t)1 << t;
-	}
-	c->window = field(f, "window");
-	int hidden = field(f, "hidden");
-	for (int k = 0; k < hidden; k++) {
-		int i = (int)number(f, "hidden query"), j = (int)number(f, "hidden key");
-		assert_in_range(i, 0, c->n - 1);
-		assert_in_range(j, 0, c->n - 1);
-		mha_mask_set(c, i, j, true);
-	}
-	c->bias = field(f, "bias");
-}
-
 /* "matrix b_Q 1 1 LEN" and the like: a bias, read into its vector. */
 static bool read_bias(FILE *f, struct fixture *fx, const char *name)
 {
@@ -128,12 +48,12 @@ static bool read_bias(FILE *f, struct fixture *fx, const char *name)
 		struct mha_bias b = mha_bias(&fx->w, &fx->c, k);
 		if (strcmp(b.key, name) != 0)
 			continue;
-		int count = (int)number(f, "count"), rows = (int)number(f, "rows"), cols = (int)number(f, "cols");
+		int count = (int)fixture_number(f, "count"), rows = (int)fixture_number(f, "rows"), cols = (int)fixture_number(f, "cols");
 		if (!fx->c.bias || count != 1 || rows != 1 || cols != b.len)
 			fail_msg("%s: fixture has %s as %dx%dx%d, the core wants 1x1x%d with bias on",
 			         fx->name, name, count, rows, cols, b.len);
 		for (int i = 0; i < b.len; i++)
-			b.p[i] = (float)number(f, name);
+			b.p[i] = (float)fixture_number(f, name);
 		return true;
 	}
 	return false;
@@ -144,7 +64,7 @@ static bool read_bias(FILE *f, struct fixture *fx, const char *name)
 static void read_matrix(FILE *f, struct fixture *fx)
 {
 	char name[64];
-	if (!token(f, name, sizeof name))
+	if (!fixture_token(f, name, sizeof name))
 		fail_msg("fixture: expected a matrix name");
 	if (read_bias(f, fx, name))
 		return;
@@ -154,7 +74,7 @@ static void read_matrix(FILE *f, struct fixture *fx)
 	if (k == NNAMES)
 		fail_msg("fixture: unknown matrix '%s'", name);
 	struct mha_shape s = mha_tensor_shape(&fx->c, names[k].t);
-	int count = (int)number(f, "count"), rows = (int)number(f, "rows"), cols = (int)number(f, "cols");
+	int count = (int)fixture_number(f, "count"), rows = (int)fixture_number(f, "rows"), cols = (int)fixture_number(f, "cols");
 	if (count != s.count || rows != s.rows || cols != s.cols)
 		fail_msg("%s: fixture has %s as %dx%dx%d, the core says %dx%dx%d", fx->name, name,
 		         count, rows, cols, s.count, s.rows, s.cols);
@@ -162,35 +82,28 @@ static void read_matrix(FILE *f, struct fixture *fx)
 	if (names[k].t <= MHA_T_WO) {
 		float *dst = mha_tensor_data(&fx->w, NULL, names[k].t);
 		for (size_t i = 0; i < len; i++)
-			dst[i] = (float)number(f, name);
+			dst[i] = (float)fixture_number(f, name);
 		return;
 	}
 	fx->want[k] = calloc(len ? len : 1, sizeof(double));
 	assert_non_null(fx->want[k]);
 	fx->len[k] = len;
 	for (size_t i = 0; i < len; i++)
-		fx->want[k][i] = number(f, name);
+		fx->want[k][i] = fixture_number(f, name);
 }
 
 static void fixture_load(struct fixture *fx, const char *name)
 {
-	const char *root = getenv("MHA_SOURCE_ROOT");
-	if (!root)
-		fail_msg("MHA_SOURCE_ROOT is not set: run under meson test");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tests/fixtures/%s.txt", root, name);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		fail_msg("cannot open fixture %s", path);
+	FILE *f = fixture_open(".", name);
 	memset(fx, 0, sizeof *fx);
 	fx->name = name;
-	read_config(f, &fx->c);
+	fixture_config(f, &fx->c);
 	char msg[MHA_MSG_MAX];
 	if (mha_config_check(&fx->c, msg, sizeof msg) != MHA_OK)
 		fail_msg("%s: config refused: %s", name, msg);
 	assert_int_equal(mha_weights_alloc(&fx->w, &fx->c), MHA_OK);
 	char buf[64];
-	while (token(f, buf, sizeof buf) && strcmp(buf, "end") != 0) {
+	while (fixture_token(f, buf, sizeof buf) && strcmp(buf, "end") != 0) {
 		if (strcmp(buf, "matrix") != 0)
 			fail_msg("%s: expected 'matrix' or 'end', got '%s'", name, buf);
 		read_matrix(f, fx);

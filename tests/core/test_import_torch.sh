@@ -2,7 +2,9 @@
 # test_import_torch.sh - tools/import_torch.py end to end, where Debian's
 # python3-torch is installed (else it is skipped, exit 77): a
 # torch.nn.MultiheadAttention (with and without bias, batch_first or not,
-# causal, padding, from --demo and from a saved state_dict and input)
+# causal, padding, from --demo and from a saved state_dict and input; as
+# cross-attention with a source of another length; a stack of them on the
+# residual stream; and a LLaMA-style RoPE layer written here in torch)
 # becomes a session; mha-tui --dump json --load gives PyTorch's own output
 # and per-head weights within 1e-5 (a row PyTorch leaves NaN because every
 # key is masked must be all 0 and flagged dead in mha-tui).
@@ -29,6 +31,8 @@ same() {
 import json, math, sys
 dump, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 bad = []
+# the last layer of a stack (a one-layer session's is the top level, layers[0])
+dump = dump["layers"][want.get("layer", 0)]
 y, wy = dump["output"], want["output"]
 scale = max([1.0] + [abs(v) for r in wy for v in r if not math.isnan(v)])
 for r, (a, b) in enumerate(zip(y, wy)):
@@ -71,10 +75,41 @@ cases = {
     "dead_row": "--demo 5 --heads 8 --d-model 32 --tokens 9 --causal --pad 0,8 --batch-first",
     # from files, as a user would: the second sequence of the batch
     "from_files": "--state %s/state.pt --input %s/x.pt --batch-index 1 --heads 3" % (tmp, tmp),
+    # cross-attention: query length 5, key length 7, the source padded; and from files
+    "cross": "--demo 6 --heads 2 --tokens 5 --kv-tokens 7 --pad 0,6",
+    "cross_files": "--state %s/state.pt --input %s/x.pt --kv-input %s/src.pt --heads 3" % (tmp, tmp, tmp),
+    # three layers on the residual stream, x + MHA(x); and with a source
+    "stack": "--demo 7 --heads 4 --d-model 16 --tokens 6 --layers 3 --causal",
+    "stack_cross": "--demo 8 --heads 2 --tokens 4 --kv-tokens 3 --layers 2 --batch-first",
 }
+torch.save(torch.randn(7, 2, 12), tmp + "/src.pt")
 for name, args in cases.items():
     import_torch.main(args.split() + ["--out", "%s/%s.session" % (tmp, name),
                                       "--expect", "%s/%s.json" % (tmp, name)])
+# RoPE as Hugging Face's LLaMA code writes it (q * cos + rotate_half(q) * sin,
+# column i of a head with i + dk/2), on one layer without biases, made here
+# in torch: hf_rope_pairs reorders W^Q and W^K, and mha-tui's pairs give the
+# same output and weights.
+import numpy as np
+torch.manual_seed(11)
+n, d, h, dk = 6, 16, 4, 4
+x, wq, wk, wv, wo = (torch.randn(*s) for s in ((n, d), (d, h * dk), (d, h * dk), (d, h * dk), (h * dk, d)))
+def rotate_half(t):
+    return torch.cat([-t[..., dk // 2:], t[..., :dk // 2]], dim=-1)
+inv = 10000.0 ** (-torch.arange(0, dk, 2, dtype=torch.float64) / dk)
+ang = torch.arange(n, dtype=torch.float64)[:, None] * inv[None, :]
+cos, sin = torch.cat([ang.cos(), ang.cos()], -1)[:, None, :], torch.cat([ang.sin(), ang.sin()], -1)[:, None, :]
+q = (x @ wq).double().reshape(n, h, dk)
+k = (x @ wk).double().reshape(n, h, dk)
+q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+p = torch.softmax(torch.einsum("ihe,jhe->hij", q, k) / dk ** 0.5, dim=-1)
+y = torch.einsum("hij,jhe->ihe", p, (x @ wv).double().reshape(n, h, dk)).reshape(n, h * dk) @ wo.double()
+with open(tmp + "/rope_hf.session", "w") as f:
+    f.write(import_torch.session_text(x.numpy(), import_torch.hf_rope_pairs(wq.numpy(), h),
+                                      import_torch.hf_rope_pairs(wk.numpy(), h), wv.numpy(), wo.numpy(),
+                                      h, pos="rope"))
+import json
+json.dump({"output": y.tolist(), "weights": p.tolist()}, open(tmp + "/rope_hf.json", "w"))
 # a layer mha-tui cannot hold is refused with a message, not written wrong
 torch.save(torch.nn.MultiheadAttention(8, 2, add_bias_kv=True).state_dict(), tmp + "/kv.pt")
 try:
@@ -89,7 +124,7 @@ then
 	echo "FAIL: import_torch.py"
 	exit 1
 fi
-for name in plain nobias batch_first_causal padding dead_row from_files; do
+for name in plain nobias batch_first_causal padding dead_row from_files cross cross_files stack stack_cross rope_hf; do
 	same "$name"
 done
 if "$py" "$root/tools/import_torch.py" --heads 2 --labels "a b" --out "$tmp/x.session" 2>"$tmp/err" ||

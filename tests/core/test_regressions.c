@@ -164,18 +164,18 @@ static void test_dump_is_valid_utf8_whatever_the_labels(void **state)
 	struct mha_weights w;
 	if (session_parse("s.txt", text, len, &c, &w, msg, sizeof msg) != 0)
 		return; /* refusing the label is a fix too */
-	struct mha_acts a;
-	assert_int_equal(mha_acts_alloc(&a, &c), MHA_OK);
-	mha_forward(&c, &w, &a);
+	struct mha_stack s;
+	assert_int_equal(mha_stack_alloc(&s, &c), MHA_OK);
+	mha_stack_forward(&c, &w, &s);
 	char *buf = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&buf, &size);
 	assert_non_null(f);
-	assert_int_equal(dump_json(f, &c, &w, &a), 0);
+	assert_int_equal(dump_json(f, &c, &w, &s), 0);
 	fclose(f);
 	bool ok = valid_utf8((const unsigned char *)buf, size);
 	free(buf);
-	mha_acts_free(&a);
+	mha_stack_free(&s);
 	mha_weights_free(&w);
 	if (!ok)
 		fail_msg("the dump of a session with label 'caf\\xe9' is not valid UTF-8, so not JSON");

@@ -120,6 +120,40 @@ py default
 py masks --tokens 8 --d-model 12 --heads 4 --kv-heads 2 --causal --window 3 --pad 1,6 --top-k 2 --seed 5
 py band --tokens 7 --window 2 --text "a b a c d e a" --bias --no-scale
 py session --load "$tmp/s.txt"
+py rope --pos rope --pos-offset 5 --causal --seed 3
+py sinusoidal --pos sinusoidal --kv-text "le chat dort" --pad 2 --window 2 --seed 4
+
+# py_stack NAME LAYERS ARGS...: a stack's script checks each layer's stages
+# ("L1 Scores") and the stream after it; a number of layer 1's W^Q changed
+# fails at layer 1's Projection and not before
+py_stack() {
+	name=$1 layers=$2
+	shift 2
+	export_to py "$name" "$@" || return
+	python3 -m py_compile "$tmp/$name.py" || fail "$name.py does not compile"
+	[ "$numpy" -eq 1 ] || return 0
+	if ! /usr/bin/python3 "$tmp/$name.py" >"$tmp/out"; then
+		fail "$name.py fails on mha-tui's own numbers: $(cat "$tmp/out")"
+		return
+	fi
+	l=0
+	while [ "$l" -lt "$layers" ]; do
+		for stage in Projection Scores Softmax "Weighted sum" Concat "W^O" Residual; do
+			[ "$(grep -c "^L$l $stage" "$tmp/out")" -eq 1 ] || fail "$name.py: no one line for L$l $stage: $(cat "$tmp/out")"
+		done
+		l=$((l + 1))
+	done
+	cp "$tmp/$name.py" "$tmp/bad.py"
+	perturb "$tmp/bad.py" W_Q_1
+	if /usr/bin/python3 "$tmp/bad.py" >"$tmp/out"; then
+		fail "$name.py still passes with a number of layer 1's W^Q changed"
+	elif ! grep -q "^L1 Projection .*FAIL" "$tmp/out" || grep -q "^L0 .*FAIL" "$tmp/out"; then
+		fail "$name.py with layer 1's W^Q changed does not fail at L1 Projection alone: $(cat "$tmp/out")"
+	fi
+}
+
+py_stack layers 3 --layers 3 --pos learned --bias --seed 6
+py_stack layers_cross_rope 2 --layers 2 --pos rope --kv-tokens 4 --top-k 2 --heads 2 --seed 7
 
 # svg NAME STAGE ARGS...: well-formed, and names what a reader needs
 svg() {
@@ -160,6 +194,17 @@ svg scores scores --causal --window 2
 svg dead weights --pad 0 --causal --text "the cat sat"
 svg session weights --load "$tmp/s.txt"
 svg wide scores --tokens 64 --d-model 8 --heads 8 --causal
+# cross-attention: the source's words across, the queries' down
+export_to svg cross --stage weights --text "the cat sat" --kv-text "le chat dort sur" --pad 3 && \
+	python3 - "$tmp/cross.svg" <<'PY' || fail "svg cross: the source's words are not the keys"
+import sys
+import xml.etree.ElementTree as ET
+texts = ["".join(t.itertext()) for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text")]
+bad = [w for w in ("le", "chat", "dort", "sur", "the", "cat", "sat") if texts.count(w) != 4]
+bad += [] if any("keys (source)" in t for t in texts) else ["no 'keys (source)' axis"]
+print(bad)
+sys.exit(1 if bad else 0)
+PY
 
 [ "$failed" -eq 0 ] && echo "ok: exports check themselves and read back"
 exit $((failed > 0))

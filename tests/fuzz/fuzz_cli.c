@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_REQUIRE(rc == 0 || rc == 2, "cli_parse returns 0 or 2");
 	if (rc == 0) {
 		char why[MHA_MSG_MAX];
-		FUZZ_REQUIRE(cl.mode >= CLI_TUI && cl.mode <= CLI_EXPORT, "a known mode");
+		FUZZ_REQUIRE(cl.mode >= CLI_TUI && cl.mode <= CLI_MODE_LAST, "a known mode");
 		/* --help and --version answer whatever else the line holds */
 		if (cl.mode == CLI_TUI || cl.mode == CLI_DUMP || cl.mode == CLI_EXPORT) {
 			FUZZ_REQUIRE(mha_config_check(&cl.cfg, why, sizeof why) == MHA_OK,
@@ -44,9 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_REQUIRE(!(cl.load && cl.config_given),
 			             "--load is never mixed with configuration flags");
 		}
+		FUZZ_REQUIRE(cl.mode == CLI_CIRCUITS ? cl.circuits.model != NULL && cl.circuits.position < MHA_MAX_TOKENS
+		                                     : !cl.circuits.json && cl.circuits.position == -1,
+		             "--json and --position only with --circuits MODEL");
 		FUZZ_REQUIRE(points_into(cl.load, buf, size) && points_into(cl.lesson, buf, size) &&
 		             points_into(cl.lessons_dir, buf, size) && points_into(cl.check_dir, buf, size) &&
-		             points_into(cl.text, buf, size) && points_into(cl.export_file, buf, size),
+		             points_into(cl.text, buf, size) && points_into(cl.export_file, buf, size) &&
+		             points_into(cl.kv_text, buf, size) &&
+		             points_into(cl.circuits.model, buf, size),
 		             "kept strings point into argv");
 	} else {
 		FUZZ_REQUIRE(memchr(msg, '\0', sizeof msg) != NULL, "the message is terminated");

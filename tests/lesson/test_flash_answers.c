@@ -1,5 +1,5 @@
 /*
- * test_flash_answers.c - lessons on the FlashAttention view (src/lesson/flash.c):
+ * test_flash_answers.c - lessons on the FlashAttention view (src/lesson/flash_step.c):
  * @flash and the live answer parse into the step, each authoring mistake
  * is reported, the right answer and every slip's answer come out of the
  * recording's numbers as worked out by hand, and a run answers a live
@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "checker.h"
-#include "flash.h"
+#include "flash_step.h"
 #include "lesson.h"
 #include "lesson_test.h"
 

@@ -70,7 +70,7 @@ static void test_long_words_are_cut_and_utf8_is_never_split(void **state)
 	lesson_text_free(&t);
 }
 
-static const char *keys(const char *action, void *ctx)
+static const char *keys(const char *action, const void *ctx)
 {
 	(void)ctx;
 	return !strcmp(action, "hint") ? "H" : NULL;

@@ -75,7 +75,8 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Every bound key but q (src/tui/actions.c), and what a value is typed with. */
+/* Every key the workbench binds but q (src/tui/views/workbench_keys.c, the views' openers), and what
+ * a value is typed with. */
 static const char plain[] = "?w1234567hjklcCLHvu*rR][}{><.,DdmstTxniSafMJK#+=-_"
                             "0123456789.eE-+= ab";
 

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "pipeline.h"
 #include "progress.h"
 
 static char dir[256];
@@ -163,7 +164,7 @@ static void test_the_step_state_survives_a_round_trip(void **state)
 	p.at = (struct progress_at){ .key = "one-head/steer", .stage = 4, .panel = 1, .row = 5, .col = 2,
 	                             .hints = 2, .tried = "0.5" };
 	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
-	assert_non_null(strstr(read_file(path), "\nat one-head/steer stage=4 panel=1 row=5 col=2 hints=2\n"
+	assert_non_null(strstr(read_file(path), "\nat one-head/steer stage=Weighted-sum panel=1 row=5 col=2 hints=2\n"
 	                                        "tried one-head/steer 0.5\n"));
 	assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
 	assert_true(q.has_at);
@@ -180,6 +181,52 @@ static void test_the_step_state_survives_a_round_trip(void **state)
 	assert_non_null(strstr(msg, ":5: expected 'tried LESSON/STEP ANSWER' after its 'at' line"));
 }
 
+/* A stage is saved by its label (a stage added to the pipeline moves no
+ * saved place): any case, '-' for a space; a number, as files before
+ * labels wrote it, still loads; a label no stage has loads as no place
+ * (PIPELINE_STAGE_COUNT), the rest of the file with it. */
+static void test_a_stage_is_saved_by_its_label_and_old_numbers_still_load(void **state)
+{
+	(void)state;
+	char path[300], msg[512];
+	path_of(path, sizeof path, "stages.txt");
+	struct progress q;
+	const struct { const char *text; int stage; } cases[] = {
+		{ "Weighted-sum", PIPELINE_WEIGHTED_SUM }, { "softmax", PIPELINE_SOFTMAX }, { "W^O", PIPELINE_OUTPUT },
+		{ "3", 3 }, { "0", 0 }, { "Attention", PIPELINE_STAGE_COUNT },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[300];
+		snprintf(text, sizeof text, "mha-tui-progress 1\nplace a b\nmode lesson\ndone a/x\n"
+		         "at a/b stage=%s panel=0 row=1 col=0 hints=0\nview stage=%s panel=1 row=0 col=0 layout=0\n",
+		         cases[i].text, cases[i].text);
+		write_file(path, text);
+		assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+		assert_int_equal(q.at.stage, cases[i].stage);
+		assert_int_equal(q.view.stage, cases[i].stage);
+		assert_true(progress_is_done(&q, "a/x"));
+		progress_free(&q);
+	}
+	/* each label saved is read back as its stage */
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++) {
+		struct progress p;
+		progress_init(&p);
+		p.has_view = true;
+		p.view = (struct progress_view){ .stage = s };
+		assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
+		assert_int_equal(progress_load(path, &q, msg, sizeof msg), 0);
+		assert_int_equal(q.view.stage, s);
+		char label[32], want[64];
+		snprintf(label, sizeof label, "%s", pipeline_stage_label((enum pipeline_stage)s));
+		for (char *c = label; *c; c++)
+			*c = *c == ' ' ? '-' : *c;
+		snprintf(want, sizeof want, "\nview stage=%s panel=", label);
+		assert_non_null(strstr(read_file(path), want));
+		progress_free(&p);
+		progress_free(&q);
+	}
+}
+
 /* The free workbench's view round-trips; a run that set none keeps the file's. */
 static void test_the_view_survives_a_round_trip(void **state)
 {
@@ -191,7 +238,7 @@ static void test_the_view_survives_a_round_trip(void **state)
 	p.has_view = true;
 	p.view = (struct progress_view){ .stage = 4, .panel = 2, .row = 3, .col = 1, .layout = 1 };
 	assert_int_equal(progress_save(path, &p, msg, sizeof msg), 0);
-	assert_non_null(strstr(read_file(path), "\nview stage=4 panel=2 row=3 col=1 layout=1\n"));
+	assert_non_null(strstr(read_file(path), "\nview stage=Weighted-sum panel=2 row=3 col=1 layout=1\n"));
 	progress_free(&p);
 	progress_init(&p);
 	assert_int_equal(progress_mark_done(&p, "a/b"), 0);
@@ -280,12 +327,12 @@ static void test_a_corrupt_file_is_refused_with_its_line(void **state)
 	                      "4: expected 'answered LESSON/STEP ANSWER'");
 	refused_and_untouched("bad-view.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
 	                      "view stage=1 panel=0 row=0 col=0 layout=2\n",
-	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
+	                      "4: expected 'view stage=NAME panel=N row=N col=N layout=0|1'");
 	refused_and_untouched("negative-view.txt", "mha-tui-progress 1\nplace a b\nmode free\n"
 	                      "view stage=-1 panel=0 row=0 col=0 layout=0\n",
-	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
+	                      "4: expected 'view stage=NAME panel=N row=N col=N layout=0|1'");
 	refused_and_untouched("short-view.txt", "mha-tui-progress 1\nplace a b\nmode free\nview stage=1\n",
-	                      "4: expected 'view stage=N panel=N row=N col=N layout=0|1'");
+	                      "4: expected 'view stage=NAME panel=N row=N col=N layout=0|1'");
 	refused_and_untouched("truncated.txt", "mha-tui-progress 1\nplace a b\n",
 	                      "2: file ends early: 'place' and 'mode' lines expected");
 	refused_and_untouched("half-place.txt", "mha-tui-progress 1\nplace a\n",
@@ -370,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_steps_shown_survive_a_round_trip_apart_from_done),
 		cmocka_unit_test(test_the_step_state_survives_a_round_trip),
 		cmocka_unit_test(test_the_view_survives_a_round_trip),
+		cmocka_unit_test(test_a_stage_is_saved_by_its_label_and_old_numbers_still_load),
 		cmocka_unit_test(test_leaving_for_the_free_workbench_keeps_the_place),
 		cmocka_unit_test(test_a_missing_file_is_a_first_run),
 		cmocka_unit_test(test_an_empty_file_is_a_first_run),

@@ -160,7 +160,7 @@ static void test_a_change_in_the_rename_window_sends_the_save_beside(void **stat
 	tmpdir_path(path, sizeof path, "s.txt");
 	tmpdir_path(beside, sizeof beside, "s-2.txt");
 	struct app *app = tui_check_open(NULL);
-	app->session_path = path;
+	app->save.session_path = path;
 	tui_check_keys(app, "+w");
 	assert_false(app->status_error);
 	statefile_test_hook = other_program;
@@ -172,9 +172,9 @@ static void test_a_change_in_the_rename_window_sends_the_save_beside(void **stat
 	assert_int_equal(hook_calls, 1);
 	assert_false(app->status_error);
 	assert_string_equal(read_text(path, buf, sizeof buf), "changed by hand\n");
-	assert_string_equal(app->session_path, beside);
+	assert_string_equal(app->save.session_path, beside);
 	assert_non_null(strstr(app->status, "changed on disk"));
-	assert_string_equal(app->changed_behind, path);
+	assert_string_equal(app->save.changed_behind, path);
 	struct mha_config c;
 	struct mha_weights w;
 	char msg[MHA_MSG_MAX + 4096];
@@ -202,18 +202,18 @@ static void test_a_save_that_splits_a_hard_link_says_so(void **state)
 	tmpdir_path(other, sizeof other, "other-name.txt");
 	tmpdir_path(backup, sizeof backup, "linked.txt.~1~");
 	struct app *app = tui_check_open(NULL);
-	app->session_path = path;
+	app->save.session_path = path;
 	tui_check_keys(app, "+w");
 	assert_int_equal(link(path, backup), 0);
 	tui_check_keys(app, "+w"); /* only its backup: nothing said */
-	assert_int_equal(app->links_split, 0);
+	assert_int_equal(app->save.links_split, 0);
 	assert_null(strstr(app->status, "hard link"));
 	assert_int_equal(link(path, other), 0);
 	read_text(path, before, sizeof before);
 	tui_check_keys(app, "+w");
 	assert_false(app->status_error);
-	assert_int_equal(app->links_split, 1);
-	assert_string_equal(app->links_split_path, path);
+	assert_int_equal(app->save.links_split, 1);
+	assert_string_equal(app->save.links_split_path, path);
 	assert_non_null(strstr(app->status, "saved, but 1 other hard link still holds the session from before"));
 	assert_string_equal(read_text(other, buf, sizeof buf), before);
 	assert_string_not_equal(read_text(path, buf, sizeof buf), before);

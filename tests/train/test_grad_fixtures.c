@@ -185,11 +185,20 @@ static void test_dump_grad_object_holds_the_gradients(void **state)
 		struct mha_acts a;
 		struct mha_grads gr;
 		gfix_run(&g, cases[k], &a, &gr);
+		/* the dump prints a stack's forward and gradients: one layer here */
+		struct mha_stack s;
+		struct mha_stack_grads sg;
+		assert_int_equal(mha_stack_alloc(&s, &g.c), MHA_OK);
+		assert_int_equal(mha_stack_grads_alloc(&sg, &g.c), MHA_OK);
+		mha_stack_forward(&g.c, &g.w, &s);
+		mha_stack_backward_half_square(&g.c, &g.w, &s, &sg);
 		char *text = NULL;
 		size_t size = 0;
 		FILE *f = open_memstream(&text, &size);
-		assert_int_equal(dump_json_grad(f, &g.c, &g.w, &a, &gr), 0);
+		assert_int_equal(dump_json_grad(f, &g.c, &g.w, &s, &sg), 0);
 		fclose(f);
+		mha_stack_grads_free(&sg);
+		mha_stack_free(&s);
 		const char *grad = strstr(text, "\"grad\": {");
 		assert_non_null(grad);
 		/* the grad object is the dump's last key */

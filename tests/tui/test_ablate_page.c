@@ -1,6 +1,6 @@
 /*
  * test_ablate_page.c - the training screen's ablation page (key a,
- * src/tui/ablate_page.c) without a terminal: at 80x24 it shows the table's
+ * src/tui/views/train_ablate.c) without a terminal: at 80x24 it shows the table's
  * header, a row per h and the paper's BLEU beside h 1, 4, 8, 16, 32 (from
  * train_paper_row_a); the loop's idle call trains a slice and the progress
  * moves; Esc goes back to the training screen. With the argument "full"
@@ -53,11 +53,11 @@ static void test_the_page_shows_the_table_beside_the_paper(void **state)
 	expect_text("| 24.9", "the paper's h 1");
 	expect_text(" 32    1 -                             | 25.4", "the paper's h 32 beside ours");
 	expect_text("d_model 512", "the paper's model");
-	assert_true(train_view_idle(app)); /* a slice of training */
+	assert_true(mode_idle(app)); /* a slice of training */
 	draw_at(app, 24, 80);
 	assert_null(strstr(screen, "step 0/150"));
 	if (full) {
-		while (train_view_idle(app))
+		while (mode_idle(app))
 			;
 		draw_at(app, 60, 200);
 		expect_text("done: 30 runs, 5 seeds x 150 steps", "the end");
@@ -82,7 +82,7 @@ static void test_the_page_shows_the_table_beside_the_paper(void **state)
 		fclose(err);
 	}
 	tui_check_keys(app, "\x1b");
-	assert_int_equal(app->mode, MODE_TRAIN);
+	assert_ptr_equal(app->mode, &train_mode);
 	draw_at(app, 24, 80);
 	expect_text("Training: induction", "the training screen again");
 	tui_check_close(app);

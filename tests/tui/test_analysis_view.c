@@ -47,7 +47,7 @@ static void test_every_head_reads_as_the_analysis_says(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "A");
-	assert_int_equal(app->mode, MODE_ANALYSIS);
+	assert_ptr_equal(app->mode, &analysis_view_mode);
 	struct train_bench_analysis an;
 	assert_int_equal(train_bench_analysis(&app->cfg, &app->w, &an), MHA_OK);
 	const int sizes[][2] = { { 24, 80 }, { 60, 200 } };
@@ -81,7 +81,7 @@ static void test_a_head_switched_off_from_the_view_reads_off(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "Ax");
-	assert_int_equal(app->mode, MODE_ANALYSIS);
+	assert_ptr_equal(app->mode, &analysis_view_mode);
 	assert_true(app->cfg.head_off[app->head]);
 	draw_at(app, 24, 80, false);
 	char row[32];
@@ -92,9 +92,9 @@ static void test_a_head_switched_off_from_the_view_reads_off(void **state)
 	if (!shows(row, NULL))
 		fail_msg("the curve should start at %d heads:\n%s", app->cfg.h - 1, screen);
 	tui_check_keys(app, "A");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_keys(app, "A\x1b");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_close(app);
 }
 

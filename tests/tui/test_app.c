@@ -21,7 +21,6 @@
 
 #include <cmocka.h>
 
-#include "actions.h"
 #include "mode.h"
 #include "app.h"
 #include "session.h"
@@ -52,11 +51,11 @@ static void test_bad_values_are_refused_and_change_nothing(void **state)
 		tui_check_keys(app, bad[i]);
 		assert_float_equal(app->w.x[0], x0, 0.0f);
 		assert_true(app->status_error);
-		assert_int_not_equal(app->mode, MODE_VALUE);
+		assert_ptr_not_equal(app->mode, &value_prompt_mode);
 	}
 	tui_check_keys(app, "\n12");
 	app_key(app, 27); /* Esc cancels */
-	assert_int_not_equal(app->mode, MODE_VALUE);
+	assert_ptr_not_equal(app->mode, &value_prompt_mode);
 	assert_float_equal(app->w.x[0], x0, 0.0f);
 	tui_check_close(app);
 }
@@ -83,10 +82,10 @@ static void test_computed_cells_cannot_be_edited(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "c\n"); /* W^Q: editable */
-	assert_int_equal(app->mode, MODE_VALUE);
+	assert_ptr_equal(app->mode, &value_prompt_mode);
 	app_key(app, 27);
 	tui_check_keys(app, "c\n"); /* Q: computed */
-	assert_int_not_equal(app->mode, MODE_VALUE);
+	assert_ptr_not_equal(app->mode, &value_prompt_mode);
 	assert_true(app->status_error);
 	assert_true(strlen(app->status) < 80); /* it was cut at "c moves between m" */
 	/* the longest formula too */
@@ -205,7 +204,7 @@ static void test_ctrl_l_redraws_and_changes_nothing(void **state)
 	assert_true(tui_check_keys(app, "\x0c") & APP_REDRAW);
 	assert_float_equal(app->w.x[0], x0, 0.0f);
 	assert_int_equal(app->stage, st);
-	assert_string_equal(actions_key_name("redraw"), "C-l");
+	assert_string_equal(mode_key_name(app, "redraw"), "C-l");
 	tui_check_close(app);
 }
 
@@ -224,18 +223,30 @@ static void test_reseed_and_reset_redraw_the_inputs_and_undo(void **state)
 	tui_check_close(app);
 }
 
+/* Every action of every mode has its label, help and id, no two share an
+ * id, and its first key reaches it: in its own mode's table (a prompt's,
+ * a view's), or from the workbench (the workbench's rows, the openers). */
 static void test_every_action_has_a_help_line_and_n_says_no_lesson(void **state)
 {
 	(void)state;
-	int count;
-	const struct action *t = actions_table(&count);
-	assert_true(count > 30);
-	for (int i = 0; i < count; i++) {
-		assert_non_null(t[i].help);
-		assert_non_null(t[i].key_label);
-		assert_ptr_equal(actions_lookup(t[i].keys[0]), &t[i]);
-	}
+	static const struct action *all[512];
+	int count = tui_check_actions(all, 512);
 	struct app *app = tui_check_open(NULL);
+	assert_true(count > 60);
+	for (int i = 0; i < count; i++) {
+		const struct action *a = all[i];
+		const struct mode_ops *owner = NULL;
+		assert_non_null(a->help);
+		assert_non_null(a->label);
+		assert_non_null(a->id);
+		assert_ptr_equal(mode_action(app, a->id, &owner), a); /* its id is its own */
+		const struct mode_ops *via;
+		const struct action *got = mode_target(app, owner->opener == a || owner == &workbench_mode
+		                                       ? keys_workbench(app, a->keys[0], &via)
+		                                       : mode_lookup(app, owner->keys, a->keys[0]));
+		if (got != a)
+			fail_msg("%s (%s): its key %s reaches %s", a->id, owner->name, a->label, got ? got->id : "nothing");
+	}
 	tui_check_keys(app, "n");
 	assert_non_null(strstr(app->status, "no lesson open"));
 	tui_check_close(app);
@@ -248,7 +259,7 @@ static void test_save_writes_a_session_that_loads_back(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof path, "%s/s.txt", dir);
 	struct app *app = tui_check_open(NULL);
-	app->session_path = path;
+	app->save.session_path = path;
 	tui_check_keys(app, "\n-0.25\n]w");
 	assert_false(app->status_error);
 	struct mha_config c;
@@ -280,7 +291,7 @@ static struct app *open_app_in(struct files *f)
 	snprintf(f->path, sizeof f->path, "%s/s.txt", f->dir);
 	snprintf(f->autop, sizeof f->autop, "%s.autosave", f->path);
 	struct app *app = tui_check_open(NULL);
-	app->session_path = f->path;
+	app->save.session_path = f->path;
 	return app;
 }
 
@@ -318,7 +329,7 @@ static void test_a_save_writes_only_edits_and_never_over_a_file_changed_behind_i
 	assert_int_equal(stat(f.path, &a), 0);
 	tui_check_keys(app, "hjw");
 	assert_non_null(strstr(app->status, "not rewritten"));
-	assert_int_equal(actions_quit(app), APP_QUIT);
+	assert_int_equal(app_save_quit(app), APP_QUIT);
 	assert_int_equal(stat(f.path, &b), 0);
 	assert_true(a.st_ino == b.st_ino && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
 	            a.st_mtim.tv_nsec == b.st_mtim.tv_nsec); /* not rewritten, mtime kept */
@@ -334,12 +345,12 @@ static void test_a_save_writes_only_edits_and_never_over_a_file_changed_behind_i
 	tui_check_keys(app, "+w");
 	assert_string_equal(read_text(f.path, buf, sizeof buf), "changed by hand\n");
 	assert_true(exists(beside));
-	assert_string_equal(app->session_path, beside);
+	assert_string_equal(app->save.session_path, beside);
 	assert_non_null(strstr(app->status, "changed on disk"));
 	assert_non_null(strstr(app->status, beside));
 	/* and saves go on there */
 	tui_check_keys(app, "+");
-	assert_int_equal(actions_quit(app), APP_QUIT);
+	assert_int_equal(app_save_quit(app), APP_QUIT);
 	struct mha_config c;
 	struct mha_weights w;
 	char msg[MHA_MSG_MAX + 4096];
@@ -402,7 +413,7 @@ static void test_edits_are_autosaved_every_20_and_on_a_change_of_shape(void **st
 static void leave_an_autosave(const struct files *f)
 {
 	struct app *app = tui_check_open(NULL);
-	app->session_path = f->path;
+	app->save.session_path = f->path;
 	tui_check_keys(app, "w");
 	tui_check_keys(app, "]");
 	assert_true(app_autosave_idle(app, true));
@@ -415,9 +426,9 @@ static void leave_an_autosave(const struct files *f)
 static struct app *start_run(const struct files *f)
 {
 	struct app *app = tui_check_open(NULL);
-	app->session_path = f->path;
+	app->save.session_path = f->path;
 	app->now_ms = 1000;
-	app_autosave_check(app);
+	modes_recover_check(app);
 	return app;
 }
 
@@ -447,16 +458,16 @@ static void test_a_found_autosave_is_asked_about_until_answered_later_or_discard
 	leave_an_autosave(&f);
 
 	struct app *app = start_run(&f);
-	assert_false(app->autosave_held);
+	assert_false(app->save.autosave_held);
 	assert_false(exists(f.autop));
 	assert_true(exists(kept));
-	assert_int_equal(app->mode, MODE_RECOVER);
-	assert_string_equal(app->recover_path, kept);
+	assert_ptr_equal(app->mode, &recover_prompt_mode);
+	assert_string_equal(app->save.recover_path, kept);
 	tui_check_keys(app, "lq+x");
-	assert_int_equal(app->mode, MODE_RECOVER); /* still asking */
+	assert_ptr_equal(app->mode, &recover_prompt_mode); /* still asking */
 	assert_int_equal(app->cfg.h, 4);           /* not loaded */
 	tui_check_keys(app, "\033");               /* later */
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	assert_non_null(strstr(app->status, "later"));
 	/* this run autosaves its own edits; its saves leave the kept one alone */
 	for (int i = 0; i < APP_AUTOSAVE_EDITS; i++)
@@ -471,17 +482,17 @@ static void test_a_found_autosave_is_asked_about_until_answered_later_or_discard
 	tui_check_close(app);
 
 	app = start_run(&f); /* asked again */
-	assert_int_equal(app->mode, MODE_RECOVER);
-	assert_string_equal(app->recover_path, kept);
+	assert_ptr_equal(app->mode, &recover_prompt_mode);
+	assert_string_equal(app->save.recover_path, kept);
 	tui_check_keys(app, "d");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	assert_false(exists(kept));
 	assert_int_equal(heads_in(aside), 8); /* moved aside whole */
 	assert_non_null(strstr(app->status, aside));
 	tui_check_close(app);
 
 	app = start_run(&f); /* answered: not asked again */
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_close(app);
 	unlink(aside);
 	unlink(f.path);
@@ -499,12 +510,12 @@ static void test_a_found_autosave_loaded_is_saved_to_its_session_and_removed(voi
 	snprintf(kept, sizeof kept, "%s.~1~", f.autop);
 	leave_an_autosave(&f);
 	struct app *app = start_run(&f);
-	assert_int_equal(app->mode, MODE_RECOVER);
+	assert_ptr_equal(app->mode, &recover_prompt_mode);
 	tui_check_keys(app, "\n");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	assert_int_equal(app->cfg.h, 8); /* loaded */
 	assert_true(exists(kept));       /* until saved */
-	assert_int_equal(actions_quit(app), APP_QUIT);
+	assert_int_equal(app_save_quit(app), APP_QUIT);
 	assert_int_equal(heads_in(f.path), 8);
 	assert_false(exists(kept));
 	tui_check_close(app);
@@ -523,7 +534,7 @@ static void test_an_owed_autosave_waits_for_a_pause_in_the_keys(void **state)
 	struct app *app = open_app_in(&f);
 	app->now_ms = 5000;
 	tui_check_keys(app, "]");
-	assert_true(app->autosave_due);
+	assert_true(app->save.autosave_due);
 	assert_false(exists(f.autop));
 	assert_false(app_autosave_idle(app, false)); /* keys still coming */
 	app->now_ms += APP_AUTOSAVE_WAIT_MS - 1;
@@ -533,14 +544,14 @@ static void test_an_owed_autosave_waits_for_a_pause_in_the_keys(void **state)
 	assert_true(app_autosave_idle(app, false));
 	app_autosave_wait(app);
 	assert_true(exists(f.autop));
-	assert_false(app->autosave_due);
+	assert_false(app->save.autosave_due);
 	assert_false(app_autosave_idle(app, true)); /* nothing owed */
 	/* a clean save settles what is owed */
 	unlink(f.autop);
 	tui_check_keys(app, "[");
-	assert_true(app->autosave_due);
+	assert_true(app->save.autosave_due);
 	tui_check_keys(app, "w");
-	assert_false(app->autosave_due);
+	assert_false(app->save.autosave_due);
 	assert_false(app_autosave_idle(app, true));
 	assert_false(exists(f.autop));
 	tui_check_close(app);
@@ -603,9 +614,8 @@ static void test_help_scrolls_back_at_once_after_scrolling_past_its_end(void **s
 	tui_check_keys(app, "?");
 	for (int i = 0; i < 100; i++)
 		app_key(app, KEY_NPAGE);
-	int count;
-	actions_table(&count);
-	assert_true(app->help_scroll <= count);
+	int count = app->help_scroll; /* no further than the tables' rows, and a heading each */
+	assert_true(count > 0 && count <= action_count(workbench_mode.keys) + 16);
 	for (int i = 0; i < count; i++)
 		app_key(app, KEY_UP);
 	assert_int_equal(app->help_scroll, 0);
@@ -632,21 +642,29 @@ static void test_a_value_too_long_to_hold_is_refused_not_cut(void **state)
 	tui_check_close(app);
 }
 
-/* The mode table: a row for every mode, each its own, with its keys; a
- * prompt draws its status line. */
+/* The mode table: a row for every mode, each its own and named, with
+ * its keys; a prompt draws its status line and types; a mode with a state
+ * says how large; every mode but the workbench can be reached (an opener,
+ * a view it is a page of, or the start: the recover question). */
 static void test_every_mode_has_its_own_row_of_operations(void **state)
 {
 	(void)state;
-	for (int m = 0; m < MODE_COUNT; m++) {
-		const struct mode_ops *o = mode_ops((enum app_mode)m);
+	int m = 0;
+	for (; tui_modes[m]; m++) {
+		const struct mode_ops *o = tui_modes[m];
 		assert_non_null(o->name);
-		assert_non_null(o->key);
-		if (o->prompt)
+		assert_true(o->keys || o->opener || m == 0);
+		if (o->prompt) {
 			assert_non_null(o->status);
+			assert_non_null(o->type);
+		}
+		assert_true(m == 0 || o->opener || o->back || o == &recover_prompt_mode);
 		for (int k = 0; k < m; k++)
-			if (mode_ops((enum app_mode)k) == o)
-				fail_msg("modes %d and %d share the row of %s", k, m, o->name);
+			if (tui_modes[k] == o || !strcmp(tui_modes[k]->name, o->name))
+				fail_msg("modes %d and %d share the row or the name of %s", k, m, o->name);
 	}
+	assert_true(m <= APP_MODES_MAX);
+	assert_ptr_equal(tui_modes[0], &workbench_mode);
 	assert_non_null(workbench_mode.layout);
 	assert_non_null(workbench_mode.body);
 	assert_non_null(workbench_mode.pane);

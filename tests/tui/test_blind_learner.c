@@ -51,7 +51,6 @@
 
 #include <cmocka.h>
 
-#include "actions.h"
 #include "app.h"
 #include "draw.h"
 #include "learn.h"
@@ -115,8 +114,6 @@ static void add_key(struct alphabet *a, int key)
 /* Every {key:ID} of text: its key joins the alphabet. */
 static void learn_keys_of(struct alphabet *a, const char *text)
 {
-	int count;
-	const struct action *tab = actions_table(&count);
 	for (const char *p = text ? strstr(text, "{key:") : NULL; p; p = strstr(p + 1, "{key:")) {
 		const char *id = p + 5, *end = strchr(id, '}');
 		if (!end)
@@ -129,9 +126,11 @@ static void learn_keys_of(struct alphabet *a, const char *text)
 		bool skip = false;
 		for (size_t i = 0; i < sizeof never / sizeof *never; i++)
 			skip |= strlen(never[i]) == len && strncmp(never[i], id, len) == 0;
-		for (int i = 0; i < count && !skip; i++)
-			if (strlen(tab[i].id) == len && strncmp(tab[i].id, id, len) == 0)
-				add_key(a, tab[i].keys[0]);
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), id);
+		const struct action *act = skip ? NULL : tui_check_action(name);
+		if (act)
+			add_key(a, act->keys[0]);
 	}
 }
 
@@ -202,7 +201,7 @@ static bool blind_run(int li, int si, const struct alphabet *a, uint64_t seed)
 		         !edit && rnd(4) == 0 ? "=" : "", values[rnd(sizeof values / sizeof *values)]);
 		tui_check_keys(app, line);
 		used += (int)strlen(line);
-		if (app->mode != MODE_WORKBENCH)
+		if (app->mode != &workbench_mode)
 			tui_check_keys(app, "\033"); /* a refused line: Esc, back to the workbench */
 		met = goal_met(app);
 	}
@@ -285,7 +284,7 @@ static int screen_pool(int li, int si, double *pool, int max)
 	static char text[SCREEN_MAX];
 	char wrong[LESSON_ANSWER_MAX], first[LESSON_ANSWER_MAX + 8];
 	lesson_screen_wrong_answer(set.lessons[li].steps[si].question, wrong, sizeof wrong);
-	snprintf(first, sizeof first, "%s%s\n", actions_key_name("answer"), wrong);
+	snprintf(first, sizeof first, "%s%s\n", tui_check_key_name("answer"), wrong);
 	int n = 0;
 	pool[n++] = 0;
 	pool[n++] = 1;
@@ -313,7 +312,7 @@ static int draw_step(void *ctx, const struct lesson_set *s, int li, int si, cons
 	(void)ctx;
 	char keys[LESSON_ANSWER_MAX + 8] = "";
 	if (answer) /* a choice's key answers at once; a number wants Enter */
-		snprintf(keys, sizeof keys, "%s%s%s", actions_key_name("answer"), answer,
+		snprintf(keys, sizeof keys, "%s%s%s", tui_check_key_name("answer"), answer,
 		         s->lessons[li].steps[si].question->nchoices ? "" : "\n");
 	step_text(s, li, si, keys, out, len);
 	return 0;

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "export_key.h"
+#include "workbench.h"
 #include "tui_check.h"
 #include "vscreen.h"
 
@@ -41,17 +42,17 @@ static void test_E_writes_the_script_and_the_picture(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
-	app->session_path = NULL; /* the current directory */
+	app->save.session_path = NULL; /* the current directory */
 	tui_check_keys(app, "3E"); /* the Scores stage */
 	assert_false(app->status_error);
-	assert_string_equal(app->status, "wrote " EXPORT_KEY_PY ", .svg and .txt (scores)");
-	const char *py = slurp(EXPORT_KEY_PY);
+	assert_string_equal(app->status, "wrote " WORKBENCH_EXPORT_PY ", .svg and .txt (scores)");
+	const char *py = slurp(WORKBENCH_EXPORT_PY);
 	assert_non_null(py);
-	for (const char *want = "Q_tui\0S_tui\0P_tui\0O_tui\0Concat_tui\0Y_tui\0check(\"W^O\"\0"; *want;
+	for (const char *want = "Q_tui\0S_tui\0P_tui\0O_tui\0Concat_tui\0Y_tui\0\"OUTPUT\": \"W^O\"\0check(STAGE[\"OUTPUT\"]\0"; *want;
 	     want += strlen(want) + 1)
 		if (!strstr(py, want))
 			fail_msg("the script lacks %s", want);
-	const char *svg = slurp(EXPORT_KEY_SVG);
+	const char *svg = slurp(WORKBENCH_EXPORT_SVG);
 	assert_non_null(svg);
 	assert_non_null(strstr(svg, "<?xml"));
 	assert_non_null(strstr(svg, "Scores: S_i"));
@@ -62,17 +63,17 @@ static void test_E_writes_the_script_and_the_picture(void **state)
 		assert_non_null(strstr(svg, title));
 	}
 	tui_check_keys(app, "4E");
-	assert_non_null(strstr(slurp(EXPORT_KEY_SVG), "Softmax: P_i"));
+	assert_non_null(strstr(slurp(WORKBENCH_EXPORT_SVG), "Softmax: P_i"));
 	/* with a session file: beside it */
 	assert_int_equal(mkdir("sub", 0700), 0);
-	app->session_path = "sub/session.txt";
+	app->save.session_path = "sub/session.txt";
 	tui_check_keys(app, "E");
-	assert_string_equal(app->status, "wrote sub/" EXPORT_KEY_PY ", .svg and .txt (weights)");
-	assert_non_null(slurp("sub/" EXPORT_KEY_PY));
-	assert_non_null(slurp("sub/" EXPORT_KEY_SVG));
-	remove("sub/" EXPORT_KEY_PY);
-	remove("sub/" EXPORT_KEY_SVG);
-	remove("sub/" EXPORT_KEY_TXT);
+	assert_string_equal(app->status, "wrote sub/" WORKBENCH_EXPORT_PY ", .svg and .txt (weights)");
+	assert_non_null(slurp("sub/" WORKBENCH_EXPORT_PY));
+	assert_non_null(slurp("sub/" WORKBENCH_EXPORT_SVG));
+	remove("sub/" WORKBENCH_EXPORT_PY);
+	remove("sub/" WORKBENCH_EXPORT_SVG);
+	remove("sub/" WORKBENCH_EXPORT_TXT);
 	assert_int_equal(rmdir("sub"), 0);
 	tui_check_close(app);
 }
@@ -85,7 +86,7 @@ static void test_an_unwritable_place_is_said_and_leaves_nothing(void **state)
 	assert_int_equal(chdir(gone), 0);
 	assert_int_equal(rmdir(gone), 0); /* the current directory no longer exists */
 	struct app *app = tui_check_open(NULL);
-	app->session_path = NULL;
+	app->save.session_path = NULL;
 	tui_check_keys(app, "E");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "export failed"));
@@ -108,12 +109,12 @@ static void test_E_writes_the_screen_as_drawn(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open(NULL);
-	app->session_path = NULL;
+	app->save.session_path = NULL;
 	draw_scores(app);
 	tui_check_keys(app, "E");
 	vscreen_close();
 	assert_false(app->status_error);
-	const char *txt = slurp(EXPORT_KEY_TXT);
+	const char *txt = slurp(WORKBENCH_EXPORT_TXT);
 	assert_non_null(txt);
 	assert_string_equal(txt, drawn);
 	assert_non_null(strstr(txt, " 1 Projection  2 Reshape  3 Scores  4 Softmax"));
@@ -151,9 +152,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	remove(EXPORT_KEY_PY);
-	remove(EXPORT_KEY_SVG);
-	remove(EXPORT_KEY_TXT);
+	remove(WORKBENCH_EXPORT_PY);
+	remove(WORKBENCH_EXPORT_SVG);
+	remove(WORKBENCH_EXPORT_TXT);
 	if (chdir(home) != 0)
 		return -1;
 	return rmdir(dir);

@@ -24,7 +24,6 @@
 #include "app.h"
 #include "learn.h"
 #include "lesson.h"
-#include "menu.h"
 #include "mode.h"
 #include "theme.h"
 #include "tui_check.h"
@@ -92,7 +91,7 @@ static void test_free_workbench_stages_fit(void **state)
 
 	app = tui_check_open(&set);
 	bad += stages_check(app, "menu beside");
-	menu_welcome(app); /* the first screen: the menu has the keys */
+	learn_menu_welcome(app); /* the first screen: the menu has the keys */
 	app->now_ms = 0;
 	bad += draw_all_sizes(app, "first screen");
 	tui_check_keys(app, "\033#");

@@ -84,7 +84,7 @@ static void check_live_step(int li, int si)
 	pass_earlier(app, li, si);
 	if (learn_open(app, li, si) & APP_RECOMPUTE)
 		app_recompute(app);
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	int hidden = flash_view_hidden_step(app);
 	assert_int_equal(hidden, s->flash->step - 1);
 	assert_int_equal(flash_view_step(app), hidden - 1);
@@ -106,7 +106,7 @@ static void check_live_step(int li, int si)
 		if (!said || strcmp(said, q->feedback[i].text) != 0)
 			fail_msg("%s: slip %s got '%s'", why, q->feedback[i].key, said ? said : "(nothing)");
 		assert_int_equal(flash_view_hidden_step(app), hidden);
-		assert_int_equal(app->mode, MODE_FLASH);
+		assert_ptr_equal(app->mode, &flash_mode);
 	}
 	answer(app, v);
 	assert_true(app->learn.run.answer_right);
@@ -187,17 +187,17 @@ static void test_the_lesson_keys_work_inside_the_view(void **state)
 	int si = lesson_step_index(l, "output");
 	learn_open(app, (int)(l - set.lessons), si);
 	app_recompute(app);
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	tui_check_keys(app, "i");
 	assert_int_equal(app->learn.run.hints_shown, 1);
 	tui_check_keys(app, "+u");
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	tui_check_keys(app, "nn"); /* n twice: the question waits */
 	assert_int_equal(app->learn.run.step, si + 1);
 	assert_null(lesson_run_step(&app->learn.run)->flash);
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_keys(app, "p");
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	tui_check_close(app);
 }
 
@@ -243,7 +243,7 @@ static void test_a_row_outside_the_predicted_tile_is_said(void **state)
 	struct lesson_set off;
 	tui_check_one_lesson(&off, dir, "off", off_tile);
 	struct app *app = tui_check_open_at(&off, 0, 0);
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	assert_false(app->learn.run.live.ok);
 	assert_int_equal(lesson_run_answer(&app->learn.run, "2", msg, sizeof msg), -1);
 	assert_non_null(strstr(msg, "is the row asked in the predicted step's query tile?"));

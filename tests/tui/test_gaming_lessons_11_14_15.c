@@ -99,7 +99,7 @@ static void test_a_later_step_does_not_show_an_unanswered_tile(void **state)
 				fail_msg("step %s unanswered: its answer %s shows at step %s:\n%s",
 				         l->steps[si].id, want, l->steps[k].id, text);
 			if (!l->steps[k].flash)
-				assert_int_not_equal(app->mode, MODE_FLASH);
+				assert_ptr_not_equal(app->mode, &flash_mode);
 			tui_check_close(app);
 		}
 		checked++;
@@ -121,7 +121,7 @@ static void test_an_answered_tile_shows_in_the_next_step(void **state)
 	tui_check_keys(app, line);
 	assert_true(app->learn.run.met);
 	next_step(app);
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	assert_int_equal(flash_view_hidden_step(app), 2); /* no-growth's own: step 3 */
 	assert_int_equal(flash_view_step(app), 1);
 	tui_check_close(app);
@@ -178,12 +178,12 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 				continue;
 			struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[si - 1].id);
 			tui_check_keys(app, "G"); /* a step before that is a question waits too */
-			assert_int_equal(app->mode == MODE_TRAIN, !l->steps[si - 1].question);
+			assert_int_equal(app->mode == &train_mode, !l->steps[si - 1].question);
 			next_step(app);
 			assert_int_equal(app->learn.run.step, si);
-			assert_int_not_equal(app->mode, MODE_TRAIN);
+			assert_ptr_not_equal(app->mode, &train_mode);
 			tui_check_keys(app, "G");
-			if (app->mode == MODE_TRAIN)
+			if (app->mode == &train_mode)
 				fail_msg("lesson %d step %s: G opens the training screen before the answer",
 				         l->number, l->steps[si].id);
 			tui_check_close(app);
@@ -208,9 +208,9 @@ static void test_o_does_not_put_a_trained_layer_over_a_lesson(void **state)
 	struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[si].id);
 	int n = app->cfg.n;
 	tui_check_keys(app, "G");
-	assert_int_equal(app->mode, MODE_TRAIN);
+	assert_ptr_equal(app->mode, &train_mode);
 	tui_check_keys(app, "o");
-	assert_int_equal(app->mode, MODE_TRAIN);
+	assert_ptr_equal(app->mode, &train_mode);
 	assert_int_equal(app->cfg.n, n);
 	assert_non_null(strstr(app->status, "free workbench"));
 	tui_check_close(app);

@@ -54,7 +54,7 @@ static void test_steer_an_edit_before_the_cell_is_named_earns_nothing(void **sta
 	assert_true(learn_stage_hidden(app, PIPELINE_SCORES));
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	tui_check_keys(app, "F"); /* the FlashAttention view would draw S */
-	assert_int_not_equal(app->mode, MODE_FLASH);
+	assert_ptr_not_equal(app->mode, &flash_mode);
 	assert_non_null(strstr(app->status, "not until"));
 	app->w.wq[2 * 4 + 1] = 3.0f;
 	app_recompute(app);
@@ -67,7 +67,7 @@ static void test_steer_an_edit_before_the_cell_is_named_earns_nothing(void **sta
 	assert_true(app->learn.run.met);
 	assert_false(earned(app));
 	tui_check_keys(app, "F"); /* answered: S may show */
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	tui_check_close(app);
 }
 

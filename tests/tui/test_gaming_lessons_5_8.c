@@ -112,7 +112,7 @@ static void test_views_and_counts_wait_for_the_answer(void **state)
 	(void)state;
 	struct app *app = tui_check_open_step(&set, "5", "window");
 	tui_check_keys(app, "P");
-	assert_int_not_equal(app->mode, MODE_MASK);
+	assert_ptr_not_equal(app->mode, &mask_view_mode);
 	tui_check_close(app);
 	static const char *const steps[] = { "params-all", "flat-cost", "more-heads", "grow-n" };
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {

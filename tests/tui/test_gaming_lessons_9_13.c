@@ -77,7 +77,7 @@ static void test_switching_heads_before_the_answer_shows_nothing_to_climb(void *
 	for (const char *k = views; *k; k++) {
 		char one[2] = { *k, 0 };
 		tui_check_keys(app, one);
-		assert_int_equal(app->mode, MODE_WORKBENCH);
+		assert_ptr_equal(app->mode, &workbench_mode);
 	}
 	tui_check_keys(app, "ad"); /* head 3: its rows of W^O are tiny */
 	assert_false(learn_hidden(app, MHA_T_Y, 0, 0, 0));
@@ -157,12 +157,12 @@ static void test_the_kv_cache_view_waits_for_the_at_scale_answers(void **state)
 	for (int i = 0; i < 3; i++) {
 		struct app *app = open_at("10", steps[i]);
 		tui_check_keys(app, "g");
-		assert_int_equal(app->mode, MODE_WORKBENCH);
+		assert_ptr_equal(app->mode, &workbench_mode);
 		assert_non_null(strstr(app->status, "not until the question is answered right"));
 		tui_check_keys(app, answers[i]);
 		assert_true(app->learn.run.met);
 		tui_check_keys(app, "g");
-		assert_int_not_equal(app->mode, MODE_WORKBENCH);
+		assert_ptr_not_equal(app->mode, &workbench_mode);
 		tui_check_close(app);
 	}
 }

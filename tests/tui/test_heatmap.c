@@ -109,6 +109,24 @@ static void test_token_labels_appear_on_both_axes(void **state)
 	screen_close();
 }
 
+/* Cross-attention's shape: 2 queries of one sentence over the 6 keys of
+ * another: each axis takes its own sequence's labels. */
+static void test_queries_and_keys_of_two_sequences_label_their_own_axes(void **state)
+{
+	(void)state;
+	static const char queries[2][MHA_LABEL_MAX] = { "le", "chat" };
+	screen_open("C.UTF-8", false);
+	struct heatmap hm = map_6x6();
+	hm.rows = 2;
+	hm.labels = queries;
+	hm.col_labels = labels;
+	heatmap_draw(stdscr, 2, 3, &hm, 4);
+	assert_string_equal(line_at(3, 3, 27), "    the cat sat on  a   mat");
+	assert_memory_equal(line_at(4, 3, 2), "le", 2);
+	assert_memory_equal(line_at(5, 3, 3), "cha", 3);
+	screen_close();
+}
+
 static void test_narrow_cells_label_each_axis_with_one_letter(void **state)
 {
 	(void)state;
@@ -917,6 +935,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_token_labels_appear_on_both_axes),
 		cmocka_unit_test(test_narrow_cells_label_each_axis_with_one_letter),
+		cmocka_unit_test(test_queries_and_keys_of_two_sequences_label_their_own_axes),
 		cmocka_unit_test(test_without_labels_the_axes_show_token_indices),
 		cmocka_unit_test(test_the_cursor_cell_keeps_its_shade_between_brackets),
 		cmocka_unit_test(test_cells_from_width_5_show_their_value),

@@ -20,7 +20,6 @@
 
 #include <cmocka.h>
 
-#include "actions.h"
 #include "mode.h"
 #include "app.h"
 #include "draw.h"
@@ -327,8 +326,9 @@ static void test_a_click_while_typing_a_value_is_ignored(void **state)
 	assert_int_equal(app_mouse(app, y, x, HIT_CLICK), 0);
 	assert_int_equal(app_mouse(app, 23, 0, HIT_CLICK), 0); /* the "? help" hint */
 	assert_int_equal(app_mouse(app, 10, 10, HIT_WHEEL_DOWN), 0);
-	assert_int_equal(app->mode, MODE_VALUE);
-	assert_string_equal(app->edit, "0.5");
+	assert_ptr_equal(app->mode, &value_prompt_mode);
+	draw(app, 24, 80);
+	assert_non_null(strstr(screen, "= 0.5_   (Enter sets, Esc cancels)")); /* what was typed, kept */
 	assert_int_equal(app->stage, PIPELINE_PROJECTION);
 	tui_check_close(app);
 }
@@ -396,14 +396,14 @@ static void test_a_click_selects_a_lesson_and_a_second_opens_it(void **state)
 	struct app *app = tui_check_open(&set);
 	tui_check_keys(app, "M"); /* the free workbench shows the menu while it has the keys */
 	draw(app, 24, 80);
-	assert_int_equal(app->mode, MODE_MENU);
+	assert_ptr_equal(app->mode, &menu_mode);
 	assert_int_not_equal(app->learn.menu_sel, 2);
 	const struct hit_region *g = region(app, HIT_MENU, 0);
 	int pick = 2 - g->row0; /* the third lesson's line */
 	assert_true(pick >= 0 && pick < g->r.h);
 	assert_non_null(strstr(screen_line(g->r.y + pick), set.lessons[2].title));
 	app_mouse(app, g->r.y + pick, g->r.x + 3, HIT_CLICK);
-	assert_int_equal(app->mode, MODE_MENU);
+	assert_ptr_equal(app->mode, &menu_mode);
 	assert_int_equal(app->learn.menu_sel, 2);
 	assert_null(learn_lesson(app));
 	draw(app, 24, 80);
@@ -411,7 +411,7 @@ static void test_a_click_selects_a_lesson_and_a_second_opens_it(void **state)
 	app_mouse(app, g->r.y + 2 - g->row0, g->r.x, HIT_CLICK);
 	assert_non_null(learn_lesson(app));
 	assert_int_equal(app->learn.lesson, 2);
-	assert_int_not_equal(app->mode, MODE_MENU);
+	assert_ptr_not_equal(app->mode, &menu_mode);
 	tui_check_close(app);
 }
 

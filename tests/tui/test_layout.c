@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "counts_view.h"
+#include "counts_panel.h"
 #include "heatmap.h"
 #include "layout.h"
 
@@ -47,7 +47,7 @@ static void test_wide_terminals_get_a_side_column_for_counts_and_lesson(void **s
 	struct layout l = layout_compute(50, 160);
 	assert_int_equal(l.side.w, LAYOUT_SIDE_COLS);
 	assert_int_equal(l.body.w + 1 + l.side.w, 160);
-	struct body_layout b = layout_body(&l, false, 6, 4, counts_view_height, 0);
+	struct body_layout b = layout_body(&l, false, 6, 4, counts_panel_height, 0);
 	assert_int_equal(b.counts.x, l.side.x);
 	assert_true(b.lesson.h > 10);
 	assert_int_equal(b.heat.h, 0);
@@ -57,7 +57,7 @@ static void test_eight_heads_of_eight_tokens_all_fit_at_80x24(void **state)
 {
 	(void)state;
 	struct layout l = layout_compute(24, 80);
-	struct body_layout b = layout_body(&l, true, 8, 8, counts_view_height, 0);
+	struct body_layout b = layout_body(&l, true, 8, 8, counts_panel_height, 0);
 	assert_int_equal(b.heat_per_page, 8);
 	assert_true(b.heat.y + b.heat.h <= 22);
 	assert_true(b.numbers.h >= 5);
@@ -68,7 +68,7 @@ static void test_sixteen_heads_page_at_80x24(void **state)
 {
 	(void)state;
 	struct layout l = layout_compute(24, 80);
-	struct body_layout b = layout_body(&l, true, 8, 16, counts_view_height, 0);
+	struct body_layout b = layout_body(&l, true, 8, 16, counts_panel_height, 0);
 	assert_true(b.heat_per_page > 0);
 	assert_true(b.heat_per_page < 16);
 }
@@ -77,7 +77,7 @@ static void test_sixty_four_tokens_say_the_heatmaps_do_not_fit(void **state)
 {
 	(void)state;
 	struct layout l = layout_compute(24, 80);
-	struct body_layout b = layout_body(&l, true, 64, 8, counts_view_height, 0);
+	struct body_layout b = layout_body(&l, true, 64, 8, counts_panel_height, 0);
 	assert_int_equal(b.heat_per_page, 0);
 	assert_int_equal(b.heat.h, 1);
 }
@@ -90,8 +90,8 @@ static void test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices(
 	struct rect want[3] = { { 0, 0, 8, 29 }, { 0, 0, 8, 29 }, { 0, 0, 8, 41 } };
 	int rows = layout_panels_height(layout_numbers_width(&l), 3, want);
 	assert_int_equal(rows, 8);
-	struct body_layout old = layout_body(&l, true, 6, 4, counts_view_height, 0);
-	struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
+	struct body_layout old = layout_body(&l, true, 6, 4, counts_panel_height, 0);
+	struct body_layout b = layout_body(&l, true, 6, 4, counts_panel_height, rows);
 	/* the old split: the strip at the bottom, a band of blank rows above it */
 	assert_int_equal(old.heat.y + old.heat.h, l.body.y + l.body.h);
 	assert_true(old.heat.y - (old.numbers.y + rows) > 10);
@@ -108,7 +108,7 @@ static void test_a_large_terminal_puts_bigger_heatmaps_right_under_the_matrices(
 	struct rect want8[3] = { { 0, 0, 10, 53 }, { 0, 0, 10, 53 }, { 0, 0, 10, 53 } };
 	rows = layout_panels_height(layout_numbers_width(&l), 3, want8);
 	assert_int_equal(rows, 21);
-	b = layout_body(&l, true, 8, 8, counts_view_height, rows);
+	b = layout_body(&l, true, 8, 8, counts_panel_height, rows);
 	assert_int_equal(b.heat_per_page, 8);
 	assert_true(b.numbers.h >= rows);
 	assert_true(b.heat.y + b.heat.h <= l.body.y + l.body.h);
@@ -128,7 +128,7 @@ static void test_room_to_spare_makes_heatmap_rows_taller(void **state)
 	for (int i = 0; i < 4; i++) {
 		struct layout l = layout_compute(sizes[i].rows, sizes[i].cols);
 		int rows = layout_panels_height(layout_numbers_width(&l), 2, want);
-		struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
+		struct body_layout b = layout_body(&l, true, 6, 4, counts_panel_height, rows);
 		assert_int_equal(b.heat_row_h, sizes[i].row_h);
 		assert_int_equal(b.heat_per_page, 4);
 		assert_true(b.numbers.h >= (rows < 7 ? rows : 7));
@@ -153,7 +153,7 @@ static void test_at_120x40_the_maps_sit_under_the_matrices_beside_the_counts(voi
 	struct rect want[2] = { { 0, 0, 8, 41 }, { 0, 0, 8, 53 } };
 	int nw = layout_numbers_width(&l), rows = layout_panels_height(nw, 2, want);
 	assert_int_equal(rows, 8);
-	struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, rows);
+	struct body_layout b = layout_body(&l, true, 6, 4, counts_panel_height, rows);
 	assert_int_equal(b.numbers.h, rows);
 	assert_int_equal(b.heat.y, b.numbers.y + rows + 1);
 	assert_true(b.heat.w <= nw);
@@ -162,7 +162,7 @@ static void test_at_120x40_the_maps_sit_under_the_matrices_beside_the_counts(voi
 	assert_int_equal(b.heat_per_row, 2);
 	assert_int_equal(b.heat_per_page, 4);
 	/* the counts column keeps its full form beside matrices and maps */
-	assert_int_equal(b.counts.h, counts_view_height(LAYOUT_COUNTS_COLS));
+	assert_int_equal(b.counts.h, counts_panel_height(LAYOUT_COUNTS_COLS));
 	assert_true(b.counts.y + b.counts.h <= l.body.y + l.body.h);
 }
 
@@ -171,9 +171,9 @@ static void test_at_80x24_the_matrices_wish_changes_nothing_it_cannot_have(void 
 	(void)state;
 	struct layout l = layout_compute(24, 80);
 	const int wants[] = { 0, 17, 30 };
-	struct body_layout ref = layout_body(&l, true, 6, 4, counts_view_height, 0);
+	struct body_layout ref = layout_body(&l, true, 6, 4, counts_panel_height, 0);
 	for (int i = 1; i < 3; i++) {
-		struct body_layout b = layout_body(&l, true, 6, 4, counts_view_height, wants[i]);
+		struct body_layout b = layout_body(&l, true, 6, 4, counts_panel_height, wants[i]);
 		assert_memory_equal(&b, &ref, sizeof b);
 	}
 	assert_int_equal(layout_numbers_width(&l), 80 - LAYOUT_COUNTS_COLS - 1);

@@ -20,7 +20,6 @@
 
 #include <cmocka.h>
 
-#include "actions.h"
 #include "mode.h"
 #include "app.h"
 #include "learn.h"
@@ -76,8 +75,8 @@ static struct app *open_app(const struct lesson_set *s)
 	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
 	mha_weights_init(&w, &c, c.seed);
 	mha_weights_default_labels(&w, &c);
-	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
-	app->session_path = session_path;
+	assert_int_equal(app_init(app, tui_modes, &c, &w, msg, sizeof msg), 0);
+	app->save.session_path = session_path;
 	learn_attach(app, s, s ? "" : "tried: /nowhere (no such directory)", progress_path);
 	return app;
 }
@@ -123,11 +122,11 @@ static void test_the_menu_opens_lesson_one_on_its_own_bench(void **state)
 	assert_false(app->learn.active);
 	float x0 = app->w.x[0];
 	tui_check_keys(app, "M");
-	assert_int_equal(app->mode, MODE_MENU);
+	assert_ptr_equal(app->mode, &menu_mode);
 	tui_check_keys(app, "j1"); /* Down, then the number picks lesson 1 again */
 	assert_int_equal(app->learn.menu_sel, 0);
 	tui_check_keys(app, "\n");
-	assert_int_not_equal(app->mode, MODE_MENU);
+	assert_ptr_not_equal(app->mode, &menu_mode);
 	assert_true(app->learn.active);
 	assert_int_equal(app->learn.lesson, 0);
 	assert_int_equal(app->learn.run.step, 0);
@@ -146,14 +145,14 @@ static void test_a_prompt_opened_from_the_menu_returns_to_it(void **state)
 	(void)state;
 	struct app *app = open_app(&set);
 	tui_check_keys(app, "M");
-	assert_int_equal(app->mode, MODE_MENU);
+	assert_ptr_equal(app->mode, &menu_mode);
 	tui_check_keys(app, "*"); /* not a menu key: the table's, on the cursor's X cell */
-	assert_int_equal(app->mode, MODE_SCALE);
-	assert_int_equal(mode_base(app), MODE_MENU);
+	assert_ptr_equal(app->mode, &scale_prompt_mode);
+	assert_ptr_equal(mode_base(app), &menu_mode);
 	tui_check_keys(app, "\033");
-	assert_int_equal(app->mode, MODE_MENU);
+	assert_ptr_equal(app->mode, &menu_mode);
 	tui_check_keys(app, "\033");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	close_app(app);
 }
 
@@ -164,7 +163,7 @@ static void test_two_digits_pick_lesson_thirteen(void **state)
 	tui_check_keys(app, "M13");
 	assert_int_equal(set.lessons[app->learn.menu_sel].number, 13);
 	tui_check_keys(app, "\033"); /* Esc: the menu goes, nothing opened */
-	assert_int_not_equal(app->mode, MODE_MENU);
+	assert_ptr_not_equal(app->mode, &menu_mode);
 	assert_false(app->learn.active);
 	close_app(app);
 }
@@ -290,13 +289,13 @@ static void test_views_that_would_show_a_hidden_answer_wait_for_it(void **state)
 	for (const char *k = views; *k; k++) {
 		char one[2] = { *k, 0 };
 		tui_check_keys(app, one);
-		assert_int_equal(app->mode, MODE_WORKBENCH);
+		assert_ptr_equal(app->mode, &workbench_mode);
 		assert_non_null(strstr(app->status, "not until the question is answered right"));
 	}
 	tui_check_keys(app, "a0.22\n");
 	assert_false(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	tui_check_keys(app, "o");
-	assert_int_not_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_not_equal(app->mode, &workbench_mode);
 	close_app(app);
 }
 
@@ -309,7 +308,7 @@ static void test_an_answer_too_long_to_hold_is_refused(void **state)
 	tui_check_keys(app, "a0.22000000000000000000000000000000001\n");
 	assert_true(app->status_error);
 	assert_non_null(strstr(app->status, "more than 31 characters"));
-	assert_int_not_equal(app->mode, MODE_ANSWER);
+	assert_ptr_not_equal(app->mode, &answer_prompt_mode);
 	assert_false(app->learn.run.answered);
 	assert_true(learn_stage_hidden(app, PIPELINE_SOFTMAX));
 	tui_check_keys(app, "a0.22\n"); /* the next answer starts afresh */
@@ -326,7 +325,7 @@ static void test_a_choice_key_answers_at_once(void **state)
 	while (strcmp(step_id(app), "which-role") != 0)
 		tui_check_keys(app, "n");
 	tui_check_keys(app, "ac"); /* c is a choice: committed without Enter */
-	assert_int_not_equal(app->mode, MODE_ANSWER);
+	assert_ptr_not_equal(app->mode, &answer_prompt_mode);
 	assert_true(app->learn.run.answered);
 	assert_false(app->learn.run.met);
 	tui_check_keys(app, "ab");
@@ -503,7 +502,7 @@ static void test_a_step_reopens_with_its_stage_cursor_hints_and_wrong_answer(voi
 	tui_check_keys(app, "a0.5\ni1");
 	app->cur[app->stage] = (struct app_cursor){ .panel = 1, .row = 2, .col = 3 };
 	close_app(app);
-	assert_true(file_has(progress_path, "at one-head/predict-self stage=0 panel=1 row=2 col=3 hints=1"));
+	assert_true(file_has(progress_path, "at one-head/predict-self stage=Projection panel=1 row=2 col=3 hints=1"));
 	assert_true(file_has(progress_path, "tried one-head/predict-self 0.5"));
 	app = open_app(&set);
 	learn_resume(app);
@@ -585,13 +584,13 @@ static void test_each_way_out_of_a_waiting_question_warns_itself(void **state)
 	assert_string_equal(step_id(app), "predict-self");
 	assert_false(app->learn.run.unearned);
 	tui_check_keys(app, "M");
-	assert_int_equal(app->mode, MODE_MENU);
+	assert_ptr_equal(app->mode, &menu_mode);
 	tui_check_keys(app, "2\n"); /* lesson 2: a forward jump */
-	assert_int_equal(app->mode, MODE_MENU);
+	assert_ptr_equal(app->mode, &menu_mode);
 	assert_string_equal(step_id(app), "predict-self");
 	assert_non_null(strstr(app->status, "Enter again leaves it"));
 	tui_check_keys(app, "\n");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	assert_int_equal(app->learn.lesson, 1);
 	close_app(app);
 }
@@ -772,20 +771,18 @@ static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
 static void test_every_lesson_action_has_a_key(void **state)
 {
 	(void)state;
+	struct app *app = tui_check_open(NULL);
 	for (int i = 0; lesson_key_actions[i]; i++) {
-		if (!actions_key_name(lesson_key_actions[i]))
-			fail_msg("{key:%s} has no key in the action table", lesson_key_actions[i]);
-		const struct action *a = NULL;
-		int count;
-		const struct action *t = actions_table(&count);
-		for (int k = 0; k < count; k++)
-			if (t[k].id && !strcmp(t[k].id, lesson_key_actions[i]))
-				a = &t[k];
+		if (!mode_key_name(app, lesson_key_actions[i]))
+			fail_msg("{key:%s} has no key in the tables", lesson_key_actions[i]);
+		const struct action *a = mode_action(app, lesson_key_actions[i], NULL);
 		assert_non_null(a);
-		assert_ptr_equal(actions_lookup(a->keys[0]), a); /* the key named is the key bound */
+		const struct mode_ops *owner;
+		assert_ptr_equal(mode_target(app, keys_workbench(app, a->keys[0], &owner)), a); /* the key named is the key bound */
 	}
-	assert_string_equal(actions_key_name("edit"), "Enter");
-	assert_string_equal(actions_key_name("hint"), "i");
+	assert_string_equal(mode_key_name(app, "edit"), "Enter");
+	assert_string_equal(mode_key_name(app, "hint"), "i");
+	tui_check_close(app);
 }
 
 static void test_lesson_text_names_the_keys_of_the_table(void **state)
@@ -793,7 +790,7 @@ static void test_lesson_text_names_the_keys_of_the_table(void **state)
 	(void)state;
 	struct app *app = lesson1_at("steer");
 	struct lesson_text t = { 0 };
-	assert_int_equal(lesson_run_pane(&app->learn.run, 34, lesson_pane_key, NULL, false, &t), 0);
+	assert_int_equal(lesson_run_pane(&app->learn.run, 34, mode_lesson_key, app, false, &t), 0);
 	bool edit = false, hint = false;
 	for (int i = 0; i < t.count; i++) {
 		edit |= strstr(t.lines[i].text, "with Enter") != NULL;

@@ -27,7 +27,6 @@
 
 #include <cmocka.h>
 
-#include "actions.h"
 #include "mode.h"
 #include "app.h"
 #include "draw.h"
@@ -70,10 +69,12 @@ static int random_key(void)
 		KEY_RESIZE, ERR, 0, 255, 200,
 	};
 	unsigned r = rnd(100);
-	if (r < 55) { /* a bound key */
-		int count;
-		const struct action *t = actions_table(&count);
-		const struct action *a = &t[rnd((unsigned)count)];
+	if (r < 55) { /* a bound key, of any mode */
+		static const struct action *all[512];
+		static int count;
+		if (!count)
+			count = tui_check_actions(all, 512);
+		const struct action *a = all[rnd((unsigned)count)];
 		int k = 0;
 		while (k < ACTION_KEYS_MAX && a->keys[k])
 			k++;
@@ -106,8 +107,8 @@ static struct app *open_app(const struct monkey *m)
 	assert_int_equal(mha_weights_alloc(&w, &c), MHA_OK);
 	mha_weights_init(&w, &c, c.seed);
 	mha_weights_default_labels(&w, &c);
-	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
-	app->session_path = session_path;
+	assert_int_equal(app_init(app, tui_modes, &c, &w, msg, sizeof msg), 0);
+	app->save.session_path = session_path;
 	app->now_ms = 1000;
 	if (m->lessons) {
 		learn_attach(app, &set, "", NULL);
@@ -172,14 +173,27 @@ static void check_app(const struct monkey *m, const struct app *app, int event, 
 		if (cu->row < 0 || cu->row >= p->rows || cu->col < 0 || cu->col >= p->cols)
 			fail_at(m, event, key, rows, cols, "cursor outside its panel", NULL);
 	}
-	if ((int)strlen(app->edit) >= APP_EDIT_MAX)
-		fail_at(m, event, key, rows, cols, "typed value overflows", NULL);
+}
+
+static char screen[SCREEN_MAX]; /* as drawn after the event before */
+
+/* The loop draws a frame only for a key that says it changed what is
+ * drawn (APP_REDRAW, APP_RECOMPUTE): for any other, the screen drawn now
+ * must be the one drawn before it, cell for cell. */
+static void same_screen(const struct monkey *m, struct app *app, int event, int key, int rows, int cols)
+{
+	static char now[SCREEN_MAX];
+	if (!screen[0])
+		return; /* nothing drawn yet */
+	frame_draw(app, rows, cols, NULL);
+	vscreen_text(now, sizeof now);
+	if (strcmp(now, screen) != 0)
+		fail_at(m, event, key, rows, cols, "the screen changed, and the key said no frame was needed", now);
 }
 
 static void draw_and_check(const struct monkey *m, struct app *app, int event, int key, int rows, int cols)
 {
-	static char screen[SCREEN_MAX];
-	struct body_layout b = draw_screen_hits(app, rows, cols, &app->hits);
+	struct body_layout b = frame_draw(app, rows, cols, &app->hits);
 	app->heat_per_page = b.heat_per_page;
 	app->learn.scroll_max = b.pane_scroll_max;
 	vscreen_text(screen, sizeof screen);
@@ -204,6 +218,7 @@ static void monkey_run(const struct monkey *m)
 	rng_state = m->seed * 0x9E3779B97F4A7C15ULL + 1;
 	struct app *app = open_app(m);
 	int rows = 24, cols = 80;
+	screen[0] = '\0';
 	assert_int_equal(vscreen_open(rows, cols, NULL, false), 0);
 	for (int e = 0; e < m->events; e++) {
 		int key = 0;
@@ -226,6 +241,8 @@ static void monkey_run(const struct monkey *m)
 			key = random_key();
 			f = app_key(app, key);
 		}
+		if (!(f & (APP_REDRAW | APP_RECOMPUTE | APP_QUIT))) /* (q: the program would end here) */
+			same_screen(m, app, e, key, rows, cols); /* no frame drawn for it: nothing may have changed */
 		long long t0 = now_us();
 		if (f & APP_RECOMPUTE)
 			app_recompute(app);

@@ -17,14 +17,14 @@
 
 #include <cmocka.h>
 
-#include "actions.h"
 #include "mode.h"
 #include "app.h"
 #include "draw.h"
+#include "help.h"
 #include "learn.h"
-#include "menu.h"
 #include "progress.h"
 #include "lesson.h"
+#include "shape.h"
 #include "theme.h"
 #include "tui_check.h"
 #include "vscreen.h"
@@ -40,7 +40,7 @@ static struct app *open_app(const struct mha_config *c)
 	struct mha_config cc = *c;
 	mha_weights_init(&w, &cc, cc.seed);
 	mha_weights_default_labels(&w, &cc);
-	assert_int_equal(app_init(app, &cc, &w, msg, sizeof msg), 0);
+	assert_int_equal(app_init(app, tui_modes, &cc, &w, msg, sizeof msg), 0);
 	app->forward = mha_forward_naive; /* the same digits on every backend */
 	app_recompute(app);
 	return app;
@@ -250,9 +250,9 @@ static void test_the_help_at_300_columns_shows_the_whole_shape_rule(void **state
 		line = end ? end + 1 : line + len;
 	}
 	/* the status line follows it */
-	if (strncmp(joined, actions_keep_rule, strlen(actions_keep_rule)) != 0)
-		print_message("got:  %s\nwant: %s\n", joined, actions_keep_rule);
-	assert_int_equal(strncmp(joined, actions_keep_rule, strlen(actions_keep_rule)), 0);
+	if (strncmp(joined, shape_keep_rule, strlen(shape_keep_rule)) != 0)
+		print_message("got:  %s\nwant: %s\n", joined, shape_keep_rule);
+	assert_int_equal(strncmp(joined, shape_keep_rule, strlen(shape_keep_rule)), 0);
 	app_free(app);
 	free(app);
 }
@@ -262,18 +262,20 @@ static void test_the_help_at_300_columns_shows_the_whole_shape_rule(void **state
  * help scrolled by one line at a time puts each of its lines first in the
  * left column (screen row 3); the pieces are joined back and compared. */
 /* One help entry read from the screen ends: is it a whole help text? */
-static void help_entry_end(char *text, int *entries, int *matched)
+static void help_entry_end(const struct app *app, char *text, int *entries, int *matched)
 {
-	int count;
-	const struct action *t = actions_table(&count);
 	if (!text[0])
 		return;
 	(*entries)++;
-	for (int k = 0; k < count; k++)
-		if (strcmp(t[k].help, text) == 0) {
+	/* the help's lines at a width that wraps nothing: each entry whole */
+	struct lesson_text all = { 0 };
+	assert_int_equal(help_lines(app, 400, &all), 0);
+	for (int k = 0; k < all.count; k++)
+		if (all.lines[k].kind != LESSON_LINE_TITLE && strcmp(all.lines[k].text + 13, text) == 0) {
 			(*matched)++;
 			break;
 		}
+	lesson_text_free(&all);
 	if (*matched != *entries)
 		print_message("cut or unknown help text: \"%s\"\n", text);
 	text[0] = '\0';
@@ -291,9 +293,9 @@ static void test_every_help_text_reads_whole_at_80_columns(void **state)
 	char prev[2][128] = { "", "" }, text[2][256] = { "", "" }, first_right[128] = "";
 	int count, matched = 0, entries = 0;
 	bool done[2] = { false, false };
-	actions_table(&count);
 	struct mha_config c = mha_config_default();
 	struct app *app = open_app(&c);
+	count = 1000; /* scroll positions: until both columns are done */
 	tui_check_keys(app, "?");
 	for (int s = 0; s <= count + 1 && !(done[0] && done[1]); s++) {
 		snprintf(got, sizeof got, "%s", tui_check_screen(app, 24, 80, false));
@@ -320,7 +322,7 @@ static void test_every_help_text_reads_whole_at_80_columns(void **state)
 				line[--len] = '\0';
 			bool entry = line[0] == ' ' && line[1] != ' ', more = line[0] == ' ' && line[1] == ' ';
 			if (entry || !more)
-				help_entry_end(text[col], &entries, &matched);
+				help_entry_end(app, text[col], &entries, &matched);
 			if ((entry || more) && len > 13)
 				snprintf(text[col] + strlen(text[col]), sizeof text[col] - strlen(text[col]), "%s%s",
 				         text[col][0] ? " " : "", line + 13);
@@ -328,7 +330,7 @@ static void test_every_help_text_reads_whole_at_80_columns(void **state)
 		app_key(app, KEY_DOWN);
 	}
 	for (int col = 0; col < 2; col++)
-		help_entry_end(text[col], &entries, &matched);
+		help_entry_end(app, text[col], &entries, &matched);
 	assert_true(first_right[0] != ' ' && first_right[0] != '\0'); /* the right column opens with a heading */
 	assert_true(entries > 30);
 	assert_int_equal(matched, entries);
@@ -379,7 +381,7 @@ static void test_the_cells_an_output_reads_are_highlighted(void **state)
 	tui_check_keys(app, "7cc"); /* the cursor on Y[the,0] */
 	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
 	app->now_ms = 1000000;
-	draw_screen_hits(app, 50, 160, NULL);
+	frame_draw(app, 50, 160, NULL);
 	int title = find_line("Concat 6x16");
 	assert_true(title >= 0);
 	/* Concat row "the" (its whole row) is traced, row "cat" is not */
@@ -402,14 +404,14 @@ static void test_cells_changed_by_an_edit_are_marked_for_a_moment(void **state)
 	tui_check_keys(app, "\n3\n"); /* X[the,0] = 3 */
 	assert_int_equal(vscreen_open(50, 160, "xterm-256color", false), 0);
 	tui_check_keys(app, "2"); /* Reshape: Q and its head block */
-	draw_screen_hits(app, 50, 160, NULL);
+	frame_draw(app, 50, 160, NULL);
 	int q = find_line("Q 6x16    "); /* the panel title (all 16 columns shown), not the formula */
 	assert_true(q >= 0);
 	attr_t changed = theme_attr(ROLE_CHANGED);
 	assert_int_equal(attr_at(q + 2, 15), changed); /* Q[the,1] changed (the cursor is on [the,0]) */
 	assert_true(attr_at(q + 3, 15) != changed);    /* Q[cat,1] did not */
 	app->now_ms = 5000 + APP_CHANGED_MS;          /* the moment has passed */
-	draw_screen_hits(app, 50, 160, NULL);
+	frame_draw(app, 50, 160, NULL);
 	assert_true(attr_at(q + 2, 15) != changed);
 	vscreen_close();
 	app_free(app);
@@ -502,12 +504,12 @@ static void test_the_first_run_opens_on_the_lesson_menu(void **state)
 	struct lesson_set set;
 	struct app *app = open_with_lessons(&set);
 	app->now_ms = 1000000; /* as the screens are drawn: the welcome is still on the status line */
-	menu_welcome(app);
-	assert_int_equal(app->mode, MODE_MENU);
+	learn_menu_welcome(app);
+	assert_ptr_equal(app->mode, &menu_mode);
 	assert_int_equal(app->learn.menu_sel, 0);
 	expect_screen(app, 24, 80, "first_run_80x24");
 	tui_check_keys(app, "\033");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	app_free(app);
 	free(app);
 	lesson_set_free(&set);
@@ -524,9 +526,9 @@ static void test_flash_attention_steps_tile_by_tile(void **state)
 	c.causal = true;
 	struct app *app = open_app(&c);
 	tui_check_keys(app, "2F");
-	assert_int_equal(app->mode, MODE_WORKBENCH); /* Reshape: not a tiled stage */
+	assert_ptr_equal(app->mode, &workbench_mode); /* Reshape: not a tiled stage */
 	tui_check_keys(app, "3F}ll");
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	expect_screen(app, 24, 80, "flash_step3_80x24");
 	expect_screen(app, 50, 160, "flash_step3_160x50");
 	tui_check_keys(app, "llhh");
@@ -534,7 +536,7 @@ static void test_flash_attention_steps_tile_by_tile(void **state)
 	tui_check_keys(app, "G");
 	expect_screen(app, 24, 80, "flash_last_80x24");
 	tui_check_keys(app, "\033");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	app_free(app);
 	free(app);
 }
@@ -554,7 +556,7 @@ static void test_flash_attention_predict_state_in_a_lesson(void **state)
 	assert_int_equal(progress_mark_done(&app->learn.progress, "flash-attention/no-growth"), 0);
 	learn_open(app, (int)(l - set.lessons), lesson_step_index(l, "growth"));
 	app_recompute(app);
-	assert_int_equal(app->mode, MODE_FLASH);
+	assert_ptr_equal(app->mode, &flash_mode);
 	expect_screen(app, 24, 80, "flash_predict_80x24");
 	expect_screen(app, 50, 160, "flash_predict_160x50");
 	tui_check_keys(app, "a1.2034\n");

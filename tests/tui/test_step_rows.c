@@ -76,7 +76,7 @@ static int step_check(int li, int si, int rows, int cols)
 	if (bad)
 		fprintf(stderr, "lesson %d step %s at %dx%d: the heatmaps' note is cut\n", set.lessons[li].number,
 		        set.lessons[li].steps[si].id, cols, rows);
-	if (app->mode == MODE_WORKBENCH && !learn_stage_hidden(app, app->stage)) {
+	if (app->mode == &workbench_mode && !learn_stage_hidden(app, app->stage)) {
 		struct stage_view v;
 		struct rect got[STAGE_PANELS_MAX];
 		app_view(app, &v);
@@ -173,7 +173,7 @@ static struct body_layout step_screen(struct app *app, int rows, int cols, int s
 	draw_screen(app, rows, cols);
 	vscreen_text(text, len);
 	vscreen_close();
-	assert_int_equal(lesson_run_pane(&app->learn.run, b.lesson.w, lesson_pane_key, NULL, false, t), 0);
+	assert_int_equal(lesson_run_pane(&app->learn.run, b.lesson.w, mode_lesson_key, app, false, t), 0);
 	return b;
 }
 
@@ -299,7 +299,7 @@ static void test_steps_about_heatmaps_show_them(void **state)
 			if (!strstr(st->prose, "heatmap"))
 				continue;
 			struct app *app = tui_check_open_at(&set, li, si);
-			if (app->mode != MODE_WORKBENCH || learn_stage_hidden(app, app->stage)) {
+			if (app->mode != &workbench_mode || learn_stage_hidden(app, app->stage)) {
 				tui_check_close(app);
 				continue; /* another view, or the stage not shown yet */
 			}

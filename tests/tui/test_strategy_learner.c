@@ -72,7 +72,6 @@
 #include <cmocka.h>
 #include <curses.h>
 
-#include "actions.h"
 #include "app.h"
 #include "learn.h"
 #include "lesson.h"
@@ -584,7 +583,7 @@ static void climb_once(struct climber *cl, double *now)
 			press(cl, key);
 		else
 			type(cl, line);
-		if (app->mode != MODE_WORKBENCH)
+		if (app->mode != &workbench_mode)
 			press(cl, 27); /* a refused value: Esc */
 		if (cl->met || !changed(app, top, count))
 			return;

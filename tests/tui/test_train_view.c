@@ -1,5 +1,5 @@
 /*
- * test_train_view.c - the training screen (src/tui/train_view.c) without
+ * test_train_view.c - the training screen (src/tui/views/train_view.c) without
  * a terminal: G opens it on the induction model, '.' trains one step,
  * Space runs (the loop's idle call trains a slice), the screen at 80x24
  * and 200x60 shows the task, the step, the sparklines, every head's scores
@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "app.h"
+#include "train_view.h"
 #include "draw.h"
 #include "mode.h"
 #include "train_view.h"
@@ -50,7 +51,7 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "G");
-	assert_int_equal(app->mode, MODE_TRAIN);
+	assert_ptr_equal(app->mode, &train_mode);
 	draw_at(app, 24, 80);
 	expect_text("Training: induction", "the task");
 	expect_text("step 0 paused", "the step");
@@ -61,9 +62,9 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	expect_text("L1H0 on the probe: ", "a heatmap of the shown layer, labelled by its pattern");
 	/* Space: the loop's idle call trains a slice; Space again pauses */
 	tui_check_keys(app, " ");
-	assert_true(train_view_idle(app));
+	assert_true(mode_idle(app));
 	tui_check_keys(app, " ");
-	assert_false(train_view_idle(app));
+	assert_false(mode_idle(app));
 	draw_at(app, 24, 80);
 	expect_text("paused", "the pause");
 	assert_null(strstr(screen, "step 1 paused")); /* the slice trained more steps */
@@ -82,7 +83,7 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	int n_before = app->cfg.n;
 	assert_int_not_equal(n_before, 32);
 	tui_check_keys(app, "o");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	assert_int_equal(app->cfg.n, 32);
 	assert_int_equal(app->cfg.d, 32);
 	assert_true(app->cfg.causal);
@@ -97,7 +98,7 @@ static void test_training_screen_trains_shows_and_hands_over_a_layer(void **stat
 	expect_text("Training: previous", "the next task");
 	expect_text("step 0 paused", "a fresh model");
 	tui_check_keys(app, "\x1b");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_close(app);
 }
 
@@ -125,7 +126,7 @@ static void test_each_head_its_gradient_and_layer_by_layer(void **state)
 	for (int i = 0; i < 4; i++) {
 		char label[8], value[16];
 		snprintf(label, sizeof label, "L%dH%d ", i / 2, i % 2);
-		const struct train_view *v = app->train;
+		const struct train_view *v = train_view_now(app);
 		snprintf(value, sizeof value, "%.3f", v->norms[(i / 2) * MHA_MAX_HEADS + i % 2]);
 		const char *row = line_after(label);
 		assert_non_null(strstr(row, value));
@@ -149,7 +150,7 @@ static void test_each_head_its_gradient_and_layer_by_layer(void **state)
 	assert_non_null(strstr(app->status, "shared start"));
 	draw_at(app, 24, 80);
 	expect_text("apart: L0 0.00 L1 0.00", "copies are 0.00 apart");
-	const struct train_view *v = app->train;
+	const struct train_view *v = train_view_now(app);
 	for (int l = 0; l < 2; l++)
 		assert_true(fabs(v->norms[l * MHA_MAX_HEADS] - v->norms[l * MHA_MAX_HEADS + 1]) <=
 		            1e-4 * v->norms[l * MHA_MAX_HEADS]);

@@ -28,12 +28,8 @@
 
 #include <cmocka.h>
 
-#include "decode_view.h"
 #include "draw.h"
 #include "fmt.h"
-#include "kv_view.h"
-#include "label_prompt.h"
-#include "mask_view.h"
 #include "mode.h"
 #include "tui_check.h"
 #include "vscreen.h"
@@ -64,7 +60,7 @@ static void test_llama_figures_read_on_screen(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "g");
-	assert_int_equal(app->mode, MODE_KVCACHE);
+	assert_ptr_equal(app->mode, &kv_view_mode);
 	const int sizes[][2] = { { 24, 80 }, { 60, 200 } };
 	for (int s = 0; s < 2; s++) {
 		for (int mono = 0; mono < 2; mono++) {
@@ -84,20 +80,42 @@ static void test_keys_change_type_and_context_and_leave(void **state)
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "gb");
-	assert_int_equal(kv_view_dtype(app), MHA_INT8);
 	render(app, 24, 80, false);
+	assert_non_null(line_with("KV cache at T = 4096 tokens, int8 values", NULL, NULL));
 	assert_non_null(line_with("GQA (h_kv = 8)", "160 KiB", "640 MiB"));
 	tui_check_keys(app, "bb+");
-	assert_int_equal(kv_view_dtype(app), MHA_FP16);
-	assert_int_equal(kv_view_context(app), 8192);
 	render(app, 24, 80, false);
+	assert_non_null(line_with("KV cache at T = 8192 tokens, fp16 values", NULL, NULL));
 	assert_non_null(line_with("GQA (h_kv = 8)", "320 KiB", "2.5 GiB"));
 	tui_check_keys(app, "--");
-	assert_int_equal(kv_view_context(app), 2048);
+	render(app, 24, 80, false);
+	assert_non_null(line_with("KV cache at T = 2048 tokens, fp16 values", NULL, NULL));
 	tui_check_keys(app, "g");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_keys(app, "g\x1b");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
+	tui_check_close(app);
+}
+
+/* A view's hints are its keys: clicking "b fp32 fp16 int8" on the last
+ * line is b; "Esc back" leaves. */
+static void test_a_views_hint_clicked_is_its_key(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "g");
+	render(app, 24, 80, false);
+	const char *last = strrchr(screen, '\n');
+	while (last > screen && last[-1] != '\n')
+		last--;
+	const char *b = strstr(last, "b fp32"), *esc = strstr(last, "Esc back");
+	assert_non_null(b);
+	assert_non_null(esc);
+	assert_true(app_mouse(app, 23, (int)(b - last) + 2, HIT_CLICK) & APP_REDRAW);
+	render(app, 24, 80, false);
+	assert_non_null(line_with("KV cache at T = 4096 tokens, int8 values", NULL, NULL));
+	app_mouse(app, 23, (int)(esc - last) + 1, HIT_CLICK);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_close(app);
 }
 
@@ -137,7 +155,7 @@ static void test_the_cache_grows_and_every_row_equals_the_full_pass(void **state
 	(void)state;
 	struct app *app = tui_check_open(NULL);
 	tui_check_keys(app, "o");
-	assert_int_equal(app->mode, MODE_DECODE);
+	assert_ptr_equal(app->mode, &decode_view_mode);
 	assert_int_equal(cached(app), 1);
 	for (int t = 1; t < app->cfg.n; t++) {
 		tui_check_keys(app, " ");
@@ -158,8 +176,10 @@ static void test_the_cache_grows_and_every_row_equals_the_full_pass(void **state
 		assert_non_null(strstr(screen, "= row 0 of the causal full pass, bit for bit"));
 	}
 	tui_check_keys(app, "o");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
-	assert_null(app->decode);
+	assert_ptr_equal(app->mode, &workbench_mode);
+	tui_check_keys(app, "o"); /* a fresh decoder: the prompt alone again */
+	assert_int_equal(cached(app), 1);
+	tui_check_keys(app, "o");
 	tui_check_close(app);
 }
 
@@ -169,11 +189,11 @@ static void test_the_workbench_stays_as_it_is_while_decoding(void **state)
 	struct app *app = tui_check_open(NULL);
 	struct mha_config before = app->cfg;
 	tui_check_keys(app, "o x]m");
-	assert_int_equal(app->mode, MODE_DECODE);
+	assert_ptr_equal(app->mode, &decode_view_mode);
 	assert_int_equal(app->cfg.h, before.h);
 	assert_int_equal(app->cfg.causal, before.causal);
 	assert_false(app->cfg.head_off[0]);
-	assert_non_null(strstr(app->status, "Right next token"));
+	assert_non_null(strstr(app->status, "does nothing here"));
 	tui_check_close(app); /* with the view open: app_free frees the decoder */
 }
 
@@ -185,7 +205,7 @@ static void test_the_mask_grid_says_what_hides_each_cell(void **state)
 	c.causal = true;
 	app_change_config(app, &c, "causal");
 	tui_check_keys(app, "P");
-	assert_int_equal(app->mode, MODE_MASK);
+	assert_ptr_equal(app->mode, &mask_view_mode);
 	tui_check_keys(app, "p"); /* token 0 padding */
 	assert_true(mha_is_pad(&app->cfg, 0));
 	tui_check_keys(app, "jjl "); /* query 2 -> key 1 hidden by hand */
@@ -215,7 +235,7 @@ static void test_the_mask_grid_says_what_hides_each_cell(void **state)
 	tui_check_keys(app, "u"); /* the window back to 1 */
 	assert_int_equal(app->cfg.window, 1);
 	tui_check_keys(app, "P");
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	tui_check_close(app);
 }
 
@@ -229,7 +249,7 @@ static void test_a_typed_sentence_becomes_the_tokens(void **state)
 		strcat(keys, "\b"); /* clear what the prompt starts with */
 	strcat(keys, "the dog saw the dog\n");
 	tui_check_keys(app, keys);
-	assert_int_equal(app->mode, MODE_WORKBENCH);
+	assert_ptr_equal(app->mode, &workbench_mode);
 	assert_false(app->status_error);
 	assert_int_equal(app->cfg.n, 5);
 	assert_string_equal(app->w.labels[1], "dog");
@@ -260,7 +280,7 @@ static void test_biases_are_shown_where_they_act(void **state)
 	mha_weights_init(&w, &c, c.seed);
 	mha_weights_default_labels(&w, &c);
 	mha_biases_init(&w, &c, c.seed);
-	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(app_init(app, tui_modes, &c, &w, msg, sizeof msg), 0);
 	render(app, 24, 80, false);
 	assert_non_null(line_with("Q 6x16 = X 6x16 . W^Q 16x16 + b^Q", NULL, NULL));
 	snprintf(want, sizeof want, "b^Q 16: %s", fmt_num(num, sizeof num, app->w.bq[0], 5));
@@ -300,6 +320,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_llama_figures_read_on_screen),
 		cmocka_unit_test(test_keys_change_type_and_context_and_leave),
+		cmocka_unit_test(test_a_views_hint_clicked_is_its_key),
 		cmocka_unit_test(test_a_wide_label_is_cut_on_a_character_boundary),
 		cmocka_unit_test(test_bytes_read_as_people_write_them),
 		cmocka_unit_test(test_the_cache_grows_and_every_row_equals_the_full_pass),

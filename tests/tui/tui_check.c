@@ -4,8 +4,6 @@
  */
 #include "tui_check.h"
 
-#include "draw.h"
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +14,7 @@
 
 #include <cmocka.h>
 
-#include "actions.h"
-#include "mode.h"
+#include "frame.h"
 #include "learn.h"
 #include "vscreen.h"
 
@@ -37,7 +34,7 @@ struct app *tui_check_open(const struct lesson_set *set)
 	struct mha_config c = tui_check_default_weights(&w);
 	char msg[MHA_MSG_MAX];
 	assert_non_null(app);
-	assert_int_equal(app_init(app, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(app_init(app, tui_modes, &c, &w, msg, sizeof msg), 0);
 	if (set)
 		learn_attach(app, set, "", NULL);
 	return app;
@@ -119,14 +116,14 @@ int tui_check_lessons_close(struct lesson_set *set, const char *dir)
 
 struct body_layout draw_screen(const struct app *app, int rows, int cols)
 {
-	return draw_screen_hits(app, rows, cols, NULL);
+	return frame_draw(app, rows, cols, NULL);
 }
 
 const char *tui_check_screen(struct app *app, int rows, int cols, bool mono)
 {
 	static char text[512 * 1024]; /* 300 x 100 cells of up to 4 bytes, and the line ends */
 	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", mono), 0);
-	struct body_layout b = draw_screen_hits(app, rows, cols, &app->hits);
+	struct body_layout b = frame_draw(app, rows, cols, &app->hits);
 	app->heat_per_page = b.heat_per_page;
 	app->learn.scroll_max = b.pane_scroll_max;
 	vscreen_text(text, sizeof text);
@@ -151,6 +148,49 @@ void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *n
 	lesson_errors_free(&errs);
 }
 
+/* An app with the program's modes and nothing else: enough to read their
+ * tables. */
+static const struct app tables = { .modes = tui_modes };
+
+const struct action *tui_check_action(const char *id)
+{
+	return mode_action(&tables, id, NULL);
+}
+
+const char *tui_check_key_name(const char *id)
+{
+	return mode_key_name(&tables, id);
+}
+
+int tui_check_bound_keys(int *keys, int max)
+{
+	int n = 0;
+	const struct action *t = workbench_mode.keys;
+	for (int i = 0, rows = action_count(t); i < rows && n < max; i++) {
+		const struct action *a = mode_target(&tables, &t[i]);
+		if (a && a->keys[0])
+			keys[n++] = a->keys[0];
+	}
+	for (int i = 1; tui_modes[i] && n < max; i++)
+		if (tui_modes[i]->opener && tui_modes[i]->opener->keys[0])
+			keys[n++] = tui_modes[i]->opener->keys[0];
+	return n;
+}
+
+int tui_check_actions(const struct action **out, int max)
+{
+	int n = 0;
+	for (int i = 0; tui_modes[i]; i++) {
+		const struct action *t = tui_modes[i]->keys;
+		if (tui_modes[i]->opener && n < max)
+			out[n++] = tui_modes[i]->opener;
+		for (int k = 0, rows = action_count(t); k < rows && n < max; k++)
+			if (!t[k].use)
+				out[n++] = &t[k];
+	}
+	return n;
+}
+
 /* The key of each {key:ID} in text joins keys (once each) unless ID is in skip. */
 struct taught {
 	const char *const *skip;
@@ -160,8 +200,6 @@ struct taught {
 
 static void taught_add(struct taught *t, const char *text)
 {
-	int count;
-	const struct action *tab = actions_table(&count);
 	for (const char *p = text ? strstr(text, "{key:") : NULL; p; p = strstr(p + 1, "{key:")) {
 		char id[48];
 		const char *end = strchr(p + 5, '}');
@@ -173,10 +211,7 @@ static void taught_add(struct taught *t, const char *text)
 		bool skipped = false;
 		for (int i = 0; i < t->nskip; i++)
 			skipped |= strcmp(t->skip[i], id) == 0;
-		const struct action *a = NULL;
-		for (int i = 0; i < count && !skipped && !a; i++)
-			if (strcmp(tab[i].id, id) == 0)
-				a = &tab[i];
+		const struct action *a = skipped ? NULL : tui_check_action(id);
 		bool have = false;
 		for (int i = 0; a && i < t->n; i++)
 			have |= t->keys[i] == a->keys[0];

@@ -9,8 +9,12 @@
 #include <stdint.h>
 
 #include "app.h"
+#include "frame.h"
+#include "keys.h"
 #include "layout.h"
 #include "lesson.h"
+#include "mode.h"
+#include "modes.h"
 
 /* The default configuration, and w allocated with its seeded weights and
  * labels (as a fresh workbench starts). */
@@ -47,8 +51,8 @@ int tui_check_lessons_close(struct lesson_set *set, const char *dir);
 void tui_check_one_lesson(struct lesson_set *set, const char *dir, const char *name, const char *text);
 
 /* The whole screen drawn for rows x cols with no hit regions kept
- * (draw_screen_hits(app, rows, cols, NULL)): the tests' and the
- * benchmark's drawing, which the program itself never needs. */
+ * (frame_draw(app, rows, cols, NULL)): the tests' and the benchmark's
+ * drawing, which the program itself never needs. */
 struct body_layout draw_screen(const struct app *app, int rows, int cols);
 
 /* The whole screen of rows x cols (mono: no colour) drawn on a screen of
@@ -66,6 +70,17 @@ const char *tui_check_screen(struct app *app, int rows, int cols, bool mono);
  * 1 right, -1 when it cannot be answered (a live question with nothing
  * recorded). */
 int tui_check_answer_right(struct app *app);
+/* The action of that id among the program's modes (tui_modes), or NULL;
+ * the key its help shows ("undo" -> "u"). */
+const struct action *tui_check_action(const char *id);
+const char *tui_check_key_name(const char *id);
+/* The first key of every row of the workbench's table and of every view's
+ * opener: every key that does something on the workbench, into keys (at
+ * most max); returns how many. */
+int tui_check_bound_keys(int *keys, int max);
+/* Every action of every mode (each opener and each row with keys of its
+ * own) into out (at most max); returns how many. */
+int tui_check_actions(const struct action **out, int max);
 /* xorshift64 on *state (not 0): a number in 0..n-1, the same sequence
  * for the same seed, for learners that press keys at random. */
 unsigned tui_check_rnd(uint64_t *state, unsigned n);

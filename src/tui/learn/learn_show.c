@@ -1,0 +1,95 @@
+/*
+ * learn_show.c - what a lesson changes on the screen: the pane's scroll,
+ * the counts in the pane's place, and which cells, stages, counts and
+ * heads the open step hides or marks (asked of the lesson library). No
+ * drawing: the views ask these as they draw.
+ */
+#include "learn.h"
+
+#include <curses.h>
+
+#include "layout.h"
+#include "lesson.h"
+#include "mode.h"
+
+static struct app_learn *L(struct app *app) { return &app->learn; }
+
+/* ---- the pane ---- */
+
+unsigned learn_scroll(struct app *app, int lines)
+{
+	struct app_learn *l = L(app);
+	int s = l->scroll < l->scroll_max ? l->scroll : l->scroll_max;
+	s += lines;
+	if (l->scroll_max > 0 && s > l->scroll_max)
+		s = l->scroll_max;
+	l->scroll = s < 0 ? 0 : s;
+	return APP_REDRAW;
+}
+
+unsigned learn_counts_toggle(struct app *app)
+{
+	struct app_learn *l = L(app);
+	if (!l->enabled)
+		return APP_REDRAW;
+	l->show_counts = !l->show_counts;
+	if (COLS >= LAYOUT_WIDE_COLS) /* the side column holds both */
+		app_message(app, false, "at this width the counts and the lesson pane both show; below %d columns "
+		            "%s trades one for the other", LAYOUT_WIDE_COLS, mode_key_name(app, "counts"));
+	else if (l->show_counts)
+		app_message(app, false, "the counts take the lesson pane's place (%s brings it back)",
+		            mode_key_name(app, "counts"));
+	else
+		app_message(app, false, "the lesson pane is back (%s trades it for the counts)", mode_key_name(app, "counts"));
+	return APP_REDRAW;
+}
+
+/* ---- what the screen shows ---- */
+
+static const struct lesson_run *shown_run(const struct app *app)
+{
+	return app->learn.active && app->learn.open ? &app->learn.run : NULL;
+}
+
+bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c)
+{
+	const struct lesson_run *run = shown_run(app);
+	return run && lesson_run_hidden(run, t, m, r, c);
+}
+
+bool learn_stage_hidden(const struct app *app, enum pipeline_stage s)
+{
+	const struct lesson_run *run = shown_run(app);
+	return run && lesson_run_stage_hidden(run, s);
+}
+
+bool learn_shows_hidden(const struct app *app, unsigned shows)
+{
+	const struct lesson_run *run = shown_run(app);
+	if (!run)
+		return false;
+	if ((shows & MODE_SHOWS_COUNTS) && lesson_run_counts_hidden(run))
+		return true;
+	for (int s = 0; s < PIPELINE_STAGE_COUNT; s++)
+		if ((shows & MODE_SHOWS_STAGE(s)) && lesson_run_stage_hidden(run, (enum pipeline_stage)s))
+			return true;
+	return false;
+}
+
+bool learn_counts_hidden(const struct app *app)
+{
+	const struct lesson_run *run = shown_run(app);
+	return run && lesson_run_counts_hidden(run);
+}
+
+bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c)
+{
+	const struct lesson_run *run = shown_run(app);
+	return run && lesson_run_marked(run, t, m, r, c);
+}
+
+bool learn_head_marked(const struct app *app, int h)
+{
+	const struct lesson_run *run = shown_run(app);
+	return run && lesson_run_head_marked(run, h);
+}

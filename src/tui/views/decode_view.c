@@ -1,0 +1,236 @@
+/*
+ * decode_view.c - the decode view mode (o). The workbench's layer runs as
+ * a causal decoder over its own tokens (teacher forcing): the prompt's K
+ * and V are cached at once (prefill), then each step (Right, Space) feeds
+ * the next token, whose query attends to every cached key (core:
+ * mha_decoder_*). On screen: the tokens with the cache's extent, the new
+ * row of P for each head, the new row of Y, whether it equals the same row
+ * of the causal full pass (bit for bit: the same loops), and the step's
+ * FLOPs against recomputing the whole pass. Left steps back, 0 restarts,
+ * o or Esc leaves. The view holds its own decoder and causal full pass,
+ * made when it opens (a step forward is one decode step; back empties the
+ * cache and prefills), freed when it closes; the view is closed: other
+ * keys but q, w and ? do nothing here, so the workbench it was opened on
+ * stays as it was.
+ */
+#include <curses.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "mode.h"
+#include "theme.h"
+
+/* What the view holds while it is open: the decoder, and the causal pass
+ * it is checked against. */
+struct decode_state {
+	bool open;             /* made (decode_enter), until the view closes */
+	struct mha_config c;   /* the workbench's, causal */
+	struct mha_weights w;  /* a view of the workbench's inputs (not owned) */
+	struct mha_decoder dec;
+	struct mha_acts full;  /* mha_forward_naive of c: the rows to equal */
+	int prompt;            /* tokens prefilled at the start */
+};
+
+extern const struct mode_ops decode_view_mode;
+
+static void decode_done(void *state)
+{
+	struct decode_state *s = state;
+	if (!s->open)
+		return;
+	mha_decoder_free(&s->dec);
+	mha_acts_free(&s->full);
+	s->open = false;
+}
+
+static void decode_leave(struct app *app)
+{
+	struct decode_state *s = mode_state_if(app, &decode_view_mode);
+	if (s)
+		decode_done(s);
+}
+
+/* Open: the causal full pass once (what every row is checked against),
+ * then the prompt prefilled. false when memory runs out. */
+static bool decode_enter(struct app *app)
+{
+	struct decode_state *s = mode_state(app, &decode_view_mode);
+	if (!s) {
+		app_message(app, true, "out of memory for the decoder");
+		return false;
+	}
+	decode_done(s);
+	*s = (struct decode_state){ .c = app->cfg, .w = app->w, .prompt = 1 };
+	s->c.causal = true;
+	if (mha_decoder_alloc(&s->dec, &s->c) != MHA_OK || mha_acts_alloc(&s->full, &s->c) != MHA_OK) {
+		mha_decoder_free(&s->dec);
+		app_message(app, true, "out of memory for the decoder");
+		return false;
+	}
+	s->open = true;
+	mha_forward_naive(&s->c, &s->w, &s->full);
+	char msg[MHA_MSG_MAX];
+	mha_decoder_prefill(&s->dec, &s->c, &s->w, s->prompt, msg, sizeof msg);
+	return true;
+}
+
+/* The decoder while the view is open, else NULL. */
+static const struct decode_state *decode_now(const struct app *app)
+{
+	const struct decode_state *s = mode_state_if(app, &decode_view_mode);
+	return s && s->open ? s : NULL;
+}
+
+/* The decoder at len tokens: one step forward, or back by emptying the
+ * cache and prefilling len tokens at once (one product for their K, V). */
+static void decode_to(struct decode_state *s, int len)
+{
+	char msg[MHA_MSG_MAX];
+	if (len < 1 || len > s->c.n || len == s->dec.len)
+		return;
+	if (len == s->dec.len + 1) {
+		mha_decoder_step(&s->dec, &s->c, &s->w);
+		return;
+	}
+	mha_decoder_reset(&s->dec);
+	mha_decoder_prefill(&s->dec, &s->c, &s->w, len, msg, sizeof msg);
+}
+
+/* Right: a token more; Left: one back; 0: from the prompt again (arg
+ * +1, -1, 0). */
+static unsigned decode_step(struct app *app, int arg)
+{
+	struct decode_state *s = mode_state_if(app, &decode_view_mode);
+	if (s && s->open)
+		decode_to(s, arg == 0 ? 1 : s->dec.len + arg);
+	return APP_REDRAW;
+}
+
+static bool decode_status(const struct app *app, const struct frame *f, struct rect r)
+{
+	(void)f;
+	if (app->status[0] && app->now_ms < app->status_until_ms)
+		return false; /* a message: the workbench's status line shows it */
+	const struct decode_state *s = decode_now(app);
+	char line[160];
+	snprintf(line, sizeof line, "decode: %d of %d tokens cached", s ? s->dec.len : 0, app->cfg.n);
+	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	return true;
+}
+
+/* The tokens on one line: cached ones plain, the new one [bracketed],
+ * those to come dim. Returns the x after the last. */
+static void draw_tokens(const struct app *app, const struct decode_state *s, int y, struct rect r)
+{
+	int x = r.x;
+	x += draw_put(y, x, r.w, "tokens ", theme_attr(ROLE_DIM));
+	for (int t = 0; t < app->cfg.n && x < r.x + r.w; t++) {
+		char tok[MHA_LABEL_MAX + 3];
+		bool now = t == s->dec.len - 1;
+		snprintf(tok, sizeof tok, now ? "[%s]" : "%s", app->w.labels[t]);
+		attr_t a = now ? theme_attr(ROLE_SELECTED) : theme_attr(t < s->dec.len ? ROLE_NORMAL : ROLE_DIM);
+		x += draw_put(y, x, r.x + r.w - x, tok, a) + 1;
+	}
+}
+
+static void decode_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
+{
+	(void)f;
+	(void)hits;
+	const struct decode_state *s = decode_now(app);
+	const struct rect r = b->info;
+	if (!s)
+		return;
+	const struct mha_config *c = &s->c;
+	const int t = s->dec.len - 1, n = c->n, bottom = r.y + r.h;
+	int y = r.y;
+	char line[512];
+	draw_put(y++, r.x, r.w, "Prefill and decode: the new token's query attends to every cached key",
+	         theme_attr(ROLE_TITLE));
+	snprintf(line, sizeof line, "prompt: %d token%s prefilled; then a token a step%s", s->prompt,
+	         s->prompt == 1 ? "" : "s", app->cfg.causal ? "" : " (causal, though m is off)");
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
+	draw_tokens(app, s, y++, r);
+	/* the cache filling: one cell a token */
+	int bar = n < r.w - 30 ? n : r.w - 30, filled = bar * s->dec.len / n, used;
+	snprintf(line, sizeof line, "cache  ");
+	used = (int)strlen(line);
+	for (int i = 0; i < bar && used < (int)sizeof line - 2; i++)
+		line[used++] = i < filled ? '#' : '.';
+	snprintf(line + used, sizeof line - (size_t)used, "  K, V: %d x 2 x %d values",
+	         s->dec.len, c->g * c->dk);
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	y++;
+	/* the new row of P per head, as many heads as fit */
+	snprintf(line, sizeof line, "step t = %d (%s): its row of P over keys 0..%d, per head", t, app->w.labels[t], t);
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_TITLE));
+	for (int i = 0; i < c->h && y < bottom - 5; i++) {
+		int len = snprintf(line, sizeof line, "h%-2d", i);
+		for (int j = 0; j <= t && len < (int)sizeof line - 8; j++)
+			len += snprintf(line + len, sizeof line - (size_t)len, " %.2f",
+			                (double)s->dec.weights[(size_t)i * s->dec.cap + j]);
+		if (s->dec.dead[i])
+			snprintf(line + len, sizeof line - (size_t)len, "  no key: row is 0");
+		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_HEAD_0 + i % 8));
+	}
+	/* y_t and the check against the full causal pass */
+	double worst = 0.0;
+	bool same = memcmp(s->dec.y, s->full.y + (size_t)t * c->d, (size_t)c->d * sizeof(float)) == 0;
+	for (int e = 0; e < c->d; e++)
+		worst = fmax(worst, fabs((double)s->dec.y[e] - s->full.y[(size_t)t * c->d + e]));
+	for (int i = 0; i < c->h; i++)
+		same &= memcmp(s->dec.weights + (size_t)i * s->dec.cap, s->full.weights + ((size_t)i * n + t) * n,
+		               (size_t)n * sizeof(float)) == 0;
+	int len = snprintf(line, sizeof line, "y_t  ");
+	for (int e = 0; e < c->d && len < r.w; e++)
+		len += snprintf(line + len, sizeof line - (size_t)len, " %.3f", (double)s->dec.y[e]);
+	if (y < bottom)
+		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	snprintf(line, sizeof line, same ? "= row %d of the causal full pass, bit for bit (P and Y)"
+	                                 : "row %d differs from the causal full pass by %.3g", t, worst);
+	if (y < bottom)
+		draw_put(y++, r.x, r.w, line, theme_attr(same ? ROLE_MET : ROLE_ERROR));
+	struct mha_decode_cost k = mha_decode_cost(c, t);
+	snprintf(line, sizeof line, "this step: %" PRId64 " FLOPs; recomputing the %d token%s: %" PRId64
+	         " (x%.1f)", k.step_flops, t + 1, t ? "s" : "", k.recompute_flops,
+	         (double)k.recompute_flops / (double)k.step_flops);
+	if (y + 1 < bottom)
+		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
+	snprintf(line, sizeof line, "a step grows as t (one row of scores), a recompute as t^2");
+	if (y + 1 < bottom)
+		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_DIM));
+}
+
+enum { FL = ACTION_BAR_BOTH };
+static const struct action decode_opener = {
+	.keys = { 'o' }, .label = "o", .name = "decode", .help = "decode token by token", .group = "General",
+	.shows = MODE_SHOWS_ALL, .id = "decode",
+};
+
+static const struct action decode_keys[] = {
+	{ .keys = { KEY_RIGHT, 'l', ' ' }, .label = "Right", .name = "next", .help = "the next token / one back",
+	  .help_keys = "Right Left", .bar = FL, .call_arg = decode_step, .arg = 1, .id = "decode-next" },
+	{ .keys = { KEY_LEFT, 'h' }, .label = "Left", .name = "back", .help = "one token back", .help_keys = "",
+	  .bar = FL, .call_arg = decode_step, .arg = -1, .id = "decode-back" },
+	{ .keys = { '0' }, .label = "0", .name = "restart", .help = "from the prompt again", .bar = FL,
+	  .call_arg = decode_step, .arg = 0, .id = "decode-restart" },
+	{ .keys = { 0 } },
+};
+
+const struct mode_ops decode_view_mode = {
+	.name = "decode",
+	.opener = &decode_opener,
+	.keys = decode_keys,
+	.closed = true,
+	.state_size = sizeof(struct decode_state),
+	.enter = decode_enter,
+	.leave = decode_leave,
+	.done = decode_done,
+	.status = decode_status,
+	.layout = mode_layout_wide,
+	.body = decode_body,
+};

@@ -1,0 +1,77 @@
+/*
+ * train_view_int.h - what the training screen's files share (its family:
+ * train_*.c): the screen's state. train_view.c owns it (the model, its
+ * trainer, the keys), train_draw.c draws its top part (progress, the head
+ * table, the probe's heatmaps), train_heads_view.c the heads apart (each
+ * head's gradient, layer by layer how far back heads look),
+ * train_ablate.c is the ablation page, a mode of its own. Drawing reads
+ * this state and never trains.
+ */
+#ifndef TRAIN_VIEW_INT_H
+#define TRAIN_VIEW_INT_H
+
+#include <stdbool.h>
+
+#include "app.h"
+#include "layout.h"
+#include "mode.h"
+#include "train.h"
+
+enum { TRAIN_HIST = 512 };             /* steps of history the sparklines show */
+enum { TRAIN_HEADS = TRAIN_MAX_LAYERS * MHA_MAX_HEADS }; /* index l * MHA_MAX_HEADS + i */
+enum { TRAIN_SLICE_MS = 80 };          /* training in one of the loop's pauses */
+
+/* The modes: the training screen (train_view.c), its ablation page
+ * (train_ablate.c). */
+extern const struct mode_ops train_mode, train_ablate_mode;
+
+struct train_view {
+	const struct train_task *task;
+	struct train_model m;
+	struct trainer *tr;
+	uint64_t seed;
+	bool shared;                    /* a shared start: each layer's heads begin as copies of head 0 */
+	bool running;
+	int layer;                      /* the layer whose heatmaps show (when not both fit) */
+	bool depth_first;               /* v: layer by layer before the gradients when not both fit */
+	double train_s;                 /* seconds spent in steps */
+	float loss[TRAIN_HIST], acc[TRAIN_HIST]; /* each batch's, the last TRAIN_HIST steps */
+	float grad[TRAIN_HEADS][TRAIN_HIST];     /* each head's |grad| (all four slices), the same steps */
+	int nhist;
+	double scores[TRAIN_HEADS * TRAIN_PAT_COUNT];
+	double norms[TRAIN_HEADS];
+	struct train_head_distance dist[TRAIN_HEADS]; /* how far back each head looks on the probe */
+	double spread[TRAIN_MAX_LAYERS];  /* how far apart each layer's heads are (0: copies) */
+	struct mha_config pc[TRAIN_MAX_LAYERS]; /* the probe through each layer */
+	struct mha_weights pw[TRAIN_MAX_LAYERS];
+	struct mha_acts pa[TRAIN_MAX_LAYERS];
+	bool probe_ok;
+	struct train_stats held;        /* on held-out sequences, as of the last analysis */
+	int sel;                        /* the selected head, layer * h + head (h, x) */
+	double importance[TRAIN_HEADS];
+	bool importance_ok;             /* computed (i) since the last change */
+	double alone[TRAIN_HEADS];      /* held-out accuracy with each head alone in its layer (e) */
+	double together[TRAIN_MAX_LAYERS]; /*   and with the layer's heads as they are */
+	bool alone_ok;                  /* computed (e) since the last change */
+	long formed_step;               /* when the task's head first scored above its threshold, or -1 */
+	double formed_s;                /*   after this much training */
+};
+
+/* train_view.c: seconds on a monotonic clock; the ablation page's a (back
+ * to the training screen); the layout both pages draw in. */
+double train_view_seconds(void);
+unsigned train_view_back(struct app *app);
+struct body_layout train_view_layout(const struct app *app, const struct frame *f, const struct layout *l,
+                                     int cols);
+
+/* The training screen's body in r (train_draw.c). */
+void train_draw_body(const struct train_view *v, struct rect r);
+/* n values as a sparkline w cells wide, lo..hi, each cell the mean of its
+ * share of the values (train_draw.c). */
+void train_draw_sparkline(int y, int x, int w, const float *vals, int n, float lo, float hi);
+/* The heads apart from row y, above bottom: each head's gradient and, layer
+ * by layer, how far back its heads look; as much as fits (v picks which
+ * first). Returns the next free row (train_heads_view.c). */
+int train_draw_heads_apart(const struct train_view *v, int y, int x, int w, int bottom);
+
+#endif
