@@ -81,6 +81,11 @@ static bool softmax_vector(const float *s, float *p, int n, int limit, int top_k
 	return softmax_row_fast(s, p, n, limit, top_k, work, NULL);
 }
 
+void mha_forward_vector(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
+{
+	forward_run(c, w, a, gemm_rm, softmax_vector, NULL);
+}
+
 enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len)
 {
 	return mha_config_check_limit(c, MHA_PLAN_MAX_TOKENS, msg, len);
