@@ -74,9 +74,15 @@ struct mha_plan;
 
 /* The core's mha_forward (every intermediate in a, what mha_backward
  * reads) with the engine's vector softmax row in place of the reference
- * row: the same contract, the exp within 2 ulp of expf (doc/PERFORMANCE.md,
- * "The exp"). For many small forwards without a plan: the trainer's. */
+ * row and its product for small matrices (smallmm.c) in place of sgemm:
+ * the same contract, the exp within 2 ulp of expf (doc/PERFORMANCE.md,
+ * "The exp"), sums in another order. For many small forwards without a
+ * plan: the trainer's. */
 void mha_forward_vector(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a);
+/* The core's mha_backward with the same product for small matrices. */
+struct mha_grads; /* grad.h */
+void mha_backward_vector(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a, const float *dy, struct mha_grads *g);
 
 /* As mha_config_check, but n may go up to MHA_PLAN_MAX_TOKENS. */
 enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len);

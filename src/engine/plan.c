@@ -24,6 +24,7 @@
 #include "forward.h"
 #include "gemm.h"
 #include "pool.h"
+#include "smallmm.h"
 #include "softmax_fast.h"
 
 #include <math.h>
@@ -83,7 +84,13 @@ static bool softmax_vector(const float *s, float *p, int n, int limit, int top_k
 
 void mha_forward_vector(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
 {
-	forward_run(c, w, a, gemm_rm, softmax_vector, NULL);
+	forward_run(c, w, a, small_gemm, softmax_vector, NULL);
+}
+
+void mha_backward_vector(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a, const float *dy, struct mha_grads *g)
+{
+	backward_run(c, w, a, dy, g, small_gemm);
 }
 
 enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len)

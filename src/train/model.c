@@ -216,7 +216,10 @@ void seq_backward(const struct train_model *m, struct seq_work *w, const int *to
 		struct mha_config c = train_layer_config(m, l);
 		struct mha_weights v = layer_view(m, w, l);
 		struct mha_grads *gr = &w->grads[l];
-		mha_backward(&c, &v, &w->acts[l], w->dx, gr);
+		if (w->vector)
+			mha_backward_vector(&c, &v, &w->acts[l], w->dx, gr);
+		else
+			mha_backward(&c, &v, &w->acts[l], w->dx, gr);
 		memcpy(g->wq[l], gr->wq, (size_t)d * hw * sizeof(float));
 		memcpy(g->wk[l], gr->wk, (size_t)d * hw * sizeof(float));
 		memcpy(g->wv[l], gr->wv, (size_t)d * hw * sizeof(float));
