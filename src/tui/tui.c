@@ -219,7 +219,10 @@ int tui_run(const struct tui_options *o)
 	/* a session opened from its own file has nothing to save until an edit */
 	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
 	app.save.session_dirty = !(from && o->session_path && strcmp(from, o->session_path) == 0 && disk.exists);
-	if (o->held && from && strcmp(from, o->held) == 0) { /* a second instance on the other's file */
+	/* a second instance on the other's file, or on none yet (the other
+	 * has not saved; a lesson's run never edits the free workbench): a
+	 * copy of the default is not worth a session-N.txt until an edit */
+	if (o->held && ((from && strcmp(from, o->held) == 0) || (!o->config_given && !o->load))) {
 		app.save.only_a_copy = true;
 		app.save.session_dirty = false;
 	}
@@ -283,6 +286,8 @@ int tui_run(const struct tui_options *o)
 		report(rc, app.status);
 	}
 	app_save_exit_notes(&app, say_on_exit, NULL);
+	if (learn_quit(&app, say_on_exit, NULL) > 0 && rc == 0)
+		rc = 1; /* a lesson's edits or the progress lost: never a silent success */
 	char kept[4400];
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) {
 		snprintf(kept, sizeof kept, "progress not saved this run (the file is left untouched): %.4000s", msg);

@@ -15,7 +15,8 @@ pass() { passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 
 # The timeout catches a hang, not slowness: --eval reads the corpus and
-# runs the model (3 s quiet) and took past 10 s at a load of 15-19.
+# runs the model (3 s quiet; 7 s of CPU under ASan) and took past 10 s at
+# a load of 15-19, 150 s of the clock under ASan at a load of 15 with nice.
 run() {
 	timeout 120 "$bin" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
 }

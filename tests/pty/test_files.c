@@ -8,8 +8,11 @@
  * recover command on "X.autosave" never replaces an X that is not a
  * session, keeps a copy of one that is, and "dir/.autosave" saves to
  * itself; a read-only session opened with --load is never replaced, the
- * status line and the exit say why. Each test has a state directory of
- * its own.
+ * status line and the exit say why. A lesson's bench: a failure to save it
+ * (or the progress) at quit is said on stderr, exit 1; two instances at
+ * one step keep both benches (and the second writes no session-2.txt
+ * without an edit); a bench that cannot be read is kept and the edits go
+ * beside it. Each test has a state directory of its own.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -25,6 +28,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "lessonbench.h"
 #include "mha.h"
 #include "session.h"
 
@@ -477,6 +481,113 @@ static void test_a_state_home_too_long_creates_no_directory(void **state)
 
 #define T(f) cmocka_unit_test_setup_teardown(f, make_state, remove_state)
 
+/* The bench of lesson 1's first step in the state directory. */
+static void lesson_bench_path(char *out, size_t len, const char *suffix)
+{
+	snprintf(out, len, "%s/lesson-bench-one-head-idea%s.txt", mha_dir, suffix);
+}
+
+/* X[0][0] of the bench of lesson 1's first step at path, or -1e9. */
+static float bench_x00(const char *path)
+{
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[1024];
+	if (lessonbench_load(path, "one-head", "idea", &c, &w, msg, sizeof msg) != 0) {
+		print_message("%s: %s\n", path, msg);
+		return -1e9f;
+	}
+	float v = w.x[0];
+	mha_weights_free(&w);
+	return v;
+}
+
+/* A lesson's edits and the progress that cannot be saved at quit (here a
+ * directory is in the way of each, made while the run is on): each is
+ * said on stderr and the exit status is 1. Before, the failures went to a
+ * status line no longer drawn: exit 0, nothing said (the adversary's 3). */
+static void test_a_lessons_edits_that_cannot_be_saved_are_said_at_exit(void **state)
+{
+	(void)state;
+	char bench[200], progress[200], moved[220];
+	lesson_bench_path(bench, sizeof bench, "");
+	snprintf(progress, sizeof progress, "%s/progress.txt", mha_dir);
+	snprintf(moved, sizeof moved, "%s/progress.moved", mha_dir);
+	struct pty *p = start_with((const char *const[]){ "--lesson", "1", NULL });
+	edit_one_cell(p);
+	assert_int_equal(mkdir(bench, 0700), 0);
+	assert_int_equal(rename(progress, moved), 0);
+	assert_int_equal(mkdir(progress, 0700), 0);
+	pty_key(p, VTERM_KEY_DOWN, VTERM_MOD_NONE); /* the step's place moved: the progress is owed */
+	pty_char(p, 'q');
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	assert_true(said(p, "the lesson's edits not saved: "));
+	assert_true(said(p, "lesson-bench-one-head-idea.txt: is a directory"));
+	assert_true(said(p, "progress not saved: "));
+	pty_free(p);
+}
+
+/* Two instances in lesson 1's first step, each with an edit: the second
+ * saves to "-2" and says so, the first to the bench itself; both kept
+ * whoever quits last (the last deleted the other's: the adversary's 5),
+ * and the second, whose free workbench was never edited, writes no
+ * session-2.txt. */
+static void test_two_instances_in_a_lesson_keep_both_benches(void **state)
+{
+	(void)state;
+	char bench[200], second[200], copy[200];
+	lesson_bench_path(bench, sizeof bench, "");
+	lesson_bench_path(second, sizeof second, "-2");
+	snprintf(copy, sizeof copy, "%s/session-2.txt", mha_dir);
+	struct pty *a = start_with((const char *const[]){ "--lesson", "1", NULL });
+	edit_one_cell(a);
+	struct pty *b = start_with((const char *const[]){ "--lesson", "1", NULL });
+	pty_type(b, "\n2.5\n");
+	if (pty_wait_text(b, "2.5", 10000) != 0)
+		show("no 2.5 on screen", pty_screen(b));
+	assert_int_equal(quit(b), 0);
+	assert_true(said(b, "is open in another mha-tui: this run saved the step's edits to "));
+	assert_int_equal(quit(a), 0);
+	assert_true(bench_x00(bench) == 3.75f);
+	assert_true(bench_x00(second) == 2.5f);
+	assert_int_equal(access(copy, F_OK), -1);
+	pty_free(a);
+	pty_free(b);
+}
+
+/* A bench of a newer version where lesson 1's first step keeps its edits:
+ * refused on the status line, kept byte for byte; the edits go beside it,
+ * said on exit. Before, it was ignored and overwritten (the adversary's
+ * 12). */
+static void test_a_bench_that_cannot_be_read_is_kept_and_the_edits_go_beside_it(void **state)
+{
+	(void)state;
+	char bench[200], beside[200];
+	lesson_bench_path(bench, sizeof bench, "");
+	lesson_bench_path(beside, sizeof beside, "-2");
+	FILE *f = fopen(bench, "w");
+	assert_non_null(f);
+	fputs("mha-tui-bench 9\nlesson one-head\nstep idea\n", f);
+	fclose(f);
+	char *old = slurp(bench);
+	struct pty *p = start_with((const char *const[]){ "--lesson", "1", NULL });
+	if (pty_wait_text(p, "lesson bench not read", 10000) != 0)
+		show("no refusal on screen", pty_screen(p));
+	assert_non_null(strstr(pty_screen(p), "lesson bench not read"));
+	edit_one_cell(p);
+	assert_int_equal(quit(p), 0);
+	assert_true(said(p, "a bench of a newer mha-tui (version 9"));
+	assert_true(said(p, "this run saved the step's edits to "));
+	char *now = slurp(bench);
+	assert_string_equal(now, old);
+	assert_true(bench_x00(beside) == 3.75f);
+	free(now);
+	free(old);
+	pty_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +602,9 @@ int main(void)
 		T(test_a_run_that_cannot_start_writes_nothing),
 		T(test_a_state_home_that_is_a_file_is_said_once),
 		T(test_a_state_home_too_long_creates_no_directory),
+		T(test_a_lessons_edits_that_cannot_be_saved_are_said_at_exit),
+		T(test_two_instances_in_a_lesson_keep_both_benches),
+		T(test_a_bench_that_cannot_be_read_is_kept_and_the_edits_go_beside_it),
 	};
 	return cmocka_run_group_tests_name("the files a run writes", tests, NULL, NULL);
 }

@@ -268,6 +268,26 @@ static void test_a_typed_sentence_becomes_the_tokens(void **state)
 	tui_check_close(app);
 }
 
+/* The words prompt (N) takes UTF-8, the bytes of a character one key
+ * each as the terminal sends them, and Backspace removes a whole
+ * character: before, the bytes were dropped and Backspace left one byte
+ * of a character behind ("日本" became "日?": the adversary's 15). */
+static void test_the_words_prompt_takes_utf8_and_backspace_removes_a_character(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	char keys[512] = "N";
+	for (int i = 0; i < 200; i++)
+		strcat(keys, "\b");
+	strcat(keys, "the caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\b\n"); /* the café 日本語, Backspace */
+	tui_check_keys(app, keys);
+	assert_false(app->status_error);
+	assert_int_equal(app->cfg.n, 3);
+	assert_string_equal(app->w.labels[1], "caf\xc3\xa9");
+	assert_string_equal(app->w.labels[2], "\xe6\x97\xa5\xe6\x9c\xac");
+	tui_check_close(app);
+}
+
 static void test_biases_are_shown_where_they_act(void **state)
 {
 	(void)state;
@@ -319,6 +339,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_llama_figures_read_on_screen),
+		cmocka_unit_test(test_the_words_prompt_takes_utf8_and_backspace_removes_a_character),
 		cmocka_unit_test(test_keys_change_type_and_context_and_leave),
 		cmocka_unit_test(test_a_views_hint_clicked_is_its_key),
 		cmocka_unit_test(test_a_wide_label_is_cut_on_a_character_boundary),

@@ -121,14 +121,44 @@ void learn_attach(struct app *app, const struct lesson_set *set, const char *why
 		l->menu_sel = lesson_next_undone(l->set, &l->progress);
 }
 
+int learn_quit(struct app *app, void (*say)(const char *line, void *ctx), void *ctx)
+{
+	struct app_learn *l = L(app);
+	char msg[LEARN_MSG_MAX], line[LEARN_MSG_MAX + 64];
+	int failed = 0;
+	if (!l->enabled || l->quit_saved)
+		return 0;
+	l->quit_saved = true;
+	learn_place_view_save(app);
+	learn_place_step_save(app);
+	if (l->progress_unsaved && learn_place_write(app) != 0) {
+		snprintf(line, sizeof line, "progress not saved: %s", l->progress_error);
+		say(line, ctx);
+		failed++;
+	}
+	char note[LEARN_MSG_MAX] = "";
+	if (learn_place_bench_save(app, msg, sizeof msg, note, sizeof note) != 0) {
+		snprintf(line, sizeof line, "the lesson's edits not saved: %s", msg);
+		say(line, ctx);
+		failed++;
+	} else if (note[0]) {
+		say(note, ctx);
+	}
+	return failed;
+}
+
+/* What learn_quit says goes nowhere once the app is freed: the status line. */
+static void say_on_status(const char *line, void *ctx)
+{
+	app_message(ctx, true, "%s", line);
+}
+
 void learn_free(struct app *app)
 {
 	struct app_learn *l = L(app);
-	if (l->enabled) {
-		learn_place_view_save(app);
-		learn_place_step_save(app);
-		learn_place_bench_save(app);
-	}
+	if (l->enabled)
+		learn_quit(app, say_on_status, app); /* when tui_run has not (the tests) */
+	learn_place_bench_release(app);
 	if (l->open)
 		lesson_run_end(&l->run);
 	kept_free(l);
@@ -183,6 +213,7 @@ static int start_step(struct app *app, int li, int si, bool force)
 	            st->title[0] ? ": " : "", st->title);
 	app_recompute(app); /* and the goal's first evaluation */
 	learn_place_touch(app, false, true);
+	learn_place_bench_claim(app); /* its file, this instance's (a refused one said) */
 	return 0;
 }
 

@@ -40,6 +40,11 @@ unsigned learn_open(struct app *app, int li, int si);
  * else at its first step not done. The menu and --lesson ID open this way. */
 unsigned learn_open_where_left(struct app *app, int li);
 void learn_free(struct app *app);
+/* At quit: the place, the progress and the open lesson's bench saved;
+ * each failure said by say (one line: tui_run prints it on stderr once
+ * the terminal is closed). Returns how many failed. Once: learn_free
+ * saves only when this was not called. */
+int learn_quit(struct app *app, void (*say)(const char *line, void *ctx), void *ctx);
 
 /* Actions (APP_* flags). */
 unsigned learn_step(struct app *app, int dir);       /* n / p */

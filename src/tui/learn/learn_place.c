@@ -3,29 +3,37 @@
  * done (progress.h), the free workbench's place (stage, panel, cursor,
  * layout), the open lesson's bench and its step's state (stage, cursor,
  * hints, a wrong answer), saved beside the progress file and read back at
- * resume. The lesson flow itself is learn.c's; no drawing.
+ * resume. The bench is a file of its own kind (lessonbench.h): claimed
+ * per instance, never saved over what it cannot read (that is kept and
+ * said, the edits saved beside it). What fails at quit is said on stderr
+ * (learn_quit, learn.c). The lesson flow itself is learn.c's; no drawing.
  */
 #include "learn_place.h"
 #include "learn.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "claim.h"
+#include "lessonbench.h"
 #include "nav.h"
 #include "session.h"
 
-#define BENCH_PREFIX "lesson-bench-"
-
 static struct app_learn *L(struct app *app) { return &app->learn; }
 
-void learn_place_write(struct app *app)
+int learn_place_write(struct app *app)
 {
-	char msg[LEARN_MSG_MAX];
-	if (L(app)->progress_path &&
-	    progress_save(L(app)->progress_path, &L(app)->progress, msg, sizeof msg) != 0)
-		app_message(app, true, "progress not saved: %s", msg);
+	struct app_learn *l = L(app);
+	if (!l->progress_path)
+		return 0;
+	if (progress_save(l->progress_path, &l->progress, l->progress_error, sizeof l->progress_error) != 0) {
+		l->progress_unsaved = true; /* tried again at quit, and said there if it fails again */
+		app_message(app, true, "progress not saved: %s", l->progress_error);
+		return -1;
+	}
+	l->progress_unsaved = false;
+	return 0;
 }
 
 /* Record the open step in the progress (place, done) and save on change. */
@@ -66,52 +74,90 @@ void learn_place_view_save(struct app *app)
 	learn_place_write(app);
 }
 
-/* The open lesson's bench is kept beside the progress file at quit, as a
- * session named for its lesson and step (lesson-bench-LESSON-STEP.txt),
- * so that resuming into that step keeps its edits, and a bench left by
- * another step or lesson (a second instance, a crash after the place
- * moved on) is never put under this step's text. 0 with the directory
- * (its length in *dir_len) and the path, or -1 when progress is not saved. */
-static int bench_path(const struct app *app, char *out, size_t len, int *dir_len)
+/* The directory the progress file is in, where the benches are kept.
+ * 0, or -1 when progress is not saved. */
+static int bench_dir(const struct app_learn *l, char *out, size_t len)
 {
-	const struct app_learn *l = &app->learn;
-	const char *pp = l->progress_path;
-	const char *slash = pp ? strrchr(pp, '/') : NULL;
-	if (!slash || !l->open)
+	const char *slash = l->progress_path ? strrchr(l->progress_path, '/') : NULL;
+	if (!slash)
 		return -1;
-	*dir_len = (int)(slash - pp);
-	return (size_t)snprintf(out, len, "%.*s/" BENCH_PREFIX "%s-%s.txt", *dir_len, pp,
-	                        l->set->lessons[l->lesson].name, lesson_run_step(&l->run)->id) < len ? 0 : -1;
+	return (size_t)snprintf(out, len, "%.*s", (int)(slash - l->progress_path), l->progress_path) < len ? 0 : -1;
 }
 
-/* Every other lesson bench in the directory, removed: one is kept, the
- * last one saved (and the one name older versions used). */
-static void bench_remove_others(const char *path, int dir_len)
+/* The lesson and step of the open step (lessonbench's names). */
+static const char *lesson_name(const struct app_learn *l) { return l->set->lessons[l->lesson].name; }
+static const char *step_id(const struct app_learn *l) { return lesson_run_step(&l->run)->id; }
+
+/* Leaving the step's bench file: its claim given up. */
+static void bench_release(struct app_learn *l)
 {
-	char dirpath[4096], other[4096];
-	snprintf(dirpath, sizeof dirpath, "%.*s", dir_len, path);
-	DIR *d = opendir(dirpath);
-	if (!d)
-		return;
-	for (struct dirent *e; (e = readdir(d)) != NULL;) {
-		bool bench = strncmp(e->d_name, BENCH_PREFIX, strlen(BENCH_PREFIX)) == 0 ||
-		             strcmp(e->d_name, "lesson-bench.txt") == 0;
-		if (bench && (size_t)snprintf(other, sizeof other, "%s/%s", dirpath, e->d_name) < sizeof other &&
-		    strcmp(other, path) != 0)
-			unlink(other);
-	}
-	closedir(d);
+	struct learn_bench_file *bf = &l->bench_file;
+	if (bf->saves_to[0])
+		lessonbench_release(bf->saves_to);
+	memset(bf, 0, sizeof *bf);
 }
 
-void learn_place_bench_save(struct app *app)
+int learn_place_bench_claim(struct app *app)
+{
+	struct app_learn *l = L(app);
+	struct learn_bench_file *bf = &l->bench_file;
+	char dir[4096], path[4096], msg[LEARN_MSG_MAX];
+	if (!l->open || bench_dir(l, dir, sizeof dir) != 0 ||
+	    lessonbench_path(dir, lesson_name(l), step_id(l), path, sizeof path) != 0)
+		return -1;
+	if (!strcmp(path, bf->path))
+		return 0;
+	bench_release(l);
+	snprintf(bf->path, sizeof bf->path, "%s", path);
+	int holder = 0;
+	lessonbench_claim(path, bf->saves_to, sizeof bf->saves_to, &holder); /* -1: path itself, the best left */
+	struct mha_config c;
+	struct mha_weights w;
+	int rc = lessonbench_load(path, lesson_name(l), step_id(l), &c, &w, msg, sizeof msg);
+	if (rc == 0)
+		mha_weights_free(&w);
+	if (rc >= 0)
+		return 0;
+	snprintf(bf->refused, sizeof bf->refused, "%s", msg);
+	if (!strcmp(bf->saves_to, path) && claim_beside(path, bf->saves_to, sizeof bf->saves_to) != 0)
+		bf->saves_to[0] = '\0'; /* nowhere: the save says so at quit */
+	/* what it means first: the status line is 80 columns; all of it on exit */
+	if (bf->saves_to[0])
+		app_message(app, true, "lesson bench not read; this step's edits save beside it (said on exit): %s", msg);
+	else
+		app_message(app, true, "lesson bench not read, and no free name beside it: %s", msg);
+	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
+	return 0;
+}
+
+int learn_place_bench_save(struct app *app, char *msg, size_t len, char *note, size_t note_len)
 {
 	struct app_learn *l = L(app);
 	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
-	char path[4096], msg[LEARN_MSG_MAX];
-	int dir_len;
-	if (b && bench_path(app, path, sizeof path, &dir_len) == 0 &&
-	    session_save(path, &b->cfg, &b->w, msg, sizeof msg) == 0) /* at quit: nowhere to say a failure */
-		bench_remove_others(path, dir_len);
+	const struct learn_bench_file *bf = &l->bench_file;
+	char dir[4096];
+	if (!b || learn_place_bench_claim(app) != 0)
+		return 0; /* nothing to save, or nowhere it is kept (said at start) */
+	if (!bf->saves_to[0]) {
+		snprintf(msg, len, "%.3000s: %.900s; and no free name beside it", bf->path, bf->refused);
+		return -1;
+	}
+	if (lessonbench_save(bf->saves_to, lesson_name(l), step_id(l), &b->cfg, &b->w, msg, len) != 0)
+		return -1;
+	if (bench_dir(l, dir, sizeof dir) == 0)
+		lessonbench_prune(dir, bf->saves_to); /* the newest eight; never another instance's */
+	if (bf->refused[0])
+		snprintf(note, note_len, "%.3000s: this run saved the step's edits to %.3000s",
+		         bf->refused, bf->saves_to);
+	else if (strcmp(bf->saves_to, bf->path) != 0)
+		snprintf(note, note_len, "%.3000s is open in another mha-tui: this run saved the step's edits to %.3000s",
+		         bf->path, bf->saves_to);
+	return 0;
+}
+
+void learn_place_bench_release(struct app *app)
+{
+	bench_release(L(app));
 }
 
 void learn_place_step_save(struct app *app)
@@ -162,15 +208,21 @@ void learn_place_step_restore(struct app *app)
 	learn_evaluate(app);
 }
 
-/* Back into the lesson at resume: its bench as saved at quit, when there is one. */
+/* Back into the lesson at resume: its bench as saved at quit, when there
+ * is one (another instance's too, at the same step: where it was left);
+ * one that cannot be read is said by bench_claim and left as it is. */
 void learn_place_bench_load(struct app *app)
 {
-	char path[4096], msg[LEARN_MSG_MAX];
+	struct app_learn *l = L(app);
+	char msg[LEARN_MSG_MAX];
 	struct mha_config c;
 	struct mha_weights w;
-	int dir_len;
-	if (bench_path(app, path, sizeof path, &dir_len) != 0 || session_load(path, &c, &w, msg, sizeof msg) != 0 ||
-	    app_bench_reset(app, &c, &w, msg, sizeof msg) != 0)
+	if (learn_place_bench_claim(app) != 0 || l->bench_file.refused[0] ||
+	    lessonbench_load(l->bench_file.path, lesson_name(l), step_id(l), &c, &w, msg, sizeof msg) != 0)
 		return;
+	if (app_bench_reset(app, &c, &w, msg, sizeof msg) != 0) {
+		app_message(app, true, "lesson bench not loaded: %s", msg);
+		return;
+	}
 	app_recompute(app);
 }

@@ -90,6 +90,16 @@ enum { LEARN_MSG_MAX = 4096, LEARN_TYPED_MAX = 8 };
 
 struct app;
 
+/* The open step's bench on disk (learn_place.c, lessonbench.h): its
+ * file, the name this instance saves it to (claimed: a second mha-tui at
+ * the same step gets "-2"; beside the file when the file was refused),
+ * and why the file itself could not be read (kept as it is). */
+struct learn_bench_file {
+	char path[4096];             /* the step's bench, "" before one is claimed */
+	char saves_to[4200];         /* where this run saves it (locked while the step is open) */
+	char refused[LEARN_MSG_MAX]; /* why path was refused, or "" */
+};
+
 /* The lessons side of the app (learn.h has the operations). All off when
  * `enabled` is false: the workbench alone, as in the workbench's tests. */
 struct app_learn {
@@ -113,6 +123,10 @@ struct app_learn {
 	struct learn_kept *kept;       /* per step of lesson kept_lesson: its bench as left when done (learn.c) */
 	const char *skip_warned;       /* the key told that leaving forward forfeits the waiting question (learn.c) */
 	int nkept, kept_lesson;
+	struct learn_bench_file bench_file; /* the open step's bench on disk */
+	bool progress_unsaved;         /* the last save of the progress failed: tried again at quit */
+	char progress_error[LEARN_MSG_MAX]; /*   and why */
+	bool quit_saved;               /* learn_quit has saved the place and bench: learn_free does not */
 	/* the lessons' part of app_recompute (check the goal) and of app_free
 	 * (save the place, free the lesson): set by learn_attach, which is how
 	 * the lessons join an app (the app itself knows no lesson code) */

@@ -19,9 +19,10 @@ enum { PROMPT_ESC = 27, PROMPT_DEL = 127, PROMPT_CTRL_H = 8 };
 bool prompt_is_enter(int key);
 bool prompt_is_backspace(int key);
 
-/* A key into a line being typed (buf, size bytes): Backspace removes, a
- * printable character is added while there is room (else *overflow says
- * one was dropped, and Enter refuses the line); anything else is ignored. */
+/* A key into a line being typed (buf, size bytes): Backspace removes a
+ * whole (UTF-8) character, a printable byte (ASCII, or a byte of a UTF-8
+ * character) is added while there is room (else *overflow says one was
+ * dropped, and Enter refuses the line); anything else is ignored. */
 void prompt_type(char *buf, size_t size, bool *overflow, int key);
 
 /* Enter: the prompt gives the keys back (mode_leave); true when the line

@@ -98,6 +98,8 @@ static bool label_status(const struct app *app, const struct frame *f, struct re
 	const char *tail = "_   (Enter: a token a word; Esc cancels)", *text = p ? p->text : "";
 	int room = r.w - 7 - (int)strlen(tail), len = (int)strlen(text);
 	const char *shown = len > room && room > 0 ? text + (len - room) : text;
+	while (((unsigned char)*shown & 0xc0) == 0x80)
+		shown++; /* from a character's first byte: never half of one */
 	snprintf(line, sizeof line, "words: %s%s", shown, tail);
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_SELECTED));
 	return true;
