@@ -64,7 +64,7 @@ const char cli_usage[] =
 	"                   else i-W+1..i+W-1; 0 = off\n"
 	"  --pos P          none|learned|sinusoidal|rope (even d_k); --pos-offset O\n"
 	"  --kv-tokens M    K, V from M more tokens (1..64, or --kv-text \"WORDS\")\n"
-	"  --layers L       1..4 on the residual stream (--train: 1..2); these three:\n"
+	"  --layers L       1..4 on the residual stream (--train: 1..2); --pos, --kv-*:\n"
 	"                   --dump json, --export py (the workbench shows them later)\n"
 	"\n"
 	"other options:\n"

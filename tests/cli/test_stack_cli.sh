@@ -50,7 +50,10 @@ expect_error 2 "--pos is not for training" --train previous --pos rope
 # the workbench does not show them yet: refused before any screen, saying where to look
 expect_error 2 "--dump json" --pos rope
 expect_error 2 "--dump json" --kv-tokens 3
-expect_error 2 "--dump json" --export txt "$tmp/x.txt" --layers 2
+expect_error 2 "--dump json" --export txt "$tmp/x.txt" --kv-tokens 2
+# layers it shows: the screen names the layer it draws, and its input x_l
+run --export txt - --layers 2
+grep -q "layer 0: Q 6x16 = X 6x16" "$tmp/out" || fail "--export txt --layers 2: no layer on the screen"
 
 # Properties of the running program. With no positions attention is blind to
 # order: the same words shuffled give the same rows of Y, shuffled, and each

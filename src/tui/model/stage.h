@@ -46,5 +46,9 @@ struct stage_view {
  * clamped to the configuration). */
 void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enum proj proj,
                 struct stage_view *out);
+/* The same in layer `layer` of a stack (clamped to c->layers): its
+ * projections read x_l, and Output adds the stream x_l+1 = x_l + Y. */
+void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int layer, int head, enum proj proj,
+                      struct stage_view *out);
 
 #endif
