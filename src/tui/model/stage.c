@@ -82,6 +82,12 @@ static void mask_note(const struct mha_config *c, char *out, size_t len)
 	         topk, c->scale ? "1/sqrt(d_k)" : "off (1)");
 }
 
+/* Is PE added to X before layer 0 (sinusoidal, learned)? */
+static bool pe_added(const struct mha_config *c)
+{
+	return c->pos == MHA_POS_SINUSOIDAL || c->pos == MHA_POS_LEARNED;
+}
+
 /* What layer l's projections read, as a panel: X in layer 0 when nothing
  * is added to it; else x_l (X + PE in layer 0, the residual stream after
  * it), named with its layer; X_kv for K and V of cross-attention. */
@@ -89,13 +95,53 @@ static struct panel layer_input(const struct mha_config *c, int l, bool kv)
 {
 	if (kv)
 		return whole(c, MHA_T_XKV, 0);
-	bool pe = c->pos == MHA_POS_SINUSOIDAL || c->pos == MHA_POS_LEARNED;
-	if (l == 0 && !pe)
+	if (l == 0 && !pe_added(c))
 		return whole(c, MHA_T_X, 0);
 	struct panel p = whole(c, MHA_T_XIN, 0);
 	char name[32];
 	snprintf(p.title, sizeof p.title, "%s %dx%d", hn(name, sizeof name, "x", l), p.rows, p.cols);
 	return p;
+}
+
+bool stage_pos_shown(const struct mha_config *c, int layer)
+{
+	return (pe_added(c) && layer == 0) || c->pos == MHA_POS_ROPE;
+}
+
+/* Where order enters. PE added: X, PE (P_pos when learned: an input the
+ * learner edits), x_0 = X + PE. RoPE: Q_i and K_j beside their rotated
+ * forms, which the scores read. */
+static void pos_view(const struct mha_config *c, int i, int j, struct stage_view *v)
+{
+	char a[NOTATION_MAX], b[NOTATION_MAX];
+	if (c->pos == MHA_POS_ROPE) {
+		v->p[0] = block(c, MHA_T_Q, i);
+		v->p[1] = block(c, MHA_T_QROT, i);
+		v->p[2] = block(c, MHA_T_K, j);
+		v->p[3] = block(c, MHA_T_KROT, j);
+		v->count = 4;
+		snprintf(v->formula, sizeof v->formula, "RoPE: %s = %s with pair (2k, 2k+1) of row p turned by p theta_k",
+		         hn(a, sizeof a, "Q_rot", i), hn(b, sizeof b, "Q", i));
+		snprintf(v->note, sizeof v->note, "theta_k = 10000^(-2k/d_k), p = row + %d; S reads Q_rot, K_rot: "
+		         "a score depends on i - j only", c->pos_offset);
+		return;
+	}
+	bool learned = c->pos == MHA_POS_LEARNED;
+	v->p[0] = whole(c, MHA_T_X, 0);
+	v->p[1] = whole(c, learned ? MHA_T_POS : MHA_T_PE, 0);
+	v->p[2] = whole(c, MHA_T_XIN, 0);
+	snprintf(v->p[2].title, sizeof v->p[2].title, "%s %dx%d", hn(a, sizeof a, "x", 0), c->n, c->d);
+	v->count = 3;
+	if (learned) {
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d + P_pos %dx%d: a learned row per position",
+		         hn(a, sizeof a, "x", 0), c->n, c->d, c->n, c->d, c->n, c->d);
+		snprintf(v->note, sizeof v->note, "order enters here, once: P_pos is a weight (edit it); layer 0 reads %.8s",
+		         a);
+	} else {
+		snprintf(v->formula, sizeof v->formula, "%s = X + PE: PE[p,2i] = sin(p / 10000^(2i/d)), PE[p,2i+1] = cos",
+		         hn(a, sizeof a, "x", 0));
+		snprintf(v->note, sizeof v->note, "p = row + %d; order enters here, once, before layer 0", c->pos_offset);
+	}
 }
 
 void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enum proj proj,
@@ -125,6 +171,10 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 
 	switch (s) {
 	case PIPELINE_PROJECTION:
+		if (proj == PROJ_POS && stage_pos_shown(c, l)) {
+			pos_view(c, i, j, v);
+			break;
+		}
 		v->p[0] = in;
 		v->p[1] = whole(c, w, 0);
 		v->p[2] = whole(c, out, 0);
@@ -152,15 +202,18 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		         ow / c->dk, in.rows, c->dk, hn(a, sizeof a, on, blk), xn, hn(b, sizeof b, wn, blk));
 		gqa_note(c, v->note, sizeof v->note);
 		break;
-	case PIPELINE_SCORES:
-		v->p[0] = block(c, MHA_T_Q, i);
-		v->p[1] = block(c, MHA_T_K, j);
+	case PIPELINE_SCORES: {
+		/* with RoPE the scores read the rotated Q and K */
+		bool rope = c->pos == MHA_POS_ROPE;
+		v->p[0] = block(c, rope ? MHA_T_QROT : MHA_T_Q, i);
+		v->p[1] = block(c, rope ? MHA_T_KROT : MHA_T_K, j);
 		v->p[2] = whole(c, MHA_T_SCORES, i);
 		v->p[2].masked = true;
 		v->count = 3;
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s^T %dx%d%s", hn(a, sizeof a, "S", i),
-		         c->n, c->n, hn(b, sizeof b, "Q", i), c->n, c->dk, hn(d, sizeof d, "K", j), c->dk, c->n,
-		         c->scale ? " / sqrt(d_k)" : "");
+		         c->n, c->n, hn(b, sizeof b, rope ? "Q_rot" : "Q", i), c->n, c->dk,
+		         hn(d, sizeof d, rope ? "K_rot" : "K", j), c->dk, c->n, c->scale ? " / sqrt(d_k)" : "");
+	}
 		mask_note(c, v->note, sizeof v->note);
 		break;
 	case PIPELINE_SOFTMAX:

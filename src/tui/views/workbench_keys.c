@@ -15,6 +15,7 @@
 #include "heat_strip.h"
 #include "learn.h"
 #include "mha.h"
+#include "order.h"
 #include "shape.h"
 
 #define NUDGE 0.1f
@@ -103,7 +104,9 @@ static unsigned act_layer(struct app *app, int arg)
 
 static unsigned act_proj(struct app *app)
 {
-	app->proj = (enum proj)((app->proj + 1) % PROJ_COUNT);
+	/* Q, K, V, then where order enters when this layer shows it */
+	int count = PROJ_COUNT + (stage_pos_shown(&app->cfg, app->layer) ? 1 : 0);
+	app->proj = (enum proj)((app->proj + 1) % count);
 	app_clamp(app);
 	return APP_REDRAW;
 }
@@ -199,7 +202,7 @@ const struct action workbench_keys[] = {
 	  .group = "Move", .call_arg = act_layer, .arg = 1, .id = "layer-next" },
 	{ .keys = { 'Y' }, .label = "Y", .name = "prev layer", .help = "previous layer", .help_keys = "",
 	  .group = "Move", .call_arg = act_layer, .arg = -1, .id = "layer-prev" },
-	{ .keys = { 'v' }, .label = "v", .name = "Q/K/V", .help = "Q, K or V (stages 1, 2)", .group = "Move",
+	{ .keys = { 'v' }, .label = "v", .name = "Q/K/V", .help = "Q, K, V (stages 1, 2), positions", .group = "Move",
 	  .call = act_proj, .id = "qkv" },
 	{ .keys = { KEY_NPAGE }, .label = "PgDn", .name = "page", .help = "page the heatmaps",
 	  .help_keys = "PgDn PgUp", .group = "Move", .call_arg = act_page, .arg = 1, .id = "page-next" },
@@ -246,6 +249,12 @@ const struct action workbench_keys[] = {
 	  .group = "Shape", .fn = shape_layers, .arg = 1, .id = "layers-more" },
 	{ .keys = { 'z' }, .label = "z", .name = "layers-", .help = "fewer layers", .help_keys = "", .group = "Shape",
 	  .fn = shape_layers, .arg = -1, .id = "layers-less" },
+	{ .keys = { 'O' }, .label = "O", .name = "positions", .help = "positions (cycles)",
+	  .group = "Shape", .fn = order_encoding_next, .id = "positions" },
+	{ .keys = { '@' }, .label = "@", .name = "shift", .help = "shift every position +1",
+	  .group = "Shape", .fn = order_shift, .arg = 1, .id = "shift" },
+	{ .keys = { '~' }, .label = "~", .name = "shuffle", .help = "shuffle the tokens",
+	  .group = "Shape", .fn = order_shuffle, .id = "shuffle" },
 	{ .keys = { 'm' }, .label = "m", .name = "mask", .help = "causal mask on / off", .group = "Shape", .bar = F,
 	  .fn = shape_toggle, .arg = 0, .id = "causal" },
 	{ .keys = { 's' }, .label = "s", .name = "scale", .help = "1/sqrt(d_k) on / off", .group = "Shape",
