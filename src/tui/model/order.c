@@ -39,8 +39,8 @@ unsigned order_encoding_next(struct app *app, int arg, int key)
 		[MHA_POS_LEARNED] = "a learned P_pos added to X (editable)",
 		[MHA_POS_ROPE] = "q and k turned by position in every layer",
 	};
-	snprintf(what, sizeof what, "positions %s: %s (%s on Projection shows it)", mha_pos_name(nx.pos),
-	         where[nx.pos], mode_key_name(app, "qkv"));
+	snprintf(what, sizeof what, "positions %s: %s (%s on %s shows it)", mha_pos_name(nx.pos), where[nx.pos],
+	         mode_key_name(app, "qkv"), pipeline_stage_label(PIPELINE_PROJECTION));
 	return app_change_config(app, &nx, what);
 }
 
