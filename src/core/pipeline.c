@@ -215,6 +215,25 @@ double pipeline_projection_again(const struct mha_config *cfg, const struct mha_
 	return sum;
 }
 
+double pipeline_projection_again_layer(const struct mha_config *cfg, const struct mha_weights *w,
+                                       const struct mha_acts *a, int layer, enum mha_tensor t, int r,
+                                       int col)
+{
+	if (layer <= 0 || !a)
+		return pipeline_projection_again(cfg, w, t, r, col);
+	// Q[r][col] = x_l[r,:] (d) . W^Q_l[:, col] (d): layer l reads the stream;
+	// K, V of cross-attention read X_kv in every layer
+	enum mha_tensor wt = t == MHA_T_Q ? MHA_T_WQ : t == MHA_T_K ? MHA_T_WK : MHA_T_WV;
+	const float *wm = mha_tensor_data_layer(w, NULL, layer, wt);
+	int wc = mha_tensor_shape(cfg, wt).cols;
+	bool from_kv = t != MHA_T_Q && cfg->m > 0;
+	const float *x = (from_kv ? w->x_kv : a->xin) + (size_t)r * cfg->d;
+	double sum = 0.0;
+	for (int k = 0; k < cfg->d; k++)
+		sum += (double)x[k] * wm[(size_t)k * wc + col];
+	return sum;
+}
+
 void pipeline_row_entropy(const float *p, int n, double *sum, double *entropy)
 {
 	// H = -sum_j p_j ln p_j

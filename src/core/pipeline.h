@@ -100,6 +100,12 @@ bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int
  * that the block is X times a column block of W. */
 double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,
                                  enum mha_tensor t, int r, int col);
+/* The same in layer `layer` of a stack, whose activations are a: row r
+ * of x_l (a->xin; X_kv for K, V of cross-attention) . column col of that
+ * layer's W. Layer 0 is pipeline_projection_again. */
+double pipeline_projection_again_layer(const struct mha_config *cfg, const struct mha_weights *w,
+                                       const struct mha_acts *a, int layer, enum mha_tensor t, int r,
+                                       int col);
 
 /* A row of weights p[0..n): its sum and entropy in nats,
  * H = -sum_j p_j ln p_j (0: all weight on one key; ln n: uniform).

@@ -34,6 +34,14 @@ static void draw_bar(const struct app *app, struct rect r, struct hit_map *hits)
 		hit_add(hits, (struct rect){ r.y, x, 1, w }, HIT_STAGE, s, 0, 0, 1);
 		x += w + 2;
 	}
+	/* a stack: which layer the stages are of, at the bar's right end */
+	if (app->cfg.layers > 1) {
+		char layer[32];
+		snprintf(layer, sizeof layer, "layer %d/%d", app->layer, app->cfg.layers);
+		int lw = (int)strlen(layer), lx = r.x + r.w - lw - 1;
+		if (lx >= x) /* where the stages leave room (the formula says it too) */
+			draw_put(r.y, lx, r.x + r.w - lx, layer, theme_attr(ROLE_STAGE_CURRENT));
+	}
 }
 
 /* Does a table have rows for a hint line of this kind? */

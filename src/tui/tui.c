@@ -85,11 +85,10 @@ static int fail(const char *msg)
 
 bool tui_shows(const struct mha_config *c, char *msg, size_t len)
 {
-	if (c->pos == MHA_POS_NONE && c->m == 0 && c->layers <= 1)
-		return true;
-	snprintf(msg, len, "the workbench does not show positions, cross-attention or layers yet "
-	         "(pos %s, kv_tokens %d, layers %d): see every number with --dump json or --export py",
-	         mha_pos_name(c->pos), c->m, c->layers);
+	if (c->m == 0)
+		return true; /* layers (y Y), positions (v on Projection, O @ ~) */
+	snprintf(msg, len, "the workbench does not show cross-attention yet "
+	         "(kv_tokens %d): see every number with --dump json or --export py", c->m);
 	return false;
 }
 

@@ -47,10 +47,14 @@ expect_error 2 "--layers 5 is out of range: allowed 1..4" --dump json --layers 5
 expect_error 2 "--layers" --dump json --layers 0
 expect_error 2 "--load" --dump json --load s.txt --layers 2
 expect_error 2 "--pos is not for training" --train previous --pos rope
-# the workbench does not show them yet: refused before any screen, saying where to look
-expect_error 2 "--dump json" --pos rope
+# the workbench does not show a source yet: refused before any screen, saying where to look
 expect_error 2 "--dump json" --kv-tokens 3
-expect_error 2 "--dump json" --export txt "$tmp/x.txt" --layers 2
+expect_error 2 "--dump json" --export txt "$tmp/x.txt" --kv-tokens 2
+# layers it shows: the screen names the layer it draws, and its input x_l
+run --export txt - --layers 2
+grep -q "layer 0: Q 6x16 = X 6x16" "$tmp/out" || fail "--export txt --layers 2: no layer on the screen"
+run --export txt - --layers 2 --pos sinusoidal
+grep -q "layer 0: Q 6x16 = x.* 6x16" "$tmp/out" || fail "--export txt --pos sinusoidal: layer 0 does not read x_0"
 
 # Properties of the running program. With no positions attention is blind to
 # order: the same words shuffled give the same rows of Y, shuffled, and each

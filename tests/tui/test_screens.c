@@ -41,7 +41,7 @@ static struct app *open_app(const struct mha_config *c)
 	mha_weights_init(&w, &cc, cc.seed);
 	mha_weights_default_labels(&w, &cc);
 	assert_int_equal(app_init(app, tui_modes, &cc, &w, msg, sizeof msg), 0);
-	app->forward = mha_forward_naive; /* the same digits on every backend */
+	app->forward = mha_stack_forward_naive; /* the same digits on every backend */
 	app_recompute(app);
 	return app;
 }

@@ -434,7 +434,7 @@ void learn_evaluate(struct app *app)
 	struct app_learn *l = L(app);
 	if (!l->active || !l->open)
 		return;
-	int r = lesson_run_eval(&l->run, &app->cfg, &app->w, &app->a);
+	int r = lesson_run_eval(&l->run, &app->cfg, &app->w, &app->stack.layer[0]);
 	if (r & LESSON_EVAL_JUST_MET) {
 		const struct lesson *les = open_lesson(app);
 		/* n on the last step opens the next lesson */

@@ -13,7 +13,7 @@
 static bool place_cursor(struct app *app, enum pipeline_stage st, enum mha_tensor t, int m, int r, int c)
 {
 	struct stage_view v;
-	stage_view(st, &app->cfg, app->head, app->proj, &v);
+	stage_view_layer(st, &app->cfg, app->layer, app->head, app->proj, &v);
 	for (int i = 0; i < v.count; i++) {
 		const struct panel *p = &v.p[i];
 		if (p->t != t || p->proof || p->m != m || c < p->col0 || c >= p->col0 + p->cols || r >= p->rows)

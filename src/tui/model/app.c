@@ -2,8 +2,8 @@
  * app.c - the workbench's model operations: edit a cell, change the
  * configuration (keeping what fits), draw new inputs, undo. Each
  * records what it needs to be undone and says, in APP_* flags, what the
- * loop must redo. No curses here, and no attention arithmetic: mha_forward
- * computes everything; only the Reshape proof multiplies X by one block of
+ * loop must redo. No curses here, and no attention arithmetic: the core's
+ * stack forward computes everything, every layer; only the Reshape proof multiplies X by one block of
  * W here, because showing that product done a second way is its point.
  * Saving and autosaving are save.c; the marks of changed cells, marks.c.
  */
@@ -20,7 +20,10 @@
 
 bool app_same_shape(const struct mha_config *a, const struct mha_config *b)
 {
-	return a->n == b->n && a->d == b->d && a->h == b->h && a->g == b->g && a->dk == b->dk;
+	/* and the same second sequence and layers: X_kv's rows, the stack's */
+	int la = a->layers > 1 ? a->layers : 1, lb = b->layers > 1 ? b->layers : 1;
+	return a->n == b->n && a->d == b->d && a->h == b->h && a->g == b->g && a->dk == b->dk && a->m == b->m &&
+	       la == lb;
 }
 
 static int copy_weights(struct mha_weights *dst, const struct mha_weights *src, const struct mha_config *c)
@@ -40,17 +43,18 @@ int app_init(struct app *app, const struct mode_ops *const *modes, const struct 
 	app->cfg = *cfg;
 	app->w = *w;
 	memset(w, 0, sizeof *w);
-	if (mha_acts_alloc(&app->a, &app->cfg) != MHA_OK) {
+	if (mha_stack_alloc(&app->stack, &app->cfg) != MHA_OK) {
 		snprintf(msg, len, "out of memory for the activations");
 		mha_weights_free(&app->w);
 		return -1;
 	}
+	app->a = app->stack.layer[0];
 	app->stage = PIPELINE_PROJECTION;
 	/* Softmax's cursor starts on P, the stage's result: where room is
 	 * short S (the stage before's) gives way, and the cursor's matrix must
 	 * be the one on screen, as the heatmap readout's is */
 	app->cur[PIPELINE_SOFTMAX].panel = 1;
-	app->forward = mha_forward;
+	app->forward = mha_stack_forward;
 	app_recompute(app);
 	return 0;
 }
@@ -79,15 +83,44 @@ void app_free(struct app *app)
 		app->learn.release(app);
 	mode_free_all(app);
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
-	mha_acts_free(&app->a);
+	mha_stack_free(&app->stack);
 	mha_weights_free(&app->w);
 	free(app->prev);
 	app->prev = NULL;
 }
 
+/* The new stack of activations (shape changed): the old one freed, the
+ * viewed layer kept where it still exists. */
+static void stack_take(struct app *app, struct mha_stack *ns)
+{
+	mha_stack_free(&app->stack);
+	app->stack = *ns;
+	if (app->layer >= app->stack.layers)
+		app->layer = app->stack.layers - 1;
+	app->a = app->stack.layer[app->layer];
+}
+
+unsigned app_layer_set(struct app *app, int layer)
+{
+	int layers = app->stack.layers > 0 ? app->stack.layers : 1;
+	int to = layer < 0 ? 0 : layer >= layers ? layers - 1 : layer;
+	if (to == app->layer)
+		return 0;
+	app->layer = to;
+	app->a = app->stack.layer[to];
+	app_clamp(app);
+	return APP_REDRAW;
+}
+
+float *app_tensor(const struct app *app, enum mha_tensor t)
+{
+	return mha_tensor_data_layer(&app->w, &app->a, app->layer, t);
+}
+
 void app_recompute(struct app *app)
 {
-	app->forward(&app->cfg, &app->w, &app->a);
+	app->forward(&app->cfg, &app->w, &app->stack);
+	app->a = app->stack.layer[app->layer];
 	if (!app->learn.active)
 		app->save.session_dirty = true; /* the learner's bench changed: the next save writes */
 	mode_recompute(app); /* the views' own numbers follow the inputs (FlashAttention's tiles) */
@@ -117,7 +150,7 @@ void app_bench_swap(struct app *app, struct bench *b)
 void app_bench_free(struct bench *b)
 {
 	undo_clear(b->undo, &b->undo_top, &b->undo_count);
-	mha_acts_free(&b->a);
+	mha_stack_free(&b->stack);
 	mha_weights_free(&b->w);
 	free(b->prev);
 	memset(b, 0, sizeof *b);
@@ -126,16 +159,16 @@ void app_bench_free(struct bench *b)
 int app_bench_reset(struct app *app, const struct mha_config *cfg, struct mha_weights *w,
                     char *msg, size_t len)
 {
-	struct mha_acts na;
-	if (mha_acts_alloc(&na, cfg) != MHA_OK) {
+	struct mha_stack ns;
+	if (mha_stack_alloc(&ns, cfg) != MHA_OK) {
 		snprintf(msg, len, "out of memory for the activations");
 		mha_weights_free(w);
 		return -1;
 	}
 	undo_clear(app->undo, &app->undo_top, &app->undo_count);
-	mha_acts_free(&app->a);
+	app->layer = 0;
+	stack_take(app, &ns);
 	mha_weights_free(&app->w);
-	app->a = na;
 	app->w = *w;
 	memset(w, 0, sizeof *w);
 	app->cfg = *cfg;
@@ -163,7 +196,7 @@ void app_message(struct app *app, bool error, const char *fmt, ...)
 
 void app_view(const struct app *app, struct stage_view *v)
 {
-	stage_view(app->stage, &app->cfg, app->head, app->proj, v);
+	stage_view_layer(app->stage, &app->cfg, app->layer, app->head, app->proj, v);
 }
 
 void app_clamp(struct app *app)
@@ -213,10 +246,11 @@ bool app_view_cursor(const struct app *app, const struct stage_view *v, struct c
 float app_panel_value(const struct app *app, const struct panel *p, int r, int c)
 {
 	const struct mha_config *cf = &app->cfg;
-	if (p->proof) /* the head block computed again from the inputs */
-		return (float)pipeline_projection_again(cf, &app->w, p->t, r, p->col0 + c);
+	if (p->proof) /* the head block computed again from the layer's input */
+		return (float)pipeline_projection_again_layer(cf, &app->w, &app->a, app->layer, p->t, r,
+		                                              p->col0 + c);
 	struct mha_shape s = mha_tensor_shape(cf, p->t);
-	const float *m = mha_tensor_data(&app->w, &app->a, p->t);
+	const float *m = app_tensor(app, p->t);
 	return m[((size_t)p->m * s.rows + r) * s.cols + p->col0 + c];
 }
 
@@ -234,14 +268,17 @@ static struct undo_entry *undo_push(struct app *app)
 	return e;
 }
 
-/* Bytes of the inputs (X, W^Q, W^K, W^V, W^O) of configuration c. */
+/* Bytes of the inputs (X, X_kv, P_pos, every layer's W^Q .. W^O) of
+ * configuration c. */
 static size_t inputs_bytes(const struct mha_config *c)
 {
 	size_t total = 0;
 	for (int t = 0; t < MHA_T_COUNT; t++)
 		if (mha_tensor_info((enum mha_tensor)t)->input) {
 			struct mha_shape s = mha_tensor_shape(c, (enum mha_tensor)t);
-			total += (size_t)s.count * s.rows * s.cols * sizeof(float);
+			bool per_layer = t == MHA_T_WQ || t == MHA_T_WK || t == MHA_T_WV || t == MHA_T_WO;
+			total += (size_t)s.count * s.rows * s.cols * sizeof(float) *
+			         (per_layer && c->layers > 1 ? (size_t)c->layers : 1);
 		}
 	return total;
 }
@@ -302,13 +339,14 @@ unsigned app_set_input(struct app *app, const struct cell *c, float v)
 {
 	const struct cell cell = *c;
 	struct mha_shape s = mha_tensor_shape(&app->cfg, cell.t);
-	float *m = mha_tensor_data(&app->w, NULL, cell.t);
+	float *m = mha_tensor_data_layer(&app->w, NULL, app->layer, cell.t);
 	size_t i = (size_t)cell.r * s.cols + cell.c;
 	if (m[i] == v)
 		return APP_REDRAW;
 	struct undo_entry *e = undo_push(app);
 	e->kind = UNDO_CELL;
 	e->t = cell.t;
+	e->layer = app->layer;
 	e->index = i;
 	e->old = m[i];
 	app_snapshot(app);
@@ -319,8 +357,8 @@ unsigned app_set_input(struct app *app, const struct cell *c, float v)
 /* Swap in a new configuration and inputs; the old ones go to an undo level. */
 static unsigned replace_all(struct app *app, const struct mha_config *next, struct mha_weights *nw)
 {
-	struct mha_acts na;
-	if (mha_acts_alloc(&na, next) != MHA_OK) {
+	struct mha_stack ns;
+	if (mha_stack_alloc(&ns, next) != MHA_OK) {
 		mha_weights_free(nw);
 		app_message(app, true, "out of memory for that configuration; nothing changed");
 		return APP_REDRAW;
@@ -330,8 +368,7 @@ static unsigned replace_all(struct app *app, const struct mha_config *next, stru
 	e->cfg = app->cfg;
 	e->w = app->w;
 	undo_trim(app);
-	mha_acts_free(&app->a);
-	app->a = na;
+	stack_take(app, &ns);
 	app->w = *nw;
 	app->cfg = *next;
 	app->changed_until_ms = 0; /* another shape: no marks */
@@ -409,8 +446,12 @@ unsigned app_undo(struct app *app)
 	switch (e->kind) {
 	case UNDO_CELL:
 		app_snapshot(app);
-		mha_tensor_data(&app->w, NULL, e->t)[e->index] = e->old;
-		app_message(app, false, "undone: %s cell restored", mha_tensor_info(e->t)->name);
+		mha_tensor_data_layer(&app->w, NULL, e->layer, e->t)[e->index] = e->old;
+		if (app->cfg.layers > 1)
+			app_message(app, false, "undone: %s cell of layer %d restored", mha_tensor_info(e->t)->name,
+			            e->layer);
+		else
+			app_message(app, false, "undone: %s cell restored", mha_tensor_info(e->t)->name);
 		break;
 	case UNDO_CONFIG:
 		app_snapshot(app);
@@ -424,15 +465,14 @@ unsigned app_undo(struct app *app)
 			app->w = e->w;
 			app->cfg = e->cfg;
 		} else {
-			struct mha_acts na;
-			if (mha_acts_alloc(&na, &e->cfg) != MHA_OK) {
+			struct mha_stack ns;
+			if (mha_stack_alloc(&ns, &e->cfg) != MHA_OK) {
 				app->undo_top = (app->undo_top + 1) % APP_UNDO_MAX;
 				app->undo_count++;
 				app_message(app, true, "out of memory: cannot undo");
 				return APP_REDRAW;
 			}
-			mha_acts_free(&app->a);
-			app->a = na;
+			stack_take(app, &ns);
 			mha_weights_free(&app->w);
 			app->w = e->w;
 			app->cfg = e->cfg;
@@ -451,7 +491,7 @@ unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int
                          float f, bool set, const char *what)
 {
 	struct mha_shape s = mha_tensor_shape(&app->cfg, t);
-	const float *m = mha_tensor_data(&app->w, NULL, t);
+	const float *m = mha_tensor_data_layer(&app->w, NULL, app->layer, t);
 	for (int r = r0; r < r1 && !set; r++)
 		for (int c = c0; c < c1; c++) {
 			double v = (double)m[(size_t)r * s.cols + c] * f;
@@ -465,7 +505,7 @@ unsigned app_scale_cells(struct app *app, enum mha_tensor t, int r0, int r1, int
 		app_message(app, true, "out of memory; nothing changed");
 		return APP_REDRAW;
 	}
-	float *n = mha_tensor_data(&nw, NULL, t);
+	float *n = mha_tensor_data_layer(&nw, NULL, app->layer, t);
 	for (int r = r0; r < r1; r++)
 		for (int c = c0; c < c1; c++)
 			n[(size_t)r * s.cols + c] = set ? f : n[(size_t)r * s.cols + c] * f;

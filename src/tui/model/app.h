@@ -53,6 +53,7 @@ struct app_cursor {
 struct undo_entry {
 	enum { UNDO_CELL, UNDO_CONFIG, UNDO_ALL } kind;
 	enum mha_tensor t;        /* UNDO_CELL: which input, */
+	int layer;                /*   of which layer (W's; X and P_pos are every layer's), */
 	size_t index;             /*   which cell, */
 	float old;                /*   and its value before */
 	struct mha_config cfg;    /* UNDO_CONFIG / UNDO_ALL: the configuration before */
@@ -69,7 +70,9 @@ struct undo_entry {
 #define BENCH_FIELDS \
 	struct mha_config cfg;        /* valid at all times */ \
 	struct mha_weights w;         /* the inputs the learner edits */ \
-	struct mha_acts a;            /* every intermediate of cfg, w (after app_recompute) */ \
+	struct mha_stack stack;       /* every layer's intermediates of cfg, w (after app_recompute; owned) */ \
+	struct mha_acts a;            /* the viewed layer's: stack.layer[layer] (not owned) */ \
+	int layer;                    /* the layer the stage screens show: 0 .. cfg.layers - 1 */ \
 	float *prev;                  /* every tensor's values before the last edit, tensor after tensor */ \
 	size_t prev_len;              /* floats in prev */ \
 	long long changed_until_ms;   /* mark cells that differ from prev until then */ \
@@ -141,10 +144,11 @@ struct app {
 		struct bench bench;   /* whole (app_bench_swap) */
 		struct { BENCH_FIELDS }; /* field by field: app->cfg, app->stage, ... */
 	};
-	/* the forward pass app_recompute runs: mha_forward. The golden screen
-	 * tests set mha_forward_naive, whose last digits are the same for
+	/* the forward pass app_recompute runs: mha_stack_forward (every
+	 * layer; with one layer, mha_forward's numbers). The golden screen
+	 * tests set mha_stack_forward_naive, whose last digits are the same for
 	 * every CPU kernel and BLAS backend (sanitizer and valgrind builds). */
-	void (*forward)(const struct mha_config *, const struct mha_weights *, struct mha_acts *);
+	void (*forward)(const struct mha_config *, const struct mha_weights *, struct mha_stack *);
 	struct app_save save;         /* the session file: where it saves, what is owed (save.h) */
 	bool notice;                  /* the status message goes at the next key */
 	/* the screen modes (mode.h): the table the app runs with, which one
@@ -179,9 +183,15 @@ int app_init(struct app *app, const struct mode_ops *const *modes, const struct 
              struct mha_weights *w, char *msg, size_t len);
 void app_free(struct app *app);
 
-/* mha_forward over the current inputs, then what follows them: every
- * mode's recompute hook (mode.h) and the open lesson's goal. */
+/* The stack's forward over the current inputs, then what follows them:
+ * every mode's recompute hook (mode.h) and the open lesson's goal. */
 void app_recompute(struct app *app);
+
+/* Layers. A view reads the layer the learner looks at as app->layer and
+ * its numbers as app->a (that layer's activations) or app_tensor (W's of
+ * that layer too); app_layer_set moves there (clamped; APP_* flags). */
+unsigned app_layer_set(struct app *app, int layer);
+float *app_tensor(const struct app *app, enum mha_tensor t);
 
 /* A status-line message for APP_STATUS_MS. */
 void app_message(struct app *app, bool error, const char *fmt, ...)

@@ -1,6 +1,6 @@
 /*
- * shape.c - the shape tweaks of the workbench's key table (] [ } { > < . , D d t T
- * m s x): each builds the next configuration from the current one and
+ * shape.c - the shape tweaks of the workbench's key table (] [ } { > < . , D d Z z
+ * t T m s x): each builds the next configuration from the current one and
  * hands it to app_change_config, which checks it, keeps what fits (the
  * core's mha_weights_carry rule) and explains refusals in the status line.
  * Which h goes with which d_k and g is decided here; nothing is computed.
@@ -163,3 +163,23 @@ const char shape_keep_rule[] =
 	"heads: every cell keeps its place. Otherwise each cell whose row, head and "
 	"column within the head still exist keeps its value, yours or the seed's. "
 	"New cells come from the seed; token labels stay with their rows.";
+
+unsigned shape_layers(struct app *app, int dir, int key)
+{
+	(void)key;
+	struct mha_config nx = app->cfg;
+	int now = nx.layers > 1 ? nx.layers : 1;
+	nx.layers = now + dir;
+	if (nx.layers < 1 || nx.layers > MHA_MAX_LAYERS) {
+		app_message(app, true, "layers cannot go %s: 1..%d on the workbench", dir > 0 ? "higher" : "lower",
+		            MHA_MAX_LAYERS);
+		return APP_REDRAW;
+	}
+	char what[160];
+	if (nx.layers > now)
+		snprintf(what, sizeof what, "layers %d: layer %d reads the stream x_%d = x_%d + Y (%s/%s: next/previous layer)",
+		         nx.layers, now, now, now - 1, mode_key_name(app, "layer-next"), mode_key_name(app, "layer-prev"));
+	else
+		snprintf(what, sizeof what, "layers %d", nx.layers);
+	return app_change_config(app, &nx, what);
+}

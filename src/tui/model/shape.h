@@ -13,6 +13,7 @@ unsigned shape_dk(struct app *app, int dir, int key);
 unsigned shape_kv(struct app *app, int dir, int key);     /* the next divisor of h */
 unsigned shape_tokens(struct app *app, int dir, int key);
 unsigned shape_dmodel(struct app *app, int dir, int key);
+unsigned shape_layers(struct app *app, int dir, int key); /* 1..MHA_MAX_LAYERS on the residual stream */
 unsigned shape_topk(struct app *app, int dir, int key);
 unsigned shape_toggle(struct app *app, int which, int key);
 

@@ -82,10 +82,80 @@ static void mask_note(const struct mha_config *c, char *out, size_t len)
 	         topk, c->scale ? "1/sqrt(d_k)" : "off (1)");
 }
 
+/* Is PE added to X before layer 0 (sinusoidal, learned)? */
+static bool pe_added(const struct mha_config *c)
+{
+	return c->pos == MHA_POS_SINUSOIDAL || c->pos == MHA_POS_LEARNED;
+}
+
+/* What layer l's projections read, as a panel: X in layer 0 when nothing
+ * is added to it; else x_l (X + PE in layer 0, the residual stream after
+ * it), named with its layer; X_kv for K and V of cross-attention. */
+static struct panel layer_input(const struct mha_config *c, int l, bool kv)
+{
+	if (kv)
+		return whole(c, MHA_T_XKV, 0);
+	if (l == 0 && !pe_added(c))
+		return whole(c, MHA_T_X, 0);
+	struct panel p = whole(c, MHA_T_XIN, 0);
+	char name[32];
+	snprintf(p.title, sizeof p.title, "%s %dx%d", hn(name, sizeof name, "x", l), p.rows, p.cols);
+	return p;
+}
+
+bool stage_pos_shown(const struct mha_config *c, int layer)
+{
+	return (pe_added(c) && layer == 0) || c->pos == MHA_POS_ROPE;
+}
+
+/* Where order enters. PE added: X, PE (P_pos when learned: an input the
+ * learner edits), x_0 = X + PE. RoPE: Q_i and K_j beside their rotated
+ * forms, which the scores read. */
+static void pos_view(const struct mha_config *c, int i, int j, struct stage_view *v)
+{
+	char a[NOTATION_MAX], b[NOTATION_MAX];
+	if (c->pos == MHA_POS_ROPE) {
+		v->p[0] = block(c, MHA_T_Q, i);
+		v->p[1] = block(c, MHA_T_QROT, i);
+		v->p[2] = block(c, MHA_T_K, j);
+		v->p[3] = block(c, MHA_T_KROT, j);
+		v->count = 4;
+		snprintf(v->formula, sizeof v->formula, "RoPE: %s = %s with pair (2k, 2k+1) of row p turned by p theta_k",
+		         hn(a, sizeof a, "Q_rot", i), hn(b, sizeof b, "Q", i));
+		snprintf(v->note, sizeof v->note, "theta_k = 10000^(-2k/d_k), p = row + %d; S reads Q_rot, K_rot: "
+		         "a score depends on i - j only", c->pos_offset);
+		return;
+	}
+	bool learned = c->pos == MHA_POS_LEARNED;
+	v->p[0] = whole(c, MHA_T_X, 0);
+	v->p[1] = whole(c, learned ? MHA_T_POS : MHA_T_PE, 0);
+	v->p[2] = whole(c, MHA_T_XIN, 0);
+	snprintf(v->p[2].title, sizeof v->p[2].title, "%s %dx%d", hn(a, sizeof a, "x", 0), c->n, c->d);
+	v->count = 3;
+	if (learned) {
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d + P_pos %dx%d: a learned row per position",
+		         hn(a, sizeof a, "x", 0), c->n, c->d, c->n, c->d, c->n, c->d);
+		snprintf(v->note, sizeof v->note, "order enters here, once: P_pos is a weight (edit it); layer 0 reads %.8s",
+		         a);
+	} else {
+		snprintf(v->formula, sizeof v->formula, "%s = X + PE: PE[p,2i] = sin(p / 10000^(2i/d)), PE[p,2i+1] = cos",
+		         hn(a, sizeof a, "x", 0));
+		snprintf(v->note, sizeof v->note, "p = row + %d; order enters here, once, before layer 0", c->pos_offset);
+	}
+}
+
 void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enum proj proj,
                 struct stage_view *v)
 {
+	stage_view_layer(s, c, 0, head, proj, v);
+}
+
+void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int layer, int head, enum proj proj,
+                      struct stage_view *v)
+{
 	memset(v, 0, sizeof *v);
+	int layers = c->layers > 1 ? c->layers : 1;
+	int l = layer < 0 ? 0 : layer >= layers ? layers - 1 : layer;
 	int i = head < 0 ? 0 : head >= c->h ? c->h - 1 : head;
 	int j = mha_kv_head(c, i);
 	enum proj pj = proj >= 0 && proj < PROJ_COUNT ? proj : PROJ_Q;
@@ -95,16 +165,23 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 	const char *on = mha_tensor_info(out)->name, *wn = mha_tensor_info(w)->name;
 	int ow = mha_tensor_shape(c, out).cols;
 	char a[NOTATION_MAX], b[NOTATION_MAX], d[NOTATION_MAX]; /* names in the formulas */
+	struct panel in = layer_input(c, l, pj != PROJ_Q && c->m > 0);
+	char xn[32]; /* the input's name: "X", "x₁", "X_kv" */
+	snprintf(xn, sizeof xn, "%.*s", (int)(strchr(in.title, ' ') - in.title), in.title);
 
 	switch (s) {
 	case PIPELINE_PROJECTION:
-		v->p[0] = whole(c, MHA_T_X, 0);
+		if (proj == PROJ_POS && stage_pos_shown(c, l)) {
+			pos_view(c, i, j, v);
+			break;
+		}
+		v->p[0] = in;
 		v->p[1] = whole(c, w, 0);
 		v->p[2] = whole(c, out, 0);
 		v->count = 3;
 		/* with biases: Q = X W^Q + b^Q, b^Q added to every row */
-		snprintf(v->formula, sizeof v->formula, "%s %dx%d = X %dx%d . %s %dx%d%s%s", on, c->n, ow,
-		         c->n, c->d, wn, c->d, ow, c->bias ? " + b^" : "", c->bias ? wn + 2 : "");
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s %dx%d%s%s", on, in.rows, ow,
+		         xn, in.rows, c->d, wn, c->d, ow, c->bias ? " + b^" : "", c->bias ? wn + 2 : "");
 		v->note_key = "qkv"; /* the key is the drawing's to name */
 		snprintf(v->note, sizeof v->note, "%%s: show Q / K / V    one product projects every head at once");
 		break;
@@ -116,24 +193,27 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		v->p[1].col0 = blk * c->dk;
 		v->p[2] = v->p[1];
 		v->p[2].proof = true;
-		snprintf(v->p[2].title, sizeof v->p[2].title, "X . %s %dx%d",
+		snprintf(v->p[2].title, sizeof v->p[2].title, "%s . %s %dx%d", xn,
 		         notation_ref(a, sizeof a, w, (struct notation_range[3]){
 		                      { 0, 0 }, { 0, -1 }, { blk * c->dk, (blk + 1) * c->dk - 1 } }, theme_utf8()),
-		         c->n, c->dk);
+		         in.rows, c->dk);
 		v->count = 3;
-		snprintf(v->formula, sizeof v->formula, "%s %dx%d -> %d heads of %dx%d: %s = X . %s", on, c->n, ow,
-		         ow / c->dk, c->n, c->dk, hn(a, sizeof a, on, blk), hn(b, sizeof b, wn, blk));
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d -> %d heads of %dx%d: %s = %s . %s", on, in.rows, ow,
+		         ow / c->dk, in.rows, c->dk, hn(a, sizeof a, on, blk), xn, hn(b, sizeof b, wn, blk));
 		gqa_note(c, v->note, sizeof v->note);
 		break;
-	case PIPELINE_SCORES:
-		v->p[0] = block(c, MHA_T_Q, i);
-		v->p[1] = block(c, MHA_T_K, j);
+	case PIPELINE_SCORES: {
+		/* with RoPE the scores read the rotated Q and K */
+		bool rope = c->pos == MHA_POS_ROPE;
+		v->p[0] = block(c, rope ? MHA_T_QROT : MHA_T_Q, i);
+		v->p[1] = block(c, rope ? MHA_T_KROT : MHA_T_K, j);
 		v->p[2] = whole(c, MHA_T_SCORES, i);
 		v->p[2].masked = true;
 		v->count = 3;
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s^T %dx%d%s", hn(a, sizeof a, "S", i),
-		         c->n, c->n, hn(b, sizeof b, "Q", i), c->n, c->dk, hn(d, sizeof d, "K", j), c->dk, c->n,
-		         c->scale ? " / sqrt(d_k)" : "");
+		         c->n, c->n, hn(b, sizeof b, rope ? "Q_rot" : "Q", i), c->n, c->dk,
+		         hn(d, sizeof d, rope ? "K_rot" : "K", j), c->dk, c->n, c->scale ? " / sqrt(d_k)" : "");
+	}
 		mask_note(c, v->note, sizeof v->note);
 		break;
 	case PIPELINE_SOFTMAX:
@@ -180,6 +260,22 @@ void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enu
 		snprintf(v->formula, sizeof v->formula, "Y %dx%d = Concat %dx%d . W^O %dx%d%s", c->n, c->d,
 		         c->n, c->h * c->dk, c->h * c->dk, c->d, c->bias ? " + b^O" : "");
 		snprintf(v->note, sizeof v->note, "W^O mixes the heads back into d_model columns");
+		if (layers > 1) { /* the residual stream: what the next layer reads */
+			v->p[3] = whole(c, MHA_T_STREAM, 0);
+			char n1[32], n0[32];
+			hn(n1, sizeof n1, "x", l + 1);
+			hn(n0, sizeof n0, "x", l);
+			snprintf(v->p[3].title, sizeof v->p[3].title, "%s %dx%d", n1, c->n, c->d);
+			v->count = 4;
+			snprintf(v->note, sizeof v->note, "%s = %s + Y: the residual stream, %s", n1, n0,
+			         l + 1 < layers ? "the next layer's input" : "the stack's output");
+		}
 		break;
+	}
+	if (layers > 1) { /* a stack: the formula says whose layer it is */
+		char f[sizeof v->formula + 16];
+		snprintf(f, sizeof f, "layer %d: %.110s", l, v->formula);
+		f[sizeof v->formula - 1] = '\0';
+		memcpy(v->formula, f, sizeof v->formula);
 	}
 }

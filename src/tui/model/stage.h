@@ -10,7 +10,9 @@
 #include "mha.h"
 #include "pipeline.h"
 
-enum proj { PROJ_Q, PROJ_K, PROJ_V, PROJ_COUNT }; /* which projection Projection and Reshape show */
+/* Which projection Projection and Reshape show; PROJ_POS: on Projection,
+ * where order enters (stage_pos_shown), after Q, K and V. */
+enum proj { PROJ_Q, PROJ_K, PROJ_V, PROJ_COUNT, PROJ_POS = PROJ_COUNT };
 
 enum { STAGE_PANELS_MAX = 4, PANEL_TITLE_MAX = 64 };
 
@@ -46,5 +48,12 @@ struct stage_view {
  * clamped to the configuration). */
 void stage_view(enum pipeline_stage s, const struct mha_config *c, int head, enum proj proj,
                 struct stage_view *out);
+/* Does layer `layer` of c show where order enters (PROJ_POS)? Layer 0
+ * with PE added to X (sinusoidal, learned); every layer with RoPE. */
+bool stage_pos_shown(const struct mha_config *c, int layer);
+/* The same in layer `layer` of a stack (clamped to c->layers): its
+ * projections read x_l, and Output adds the stream x_l+1 = x_l + Y. */
+void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int layer, int head, enum proj proj,
+                      struct stage_view *out);
 
 #endif

@@ -119,7 +119,7 @@ static void panel_focus(const struct matrix_panel *k, int *fr, int *fc)
 static void row_stats(const struct app *app, const struct panel *p, int r, double *sum, double *ent)
 {
 	struct mha_shape s = mha_tensor_shape(&app->cfg, p->t);
-	const float *m = mha_tensor_data(&app->w, &app->a, p->t);
+	const float *m = app_tensor(app, p->t);
 	pipeline_row_entropy(m + ((size_t)p->m * s.rows + r) * s.cols + p->col0, p->cols, sum, ent);
 }
 

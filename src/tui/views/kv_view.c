@@ -129,7 +129,8 @@ static void kv_body(const struct app *app, const struct frame *f, const struct b
 	         "val/tok/L", "bytes/tok", "at T");
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM) | A_BOLD);
 	if (y + 4 <= bottom)
-		y += kv_model(y, r, "this workbench (one layer)", 1, c->h, c->g, c->dk, app);
+		y += kv_model(y, r, c->layers > 1 ? "this workbench" : "this workbench (one layer)",
+		              c->layers > 1 ? c->layers : 1, c->h, c->g, c->dk, app);
 	for (const struct mha_model *m = mha_models; m->name && y + 4 <= bottom; m++)
 		y += kv_model(y, r, m->name, m->layers, m->h, m->g, m->dk, app);
 	/* the worked figure for the largest preset: the formula with its numbers */

@@ -118,7 +118,7 @@ static const char *bias_note(const struct app *app, const char *note, char *out,
 	if (!c->bias || (app->stage != PIPELINE_PROJECTION && app->stage != PIPELINE_OUTPUT))
 		return note;
 	int k = app->stage == PIPELINE_OUTPUT ? 3 : app->proj >= 0 && app->proj < PROJ_COUNT ? (int)app->proj : 0;
-	struct mha_bias b = mha_bias(&app->w, c, k);
+	struct mha_bias b = mha_bias_layer(&app->w, c, app->layer, k);
 	size_t l = (size_t)snprintf(out, len, "%s %d:", b.name, b.len);
 	for (int i = 0; i < b.len && l < len; i++) {
 		char num[32];

@@ -30,8 +30,8 @@ static int write_file(const char *path, const struct app *app, enum export_kind 
 	if (!f)
 		return errno ? errno : EIO;
 	enum mha_tensor stage = app->stage == PIPELINE_SCORES ? MHA_T_SCORES : MHA_T_WEIGHTS;
-	int rc = kind == EXPORT_PY  ? export_py(f, &app->cfg, &app->w, &app->a, 1)
-	       : kind == EXPORT_SVG ? export_svg(f, &app->cfg, &app->w, &app->a, stage)
+	int rc = kind == EXPORT_PY  ? export_py(f, &app->cfg, &app->w, app->stack.layer, app->stack.layers)
+	       : kind == EXPORT_SVG ? export_svg(f, &app->cfg, &app->w, &app->stack.layer[0], stage)
 	                            : vscreen_write(f);
 	int err = rc != 0 ? (errno ? errno : EIO) : 0;
 	if (fclose(f) != 0 && !err)

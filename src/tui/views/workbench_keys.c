@@ -15,6 +15,7 @@
 #include "heat_strip.h"
 #include "learn.h"
 #include "mha.h"
+#include "order.h"
 #include "shape.h"
 
 #define NUDGE 0.1f
@@ -81,9 +82,31 @@ static unsigned act_head(struct app *app, int arg)
 	return APP_REDRAW;
 }
 
+/* The layer the stage screens show (a stack: --layers, Z z): wraps, as
+ * heads do, and says what that layer reads. */
+static unsigned act_layer(struct app *app, int arg)
+{
+	int layers = app->cfg.layers > 1 ? app->cfg.layers : 1;
+	if (layers == 1) {
+		app_message(app, false, "one layer (%s adds one: a stack on the residual stream)",
+		            mode_key_name(app, "layers-more"));
+		return APP_REDRAW;
+	}
+	app_layer_set(app, (app->layer + arg + layers) % layers);
+	if (app->layer == 0)
+		app_message(app, false, "layer 0 of %d: reads x_0 = X%s", layers,
+		            app->cfg.pos == MHA_POS_SINUSOIDAL || app->cfg.pos == MHA_POS_LEARNED ? " + PE" : "");
+	else
+		app_message(app, false, "layer %d of %d: reads x_%d = x_%d + Y of layer %d (the residual stream)",
+		            app->layer, layers, app->layer, app->layer - 1, app->layer - 1);
+	return APP_REDRAW;
+}
+
 static unsigned act_proj(struct app *app)
 {
-	app->proj = (enum proj)((app->proj + 1) % PROJ_COUNT);
+	/* Q, K, V, then where order enters when this layer shows it */
+	int count = PROJ_COUNT + (stage_pos_shown(&app->cfg, app->layer) ? 1 : 0);
+	app->proj = (enum proj)((app->proj + 1) % count);
 	app_clamp(app);
 	return APP_REDRAW;
 }
@@ -102,7 +125,7 @@ static unsigned act_nudge(struct app *app, int arg)
 	struct cell c;
 	if (!app_cursor_editable(app, &c))
 		return APP_REDRAW;
-	float now = mha_tensor_data(&app->w, NULL, c.t)[(size_t)c.r * mha_tensor_shape(&app->cfg, c.t).cols + c.c];
+	float now = app_tensor(app, c.t)[(size_t)c.r * mha_tensor_shape(&app->cfg, c.t).cols + c.c];
 	float next = now + (float)arg * NUDGE;
 	if (next > MHA_VALUE_MAX || next < -MHA_VALUE_MAX) {
 		app_message(app, true, "not changed: values must be within +-1e6");
@@ -175,7 +198,11 @@ const struct action workbench_keys[] = {
 	  .group = "Move", .call_arg = act_head, .arg = 1, .id = "head-next" },
 	{ .keys = { 'H' }, .label = "H", .name = "prev head", .help = "previous head", .help_keys = "",
 	  .group = "Move", .call_arg = act_head, .arg = -1, .id = "head-prev" },
-	{ .keys = { 'v' }, .label = "v", .name = "Q/K/V", .help = "Q, K or V (stages 1, 2)", .group = "Move",
+	{ .keys = { 'y' }, .label = "y", .name = "layer", .help = "next / previous layer", .help_keys = "y Y",
+	  .group = "Move", .call_arg = act_layer, .arg = 1, .id = "layer-next" },
+	{ .keys = { 'Y' }, .label = "Y", .name = "prev layer", .help = "previous layer", .help_keys = "",
+	  .group = "Move", .call_arg = act_layer, .arg = -1, .id = "layer-prev" },
+	{ .keys = { 'v' }, .label = "v", .name = "Q/K/V", .help = "Q, K, V (stages 1, 2), positions", .group = "Move",
 	  .call = act_proj, .id = "qkv" },
 	{ .keys = { KEY_NPAGE }, .label = "PgDn", .name = "page", .help = "page the heatmaps",
 	  .help_keys = "PgDn PgUp", .group = "Move", .call_arg = act_page, .arg = 1, .id = "page-next" },
@@ -218,6 +245,16 @@ const struct action workbench_keys[] = {
 	  .group = "Shape", .fn = shape_dmodel, .arg = 1, .id = "dmodel-more" },
 	{ .keys = { 'd' }, .label = "d", .name = "d_model-", .help = "smaller d_model", .help_keys = "",
 	  .group = "Shape", .fn = shape_dmodel, .arg = -1, .id = "dmodel-less" },
+	{ .keys = { 'Z' }, .label = "Z", .name = "layers+", .help = "more / fewer layers (1-4)", .help_keys = "Z z",
+	  .group = "Shape", .fn = shape_layers, .arg = 1, .id = "layers-more" },
+	{ .keys = { 'z' }, .label = "z", .name = "layers-", .help = "fewer layers", .help_keys = "", .group = "Shape",
+	  .fn = shape_layers, .arg = -1, .id = "layers-less" },
+	{ .keys = { 'O' }, .label = "O", .name = "positions", .help = "positions (cycles)",
+	  .group = "Shape", .fn = order_encoding_next, .id = "positions" },
+	{ .keys = { '@' }, .label = "@", .name = "shift", .help = "shift every position +1",
+	  .group = "Shape", .fn = order_shift, .arg = 1, .id = "shift" },
+	{ .keys = { '~' }, .label = "~", .name = "shuffle", .help = "shuffle the tokens",
+	  .group = "Shape", .fn = order_shuffle, .id = "shuffle" },
 	{ .keys = { 'm' }, .label = "m", .name = "mask", .help = "causal mask on / off", .group = "Shape", .bar = F,
 	  .fn = shape_toggle, .arg = 0, .id = "causal" },
 	{ .keys = { 's' }, .label = "s", .name = "scale", .help = "1/sqrt(d_k) on / off", .group = "Shape",
