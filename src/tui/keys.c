@@ -62,6 +62,13 @@ unsigned keys_run(struct app *app, const struct action *a, const struct mode_ops
 	                                         : APP_REDRAW;
 	if (f & APP_RECOMPUTE)
 		app_edited(app, &before); /* counts toward the next autosave */
+	/* a key that works on the matrices brings them back from the
+	 * reading layout (a prompt's typing does not) */
+	if (app->learn.reading && !(owner && owner->prompt) && !learn_read_keeps(a->id)) {
+		app->learn.reading = false;
+		app->learn.scroll = 0; /* the instruction on top, beside the matrices it is about */
+		f |= APP_REDRAW;
+	}
 	return f;
 }
 

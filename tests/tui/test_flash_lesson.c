@@ -84,6 +84,7 @@ static void check_live_step(int li, int si)
 	pass_earlier(app, li, si);
 	if (learn_open(app, li, si) & APP_RECOMPUTE)
 		app_recompute(app);
+	app->learn.reading = false; /* read: at the tiles */
 	assert_ptr_equal(app->mode, &flash_mode);
 	int hidden = flash_view_hidden_step(app);
 	assert_int_equal(hidden, s->flash->step - 1);
