@@ -130,8 +130,13 @@ static unsigned prompt_key(struct app *app, int key)
 
 unsigned app_key(struct app *app, int key)
 {
-	if (key == KEY_RESIZE)
+	if (key == KEY_RESIZE) {
+		/* a message may be about the old size ("at this width ..."):
+		 * the new frame starts with the status line's own */
+		app->notice = false;
+		app->status_until_ms = 0;
 		return APP_REDRAW;
+	}
 	if (key == KEY_MOUSE && mode_typing(app))
 		return 0;
 	unsigned f = 0;

@@ -287,6 +287,15 @@ static void test_a_typed_sentence_becomes_the_tokens(void **state)
 	tui_check_keys(app, "N a_word_that_is_too_long\n");
 	assert_true(app->status_error);
 	assert_int_equal(app->cfg.n, n0);
+	/* a resize drops the message, which may be about the old size */
+	app->now_ms = 1000;
+	app_message(app, false, "at this width both show");
+	app_key(app, KEY_RESIZE);
+	assert_true(app->status_until_ms <= app->now_ms);
+	/* Ctrl-U clears the prompt's line, the current sentence with it */
+	tui_check_keys(app, "N\x15one two\n");
+	assert_int_equal(app->cfg.n, 2);
+	assert_string_equal(app->w.labels[1], "two");
 	tui_check_close(app);
 }
 

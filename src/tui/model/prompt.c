@@ -22,7 +22,10 @@ bool prompt_is_backspace(int key)
 void prompt_type(char *buf, size_t size, bool *overflow, int key)
 {
 	size_t len = strlen(buf);
-	if (prompt_is_backspace(key)) {
+	if (key == PROMPT_CTRL_U) { /* as in a shell: the whole line goes */
+		buf[0] = '\0';
+		*overflow = false;
+	} else if (prompt_is_backspace(key)) {
 		if (len > 0)
 			buf[len - 1] = '\0';
 	} else if (key >= 32 && key < 127 && len + 1 < size) {
