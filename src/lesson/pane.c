@@ -102,7 +102,7 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 		         run->answer_right ? (run->unearned ? "right; counts as shown" : "right") : tries);
 	if (rc == 0 && lesson_run_feedback(run))
 		rc = add(out, utf8, LESSON_LINE_ANSWER, width, keys, ctx, "%s", lesson_run_feedback(run));
-	else if (rc == 0 && !(run->answered && run->answer_right))
+	else if (rc == 0 && !run->answered) /* after an answer, the line above says the tries left */
 		rc = add(out, utf8, LESSON_LINE_KEYS, width, keys, ctx, "%s (%s)",
 		         lesson_run_step(run)->nhides && !lesson_run_revealed(run)
 		         ? "Answer with {key:answer}: part of the screen stays hidden until it is right"

@@ -119,6 +119,51 @@ static void draw_too_small(int rows, int cols, const char *quit)
 	draw_put(y + 1, x, cols - x, msg, theme_attr(ROLE_NORMAL));
 }
 
+/* The reading layout: while the learner reads a lesson step (a step
+ * opened, a hint, an answer: app_learn.reading) whose text is more than
+ * the pane that the mode's layout gave it holds, the words take the body,
+ * in a column up to READ_COLS wide, so that the question, its prose, every
+ * hint and the feedback show whole without scrolling; the matrices come
+ * back with the first key that works on them. Then fr->pane holds the
+ * text at that width and *r the column. Not while the learner chose the
+ * counts in the pane's place (#). */
+enum { READ_COLS = 76 };
+
+static bool reading_layout(const struct app *app, int rows, int cols, const struct body_layout *b, struct frame *fr,
+                           struct rect *r)
+{
+	if (!learn_lesson(app) || !app->learn.reading || app->help_open || b->lesson.h <= 0 || b->lesson.w <= 0)
+		return false;
+	if (fr->pane_width != b->lesson.w) {
+		lesson_text_free(&fr->pane);
+		fr->pane_width = b->lesson.w;
+		if (lesson_pane_text(app, fr->pane_width, &fr->pane) != 0)
+			return false;
+	}
+	if (fr->pane.count <= b->lesson.h)
+		return false; /* the pane holds it all */
+	int w = cols - 2 < READ_COLS ? cols - 2 : READ_COLS;
+	lesson_text_free(&fr->pane);
+	fr->pane_width = w;
+	if (lesson_pane_text(app, w, &fr->pane) != 0)
+		return false;
+	lesson_pane_squeeze(&fr->pane, rows - 3);
+	*r = (struct rect){ 1, (cols - w) / 2, rows - 3, w };
+	return true;
+}
+
+/* Under the reading layout's text, when there is a row for it: how the
+ * matrices come back. */
+static void reading_note(const struct app *app, const struct frame *fr, struct rect r)
+{
+	if (fr->pane.count >= r.h)
+		return;
+	char note[96];
+	snprintf(note, sizeof note, "-- reading the step: %s shows the matrices, and so does any of their keys --",
+	         mode_key_name(app, "read"));
+	draw_put(r.y + r.h - 1, r.x, r.w, note, theme_attr(ROLE_DIM));
+}
+
 struct body_layout frame_draw(const struct app *app, int rows, int cols, struct hit_map *hits)
 {
 	hit_clear(hits);
@@ -146,7 +191,7 @@ struct body_layout frame_draw(const struct app *app, int rows, int cols, struct 
 		fr.pane_width = LAYOUT_PANE_COLS;
 		if (lesson_pane_text(app, fr.pane_width, &fr.pane) != 0)
 			lesson_text_free(&fr.pane); /* the pane says it is out of memory */
-		if (lesson_pane_rows_wanted(&fr.pane) > rows - 3 - LAYOUT_PANE_COUNT_LINES - 1)
+		if (lesson_pane_rows_wanted(app, &fr.pane) > rows - 3 - LAYOUT_PANE_COUNT_LINES - 1)
 			pane = LAYOUT_PANE_LESSON_ALONE;
 	}
 	struct layout l = layout_frame(rows, cols, pane);
@@ -164,8 +209,15 @@ struct body_layout frame_draw(const struct app *app, int rows, int cols, struct 
 		;
 	b = m[i]->layout(app, &fr, &l, cols);
 	draw_bar(app, l.bar, hits);
+	struct rect read;
 	if (app->help_open) {
 		help_draw(app, rows, cols);
+	} else if (reading_layout(app, rows, cols, &b, &fr, &read)) {
+		for (i = 0; i < n - 1 && !m[i]->pane; i++)
+			;
+		b.lesson = read;
+		b.pane_scroll_max = m[i]->pane(app, &fr, read, hits);
+		reading_note(app, &fr, read);
 	} else {
 		for (i = 0; i < n - 1 && !m[i]->body; i++)
 			;

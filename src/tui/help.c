@@ -1,6 +1,7 @@
 /*
  * help.c - the help overlay: the keys of the view it is opened over (its
- * name, how to leave it, its own table), then every row of the workbench's
+ * name, how to leave it, its own table), then (unless the view is closed:
+ * then only the keys that pass through it) every row of the workbench's
  * table, grouped (the views' openers among them), in two fixed columns over the
  * body (Up/Down scroll both together, any other key closes it, q still
  * quits), and the rule for what a shape change keeps at the bottom. It is
@@ -154,6 +155,19 @@ int help_lines(const struct app *app, int textw, struct lesson_text *out)
 	const struct mode_ops *w = mode_workbench(app), *here = mode_base(app);
 	if (here != w && view_lines(app, here, textw, out) != 0)
 		return -1; /* the keys of the view the help was opened over, first */
+	if (here != w && here->closed) {
+		/* a closed view lets only ? q w through (keys.c): the workbench's
+		 * other keys would do nothing here, so the help does not list them */
+		static const char *const through[] = { "help", "quit", "save" };
+		if (lesson_text_add(out, LESSON_LINE_TITLE, "Everywhere", 0) != 0)
+			return -1;
+		for (size_t i = 0; i < sizeof through / sizeof *through; i++) {
+			const struct action *a = mode_action(app, through[i], NULL);
+			if (a && row_lines(app, a, textw, out) != 0)
+				return -1;
+		}
+		return 0;
+	}
 	/* the workbench's rows, by group; after a group's rows, the openers
 	 * of that group that no row of the table places; those whose group
 	 * the table has not, under "Views" at the end */
@@ -195,7 +209,8 @@ void help_draw(const struct app *app, int rows, int cols)
 	/* the rule for shape changes, wrapped, at the bottom (6 lines at most) */
 	struct lesson_text rule = { 0 }, help = { 0 };
 	int width = cols - 4 < 159 ? cols - 4 : 159;
-	lesson_wrap(&rule, shape_keep_rule, width > 0 ? width : 1, LESSON_LINE_PROSE, NULL, NULL);
+	if (!mode_base(app)->closed) /* a closed view's keys change no shape */
+		lesson_wrap(&rule, shape_keep_rule, width > 0 ? width : 1, LESSON_LINE_PROSE, NULL, NULL);
 	int rule_lines = rule.count < 6 ? rule.count : 6;
 	int avail = h - 2 - rule_lines;
 	int colw = (cols - 2) / 2;

@@ -62,6 +62,13 @@ unsigned keys_run(struct app *app, const struct action *a, const struct mode_ops
 	                                         : APP_REDRAW;
 	if (f & APP_RECOMPUTE)
 		app_edited(app, &before); /* counts toward the next autosave */
+	/* a key that works on the matrices brings them back from the
+	 * reading layout (a prompt's typing does not) */
+	if (app->learn.reading && !(owner && owner->prompt) && !learn_read_keeps(a->id)) {
+		app->learn.reading = false;
+		app->learn.scroll = 0; /* the instruction on top, beside the matrices it is about */
+		f |= APP_REDRAW;
+	}
 	return f;
 }
 
@@ -123,8 +130,13 @@ static unsigned prompt_key(struct app *app, int key)
 
 unsigned app_key(struct app *app, int key)
 {
-	if (key == KEY_RESIZE)
+	if (key == KEY_RESIZE) {
+		/* a message may be about the old size ("at this width ..."):
+		 * the new frame starts with the status line's own */
+		app->notice = false;
+		app->status_until_ms = 0;
 		return APP_REDRAW;
+	}
 	if (key == KEY_MOUSE && mode_typing(app))
 		return 0;
 	unsigned f = 0;

@@ -254,6 +254,29 @@ static int hints_escalate(const struct lesson *l, int si)
 	return 1;
 }
 
+/* A step that sends the learner somewhere says how to get there: no
+ * "two steps on" (the learner cannot tell which step that is), and a step
+ * that mentions the training screen names its key ({key:train}). Issue
+ * 24: lesson 14 said "two steps on" and "Try it on the training screen". */
+static int says_how_to_get_there(const struct lesson *l, int si)
+{
+	const struct lesson_step *s = &l->steps[si];
+	static const char *const vague[] = { " two steps on", " three steps on", " steps back)" };
+	for (size_t i = 0; i < sizeof vague / sizeof *vague; i++)
+		if (strstr(s->prose, vague[i]))
+			fail_msg("%s step '%s': \"%s\" does not say which step (name it, or its key)", l->stem, s->id,
+			         vague[i] + 1);
+	if (strstr(s->prose, "training screen") && !strstr(s->prose, "{key:train}"))
+		fail_msg("%s step '%s': mentions the training screen without its key {key:train}", l->stem, s->id);
+	return 1;
+}
+
+static void test_a_step_says_how_to_reach_what_it_points_at(void **state)
+{
+	(void)state;
+	assert_true(each_step(says_how_to_get_there) >= 100);
+}
+
 static void test_every_exercise_has_three_hints_and_real_choices(void **state)
 {
 	(void)state;
@@ -367,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_verbatim_lines_fit_the_narrow_pane),
 		cmocka_unit_test(test_lesson_titles_fit_the_narrow_pane_heading),
 		cmocka_unit_test(test_every_exercise_has_three_hints_and_real_choices),
+		cmocka_unit_test(test_a_step_says_how_to_reach_what_it_points_at),
 		cmocka_unit_test(test_no_count_a_question_asks_for_is_on_screen_before),
 		cmocka_unit_test(test_the_count_rule_catches_a_total_shown_the_step_before),
 		cmocka_unit_test(test_the_rules_catch_a_step_that_does_not_say_where),

@@ -84,6 +84,7 @@ static void check_live_step(int li, int si)
 	pass_earlier(app, li, si);
 	if (learn_open(app, li, si) & APP_RECOMPUTE)
 		app_recompute(app);
+	app->learn.reading = false; /* read: at the tiles */
 	assert_ptr_equal(app->mode, &flash_mode);
 	int hidden = flash_view_hidden_step(app);
 	assert_int_equal(hidden, s->flash->step - 1);
@@ -176,6 +177,31 @@ static void test_the_solution_answers_from_the_recording(void **state)
 	tui_check_close(app);
 }
 
+/* A live question answered right stays answered when the learner comes
+ * back to it (n then p): the tiles move on and the goal holds (issue 24:
+ * it reopened as "answer the question" while progress said done). */
+static void test_an_answered_live_question_stays_answered(void **state)
+{
+	(void)state;
+	const struct lesson *l = lesson_set_find(&set, "flash-attention");
+	assert_non_null(l);
+	int li = (int)(l - set.lessons), si = lesson_step_index(l, "growth");
+	struct app *app = tui_check_open(&set);
+	pass_earlier(app, li, si);
+	learn_open(app, li, si);
+	app_recompute(app);
+	assert_int_equal(tui_check_answer_right(app), 1);
+	assert_true(app->learn.run.met);
+	tui_check_keys(app, "n");
+	assert_int_equal(app->learn.run.step, si + 1);
+	tui_check_keys(app, "p");
+	assert_int_equal(app->learn.run.step, si);
+	assert_true(app->learn.run.answered && app->learn.run.answer_right);
+	assert_true(app->learn.run.met);
+	assert_int_equal(flash_view_hidden_step(app), -1);
+	tui_check_close(app);
+}
+
 /* Hints, scrolling and the next step work inside the view; a step
  * without @flash closes it; the free workbench's keys do not reach the
  * table (they would change what is recorded). */
@@ -258,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_live_question_hides_its_step_until_answered_right),
 		cmocka_unit_test(test_the_solution_answers_from_the_recording),
+		cmocka_unit_test(test_an_answered_live_question_stays_answered),
 		cmocka_unit_test(test_a_forfeited_prediction_does_not_hold_the_tiles_back),
 		cmocka_unit_test(test_the_lesson_keys_work_inside_the_view),
 		cmocka_unit_test(test_the_view_state_is_each_apps_own),

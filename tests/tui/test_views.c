@@ -97,6 +97,28 @@ static void test_keys_change_type_and_context_and_leave(void **state)
 	tui_check_close(app);
 }
 
+/* ? over a closed view (decode) lists its keys and the few that pass
+ * through it, not the workbench's, which do nothing there (issue 24: the
+ * help showed the workbench's keys over a view); over an open one (KV
+ * cache) the workbench's too. */
+static void test_help_over_a_closed_view_lists_only_what_works_there(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "o?");
+	assert_true(app->help_open);
+	const char *text = tui_check_screen(app, 24, 80, true);
+	assert_non_null(strstr(text, "the next token"));
+	assert_non_null(strstr(text, "save the session"));
+	assert_null(strstr(text, "larger / smaller d_model"));
+	assert_null(strstr(text, "shape change"));
+	tui_check_keys(app, "x\x1bg?");
+	assert_true(app->help_open);
+	text = tui_check_screen(app, 24, 80, true);
+	assert_non_null(strstr(text, "larger / smaller d_model"));
+	tui_check_close(app);
+}
+
 /* A view's hints are its keys: clicking "b fp32 fp16 int8" on the last
  * line is b; "Esc back" leaves. */
 static void test_a_views_hint_clicked_is_its_key(void **state)
@@ -265,6 +287,15 @@ static void test_a_typed_sentence_becomes_the_tokens(void **state)
 	tui_check_keys(app, "N a_word_that_is_too_long\n");
 	assert_true(app->status_error);
 	assert_int_equal(app->cfg.n, n0);
+	/* a resize drops the message, which may be about the old size */
+	app->now_ms = 1000;
+	app_message(app, false, "at this width both show");
+	app_key(app, KEY_RESIZE);
+	assert_true(app->status_until_ms <= app->now_ms);
+	/* Ctrl-U clears the prompt's line, the current sentence with it */
+	tui_check_keys(app, "N\x15one two\n");
+	assert_int_equal(app->cfg.n, 2);
+	assert_string_equal(app->w.labels[1], "two");
 	tui_check_close(app);
 }
 
@@ -341,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_llama_figures_read_on_screen),
 		cmocka_unit_test(test_the_words_prompt_takes_utf8_and_backspace_removes_a_character),
 		cmocka_unit_test(test_keys_change_type_and_context_and_leave),
+		cmocka_unit_test(test_help_over_a_closed_view_lists_only_what_works_there),
 		cmocka_unit_test(test_a_views_hint_clicked_is_its_key),
 		cmocka_unit_test(test_a_wide_label_is_cut_on_a_character_boundary),
 		cmocka_unit_test(test_bytes_read_as_people_write_them),

@@ -45,6 +45,7 @@ struct app *tui_check_open_at(const struct lesson_set *set, int li, int si)
 	struct app *app = tui_check_open(set);
 	if (learn_open(app, li, si) & APP_RECOMPUTE)
 		app_recompute(app);
+	app->learn.reading = false; /* read: at the matrices (tests of the reading layout set it) */
 	return app;
 }
 
@@ -119,15 +120,23 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols)
 	return frame_draw(app, rows, cols, NULL);
 }
 
-const char *tui_check_screen(struct app *app, int rows, int cols, bool mono)
+struct body_layout tui_check_screen_layout(struct app *app, int rows, int cols, bool mono, const char **text)
 {
-	static char text[512 * 1024]; /* 300 x 100 cells of up to 4 bytes, and the line ends */
+	static char buf[512 * 1024]; /* 300 x 100 cells of up to 4 bytes, and the line ends */
 	assert_int_equal(vscreen_open(rows, cols, "xterm-256color", mono), 0);
 	struct body_layout b = frame_draw(app, rows, cols, &app->hits);
 	app->heat_per_page = b.heat_per_page;
 	app->learn.scroll_max = b.pane_scroll_max;
-	vscreen_text(text, sizeof text);
+	vscreen_text(buf, sizeof buf);
 	vscreen_close();
+	*text = buf;
+	return b;
+}
+
+const char *tui_check_screen(struct app *app, int rows, int cols, bool mono)
+{
+	const char *text;
+	tui_check_screen_layout(app, rows, cols, mono, &text);
 	return text;
 }
 

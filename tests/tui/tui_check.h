@@ -24,7 +24,8 @@ struct mha_config tui_check_default_weights(struct mha_weights *w);
  * lessons of set attached when set is not NULL (progress in memory only). */
 struct app *tui_check_open(const struct lesson_set *set);
 /* The same with lesson li of set open at step si (recomputed), as a
- * learner who picked it finds it; or by the lesson's number or name and
+ * learner who picked it finds it once read (the matrices, not the
+ * reading layout: app->learn.reading false); or by the lesson's number or name and
  * the step's id (the test fails when either is not there). */
 struct app *tui_check_open_at(const struct lesson_set *set, int li, int si);
 struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson, const char *id);
@@ -62,6 +63,8 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols);
  * until the next call. app->now_ms is the caller's (1000000: the
  * messages of the keys typed before have expired). */
 const char *tui_check_screen(struct app *app, int rows, int cols, bool mono);
+/* The same, the text into *text, returning where the frame put things. */
+struct body_layout tui_check_screen_layout(struct app *app, int rows, int cols, bool mono, const char **text);
 
 /* Answer the open lesson step's question right, as a learner types it:
  * the number it expects (its @answer holds the tolerance too, "0.67

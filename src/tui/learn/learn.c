@@ -205,6 +205,7 @@ static int start_step(struct app *app, int li, int si, bool force)
 	l->open = true;
 	l->lesson = li;
 	l->scroll = 0;
+	l->reading = true; /* a new step is read first */
 	if (mode_typing(app))
 		mode_leave(app); /* the answer to the step left */
 	learn_point_at(app, &les->steps[si]);
@@ -397,6 +398,7 @@ unsigned learn_hint(struct app *app)
 	else
 		app_message(app, false, "hint %d of %d: %s", l->run.hints_shown, s->nhints, h);
 	l->scroll = LEARN_SCROLL_END;
+	l->reading = true; /* the hint whole, with the step it helps with */
 	return APP_REDRAW;
 }
 

@@ -53,6 +53,12 @@ unsigned learn_solve(struct app *app);
 unsigned learn_leave(struct app *app);               /* to the free workbench, or back */
 unsigned learn_scroll(struct app *app, int lines);
 unsigned learn_counts_toggle(struct app *app);
+/* The reading layout on / off (app_learn.reading). */
+unsigned learn_read_toggle(struct app *app);
+/* Does the action with this id keep the reading layout (the lesson's
+ * own keys, the help, quitting)? Every other key works on the matrices
+ * and brings them back. */
+bool learn_read_keeps(const char *id);
 /* A lesson key with no lesson open: says how to open one. */
 unsigned learn_no_lesson(struct app *app);
 

@@ -7,6 +7,7 @@
 #include "learn.h"
 
 #include <curses.h>
+#include <string.h>
 
 #include "layout.h"
 #include "lesson.h"
@@ -25,6 +26,31 @@ unsigned learn_scroll(struct app *app, int lines)
 		s = l->scroll_max;
 	l->scroll = s < 0 ? 0 : s;
 	return APP_REDRAW;
+}
+
+unsigned learn_read_toggle(struct app *app)
+{
+	struct app_learn *l = L(app);
+	if (!learn_lesson(app)) {
+		app_message(app, false, "%s reads a lesson step whole: no lesson is open (%s lists them)",
+		            mode_key_name(app, "read"), mode_key_name(app, "menu"));
+		return APP_REDRAW;
+	}
+	l->reading = !l->reading;
+	app_message(app, false, l->reading ? "the whole step (when the pane cannot hold it); %s: the matrices"
+	                                   : "the matrices, the step beside them; %s: the whole step",
+	            mode_key_name(app, "read"));
+	return APP_REDRAW;
+}
+
+bool learn_read_keeps(const char *id)
+{
+	static const char *const keep[] = { "help", "quit", "save", "redraw", "next", "prev", "hint", "solution",
+	                                    "answer", "leave", "menu", "scroll-down", "scroll-up", "counts", "read" };
+	for (size_t i = 0; id && i < sizeof keep / sizeof *keep; i++)
+		if (!strcmp(id, keep[i]))
+			return true;
+	return false;
 }
 
 unsigned learn_counts_toggle(struct app *app)

@@ -122,6 +122,10 @@ struct app_learn {
 	char typed[LEARN_TYPED_MAX];   /* a lesson number being typed in the menu */
 	int scroll;                    /* first line of the pane's middle part */
 	int scroll_max;                /* as last drawn (0 until then) */
+	bool reading;                  /* the reading layout: while the step's text is more than its
+	                                * pane holds, the words take the body (frame.c); a step
+	                                * opened, a hint, an answer set it, a key of the matrices
+	                                * clears it (keys.c) */
 	bool show_counts;              /* narrow terminals: the side column shows the counts */
 	struct learn_kept *kept;       /* per step of lesson kept_lesson: its bench as left when done (learn.c) */
 	const char *skip_warned;       /* the key told that leaving forward forfeits the waiting question (learn.c) */

@@ -14,7 +14,7 @@
 #include "app.h"
 
 /* Keys a prompt reads besides printable characters. */
-enum { PROMPT_ESC = 27, PROMPT_DEL = 127, PROMPT_CTRL_H = 8 };
+enum { PROMPT_ESC = 27, PROMPT_DEL = 127, PROMPT_CTRL_H = 8, PROMPT_CTRL_U = 21 /* clears the line */ };
 
 bool prompt_is_enter(int key);
 bool prompt_is_backspace(int key);

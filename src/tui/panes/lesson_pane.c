@@ -85,7 +85,7 @@ struct parts {
 	bool open;
 };
 
-static struct parts parts_of(const struct lesson_text *t)
+static struct parts parts_of(const struct lesson_text *t, bool asked)
 {
 	struct parts p = { 0, t->count, t->count, false };
 	while (p.top < t->count && p.top < 3 && t->lines[p.top].kind == LESSON_LINE_TITLE)
@@ -100,12 +100,27 @@ static struct parts parts_of(const struct lesson_text *t)
 		}
 	p.open = p.g1 > g0 && t->lines[g0].kind == LESSON_LINE_UNMET;
 	p.b0 = g0;
-	for (int i = p.top; p.open && i < g0; i++)
+	for (int i = p.top; p.open && asked && i < g0; i++)
 		if (t->lines[i].kind == LESSON_LINE_QUESTION) {
 			p.b0 = i;
 			break;
 		}
 	return p;
+}
+
+/* Where the instruction (the prose's first paragraph, the lessons'
+ * convention) ends, with the blank line under it as a rule above the
+ * rest: the heading's end top, the pinned block's start b0. */
+static int instruction_end(const struct lesson_text *t, int top, int b0)
+{
+	int i1 = top;
+	while (i1 < b0 && t->lines[i1].kind == LESSON_LINE_BLANK)
+		i1++;
+	while (i1 < b0 && t->lines[i1].kind == LESSON_LINE_PROSE)
+		i1++;
+	if (i1 < b0 && t->lines[i1].kind == LESSON_LINE_BLANK)
+		i1++;
+	return i1;
 }
 
 int lesson_pane_text(const struct app *app, int width, struct lesson_text *t)
@@ -115,15 +130,47 @@ int lesson_pane_text(const struct app *app, int width, struct lesson_text *t)
 	return lesson_run_pane(&app->learn.run, width, mode_lesson_key, app, theme_utf8(), t);
 }
 
-int lesson_pane_rows_wanted(const struct lesson_text *t)
+/* Is the step's question still waiting for its right answer? Once it
+ * has it, the instruction for the rest of the step matters more than the
+ * question, which is no longer kept in view. */
+static bool asking(const struct app *app)
+{
+	const struct lesson_run *run = &app->learn.run;
+	return learn_lesson(app) && lesson_run_step(run)->question && !(run->answered && run->answer_right);
+}
+
+int lesson_pane_rows_wanted(const struct app *app, const struct lesson_text *t)
 {
 	if (t->count == 0)
 		return 0;
-	struct parts p = parts_of(t);
-	/* the heading, the pinned lines, and for the rest a blank line, three
-	 * lines and the "more" line */
-	int want = p.top + p.g1 - p.b0 + 5;
+	struct parts p = parts_of(t, asking(app));
+	/* the heading and the instruction under it, the pinned lines, and for
+	 * the rest a blank line, a line and the "more" line */
+	int want = instruction_end(t, p.top, p.b0) + p.g1 - p.b0 + 3;
 	return want < t->count ? want : t->count;
+}
+
+/* Line i out of t. */
+static void drop_line(struct lesson_text *t, int i)
+{
+	free(t->lines[i].text);
+	memmove(&t->lines[i], &t->lines[i + 1], (size_t)(t->count - i - 1) * sizeof *t->lines);
+	t->count--;
+}
+
+int lesson_pane_squeeze(struct lesson_text *t, int rows)
+{
+	/* a line of keys whole, with the lines it wrapped onto */
+	for (int i = t->count - 1; i >= 0 && t->count > rows; i--)
+		if (t->lines[i].kind == LESSON_LINE_KEYS)
+			for (; i >= 0 && t->lines[i].kind == LESSON_LINE_KEYS; i--)
+				drop_line(t, i);
+	if (t->count > rows && t->count > 0 && t->lines[0].kind == LESSON_LINE_TITLE)
+		drop_line(t, 0);
+	for (int i = t->count - 1; i >= 0 && t->count > rows; i--)
+		if (t->lines[i].kind == LESSON_LINE_BLANK)
+			drop_line(t, i);
+	return t->count;
 }
 
 /* The step in r from its text t (drawn as given: the caller owns it). */
@@ -139,7 +186,7 @@ static int draw_step(const struct app *app, const struct lesson_text *tt, struct
 	}
 	/* else the heading on top, and at the bottom the goal's lines and,
 	 * while the goal is open, what it asks */
-	struct parts p = parts_of(&t);
+	struct parts p = parts_of(&t, asking(app));
 	int top = p.top, b0 = p.b0, g1 = p.g1;
 	bool open = p.open;
 	/* the pinned lines leave a line of the rest and the "more" line */
@@ -150,14 +197,8 @@ static int draw_step(const struct app *app, const struct lesson_text *tt, struct
 	 * convention) under the heading, when it fits with them, a blank
 	 * line, a line of the rest and the "more" line */
 	if (open) {
-		int i1 = top;
-		while (i1 < b0 && t.lines[i1].kind == LESSON_LINE_BLANK)
-			i1++;
-		while (i1 < b0 && t.lines[i1].kind == LESSON_LINE_PROSE)
-			i1++;
-		if (i1 < b0 && t.lines[i1].kind == LESSON_LINE_BLANK)
-			i1++; /* and the blank line under it, as a rule above the rest */
-		if (i1 + pinned + 1 + 2 <= r.h)
+		int i1 = instruction_end(&t, top, b0);
+		if (i1 + pinned + 3 <= r.h) /* a blank, a line of the rest, the "more" line */
 			top = i1;
 	}
 	for (int i = 0; i < top; i++)
@@ -180,9 +221,8 @@ static int draw_step(const struct app *app, const struct lesson_text *tt, struct
 		first = app->learn.scroll < scroll_max ? app->learn.scroll : scroll_max;
 		char more[64];
 		if (first < scroll_max)
-			snprintf(more, sizeof more, "-- %s: %d more line%s, %s: back --", mode_key_name(app, "scroll-down"),
-			         mid - rows - first,
-			         mid - rows - first == 1 ? "" : "s", mode_key_name(app, "scroll-up"));
+			snprintf(more, sizeof more, "-- %d more line%s: %s shows all --", mid - rows - first,
+			         mid - rows - first == 1 ? "" : "s", mode_key_name(app, "read"));
 		else
 			snprintf(more, sizeof more, "-- end; %s scrolls back --", mode_key_name(app, "scroll-up"));
 		theme_addstr(stdscr, r.y + top + rows, r.x, r.w, more, theme_attr(ROLE_DIM));

@@ -31,7 +31,12 @@ int lesson_pane_text(const struct app *app, int width, struct lesson_text *t);
  * feedback, the goal) and five more for the text that scrolls (a blank
  * line, three lines of it, the "more" line); or all its lines when fewer.
  * 0 for no text. */
-int lesson_pane_rows_wanted(const struct lesson_text *t);
+int lesson_pane_rows_wanted(const struct app *app, const struct lesson_text *t);
+/* Leave lines out of t until it has at most rows, the least read first:
+ * the lines of keys (the hint line names them), the lesson's title, then
+ * blank lines from the end up. Returns the count left (more than rows
+ * when only the words are left). For the reading layout (frame.c). */
+int lesson_pane_squeeze(struct lesson_text *t, int rows);
 
 /* The style of a line of lesson text, by its kind. */
 attr_t lesson_pane_attr(enum lesson_line_kind k);

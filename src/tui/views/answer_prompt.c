@@ -82,6 +82,7 @@ static unsigned commit(struct app *app)
 	app_message(app, false, "answer %s: %s%s", l->run.answer, msg, next);
 	learn_evaluate(app);
 	l->scroll = LEARN_SCROLL_END;
+	l->reading = true; /* the feedback whole, under the question */
 	return APP_REDRAW;
 }
 

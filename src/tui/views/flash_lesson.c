@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mode.h"
+#include "nav.h"
 #include "pipeline.h"
 #include "progress.h"
 #include "setup.h"
@@ -135,6 +136,10 @@ void flash_lesson_live(struct app *app, const struct flash_view *fv)
 		if (!pipeline_masked(&app->cfg, &app->a, fv->rec.head, q->flash->row, j))
 			v->seen_sum += s[j];
 	v->ok = true;
+	/* an answer given before (the learner back at the step, or a
+	 * resumed session) could not be checked until now: it stands again */
+	if (lesson_progress_restore(&app->learn.run, &app->learn.progress) && app->learn.evaluate)
+		app->learn.evaluate(app);
 }
 
 /* Take the lesson step's tiles and step. */
