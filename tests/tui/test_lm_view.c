@@ -132,7 +132,7 @@ static void test_the_top_five_on_screen_are_the_reference(void **state)
 		for (int mono = 0; mono < 2; mono++) {
 			render(app, sizes[s][0], sizes[s][1], mono);
 			for (int i = 0; i < app->cfg.n; i++) {
-				char row[256], pos[8];
+				char row[256], pos[16];
 				expected_row(&v, fixture, sentence, i, row, sizeof row);
 				snprintf(pos, sizeof pos, "%2d ", i);
 				const char *line = line_with(row, pos);

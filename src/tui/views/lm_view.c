@@ -7,7 +7,7 @@
  * layer's trained weights, so every stage is live and editable as any
  * other. The view shows the five most probable next tokens at every
  * position and an overview of every layer x head on the sentence, each
- * titled by what its map measures (train_bench_head_pattern); Enter puts
+ * titled by what its map shows there (train_head_measure); Enter puts
  * the selected head's layer on the workbench, x switches the head off.
  *
  * How the model and the workbench meet: the bench holds layer l alone
@@ -266,17 +266,17 @@ static bool head_off(const struct app *app, const struct lm_view *s, int l, int 
 	return l == s->layer ? app->cfg.head_off[i] : s->m.head_off[l][i];
 }
 
-/* "previous", "self", ...: what head i of layer l measures on this
- * sentence (train_bench_head_pattern), or "mixed"; "off". */
+/* "previous word", "current word", ...: what head i of layer l's map
+ * shows on this sentence (train_head_measure); "off". */
 static const char *head_title(const struct app *app, const struct lm_view *s, int l, int i)
 {
 	if (head_off(app, s, l, i))
 		return "off";
 	struct mha_config c = train_layer_config(&s->m, l);
 	c.n = s->n;
-	struct mha_weights w = { .labels = app->w.labels };
-	int p = train_bench_head_pattern(&c, &w, layer_weights(app, s, l), i);
-	return p < 0 ? "mixed" : train_pattern_name((enum train_pattern)p);
+	struct train_head_measure hm;
+	int kind = train_head_measure(&c, (const char (*)[MHA_LABEL_MAX])app->w.labels, layer_weights(app, s, l), i, &hm);
+	return train_head_kind_name(kind, false);
 }
 
 /* ---- drawing ---- */
