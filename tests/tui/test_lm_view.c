@@ -213,6 +213,25 @@ static void test_enter_puts_another_layer_on_the_workbench(void **state)
 	tui_check_close(app);
 }
 
+/* In a lesson, W leaves the lesson's bench alone and says where to go. */
+static void test_a_lessons_bench_is_left_alone(void **state)
+{
+	(void)state;
+	struct lesson_set set;
+	char dir[] = "/tmp/mha-test-lm-view-XXXXXX"; /* the progress files' (mkdtemp) */
+	assert_int_equal(tui_check_lessons_open(&set, dir), 0);
+	struct app *app = tui_check_open_at(&set, 0, 0);
+	int n = app->cfg.n, d = app->cfg.d;
+	tui_check_keys(app, "W");
+	assert_ptr_equal(app->mode, mode_workbench(app));
+	assert_true(app->status_error);
+	assert_non_null(strstr(app->status, "your own workbench"));
+	assert_int_equal(app->cfg.n, n);
+	assert_int_equal(app->cfg.d, d);
+	tui_check_close(app);
+	tui_check_lessons_close(&set, dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_an_unknown_word_is_shown_as_typed),
 		cmocka_unit_test(test_edits_reach_the_predictions_and_undo_brings_them_back),
 		cmocka_unit_test(test_enter_puts_another_layer_on_the_workbench),
+		cmocka_unit_test(test_a_lessons_bench_is_left_alone),
 	};
 	return cmocka_run_group_tests_name("language model view", tests, NULL, NULL);
 }

@@ -210,6 +210,11 @@ static bool lm_enter(struct app *app)
 	struct lm_view *s = mode_state(app, &lm_view_mode);
 	if (!s)
 		return false;
+	if (app->learn.active) { /* a lesson's bench is the lesson's: the model goes on the learner's own */
+		app_message(app, true, "the language model goes on your own workbench, not a lesson's: %s "
+		            "goes there first", mode_key_name(app, "leave"));
+		return false;
+	}
 	if (!load(s)) {
 		app_message(app, true, "no language model: %s", s->why);
 		return false;
