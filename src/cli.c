@@ -58,7 +58,7 @@ const char cli_usage[] =
 	"                   heads 0-3 to the previous token, same word, first, next\n"
 	"  --pad LIST       padding tokens, positions from 0 (\"4,5\"): no query sees them\n"
 	"  --text \"WORDS\"   your own sentence: one token a word (n = the number of\n"
-	"                   words), a word's embedding the same wherever it appears\n"
+	"                   words); the workbench puts it through the language model\n"
 	"  --bias           add biases b^Q, b^K, b^V, b^O (seeded; off as in the paper)\n"
 	"  --window W       sliding window: query i sees keys i-W+1..i with --causal,\n"
 	"                   else i-W+1..i+W-1; 0 = off\n"

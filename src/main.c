@@ -293,6 +293,7 @@ static int run_tui(const struct cli *cl)
 		int rc = start_with_text(cl, &o, msg, sizeof msg);
 		if (rc)
 			return rc;
+		o.model = true;
 	}
 	int rc = tui_run(&o);
 	if (cl->load && o.session_path == owner && !held)

@@ -150,6 +150,18 @@ void lm_embed(const struct train_model *m, const int *tokens, int n, float *x0);
 struct lm_result { double loss; long counted, correct; };
 void lm_forward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
                 const int *targets, int b, int n, int threads, struct lm_result *r);
+/* One sequence (b = 1) of n tokens from layer `from` on (0..L): x (n, d)
+ * is the stream x_from entering it (copied into bt's stream `from`); the
+ * layers from..L-1 run with m's weights and heads off, then the read-out,
+ * whose probabilities are left in bt->logits. The streams and layers
+ * below `from` are left as they are: how a layer changed by hand (the
+ * workbench's) reaches the predictions. */
+void lm_forward_from(const struct train_model *m, struct lm_batch *bt, int from, int n, const float *x);
+/* The same after layer l, run by the caller on x_l = x with output y:
+ * x_{l+1} = x + y, then lm_forward_from(l + 1). bt's layer l acts are
+ * not touched (they are the caller's). */
+void lm_forward_after(const struct train_model *m, struct lm_batch *bt, int l, int n, const float *x,
+                      const float *y);
 /* After lm_forward: the gradient of scale * summed loss into g (a model
  * view of a gradient array; every tensor overwritten). slots: (b, layer
  * parameters) room for each sequence's layer gradients, summed in order. */

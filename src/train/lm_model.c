@@ -92,6 +92,7 @@ struct par {
 	const struct train_model *m;
 	struct lm_batch *bt;
 	const int *tokens, *targets;
+	int from;              /* the first layer the forward runs (0: from the embedding) */
 	float scale, *slots;
 	struct lm_result *res; /* (items) per sequence */
 };
@@ -164,7 +165,8 @@ static struct mha_config layer_config(const struct train_model *m, int l, int n)
 	return c;
 }
 
-/* x_0 of sequence j, then x_{l+1} = x_l + MHA_l(x_l) for every layer */
+/* x_0 of sequence j, then x_{l+1} = x_l + MHA_l(x_l) for every layer
+ * (from p->from on, with no tokens: the streams up to it are the caller's) */
 static void forward_sequence(struct par *p, int j, int thread)
 {
 	(void)thread;
@@ -172,8 +174,9 @@ static void forward_sequence(struct par *p, int j, int thread)
 	struct lm_batch *bt = p->bt;
 	const int n = bt->n, d = m->s.d;
 	const size_t block = (size_t)bt->cap_b * bt->n_max * d, nd = (size_t)n * d;
-	lm_embed(m, p->tokens + (size_t)j * n, n, bt->x + (size_t)j * nd);
-	for (int l = 0; l < m->s.layers; l++) {
+	if (p->tokens) /* else the caller's stream x_from */
+		lm_embed(m, p->tokens + (size_t)j * n, n, bt->x + (size_t)j * nd);
+	for (int l = p->from; l < m->s.layers; l++) {
 		struct mha_config c = layer_config(m, l, n);
 		struct mha_weights v = layer_view(m, bt, l, j);
 		struct mha_acts *a = &bt->acts[l * bt->cap_b + j];
@@ -210,27 +213,27 @@ static void softmax_sequence(struct par *p, int j, int thread)
 	}
 }
 
-void lm_forward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
-                const int *targets, int b, int n, int threads, struct lm_result *r)
+/* The layers from p->from on, then the read-out of every sequence:
+ * probabilities in bt->logits, the loss of the counted targets in r. */
+static void forward_run(struct par *p, struct lm_result *r)
 {
-	const int d = m->s.d, V = m->s.classes;
-	bt->b = b;
-	bt->n = n;
+	const struct train_model *m = p->m;
+	struct lm_batch *bt = p->bt;
+	const int d = m->s.d, V = m->s.classes, b = p->items, n = bt->n;
 	struct lm_result res[256];
 	struct lm_result *rs = b <= 256 ? res : calloc((size_t)b, sizeof *rs);
-	struct par p = { .items = b, .threads = threads, .m = m, .bt = bt, .tokens = tokens,
-	                 .targets = targets, .res = rs };
+	p->res = rs;
 	int had = gemm_threads_set(1);
-	p.fn = forward_sequence;
-	par_run(&p);
+	p->fn = forward_sequence;
+	par_run(p);
 	// logits (b n, V) = x_L (b n, d) @ U (d, V): the whole batch in one product
 	const size_t rows = (size_t)b * n, block = (size_t)bt->cap_b * bt->n_max * d;
 	gemm_rm(false, false, (int)rows, V, d, 1.0f, bt->x + m->s.layers * block, d, rows * d, m->unemb, V,
 	        (size_t)d * V, bt->logits, V, rows * V);
 	memset(r, 0, sizeof *r);
 	if (rs) {
-		p.fn = softmax_sequence;
-		par_run(&p);
+		p->fn = softmax_sequence;
+		par_run(p);
 		for (int j = 0; j < b; j++) { /* in order: the same sum for any thread count */
 			r->loss += rs[j].loss;
 			r->counted += rs[j].counted;
@@ -240,6 +243,44 @@ void lm_forward(const struct train_model *m, struct lm_batch *bt, const int *tok
 	gemm_threads_set(had);
 	if (rs != res)
 		free(rs);
+}
+
+void lm_forward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
+                const int *targets, int b, int n, int threads, struct lm_result *r)
+{
+	bt->b = b;
+	bt->n = n;
+	struct par p = { .items = b, .threads = threads, .m = m, .bt = bt, .tokens = tokens, .targets = targets };
+	forward_run(&p, r);
+}
+
+void lm_forward_from(const struct train_model *m, struct lm_batch *bt, int from, int n, const float *x)
+{
+	int none[MHA_MAX_TOKENS]; /* no targets: nothing counted */
+	for (int i = 0; i < n; i++)
+		none[i] = -1;
+	bt->b = 1;
+	bt->n = n;
+	float *xl = lm_stream_at(m, bt, from, 0);
+	if (xl != x)
+		memmove(xl, x, sizeof(float) * (size_t)n * m->s.d);
+	struct par p = { .items = 1, .threads = 1, .m = m, .bt = bt, .targets = none, .from = from };
+	struct lm_result r;
+	forward_run(&p, &r);
+}
+
+void lm_forward_after(const struct train_model *m, struct lm_batch *bt, int l, int n, const float *x,
+                      const float *y)
+{
+	bt->b = 1;
+	bt->n = n;
+	const size_t nd = (size_t)n * m->s.d;
+	float *xl = lm_stream_at(m, bt, l, 0), *xn = lm_stream_at(m, bt, l + 1, 0);
+	memmove(xl, x, sizeof(float) * nd);
+	// x_{l+1} = x_l + Y_l: the residual stream after the layer the caller ran
+	for (size_t e = 0; e < nd; e++)
+		xn[e] = xl[e] + y[e];
+	lm_forward_from(m, bt, l + 1, n, xn);
 }
 
 /* Sequence j down through the layers: dx_l = dx_{l+1} + MHA_l's dX, its

@@ -225,6 +225,42 @@ int train_bench_head_pattern(const struct mha_config *c, const struct mha_weight
 /* The brief name of pattern p for a narrow title: "prev", "dup", ... */
 const char *train_pattern_brief(enum train_pattern p);
 
+/* ---- a head's title, measured on the sentence in front of the learner (head_title.c) ---- */
+
+/* Mean weight a head puts, over the queries that have such a key, on:
+ * the previous word P[q][q-1] (q >= 1), the first token P[q][0] (q >= 1),
+ * the other copies of the query's word (summed), the word after each
+ * earlier copy j < q - 1 (induction: P[q][j+1]), the punctuation marks
+ * (summed, non-mark queries; scored when marks are at most half the
+ * sentence), the word itself P[q][q] (q >= 1), the next word P[q][q+1]. */
+enum train_head_kind { TRAIN_HEAD_PREVIOUS, TRAIN_HEAD_FIRST, TRAIN_HEAD_SAME, TRAIN_HEAD_INDUCTION,
+                       TRAIN_HEAD_PUNCT, TRAIN_HEAD_SELF, TRAIN_HEAD_NEXT, TRAIN_HEAD_KINDS,
+                       TRAIN_HEAD_BROAD = -1, TRAIN_HEAD_MIXED = -2 };
+#define TRAIN_HEAD_CLEAR 0.4         /* a kind scoring this much names the head (as lm_heads.c) */
+#define TRAIN_HEAD_BROAD_SPREAD 0.8  /* else: rows this even (entropy / log keys seen) read "broad" */
+struct train_head_measure {
+	double score[TRAIN_HEAD_KINDS];
+	bool scored[TRAIN_HEAD_KINDS];   /* some query has such a key */
+	double spread;                   /* mean over queries q >= 1 of H(P[q]) / log(keys the mask shows) */
+	int kind;                        /* the best scored kind >= TRAIN_HEAD_CLEAR (one measured on two
+	                                  * queries or more first), else BROAD or MIXED */
+};
+/* Head `head` of P (weights: (h, n, n)) with the sentence's labels (a
+ * repeated label is the same word; NULL: no word kinds); returns kind. */
+int train_head_measure(const struct mha_config *c, const char (*labels)[MHA_LABEL_MAX], const float *weights,
+                       int head, struct train_head_measure *out);
+/* The share of the queries a kind asks about (previous, first: q >= 1;
+ * next: q < n - 1; self: every one; same word: those whose word occurs
+ * again) at which head `head` puts at least half its weight on the kind's
+ * keys (same word: every copy, the query's own included): whether a head
+ * built for that kind (the wired default's) still does it on this
+ * sentence. 0 for the other kinds, or when no query asks. */
+#define TRAIN_HEAD_HOLDS 0.8 /* a wired name is kept while this share of its queries holds */
+double train_head_holds(const struct mha_config *c, const char (*labels)[MHA_LABEL_MAX], const float *weights,
+                        int head, int kind);
+/* "previous word", ... "broad", "mixed"; brief: "prev", ... */
+const char *train_head_kind_name(int kind, bool brief);
+
 /* ---- the heads apart, layer by layer (heads.c) ---- */
 
 /* Frobenius norms of head i's slice of layer l of g (a model, or a

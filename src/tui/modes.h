@@ -27,7 +27,8 @@
 	MODE(flash_mode)          /* FlashAttention tile by tile (flash_view.c) */        \
 	MODE(train_mode)          /* a tiny model learning live (train_view.c) */         \
 	MODE(train_ablate_mode)   /* its ablation page (train_ablate.c) */                \
-	MODE(analysis_view_mode)  /* head analysis (analysis_view.c) */
+	MODE(analysis_view_mode)  /* head analysis (analysis_view.c) */               \
+	MODE(lm_view_mode)        /* your sentence through the language model (lm_view.c) */
 
 #define TUI_MODE_EXTERN(m) extern const struct mode_ops m;
 TUI_MODES(TUI_MODE_EXTERN)

@@ -195,6 +195,8 @@ int tui_run(const struct tui_options *o)
 		if (first_run && (!app.learn.progress_path || access(app.learn.progress_path, F_OK) != 0))
 			learn_menu_welcome(&app);
 	}
+	if (o->model && !o->lesson)
+		mode_open_id(&app, "model"); /* when it cannot, the status line says why */
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) { /* said again: the welcome took the line */
 		app_message(&app, true, "progress not saved this run (the file is left untouched): %s", msg);
 		app.status_until_ms = app.now_ms + APP_NOTICE_MS;
@@ -288,6 +290,8 @@ int tui_run(const struct tui_options *o)
 	if (learn_quit(&app, say_on_exit, NULL) > 0 && rc == 0)
 		rc = 1; /* a lesson's edits or the progress lost: never a silent success */
 	char kept[4400];
+	if (o->model && !o->lesson)
+		mode_open_id(&app, "model"); /* when it cannot, the status line says why */
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) {
 		snprintf(kept, sizeof kept, "progress not saved this run (the file is left untouched): %.4000s", msg);
 		report(0, kept);

@@ -17,6 +17,7 @@ struct tui_options {
 	bool no_color;            /* --no-color, or NO_COLOR set */
 	bool no_mouse;            /* --no-mouse: leave the mouse to the terminal (text selection) */
 	const char *lesson;       /* --lesson ID, or NULL */
+	bool model;               /* --text: open on the sentence through the language model (W) */
 	const char *lessons_dir;  /* --lessons-dir, or NULL */
 	const char *held;         /* the session another mha-tui has open (this run saves elsewhere), or NULL */
 	int holder;               /*   its pid, 0 when unknown */

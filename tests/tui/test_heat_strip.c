@@ -23,6 +23,7 @@
 #include "hit.h"
 #include "learn.h"
 #include "lesson.h"
+#include "train.h"
 #include "tui_check.h"
 #include "vscreen.h"
 
@@ -205,6 +206,50 @@ static void test_an_edit_to_one_row_leaves_the_other_rows_of_p_unchanged(void **
 	assert_int_equal(tui_check_lessons_close(&set, dir), 0);
 }
 
+/* Titles say what the maps show, measured on the sentence as it is: the
+ * wired default keeps "previous token" and "same word" on its own
+ * sentence, where its maps show them; typed "the dog saw the cat and the
+ * dog ran" (issue 22: head 0 then spread 0.29 over the three "the"s, head
+ * 1 put 1.00 of dog's weight on "saw"), no head keeps a wired name its
+ * map does not show, and each says what train_head_measure finds. */
+static void test_titles_are_measured_on_the_sentence_as_it_is(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "4"); /* Softmax: the maps of P */
+	const char *scr = tui_check_screen(app, 60, 200, true);
+	assert_non_null(strstr(scr, "head 0 previous token"));
+	assert_non_null(strstr(scr, "head 1 same word"));
+	char keys[512] = "N";
+	for (int i = 0; i < 200; i++)
+		strcat(keys, "\b");
+	strcat(keys, "the dog saw the cat and the dog ran\n");
+	tui_check_keys(app, keys);
+	assert_int_equal(app->cfg.n, 9);
+	scr = tui_check_screen(app, 60, 200, true);
+	int roles = 0;
+	for (int i = 0; i < app->cfg.h; i++) {
+		struct train_head_measure m;
+		int kind = train_head_measure(&app->cfg, (const char (*)[MHA_LABEL_MAX])app->w.labels, app->a.weights, i, &m);
+		char want[64];
+		roles += mha_wired_role(&app->w, &app->cfg, i) >= 0; /* W^Q, W^K as wired: the sentence changed */
+		snprintf(want, sizeof want, "head %d ~%s", i, train_head_kind_name(kind, false));
+		if (!strstr(scr, want))
+			fail_msg("head %d should read \"%s\" (previous %.2f, same word %.2f):\n%s", i, want,
+			         m.score[TRAIN_HEAD_PREVIOUS], m.score[TRAIN_HEAD_SAME], scr);
+	}
+	/* heads 0 and 1 still wired (their titles said so before measuring) */
+	assert_int_equal(mha_wired_role(&app->w, &app->cfg, 0), 0);
+	assert_int_equal(mha_wired_role(&app->w, &app->cfg, 1), 1);
+	assert_true(roles >= 2);
+	assert_null(strstr(scr, "previous token"));
+	assert_null(strstr(scr, "same word "));
+	tui_check_keys(app, "u"); /* the wired sentence again: the wired names again */
+	scr = tui_check_screen(app, 60, 200, true);
+	assert_non_null(strstr(scr, "head 0 previous token"));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_masked_cells_are_marked_and_the_readout_is_the_maps_matrix),
 		cmocka_unit_test(test_weights_default_to_0_to_1_and_e_cycles_the_scales),
 		cmocka_unit_test(test_an_edit_to_one_row_leaves_the_other_rows_of_p_unchanged),
+		cmocka_unit_test(test_titles_are_measured_on_the_sentence_as_it_is),
 	};
 	return cmocka_run_group_tests_name("heat_strip", tests, NULL, NULL);
 }

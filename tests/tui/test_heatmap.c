@@ -437,6 +437,12 @@ static void test_an_off_head_is_dim_and_its_title_says_off(void **state)
 	hm.off = false;
 	heatmap_draw(stdscr, 0, 0, &hm, 1);
 	assert_string_equal(line_at(0, 0, 7), "h2>kv1 ");
+	/* a short title too long too: its words that fit, never a cut one */
+	erase();
+	hm.title = "head 2 ~broad";
+	hm.short_title = "h2 ~broad";
+	heatmap_draw(stdscr, 0, 0, &hm, 1);
+	assert_string_equal(line_at(0, 0, 7), "h2     ");
 	screen_close();
 }
 

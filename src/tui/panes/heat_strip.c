@@ -90,6 +90,34 @@ static void heat_range(const struct app *app, bool scores, float *lo, float *hi)
 	}
 }
 
+/* The wired roles (mha_wired_role: previous token, same word, first
+ * token, next token) as the measured kinds that show them. */
+static const int wired_kind[] = { TRAIN_HEAD_PREVIOUS, TRAIN_HEAD_SAME, TRAIN_HEAD_FIRST, TRAIN_HEAD_NEXT };
+
+/* Head i's title words, in full and brief: its wired name while its map
+ * still does that at most queries (train_head_holds >= TRAIN_HEAD_HOLDS
+ * on the sentence as it is), else "~" and what the map shows
+ * (train_head_measure); false for a head that is off (its map says so). */
+static bool heat_title(const struct app *app, int i, char *what, size_t wlen, char *brief, size_t blen)
+{
+	const struct mha_config *c = &app->cfg;
+	if (c->head_off[i] || c->m > 0)
+		return false;
+	struct train_head_measure hm;
+	int kind = train_head_measure(c, (const char (*)[MHA_LABEL_MAX])app->w.labels, app->a.weights, i, &hm);
+	const char (*labels)[MHA_LABEL_MAX] = (const char (*)[MHA_LABEL_MAX])app->w.labels;
+	int role = mha_wired_role(&app->w, c, i);
+	if (role >= 0 && role < (int)(sizeof wired_kind / sizeof wired_kind[0]) &&
+	    train_head_holds(c, labels, app->a.weights, i, wired_kind[role]) >= TRAIN_HEAD_HOLDS) {
+		snprintf(what, wlen, "%s", mha_wired_role_name(role, false));
+		snprintf(brief, blen, "%s", mha_wired_role_name(role, true));
+	} else {
+		snprintf(what, wlen, "~%s", train_head_kind_name(kind, false));
+		snprintf(brief, blen, "~%s", train_head_kind_name(kind, true));
+	}
+	return true;
+}
+
 void heat_strip_draw(const struct app *app, const struct frame *f, const struct body_layout *b,
                      struct hit_map *hits)
 {
@@ -140,20 +168,15 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 			snprintf(title, sizeof title, "head %d kv %d", i, mha_kv_head(c, i));
 			snprintf(short_title, sizeof short_title, "h%d>kv%d", i, mha_kv_head(c, i));
 		}
-		/* a head of the default workbench says what it was wired to find
-		 * ("head 0 previous token", "h0 prev"), until an edit undoes it */
-		int role = mha_wired_role(&app->w, c, i);
-		if (role >= 0) {
+		/* what the head's map shows on this sentence, measured now: a head
+		 * of the default workbench keeps the name it was wired with
+		 * ("head 0 previous token", "h0 prev") only while its map still
+		 * shows that; any other says what it shows ("~previous word") */
+		char what[40], brief[16];
+		if (heat_title(app, i, what, sizeof what, brief, sizeof brief)) {
 			size_t tl = strlen(title), sl = strlen(short_title);
-			snprintf(title + tl, sizeof title - tl, " %s", mha_wired_role_name(role, false));
-			snprintf(short_title + sl, sizeof short_title - sl, " %s", mha_wired_role_name(role, true));
-		}
-		int fit = role < 0 ? train_bench_head_pattern(c, &app->w, app->a.weights, i) : -1;
-		if (fit >= 0) { /* any other weights: the pattern its P clearly fits (A's view) */
-			size_t tl = strlen(title), sl = strlen(short_title);
-			snprintf(title + tl, sizeof title - tl, " ~%s", train_pattern_name((enum train_pattern)fit));
-			snprintf(short_title + sl, sizeof short_title - sl, " ~%s",
-			         train_pattern_brief((enum train_pattern)fit));
+			snprintf(title + tl, sizeof title - tl, " %s", what);
+			snprintf(short_title + sl, sizeof short_title - sl, " %s", brief);
 		}
 		const float *src = (scores ? app->a.scores : app->a.weights) + (size_t)i * c->n * c->n;
 		bool any = learn_hidden(app, ht, i, -1, -1);

@@ -196,7 +196,15 @@ static void title_draw(WINDOW *win, int y, int x, int width, const struct heatma
 	/* the full title, else the short one ("h2 off"), else "off" first so
 	 * the truncation keeps it (a cut "head 2 (off)" read "off he") */
 	int tl = (int)strlen(title), sl = (int)strlen(st);
-	if (!hm->off)
+	if (!hm->off && hm->short_title && tl > width && sl > width) {
+		/* the short title's words that fit ("h0 ~broad" -> "h0"), never a cut word */
+		snprintf(t, sizeof t, "%s", st);
+		char *blank = NULL;
+		for (char *b = strchr(t, ' '); b && b - t <= width; b = strchr(b + 1, ' '))
+			blank = b;
+		if (blank)
+			*blank = '\0';
+	} else if (!hm->off)
 		snprintf(t, sizeof t, "%s", tl <= width ? title : st);
 	else if (tl + 6 <= width)
 		snprintf(t, sizeof t, "%s (off)", title);
