@@ -281,7 +281,7 @@ const struct action workbench_keys[] = {
 	  .group = "Lesson", .call_arg = learn_scroll, .arg = 3, .id = "scroll-down" },
 	{ .keys = { 'K' }, .label = "K", .name = "scroll up", .help = "scroll the lesson text up", .help_keys = "",
 	  .group = "Lesson", .call_arg = learn_scroll, .arg = -3, .id = "scroll-up" },
-	{ .keys = { 'z' }, .label = "z", .name = "read", .help = "the whole lesson step / the matrices",
+	{ .keys = { 'V' }, .label = "V", .name = "read", .help = "the whole lesson step / the matrices",
 	  .group = "Lesson", .call = learn_read_toggle, .id = "read" },
 	{ .keys = { '#' }, .label = "#", .name = "counts", .help = "below 130 columns: counts in place of the lesson pane",
 	  .group = "Lesson", .call = learn_counts_toggle, .id = "counts" },
