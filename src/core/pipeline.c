@@ -215,6 +215,18 @@ double pipeline_projection_again(const struct mha_config *cfg, const struct mha_
 	return sum;
 }
 
+double pipeline_head_write(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int head, int r, int col)
+{
+	// C_i[r][col] = sum_k Concat[r][i dk + k] (the head's O_i, 0 when off) . W^O[i dk + k][col]
+	const float *cc = mha_tensor_data(w, a, MHA_T_CONCAT), *wo = mha_tensor_data(w, a, MHA_T_WO);
+	int hd = cfg->h * cfg->dk, k0 = head * cfg->dk;
+	double sum = 0.0;
+	for (int k = k0; k < k0 + cfg->dk; k++)
+		sum += (double)cc[(size_t)r * hd + k] * wo[(size_t)k * cfg->d + col];
+	return sum;
+}
+
 void pipeline_row_entropy(const float *p, int n, double *sum, double *entropy)
 {
 	// H = -sum_j p_j ln p_j

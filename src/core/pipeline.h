@@ -101,6 +101,14 @@ bool pipeline_masked(const struct mha_config *cfg, const struct mha_acts *a, int
 double pipeline_projection_again(const struct mha_config *cfg, const struct mha_weights *w,
                                  enum mha_tensor t, int r, int col);
 
+/* Head i's write into Y, cell (r, col), in double: C_i = Concat[:, i dk ..
+ * (i+1) dk - 1] (n, dk) . W^O[i dk .. (i+1) dk - 1, :] (dk, d), the head's
+ * output times the rows of W^O that belong to it (0 for a head switched
+ * off: its block of Concat is 0). Concat then W^O is a sum of heads:
+ * Y = sum_i C_i (+ b^O), which the Output screen shows as its proof. */
+double pipeline_head_write(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int head, int r, int col);
+
 /* A row of weights p[0..n): its sum and entropy in nats,
  * H = -sum_j p_j ln p_j (0: all weight on one key; ln n: uniform).
  * Zeros add nothing (0 ln 0 = 0). */
