@@ -227,6 +227,16 @@ double pipeline_head_write(const struct mha_config *cfg, const struct mha_weight
 	return sum;
 }
 
+double pipeline_writes_sum(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int r, int col)
+{
+	// Y[r][col] = sum_i C_i[r][col] (+ b^O[col])
+	double sum = cfg->bias ? (double)w->bo[col] : 0.0;
+	for (int i = 0; i < cfg->h; i++)
+		sum += pipeline_head_write(cfg, w, a, i, r, col);
+	return sum;
+}
+
 void pipeline_row_entropy(const float *p, int n, double *sum, double *entropy)
 {
 	// H = -sum_j p_j ln p_j

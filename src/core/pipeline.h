@@ -109,6 +109,11 @@ double pipeline_projection_again(const struct mha_config *cfg, const struct mha_
 double pipeline_head_write(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
                            int head, int r, int col);
 
+/* Cell (r, col) of Y made again from the heads' writes, in double:
+ * sum_i C_i[r][col] (+ b^O[col] with biases): the proof beside Y. */
+double pipeline_writes_sum(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int r, int col);
+
 /* A row of weights p[0..n): its sum and entropy in nats,
  * H = -sum_j p_j ln p_j (0: all weight on one key; ln n: uniform).
  * Zeros add nothing (0 ln 0 = 0). */

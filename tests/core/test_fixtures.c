@@ -188,6 +188,12 @@ static void compare(const struct fixture *fx, const struct mha_acts *a, const ch
 	char label[128];
 	snprintf(label, sizeof label, "%s: writes (%s)", fx->name, path);
 	check_close_d(got, fx->writes, wl, tolerance(fx->writes, wl), label);
+	/* and their sum (+ b^O) is numpy's Y */
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < d; c++)
+			got[(size_t)r * d + c] = (float)pipeline_writes_sum(&fx->c, &fx->w, a, r, c);
+	snprintf(label, sizeof label, "%s: sum of the writes (%s)", fx->name, path);
+	check_close_d(got, fx->want[MHA_T_Y], (size_t)n * d, tolerance(fx->want[MHA_T_Y], (size_t)n * d), label);
 	free(got);
 }
 

@@ -215,6 +215,8 @@ float app_panel_value(const struct app *app, const struct panel *p, int r, int c
 	const struct mha_config *cf = &app->cfg;
 	if (p->proof) /* the head block computed again from the inputs */
 		return (float)pipeline_projection_again(cf, &app->w, p->t, r, p->col0 + c);
+	if (p->write) /* head i's write into Y: its block of Concat times its rows of W^O */
+		return (float)pipeline_head_write(cf, &app->w, &app->a, p->write_head, r, p->col0 + c);
 	struct mha_shape s = mha_tensor_shape(cf, p->t);
 	const float *m = mha_tensor_data(&app->w, &app->a, p->t);
 	return m[((size_t)p->m * s.rows + r) * s.cols + p->col0 + c];
