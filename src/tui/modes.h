@@ -27,6 +27,7 @@
 	MODE(flash_mode)          /* FlashAttention tile by tile (flash_view.c) */        \
 	MODE(train_mode)          /* a tiny model learning live (train_view.c) */         \
 	MODE(train_ablate_mode)   /* its ablation page (train_ablate.c) */                \
+	MODE(train_circuits_mode) /* its circuits page (train_circuits.c) */              \
 	MODE(analysis_view_mode)  /* head analysis (analysis_view.c) */
 
 #define TUI_MODE_EXTERN(m) extern const struct mode_ops m;
