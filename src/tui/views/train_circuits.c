@@ -342,7 +342,7 @@ static void draw_circuit(const struct circ_page *p, struct pen *pn)
 	};
 	int legend_h = 2;
 	struct heatmap hm = { .m = m, .rows = vi.rows, .cols = vi.cols, .cur_row = -1, .cur_col = -1,
-	                      .title = vi.key, .title_attr = theme_head_attr(i) };
+	                      .title = vi.formula, .title_attr = theme_head_attr(i), .scale = HEATMAP_SCALE_MAP };
 	if (m)
 		heatmap_range(&hm, -1, &hm.lo, &hm.hi);
 	struct heatmap_size hs = heatmap_measure(&hm, 2);
@@ -351,7 +351,7 @@ static void draw_circuit(const struct circ_page *p, struct pen *pn)
 		pn->y += hs.rows;
 		heatmap_legend_draw(stdscr, pn->y++, pn->x, pn->w < 60 ? pn->w : 60, hm.lo, hm.hi);
 	} else {
-		put(pn, ROLE_DIM, "its heatmap needs %dx%d: a larger terminal", hs.cols, hs.rows + 1 + legend_h + pn->y);
+		put(pn, ROLE_DIM, "its heatmap needs %d columns and %d rows: a larger terminal", hs.cols, hs.rows + 1);
 	}
 	legend(pn, lines, legend_h);
 }
