@@ -128,6 +128,8 @@ static bool page_make(struct app *app, struct circ_page *p, const struct train_v
 static bool circuits_enter(struct app *app)
 {
 	struct circ_page *p = cp(app);
+	if (!train_view_ready(app))
+		return false;
 	const struct train_view *v = train_view_now(app);
 	if (!p || !v || !v->tr) {
 		app_message(app, true, "circuits: out of memory");

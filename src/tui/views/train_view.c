@@ -135,6 +135,11 @@ static bool train_enter(struct app *app)
 	return true;
 }
 
+bool train_view_ready(struct app *app)
+{
+	return train_enter(app);
+}
+
 static void train_leave(struct app *app)
 {
 	struct train_view *v = mode_state_if(app, &train_mode);

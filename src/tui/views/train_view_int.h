@@ -61,6 +61,9 @@ struct train_view {
 /* train_view.c: seconds on a monotonic clock; the ablation page's a (back
  * to the training screen); the layout both pages draw in. */
 double train_view_seconds(void);
+/* The training screen's model made (as G makes it the first time) for a
+ * page opened before the screen was; false with a message when it cannot be. */
+bool train_view_ready(struct app *app);
 unsigned train_view_back(struct app *app);
 struct body_layout train_view_layout(const struct app *app, const struct frame *f, const struct layout *l,
                                      int cols);
