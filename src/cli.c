@@ -106,11 +106,46 @@ static int parse_seed(const char *text, uint64_t *out, char *msg, size_t len)
 {
 	char *end = NULL;
 	errno = 0;
-	if (text[0] < '0' || text[0] > '9' || (*out = strtoull(text, &end, 10), *end != '\0') || errno == ERANGE) {
+	/* a minus sign before digits is a whole number, and below the range */
+	bool negative = text[0] == '-' && text[1] >= '0' && text[1] <= '9' && strspn(text + 1, "0123456789") == strlen(text + 1);
+	if (negative || (text[0] >= '0' && text[0] <= '9' && (*out = strtoull(text, &end, 10), *end == '\0') &&
+	                 errno == ERANGE)) {
+		snprintf(msg, len, "--seed %.40s is out of range: allowed 0..%" PRIu64, text, UINT64_MAX);
+		return 2;
+	}
+	if (text[0] < '0' || text[0] > '9' || *end != '\0') {
 		snprintf(msg, len, "--seed '%.40s' is not a whole number: allowed 0..%" PRIu64,
 		         text, UINT64_MAX);
 		return 2;
 	}
+	return 0;
+}
+
+/* A flag naming a file: an empty name is no file (the save would fail
+ * after the work, or the load say "No such file"). */
+static int file_name(const char *flag, const char *val, char *msg, size_t len)
+{
+	if (val[0])
+		return 0;
+	snprintf(msg, len, "%s needs a file name (it was given an empty one)", flag);
+	return 2;
+}
+
+/* What the run does besides the workbench (--dump, --export,
+ * --check-lessons, --train, --ablate, --eval, --circuits): one of them. A
+ * second is refused whichever came first (before, the last --dump or
+ * --check-lessons won silently, and a second --export was said to clash
+ * with --dump). */
+static int set_mode(struct cli *out, enum cli_mode mode, const char *flag, const char **first,
+                    char *msg, size_t len)
+{
+	if (*first) {
+		snprintf(msg, len, "%s cannot be combined with %s: give one of --dump, --export, --check-lessons, "
+		         "--train, --ablate, --eval, --circuits", flag, *first);
+		return 2;
+	}
+	*first = flag;
+	out->mode = mode;
 	return 0;
 }
 
@@ -269,6 +304,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	out->circuits.position = -1;
 	struct given gv = { -1, -1, -1, -1, -1, -1, -1, -1 };
 	bool want_help = false, want_version = false;
+	const char *mode_flag = NULL; /* the flag that set out->mode */
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -311,7 +347,7 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		else if (!strcmp(name, "--pos-offset")) rc = parse_int(name, val, 0, MHA_MAX_POS_OFFSET, &out->cfg.pos_offset, msg, len);
 		else if (!strcmp(name, "--kv-tokens")) rc = parse_int(name, val, 0, MHA_MAX_KV_TOKENS, &gv.m, msg, len);
 		else if (!strcmp(name, "--kv-text"))  out->kv_text = val;
-		else if (!strcmp(name, "--load"))     out->load = val;
+		else if (!strcmp(name, "--load"))     rc = file_name(name, val, msg, len), out->load = val;
 		else if (!strcmp(name, "--lesson"))   out->lesson = val;
 		else if (!strcmp(name, "--lessons-dir")) out->lessons_dir = val;
 		else if (!strcmp(name, "--no-color")) out->no_color = true;
@@ -331,18 +367,16 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 			if (i + 1 >= argc || argv[i + 1][0] == '\0')
 				return usage_error(msg, len, "--export %.40s needs a FILE after the format "
 				                   "(- for standard output)%s", val, "");
-			if (out->mode != CLI_TUI)
-				return usage_error(msg, len, "--export cannot be combined with --dump or "
-				                   "--check-lessons%s%s", "", "");
+			if (set_mode(out, CLI_EXPORT, "--export", &mode_flag, msg, len) != 0)
+				return 2;
 			out->export_format = val;
 			out->export_file = argv[++i];
-			out->mode = CLI_EXPORT;
 		} else if (!strcmp(name, "--dump")) {
 			if (strcmp(val, "json") != 0)
 				return usage_error(msg, len, "--dump '%.40s' is not a format: allowed json%s", val, "");
-			out->mode = CLI_DUMP;
+			rc = set_mode(out, CLI_DUMP, "--dump", &mode_flag, msg, len);
 		} else if (!strcmp(name, "--check-lessons")) {
-			out->mode = CLI_CHECK_LESSONS;
+			rc = set_mode(out, CLI_CHECK_LESSONS, "--check-lessons", &mode_flag, msg, len);
 			if (eq)
 				out->check_dir = eq + 1;
 			else if (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0)
@@ -361,12 +395,13 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		} else if (!strcmp(name, "--vocab")) {
 			rc = parse_int(name, val, 3, 16384, &out->lm.vocab, msg, len);
 		} else if (!strcmp(name, "--eval")) {
-			if (out->mode != CLI_TUI)
-				return usage_error(msg, len, "--eval cannot be combined with --dump, --train, --export "
-				                   "or --check-lessons%s%s", "", "");
-			out->mode = CLI_EVAL;
+			rc = set_mode(out, CLI_EVAL, "--eval", &mode_flag, msg, len);
 			out->lm.eval = true;
 		}
+		if (!rc && (!strcmp(name, "--train") || !strcmp(name, "--ablate")))
+			rc = set_mode(out, name[2] == 't' ? CLI_TRAIN : CLI_ABLATE, name, &mode_flag, msg, len);
+		if (!rc && !strcmp(name, "--circuits"))
+			rc = set_mode(out, CLI_CIRCUITS, name, &mode_flag, msg, len);
 		if (f->config && strcmp(name, "--text") != 0 && !out->lm.other)
 			out->lm.other = f->name;
 		if (!rc)
@@ -397,9 +432,6 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 		return usage_error(msg, len, "--lesson %.40s cannot be combined with --load or --dump%s",
 		                   out->lesson, "");
 	int rc = check_train_flags(out, msg, len);
-	if (!rc && out->circuits.model && out->mode != CLI_CIRCUITS)
-		rc = usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
-		                 "--train, --ablate, --eval or --check-lessons%s", out->circuits.model, "");
 	if (!rc && (out->circuits.json || out->circuits.position >= 0) && out->mode != CLI_CIRCUITS)
 		rc = usage_error(msg, len, "--json and --position go with --circuits MODEL%s%s", "", "");
 	if (!rc && out->mode == CLI_CIRCUITS && (out->config_given || out->load || out->lesson ||
@@ -436,7 +468,7 @@ static int parse_train_flag(const char *name, const char *val, struct cli *out,
 	else if (!strcmp(name, "--layers"))  t->layers_text = val; /* read once the mode is known */
 	else if (!strcmp(name, "--steps"))   return parse_int(name, val, 1, 1000000, &t->steps, msg, len);
 	else if (!strcmp(name, "--seeds"))   return parse_int(name, val, 1, 100, &t->seeds, msg, len);
-	else if (!strcmp(name, "--save"))    t->save = val;
+	else if (!strcmp(name, "--save"))    return file_name(name, val, msg, len) ? 2 : (t->save = val, 0);
 	else if (!strcmp(name, "--train") || !strcmp(name, "--ablate")) {
 		if (!strcmp(name, "--train") && !strcmp(val, "lm")) {
 			/* the language model: no toy task behind it */
@@ -458,9 +490,6 @@ static int check_lm_flags(const struct cli *out, char *msg, size_t len)
 {
 	const struct cli_lm *lm = &out->lm;
 	bool train_lm = out->mode == CLI_TRAIN && !strcmp(out->train.task, "lm");
-	if (lm->eval && out->mode != CLI_EVAL)
-		return usage_error(msg, len, "--eval cannot be combined with --dump, --train, --export "
-		                   "or --check-lessons%s%s", "", "");
 	if (lm->corpus && !train_lm && out->mode != CLI_EVAL)
 		return usage_error(msg, len, "--corpus %.60s goes with --train lm or --eval%s", lm->corpus, "");
 	if (lm->vocab && !train_lm)
@@ -538,10 +567,7 @@ static int parse_circuits_flag(const char *name, const char *val, struct cli *ou
 		out->circuits.json = true;
 	} else if (!strcmp(name, "--position")) {
 		return parse_int(name, val, 0, MHA_MAX_TOKENS - 1, &out->circuits.position, msg, len);
-	} else if (!strcmp(name, "--circuits")) {
-		if (out->mode != CLI_TUI)
-			return usage_error(msg, len, "--circuits %.60s cannot be combined with --dump, --export, "
-			                   "--train, --ablate or --check-lessons%s", val, "");
+	} else if (!strcmp(name, "--circuits")) { /* one mode: set_mode has seen to it */
 		out->circuits.model = val;
 		out->mode = CLI_CIRCUITS;
 	}

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "session.h"
 #include "step_screen.h"
 #include "tui.h"
+#include "writefile.h"
 
 /* One line on stderr; what the message quotes cannot drive the terminal. */
 static int fail(int status, const char *msg)
@@ -70,49 +72,55 @@ static int workbench_refuses(const struct mha_config *c, const char *context)
 	return fail(2, msg);
 }
 
-/* --export FORMAT FILE: the script or the picture of the computation. */
-static int write_export(const struct cli *cl, const struct mha_config *c,
-                        const struct mha_weights *w, const struct mha_stack *s)
+/* What an export writes, for write_output: the script or the picture
+ * from a finished forward pass, or the screen (txt). */
+struct export_job {
+	const struct cli *cl;
+	const struct mha_config *c;
+	struct mha_weights *w;     /* txt: the workbench owns it from the first call */
+	const struct mha_stack *s; /* NULL for txt */
+};
+
+static int export_fill(FILE *f, const void *ctx, char *why, size_t len)
 {
-	char msg[4200];
-	bool to_stdout = !strcmp(cl->export_file, "-");
-	FILE *f = to_stdout ? stdout : fopen(cl->export_file, "w");
-	if (!f) {
-		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
+	const struct export_job *j = ctx;
+	if (!j->s) {
+		const struct cli *cl = j->cl;
+		int stage = !cl->export_stage_given ? -1 : cl->export_scores ? PIPELINE_SCORES : PIPELINE_SOFTMAX;
+		int rc = export_key_headless(f, j->c, j->w, stage, 24, 80, why, len);
+		return rc != 0 && ferror(f) ? 0 : rc; /* a write error: the flush says which */
+	}
+	/* py and svg fail only when f does: the flush after says why */
+	if (!strcmp(j->cl->export_format, "py"))
+		(void)export_py(f, j->c, j->w, j->s->layer, j->s->layers);
+	else
+		(void)export_svg(f, j->c, j->w, &j->s->layer[0], j->cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
+	return 0;
+}
+
+/* --export FORMAT FILE: through the one write path (atomic, symlinks
+ * followed, a device or pipe written into), or standard output for "-".
+ * Every failure: "--export: FILE: reason", exit 1. */
+static int write_export(const struct export_job *j)
+{
+	char msg[MHA_MSG_MAX + 8400], why[MHA_MSG_MAX + 4200] = "";
+	const char *file = j->cl->export_file;
+	if (strcmp(file, "-") != 0) {
+		if (writefile_write(file, WRITEFILE_EXPORT, export_fill, j, NULL, why, sizeof why) == 0)
+			return 0;
+		snprintf(msg, sizeof msg, "--export: %s", why);
 		return fail(1, msg);
 	}
-	int rc = !strcmp(cl->export_format, "py") ? export_py(f, c, w, s->layer, s->layers)
-	       : export_svg(f, c, w, &s->layer[0], cl->export_scores ? MHA_T_SCORES : MHA_T_WEIGHTS);
-	if (!to_stdout && fclose(f) != 0)
-		rc = -1;
-	snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
-	return rc == 0 ? 0 : fail(1, msg);
+	if (export_fill(stdout, j, why, sizeof why) != 0) {
+		snprintf(msg, sizeof msg, "--export: standard output: not written: %s", why);
+		return fail(1, msg);
+	}
+	return 0; /* a write error on stdout: flushed() says it, as for --dump */
 }
 
 static int run_dump_grad(const struct mha_config *c, const struct mha_weights *w,
                          const struct mha_stack *s);
 static int run_training(const struct cli *cl);
-
-/* --export txt FILE: the workbench's screen at 80x24, drawn with no
- * terminal (the workbench owns w from here on). */
-static int write_screen(const struct cli *cl, const struct mha_config *c, struct mha_weights *w)
-{
-	char msg[MHA_MSG_MAX + 4200];
-	bool to_stdout = !strcmp(cl->export_file, "-");
-	FILE *f = to_stdout ? stdout : fopen(cl->export_file, "w");
-	if (!f) {
-		mha_weights_free(w);
-		snprintf(msg, sizeof msg, "--export: cannot write %.4000s", cl->export_file);
-		return fail(1, msg);
-	}
-	int stage = !cl->export_stage_given ? -1 : cl->export_scores ? PIPELINE_SCORES : PIPELINE_SOFTMAX;
-	int rc = export_key_headless(f, c, w, stage, 24, 80, msg, sizeof msg);
-	if (!to_stdout && fclose(f) != 0 && rc == 0) {
-		rc = -1;
-		snprintf(msg, sizeof msg, "--export: writing %.4000s failed", cl->export_file);
-	}
-	return rc == 0 ? 0 : fail(1, msg);
-}
 
 /* stdout could not take what was written (a full disk, a closed pipe):
  * said as --help and --version say it, exit 1. */
@@ -132,6 +140,14 @@ static int run_dump(const struct cli *cl)
 	struct mha_config c;
 	struct mha_weights w;
 	struct mha_stack s;
+	char msg[MHA_MSG_MAX + 8400], why[MHA_MSG_MAX + 4200];
+	struct writefile_target t;
+	/* the file is checked before any work, so a bad name costs nothing */
+	if (cl->mode == CLI_EXPORT && strcmp(cl->export_file, "-") != 0 &&
+	    writefile_check(cl->export_file, WRITEFILE_EXPORT, &t, why, sizeof why) != 0) {
+		snprintf(msg, sizeof msg, "--export: %s", why);
+		return fail(1, msg);
+	}
 	int rc = open_inputs(cl, &c, &w);
 	if (rc)
 		return rc;
@@ -140,7 +156,7 @@ static int run_dump(const struct cli *cl)
 			mha_weights_free(&w);
 			return rc;
 		}
-		return write_screen(cl, &c, &w);
+		return write_export(&(struct export_job){ cl, &c, &w, NULL });
 	}
 	if (mha_stack_alloc(&s, &c) != MHA_OK) {
 		mha_weights_free(&w);
@@ -148,7 +164,7 @@ static int run_dump(const struct cli *cl)
 	}
 	mha_stack_forward(&c, &w, &s);
 	if (cl->mode == CLI_EXPORT)
-		rc = write_export(cl, &c, &w, &s);
+		rc = write_export(&(struct export_job){ cl, &c, &w, &s });
 	else if (cl->grad)
 		rc = run_dump_grad(&c, &w, &s);
 	else
@@ -175,23 +191,6 @@ static int start_with_text(const struct cli *cl, struct tui_options *o, char *ms
 	return rc;
 }
 
-/* The session an autosave belongs to: "X.autosave" or a kept one,
- * "X.autosave.~N~" -> "X"; else path. */
-static const char *owner_of(const char *path, char *buf, size_t len)
-{
-	const char *at = strstr(path, ".autosave");
-	while (at && strstr(at + 1, ".autosave"))
-		at = strstr(at + 1, ".autosave");
-	if (!at || at == path || (size_t)(at - path) >= len)
-		return path;
-	const char *rest = at + strlen(".autosave");
-	int n = 0;
-	if (*rest && !(sscanf(rest, ".~%*d~%n", &n) == 0 && n > 0 && rest[n] == '\0'))
-		return path;
-	snprintf(buf, len, "%.*s", (int)(at - path), path);
-	return buf;
-}
-
 /* A loaded autosave whose edits a later save of its session holds is
  * done with: removed (app_save removes "X.autosave" itself; a kept
  * "X.autosave.~N~" is removed here). */
@@ -205,15 +204,49 @@ static void settle_recovered(const char *autosave, const char *session)
 		unlink(autosave);
 }
 
+/* Where a run that replaces a session it did not load (started from
+ * flags or --text, or recovering X.autosave into X) saves: a copy of the
+ * session is kept first (writefile_backup, said on exit when the save
+ * replaced it); when the session cannot be replaced (not a session, read
+ * only, no backup possible) the run saves beside it instead, to the next
+ * free "<stem>-N<ext>", and says so on exit. 0, or 1 with the reason
+ * said: nowhere at all. */
+struct replace_plan {
+	struct writefile_backup backup; /* the copy kept, or path "" */
+	char beside[4096];              /* where the run saves instead, or "" */
+	char why[MHA_MSG_MAX + 4200];   /*   and why */
+	const char *of;                 /*   instead of this session */
+};
+
+static int plan_replace(struct tui_options *o, struct replace_plan *pl)
+{
+	struct writefile_target t;
+	char msg[MHA_MSG_MAX + 8600];
+	if (access(o->session_path, F_OK) != 0)
+		return 0; /* nothing there to replace */
+	if (writefile_check(o->session_path, WRITEFILE_SESSION, &t, pl->why, sizeof pl->why) == 0 &&
+	    writefile_backup(o->session_path, &pl->backup, pl->why, sizeof pl->why) == 0)
+		return 0;
+	if (claim_beside(o->session_path, pl->beside, sizeof pl->beside) != 0) {
+		snprintf(msg, sizeof msg, "%s; and no free name beside it to save to: not started", pl->why);
+		return fail(1, msg);
+	}
+	pl->of = o->session_path;
+	o->session_path = pl->beside;
+	return 0;
+}
+
 /* The workbench. The file a session came from is the one it saves to
  * (an autosave's: the session it belongs to); another instance's file is
  * never saved over (claim.h: the next free name, said on exit); a run
- * from flags keeps the session it replaces as a numbered backup (said on
- * exit); with no state directory it runs, and says it cannot save. */
+ * replacing a session it did not load keeps a copy of it, or saves
+ * beside it (plan_replace); with no state directory it runs, and says it
+ * cannot save. Nothing is written before the terminal is known to work. */
 static int run_tui(const struct cli *cl)
 {
-	char path[4096], owner[4096], claimed[4096], backup[4096] = "", msg[MHA_MSG_MAX + 8192];
+	char path[4096], owner[4096], claimed[4096], msg[MHA_MSG_MAX + 8192];
 	const char *held = NULL;
+	struct replace_plan plan = { .of = NULL };
 	if (cl->config_given && !cl->load) {
 		int rc = workbench_refuses(&cl->cfg, NULL);
 		if (rc)
@@ -225,12 +258,21 @@ static int run_tui(const struct cli *cl)
 		.no_mouse = cl->no_mouse,
 		.lesson = cl->lesson, .lessons_dir = cl->lessons_dir,
 	};
-	if (cl->load)
-		o.session_path = owner_of(cl->load, owner, sizeof owner);
-	else if (session_default_path(path, sizeof path, msg, sizeof msg) == 0)
+	if (tui_check_terminal(msg, sizeof msg) != 0)
+		return fail(1, msg); /* before any file is touched: a run that cannot start changes nothing */
+	bool recovering = false;
+	if (cl->load) {
+		recovering = claim_autosave_owner(cl->load, owner, sizeof owner) == 1;
+		o.session_path = owner;
+	} else if (session_default_path(path, sizeof path, msg, sizeof msg) == 0) {
 		o.session_path = path;
-	else
+	} else if (cl->text) {
+		char line[MHA_MSG_MAX + 8300];
+		snprintf(line, sizeof line, "--text needs a session file to start from: %s", msg);
+		return fail(1, line);
+	} else {
 		fail(0, msg); /* said before the screen opens; q then says it again */
+	}
 	int holder = 0, other = 0;
 	if (o.session_path) {
 		other = claim_session(o.session_path, claimed, sizeof claimed, &holder);
@@ -242,13 +284,12 @@ static int run_tui(const struct cli *cl)
 			o.session_path = claimed;
 			o.held = held; /* said at start too */
 			o.holder = holder;
-		} else if (o.config_given && !o.load && access(o.session_path, F_OK) == 0) {
-			claim_backup(o.session_path, backup, sizeof backup);
+		} else if ((o.config_given && !o.load) || recovering) {
+			if (plan_replace(&o, &plan) != 0)
+				return 1;
 		}
 	}
 	if (cl->text) {
-		if (!o.session_path)
-			return fail(1, "--text needs a session file to start from: set XDG_STATE_HOME or HOME");
 		int rc = start_with_text(cl, &o, msg, sizeof msg);
 		if (rc)
 			return rc;
@@ -256,9 +297,14 @@ static int run_tui(const struct cli *cl)
 	int rc = tui_run(&o);
 	if (cl->load && o.session_path == owner && !held)
 		settle_recovered(cl->load, o.session_path);
-	if (backup[0] && claim_backup_settle(o.session_path, backup)) {
+	if (writefile_backup_settle(o.session_path, &plan.backup)) {
 		snprintf(msg, sizeof msg, "the session this run replaced (%.4000s) is kept as %.4000s", o.session_path,
-		         backup);
+		         plan.backup.path);
+		fail(0, msg);
+	}
+	if (plan.of && access(plan.beside, F_OK) == 0) {
+		snprintf(msg, sizeof msg, "%.4000s was not replaced (%.3000s): this run saved to %.1000s instead", plan.of,
+		         plan.why, plan.beside);
 		fail(0, msg);
 	}
 	if (other == 1 && access(claimed, F_OK) == 0) { /* it saved: an unedited run writes nothing */
@@ -283,6 +329,11 @@ int main(int argc, char **argv)
 	/* LC_CTYPE only: wide characters for the screen, while numbers keep
 	 * '.' as the decimal point in every locale. */
 	setlocale(LC_CTYPE, "");
+	/* past a file size limit (ulimit -f) a write fails with EFBIG, which
+	 * every writer reports and cleans up after, instead of the default
+	 * SIGXFSZ killing the program halfway (a cut file, a temporary file
+	 * and a lock left) */
+	signal(SIGXFSZ, SIG_IGN);
 
 	struct cli cl;
 	char msg[512];

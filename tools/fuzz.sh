@@ -54,9 +54,11 @@ for t in $targets; do
 		status=1
 		echo "FAILED $t (exit $rc): last lines of $log:"
 		grep -E 'ERROR|SUMMARY|broken promise|runtime error|Test unit written' "$log" | head -20 || tail -30 "$log"
+		# moved, not copied: once in the corpus (and fixed), the input
+		# must not fail every later run from the artifacts directory
 		for f in "$art"/*; do
 			[ -f "$f" ] || continue
-			cp "$f" "tests/fuzz/corpus/$t/"
+			mv "$f" "tests/fuzz/corpus/$t/"
 			echo "added $(basename "$f") to tests/fuzz/corpus/$t/"
 		done
 	fi

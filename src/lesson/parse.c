@@ -406,8 +406,10 @@ int lesson_parse(const char *name, const char *text, size_t size, const char *as
 				if (ps.line == 1) {
 					if (n && p[n - 1] == '\r')
 						p[n - 1] = '\0';
-					if (strcmp(p, magic) != 0) {
-						lesson_parser_err(&ps, 1, !strncmp(p, "mha-tui-lesson ", 15)
+					/* a UTF-8 byte-order mark, as some editors write: not part of the text */
+					const char *first = strncmp(p, "\xef\xbb\xbf", 3) == 0 ? p + 3 : p;
+					if (strcmp(first, magic) != 0) {
+						lesson_parser_err(&ps, 1, !strncmp(first, "mha-tui-lesson ", 15)
 						    ? "unsupported lesson format: this mha-tui reads '%s'"
 						    : "not a lesson file: the first line must be '%s'", magic);
 						ps.foreign = true;

@@ -20,7 +20,7 @@
 /* The locks this process holds, removed at its normal exit (a lock file
  * beside a user's --load file is clutter); a crash or kill -9 leaves the
  * file, and the kernel frees the lock all the same. */
-enum { HELD_MAX = 8 };
+enum { HELD_MAX = 16 };
 static struct held_lock {
 	int fd;
 	char path[4200];
@@ -241,16 +241,20 @@ int claim_newest_backup(const char *path, char *out, size_t outlen)
 	return -1;
 }
 
-bool claim_backup_settle(const char *path, const char *backup)
+int claim_autosave_owner(const char *path, char *out, size_t outlen)
 {
-	struct stat a, b;
-	if (stat(backup, &b) != 0)
-		return false;
-	if (stat(path, &a) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
-		unlink(backup); /* nothing was replaced: no backup needed */
-		return false;
-	}
-	return true;
+	snprintf(out, outlen, "%s", path);
+	const char *at = strstr(path, ".autosave");
+	while (at && strstr(at + 1, ".autosave"))
+		at = strstr(at + 1, ".autosave");
+	if (!at || at == path || at[-1] == '/' || (size_t)(at - path) >= outlen)
+		return 0; /* ".autosave" alone, or "dir/.autosave": a name, not an autosave of one */
+	const char *rest = at + strlen(".autosave");
+	int n = 0;
+	if (*rest && !(sscanf(rest, ".~%*d~%n", &n) == 0 && n > 0 && rest[n] == '\0'))
+		return 0;
+	snprintf(out, outlen, "%.*s", (int)(at - path), path);
+	return 1;
 }
 
 int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink)
@@ -266,12 +270,30 @@ int claim_other_names(const char *path, dev_t dev, ino_t ino, nlink_t nlink)
 	return others;
 }
 
+void claim_unlock(const char *path)
+{
+	char lock[4200];
+	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock)
+		return;
+	for (int i = 0; i < nheld; i++) {
+		if (strcmp(held_locks[i].path, lock) != 0)
+			continue;
+		unlink(held_locks[i].path); /* still locked: a process waiting on it sees the name gone */
+		close(held_locks[i].fd);
+		held_locks[i] = held_locks[--nheld];
+		return;
+	}
+}
+
 /* Another process holds path's lock now (probed: not kept). */
-static bool lock_held(const char *path)
+bool claim_held(const char *path)
 {
 	char lock[4200];
 	if ((size_t)snprintf(lock, sizeof lock, "%s.lock", path) >= sizeof lock)
 		return false;
+	for (int i = 0; i < nheld; i++)
+		if (strcmp(held_locks[i].path, lock) == 0)
+			return false; /* this process's own */
 	int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
@@ -287,7 +309,7 @@ int claim_orphan_autosave(const char *path, char *out, size_t outlen)
 		if (numbered(path, i, alt, sizeof alt) != 0)
 			return -1;
 		snprintf(autosave, sizeof autosave, "%s.autosave", alt);
-		if (access(autosave, F_OK) == 0 && !lock_held(alt) &&
+		if (access(autosave, F_OK) == 0 && !claim_held(alt) &&
 		    (size_t)snprintf(out, outlen, "%s", autosave) < outlen)
 			return 0;
 	}

@@ -5,9 +5,9 @@
  *     while the process lives and removed at its normal exit: a second
  *     instance is told who holds it and saves to the next free
  *     "<stem>-N<ext>" instead;
- *   - a numbered backup ("<path>.~N~", a hard link: no copy, and the old
- *     file stays whole when a save replaces it) for a run that would
- *     replace a session it did not load (started from flags);
+ *   - a numbered name ("<path>.~N~", a hard link) to keep an autosave
+ *     under (the copies kept before a run replaces a session are
+ *     writefile_backup's);
  *   - a stamp of a file (identity, size, mtime, content hash) taken when it
  *     is loaded or saved, so that a save can tell that something else
  *     changed the file meanwhile and save beside it instead of over it.
@@ -26,6 +26,14 @@
  * another process holds it, *holder its pid (0 when unknown). */
 int claim_lock(const char *path, int *holder);
 
+/* Give up the lock this process holds on path (claim_lock), removing its
+ * file: a lesson's bench left for another step. Nothing when not held. */
+void claim_unlock(const char *path);
+
+/* Does another process hold path's lock right now (a running mha-tui has
+ * the file open)? Probed, not kept; this process's own locks: false. */
+bool claim_held(const char *path);
+
 /* The first of path, "<stem>-2<ext>", "<stem>-3<ext>", ... (up to 99)
  * this process could lock, into out (the numbered ones only when no file
  * of that name exists: an earlier instance's edits may be in it). Returns 0 when that is path itself,
@@ -33,8 +41,10 @@ int claim_lock(const char *path, int *holder);
  * (out then holds path: saving there is the best left). */
 int claim_session(const char *path, char *out, size_t outlen, int *holder);
 
-/* Keep the file at path as "<path>.~N~" (first free N from 1), a hard
- * link. 0 with out, or -1 (no file, or links impossible: out empty). */
+/* Give the file at path a second name "<path>.~N~" (first free N from
+ * 1), a hard link (then unlinking path moves it there). 0 with out, or -1
+ * (no file, or links impossible: out empty). A backup before a session is
+ * replaced is a copy: writefile_backup. */
 int claim_backup(const char *path, char *out, size_t outlen);
 
 /* Move the file at from to "<base>.~N~" (first free N from 1): linked
@@ -46,10 +56,11 @@ int claim_move_aside(const char *from, const char *base, char *out, size_t outle
  * (up to 999) that exists, into out. 0, or -1 when there is none. */
 int claim_newest_backup(const char *path, char *out, size_t outlen);
 
-/* After the run: true when path is no longer the file backup names (a
- * save replaced it: the backup holds the session from before); false
- * when it still is, and then the backup is removed. */
-bool claim_backup_settle(const char *path, const char *backup);
+/* The session an autosave belongs to: "X.autosave", or one kept for
+ * later, "X.autosave.~N~", belongs to X (its edits are saved there), into
+ * out: 1. 0 (out = path) for any other name, and for one with nothing of
+ * its own before ".autosave" (".autosave", "dir/.autosave"). */
+int claim_autosave_owner(const char *path, char *out, size_t outlen);
 
 /* What a file was when a run read or wrote it. exists false: no file;
  * taken false (a zeroed stamp): never stamped, nothing to compare with. */

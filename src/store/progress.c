@@ -9,6 +9,7 @@
 #include "pipeline.h"
 #include "readfile.h"
 #include "statefile.h"
+#include "writefile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -247,9 +248,11 @@ static void write_entries(FILE *f, const char *name, char *const *v, int n, char
 	}
 }
 
-static void write_progress(FILE *f, const void *ctx)
+static int write_progress(FILE *f, const void *ctx, char *why, size_t len)
 {
 	const struct merged *m = ctx;
+	(void)why;
+	(void)len;
 	const struct progress *p = m->p;
 	fprintf(f, "%s %d\n", magic, PROGRESS_VERSION);
 	fprintf(f, "place %s %s\n", p->lesson[0] ? p->lesson : "-", p->step[0] ? p->step : "-");
@@ -284,6 +287,7 @@ static void write_progress(FILE *f, const void *ctx)
 		        v->view.panel, v->view.row, v->view.col, v->view.layout);
 	write_entries(f, "answered", p->answered, p->nanswered, m->disk->answered, m->disk->nanswered);
 	write_entries(f, "wrong", p->wrong, p->nwrong, m->disk->wrong, m->disk->nwrong);
+	return 0;
 }
 
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len)
@@ -301,11 +305,16 @@ int progress_save(const char *path, const struct progress *p, char *msg, size_t 
 	if (fd >= 0)
 		flock(fd, LOCK_EX);
 	struct progress disk;
-	if (progress_load(path, &disk, why, sizeof why) != 0)
-		progress_init(&disk); /* foreign or damaged: nothing to keep from it */
-	struct merged m = { p, &disk };
-	int rc = statefile_write(path, write_progress, &m, msg, len);
-	progress_free(&disk);
+	int rc = -1;
+	if (progress_load(path, &disk, why, sizeof why) != 0) {
+		/* damaged, or another program's, since this run read it: what it
+		 * holds is not known, so it is kept, and this save refused */
+		snprintf(msg, len, "%s", why);
+	} else {
+		struct merged m = { p, &disk };
+		rc = writefile_write(path, WRITEFILE_PROGRESS, write_progress, &m, NULL, msg, len);
+		progress_free(&disk);
+	}
 	if (fd >= 0)
 		close(fd); /* and with it the lock */
 	return rc;

@@ -76,10 +76,12 @@ int progress_default_path(char *out, size_t outlen, char *msg, size_t len);
 int progress_load(const char *path, struct progress *p, char *msg, size_t len);
 int progress_parse(const char *name, const char *text, size_t size, struct progress *p,
                    char *msg, size_t len);
-/* Atomic (statefile_write), under an flock of its directory: the done
+/* Atomic (writefile_write), under an flock of its directory: the done
  * steps already in the file are kept (another instance's), merged with
- * p's (answers too); place and mode are p's, the view p's or else the file's. 0, or -1 with msg; the old file is then
- * intact. */
+ * p's (answers too); place and mode are p's, the view p's or else the
+ * file's. A file there that does not load (damaged or changed by another
+ * program since) is kept and the save refused. 0, or -1 with msg; the old
+ * file is then intact. */
 int progress_save(const char *path, const struct progress *p, char *msg, size_t len);
 
 /* Was key earned: listed done, and not shown (a shown step stays shown)? */

@@ -55,6 +55,12 @@ static bool read_raw_line(struct reader *rd)
 		}
 		rd->buf[n++] = (char)ch;
 	}
+	if (ch == EOF && ferror(rd->f)) { /* e.g. /proc/self/mem: opens, then every read fails */
+		rd->line++;
+		rd->broken = true;
+		bad(rd, "cannot read: %s%.0d", strerror(errno), 0);
+		return false;
+	}
 	if (ch == EOF && n == 0)
 		return false;
 	rd->line++;
@@ -452,6 +458,8 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	char *l = next_line(rd);
 	char head[64];
 	snprintf(head, sizeof head, "%s %d", SESSION_MAGIC, SESSION_VERSION);
+	if (!l && rd->broken)
+		return -1; /* said why */
 	if (!l)
 		return bad(rd, "empty file: not an mha-tui session%s", "", 0);
 	if (strncmp(l, "\xef\xbb\xbf", 3) == 0)
@@ -500,7 +508,7 @@ static int read_session(struct reader *rd, struct mha_config *c, struct mha_weig
 	return rc;
 }
 
-static int parse_stream(FILE *f, const char *name, struct mha_config *c, struct mha_weights *w,
+static int parse_stream(FILE *f, const char *name, int lines_before, struct mha_config *c, struct mha_weights *w,
                         char *msg, size_t len)
 {
 	struct reader *rd = calloc(1, sizeof *rd); /* ~100 KiB: not on the stack */
@@ -508,7 +516,7 @@ static int parse_stream(FILE *f, const char *name, struct mha_config *c, struct 
 		snprintf(msg, len, "%s: out of memory", name);
 		return -1;
 	}
-	*rd = (struct reader){ .f = f, .name = name, .msg = msg, .len = len };
+	*rd = (struct reader){ .f = f, .name = name, .line = lines_before, .msg = msg, .len = len };
 	if (len > 0)
 		msg[0] = '\0';
 	int rc = read_session(rd, c, w);
@@ -519,8 +527,14 @@ static int parse_stream(FILE *f, const char *name, struct mha_config *c, struct 
 int session_parse(const char *name, const char *text, size_t size,
                   struct mha_config *c, struct mha_weights *w, char *msg, size_t len)
 {
+	return session_parse_within(name, 0, text, size, c, w, msg, len);
+}
+
+int session_parse_within(const char *name, int lines_before, const char *text, size_t size,
+                         struct mha_config *c, struct mha_weights *w, char *msg, size_t len)
+{
 	if (size == 0) {
-		snprintf(msg, len, "%s:1: empty file: not an mha-tui session", name);
+		snprintf(msg, len, "%s:%d: empty file: not an mha-tui session", name, lines_before + 1);
 		return -1;
 	}
 	FILE *f = fmemopen((void *)(uintptr_t)text, size, "r");
@@ -528,7 +542,7 @@ int session_parse(const char *name, const char *text, size_t size,
 		snprintf(msg, len, "%s: cannot read: %s", name, strerror(errno));
 		return -1;
 	}
-	int rc = parse_stream(f, name, c, w, msg, len);
+	int rc = parse_stream(f, name, lines_before, c, w, msg, len);
 	fclose(f);
 	return rc;
 }
@@ -547,7 +561,7 @@ int session_load(const char *path, struct mha_config *c, struct mha_weights *w,
 			snprintf(msg, len, "%s: cannot open: %s", path, why);
 		return -1;
 	}
-	int rc = parse_stream(f, path, c, w, msg, len);
+	int rc = parse_stream(f, path, 0, c, w, msg, len);
 	fclose(f);
 	return rc;
 }

@@ -1,9 +1,10 @@
 /*
  * session_write.c - save the workbench as a session file (format:
  * doc/SESSION.md): the configuration, the token labels (and the
- * source's) and every input matrix (every layer's), as text a person reads, or a big matrix as binary float32
- * (version 2). Saving is atomic (statefile_write_checked): a reader sees
- * the old file or the new one.
+ * source's) and every input matrix (every layer's), as text a person
+ * reads, or a big matrix as binary float32 (version 2). Saving is the one
+ * write path's (writefile_write): atomic, and never over a file that is
+ * not a session.
  *
  * It deliberately does not read sessions (session_read.c: the strict,
  * line-numbered parser) and knows no terminal: files only.
@@ -163,10 +164,33 @@ struct session_ref {
 	const struct mha_weights *w;
 };
 
-static void write_ref(FILE *f, const void *ctx)
+static int write_ref(FILE *f, const void *ctx, char *why, size_t len)
 {
 	const struct session_ref *ref = ctx;
-	write_session(f, ref->c, ref->w);
+	return session_write_to(f, ref->c, ref->w, why, len);
+}
+
+/* Every label (the source's too) one a load takes back (a space would
+ * split it in two). */
+static int labels_check(const struct mha_config *c, const struct mha_weights *w, char *why, size_t len)
+{
+	for (int i = 0; i < c->n + c->m; i++) {
+		bool kv = i >= c->n;
+		if (!mha_label_valid(kv ? w->kv_labels[i - c->n] : w->labels[i])) {
+			snprintf(why, len, "%slabel %d is empty or holds a space or control character",
+			         kv ? "source " : "", (kv ? i - c->n : i) + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int session_write_to(FILE *f, const struct mha_config *c, const struct mha_weights *w, char *why, size_t len)
+{
+	if (labels_check(c, w, why, len) != 0)
+		return -1;
+	write_session(f, c, w);
+	return 0;
 }
 
 int session_save(const char *path, const struct mha_config *c, const struct mha_weights *w,
@@ -178,16 +202,13 @@ int session_save(const char *path, const struct mha_config *c, const struct mha_
 int session_save_checked(const char *path, const struct mha_config *c, const struct mha_weights *w,
                          struct statefile_check *chk, char *msg, size_t len)
 {
-	for (int i = 0; i < c->n + c->m; i++) {
-		bool kv = i >= c->n;
-		if (!mha_label_valid(kv ? w->kv_labels[i - c->n] : w->labels[i])) {
-			snprintf(msg, len, "%.200s: not saved: %slabel %d is empty or holds a space or "
-			         "control character", path, kv ? "source " : "", (kv ? i - c->n : i) + 1);
-			return -1;
-		}
+	char why[128];
+	if (labels_check(c, w, why, sizeof why) != 0) { /* before the file is touched */
+		snprintf(msg, len, "%.200s: not saved: %s", path, why);
+		return -1;
 	}
 	struct session_ref ref = { c, w };
-	return statefile_write_checked(path, write_ref, &ref, chk, msg, len);
+	return writefile_write(path, WRITEFILE_SESSION, write_ref, &ref, chk, msg, len);
 }
 
 int session_default_path(char *out, size_t outlen, char *msg, size_t len)

@@ -2,11 +2,14 @@
  * command.c - `mha-tui --train` and `mha-tui --ablate` without a terminal:
  * train, report progress, print the result. Everything numeric comes from
  * the library (trainer, evaluation, analysis); this file only loops,
- * times and formats.
+ * times and formats. Files it will write are checked before the training
+ * starts; every message goes out cleaned (report_line).
  */
 #include "command.h"
+#include "report.h"
 #include "session.h"
 #include "train.h"
+#include "writefile.h"
 
 #include <math.h>
 #include <string.h>
@@ -43,14 +46,14 @@ static int train_one(struct train_model *m, const struct train_task *t, const st
 {
 	char msg[MHA_MSG_MAX];
 	if (train_model_alloc(m, s) != MHA_OK) {
-		if (err) fprintf(err, "mha-tui: out of memory for the model\n");
+		if (err) report_line(err, 1, "out of memory for the model");
 		return 1;
 	}
 	train_model_init(m, seed);
 	struct trainer *tr;
 	struct train_options o = { .threads = threads };
 	if (trainer_create(&tr, m, t, &o, seed, msg, sizeof msg) != MHA_OK) {
-		if (err) fprintf(err, "mha-tui: %s\n", msg);
+		if (err) report_line(err, 1, msg);
 		train_model_free(m);
 		return 1;
 	}
@@ -87,30 +90,58 @@ static struct train_shape request_shape(const struct train_request *rq, const st
 	return train_task_shape(t, rq->layers, rq->d_model, heads);
 }
 
+/* "PATH.layerL" into out: the session of layer l beside the model file.
+ * 0, or -1 when it does not fit. */
+static int layer_path(const char *path, int l, char *out, size_t len)
+{
+	return (size_t)snprintf(out, len, "%s.layer%d", path, l) < len ? 0 : -1;
+}
+
+/* Every file --save will write, checked before the training starts (an
+ * hour of it at --steps 1000000, thrown away by a bad name before): the
+ * model file, and a session per layer beside it. 0, or 1 said on err. */
+static int check_saves(const char *path, int layers, FILE *err)
+{
+	char msg[MHA_MSG_MAX + 8400], why[MHA_MSG_MAX + 4400], spath[4200];
+	struct writefile_target t;
+	int rc = writefile_check(path, WRITEFILE_MODEL, &t, why, sizeof why);
+	for (int l = 0; rc == 0 && l < layers; l++) {
+		if (layer_path(path, l, spath, sizeof spath) != 0) {
+			snprintf(why, sizeof why, "%.200s...: path too long", path);
+			rc = -1;
+		} else {
+			rc = writefile_check(spath, WRITEFILE_SESSION, &t, why, sizeof why);
+		}
+	}
+	if (rc == 0)
+		return 0;
+	snprintf(msg, sizeof msg, "--save: %s: nothing trained", why);
+	return report_line(err, 1, msg);
+}
+
 /* The model file, and beside it each layer as a workbench session
- * (FILE.layer0, FILE.layer1) that mha-tui --load opens. */
+ * (FILE.layer0, FILE.layer1) that mha-tui --load opens: the command is
+ * printed with the path quoted for the shell. */
 static int save_all(const struct train_model *m, const struct train_task *t, const char *path, FILE *err)
 {
-	char msg[MHA_MSG_MAX + 4096], spath[4096];
-	if (train_model_save(m, t, path, msg, sizeof msg) != 0) {
-		fprintf(err, "mha-tui: %s\n", msg);
-		return 1;
-	}
+	char msg[MHA_MSG_MAX + 4096], spath[4200], word[4300], line[4400];
+	if (train_model_save(m, t, path, msg, sizeof msg) != 0)
+		return report_line(err, 1, msg);
 	for (int l = 0; l < m->s.layers; l++) {
 		struct mha_config c;
 		struct mha_weights w;
-		snprintf(spath, sizeof spath, "%s.layer%d", path, l);
+		if (layer_path(path, l, spath, sizeof spath) != 0)
+			return report_line(err, 1, "--save: path too long for the layers' sessions");
 		if (train_layer_workbench(m, l, &c, &w, msg, sizeof msg) != MHA_OK) {
-			fprintf(err, "mha-tui: %s: %s\n", spath, msg);
-			return 1;
+			snprintf(line, sizeof line, "%.4000s: %.300s", spath, msg);
+			return report_line(err, 1, line);
 		}
 		int rc = session_save(spath, &c, &w, msg, sizeof msg);
 		mha_weights_free(&w);
-		if (rc != 0) {
-			fprintf(err, "mha-tui: %s\n", msg);
-			return 1;
-		}
-		fprintf(err, "layer %d in the workbench: mha-tui --load %s\n", l, spath);
+		if (rc != 0)
+			return report_line(err, 1, msg);
+		fprintf(err, "layer %d in the workbench: mha-tui --load %s\n", l,
+		        report_shell_word(spath, word, sizeof word));
 	}
 	return 0;
 }
@@ -150,9 +181,12 @@ int train_command(const struct train_request *rq, FILE *out, FILE *err)
 	char msg[MHA_MSG_MAX];
 	struct train_shape s = request_shape(rq, t, rq->heads);
 	if (train_shape_check(&s, msg, sizeof msg) != MHA_OK) {
-		fprintf(err, "mha-tui: --train %s: %s\n", t->name, msg);
-		return 2;
+		char line[MHA_MSG_MAX + 64];
+		snprintf(line, sizeof line, "--train %s: %s", t->name, msg);
+		return report_line(err, 2, line);
 	}
+	if (rq->save && check_saves(rq->save, s.layers, err) != 0)
+		return 1;
 	int steps = rq->steps ? rq->steps : t->steps;
 	fprintf(err, "training '%s' (%s): %d layer%s, d_model %d, %d heads of d_k %d, %d tokens, "
 	        "batch 16, %d steps, seed %llu\n", t->name, t->what, s.layers, s.layers > 1 ? "s" : "",
@@ -208,8 +242,9 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 	struct train_ablation ab;
 	if (train_ablation_start(&ab, t, rq->layers, rq->d_model, rq->seeds, rq->steps, rq->seed,
 	                         rq->threads, msg, sizeof msg) != MHA_OK) {
-		fprintf(err, "mha-tui: --ablate %s: %s\n", t->name, msg);
-		return 2;
+		char line[MHA_MSG_MAX + 64];
+		snprintf(line, sizeof line, "--ablate %s: %s", t->name, msg);
+		return report_line(err, 2, line);
 	}
 	int nh = ab.nh, seeds = ab.seeds, steps = ab.steps, layers = t->layers;
 	if (rq->layers)
@@ -222,7 +257,7 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 	while (!train_ablation_done(&ab)) {
 		int k = ab.k, sd = ab.sd;
 		if (train_ablation_step(&ab, steps) < 0) { /* at most to the end of this run */
-			fprintf(err, "mha-tui: out of memory for the model\n");
+			report_line(err, 1, "out of memory for the model");
 			train_ablation_free(&ab);
 			return 1;
 		}

@@ -6,6 +6,8 @@
  */
 #include "lm_command.h"
 #include "lm.h"
+#include "report.h"
+#include "writefile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -65,30 +67,41 @@ static struct train_shape request_shape(const struct lm_request *rq, int vocab)
 	return s;
 }
 
+/* Both files --save writes (the model, its vocabulary beside it),
+ * checked before the corpus is read and the training starts, so that a
+ * name that cannot be written costs nothing. 0, or 1 said on err. */
+static int check_saves(const char *path, FILE *err)
+{
+	char vpath[4200], why[MHA_MSG_MAX + 4400], msg[MHA_MSG_MAX + 4500];
+	struct writefile_target t;
+	lm_vocab_path(path, vpath, sizeof vpath);
+	if (writefile_check(path, WRITEFILE_MODEL, &t, why, sizeof why) == 0 &&
+	    writefile_check(vpath, WRITEFILE_VOCAB, &t, why, sizeof why) == 0)
+		return 0;
+	snprintf(msg, sizeof msg, "--save: %s: nothing trained", why);
+	return report_line(err, 1, msg);
+}
+
 static int train_save(const struct lm_request *rq, const struct train_model *m, const struct lm_vocab *v,
                       struct lm_meta *meta, FILE *err)
 {
-	char vpath[4200], msg[1024];
+	char vpath[4200], msg[MHA_MSG_MAX + 4400], line[MHA_MSG_MAX + 8800];
 	lm_vocab_path(rq->save, vpath, sizeof vpath);
 	const char *slash = strrchr(vpath, '/');
 	snprintf(meta->vocab_file, sizeof meta->vocab_file, "%.255s", slash ? slash + 1 : vpath);
-	if (lm_vocab_save(v, vpath, msg, sizeof msg) != 0) {
-		fprintf(err, "mha-tui: %s\n", msg);
-		return 1;
-	}
+	if (lm_vocab_save(v, vpath, msg, sizeof msg) != 0)
+		return report_line(err, 1, msg);
 	/* what was written is what loads: the fingerprint is of the file's bytes */
 	struct lm_vocab back;
-	if (lm_vocab_load(&back, vpath, msg, sizeof msg) != 0) {
-		fprintf(err, "mha-tui: %s\n", msg);
-		return 1;
-	}
+	if (lm_vocab_load(&back, vpath, msg, sizeof msg) != 0)
+		return report_line(err, 1, msg);
 	meta->vocab_fingerprint = back.fingerprint;
 	lm_vocab_free(&back);
-	if (lm_model_save(m, meta, rq->save, msg, sizeof msg) != 0) {
-		fprintf(err, "mha-tui: %s\n", msg);
-		return 1;
-	}
-	fprintf(err, "saved %s and its vocabulary %s\n", rq->save, vpath);
+	if (lm_model_save(m, meta, rq->save, msg, sizeof msg) != 0)
+		return report_line(err, 1, msg);
+	snprintf(line, sizeof line, "saved %s and its vocabulary %s", rq->save, vpath);
+	mha_text_clean(line); /* the names, as every message, cannot drive the terminal */
+	fprintf(err, "%s\n", line);
 	return 0;
 }
 
@@ -102,6 +115,8 @@ int lm_train_command(const struct lm_request *rq, FILE *out, FILE *err)
 		fprintf(err, "mha-tui: --train lm: %s\n", msg);
 		return 2;
 	}
+	if (rq->save && check_saves(rq->save, err) != 0)
+		return 1;
 	struct lm_corpus c;
 	if (lm_corpus_read(&c, dir, msg, sizeof msg) != 0) {
 		fprintf(err, "mha-tui: --train lm: %s\n", msg);

@@ -4,7 +4,9 @@
  * is, what it was trained on and how, then every parameter as
  * little-endian float32 in train.h's order, then "end". Its vocabulary is
  * a file of its own beside it, named and fingerprinted in the header.
- * Saving is atomic; loading refuses anything else with file:line. Also
+ * Saving is the one write path's (writefile_write: atomic, through
+ * symlinks, never over a file that is not a model); loading refuses
+ * anything else with file:line. Also
  * where the shipped model is found. This file does not train or evaluate.
  *
  *     mha-tui model 2
@@ -25,7 +27,7 @@
 #include "lm.h"
 #include "model.h"
 #include "readfile.h"
-#include "statefile.h"
+#include "writefile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -58,9 +60,11 @@ struct saving {
 	const struct lm_meta *meta;
 };
 
-static void write_model(FILE *f, const void *ctx)
+static int write_model(FILE *f, const void *ctx, char *why, size_t len)
 {
 	const struct saving *sv = ctx;
+	(void)why;
+	(void)len;
 	const struct train_model *m = sv->m;
 	const struct lm_meta *meta = sv->meta;
 	const struct train_shape *s = &m->s;
@@ -84,13 +88,14 @@ static void write_model(FILE *f, const void *ctx)
 		fwrite(b, 1, 4, f);
 	}
 	fputs("end\n", f);
+	return 0;
 }
 
 int lm_model_save(const struct train_model *m, const struct lm_meta *meta, const char *path,
                   char *msg, size_t len)
 {
 	struct saving sv = { m, meta };
-	return statefile_write(path, write_model, &sv, msg, len);
+	return writefile_write(path, WRITEFILE_MODEL, write_model, &sv, NULL, msg, len);
 }
 
 struct header {

@@ -7,7 +7,7 @@
  */
 #include "lm.h"
 #include "readfile.h"
-#include "statefile.h"
+#include "writefile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -246,17 +246,20 @@ int lm_vocab_fit(struct lm_vocab *v, const struct lm_corpus *c, int size, char *
 
 /* ---- the file ---- */
 
-static void write_vocab(FILE *f, const void *ctx)
+static int write_vocab(FILE *f, const void *ctx, char *why, size_t len)
 {
 	const struct lm_vocab *v = ctx;
+	(void)why;
+	(void)len;
 	fprintf(f, "mha-tui vocab 1\nsize %d\n", v->size);
 	for (int i = 0; i < v->size; i++)
 		fprintf(f, "%s\n", v->word[i]);
+	return 0;
 }
 
 int lm_vocab_save(const struct lm_vocab *v, const char *path, char *msg, size_t len)
 {
-	return statefile_write(path, write_vocab, v, msg, len);
+	return writefile_write(path, WRITEFILE_VOCAB, write_vocab, v, NULL, msg, len);
 }
 
 /* Does the token of n bytes at w come out of lm_split_text whole? A

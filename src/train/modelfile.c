@@ -10,13 +10,19 @@
  *     ...                      E, P, then per layer l: W_Q.l W_K.l W_V.l W_O.l, then U
  *     end
  *
- * Floats as %.9g (exact for float32). Saving is atomic (a temporary file
- * renamed over the target). Loading refuses anything else with
+ * Floats as %.9g (exact for float32). Saving is the one write path's
+ * (writefile_write: atomic, through symlinks, never over a file that is
+ * not a model). Loading (a regular file only: readfile_open; or text in
+ * memory, as the fuzzer gives it) refuses anything else with
  * "file:line: message". This file does not train or evaluate.
  */
 #include "model.h"
+#include "readfile.h"
+#include "writefile.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,22 +68,20 @@ void train_heads_off_write(FILE *f, const struct train_model *m)
 	fputc('\n', f);
 }
 
-int train_model_save(const struct train_model *m, const struct train_task *task,
-                     const char *path, char *msg, size_t len)
+struct model_ref {
+	const struct train_model *m;
+	const struct train_task *task;
+};
+
+static int write_model(FILE *f, const void *ctx, char *why, size_t len)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-		snprintf(msg, len, "%.200s: path too long", path);
-		return -1;
-	}
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(msg, len, "%.200s: cannot write: %s", path, strerror(errno));
-		return -1;
-	}
+	const struct model_ref *ref = ctx;
+	const struct train_model *m = ref->m;
+	(void)why;
+	(void)len;
 	const struct train_shape *s = &m->s;
 	fprintf(f, "mha-tui model 1\ntask %s\nshape layers %d d_model %d heads %d d_k %d vocab %d "
-	        "classes %d tokens %d\n", task->name, s->layers, s->d, s->h, s->dk, s->vocab,
+	        "classes %d tokens %d\n", ref->task->name, s->layers, s->d, s->h, s->dk, s->vocab,
 	        s->classes, s->n);
 	train_heads_off_write(f, m);
 	struct tensor_ref t[2 + 4 * TRAIN_MAX_LAYERS + 1];
@@ -90,14 +94,14 @@ int train_model_save(const struct train_model *m, const struct train_task *task,
 				        c + 1 < t[k].cols ? ' ' : '\n');
 	}
 	fputs("end\n", f);
-	bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		snprintf(msg, len, "%.200s: writing failed: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
 	return 0;
+}
+
+int train_model_save(const struct train_model *m, const struct train_task *task,
+                     const char *path, char *msg, size_t len)
+{
+	struct model_ref ref = { m, task };
+	return writefile_write(path, WRITEFILE_MODEL, write_model, &ref, NULL, msg, len);
 }
 
 struct reader {
@@ -106,23 +110,47 @@ struct reader {
 	int line;
 	char *msg;
 	size_t len;
+	bool broken; /* a line could not be read (said): the next message is not put over it */
 };
 
 static int bad(struct reader *r, const char *what)
 {
-	snprintf(r->msg, r->len, "%.200s:%d: %s", r->path, r->line, what);
+	if (r->broken)
+		return -1;
+	snprintf(r->msg, r->len, "%.200s:%d: %s", r->path, r->line > 0 ? r->line : 1, what);
 	return -1;
 }
 
-/* One line into buf, without its newline; -1 at the end of the file. */
+/* One line into buf, without its newline; -1 at the end of the file, or
+ * for a line that cannot be one of a model file (a NUL byte, longer than
+ * buf, a read error: said, and the reader stops). */
 static int next_line(struct reader *r, char *buf, size_t cap)
 {
-	if (!fgets(buf, (int)cap, r->f))
+	size_t n = 0;
+	int ch;
+	if (r->broken)
+		return -1;
+	while ((ch = getc(r->f)) != EOF && ch != '\n') {
+		if (ch == '\0' || n + 1 == cap) {
+			r->line++;
+			bad(r, ch == '\0' ? "a NUL byte: not a text file" : "line too long: not a model file line");
+			r->broken = true;
+			return -1;
+		}
+		buf[n++] = (char)ch;
+	}
+	if (ch == EOF && ferror(r->f)) {
+		char why[160];
+		snprintf(why, sizeof why, "cannot read: %s", strerror(errno));
+		r->line++;
+		bad(r, why);
+		r->broken = true;
+		return -1;
+	}
+	if (ch == EOF && n == 0)
 		return -1;
 	r->line++;
-	size_t n = strlen(buf);
-	if (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
+	buf[n] = '\0';
 	return 0;
 }
 
@@ -161,15 +189,11 @@ static int read_tensor(struct reader *r, const struct tensor_ref *t)
 	return 0;
 }
 
-int train_model_load(struct train_model *m, const struct train_task **task,
-                     const char *path, char *msg, size_t len)
+/* Read the model from f (name in messages): the body of train_model_parse. */
+static int parse_model(FILE *f, const char *name_, struct train_model *m, const struct train_task **task,
+                       char *msg, size_t len)
 {
-	memset(m, 0, sizeof *m);
-	struct reader r = { fopen(path, "r"), path, 0, msg, len };
-	if (!r.f) {
-		snprintf(msg, len, "%.200s: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
+	struct reader r = { .f = f, .path = name_, .msg = msg, .len = len };
 	char line[4096], name[64];
 	int rc = -1, used = 0, version = 0;
 	struct train_shape s = { 0 };
@@ -236,8 +260,40 @@ int train_model_load(struct train_model *m, const struct train_task **task,
 	}
 	rc = 0;
 out:
-	fclose(r.f);
 	if (rc)
 		train_model_free(m);
+	return rc;
+}
+
+int train_model_parse(const char *name, const char *text, size_t size, struct train_model *m,
+                      const struct train_task **task, char *msg, size_t len)
+{
+	memset(m, 0, sizeof *m);
+	if (size == 0) {
+		snprintf(msg, len, "%.200s:1: empty file: not an mha-tui model file", name);
+		return -1;
+	}
+	FILE *f = fmemopen((void *)(uintptr_t)text, size, "r");
+	if (!f) {
+		snprintf(msg, len, "%.200s: cannot read: %s", name, strerror(errno));
+		return -1;
+	}
+	int rc = parse_model(f, name, m, task, msg, len);
+	fclose(f);
+	return rc;
+}
+
+int train_model_load(struct train_model *m, const struct train_task **task,
+                     const char *path, char *msg, size_t len)
+{
+	char why[256];
+	memset(m, 0, sizeof *m);
+	FILE *f = readfile_open(path, why, sizeof why); /* a regular file: a FIFO cannot hang it */
+	if (!f) {
+		snprintf(msg, len, "%.200s: cannot open: %s", path, why);
+		return -1;
+	}
+	int rc = parse_model(f, path, m, task, msg, len);
+	fclose(f);
 	return rc;
 }

@@ -157,7 +157,7 @@ enum mha_status train_shape_check_limit(const struct train_shape *s, int max_voc
 		snprintf(msg, len, "d_model %d is out of range for training: allowed 1..%d", s->d, TRAIN_MAX_D);
 		return MHA_EINVAL;
 	}
-	if (s->h < 1 || s->dk < 1 || s->h * s->dk != s->d) {
+	if (s->h < 1 || s->dk < 1 || (long long)s->h * s->dk != s->d) { /* as read from a model file: any int */
 		snprintf(msg, len, "heads %d do not divide d_model %d: choose heads that divide it",
 		         s->h, s->d);
 		return MHA_EINVAL;

@@ -260,12 +260,18 @@ void train_heads_alone(struct train_model *m, const struct train_task *t, int l,
 
 /* ---- files (doc/TRAINING.md, "Model files") ---- */
 
-/* Write the model as text (version 1), atomically; 0 or -1 with msg. */
+/* Write the model as text (version 1) through the one write path
+ * (writefile_write: atomic, symlinks followed, never over a file that is
+ * not a model); 0 or -1 with msg. */
 int train_model_save(const struct train_model *m, const struct train_task *t,
                      const char *path, char *msg, size_t len);
 /* Read it back: the model is allocated; *task receives the task. */
 int train_model_load(struct train_model *m, const struct train_task **task,
                      const char *path, char *msg, size_t len);
+/* The same from text in memory (size bytes, not NUL-terminated); name is
+ * used in messages ("name:line: message"). */
+int train_model_parse(const char *name, const char *text, size_t size, struct train_model *m,
+                      const struct train_task **task, char *msg, size_t len);
 
 /* ---- the workbench ---- */
 

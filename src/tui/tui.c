@@ -155,6 +155,11 @@ static bool progress_refused(const struct app *app, const char *path, char *msg,
 	return refused;
 }
 
+int tui_check_terminal(char *msg, size_t len)
+{
+	return term_check(msg, len);
+}
+
 int tui_run(const struct tui_options *o)
 {
 	char msg[MHA_MSG_MAX + 4096];

@@ -22,6 +22,11 @@ struct tui_options {
 	int holder;               /*   its pid, 0 when unknown */
 };
 
+/* Could the workbench start on this terminal (stdin and stdout terminals,
+ * a usable TERM)? 0, or -1 with a message saying why not and what to use
+ * instead. Checked before anything is written for the run. */
+int tui_check_terminal(char *msg, size_t len);
+
 /* Run until the learner quits. The terminal is restored before return.
  * Returns the process exit status (0, or 1 with a message on stderr). */
 int tui_run(const struct tui_options *o);

@@ -277,7 +277,7 @@ if cmp -s "$tmp/session.txt" "$tmp/session.before"; then pass; else fail "--load
 
 # ---- the language model (doc/LANGUAGE_MODEL.md): usage errors, files, the dump ----
 expect_error 2 "--eval takes" --eval --causal
-expect_error 2 "--eval cannot be combined" --eval --dump json
+expect_error 2 "--dump cannot be combined with --eval" --eval --dump json
 expect_error 2 "--eval cannot be combined" --dump json --eval
 expect_error 2 "needs --text" --dump json --model
 expect_error 2 "--causal is not for the language model" --dump json --text "the dog" --model --causal

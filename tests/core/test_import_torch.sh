@@ -7,7 +7,9 @@
 # residual stream; and a LLaMA-style RoPE layer written here in torch)
 # becomes a session; mha-tui --dump json --load gives PyTorch's own output
 # and per-head weights within 1e-5 (a row PyTorch leaves NaN because every
-# key is masked must be all 0 and flagged dead in mha-tui).
+# key is masked must be all 0 and flagged dead in mha-tui). What cannot be
+# imported (labels, values, --pad, shapes, --out) is one line, exit 1,
+# before any file is written.
 set -u
 bin=${MHA_TUI:?run under meson test, which sets MHA_TUI}
 root=${MHA_SOURCE_ROOT:?run under meson test}
@@ -132,6 +134,70 @@ if "$py" "$root/tools/import_torch.py" --heads 2 --labels "a b" --out "$tmp/x.se
 	echo "FAIL: import_torch.py without a layer did not say what it needs"
 	failed=$((failed + 1))
 fi
+
+# ---- what cannot be imported is said in one line before a file is
+# written (it truncated --out first, printed tracebacks, and wrote labels,
+# values and --pad mha-tui refuses: the adversary's 13) ----
+imp() { # imp STATUS TEXT ARGS...: exit STATUS, one line 'import_torch.py: ...TEXT'
+	want=$1 text=$2
+	shift 2
+	"$py" "$root/tools/import_torch.py" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$want" ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q '^import_torch.py: ' "$tmp/err" ||
+		! grep -qF -- "$text" "$tmp/err" || grep -q "$(printf '\033')" "$tmp/err"; then
+		echo "FAIL: import_torch.py $*: exit $rc, want $want and one line with '$text': $(head -c 600 "$tmp/err")"
+		failed=$((failed + 1))
+	fi
+}
+kept() { # kept FILE TEXT: FILE still holds exactly TEXT
+	if [ "$(cat "$1")" != "$2" ]; then
+		echo "FAIL: $1 was replaced: $(head -c 100 "$1")"
+		failed=$((failed + 1))
+	fi
+}
+printf 'my notes\n' >"$tmp/notes.txt"
+imp 1 "is not an mha-tui session" --demo 1 --heads 2 --out "$tmp/notes.txt"
+kept "$tmp/notes.txt" "my notes"
+cp "$tmp/plain.session" "$tmp/keep.session"
+imp 1 "label 5 ('Ġresponsibilities'): 18 bytes" --demo 1 --heads 2 --labels "a b c d Ġresponsibilities" \
+	--out "$tmp/keep.session"
+cmp -s "$tmp/plain.session" "$tmp/keep.session" || { echo "FAIL: keep.session cut before the check"; failed=$((failed + 1)); }
+imp 1 "label 2" --demo 1 --heads 2 --labels "a $(printf 'b\033[31m') c d e" --out "$tmp/keep.session"
+imp 1 "--pad 7 is not a token" --demo 1 --heads 2 --pad 7 --out "$tmp/keep.session"
+imp 1 "--pad 'x' is not a list" --demo 1 --heads 2 --pad x --out "$tmp/keep.session"
+imp 1 "its directory $tmp/no/such does not exist" --demo 1 --heads 2 --out "$tmp/no/such/x.session"
+imp 1 "is a directory" --demo 1 --heads 2 --out "$tmp"
+imp 1 "tokens 70" --demo 1 --heads 2 --tokens 70 --out "$tmp/keep.session"
+printf 'not a torch file' >"$tmp/junk.pt"
+imp 1 "junk.pt: cannot be read as a torch file" --state "$tmp/junk.pt" --input "$tmp/x.pt" --heads 3 \
+	--out "$tmp/keep.session"
+"$py" -c 'import numpy as np, sys; a = np.ones((4, 12), np.float32); a[2, 5] = np.nan; np.save(sys.argv[1], a)' \
+	"$tmp/nan.npy"
+imp 1 "X[2, 5] is nan" --state "$tmp/state.pt" --input "$tmp/nan.npy" --heads 3 --out "$tmp/keep.session"
+imp 2 "--heads" --demo 1 --out "$tmp/keep.session"
+cmp -s "$tmp/plain.session" "$tmp/keep.session" || { echo "FAIL: keep.session changed by a refused import"; failed=$((failed + 1)); }
+# a symlink is followed: the target written, the link kept; fit_label makes labels mha-tui takes
+ln -s plain-target.session "$tmp/link.session"
+if ! "$py" "$root/tools/import_torch.py" --demo 1 --heads 2 --out "$tmp/link.session" 2>"$tmp/err" ||
+	[ ! -L "$tmp/link.session" ] || ! timeout 20 "$bin" --dump json --load "$tmp/plain-target.session" >/dev/null; then
+	echo "FAIL: --out through a symlink: $(cat "$tmp/err")"
+	failed=$((failed + 1))
+fi
+if ! "$py" - "$root/tools" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import import_torch as it
+for tok in ["\u0120responsibilities", "a b", "\x1b[31m", "", "日本語のトークン"]:
+    label = it.fit_label(tok)
+    assert it.label_problem(label) is None, (tok, label)
+assert it.fit_label("\u0120responsibilities") == "\u0120responsibilit", it.fit_label("\u0120responsibilities")
+assert it.fit_label("日本語のトークン") == "日本語のト"
+PY
+then
+	echo "FAIL: fit_label"
+	failed=$((failed + 1))
+fi
+ls "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: temporary files left: $(ls "$tmp")"; failed=$((failed + 1)); }
 
 [ "$failed" -eq 0 ] && echo "ok: every imported layer matches PyTorch"
 exit $((failed > 0))

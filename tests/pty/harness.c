@@ -449,6 +449,27 @@ void pty_kill(struct pty *p, int sig)
 		kill(p->pid, sig);
 }
 
+long long pty_cpu_ms(const struct pty *p)
+{
+	char path[64], buf[1024];
+	if (p->pid <= 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the command's name in parentheses (which may hold blanks):
+	 * state is field 3, utime 14, stime 15 */
+	const char *s = strrchr(buf, ')');
+	unsigned long long utime, stime;
+	if (!s || sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) != 2)
+		return -1;
+	return (long long)(utime + stime) * 1000 / sysconf(_SC_CLK_TCK);
+}
+
 /* ---- reading the screen ---- */
 
 static size_t put_utf8(char *s, uint32_t c)

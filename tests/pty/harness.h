@@ -78,6 +78,10 @@ void pty_resize(struct pty *p, int rows, int cols);
 
 /* Send a signal to the program. */
 void pty_kill(struct pty *p, int sig);
+/* The CPU time the program has used so far (user + system, from
+ * /proc/PID/stat), in milliseconds: what a key costs it, whatever else
+ * the machine is doing; -1 once it is gone. */
+long long pty_cpu_ms(const struct pty *p);
 /* Wait for the program to end, then read on until EIO (the last frames,
  * such as leaving the alternate screen, come after exit). Returns the
  * wait status, or -1 at the deadline (the program is then killed). */

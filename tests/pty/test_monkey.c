@@ -296,15 +296,18 @@ static void test_smallest_shapes_survive_random_keys(void **state)
 	monkey_run((struct run){ "n1-d1", args, 4, 600 });
 }
 
-/* Time from a key to the frame after it: ? follows the key, and the help
- * it brings up is drawn only once the key before it is done. */
+/* What a key costs the program, to the frame after it: ? follows the
+ * key, and the help it brings up is drawn only once the key before it is
+ * done. Counted in the program's CPU time, not the clock's: on a machine
+ * busy with other work (tools/test --busy) the clock measures the
+ * others; 20 s of the clock is a hang. */
 static long long key_ms(struct pty *p, const char *keys)
 {
-	long long t0 = now_ms();
+	long long t0 = pty_cpu_ms(p);
 	pty_type(p, keys);
 	pty_char(p, '?');
 	int rc = pty_wait_text(p, "mha-tui keys", 20000);
-	long long dt = now_ms() - t0;
+	long long dt = pty_cpu_ms(p) - t0;
 	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 	/* until the help is gone: an Esc still unread when the next key comes
 	 * reads as Alt+key (ESCDELAY), the help stays, and the next ? closes it
@@ -315,12 +318,15 @@ static long long key_ms(struct pty *p, const char *keys)
 	return rc == 0 ? dt : 99999;
 }
 
-/* The largest workbench (64 tokens, d_model 1024, 64 heads): each key's
- * frame comes within 300 ms plus three times what the first nudge took
- * (one recompute: about 20 ms here, a second under the sanitizers), the
- * shape changes and the autosaves they owe included (these took 0.85 s
- * when the autosave was written before the frame). w is left out: it
- * saves 4M values, as asked. */
+/* The largest workbench (64 tokens, d_model 1024, 64 heads): each key
+ * costs the program at most 300 ms of CPU plus three times what the first
+ * nudge took (one recompute: about 20 ms here, a second under the
+ * sanitizers), the shape changes and the autosaves they owe included
+ * (these took 0.85 s when the autosave was written before the frame: it
+ * is a child's work now). w is left out: it saves 4M values, as asked.
+ * CPU time, because the clock failed this on a loaded machine (1,336 ms
+ * against 1,308 allowed at a load of 20): the clock counted other
+ * programs' turns. */
 static void test_every_key_answers_quickly_at_the_largest_shape(void **state)
 {
 	(void)state;

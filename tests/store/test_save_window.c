@@ -130,8 +130,10 @@ static void test_a_change_up_to_the_rename_is_never_replaced(void **state)
 			assert_string_equal(read_text(path, buf, sizeof buf), "changed by hand\n");
 			assert_no_temporary();
 		}
-	/* with nothing changed, the checked save replaces the file */
+	/* with nothing changed, the checked save replaces the file (the text
+	 * left by hand is no session: the save would keep it, refused) */
 	hook_stage = -1;
+	unlink(path);
 	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
 	struct claim_stamp s;
 	claim_stamp_read(path, &s);

@@ -495,10 +495,20 @@ static void test_save_replaces_atomically_and_cleans_up(void **state)
 	example(&c, &w);
 	char path[320], msg[MHA_MSG_MAX + 512];
 	tmpdir_path(path, sizeof path, "atomic.txt");
+	/* a file that is not a session is never replaced by one: kept, said */
 	tmpdir_spit(path, "old contents\n", 13);
-	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), -1);
+	assert_non_null(strstr(msg, "is not an mha-tui session"));
 	size_t len;
 	char *text = tmpdir_slurp(path, &len);
+	assert_string_equal(text, "old contents\n");
+	free(text);
+	/* an empty file holds nothing to keep; a session replaces it, and a
+	 * session replaces a session */
+	tmpdir_spit(path, "", 0);
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	assert_int_equal(session_save(path, &c, &w, msg, sizeof msg), 0);
+	text = tmpdir_slurp(path, &len);
 	assert_true(strncmp(text, "mha-tui-session 1\n", 18) == 0);
 	free(text);
 

@@ -5,7 +5,7 @@
  * and an @include'd asset are each refused at once with a message saying
  * what it is; a symlink to a regular file is read through; a lesson that
  * includes a 1 MB asset 40 times is refused once its assets pass the
- * bound; progress saves merge done steps; session claims lock and back up;
+ * bound; progress saves merge done steps; session claims lock;
  * a file changed behind a stamp is seen, whatever changed.
  * An alarm turns a hang into a failure instead of a stuck suite.
  */
@@ -173,8 +173,7 @@ static void test_progress_saves_merge_done_steps(void **state)
 }
 
 /* A lock per session: a second claim is told who holds it and gets the
- * next free name; a numbered backup is kept only when the file it links
- * was replaced. */
+ * next free name (backups: tests/store/test_write_path.c). */
 static void test_a_second_claim_gets_another_name_and_the_holder(void **state)
 {
 	(void)state;
@@ -188,28 +187,6 @@ static void test_a_second_claim_gets_another_name_and_the_holder(void **state)
 	assert_int_equal(holder, (int)getpid());
 	tmpdir_path(alt, sizeof alt, "claimed-2.txt");
 	assert_string_equal(out, alt);
-}
-
-static void test_a_backup_is_kept_only_when_the_file_was_replaced(void **state)
-{
-	(void)state;
-	char path[4096], backup[4096], tmp[4096];
-	tmpdir_path(path, sizeof path, "kept.txt");
-	tmpdir_spit(path, "old", 3);
-	assert_int_equal(claim_backup(path, backup, sizeof backup), 0);
-	assert_non_null(strstr(backup, "kept.txt.~1~"));
-	assert_false(claim_backup_settle(path, backup)); /* not replaced: removed */
-	assert_int_not_equal(access(backup, F_OK), 0);
-	assert_int_equal(claim_backup(path, backup, sizeof backup), 0);
-	tmpdir_path(tmp, sizeof tmp, "kept.new");
-	tmpdir_spit(tmp, "new", 3);
-	assert_int_equal(rename(tmp, path), 0); /* as an atomic save replaces it */
-	assert_true(claim_backup_settle(path, backup));
-	char *text, why[256];
-	size_t n;
-	assert_int_equal(readfile_all(backup, 10, &text, &n, why, sizeof why), 0);
-	assert_string_equal(text, "old");
-	free(text);
 }
 
 /* A file changed behind a run is seen by what changed: its content at the
@@ -268,7 +245,6 @@ int main(void)
 		cmocka_unit_test(test_includes_are_bounded_in_memory),
 		cmocka_unit_test(test_progress_saves_merge_done_steps),
 		cmocka_unit_test(test_a_second_claim_gets_another_name_and_the_holder),
-		cmocka_unit_test(test_a_backup_is_kept_only_when_the_file_was_replaced),
 		cmocka_unit_test(test_a_file_changed_behind_the_stamp_is_seen),
 	};
 	return cmocka_run_group_tests_name("files the program reads", tests, tmpdir_make, tmpdir_remove);

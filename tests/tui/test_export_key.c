@@ -48,7 +48,7 @@ static void test_E_writes_the_script_and_the_picture(void **state)
 	assert_string_equal(app->status, "wrote " WORKBENCH_EXPORT_PY ", .svg and .txt (scores)");
 	const char *py = slurp(WORKBENCH_EXPORT_PY);
 	assert_non_null(py);
-	for (const char *want = "Q_tui\0S_tui\0P_tui\0O_tui\0Concat_tui\0Y_tui\0\"OUTPUT\": \"W^O\"\0check(STAGE[\"OUTPUT\"]\0"; *want;
+	for (const char *want = "Q_tui\0S_tui\0P_tui\0O_tui\0Concat_tui\0Y_tui\0\"OUTPUT\": \"W^O\"\0check(tag + STAGE[\"OUTPUT\"]\0"; *want;
 	     want += strlen(want) + 1)
 		if (!strstr(py, want))
 			fail_msg("the script lacks %s", want);

@@ -22,6 +22,7 @@
 #include "app.h"
 #include "claim.h"
 #include "mode.h"
+#include "report.h"
 #include "session.h"
 #include "term.h"
 
@@ -145,34 +146,12 @@ int app_autosave_path(const struct app *app, char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-/* path as one shell word: in single quotes, each ' as '\'' (a path with
- * an apostrophe stays a command that can be pasted); cleaned of control
- * characters first. Cut paths end the quotes all the same. */
-static const char *shell_word(const char *path, char *out, size_t len)
-{
-	char clean[4096];
-	size_t o = 0;
-	snprintf(clean, sizeof clean, "%s", path);
-	mha_text_clean(clean);
-	out[o++] = '\'';
-	for (const char *p = clean; *p && o + 6 < len; p++) {
-		if (*p == '\'') {
-			memcpy(out + o, "'\\''", 4);
-			o += 4;
-		} else
-			out[o++] = *p;
-	}
-	out[o++] = '\'';
-	out[o] = '\0';
-	return out;
-}
-
 void app_crash_note(const struct app *app)
 {
 	char path[4096], word[900], note[1024] = "";
 	if (app_autosave_path(app, path, sizeof path) == 0)
 		snprintf(note, sizeof note, "mha-tui: crashed; the edits are in the autosave: mha-tui --load %s",
-		         shell_word(path, word, sizeof word));
+		         report_shell_word(path, word, sizeof word));
 	term_crash_note(note);
 }
 
@@ -288,7 +267,7 @@ bool app_autosave_check(struct app *app)
 		/* a second instance's, that instance gone: its own command, which
 		 * saves to the session it belongs to (session-N.txt) */
 		app_message(app, true, "recover: mha-tui --load %s   (unsaved edits of a second mha-tui)",
-		            shell_word(kept, word, sizeof word));
+		            report_shell_word(kept, word, sizeof word));
 		app->status_until_ms = app->now_ms + APP_NOTICE_MS;
 		app->notice = true;
 		return true;
@@ -302,7 +281,7 @@ void app_recover_say(struct app *app)
 	char word[8500];
 	/* the command first: it is what must survive an 80-column status line */
 	app_message(app, true, "recover: mha-tui --load %s   (edits a run left unsaved; kept until you load them)",
-	            shell_word(app->save.recover_path, word, sizeof word));
+	            report_shell_word(app->save.recover_path, word, sizeof word));
 	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
 	app->notice = true;
 }

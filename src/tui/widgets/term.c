@@ -254,9 +254,18 @@ long long term_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
+/* From ncurses' <term.h>, which this folder's own term.h hides: the
+ * terminal type looked up without opening a screen. */
+struct term;
+extern int setupterm(const char *term, int fd, int *err);
+extern struct term *set_curterm(struct term *t);
+extern int del_curterm(struct term *t);
+
+static const char no_terminal_hint[] = "for output without a terminal use: mha-tui --dump json";
+
+int term_check(char *msg, size_t len)
 {
-	static const char hint[] = "for output without a terminal use: mha-tui --dump json";
+	const char *hint = no_terminal_hint;
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		snprintf(msg, len, "%s is not a terminal; %s", isatty(STDOUT_FILENO) ? "standard input" : "standard output",
 		         hint);
@@ -268,6 +277,29 @@ int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
 		         term ? "'" : "not set", term ? term : "", term ? "'" : "", hint);
 		return -1;
 	}
+	/* the terminal type looked up as newterm will (and freed again) */
+	int err = 0;
+	if (setupterm(term, STDOUT_FILENO, &err) != OK) {
+		snprintf(msg, len, "TERM '%s' is not a terminal type this system knows; try TERM=xterm-256color, or %s",
+		         term, hint);
+		return -1;
+	}
+	const char *cup = tigetstr("cup");
+	bool moves = cup && cup != (char *)-1;
+	del_curterm(set_curterm(NULL));
+	if (!moves) {
+		snprintf(msg, len, "TERM '%s' cannot move the cursor; try TERM=xterm-256color, or %s", term, hint);
+		return -1;
+	}
+	return 0;
+}
+
+int term_open(bool no_color, bool no_mouse, char *msg, size_t len)
+{
+	const char *hint = no_terminal_hint;
+	if (term_check(msg, len) != 0)
+		return -1;
+	const char *term = getenv("TERM");
 	if (tcgetattr(STDIN_FILENO, &saved_modes) == 0)
 		have_saved_modes = 1;
 	/* handlers first: ncurses then leaves SIGINT / SIGTERM to us */

@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Would term_open take this terminal: stdin and stdout terminals, TERM
+ * set, known and able to move the cursor? 0, or -1 with msg; nothing
+ * opened, nothing changed. */
+int term_check(char *msg, size_t len);
 /* Checks that stdout is a terminal and TERM is usable, installs the signal
  * handlers, opens curses, picks the theme. 0, or -1 with msg (the terminal
  * untouched). */
