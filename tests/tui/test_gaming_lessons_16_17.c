@@ -104,14 +104,6 @@ static void test_share_is_not_a_number_on_screen(void **state)
 	tui_check_close(app);
 }
 
-/* n until the step changes (leaving a waiting question may take two). */
-static void next_step(struct app *app)
-{
-	int was = app->learn.run.step;
-	for (int i = 0; i < 3 && app->learn.run.step == was; i++)
-		tui_check_keys(app, "n");
-}
-
 static void test_the_circuits_page_waits_for_the_answer(void **state)
 {
 	(void)state;
@@ -126,7 +118,7 @@ static void test_the_circuits_page_waits_for_the_answer(void **state)
 		assert_int_equal(app->mode == &train_circuits_mode, !l->steps[si - 1].question);
 		if (app->mode == &train_circuits_mode)
 			tui_check_press(app, 27); /* a page of its own: only its keys; Esc to the training screen */
-		next_step(app);
+		tui_check_next_step(app);
 		assert_int_equal(app->learn.run.step, si);
 		if (app->mode == &train_circuits_mode || app->mode == &train_mode)
 			fail_msg("step %s: the circuits page stays open into a question", l->steps[si].id);
