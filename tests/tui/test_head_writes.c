@@ -5,7 +5,9 @@
  * the circuits library's circ_bench (an implementation of its own, in
  * src/train); the proof line says the writes add up to Y, and stops saying
  * so when one head's write is perturbed; the status line on a cell of Y
- * names each head's share, which add up to the cell.
+ * names each head's share, which add up to the cell. The QK/OV view (W):
+ * each head's W_QK and W_OV with circ_bench's rank "of d_k", norm and
+ * singular values, following L and an edit.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -130,9 +132,67 @@ static void test_the_status_line_names_each_heads_share(void **state)
 	tui_check_close(app);
 }
 
+/* The line of the screen holding a (NULL when none). */
+static const char *line_of(const char *screen, const char *a)
+{
+	static char line[512];
+	for (const char *p = screen; *p;) {
+		size_t len = strcspn(p, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)len, p);
+		if (strstr(line, a))
+			return line;
+		p += len + (p[len] == '\n');
+	}
+	return NULL;
+}
+
+static void check_qkov(struct app *app, int rows, int cols, bool mono)
+{
+	struct circ_bench b;
+	assert_int_equal(circ_bench_make(&app->cfg, &app->w, &app->a, &b), MHA_OK);
+	const char *screen = tui_check_screen(app, rows, cols, mono);
+	int i = app->head;
+	const struct circ_rank *rk[2] = { &b.qk[i], &b.ov[i] };
+	const char *what[2] = { "W_QK = W^Q_i (W^K_j)^T", "W_OV = W^V_j W^O_i" };
+	for (int k = 0; k < 2; k++) {
+		char want[128];
+		snprintf(want, sizeof want, "%dx%d, rank %d of d_k %d, |.|_F %.3g; sv: %.3g", app->cfg.d, app->cfg.d,
+		         rk[k]->rank, app->cfg.dk, rk[k]->norm, rk[k]->sv[0]);
+		const char *l = line_of(screen, what[k]);
+		if (!l || !strstr(l, want))
+			fail_msg("%dx%d head %d: no '%s %s':\n%s", cols, rows, i, what[k], want, screen);
+	}
+	char head[32];
+	snprintf(head, sizeof head, "Head %d (kv head", i);
+	assert_non_null(line_of(screen, head));
+	circ_bench_free(&b);
+}
+
+static void test_the_qkov_view_shows_each_heads_circuits(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "W");
+	assert_ptr_equal(app->mode, &qkov_view_mode);
+	for (int i = 0; i < app->cfg.h; i++) {
+		check_qkov(app, 24, 80, false);
+		check_qkov(app, 60, 200, true);
+		tui_check_keys(app, "L");
+	}
+	/* the wired head 0 reads at rank 2 (below d_k 4); an edit follows */
+	assert_non_null(strstr(tui_check_screen(app, 24, 80, false), "rank 2 of d_k 4"));
+	app->w.wq[0] += 3.0f;
+	app_recompute(app);
+	check_qkov(app, 24, 80, false);
+	tui_check_keys(app, "W");
+	assert_ptr_equal(app->mode, &workbench_mode);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_the_qkov_view_shows_each_heads_circuits),
 		cmocka_unit_test(test_the_writes_add_up_to_y_and_a_perturbed_one_does_not),
 		cmocka_unit_test(test_the_write_panel_shows_the_circuits_library_numbers),
 		cmocka_unit_test(test_the_status_line_names_each_heads_share),
