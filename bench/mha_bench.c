@@ -9,8 +9,13 @@
  * processes falls on both. Output: an aligned table, or JSON (--json).
  * Built with the TUI's bench_ui.c, it also times edit -> recompute ->
  * draw on the workbench at (8,16,4) and (64,512,8).
- * It checks nothing by default; --check exits 1 when a target is missed.
+ * Beside the sgemm, the machine's own ceiling: one core's FMA peak (a
+ * loop of independent multiply-adds, bench_decode.c), sampled in the same
+ * rounds. --decode times the decode step against long K/V caches instead
+ * (bench_decode.c). It checks nothing by default; --check exits 1 when a
+ * target is missed.
  */
+#include "bench_decode.h"
 #include "engine.h"
 #include "gemm.h"
 #include "vexp.h"
@@ -52,6 +57,8 @@ struct options {
 	bool blas_products; /* the projections by sgemm, never the engine's kernel */
 	bool scaling;     /* only the interleaved 2-against-1 thread measurement */
 	bool cpu_ratio;   /* only forward / sgemm by CPU time, 1 thread */
+	bool decode;      /* only the decode step (bench_decode.c) */
+	struct decode_args dec;
 };
 
 /* The TUI's edit -> recompute -> draw (bench_ui.h), when built with it. */
@@ -83,6 +90,7 @@ struct result {
 	bool large;
 	int br, bc;       /* the large path's tiles */
 	double fwd_ms, fwd_p90_ms, gflops, sgemm_gflops, ratio;
+	double peak_gflops; /* one core's FMA loop, the median over rounds */
 	/* spread over rounds: each round's median forward, each round's ratio
 	 * (its forward median against its own sgemm median) */
 	double fwd_min_ms, fwd_max_ms, ratio_min, ratio_max;
@@ -256,7 +264,7 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 		run_forward(&f);
 	struct mha_counts k = mha_counts(&c);
 	const double sgemm_flops = 2.0 * s.n * (double)s.d * s.d;
-	double round_fwd[MAX_ROUNDS], round_ratio[MAX_ROUNDS];
+	double round_fwd[MAX_ROUNDS], round_ratio[MAX_ROUNDS], round_peak[MAX_ROUNDS];
 	for (int round = 0; round < o->rounds; round++) {
 		int f0 = tf.n, g0 = tg.n;
 		sample(&tf, run_forward, &f, o->min_time);
@@ -266,6 +274,7 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 		run_sgemm(&g);
 		sample(&tg, run_sgemm, &g, o->min_time / 2);
 		gemm_threads_set(had);
+		round_peak[round] = bench_fma_gflops(o->min_time / 4);
 		round_fwd[round] = round_median(&tf, f0);
 		round_ratio[round] = ((double)k.flops_total / round_fwd[round])
 		                     / (sgemm_flops / round_median(&tg, g0));
@@ -297,6 +306,7 @@ static int measure(const struct options *o, struct shape s, int threads, struct 
 	r->ratio = quantile(round_ratio, o->rounds, 0.5);
 	r->ratio_min = quantile(round_ratio, o->rounds, 0.0);
 	r->ratio_max = quantile(round_ratio, o->rounds, 1.0);
+	r->peak_gflops = quantile(round_peak, o->rounds, 0.5);
 	r->fwd_min_ms = quantile(round_fwd, o->rounds, 0.0) * 1e3;
 	r->fwd_max_ms = quantile(round_fwd, o->rounds, 1.0) * 1e3;
 	mha_plan_destroy(plan);
@@ -367,7 +377,7 @@ static struct mha_plan *plan_for(const struct options *o, const struct mha_confi
  * process CPU time (1 thread), so the waits for a core that a loaded
  * machine adds to wall time drop out; not the caches and memory shared
  * with the other processes. ratio: min, median, max over rounds. */
-static int measure_cpu_ratio(const struct options *o, struct shape s)
+static int measure_cpu_ratio(const struct options *o, struct shape s, double *median)
 {
 	struct mha_config c = mha_config_default();
 	c.n = s.n; c.d = s.d; c.h = s.h; c.g = s.h; c.dk = s.d / s.h;
@@ -403,10 +413,15 @@ static int measure_cpu_ratio(const struct options *o, struct shape s)
 		mha_plan_tiles(plan, &br, &bc);
 		double lo, mid, hi;
 		spread(ratio, o->rounds, &lo, &mid, &hi);
+		*median = mid;
+		double peak = bench_fma_gflops(0.05);
 		printf("cpu-ratio n %d d %d h %d, 1 thread, %s, tiles %dx%d, %d rounds: forward / sgemm "
 		       "by CPU time min %.3f median %.3f max %.3f (forward %.1f, sgemm %.1f GFLOP/s, "
-		       "medians)\n", s.n, s.d, s.h, vexp_isa_name(vexp_isa()), br, bc, o->rounds, lo, mid,
-		       hi, quantile(fwd, o->rounds, 0.5), quantile(gemm, o->rounds, 0.5));
+		       "medians; one core's FMA peak %.1f: forward %.0f%%, sgemm %.0f%% of it)\n", s.n, s.d,
+		       s.h, vexp_isa_name(vexp_isa()), br, bc, o->rounds, lo, mid, hi,
+		       quantile(fwd, o->rounds, 0.5), quantile(gemm, o->rounds, 0.5), peak,
+		       100.0 * quantile(fwd, o->rounds, 0.5) / peak,
+		       100.0 * quantile(gemm, o->rounds, 0.5) / peak);
 		mha_plan_destroy(plan);
 	}
 	free(g.a);
@@ -522,16 +537,40 @@ static void usage(FILE *f)
 	      "                    (any n; without it: n >= 1024 when --threads has 1 and 2)\n"
 	      "  --cpu-ratio       only forward / sgemm at 1 thread by CPU time, interleaved\n"
 	      "                    (the fastest of 3 forwards and of 5 sgemms per round):\n"
-	      "                    under load, where wall times measure the other processes\n"
+	      "                    under load, where wall times measure the other processes;\n"
+	      "                    with --check, the 0.90 floor is judged on it\n"
+	      "  --decode          only the decode step: one token's attention against a\n"
+	      "                    K/V cache of T tokens, bytes read and GB/s against a\n"
+	      "                    streaming read of the same bytes, 1 thread, fp32\n"
+	      "  --decode-tokens L cache lengths T (default 1024,4096,16384,32768)\n"
+	      "  --kv-heads LIST   kv heads g (default 32,8,1)\n"
+	      "  --decode-heads H  query heads (default 32)\n"
+	      "  --decode-dk DK    head size (default 128; d_model = H x DK = 4096)\n"
 	      "  --no-ui           skip the TUI's edit -> recompute -> draw timing\n"
 	      "  --json            JSON instead of the table\n"
 	      "  --check           exit 1 if a speed target is missed\n"
 	      "  --help            this text\n", f);
 }
 
+/* "a,b,c" into out (at most max counts in 1..limit); the count, or -1 */
+static int parse_list(const char *v, int *out, int max, int limit)
+{
+	int n = 0;
+	for (const char *p = v; *p; n++) {
+		char *end;
+		long x = strtol(p, &end, 10);
+		if (n == max || end == p || x < 1 || x > limit || (*end && *end != ','))
+			return -1;
+		out[n] = (int)x;
+		p = *end ? end + 1 : end;
+	}
+	return n > 0 ? n : -1;
+}
+
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	memset(o, 0, sizeof *o);
+	bench_decode_defaults(&o->dec);
 	o->rounds = 5;
 	o->min_time = 0.2;
 	for (int i = 1; i < argc; i++) {
@@ -560,6 +599,23 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->scaling = true;
 		} else if (!strcmp(a, "--cpu-ratio")) {
 			o->cpu_ratio = true;
+		} else if (!strcmp(a, "--decode")) {
+			o->decode = true;
+		} else if ((!strcmp(a, "--decode-tokens") || !strcmp(a, "--kv-heads")) && v) {
+			bool tok = !strcmp(a, "--decode-tokens");
+			int k = parse_list(v, tok ? o->dec.tokens : o->dec.kv, DECODE_MAX_LIST,
+			                   tok ? 1 << 20 : MHA_MAX_HEADS);
+			if (k < 0) {
+				fprintf(stderr, "mha-bench: %s wants up to %d counts, comma separated, "
+				        "got '%s'\n", a, DECODE_MAX_LIST, v);
+				return -1;
+			}
+			*(tok ? &o->dec.ntokens : &o->dec.nkv) = k;
+			i++;
+		} else if ((!strcmp(a, "--decode-heads") || !strcmp(a, "--decode-dk")) && v
+		           && atoi(v) > 0) {
+			*(!strcmp(a, "--decode-heads") ? &o->dec.h : &o->dec.dk) = atoi(v);
+			i++;
 		} else if (!strcmp(a, "--no-ui")) {
 			o->no_ui = true;
 		} else if (!strcmp(a, "--causal")) {
@@ -623,17 +679,20 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* The issue's targets, from the rows measured: forward >= 0.85 of the
- * same run's sgemm at n = 1024, 2048, 4096 (1 thread; the median of the
- * rounds' ratios), 2 threads >= 1.8x 1 at n = 2048 (interleaved), the
- * small case under 12 us. */
-#define TARGET_RATIO 0.85
+/* The targets, from the rows measured: forward >= 0.90 of the same run's
+ * sgemm at n = 1024, 2048, 4096 (1 thread; the median of the rounds'
+ * ratios: issue 26 keeps the 0.90 measured as a floor; it was 0.85), 2
+ * threads >= 1.8x 1 at n = 2048 (interleaved), the small case under 12 us,
+ * and n = 16384 (d 512, h 8) in at most 359 MiB of peak memory added (issue
+ * 26's floor, as measured then; the first target was 1 GiB). */
+#define TARGET_RATIO 0.90
 #define TARGET_SPEEDUP 1.8
 #define TARGET_SMALL_US 12.0
+#define TARGET_MIB_16384 359.0
 
 struct verdict {
-	bool have_ratio, have_speedup, have_small;
-	double worst_ratio, worst_ratio_512, small_us;
+	bool have_ratio, have_speedup, have_small, have_mem;
+	double worst_ratio, worst_ratio_512, small_us, mem_mib;
 	struct speedup speedup;
 };
 
@@ -652,6 +711,10 @@ static struct verdict judge(const struct result *r, int nr, const struct speedup
 			v.have_small = true;
 			v.small_us = r[i].fwd_ms * 1e3;
 		}
+		if (r[i].s.n == 16384 && r[i].s.d == 512 && r[i].s.h == 8 && r[i].threads == 1) {
+			v.have_mem = true;
+			v.mem_mib = r[i].peak_mib - r[i].base_mib;
+		}
 	}
 	for (int i = 0; i < ns; i++)
 		if (sp[i].s.n == 2048) {
@@ -665,7 +728,8 @@ static bool verdict_ok(struct verdict v)
 {
 	return (!v.have_ratio || v.worst_ratio >= TARGET_RATIO)
 	       && (!v.have_speedup || v.speedup.median >= TARGET_SPEEDUP)
-	       && (!v.have_small || v.small_us < TARGET_SMALL_US);
+	       && (!v.have_small || v.small_us < TARGET_SMALL_US)
+	       && (!v.have_mem || v.mem_mib <= TARGET_MIB_16384);
 }
 
 static void print_speedup(const struct speedup *x)
@@ -690,9 +754,9 @@ static void print_speedup(const struct speedup *x)
 /* The table of forward rows (one per shape and thread count). */
 static void print_rows(const struct result *r, int nr)
 {
-	printf("%5s %4s %3s %3s %5s %7s %10s %9s %9s %9s %8s %8s %6s %11s", "n", "d", "h", "thr",
-	       "path", "tiles", "median_ms", "min_ms", "max_ms", "p90_ms", "GFLOP/s", "sgemm",
-	       "ratio", "ratio range");
+	printf("%5s %4s %3s %3s %5s %7s %10s %9s %9s %9s %8s %8s %6s %11s %8s %6s %6s", "n", "d", "h",
+	       "thr", "path", "tiles", "median_ms", "min_ms", "max_ms", "p90_ms", "GFLOP/s", "sgemm",
+	       "ratio", "ratio range", "FMApeak", "fwd%pk", "sgm%pk");
 	for (int s = 0; s < MHA_PHASE_COUNT; s++)
 		printf(" %8s", mha_phase_name((enum mha_phase)s));
 	printf(" %8s %8s\n", "peak_MiB", "plan_MiB");
@@ -701,10 +765,13 @@ static void print_rows(const struct result *r, int nr)
 		char tiles[16] = "-";
 		if (x->large)
 			snprintf(tiles, sizeof tiles, "%dx%d", x->br, x->bc);
-		printf("%5d %4d %3d %3d %5s %7s %10.4f %9.4f %9.4f %9.4f %8.1f %8.1f %5.0f%% %4.0f-%4.0f%%",
+		double peak = x->peak_gflops * x->threads; /* the loop ran on one core */
+		printf("%5d %4d %3d %3d %5s %7s %10.4f %9.4f %9.4f %9.4f %8.1f %8.1f %5.0f%% %4.0f-%4.0f%% "
+		       "%8.1f %5.0f%% %5.0f%%",
 		       x->s.n, x->s.d, x->s.h, x->threads, x->large ? "large" : "small", tiles,
 		       x->fwd_ms, x->fwd_min_ms, x->fwd_max_ms, x->fwd_p90_ms, x->gflops,
-		       x->sgemm_gflops, 100.0 * x->ratio, 100.0 * x->ratio_min, 100.0 * x->ratio_max);
+		       x->sgemm_gflops, 100.0 * x->ratio, 100.0 * x->ratio_min, 100.0 * x->ratio_max,
+		       x->peak_gflops, 100.0 * x->gflops / peak, 100.0 * x->sgemm_gflops / peak);
 		for (int s = 0; s < MHA_PHASE_COUNT; s++)
 			printf(" %7.1f%%", 100.0 * x->share[s]);
 		printf(" %8.1f %8.2f\n", x->peak_mib - x->base_mib, x->plan_mib);
@@ -713,6 +780,9 @@ static void print_rows(const struct result *r, int nr)
 	       "forwards (not the sgemm's buffers)\n");
 	printf("ratio: the median over rounds of the forward's GFLOP/s against the same round's sgemm; "
 	       "min_ms, max_ms: the fastest and slowest round's median\n");
+	printf("FMApeak: one core's loop of independent multiply-adds (%s vectors), GFLOP/s by CPU "
+	       "time, median over the same rounds; fwd%%pk, sgm%%pk: the forward's and the sgemm's "
+	       "GFLOP/s over it times the threads\n", vexp_isa_name(vexp_isa()));
 }
 
 static void print_table(const struct result *r, int nr, struct verdict v,
@@ -721,6 +791,9 @@ static void print_table(const struct result *r, int nr, struct verdict v,
 	long l1, l2, l3;
 	mha_cache_sizes(&l1, &l2, &l3);
 	printf("mha-bench: %s; softmax exp: %s\n", gemm_backend(), vexp_isa_name(vexp_isa()));
+	if (vexp_isa() == VEXP_AVX512 && strstr(gemm_backend(), "Haswell"))
+		printf("note: OpenBLAS runs its AVX2 (Haswell) kernels here while the engine runs AVX-512: "
+		       "for the like-for-like sgemm of the 0.90 floor run with OPENBLAS_CORETYPE=SkylakeX\n");
 	printf("caches (per core, as the engine read them): L1d %ld KiB, L2 %ld KiB, L3 %ld KiB\n",
 	       l1 / 1024, l2 / 1024, l3 / 1024);
 	if (nr > 0)
@@ -738,6 +811,9 @@ static void print_table(const struct result *r, int nr, struct verdict v,
 	if (v.have_small)
 		printf("target: n = 16, d 64, h 4 under %.0f us: %.2f us %s\n", TARGET_SMALL_US,
 		       v.small_us, v.small_us < TARGET_SMALL_US ? "met" : "MISSED");
+	if (v.have_mem)
+		printf("target: n = 16384, d 512, h 8 in at most %.0f MiB added: %.1f MiB %s\n",
+		       TARGET_MIB_16384, v.mem_mib, v.mem_mib <= TARGET_MIB_16384 ? "met" : "MISSED");
 	for (int i = 0; i < nu; i++)
 		printf("ui: edit -> recompute -> draw, n %d d %d h %d: median %.4f ms, p90 %.4f ms%s\n",
 		       u[i].n, u[i].d, u[i].h, u[i].median_ms, u[i].p90_ms, u[i].rc ? " (failed)" : "");
@@ -754,10 +830,11 @@ static void print_json(const struct result *r, int nr, struct verdict v,
 		const struct result *x = &r[i];
 		printf("    {\"n\": %d, \"d\": %d, \"h\": %d, \"threads\": %d, \"path\": \"%s\", "
 		       "\"median_ms\": %.6f, \"p90_ms\": %.6f, \"gflops\": %.3f, \"sgemm_gflops\": %.3f, "
-		       "\"ratio\": %.4f, \"peak_mib\": %.2f, \"plan_mib\": %.3f, \"stage_share\": {",
+		       "\"ratio\": %.4f, \"fma_peak_gflops\": %.2f, \"peak_mib\": %.2f, \"plan_mib\": %.3f, "
+		       "\"stage_share\": {",
 		       x->s.n, x->s.d, x->s.h, x->threads, x->large ? "large" : "small", x->fwd_ms,
-		       x->fwd_p90_ms, x->gflops, x->sgemm_gflops, x->ratio, x->peak_mib - x->base_mib,
-		       x->plan_mib);
+		       x->fwd_p90_ms, x->gflops, x->sgemm_gflops, x->ratio, x->peak_gflops,
+		       x->peak_mib - x->base_mib, x->plan_mib);
 		for (int s = 0; s < MHA_PHASE_COUNT; s++)
 			printf("%s\"%s\": %.4f", s ? ", " : "", mha_phase_name((enum mha_phase)s), x->share[s]);
 		printf("}, \"min_ms\": %.6f, \"max_ms\": %.6f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, "
@@ -801,6 +878,10 @@ static void print_json(const struct result *r, int nr, struct verdict v,
 		printf("%s\"small_us\": %.3f", first ? "" : ", ", v.small_us);
 		first = false;
 	}
+	if (v.have_mem) {
+		printf("%s\"peak_mib_n16384\": %.1f", first ? "" : ", ", v.mem_mib);
+		first = false;
+	}
 	printf("%s\"met\": %s},\n", first ? "" : ", ", verdict_ok(v) ? "true" : "false");
 	printf("  \"ui\": [");
 	for (int i = 0; i < nu; i++)
@@ -826,10 +907,24 @@ int main(int argc, char **argv)
 	struct options o;
 	if (parse_args(argc, argv, &o) != 0)
 		return 2;
+	if (o.decode) {
+		o.dec.rounds = o.rounds;
+		o.dec.min_time = o.min_time;
+		o.dec.d_model = o.dec.h * o.dec.dk;
+		return bench_decode_run(&o.dec, o.json, o.check);
+	}
 	if (o.cpu_ratio) {
 		int failed = 0;
-		for (int i = 0; i < o.nshapes; i++)
-			failed |= measure_cpu_ratio(&o, o.shapes[i]);
+		for (int i = 0; i < o.nshapes; i++) {
+			double mid = 0.0;
+			struct shape x = o.shapes[i];
+			failed |= measure_cpu_ratio(&o, x, &mid);
+			if ((x.n == 1024 || x.n == 2048 || x.n == 4096) && x.d == 512 && x.h == 8) {
+				printf("target: n = %d, 1 thread, forward >= %.0f%% of sgemm by CPU time: %.0f%% %s\n",
+				       x.n, 100.0 * TARGET_RATIO, 100.0 * mid, mid >= TARGET_RATIO ? "met" : "MISSED");
+				failed |= o.check && mid < TARGET_RATIO;
+			}
+		}
 		return failed ? 1 : 0;
 	}
 	static struct result res[MAX_SHAPES * MAX_THREADS];

@@ -17,6 +17,8 @@ CPU time (all three sides compute on it then), which other processes'
 load disturbs far less; those ratios are printed below the table. Before timing, the outputs of the three sides are compared: a
 mismatch beyond 1e-4 of the output's largest magnitude fails the run (exit 1).
 A shape's weights are PyTorch's own, handed to mha-tui as W^Q = W_q^T etc.
+--check also exits 1 when mha-tui is under TARGET times PyTorch's fastest
+path at n >= 1024, 1 thread (a floor: doc/PERFORMANCE.md).
 
 Not a test dependency. Needs Debian's python3-torch and python3-numpy: run
 it with /usr/bin/python3 (a pyenv or venv python will not see them).
@@ -32,7 +34,10 @@ import time
 
 SHAPES = [(16, 64, 4), (128, 512, 8), (512, 512, 8), (1024, 512, 8), (2048, 512, 8)]
 TOL = 1e-4  # relative to the largest |Y|
-TARGET = 2.0  # times faster than PyTorch's fastest path at n >= 1024, 1 thread
+# times faster than PyTorch's fastest path at n >= 1024, 1 thread (median by
+# wall time): a floor issue 26 keeps (3.11x / 3.22x at n 1024 / 2048 on the
+# quiet machine of doc/PERFORMANCE.md's headline; it was 2.0)
+TARGET = 3.0
 
 
 def load_lib(path):
@@ -166,6 +171,8 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.3, help="seconds of calls per side and round")
     ap.add_argument("--rounds", type=int, default=7, help="interleaved rounds")
     ap.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 also when the %.1fx floor is missed" % TARGET)
     a = ap.parse_args()
     import torch
     shapes = [tuple(int(v) for v in s.split(",")) for s in a.shape] if a.shape else SHAPES
@@ -205,6 +212,10 @@ def main():
     for r in failed:
         print("compare_torch: outputs differ at n %d d %d h %d, %d threads: %s (tolerance %g)"
               % (r["n"], r["d"], r["h"], r["threads"], r["mismatch"], TOL), file=sys.stderr)
+    if a.check and worst is not None and worst < TARGET:
+        print("compare_torch: %.2fx PyTorch's fastest path, under the %.1fx floor" % (worst, TARGET),
+              file=sys.stderr)
+        return 1
     return 1 if failed else 0
 
 

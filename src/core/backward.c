@@ -4,11 +4,13 @@
  * (RoPE turned back, PE's gradient that of X), cross-attention (K and V's
  * gradients into X_kv) and a stack of layers (the stream's gradient carried
  * down through every residual add). Products go through gemm_rm (OpenBLAS,
- * or plain loops with -Dblas=reference); the softmax backward is a loop.
+ * or plain loops with -Dblas=reference), or the product backward_run is
+ * given (the engine's for small matrices); the softmax backward is a loop.
  * This file does not compute a loss (the caller brings dL/dY), does not
  * update weights, and never allocates outside the *_alloc functions.
  */
 #include "grad.h"
+#include "forward.h"
 #include "gemm.h"
 
 #include <math.h>
@@ -95,7 +97,7 @@ static void softmax_backward(const float *p, const float *dp, float *ds, int row
  * g->x is dL/dx_l through this layer's attention (not the residual). */
 static void layer_backward(const struct mha_config *c, const struct mha_layer_weights *lw,
                            const float *x_kv, const struct mha_acts *a, const float *dy,
-                           struct mha_grads *g)
+                           struct mha_grads *g, gemm_fn *mm)
 {
 	const int n = c->n, nk = mha_keys(c), d = c->d, dk = c->dk, hw = c->h * c->dk, gw = c->g * c->dk;
 	const size_t nd = (size_t)n * d, nh = (size_t)n * hw, ng = (size_t)nk * gw, nn = (size_t)n * nk;
@@ -106,9 +108,9 @@ static void layer_backward(const struct mha_config *c, const struct mha_layer_we
 	const float *qs = rope ? a->q_rot : a->q, *ks = rope ? a->k_rot : a->k; /* what S read */
 
 	// dW^O (h*dk,d) = Concat^T (h*dk,n) @ dY (n,d)
-	gemm_rm(true, false, hw, d, n, 1.0f, a->concat, hw, nh, dy, d, nd, g->wo, d, (size_t)hw * d);
+	mm(true, false, hw, d, n, 1.0f, a->concat, hw, nh, dy, d, nd, g->wo, d, (size_t)hw * d);
 	// dConcat (n,h*dk) = dY (n,d) @ W^O^T (d,h*dk)
-	gemm_rm(false, true, n, hw, d, 1.0f, dy, d, nd, lw->wo, d, (size_t)hw * d, g->concat, hw, nh);
+	mm(false, true, n, hw, d, 1.0f, dy, d, nd, lw->wo, d, (size_t)hw * d, g->concat, hw, nh);
 
 	memset(g->k, 0, ng * sizeof *g->k);
 	memset(g->v, 0, ng * sizeof *g->v);
@@ -129,18 +131,18 @@ static void layer_backward(const struct mha_config *c, const struct mha_layer_we
 		const float *pi = a->weights + i * nn;
 		const float *qi = qs + (size_t)i * dk, *kj = ks + (size_t)j * dk, *vj = a->v + (size_t)j * dk;
 		// dP_i (n,nk) = dO_i (n,dk) @ V_j^T (dk,nk)
-		gemm_rm(false, true, n, nk, dk, 1.0f, doi, hw, nh - (size_t)i * dk, vj, gw, ng - (size_t)j * dk,
+		mm(false, true, n, nk, dk, 1.0f, doi, hw, nh - (size_t)i * dk, vj, gw, ng - (size_t)j * dk,
 		        dpi, nk, nn);
 		// dV_j (nk,dk) += P_i^T (nk,n) @ dO_i (n,dk)
-		gemm_rm(true, false, nk, dk, n, 1.0f, pi, nk, nn, doi, hw, nh - (size_t)i * dk, g->work, dk, kdk);
+		mm(true, false, nk, dk, n, 1.0f, pi, nk, nn, doi, hw, nh - (size_t)i * dk, g->work, dk, kdk);
 		add_block(g->v + (size_t)j * dk, gw, g->work, nk, dk);
 		// dS_i = softmax backward of P_i, dP_i
 		softmax_backward(pi, dpi, dsi, n, nk);
 		// dQ_i (n,dk) = s dS_i (n,nk) @ K_j (nk,dk)
-		gemm_rm(false, false, n, dk, nk, s, dsi, nk, nn, kj, gw, ng - (size_t)j * dk, dqi, hw,
+		mm(false, false, n, dk, nk, s, dsi, nk, nn, kj, gw, ng - (size_t)j * dk, dqi, hw,
 		        nh - (size_t)i * dk);
 		// dK_j (nk,dk) += s dS_i^T (nk,n) @ Q_i (n,dk)
-		gemm_rm(true, false, nk, dk, n, s, dsi, nk, nn, qi, hw, nh - (size_t)i * dk, g->work, dk, kdk);
+		mm(true, false, nk, dk, n, s, dsi, nk, nn, qi, hw, nh - (size_t)i * dk, g->work, dk, kdk);
 		add_block(g->k + (size_t)j * dk, gw, g->work, nk, dk);
 	}
 	if (rope) {
@@ -150,18 +152,18 @@ static void layer_backward(const struct mha_config *c, const struct mha_layer_we
 	}
 
 	// dW^Q (d,h*dk) = x_l^T (d,n) @ dQ (n,h*dk); dW^K, dW^V from their rows (x_l or X_kv)
-	gemm_rm(true, false, d, hw, n, 1.0f, a->xin, d, nd, g->q, hw, nh, g->wq, hw, (size_t)d * hw);
-	gemm_rm(true, false, d, gw, nk, 1.0f, src, d, kd, g->k, gw, ng, g->wk, gw, (size_t)d * gw);
-	gemm_rm(true, false, d, gw, nk, 1.0f, src, d, kd, g->v, gw, ng, g->wv, gw, (size_t)d * gw);
+	mm(true, false, d, hw, n, 1.0f, a->xin, d, nd, g->q, hw, nh, g->wq, hw, (size_t)d * hw);
+	mm(true, false, d, gw, nk, 1.0f, src, d, kd, g->k, gw, ng, g->wk, gw, (size_t)d * gw);
+	mm(true, false, d, gw, nk, 1.0f, src, d, kd, g->v, gw, ng, g->wv, gw, (size_t)d * gw);
 	// dx_l (n,d) = dQ W^Q^T (+ dK W^K^T + dV W^V^T when K and V came from x_l);
 	// dX_kv (m,d) = dK W^K^T + dV W^V^T with cross-attention
-	gemm_rm(false, true, n, d, hw, 1.0f, g->q, hw, nh, lw->wq, hw, (size_t)d * hw, g->x, d, nd);
+	mm(false, true, n, d, hw, 1.0f, g->q, hw, nh, lw->wq, hw, (size_t)d * hw, g->x, d, nd);
 	float *dsrc = cross ? g->x_kv : g->x;
 	if (cross)
 		memset(g->x_kv, 0, kd * sizeof *g->x_kv);
 	for (int t = 0; t < 2; t++) {
 		const float *dkv = t ? g->v : g->k, *wkv = t ? lw->wv : lw->wk;
-		gemm_rm(false, true, nk, d, gw, 1.0f, dkv, gw, ng, wkv, gw, (size_t)d * gw, g->work, d, kd);
+		mm(false, true, nk, d, gw, 1.0f, dkv, gw, ng, wkv, gw, (size_t)d * gw, g->work, d, kd);
 		for (size_t e = 0; e < kd; e++)
 			dsrc[e] += g->work[e];
 	}
@@ -172,17 +174,23 @@ static void layer_backward(const struct mha_config *c, const struct mha_layer_we
 	column_sums(c->bias ? dy : NULL, n, d, g->bo);
 }
 
-void mha_backward(const struct mha_config *c, const struct mha_weights *w,
-                  const struct mha_acts *a, const float *dy, struct mha_grads *g)
+void backward_run(const struct mha_config *c, const struct mha_weights *w,
+                  const struct mha_acts *a, const float *dy, struct mha_grads *g, gemm_fn *mm)
 {
 	struct mha_layer_weights lw = mha_weights_layer(w, 0);
-	layer_backward(c, &lw, w->x_kv, a, dy, g);
+	layer_backward(c, &lw, w->x_kv, a, dy, g, mm);
 	// x_0 = X + PE: dX = dx_0, and dP = dx_0 for learned positions (sinusoidal PE has no input)
 	const size_t nd = (size_t)c->n * c->d;
 	if (c->pos == MHA_POS_LEARNED)
 		memcpy(g->pos, g->x, nd * sizeof *g->pos);
 	else
 		memset(g->pos, 0, nd * sizeof *g->pos);
+}
+
+void mha_backward(const struct mha_config *c, const struct mha_weights *w,
+                  const struct mha_acts *a, const float *dy, struct mha_grads *g)
+{
+	backward_run(c, w, a, dy, g, gemm_rm);
 }
 
 void mha_backward_half_square(const struct mha_config *c, const struct mha_weights *w,
@@ -233,7 +241,7 @@ void mha_stack_backward(const struct mha_config *c, const struct mha_weights *w,
 		const float *dyl = l == L - 1 ? dy : g->stream + (size_t)(l + 1) * nd;
 		struct mha_layer_weights lw = mha_weights_layer(w, l);
 		struct mha_grads *gl = &g->layer[l];
-		layer_backward(c, &lw, w->x_kv, &s->layer[l], dyl, gl);
+		layer_backward(c, &lw, w->x_kv, &s->layer[l], dyl, gl, gemm_rm);
 		// D_l = D_l+1 (the residual x_l+1 = x_l + Y_l) + this layer's dx_l; the stream
 		// above the last layer is not in the loss
 		float *dl = g->stream + (size_t)l * nd;

@@ -114,15 +114,25 @@ static void kept_prefix(const float *s, const float *p, int limit, int top_k, ui
 /* One row r of P, and its kept keys into bits (MHA_KEPT_WORDS(n) words):
  * a prefix mask (none, causal, a causal window from key 0) goes to the
  * row softmax with its limit and top-k; any other mask to the reference
- * row over mha_mask_row's keep vector, top-k included. Beyond the
+ * row over mha_mask_row's keep vector, top-k included. extra: the config
+ * has a mask beyond causal (mha_mask_extra, asked once per layer); without
+ * one the prefix is known without asking mask.c key by key. Beyond the
  * teaching sizes only causal applies (the engine's tiles do the rest). */
 static bool softmax_masked(const struct mha_config *c, int r, const float *s, float *p,
-                           uint64_t *bits, softmax_fn *softmax, float *work)
+                           uint64_t *bits, softmax_fn *softmax, float *work, bool extra)
 {
 	unsigned char keep[MHA_MAX_TOKENS];
 	const int n = mha_keys(c); /* the row's keys */
 	memset(bits, 0, MHA_KEPT_WORDS(n) * sizeof *bits);
 	int kept = n;
+	if (!extra) {
+		// no window, padding or cell mask (mha_mask_extra): the kept keys are a
+		// prefix, all of them or, causal, keys 0..r (the rule of mask.c's visible)
+		kept = c->causal && r + 1 < n ? r + 1 : n;
+		bool dead = softmax(s, p, n, kept, c->top_k, work);
+		kept_prefix(s, p, kept, c->top_k, bits);
+		return dead;
+	}
 	if (n <= MHA_MAX_TOKENS)
 		kept = mha_mask_row(c, r, NULL, keep);
 	else if (c->causal)
@@ -198,6 +208,7 @@ static void layer_run(const struct mha_config *c, const struct mha_layer_weights
 	}
 	phase_lap(seconds, MHA_PHASE_PROJECT, t0);
 
+	const bool extra = mha_mask_extra(c); /* a mask beyond causal: row by row through mask.c */
 	for (int i = 0; i < c->h; i++) {
 		const int j = mha_kv_head(c, i);
 		const float *qi = qs + (size_t)i * dk, *kj = ks + (size_t)j * dk, *vj = a->v + (size_t)j * dk;
@@ -209,7 +220,7 @@ static void layer_run(const struct mha_config *c, const struct mha_layer_weights
 		for (int r = 0; r < n; r++)
 			a->dead_row[i * n + r] = softmax_masked(c, r, si + (size_t)r * nk, pi + (size_t)r * nk,
 			                                        a->kept + ((size_t)i * n + r) * MHA_KEPT_WORDS(nk),
-			                                        softmax, work);
+			                                        softmax, work, extra);
 		phase_lap(seconds, MHA_PHASE_SOFTMAX, t0);
 		// O_i (n,dk) = P_i (n,nk) @ V_j (nk,dk)
 		mm(false, false, n, dk, nk, 1.0f, pi, nk, nn, vj, gw, ng - (size_t)j * dk, oi, dk, (size_t)n * dk);

@@ -1,12 +1,15 @@
 /*
  * forward.h - what the engine's planned forward shares with forward.c
  * (internal to the core and the engine): the forward pass with its product
- * and its softmax row as parameters, and the per-phase clock.
+ * and its softmax row as parameters, the backward with its product, and
+ * the per-phase clock.
  */
 #ifndef FORWARD_H
 #define FORWARD_H
 
 #include "mha.h"
+
+struct mha_grads; /* grad.h */
 
 /* A row-major product as gemm_rm (gemm.h). */
 typedef void gemm_fn(bool ta, bool tb, int m, int n, int k, float alpha,
@@ -29,6 +32,11 @@ void forward_run(const struct mha_config *c, const struct mha_weights *w, struct
  * one below wrote), the same way. */
 void stack_run(const struct mha_config *c, const struct mha_weights *w, struct mha_stack *s,
                gemm_fn *mm, softmax_fn *softmax, double *seconds);
+
+/* mha_backward with this product (the engine's trainer passes its small
+ * matrices' product). */
+void backward_run(const struct mha_config *c, const struct mha_weights *w,
+                  const struct mha_acts *a, const float *dy, struct mha_grads *g, gemm_fn *mm);
 
 /* rows (n, width) += b on every row (a bias), in float. */
 void bias_add(float *rows, int n, int width, const float *b);

@@ -1,6 +1,8 @@
 /*
  * attn.c - one head's S = Q K^T and O = diag(inv) P V for the planned
- * forward's large path, in register tiles (attn_kernels.inc, compiled
+ * forward's large path, and the same two products for the decode step
+ * (kvdec.c: the rows are the query heads sharing a kv head, the keys come
+ * from memory), in register tiles (attn_kernels.inc and kvdec_kernels.inc, compiled
  * once for AVX-512 and once for AVX2+FMA; the build stays baseline x86-64
  * and vexp's run-time choice picks the version). K is packed once per
  * forward into panels of `lanes` keys, so no block of rows pays for
@@ -30,6 +32,7 @@
 #define WR 6
 #define WV 4
 #include "attn_kernels.inc"
+#include "kvdec_kernels.inc"
 #undef KW
 #undef KN
 #undef KTARGET
@@ -58,6 +61,7 @@
 #define WR 6
 #define WV 2
 #include "attn_kernels.inc"
+#include "kvdec_kernels.inc"
 #define ATTN_X86 1
 #endif
 
@@ -126,6 +130,34 @@ void attn_weighted(int lanes, const float *p, int ldp, const float *v, int rows,
 {
 	assert(ldp >= cols && ldo >= dk && lanes && dk % lanes == 0);
 	kernels_for(lanes).weighted(p, ldp, v, rows, cols, dk, inv, o, ldo);
+}
+
+void attn_dec_scores(int lanes, const float *q, int rows, const float *kp, int cols, int dk,
+                     float alpha, float *s, int lds, const float *next, int next_cols)
+{
+	assert(lanes && cols % lanes == 0 && dk % lanes == 0 && lds >= cols);
+#ifdef ATTN_X86
+	if (lanes == 16)
+		dec_scores_avx512(q, rows, kp, cols, dk, alpha, s, lds, next, next_cols / lanes);
+	else
+		dec_scores_avx2(q, rows, kp, cols, dk, alpha, s, lds, next, next_cols / lanes);
+#else
+	(void)q; (void)rows; (void)kp; (void)alpha; (void)s; (void)next; (void)next_cols;
+#endif
+}
+
+void attn_dec_weighted(int lanes, const float *p, int ldp, const float *v, int rows, int cols,
+                       int dk, const float *alpha, float *o, int v_rows)
+{
+	assert(lanes && dk % lanes == 0 && ldp >= cols);
+#ifdef ATTN_X86
+	if (lanes == 16)
+		dec_weighted_avx512(p, ldp, v, rows, cols, dk, alpha, o, v_rows);
+	else
+		dec_weighted_avx2(p, ldp, v, rows, cols, dk, alpha, o, v_rows);
+#else
+	(void)p; (void)v; (void)rows; (void)cols; (void)alpha; (void)o; (void)v_rows;
+#endif
 }
 
 void attn_weighted_acc(int lanes, const float *p, int ldp, const float *v, int rows, int cols,

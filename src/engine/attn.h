@@ -32,4 +32,18 @@ void attn_weighted(int lanes, const float *p, int ldp, const float *v, int rows,
 void attn_weighted_acc(int lanes, const float *p, int ldp, const float *v, int rows, int cols,
                        int dk, const float *alpha, float *o, int ldo);
 
+/* The decode step's products (kvdec.c), for the rows = the G query heads
+ * of one kv head (Q and O rows of stride dk): tiles fitted to few rows,
+ * and the cache prefetched ahead of them (never past what the caller
+ * says is there).
+ * S (rows, cols; stride lds) = alpha Q (rows, dk) @ K^T, K in panels, cols
+ * a multiple of lanes; next: the panels that follow (next_cols keys, a
+ * multiple of lanes), or NULL. */
+void attn_dec_scores(int lanes, const float *q, int rows, const float *kp, int cols, int dk,
+                     float alpha, float *s, int lds, const float *next, int next_cols);
+// O (rows, dk) = diag(alpha) O + P (rows, cols; stride ldp) @ V (cols, dk; contiguous);
+// v_rows >= cols: the rows from v on that exist (prefetched ahead)
+void attn_dec_weighted(int lanes, const float *p, int ldp, const float *v, int rows, int cols,
+                       int dk, const float *alpha, float *o, int v_rows);
+
 #endif

@@ -72,6 +72,18 @@ struct mha_plan_options {
 
 struct mha_plan;
 
+/* The core's mha_forward (every intermediate in a, what mha_backward
+ * reads) with the engine's vector softmax row in place of the reference
+ * row and its product for small matrices (smallmm.c) in place of sgemm:
+ * the same contract, the exp within 2 ulp of expf (doc/PERFORMANCE.md,
+ * "The exp"), sums in another order. For many small forwards without a
+ * plan: the trainer's. */
+void mha_forward_vector(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a);
+/* The core's mha_backward with the same product for small matrices. */
+struct mha_grads; /* grad.h */
+void mha_backward_vector(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a, const float *dy, struct mha_grads *g);
+
 /* As mha_config_check, but n may go up to MHA_PLAN_MAX_TOKENS. */
 enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len);
 /* o may be NULL (one thread, automatic blocks). */
@@ -163,5 +175,102 @@ struct mha_flash_bytes {
 	int64_t plain, tiled;
 };
 struct mha_flash_bytes mha_flash_bytes(int64_t n, int h, int br, int bc);
+
+/*
+ * Decoding at scale (kvdec.c): one new token's attention against a K/V
+ * cache of up to cap tokens, the step a decoder repeats per token and
+ * layer. Its cost is reading the cache, 2 g dk floats per cached token
+ * (the core's mha_decoder keeps the same numbers at teaching sizes, with
+ * plain loops). The layout is made for that read: each kv head's keys in
+ * the kernels' panels (attn.h) and its values in rows, one kv head after
+ * the other, so a step reads every kv head's cache once, front to back,
+ * and the h / g query heads that share it use each key and value while it
+ * is in registers or L1 (blocks of keys with the online softmax of
+ * flash.h); dk not a multiple of 8 (or no AVX2) takes plain loops. The
+ * step allocates nothing.
+ *
+ *     struct mha_kvdec *kv;
+ *     if (mha_kvdec_create(&kv, h, g, dk, cap, msg, sizeof msg) != MHA_OK) ...
+ *     mha_kvdec_append(kv, k_row, v_row);    // (g dk) each, per token
+ *     mha_kvdec_attend(kv, q, scale, NULL, o); // q (h dk) -> o (h dk)
+ *     // or, a whole layer on the core's config and weights:
+ *     mha_kvdec_step(kv, &cfg, &w, y);       // row len of X -> y (d)
+ *     mha_kvdec_destroy(kv);
+ */
+struct mha_kvdec;
+
+/* h query heads, g kv heads (g divides h), head size dk, room for cap
+ * tokens. MHA_EINVAL (msg) for a shape out of range, MHA_ENOMEM. */
+enum mha_status mha_kvdec_create(struct mha_kvdec **out, int h, int g, int dk, int cap,
+                                 char *msg, size_t len);
+void mha_kvdec_destroy(struct mha_kvdec *kv);
+/* Empty the cache (len 0). */
+void mha_kvdec_reset(struct mha_kvdec *kv);
+int mha_kvdec_len(const struct mha_kvdec *kv);
+/* Append one token: k, v (g dk) each, kv head j in columns [j dk, (j+1) dk).
+ * MHA_EINVAL when the cache is full. */
+enum mha_status mha_kvdec_append(struct mha_kvdec *kv, const float *k, const float *v);
+/* o (h dk) = for each query head i, softmax(scale q_i K_j^T) V_j over the
+ * len cached tokens, j = i / (h / g) (o_i = 0 where head_off[i]; head_off
+ * may be NULL; len 0 gives o = 0). q and o must not overlap. */
+void mha_kvdec_attend(struct mha_kvdec *kv, const float *q, float scale, const bool *head_off,
+                      float *o);
+/* A decoder layer's step, as mha_decoder_step: token t = len's row of
+ * w->x projected to q, k, v (with the biases when c->bias), k and v
+ * appended, the attention as above (c->scale, c->head_off), and
+ * y (c->d) = concat W^O (+ b^O). c must be causal with no other mask and
+ * no top-k (the core's decoder has those), have the shape the cache was
+ * made for, and hold row t in X (t < c->n, c->n up to MHA_PLAN_MAX_TOKENS):
+ * MHA_EINVAL with msg otherwise. mha_kvdec_query / _concat give the
+ * step's q and concat. */
+enum mha_status mha_kvdec_step(struct mha_kvdec *kv, const struct mha_config *c,
+                               const struct mha_weights *w, float *y, char *msg, size_t len);
+const float *mha_kvdec_query(const struct mha_kvdec *kv);  /* (h dk) */
+const float *mha_kvdec_concat(const struct mha_kvdec *kv); /* (h dk) */
+/* Bytes of K and V one attend reads now: 2 g dk len 4. */
+int64_t mha_kvdec_read_bytes(const struct mha_kvdec *kv);
+/* Bytes the decoder holds (cache and scratch). */
+size_t mha_kvdec_bytes(const struct mha_kvdec *kv);
+
+/*
+ * Decode speed on this machine, for the KV view and mha-bench --decode:
+ * one decode step's attention (mha_kvdec_attend, one layer) against a
+ * cache of `tokens` tokens, timed in rounds interleaved with a streaming
+ * read of as many bytes (the same K and V, read front to back in vectors:
+ * what a kernel that reads those bytes once could reach at best). As in a
+ * model of many layers, each step reads the next of `layers` caches, so
+ * the bytes come from memory, not from a cache that the last step left
+ * warm: layers is chosen so that they hold at least 4x the L3 or 256 MiB,
+ * whichever is less (or working_set bytes when given). Allocates them (layers x the cache:
+ * 1 GiB at g dk = 4096, 32768 tokens), fills them, frees them.
+ *
+ *     struct mha_decode_speed s;
+ *     struct mha_decode_options o = { .h = 32, .g = 8, .dk = 128, .tokens = 4096 };
+ *     if (mha_decode_speed(&o, &s, msg, sizeof msg) == MHA_OK)
+ *         printf("%.3f ms a token and layer\n", s.step_ms[1]);
+ */
+struct mha_decode_options {
+	int h, g, dk, tokens;
+	int rounds;          /* 0: 5 */
+	double min_time;     /* seconds of steps per round, at least; 0: 0.2 */
+	size_t working_set;  /* bytes the layers' caches hold at least; 0: 4x the L3,
+	                      * at most 256 MiB */
+};
+struct mha_decode_speed {
+	int h, g, dk, tokens, layers, rounds;
+	double bytes;        /* K and V bytes one step reads (2 g dk tokens 4) */
+	double working_set;  /* bytes the layers' caches hold: layers x bytes */
+	double flops;        /* the step's attention FLOPs: 4 h dk tokens + 5 h tokens */
+	/* [0] min, [1] median, [2] max over rounds of each round's median */
+	double step_ms[3];
+	double gbs[3];       /* bytes / step time, GB/s (1e9 bytes) */
+	double stream_gbs[3];/* the streaming read of as many bytes, same rounds */
+	double ratio[3];     /* each round's gbs / stream_gbs */
+	/* the same by this thread's CPU time, which leaves out the waits for
+	 * a core that other processes cause (not their share of memory) */
+	double step_cpu_ms[3], ratio_cpu[3];
+};
+enum mha_status mha_decode_speed(const struct mha_decode_options *o, struct mha_decode_speed *out,
+                                 char *msg, size_t len);
 
 #endif

@@ -187,9 +187,7 @@ static void mask_row(const struct flash_head *hd, const struct tile *t, int r, f
 	}
 }
 
-/* One row's online-softmax step on its tile row s (C scores, masked ones
- * -inf): m, l, alpha updated, s turned into exp(s - m') in place. */
-static void online_row(float *s, int C, float *m, float *l, float *alpha)
+void flash_online_row(float *s, int C, float *m, float *l, float *alpha)
 {
 	bool nan;
 	float mt = vexp_max(s, (size_t)C, &nan);
@@ -228,7 +226,7 @@ void flash_rows(const struct flash_head *hd, int r0, float *scratch,
 			/* causal only and the whole tile seen: nothing to mask */
 			if (t.keep || t.thr[r] != -INFINITY || (hd->causal && c0 + C > r0 + r + 1))
 				mask_row(hd, &t, r, sr, c0, C);
-			online_row(sr, C, &t.m[r], &t.l[r], &t.alpha[r]);
+			flash_online_row(sr, C, &t.m[r], &t.l[r], &t.alpha[r]);
 		}
 		// O = diag(alpha) O + P_tile V_tile
 		tile_weighted(hd, r0, R, c0, C, t.s, bc, t.alpha);

@@ -65,6 +65,12 @@ int flash_key_tiles(const struct flash_head *hd, int r0, float *scratch);
 void flash_rows(const struct flash_head *hd, int r0, float *scratch,
                 flash_record_fn *rec, void *ctx);
 
+/* One row's online-softmax step on its tile row s (C scores, masked ones
+ * -inf): m, l, alpha updated as above, s turned into exp(s - m') in place.
+ * Also the decode step's (kvdec.c), whose rows are the query heads that
+ * share a kv head. */
+void flash_online_row(float *s, int C, float *m, float *l, float *alpha);
+
 /* Tile sizes for the lean path from the cache sizes of this machine
  * (/sys/devices/system/cpu/cpu0/cache, else sysconf): the key and value
  * tiles in a quarter of L2, the br x bc score tile in another quarter. bc

@@ -24,6 +24,7 @@
 #include "forward.h"
 #include "gemm.h"
 #include "pool.h"
+#include "smallmm.h"
 #include "softmax_fast.h"
 
 #include <math.h>
@@ -79,6 +80,17 @@ static void lap(struct mha_plan *p, int thread, enum mha_phase ph, double *t0)
 static bool softmax_vector(const float *s, float *p, int n, int limit, int top_k, float *work)
 {
 	return softmax_row_fast(s, p, n, limit, top_k, work, NULL);
+}
+
+void mha_forward_vector(const struct mha_config *c, const struct mha_weights *w, struct mha_acts *a)
+{
+	forward_run(c, w, a, small_gemm, softmax_vector, NULL);
+}
+
+void mha_backward_vector(const struct mha_config *c, const struct mha_weights *w,
+                         const struct mha_acts *a, const float *dy, struct mha_grads *g)
+{
+	backward_run(c, w, a, dy, g, small_gemm);
 }
 
 enum mha_status mha_plan_check(const struct mha_config *c, char *msg, size_t len)

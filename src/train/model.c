@@ -6,6 +6,7 @@
  * loop are in trainer.c; nothing here draws training data.
  */
 #include "model.h"
+#include "engine.h"
 #include "gemm.h"
 
 #include <math.h>
@@ -101,8 +102,11 @@ enum mha_status seq_work_alloc(struct seq_work *w, const struct train_model *m)
 	struct mha_config c = train_layer_config(m, 0);
 	size_t nd = (size_t)s->n * s->d;
 	w->mem = calloc((s->layers + 2) * nd + (size_t)s->n * s->classes, sizeof(float));
-	if (!w->mem)
+	w->e = malloc((size_t)s->classes * sizeof *w->e);
+	if (!w->mem || !w->e) {
+		seq_work_free(w);
 		return MHA_ENOMEM;
+	}
 	w->x = w->mem;
 	w->dx = w->x + (s->layers + 1) * nd;
 	w->probs = w->dx + nd;
@@ -123,6 +127,7 @@ void seq_work_free(struct seq_work *w)
 			mha_grads_free(&w->grads[l]);
 	}
 	free(w->mem);
+	free(w->e);
 	memset(w, 0, sizeof *w);
 }
 
@@ -149,7 +154,10 @@ void seq_forward(const struct train_model *m, struct seq_work *w, const int *tok
 	for (int l = 0; l < s->layers; l++) {
 		struct mha_config c = train_layer_config(m, l);
 		struct mha_weights v = layer_view(m, w, l);
-		mha_forward(&c, &v, &w->acts[l]);
+		if (w->vector)
+			mha_forward_vector(&c, &v, &w->acts[l]);
+		else
+			mha_forward(&c, &v, &w->acts[l]);
 		const float *xl = w->x + l * nd;
 		float *xn = w->x + (l + 1) * nd;
 		for (size_t e = 0; e < nd; e++)
@@ -167,8 +175,10 @@ void seq_forward(const struct train_model *m, struct seq_work *w, const int *tok
 			if (p[k] > p[best])
 				best = k;
 		double mx = p[best], sum = 0;
-		for (int k = 0; k < C; k++)
-			sum += exp((double)p[k] - mx);
+		for (int k = 0; k < C; k++) {
+			w->e[k] = exp((double)p[k] - mx);
+			sum += w->e[k];
+		}
 		if (targets[i] >= 0) {
 			// cross-entropy = log sum exp(logits) - logits[target]
 			r->loss += mx + log(sum) - p[targets[i]];
@@ -176,7 +186,7 @@ void seq_forward(const struct train_model *m, struct seq_work *w, const int *tok
 			r->correct += best == targets[i];
 		}
 		for (int k = 0; k < C; k++)
-			p[k] = (float)(exp((double)p[k] - mx) / sum);
+			p[k] = (float)(w->e[k] / sum);
 	}
 }
 
@@ -206,7 +216,10 @@ void seq_backward(const struct train_model *m, struct seq_work *w, const int *to
 		struct mha_config c = train_layer_config(m, l);
 		struct mha_weights v = layer_view(m, w, l);
 		struct mha_grads *gr = &w->grads[l];
-		mha_backward(&c, &v, &w->acts[l], w->dx, gr);
+		if (w->vector)
+			mha_backward_vector(&c, &v, &w->acts[l], w->dx, gr);
+		else
+			mha_backward(&c, &v, &w->acts[l], w->dx, gr);
 		memcpy(g->wq[l], gr->wq, (size_t)d * hw * sizeof(float));
 		memcpy(g->wk[l], gr->wk, (size_t)d * hw * sizeof(float));
 		memcpy(g->wv[l], gr->wv, (size_t)d * hw * sizeof(float));

@@ -14,7 +14,14 @@ struct seq_work {
 	float *x;     /* (L+1, n, d) residual stream x_0 .. x_L */
 	float *dx;    /* (n, d)      dL/dx_l on the way down     */
 	float *probs; /* (n, C)      softmax of the logits, then dL/dlogits */
+	double *e;    /* (C)         one row's exp(logit - max), computed once */
 	float *mem;
+	/* The layers through the engine's vector softmax row and small
+	 * products (mha_forward_vector, mha_backward_vector: the trainer's
+	 * steps) instead of the core's mha_forward and mha_backward (false,
+	 * the default: what the workbench, the probe and the analyses see,
+	 * bit for bit). */
+	bool vector;
 };
 
 struct seq_result {

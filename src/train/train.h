@@ -152,6 +152,12 @@ void trainer_head_grads(const struct trainer *tr, struct train_head_norm *norms)
 /* The last step's gradient (nparams floats, summed over the batch, before
  * clipping; read it with train_model_view), or zeros before the first step. */
 const float *trainer_last_grad(const struct trainer *tr);
+/* The batch the last step drew: tokens and targets (batch, n), row b
+ * sequence b, -1 where no loss is taken (zeros before the first step);
+ * and the options the trainer runs with (defaults filled in). For an
+ * outside check of the loop (tools/compare_torch_train.py). */
+void trainer_last_batch(const struct trainer *tr, const int **tokens, const int **targets);
+struct train_options trainer_options(const struct trainer *tr);
 
 /* Loss and accuracy on the task's held-out sequences (a fixed seed the
  * training stream never uses), heads switched off as the model says. */

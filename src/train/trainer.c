@@ -3,7 +3,10 @@
  * the task's seeded stream, runs every sequence's forward and backward
  * (split over threads: sequence b goes to thread b % threads), keeps each
  * sequence's gradient in its own slot and sums the slots in order, so the
- * result does not depend on which thread finished first. Then global-norm
+ * result does not depend on which thread finished first. The layers run
+ * with the engine's vector softmax row (mha_forward_vector: the same
+ * activations for the backward, a faster exp; the model's other users keep
+ * the core's row, bit for bit what the workbench shows). Then global-norm
  * clipping (at 1) and one AdamW update. This file does not evaluate or
  * analyse the model.
  */
@@ -97,8 +100,10 @@ enum mha_status trainer_create(struct trainer **out, struct train_model *m,
 	tr->adam_v = calloc(np, sizeof(float));
 	tr->res = calloc(B, sizeof *tr->res);
 	bool ok = tr->tokens && tr->targets && tr->slots && tr->grad && tr->adam_m && tr->adam_v && tr->res;
-	for (int i = 0; ok && i < tr->o.threads; i++)
+	for (int i = 0; ok && i < tr->o.threads; i++) {
 		ok = seq_work_alloc(&tr->work[i], m) == MHA_OK;
+		tr->work[i].vector = true; /* the engine's softmax row: doc/PERFORMANCE.md */
+	}
 	if (!ok) {
 		trainer_destroy(tr);
 		snprintf(msg, len, "out of memory for the trainer");
@@ -244,4 +249,15 @@ void trainer_head_grads(const struct trainer *tr, struct train_head_norm *norms)
 const float *trainer_last_grad(const struct trainer *tr)
 {
 	return tr->grad;
+}
+
+void trainer_last_batch(const struct trainer *tr, const int **tokens, const int **targets)
+{
+	*tokens = tr->tokens;
+	*targets = tr->targets;
+}
+
+struct train_options trainer_options(const struct trainer *tr)
+{
+	return tr->o;
 }

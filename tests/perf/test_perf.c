@@ -6,7 +6,7 @@
  * n, 1 and 2 threads) within 1e-5 relative of mha_forward_naive, the
  * tiled path at n = 3001 against rows computed here in double (causal,
  * top-k, a sliding window, a band), and a
- * planned forward that allocates nothing.
+ * planned forward and decode steps (mha_kvdec_step) that allocate nothing.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -575,6 +575,27 @@ static void test_planned_forward_allocates_nothing(void **state)
 	}
 }
 
+static void test_decode_steps_allocate_nothing(void **state)
+{
+	(void)state;
+	struct mha_config c;
+	struct mha_weights w;
+	char msg[MHA_MSG_MAX];
+	make(&c, &w, 600, 64, 8, 2); /* 600 tokens: two blocks of keys */
+	c.causal = true;
+	struct mha_kvdec *kv;
+	long before = allocations;
+	assert_int_equal(mha_kvdec_create(&kv, c.h, c.g, c.dk, c.n, msg, sizeof msg), MHA_OK);
+	assert_true(allocations > before); /* the counter does see the engine's allocation */
+	float y[64];
+	before = allocations;
+	for (int t = 0; t < c.n; t++)
+		assert_int_equal(mha_kvdec_step(kv, &c, &w, y, msg, sizeof msg), MHA_OK);
+	assert_int_equal(allocations, before);
+	mha_kvdec_destroy(kv);
+	mha_weights_free(&w);
+}
+
 static void test_plan_limits_are_its_own_and_the_screen_keeps_64(void **state)
 {
 	(void)state;
@@ -613,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_tiled_path_at_large_n_equals_the_plain_rows_sampled),
 		cmocka_unit_test(test_one_and_two_threads_agree),
 		cmocka_unit_test(test_planned_forward_allocates_nothing),
+		cmocka_unit_test(test_decode_steps_allocate_nothing),
 		cmocka_unit_test(test_plan_limits_are_its_own_and_the_screen_keeps_64),
 	};
 	return cmocka_run_group_tests_name("perf", tests, NULL, NULL);
