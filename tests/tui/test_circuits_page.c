@@ -178,9 +178,30 @@ static void test_a_changed_model_is_measured_again(void **state)
 	tui_check_close(app);
 }
 
+/* An untrained model: patching's restored is undefined (clean and corrupt
+ * hardly differ), and no page prints nan or inf (the monkey found "nan"). */
+static void test_an_untrained_model_shows_no_nan(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open(NULL);
+	tui_check_keys(app, "Gxhxhxhxk"); /* every head off: clean and corrupt runs alike */
+	assert_ptr_equal(app->mode, &train_circuits_mode);
+	for (int k = 0; k < 6; k++) {
+		char key[2] = { (char)('1' + k), 0 };
+		tui_check_keys(app, key);
+		screen = tui_check_screen(app, 24, 80, true);
+		if (strstr(screen, "nan") || strstr(screen, "inf"))
+			fail_msg("page %d prints nan or inf:\n%s", k + 1, screen);
+		if (k == 4)
+			want("clean and corrupt answers hardly differ yet", NULL, "page 5");
+	}
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_an_untrained_model_shows_no_nan),
 		cmocka_unit_test(test_every_page_shows_the_librarys_numbers),
 		cmocka_unit_test(test_a_changed_model_is_measured_again),
 	};

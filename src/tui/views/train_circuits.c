@@ -448,7 +448,8 @@ static void draw_patch(const struct circ_page *p, struct pen *pn)
 	for (int k = 0; k < r->s.layers * h; k++) {
 		char name[32];
 		head_name(name, sizeof name, r, k);
-		n += snprintf(line + n, sizeof line - (size_t)n, " %s %+.3f", name, pt->head[k].restored);
+		char a[16];
+		n += snprintf(line + n, sizeof line - (size_t)n, " %s %s", name, num(a, sizeof a, pt->head[k].restored, "%+.3f"));
 	}
 	put(pn, ROLE_NORMAL, "%s", line);
 	if (r->s.layers > 1) {
@@ -462,13 +463,18 @@ static void draw_patch(const struct circ_page *p, struct pen *pn)
 				else
 					snprintf(to, sizeof to, "L%dH%d", k / h + 1, b);
 				const struct circ_outcome *o = &pt->path[((size_t)k * (h + 1) + b) * CIRC_INPUTS];
-				put(pn, b == h ? ROLE_NORMAL : ROLE_DIM, "%-6s -> %-14s %+.3f  %+.3f  %+.3f", name, to,
-				    o[CIRC_Q].restored, o[CIRC_K].restored, o[CIRC_V].restored);
+				char q[16], kk[16], vv[16];
+				put(pn, b == h ? ROLE_NORMAL : ROLE_DIM, "%-6s -> %-14s %s  %s  %s", name, to,
+				    num(q, sizeof q, o[CIRC_Q].restored, "%+.3f"), num(kk, sizeof kk, o[CIRC_K].restored, "%+.3f"),
+				    num(vv, sizeof vv, o[CIRC_V].restored, "%+.3f"));
 			}
 		if (pt->named_layer >= 0)
 			put(pn, ROLE_TITLE, "the path: L%dH%d -> layer %d through %s (%.3f of the clean answer back)",
 			    pt->named_layer, pt->named_head, pt->named_layer + 1,
 			    pt->named_input == CIRC_Q ? "Q" : pt->named_input == CIRC_K ? "K" : "V", pt->named_restored);
+		else if (isnan(pt->head[0].restored))
+			put(pn, ROLE_NORMAL, "clean and corrupt answers hardly differ yet (under %.1f nats): nothing to restore",
+			    CIRC_PATCH_MIN_GAP);
 		else
 			put(pn, ROLE_NORMAL, "no path restores the clean answer");
 	}
