@@ -19,7 +19,9 @@ File format (whitespace separated, '#' lines are comments):
     end
 Names: X W_Q W_K W_V W_O, and with bias 1 b_Q b_K b_V b_O as 1-row matrices
 (inputs, float32 values written exactly with %.9g)
-and Q K V scores weights heads concat Y (float64 references, %.17g).
+and Q K V scores weights heads concat Y (float64 references, %.17g), and
+writes (h, n, d): head i's write into Y, concat's block i times W^O's rows
+of head i (pipeline_head_write; Y = the writes' sum + b_O).
 """
 
 import os
@@ -39,7 +41,7 @@ def make_case(out_dir, seed, c):
             mha_ref.write_matrix(f, key, inputs[key], "%.9g")
         for key in mha_ref.BIASES if b is not None else ():
             mha_ref.write_matrix(f, key, b[key][None], "%.9g")
-        for key in ("Q", "K", "V", "scores", "weights", "heads", "concat", "Y"):
+        for key in ("Q", "K", "V", "scores", "weights", "heads", "concat", "Y", "writes"):
             mha_ref.write_matrix(f, key, ref[key], "%.17g")
         f.write("end\n")
     return path

@@ -137,7 +137,7 @@ def attention(c, x, wq, wk, wv, wo, b=None):
     x (n,d), wq (d,h*dk), wk wv (d,g*dk), wo (h*dk,d); b: the biases
     {b_Q, b_K, b_V, b_O} (each added to every row) or None.
     Returns Q K V (n,*), scores weights keep (h,n,n), heads (h,n,dk),
-    concat (n,h*dk), Y (n,d)."""
+    concat (n,h*dk), Y (n,d), writes (h,n,d): each head's write into Y."""
     n, h, g, dk = c.n, c.h, c.g, c.dk
     base = structural_mask(c)
     q, k, v = x @ wq, x @ wk, x @ wv
@@ -172,10 +172,13 @@ def attention(c, x, wq, wk, wv, wo, b=None):
         if i not in c.heads_off:
             concat[:, i * dk:(i + 1) * dk] = heads[i]
     y = concat @ wo
+    # each head's write into Y: its block of concat (n,dk) @ its rows of W^O (dk,d) -> (n,d);
+    # Y = sum_i writes[i] (+ b_O)
+    writes = np.stack([concat[:, i * dk:(i + 1) * dk] @ wo[i * dk:(i + 1) * dk, :] for i in range(h)])
     if b is not None:
         y = y + b["b_O"]
     return dict(Q=q, K=k, V=v, scores=scores, weights=weights, keep=keeps, heads=heads,
-                concat=concat, Y=y), margin_ok
+                concat=concat, Y=y, writes=writes), margin_ok
 
 
 def draw(rng, shape, scale):

@@ -234,6 +234,29 @@ double pipeline_projection_again_layer(const struct mha_config *cfg, const struc
 	return sum;
 }
 
+double pipeline_head_write(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int layer, int head, int r, int col)
+{
+	// C_i[r][col] = sum_k Concat[r][i dk + k] (the head's O_i, 0 when off) . W^O[i dk + k][col]
+	const float *cc = mha_tensor_data_layer(w, a, layer, MHA_T_CONCAT);
+	const float *wo = mha_tensor_data_layer(w, a, layer, MHA_T_WO);
+	int hd = cfg->h * cfg->dk, k0 = head * cfg->dk;
+	double sum = 0.0;
+	for (int k = k0; k < k0 + cfg->dk; k++)
+		sum += (double)cc[(size_t)r * hd + k] * wo[(size_t)k * cfg->d + col];
+	return sum;
+}
+
+double pipeline_writes_sum(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int layer, int r, int col)
+{
+	// Y[r][col] = sum_i C_i[r][col] (+ b^O[col])
+	double sum = cfg->bias ? (double)mha_bias_layer(w, cfg, layer, 3).p[col] : 0.0;
+	for (int i = 0; i < cfg->h; i++)
+		sum += pipeline_head_write(cfg, w, a, layer, i, r, col);
+	return sum;
+}
+
 void pipeline_row_entropy(const float *p, int n, double *sum, double *entropy)
 {
 	// H = -sum_j p_j ln p_j

@@ -107,6 +107,20 @@ double pipeline_projection_again_layer(const struct mha_config *cfg, const struc
                                        const struct mha_acts *a, int layer, enum mha_tensor t, int r,
                                        int col);
 
+/* Head i's write into Y, cell (r, col), in double: C_i = Concat[:, i dk ..
+ * (i+1) dk - 1] (n, dk) . W^O[i dk .. (i+1) dk - 1, :] (dk, d), the head's
+ * output times the rows of W^O that belong to it (0 for a head switched
+ * off: its block of Concat is 0). Concat then W^O is a sum of heads:
+ * Y = sum_i C_i (+ b^O), which the Output screen shows as its proof.
+ * a is layer's activations; W^O and b^O are layer's. */
+double pipeline_head_write(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int layer, int head, int r, int col);
+
+/* Cell (r, col) of Y made again from the heads' writes, in double:
+ * sum_i C_i[r][col] (+ b^O[col] with biases): the proof beside Y. */
+double pipeline_writes_sum(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
+                           int layer, int r, int col);
+
 /* A row of weights p[0..n): its sum and entropy in nats,
  * H = -sum_j p_j ln p_j (0: all weight on one key; ln n: uniform).
  * Zeros add nothing (0 ln 0 = 0). */

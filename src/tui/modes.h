@@ -24,9 +24,11 @@
 	MODE(decode_view_mode)    /* prefill and decode (decode_view.c) */                \
 	MODE(mask_view_mode)      /* padding, window, cells by hand (mask_view.c) */      \
 	MODE(kv_view_mode)        /* the KV cache at model scale (kv_view.c) */           \
+	MODE(qkov_view_mode)      /* a head's QK and OV circuits (qkov_view.c) */         \
 	MODE(flash_mode)          /* FlashAttention tile by tile (flash_view.c) */        \
 	MODE(train_mode)          /* a tiny model learning live (train_view.c) */         \
 	MODE(train_ablate_mode)   /* its ablation page (train_ablate.c) */                \
+	MODE(train_circuits_mode) /* its circuits page (train_circuits.c) */              \
 	MODE(analysis_view_mode)  /* head analysis (analysis_view.c) */               \
 	MODE(lm_view_mode)        /* your sentence through the language model (lm_view.c) */
 

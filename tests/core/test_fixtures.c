@@ -18,6 +18,7 @@
 #include "check.h"
 #include "fixture_read.h"
 #include "mha.h"
+#include "pipeline.h"
 
 /* Names as written by gen_fixtures.py, in pipeline order. Our own list,
  * not the core's table: the fixture format must not depend on the code
@@ -39,6 +40,7 @@ struct fixture {
 	struct mha_weights w;
 	double *want[NNAMES]; /* the float64 reference of each output tensor */
 	size_t len[NNAMES];
+	double *writes;       /* (h, n, d) each head's write into Y */
 };
 
 /* "matrix b_Q 1 1 LEN" and the like: a bias, read into its vector. */
@@ -68,6 +70,18 @@ static void read_matrix(FILE *f, struct fixture *fx)
 		fail_msg("fixture: expected a matrix name");
 	if (read_bias(f, fx, name))
 		return;
+	if (strcmp(name, "writes") == 0) { /* not a tensor of the core's table: pipeline_head_write's */
+		int count = (int)fixture_number(f, "count"), rows = (int)fixture_number(f, "rows"), cols = (int)fixture_number(f, "cols");
+		if (count != fx->c.h || rows != fx->c.n || cols != fx->c.d)
+			fail_msg("%s: fixture has writes as %dx%dx%d, want %dx%dx%d", fx->name, count, rows, cols, fx->c.h,
+			         fx->c.n, fx->c.d);
+		size_t len = (size_t)count * rows * cols;
+		fx->writes = calloc(len, sizeof(double));
+		assert_non_null(fx->writes);
+		for (size_t i = 0; i < len; i++)
+			fx->writes[i] = fixture_number(f, name);
+		return;
+	}
 	size_t k = 0;
 	while (k < NNAMES && strcmp(names[k].name, name) != 0)
 		k++;
@@ -114,6 +128,8 @@ static void fixture_load(struct fixture *fx, const char *name)
 	for (size_t k = MHA_T_Q; k < NNAMES; k++)
 		if (!fx->want[k])
 			fail_msg("%s: fixture lacks %s", name, names[k].name);
+	if (!fx->writes)
+		fail_msg("%s: fixture lacks writes", name);
 	assert_int_equal(mha_weights_check(&fx->w, &fx->c, msg, sizeof msg), MHA_OK);
 }
 
@@ -121,6 +137,7 @@ static void fixture_free(struct fixture *fx)
 {
 	for (size_t k = 0; k < NNAMES; k++)
 		free(fx->want[k]);
+	free(fx->writes);
 	mha_weights_free(&fx->w);
 }
 
@@ -159,6 +176,25 @@ static void compare(const struct fixture *fx, const struct mha_acts *a, const ch
 			fail_msg("%s: head %d row %d: dead_row %d, the reference's row is %s (%s)", fx->name,
 			         r / n, r % n, a->dead_row[r], zero ? "all 0" : "not all 0", path);
 	}
+	/* each head's write into Y, C_i = Concat_i W^O_i, against numpy's */
+	const int h = fx->c.h, d = fx->c.d;
+	size_t wl = (size_t)h * n * d;
+	float *got = malloc(wl * sizeof *got);
+	assert_non_null(got);
+	for (int i = 0; i < h; i++)
+		for (int r = 0; r < n; r++)
+			for (int c = 0; c < d; c++)
+				got[((size_t)i * n + r) * d + c] = (float)pipeline_head_write(&fx->c, &fx->w, a, 0, i, r, c);
+	char label[128];
+	snprintf(label, sizeof label, "%s: writes (%s)", fx->name, path);
+	check_close_d(got, fx->writes, wl, tolerance(fx->writes, wl), label);
+	/* and their sum (+ b^O) is numpy's Y */
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < d; c++)
+			got[(size_t)r * d + c] = (float)pipeline_writes_sum(&fx->c, &fx->w, a, 0, r, c);
+	snprintf(label, sizeof label, "%s: sum of the writes (%s)", fx->name, path);
+	check_close_d(got, fx->want[MHA_T_Y], (size_t)n * d, tolerance(fx->want[MHA_T_Y], (size_t)n * d), label);
+	free(got);
 }
 
 static void check_fixture(const char *name)

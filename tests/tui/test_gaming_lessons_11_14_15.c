@@ -61,15 +61,6 @@ static int lesson_index(const char *name)
 	return (int)(l - set.lessons);
 }
 
-/* n until the step changes: leaving a waiting question may take a second
- * press (the first one says what skipping costs). */
-static void next_step(struct app *app)
-{
-	int was = app->learn.run.step;
-	for (int i = 0; i < 3 && app->learn.run.step == was; i++)
-		tui_check_keys(app, "n");
-}
-
 /* Every l, rescale or o question of lesson 11, left unanswered: no later
  * step of the lesson shows its number as the view prints it. Going on with
  * n forfeits the step now (learn.c); a later step opened with the earlier
@@ -120,7 +111,7 @@ static void test_an_answered_tile_shows_in_the_next_step(void **state)
 	snprintf(line, sizeof line, "a%.6f\n", v);
 	tui_check_keys(app, line);
 	assert_true(app->learn.run.met);
-	next_step(app);
+	tui_check_next_step(app);
 	assert_ptr_equal(app->mode, &flash_mode);
 	assert_int_equal(flash_view_hidden_step(app), 2); /* no-growth's own: step 3 */
 	assert_int_equal(flash_view_step(app), 1);
@@ -179,7 +170,7 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 			struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[si - 1].id);
 			tui_check_keys(app, "G"); /* a step before that is a question waits too */
 			assert_int_equal(app->mode == &train_mode, !l->steps[si - 1].question);
-			next_step(app);
+			tui_check_next_step(app);
 			assert_int_equal(app->learn.run.step, si);
 			assert_ptr_not_equal(app->mode, &train_mode);
 			tui_check_keys(app, "G");

@@ -272,3 +272,10 @@ int tui_check_answer_right(struct app *app)
 	app_recompute(app);
 	return rc;
 }
+
+void tui_check_next_step(struct app *app)
+{
+	int was = app->learn.run.step;
+	for (int i = 0; i < 3 && app->learn.run.step == was; i++)
+		tui_check_keys(app, "n");
+}

@@ -30,6 +30,9 @@ struct app *tui_check_open(const struct lesson_set *set);
 struct app *tui_check_open_at(const struct lesson_set *set, int li, int si);
 struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson, const char *id);
 void tui_check_close(struct app *app);
+/* n until the open lesson's step changes: leaving a waiting question may
+ * take a second press (the first one says what skipping costs). */
+void tui_check_next_step(struct app *app);
 /* Each character as a key ('\n' as Enter), recomputing when told; returns
  * the flags of them all. tui_check_press: one key (a curses code). */
 unsigned tui_check_keys(struct app *app, const char *s);

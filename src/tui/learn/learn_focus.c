@@ -16,7 +16,7 @@ static bool place_cursor(struct app *app, enum pipeline_stage st, enum mha_tenso
 	stage_view_layer(st, &app->cfg, app->layer, app->head, app->proj, &v);
 	for (int i = 0; i < v.count; i++) {
 		const struct panel *p = &v.p[i];
-		if (p->t != t || p->proof || p->m != m || c < p->col0 || c >= p->col0 + p->cols || r >= p->rows)
+		if (p->t != t || p->proof || p->write || p->m != m || c < p->col0 || c >= p->col0 + p->cols || r >= p->rows)
 			continue;
 		app->cur[st] = (struct app_cursor){ i, r, c - p->col0 };
 		return true;

@@ -249,6 +249,8 @@ float app_panel_value(const struct app *app, const struct panel *p, int r, int c
 	if (p->proof) /* the head block computed again from the layer's input */
 		return (float)pipeline_projection_again_layer(cf, &app->w, &app->a, app->layer, p->t, r,
 		                                              p->col0 + c);
+	if (p->write) /* head i's write into Y: its block of Concat times its rows of W^O */
+		return (float)pipeline_head_write(cf, &app->w, &app->a, app->layer, p->write_head, r, p->col0 + c);
 	struct mha_shape s = mha_tensor_shape(cf, p->t);
 	const float *m = app_tensor(app, p->t);
 	return m[((size_t)p->m * s.rows + r) * s.cols + p->col0 + c];

@@ -164,7 +164,7 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 	int blk = pj == PROJ_Q ? i : j;
 	const char *on = mha_tensor_info(out)->name, *wn = mha_tensor_info(w)->name;
 	int ow = mha_tensor_shape(c, out).cols;
-	char a[NOTATION_MAX], b[NOTATION_MAX], d[NOTATION_MAX]; /* names in the formulas */
+	char a[NOTATION_MAX], b[NOTATION_MAX], d[NOTATION_MAX], e[NOTATION_MAX]; /* names in the formulas */
 	struct panel in = layer_input(c, l, pj != PROJ_Q && c->m > 0);
 	char xn[32]; /* the input's name: "X", "x₁", "X_kv" */
 	snprintf(xn, sizeof xn, "%.*s", (int)(strchr(in.title, ' ') - in.title), in.title);
@@ -256,11 +256,25 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		snprintf(v->p[1].tag, sizeof v->p[1].tag, "h%d: rows %d-%d", i, i * c->dk, (i + 1) * c->dk - 1);
 		v->p[1].tag_head = i;
 		v->p[2] = whole(c, MHA_T_Y, 0);
-		v->count = 3;
+		/* head i's write into Y: its block of Concat times its rows of W^O
+		 * (last: where there is no room it gives way to Y) */
+		v->p[3] = whole(c, MHA_T_Y, 0);
+		v->p[3].write = true;
+		v->p[3].write_head = i;
+		v->p[3].fixed_head = i;
+		snprintf(v->p[3].title, sizeof v->p[3].title, "%s %dx%d", hn(a, sizeof a, "C", i), c->n, c->d);
+		snprintf(v->p[3].tag, sizeof v->p[3].tag, "= %s . W^O rows %d-%d", hn(b, sizeof b, "O", i), i * c->dk,
+		         (i + 1) * c->dk - 1);
+		v->p[3].tag_head = i;
+		v->count = 4;
 		snprintf(v->formula, sizeof v->formula, "Y %dx%d = Concat %dx%d . W^O %dx%d%s", c->n, c->d,
 		         c->n, c->h * c->dk, c->h * c->dk, c->d, c->bias ? " + b^O" : "");
-		snprintf(v->note, sizeof v->note, "W^O mixes the heads back into d_model columns");
-		if (layers > 1) { /* the residual stream: what the next layer reads */
+		/* "= C₀ + ... + C₃ + b^O: C₁ = O₁ . W^O's rows of head 1, its write" */
+		snprintf(v->note, sizeof v->note, "= %s%s%s%s: %s = %s . W^O's rows of head %d, its write",
+		         hn(a, sizeof a, "C", 0), c->h > 2 ? " + ... + " : c->h == 2 ? " + " : "",
+		         c->h > 1 ? hn(b, sizeof b, "C", c->h - 1) : "", c->bias ? " + b^O" : "",
+		         hn(d, sizeof d, "C", i), hn(e, sizeof e, "O", i), i);
+		if (layers > 1) { /* the residual stream, what the next layer reads, in the write's place */
 			v->p[3] = whole(c, MHA_T_STREAM, 0);
 			char n1[32], n0[32];
 			hn(n1, sizeof n1, "x", l + 1);

@@ -27,6 +27,8 @@ struct panel {
 	int colour_rows;  /* > 0: colour row r by head r / colour_rows (W^O) */
 	int fixed_head;   /* >= 0: every cell in that head's colour (O_i); else -1 */
 	bool proof;       /* values computed on screen: X times the column block of W */
+	bool write;       /* Output: head write_head's write into Y, C_i = O_i W^O_i (t is Y, m 0) */
+	int write_head;
 	bool row_stats;   /* softmax: each row's sum and entropy beside it */
 	bool row_tokens;  /* rows are tokens: label them with the token labels */
 	bool col_tokens;  /* columns are tokens (scores, weights) */

@@ -17,6 +17,9 @@
 /* "P₀[2,0]", or with labels "P₀[2 sat, 0 the]" ("P_0[2 sat, 0 the]" in
  * ASCII). Returns buf. */
 char *cell_text_name(const struct app *app, const struct cell *c, bool labels, char *buf, size_t len);
+/* The cell c of Y named as head `head`'s write into it, "C₁[2 sat,3]". */
+char *cell_text_write_name(const struct app *app, const struct cell *c, int head, bool labels, char *buf,
+                           size_t len);
 
 /* The status line for the cursor's cell c (panel p) in at most width
  * display columns: "P₀[2 sat, 0 the] = 0.351733685   from S₀[2,*]" and,

@@ -55,7 +55,7 @@ static attr_t cell_attr(const struct matrix_panel *k, int r, int c, bool cursor)
 	int gc = p->col0 + c;
 	if (cursor)
 		return theme_attr(ROLE_SELECTED);
-	if (!p->proof && k->app->now_ms < k->app->changed_until_ms &&
+	if (!p->proof && !p->write && k->app->now_ms < k->app->changed_until_ms &&
 	    app_cell_changed(k->app, p->t, p->m, r, gc))
 		return theme_attr(ROLE_CHANGED);
 	if (k->have_target) {

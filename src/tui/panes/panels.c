@@ -2,8 +2,9 @@
  * panels.c - the stage's matrices on the workbench as a set: how wide
  * their cells are, how many rows they want, which one is the focus and
  * which others a lesson step names (so they get room), where each goes,
- * and under Reshape the proof that the head block is X times a column
- * block of W. Each panel itself is drawn by matrix_panel.c; what a step's
+ * under Reshape the proof that the head block is X times a column
+ * block of W, and under Output the proof that the heads' writes add up
+ * to Y. Each panel itself is drawn by matrix_panel.c; what a step's
  * words name is read by step_text.c.
  *
  * Drawing and placing only: it reads the state, and computes no
@@ -58,15 +59,22 @@ int panels_cell_width(const struct stage_view *v, int width, int cols)
 	return layout_panels_height(width, v->count, w7) > layout_panels_height(width, v->count, w6) ? 6 : 7;
 }
 
-/* Rows the stage's matrices use at cell width cw (the Reshape proof adds
- * two lines under them). */
+/* The stage shows a proof under its matrices: Reshape (the block is X
+ * times W's block), Output (the heads' writes add up to Y). */
+static bool has_proof(const struct app *app, const struct stage_view *v)
+{
+	return (app->stage == PIPELINE_RESHAPE && v->count == 3) || (app->stage == PIPELINE_OUTPUT && v->count == 4);
+}
+
+/* Rows the stage's matrices use at cell width cw (a proof adds two lines
+ * under them). */
 int panels_rows(const struct app *app, const struct stage_view *v, int width, int cw)
 {
 	struct rect want[STAGE_PANELS_MAX];
 	int cws[STAGE_PANELS_MAX];
 	panels_cell_widths(app, v, width, cw, cws);
 	panel_wants(v, cw, cws, want);
-	return layout_panels_height(width, v->count, want) + (app->stage == PIPELINE_RESHAPE && v->count == 3 ? 2 : 0);
+	return layout_panels_height(width, v->count, want) + (has_proof(app, v) ? 2 : 0);
 }
 
 /* The open lesson step, whose text says what it is about; NULL when none. */
@@ -77,7 +85,8 @@ static const struct lesson_step *open_step(const struct app *app)
 
 int panels_focus(const struct app *app, const struct stage_view *v, int *rows)
 {
-	int i = app->learn.active ? app->cur[app->stage].panel : v->count - 1;
+	/* the free workbench: the result (Y before a head's write into it) */
+	int i = app->learn.active ? app->cur[app->stage].panel : v->count - 1 - (v->count > 1 && v->p[v->count - 1].write);
 	if (i < 0 || i >= v->count)
 		return -1;
 	/* a lesson: the step's matrix whole up to 8 rows; the free workbench:
@@ -110,7 +119,8 @@ bool panels_step_names(const struct app *app, const struct stage_view *v, int i)
 	const struct lesson_step *s = open_step(app);
 	if (i < 0 || i >= v->count || step_text_about_heatmaps(s))
 		return false;
-	return step_text_names(s, mha_tensor_info(v->p[i].t)->name);
+	/* a head's write is C_i, not the Y it adds into */
+	return step_text_names(s, v->p[i].write ? "C" : mha_tensor_info(v->p[i].t)->name);
 }
 
 int panels_named_rows(const struct app *app, const struct stage_view *v)
@@ -161,12 +171,48 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 		snprintf(out, len, "%s = X.%s  |diff| %s%s", qs, ws, diff + strspn(diff, " "), rel);
 }
 
-/* Under Reshape, the height of area that the matrices and the proof's two
- * lines under them take (right under them when there is room); 0 when
- * there is no proof. */
+/* Output: Y and the heads' writes added up, C_0 + ... + C_{h-1} (+ b^O),
+ * agree to rounding: "Y = C₀ + C₁ + b^O  max |diff| 0". Every cell when
+ * that is at most 2^22 multiply-adds (d_model 1024 with 64 tokens is 2^28,
+ * too slow for a frame), else the cursor's row ("Y[2,*] = ..."). */
+static void writes_proof(const struct app *app, char *out, size_t len, int width)
+{
+	const struct mha_config *c = &app->cfg;
+	bool all = (long)c->n * c->d * c->h * c->dk <= 1L << 22;
+	int r0 = all ? 0 : app->cur[app->stage].row, r1 = all ? c->n : r0 + 1;
+	double worst = 0.0, largest = 0.0;
+	for (int r = r0; r < r1; r++)
+		for (int col = 0; col < c->d; col++) {
+			double y = app->a.y[(size_t)r * c->d + col];
+			double d = fabs(y - pipeline_writes_sum(c, &app->w, &app->a, app->layer, r, col));
+			worst = d > worst ? d : worst;
+			largest = fabs(y) > largest ? fabs(y) : largest;
+		}
+	char diff[16], rel[48] = "", ys[24] = "Y", a[16], b[16];
+	fmt_num(diff, sizeof diff, (float)worst, 7);
+	if (largest >= 1e3) {
+		char r[16];
+		fmt_num(r, sizeof r, (float)(worst / largest), 7);
+		snprintf(rel, sizeof rel, ", %s of the largest", r + strspn(r, " "));
+	}
+	if (!all)
+		snprintf(ys, sizeof ys, "Y[%d,*]", r0);
+	notation_sub_name(a, sizeof a, "C", 0, theme_utf8());
+	notation_sub_name(b, sizeof b, "C", c->h - 1, theme_utf8());
+	const char *d = diff + strspn(diff, " ");
+	snprintf(out, len, "%s = %s%s%s%s (each head's write)  max |diff| %s%s", ys, a,
+	         c->h > 2 ? " + ... + " : c->h == 2 ? " + " : "", c->h > 1 ? b : "", c->bias ? " + b^O" : "", d, rel);
+	if (draw_width(out) > width)
+		snprintf(out, len, "%s = %s%s%s%s  |diff| %s%s", ys, a, c->h > 2 ? "+..+" : c->h == 2 ? "+" : "",
+		         c->h > 1 ? b : "", c->bias ? "+b^O" : "", d, rel);
+}
+
+/* Under Reshape and Output, the height of area that the matrices and the
+ * proof's two lines under them take (right under them when there is
+ * room); 0 when there is no proof. */
 static int proof_area_h(const struct app *app, const struct stage_view *v, struct rect area, const struct rect *want)
 {
-	if (app->stage != PIPELINE_RESHAPE || v->count != 3 || area.h <= 8)
+	if (!has_proof(app, v) || area.h <= 8)
 		return 0;
 	int ph = layout_panels_height(area.w, v->count, want);
 	return ph + 2 < area.h ? ph + 2 : area.h;
@@ -205,7 +251,11 @@ void panels_draw(const struct app *app, const struct frame *f, struct rect area,
 	if (proof_h > 0) {
 		char proof[160];
 		area.h = proof_h;
-		if (learn_hidden(app, v->p[1].t, 0, -1, -1))
+		if (app->stage == PIPELINE_OUTPUT && learn_hidden(app, MHA_T_Y, 0, -1, -1))
+			snprintf(proof, sizeof proof, "the heads' writes added up: hidden until answered right");
+		else if (app->stage == PIPELINE_OUTPUT)
+			writes_proof(app, proof, sizeof proof, area.w);
+		else if (learn_hidden(app, v->p[1].t, 0, -1, -1))
 			snprintf(proof, sizeof proof, "the same block as X . W: hidden until answered right");
 		else
 			reshape_proof(app, v, proof, sizeof proof, area.w);

@@ -6,7 +6,8 @@
  * selected (h) and switched off or on in the model (x), each head's
  * importance (i), each head alone in its layer (e), the shown layer
  * opened in the workbench (o), your own
- * Table 3 row (A) beside the paper's (a: train_ablate.c), back (Esc, G).
+ * Table 3 row (A) beside the paper's (a: train_ablate.c), the circuits
+ * of the model as trained so far (k: train_circuits.c), back (Esc, G).
  * After every change the held-out loss and accuracy show what the heads
  * do for the task.
  * While it runs, the loop's idle call trains for a slice of time
@@ -132,6 +133,11 @@ static bool train_enter(struct app *app)
 		return false;
 	}
 	return true;
+}
+
+bool train_view_ready(struct app *app)
+{
+	return train_enter(app);
 }
 
 static void train_leave(struct app *app)
@@ -322,6 +328,14 @@ static unsigned ablation(struct app *app)
 	return APP_REDRAW;
 }
 
+static unsigned circuits(struct app *app)
+{
+	/* what each head reads and writes, as trained so far */
+	tv(app)->running = false;
+	mode_open(app, &train_circuits_mode);
+	return APP_REDRAW;
+}
+
 unsigned train_view_back(struct app *app)
 {
 	mode_leave(app);
@@ -383,6 +397,8 @@ static const struct action train_keys[] = {
 	  .call = alone, .id = "train-alone" },
 	{ .keys = { 'a' }, .label = "a", .name = "ablation", .help = "your own Table 3 row (A) beside the paper's",
 	  .bar = MORE, .call = ablation, .id = "train-ablation" },
+	{ .keys = { 'k' }, .label = "k", .name = "circuits", .help = "circuits: what each head reads and writes",
+	  .bar = FL, .call = circuits, .id = "train-circuits" },
 	{ .keys = { 0 } },
 };
 

@@ -4,7 +4,8 @@
  * trainer, the keys), train_draw.c draws its top part (progress, the head
  * table, the probe's heatmaps), train_heads_view.c the heads apart (each
  * head's gradient, layer by layer how far back heads look),
- * train_ablate.c is the ablation page, a mode of its own. Drawing reads
+ * train_ablate.c is the ablation page, train_circuits.c the circuits
+ * page, each a mode of its own. Drawing reads
  * this state and never trains.
  */
 #ifndef TRAIN_VIEW_INT_H
@@ -22,8 +23,8 @@ enum { TRAIN_HEADS = TRAIN_MAX_LAYERS * MHA_MAX_HEADS }; /* index l * MHA_MAX_HE
 enum { TRAIN_SLICE_MS = 80 };          /* training in one of the loop's pauses */
 
 /* The modes: the training screen (train_view.c), its ablation page
- * (train_ablate.c). */
-extern const struct mode_ops train_mode, train_ablate_mode;
+ * (train_ablate.c), its circuits page (train_circuits.c). */
+extern const struct mode_ops train_mode, train_ablate_mode, train_circuits_mode;
 
 struct train_view {
 	const struct train_task *task;
@@ -60,6 +61,9 @@ struct train_view {
 /* train_view.c: seconds on a monotonic clock; the ablation page's a (back
  * to the training screen); the layout both pages draw in. */
 double train_view_seconds(void);
+/* The training screen's model made (as G makes it the first time) for a
+ * page opened before the screen was; false with a message when it cannot be. */
+bool train_view_ready(struct app *app);
 unsigned train_view_back(struct app *app);
 struct body_layout train_view_layout(const struct app *app, const struct frame *f, const struct layout *l,
                                      int cols);

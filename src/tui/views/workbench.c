@@ -41,7 +41,7 @@ static unsigned mouse_heat(struct app *app, int head, int r, int c)
 	struct stage_view v;
 	app_view(app, &v);
 	for (int i = 0; i < v.count; i++)
-		if (v.p[i].t == t && v.p[i].m == head && !v.p[i].proof) {
+		if (v.p[i].t == t && v.p[i].m == head && !v.p[i].proof && !v.p[i].write) {
 			app->cur[app->stage] = (struct app_cursor){ i, r, c };
 			app_clamp(app);
 			return APP_REDRAW;
@@ -240,9 +240,9 @@ static struct body_layout workbench_layout(const struct app *app, const struct f
 	const struct stage_view *v = &f->view;
 	int nw = layout_numbers_width(l), cw = panels_cell_width(v, nw, cols), rows = 0;
 	/* in a lesson the step's matrix keeps its rows (title and header, and
-	 * the Reshape proof's two lines), and the others its text names some,
+	 * the Reshape and Output proofs' two lines), and the others its text names some,
 	 * before the heatmaps keep theirs */
-	int least = panels_focus(app, v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE ? 2 : 0) : 0;
+	int least = panels_focus(app, v, &rows) >= 0 ? rows + 2 + (app->stage == PIPELINE_RESHAPE || app->stage == PIPELINE_OUTPUT ? 2 : 0) : 0;
 	least += least > 0 ? panels_named_rows(app, v) : 0; /* and the matrices its text names */
 	int want = panels_rows(app, v, nw, cw);
 	/* Concat and W^O: the heatmaps (P) are not what the stage is about,
