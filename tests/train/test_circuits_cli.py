@@ -226,6 +226,11 @@ def main():
     tmp = tempfile.mkdtemp()
     os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")
     if sys.argv[1:] == ["lm"]:
+        if os.environ.get("MHA_SANITIZE", "none") != "none":
+            # the same code as the small models above, at a size that took
+            # past 240 s under ASan with the reference BLAS
+            print("skipped: the language model's circuits in a sanitizer build")
+            return 77
         check_lm(root, doc_text)
         for p in problems:
             print(p)

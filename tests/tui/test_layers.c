@@ -166,6 +166,20 @@ static void test_an_edit_in_layer_1_leaves_layer_0_and_undo_finds_it(void **stat
 	tui_check_close(app);
 }
 
+/* The decoder takes one layer: on a stack, o says so and the workbench
+ * stays (before, the view opened with no token cached and drew token -1). */
+static void test_decode_on_a_stack_is_refused_with_its_reason(void **state)
+{
+	(void)state;
+	struct app *app = two_layers(0);
+	tui_check_keys(app, "o");
+	assert_false(mode_is(app, "decode"));
+	assert_true(app->status_error);
+	assert_non_null(strstr(app->status, "decode: "));
+	(void)tui_check_screen(app, 24, 80, true);
+	tui_check_close(app);
+}
+
 static void test_a_session_with_layers_saves_and_loads(void **state)
 {
 	(void)state;
@@ -202,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_an_edit_in_layer_0_moves_layer_1s_scores),
 		cmocka_unit_test(test_an_edit_in_layer_1_leaves_layer_0_and_undo_finds_it),
 		cmocka_unit_test(test_a_session_with_layers_saves_and_loads),
+		cmocka_unit_test(test_decode_on_a_stack_is_refused_with_its_reason),
 	};
 	return cmocka_run_group_tests_name("layers", tests, tmpdir_make, tmpdir_remove);
 }

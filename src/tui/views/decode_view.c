@@ -74,7 +74,12 @@ static bool decode_enter(struct app *app)
 	s->open = true;
 	mha_forward_naive(&s->c, &s->w, &s->full);
 	char msg[MHA_MSG_MAX];
-	mha_decoder_prefill(&s->dec, &s->c, &s->w, s->prompt, msg, sizeof msg);
+	if (mha_decoder_prefill(&s->dec, &s->c, &s->w, s->prompt, msg, sizeof msg) != MHA_OK) {
+		/* the decoder takes one layer: a stack is said, not drawn with no token */
+		app_message(app, true, "decode: %s", msg);
+		decode_done(s);
+		return false;
+	}
 	return true;
 }
 

@@ -157,7 +157,9 @@ static void label_text(char *buf, size_t len, const struct heatmap *hm, bool col
 {
 	if (col && hm->col_labels)
 		heatmap_token_label(buf, len, hm->col_labels, hm->cols, i, w);
-	else
+	else if (hm->col_labels) /* the queries' own sequence: rows labels, no more */
+		heatmap_token_label(buf, len, hm->labels, hm->rows, i, w);
+	else /* one sequence labels both axes: as many as the longer one */
 		heatmap_token_label(buf, len, hm->labels, hm->rows > hm->cols ? hm->rows : hm->cols, i, w);
 }
 
