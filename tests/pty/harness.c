@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -608,4 +609,25 @@ void pty_free(struct pty *p)
 	free(p->out);
 	free(p->text);
 	free(p);
+}
+
+int pty_state_free_workbench(const char *dir)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/mha-tui", dir);
+	if (mkdir(path, 0700) != 0)
+		return -1;
+	snprintf(path, sizeof path, "%s/mha-tui/progress.txt", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs("mha-tui-progress 1\nplace - -\nmode free\n", f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+int pty_state_remove(const char *dir)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
 }

@@ -111,4 +111,12 @@ bool pty_termios_restored(const struct pty *p);
 /* Kill the program if it still runs, and free everything. */
 void pty_free(struct pty *p);
 
+/* mha-tui's state under dir (an XDG_STATE_HOME) as after a first run:
+ * dir/mha-tui with progress naming no lesson, so mha-tui opens on the free
+ * workbench, not the lesson menu. 0, or -1 when a file cannot be made. */
+int pty_state_free_workbench(const char *dir);
+
+/* dir and all below it removed: 0, or -1. */
+int pty_state_remove(const char *dir);
+
 #endif

@@ -48,24 +48,14 @@ static int make_state(void **state)
 	snprintf(state_env, sizeof state_env, "XDG_STATE_HOME=%s", state_dir);
 	snprintf(mha_dir, sizeof mha_dir, "%s/mha-tui", state_dir);
 	snprintf(session_path, sizeof session_path, "%s/session.txt", mha_dir);
-	if (mkdir(mha_dir, 0700) != 0)
-		return -1;
 	/* not the first run (that one opens on the lesson menu) */
-	char path[200];
-	snprintf(path, sizeof path, "%s/progress.txt", mha_dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs("mha-tui-progress 1\nplace - -\nmode free\n", f);
-	return fclose(f);
+	return pty_state_free_workbench(state_dir);
 }
 
 static int remove_state(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", state_dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return pty_state_remove(state_dir);
 }
 
 static void show(const char *title, const char *screen)

@@ -33,24 +33,13 @@ static int make_state(void **state)
 	const char *root = getenv("MHA_SOURCE_ROOT");
 	snprintf(model_env, sizeof model_env, "MHA_TUI_MODEL=%s/assets/lm.model", root ? root : ".");
 	/* not the first run (that one opens on the lesson menu) */
-	char path[160];
-	snprintf(path, sizeof path, "%s/mha-tui", state_dir);
-	if (mkdir(path, 0700) != 0)
-		return -1;
-	snprintf(path, sizeof path, "%s/mha-tui/progress.txt", state_dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs("mha-tui-progress 1\nplace - -\nmode free\n", f);
-	return fclose(f);
+	return pty_state_free_workbench(state_dir);
 }
 
 static int remove_state(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", state_dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return pty_state_remove(state_dir);
 }
 
 /* The row of the screen holding a and b, or NULL. */

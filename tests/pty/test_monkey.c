@@ -50,12 +50,10 @@ static int make_state(void **state)
 static int remove_state(void **state)
 {
 	(void)state;
-	char cmd[128];
 	if (running)
 		pty_free(running);
 	running = NULL;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", state_dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return pty_state_remove(state_dir);
 }
 
 static unsigned long long rng_state;

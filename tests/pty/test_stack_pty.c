@@ -31,14 +31,7 @@ static void make_state(char *dir, size_t len, char *env, size_t elen)
 	snprintf(dir, len, "/tmp/mha-pty-stack-XXXXXX");
 	assert_non_null(mkdtemp(dir));
 	snprintf(env, elen, "XDG_STATE_HOME=%s", dir);
-	char path[160];
-	snprintf(path, sizeof path, "%s/mha-tui", dir);
-	assert_int_equal(mkdir(path, 0700), 0);
-	snprintf(path, sizeof path, "%s/mha-tui/progress.txt", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("mha-tui-progress 1\nplace - -\nmode free\n", f);
-	assert_int_equal(fclose(f), 0);
+	assert_int_equal(pty_state_free_workbench(dir), 0);
 }
 
 static void wait_for(struct pty *p, const char *text)
@@ -90,9 +83,7 @@ static void run_at(int rows, int cols, bool mono)
 	assert_int_equal(c.layers, 2);
 	assert_int_equal(c.pos, MHA_POS_NONE);
 	mha_weights_free(&w);
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(pty_state_remove(dir), 0);
 }
 
 static void test_80x24(void **state)

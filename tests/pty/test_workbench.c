@@ -45,25 +45,14 @@ static int make_state(void **state)
 		return -1;
 	snprintf(state_env, sizeof state_env, "XDG_STATE_HOME=%s", state_dir);
 	snprintf(session_path, sizeof session_path, "%s/mha-tui/session.txt", state_dir);
-	/* not the first run (that one opens on the lesson menu): progress with no lesson */
-	char path[160];
-	snprintf(path, sizeof path, "%s/mha-tui", state_dir);
-	if (mkdir(path, 0700) != 0)
-		return -1;
-	snprintf(path, sizeof path, "%s/mha-tui/progress.txt", state_dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fputs("mha-tui-progress 1\nplace - -\nmode free\n", f);
-	return fclose(f);
+	/* not the first run (that one opens on the lesson menu) */
+	return pty_state_free_workbench(state_dir);
 }
 
 static int remove_state(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", state_dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return pty_state_remove(state_dir);
 }
 
 /* print_message cuts at 1 KB: screens go out whole. */
