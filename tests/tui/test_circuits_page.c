@@ -31,15 +31,7 @@ static const char *screen;
 /* The line holding a and b (NULL when none). */
 static const char *line_with(const char *a, const char *b)
 {
-	static char line[512];
-	for (const char *p = screen; *p;) {
-		size_t len = strcspn(p, "\n");
-		snprintf(line, sizeof line, "%.*s", (int)len, p);
-		if (strstr(line, a) && (!b || strstr(line, b)))
-			return line;
-		p += len + (p[len] == '\n');
-	}
-	return NULL;
+	return tui_check_line_with(screen, a, b, NULL);
 }
 
 static void want(const char *a, const char *b, const char *where)

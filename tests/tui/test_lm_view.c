@@ -37,15 +37,7 @@ static void render(struct app *app, int rows, int cols, bool mono)
 /* The screen line holding a and b (NULL when none). */
 static const char *line_with(const char *a, const char *b)
 {
-	static char line[512];
-	for (const char *p = screen; *p;) {
-		size_t len = strcspn(p, "\n");
-		snprintf(line, sizeof line, "%.*s", (int)len, p);
-		if (strstr(line, a) && (!b || strstr(line, b)))
-			return line;
-		p += len + (p[len] == '\n');
-	}
-	return NULL;
+	return tui_check_line_with(screen, a, b, NULL);
 }
 
 static void source_path(char *out, size_t len, const char *rel)

@@ -44,15 +44,7 @@ static void render(struct app *app, int rows, int cols, bool mono)
 /* The screen line holding all of a, b and c (NULL when none). */
 static const char *line_with(const char *a, const char *b, const char *c)
 {
-	static char line[256];
-	for (const char *p = screen; *p;) {
-		size_t len = strcspn(p, "\n");
-		snprintf(line, sizeof line, "%.*s", (int)len, p);
-		if (strstr(line, a) && (!b || strstr(line, b)) && (!c || strstr(line, c)))
-			return line;
-		p += len + (p[len] == '\n');
-	}
-	return NULL;
+	return tui_check_line_with(screen, a, b, c);
 }
 
 static void test_llama_figures_read_on_screen(void **state)

@@ -133,6 +133,19 @@ struct body_layout tui_check_screen_layout(struct app *app, int rows, int cols, 
 	return b;
 }
 
+const char *tui_check_line_with(const char *screen, const char *a, const char *b, const char *c)
+{
+	static char line[512];
+	for (const char *p = screen; *p;) {
+		size_t len = strcspn(p, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)len, p);
+		if (strstr(line, a) && (!b || strstr(line, b)) && (!c || strstr(line, c)))
+			return line;
+		p += len + (p[len] == '\n');
+	}
+	return NULL;
+}
+
 const char *tui_check_screen(struct app *app, int rows, int cols, bool mono)
 {
 	const char *text;

@@ -66,6 +66,9 @@ struct body_layout draw_screen(const struct app *app, int rows, int cols);
  * until the next call. app->now_ms is the caller's (1000000: the
  * messages of the keys typed before have expired). */
 const char *tui_check_screen(struct app *app, int rows, int cols, bool mono);
+/* The line of screen text holding all of a, b and c (b, c: NULL for
+ * any), copied; NULL when none. Valid until the next call. */
+const char *tui_check_line_with(const char *screen, const char *a, const char *b, const char *c);
 /* The same, the text into *text, returning where the frame put things. */
 struct body_layout tui_check_screen_layout(struct app *app, int rows, int cols, bool mono, const char **text);
 
