@@ -250,8 +250,8 @@ double pipeline_head_write(const struct mha_config *cfg, const struct mha_weight
 double pipeline_writes_sum(const struct mha_config *cfg, const struct mha_weights *w, const struct mha_acts *a,
                            int layer, int r, int col)
 {
-	// Y[r][col] = sum_i C_i[r][col] (+ b^O[col])
-	double sum = cfg->bias ? (double)mha_bias_layer(w, cfg, layer, 3).p[col] : 0.0;
+	// Y[r][col] = sum_i C_i[r][col] (+ b^O[col], the last of the biases)
+	double sum = cfg->bias ? (double)mha_bias_layer(w, cfg, layer, MHA_BIASES - 1).p[col] : 0.0;
 	for (int i = 0; i < cfg->h; i++)
 		sum += pipeline_head_write(cfg, w, a, layer, i, r, col);
 	return sum;
