@@ -13,6 +13,7 @@
  * this file only lays them out.
  */
 #include <curses.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,17 @@ static void qkov_recompute(struct app *app)
 		qkov_make(app, v);
 }
 
+/* A norm or singular value in 3 digits; weights edited past what a
+ * double holds make it infinite: said in words, never "inf". */
+static const char *figure(char *buf, size_t len, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.3g", v);
+	else
+		snprintf(buf, len, "too big");
+	return buf;
+}
+
 static void qkov_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
 	(void)f;
@@ -124,10 +136,11 @@ static void qkov_body(const struct app *app, const struct frame *f, const struct
 	const struct circ_rank *rk[2] = { &v->b.qk[i], &v->b.ov[i] };
 	const char *what[2] = { "W_QK = W^Q_i (W^K_j)^T", "W_OV = W^V_j W^O_i" };
 	for (int k = 0; k < 2 && y < bottom; k++) {
-		int n = snprintf(line, sizeof line, "%-23s %dx%d, rank %d of d_k %d, |.|_F %.3g; sv:", what[k], c->d, c->d,
-		                 rk[k]->rank, c->dk, rk[k]->norm);
+		char g[32];
+		int n = snprintf(line, sizeof line, "%-23s %dx%d, rank %d of d_k %d, |.|_F %s; sv:", what[k], c->d, c->d,
+		                 rk[k]->rank, c->dk, figure(g, sizeof g, rk[k]->norm));
 		for (int q = 0; q < c->dk && q < 4; q++)
-			n += snprintf(line + n, sizeof line - (size_t)n, " %.3g", rk[k]->sv[q]);
+			n += snprintf(line + n, sizeof line - (size_t)n, " %s", figure(g, sizeof g, rk[k]->sv[q]));
 		snprintf(line + n, sizeof line - (size_t)n, "%s", c->dk > 4 ? " ..." : "");
 		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	}
