@@ -322,6 +322,10 @@ void mha_weights_free(struct mha_weights *w);
  * inputs: X ~ U(-1, 1), each W Glorot-uniform. */
 #define MHA_SEED_WIRED 0
 void mha_weights_init(struct mha_weights *w, struct mha_config *c, uint64_t seed);
+/* SplitMix64 (Steele, Lea, Flood 2014): the next 64 bits of the stream
+ * *state, the same on every machine (the seeded weights and generated
+ * sequences draw from it). */
+uint64_t mha_rand64(uint64_t *state);
 /* Which wiring head still holds in W^Q and W^K: 0 previous token, 1 same
  * word, 2 first token, 3 next token; -1 when edited away (or never wired).
  * Its name, in full ("previous token") or brief ("prev"). */

@@ -80,7 +80,7 @@ void mha_weights_free(struct mha_weights *w)
 
 /* SplitMix64 (Steele, Lea, Flood 2014): tiny, well mixed, and defined by
  * integer arithmetic alone, so a seed gives the same stream everywhere. */
-static uint64_t splitmix64(uint64_t *state)
+uint64_t mha_rand64(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -92,7 +92,7 @@ static uint64_t splitmix64(uint64_t *state)
 static void fill_uniform(float *p, size_t len, float a, uint64_t *state)
 {
 	for (size_t i = 0; i < len; i++) {
-		float u = (float)(splitmix64(state) >> 40) / 16777216.0f;
+		float u = (float)(mha_rand64(state) >> 40) / 16777216.0f;
 		p[i] = a * (2.0f * u - 1.0f);
 	}
 }

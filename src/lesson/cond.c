@@ -113,6 +113,28 @@ int lesson_parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t 
 		c->a = (double)col;
 		return 0;
 	}
+	bool prev = !strcmp(word, "previous-token");
+	if (prev || !strcmp(word, "prefix-matching")) {
+		/* previous-token layer 0 >= 0.6: the layer's best head on generated sequences */
+		char lw[16];
+		long long l;
+		c->kind = LESSON_COND_PROBE;
+		c->probe = prev ? LESSON_PROBE_PREVIOUS : LESSON_PROBE_PREFIX;
+		p = lesson_read_word(lesson_skip_blanks(after), lw, sizeof lw);
+		if (strcmp(lw, "layer") != 0 || lesson_parse_int(lesson_skip_blanks(p), &p, &l) != 0 || l < 0 ||
+		    l >= MHA_MAX_LAYERS) {
+			snprintf(why, len, "expected '%s layer L OP VALUE' (%s layer 0 >= 0.6)", word, word);
+			return -1;
+		}
+		c->layer = (int)l;
+		int cmp = lesson_parse_cmp(lesson_skip_blanks(p), &p);
+		if (cmp < 0) {
+			snprintf(why, len, "expected a comparison (<, <=, >, >=, =, !=, within) after 'layer %lld'", l);
+			return -1;
+		}
+		c->cmp = (enum lesson_cmp)cmp;
+		return cond_values(p, c, why, len);
+	}
 	static const char *const reducers[] = { "max", "min", "sum" };
 	enum lesson_qty q = lesson_qty_by_name(word);
 	for (int r = 0; r < 3; r++) {

@@ -10,9 +10,11 @@
 #include "setup.h"
 #include "lesson_int.h"
 #include "notation.h"
+#include "probe.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool compare(double x, enum lesson_cmp cmp, double a, double b)
@@ -197,6 +199,87 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
 	return ok;
 }
 
+/* The sentence embedding the step's X is built with (its own @embed, else
+ * the lesson's), or NULL. */
+static const struct lesson_op *step_embed(const struct lesson_run *run)
+{
+	const struct lesson_setup *sets[2] = { &lesson_run_step(run)->setup, &run->lesson->base };
+	for (int k = 0; k < 2; k++)
+		for (int i = sets[k]->nops - 1; i >= 0; i--)
+			if (sets[k]->ops[i].kind == LESSON_OP_EMBED)
+				return &sets[k]->ops[i];
+	return NULL;
+}
+
+/* previous-token / prefix-matching layer L: the best head of layer L on
+ * generated sequences embedded as the step's X is (probe.h), against the
+ * lesson's threshold: "layer 0 head 1: 0.83 on the previous token, need
+ * >= 0.6", "layer 1 head 0: prefix matching 0.21 (weakest at period 3),
+ * need >= 0.5". */
+static bool eval_probe(const struct lesson_cond *cond, const struct lesson_run *run,
+                       const struct mha_config *c, const struct mha_weights *w, char *why, size_t len)
+{
+	const struct lesson_op *op = run ? step_embed(run) : NULL;
+	int layers = c->layers > 1 ? c->layers : 1;
+	if (!op || !op->tokens || op->cols != c->d || op->npositions < c->n) {
+		snprintf(why, len, "%s needs the step's X built by @embed", lesson_probe_name(cond->probe));
+		return false;
+	}
+	if (cond->layer >= layers) {
+		snprintf(why, len, "layer %d does not exist: there %s %d", cond->layer,
+		         layers == 1 ? "is" : "are", layers);
+		return false;
+	}
+	const float *tok[MHA_PROBE_VOCAB_MAX], *pos[MHA_MAX_TOKENS];
+	int vocab = op->ntokens < MHA_PROBE_VOCAB_MAX ? op->ntokens : MHA_PROBE_VOCAB_MAX;
+	for (int i = 0; i < vocab; i++)
+		tok[i] = op->tokens[i].v;
+	for (int i = 0; i < c->n; i++)
+		pos[i] = op->positions[i].v;
+	struct mha_probe_spec sp = { .vocab = vocab, .tok = tok, .pos = pos, .seed = LESSON_PROBE_SEED,
+	                             .per_period = LESSON_PROBE_SEQUENCES };
+	struct mha_probe pr;
+	struct mha_probe_scores *sc = malloc(sizeof *sc);
+	char msg[MHA_MSG_MAX];
+	enum mha_status st = sc ? mha_probe_alloc(&pr, c) : MHA_ENOMEM;
+	if (st == MHA_OK) {
+		st = mha_probe_run(&pr, c, w, &sp, sc, msg, sizeof msg);
+		mha_probe_free(&pr);
+	} else {
+		snprintf(msg, sizeof msg, "out of memory");
+	}
+	if (st != MHA_OK) {
+		snprintf(why, len, "%s: %s", lesson_probe_name(cond->probe), msg);
+		free(sc);
+		return false;
+	}
+	int l = cond->layer, best = 0;
+	const double *score = cond->probe == LESSON_PROBE_PREVIOUS ? sc->previous[l] : sc->prefix_min[l];
+	for (int i = 1; i < c->h; i++)
+		if (score[i] > score[best])
+			best = i;
+	double x = score[best];
+	bool ok = compare(x, cond->cmp, cond->a, cond->b);
+	char want[64], what[64];
+	want_text(cond, want, sizeof want);
+	if (cond->probe == LESSON_PROBE_PREVIOUS)
+		snprintf(what, sizeof what, "%.2f on the previous token", x);
+	else
+		snprintf(what, sizeof what, "prefix matching %.2f (weakest at period %d)", x,
+		         sc->period[sc->weakest[l][best]]);
+	if (ok)
+		snprintf(why, len, "layer %d head %d: %s (%s)", l, best, what, want + strlen("want "));
+	else
+		snprintf(why, len, "layer %d head %d: %s, %s", l, best, what, want);
+	free(sc);
+	return ok;
+}
+
+const char *lesson_probe_name(enum lesson_probe p)
+{
+	return p == LESSON_PROBE_PREVIOUS ? "previous-token" : "prefix-matching";
+}
+
 static void qty_text(enum lesson_qty q, double v, char *buf, size_t len)
 {
 	if (q == LESSON_Q_CAUSAL || q == LESSON_Q_SCALE)
@@ -240,6 +323,8 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
 		return ok;
 	case LESSON_COND_UNCHANGED:
 		return eval_unchanged(cond, run, c, w, a, why, len);
+	case LESSON_COND_PROBE:
+		return eval_probe(cond, run, c, w, why, len);
 	case LESSON_COND_ANSWER:
 		ok = run && run->answered && run->answer_right;
 		snprintf(why, len, "%s", ok ? "answered right" : !run || !run->answered ? "answer the question"

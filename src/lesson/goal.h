@@ -24,4 +24,10 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
                       const struct mha_config *c, const struct mha_weights *w,
                       const struct mha_acts *a, char *why, size_t len);
 
+/* The generated sequences of probe goals (previous-token, prefix-matching):
+ * the same every evaluation, so a goal never flickers. */
+enum { LESSON_PROBE_SEED = 23, LESSON_PROBE_SEQUENCES = 8 };
+/* "previous-token", "prefix-matching": as goals write them. */
+const char *lesson_probe_name(enum lesson_probe p);
+
 #endif

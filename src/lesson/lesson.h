@@ -52,7 +52,7 @@ enum {
  * are mha_counts() figures. */
 enum lesson_qty {
 	LESSON_Q_TOKENS, LESSON_Q_D_MODEL, LESSON_Q_HEADS, LESSON_Q_KV_HEADS, LESSON_Q_D_K,
-	LESSON_Q_CAUSAL, LESSON_Q_TOP_K, LESSON_Q_SCALE, LESSON_Q_SEED,
+	LESSON_Q_CAUSAL, LESSON_Q_TOP_K, LESSON_Q_SCALE, LESSON_Q_SEED, LESSON_Q_LAYERS,
 	LESSON_Q_CONFIG_COUNT,
 	LESSON_Q_HEADS_OFF = LESSON_Q_CONFIG_COUNT,
 	LESSON_Q_PARAMS, LESSON_Q_PARAMS_WQ, LESSON_Q_PARAMS_WK, LESSON_Q_PARAMS_WV,
@@ -95,6 +95,7 @@ struct lesson_edit {
 	int head;                /* HEAD */
 	bool off;                /* HEAD */
 	const char *answer;      /* ANSWER */
+	int layer;               /* SET, SCALE: the layer whose W's ("layer 1 W^Q[0,0] = 4"); 0 */
 };
 
 /* One condition of an exercise's goal (@goal lines, all must hold). */
@@ -106,7 +107,12 @@ enum lesson_cond_kind {
 	LESSON_COND_HEAD,      /* head H off | on */
 	LESSON_COND_UNCHANGED, /* unchanged T a: every cell of T within a of the step's start */
 	LESSON_COND_ANSWER,    /* the learner answered the step's question right */
+	LESSON_COND_PROBE,     /* previous-token | prefix-matching layer L op a: the layer's best head on
+	                        * sequences the program generates (probe.h), embedded by the step's @embed */
 };
+
+/* What a probe goal measures (LESSON_COND_PROBE). */
+enum lesson_probe { LESSON_PROBE_PREVIOUS, LESSON_PROBE_PREFIX };
 
 enum lesson_cmp {
 	LESSON_LT, LESSON_LE, LESSON_GT, LESSON_GE, LESSON_EQ, LESSON_NE,
@@ -124,6 +130,8 @@ struct lesson_cond {
 	double a, b;             /* the value, or the range a..b for LESSON_IN */
 	int head;                /* HEAD */
 	bool off;                /* HEAD */
+	enum lesson_probe probe; /* PROBE */
+	int layer;               /* PROBE */
 };
 
 /* A question the learner answers: multiple choice (choices, answer is a

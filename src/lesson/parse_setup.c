@@ -23,7 +23,7 @@ void lesson_d_config(struct parser *ps, const char *arg)
 		           "on one line", su->config_line);
 	su->config_line = ps->line;
 	static const char *const fields[LESSON_Q_CONFIG_COUNT] = {
-		"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed",
+		"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed", "layers",
 	};
 	const char *p = lesson_skip_blanks(arg);
 	if (!*p)
@@ -40,7 +40,7 @@ void lesson_d_config(struct parser *ps, const char *arg)
 				lesson_parser_err(ps, ps->line, "@config: unknown field '%s': did you mean %s?", name, near);
 			else
 				lesson_parser_err(ps, ps->line, "@config: unknown field '%.24s': fields are tokens, d_model, "
-				    "heads, kv_heads, d_k, causal, top_k, scale, seed", name);
+				    "heads, kv_heads, d_k, causal, top_k, scale, seed, layers", name);
 			return;
 		}
 		double v;

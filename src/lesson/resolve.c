@@ -7,6 +7,7 @@
  * hidden parts fit together. Nothing here runs the forward pass.
  */
 #include "flash_step.h"
+#include "goal.h"
 #include "parser.h"
 #include "run.h"
 
@@ -82,6 +83,19 @@ static void check_cond(struct parser *ps, const struct lesson_step *s, const str
 	if (c->kind == LESSON_COND_ARGMAX && !later && c->a >= mha_tensor_shape(&s->cfg, c->ref.t).cols)
 		lesson_parser_err(ps, c->line, "@goal: column %g does not exist: %s has %d columns", c->a,
 		    mha_tensor_info(c->ref.t)->name, mha_tensor_shape(&s->cfg, c->ref.t).cols);
+	if (c->kind == LESSON_COND_PROBE) {
+		bool embed = false;
+		const struct lesson_setup *sets[2] = { &s->setup, &ps->l->base };
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < sets[k]->nops; i++)
+				embed |= sets[k]->ops[i].kind == LESSON_OP_EMBED;
+		if (!embed)
+			lesson_parser_err(ps, c->line, "@goal %s measures generated sequences embedded as X is: the "
+			    "lesson or the step needs @embed", lesson_probe_name(c->probe));
+		if (c->layer >= (s->cfg.layers > 1 ? s->cfg.layers : 1) && !later)
+			lesson_parser_err(ps, c->line, "@goal names layer %d, which does not exist: give @config layers=%d",
+			    c->layer, c->layer + 1);
+	}
 	if (c->kind == LESSON_COND_ANSWER && !s->question)
 		lesson_parser_err(ps, c->line, "@goal answer needs a @question in the step");
 }

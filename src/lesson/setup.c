@@ -45,7 +45,12 @@ static int edit_cells(const struct lesson_edit *e, const struct mha_config *c,
                       struct mha_weights *w, char *msg, size_t len)
 {
 	char why[256];
-	float *p = input_data(w, e->ref.t);
+	if (e->layer >= (c->layers > 1 ? c->layers : 1)) {
+		snprintf(msg, len, "line %d: layer %d does not exist: there are %d layers (give @config layers=)",
+		         e->line, e->layer, c->layers > 1 ? c->layers : 1);
+		return -1;
+	}
+	float *p = e->layer > 0 ? mha_tensor_data_layer(w, NULL, e->layer, e->ref.t) : input_data(w, e->ref.t);
 	if (!p || lesson_ref_check(&e->ref, c, why, sizeof why) != 0) {
 		snprintf(msg, len, "line %d: %s", e->line, p ? why : "not an input");
 		return -1;
@@ -97,6 +102,7 @@ static void set_field(struct mha_config *c, enum lesson_qty f, double v)
 	case LESSON_Q_CAUSAL: c->causal = iv != 0; break;
 	case LESSON_Q_TOP_K: c->top_k = iv; break;
 	case LESSON_Q_SCALE: c->scale = iv != 0; break;
+	case LESSON_Q_LAYERS: c->layers = iv; break;
 	default: break; /* the parser lets no other field through */
 	}
 }
@@ -124,7 +130,8 @@ int lesson_edits_apply(const struct lesson_edit *e, int n, struct mha_config *c,
 		snprintf(msg, len, "out of memory");
 		return -1;
 	}
-	bool shape = nc.n != c->n || nc.d != c->d || nc.h != c->h || nc.g != c->g || nc.dk != c->dk;
+	bool shape = nc.n != c->n || nc.d != c->d || nc.h != c->h || nc.g != c->g || nc.dk != c->dk ||
+	             nc.layers != c->layers;
 	if (shape) {
 		mha_weights_init(&nw, &nc, c->seed);
 		mha_weights_default_labels(&nw, &nc);
@@ -152,7 +159,11 @@ void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len)
 	case LESSON_EDIT_SET:
 	case LESSON_EDIT_SCALE:
 		lesson_ref_format(&e->ref, ref, sizeof ref);
-		snprintf(buf, len, "%s %s %g", ref, e->kind == LESSON_EDIT_SET ? "=" : "*=", e->value);
+		if (e->layer > 0)
+			snprintf(buf, len, "layer %d %s %s %g", e->layer, ref, e->kind == LESSON_EDIT_SET ? "=" : "*=",
+			         e->value);
+		else
+			snprintf(buf, len, "%s %s %g", ref, e->kind == LESSON_EDIT_SET ? "=" : "*=", e->value);
 		return;
 	case LESSON_EDIT_CONFIG:
 		if (e->field == LESSON_Q_CAUSAL || e->field == LESSON_Q_SCALE)
@@ -290,6 +301,7 @@ int lesson_setup_resolve_config(const struct lesson_setup *base, const struct le
 	FIELD(LESSON_Q_D_MODEL, c.d);
 	FIELD(LESSON_Q_HEADS, c.h);
 	FIELD(LESSON_Q_TOP_K, c.top_k);
+	FIELD(LESSON_Q_LAYERS, c.layers);
 #undef FIELD
 	if (given & (1u << LESSON_Q_CAUSAL))
 		c.causal = v[LESSON_Q_CAUSAL] != 0;
