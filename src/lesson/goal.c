@@ -215,7 +215,7 @@ static const struct lesson_op *step_embed(const struct lesson_run *run)
  * generated sequences embedded as the step's X is (probe.h), against the
  * lesson's threshold: "layer 0 head 1: 0.83 on the previous token, need
  * >= 0.6", "layer 1 head 0: prefix matching 0.21 (weakest at period 3),
- * need >= 0.5". */
+ * need >= 0.5": which head, how far, and at which repeat length it fails. */
 static bool eval_probe(const struct lesson_cond *cond, const struct lesson_run *run,
                        const struct mha_config *c, const struct mha_weights *w, char *why, size_t len)
 {
@@ -267,10 +267,8 @@ static bool eval_probe(const struct lesson_cond *cond, const struct lesson_run *
 	else
 		snprintf(what, sizeof what, "prefix matching %.2f (weakest at period %d)", x,
 		         sc->period[sc->weakest[l][best]]);
-	if (ok)
-		snprintf(why, len, "layer %d head %d: %s (%s)", l, best, what, want + strlen("want "));
-	else
-		snprintf(why, len, "layer %d head %d: %s, %s", l, best, what, want);
+	/* the same words met or not: the status's "Goal met" / "Not yet" says which */
+	snprintf(why, len, "layer %d head %d: %s, need %s", l, best, what, want + strlen("want "));
 	free(sc);
 	return ok;
 }

@@ -107,7 +107,7 @@ static void test_previous_needs_the_token_before(void **state)
 	assert_false(app->learn.run.met);
 	parabola(app, "-40"); /* two back */
 	assert_false(app->learn.run.met);
-	assert_non_null(strstr(app->learn.run.status, "on the previous token, want >= 0.8"));
+	assert_non_null(strstr(app->learn.run.status, "on the previous token, need >= 0.8"));
 	tui_check_close(app);
 
 	app = tui_check_open_step(&set, "circuit-by-hand", "previous");
