@@ -64,7 +64,9 @@ struct mha_probe_scores {
 	int weakest[MHA_MAX_LAYERS][MHA_MAX_HEADS];       /* its index into period */
 };
 
-/* Room for one sequence's X and every layer's intermediates. */
+/* Room for one sequence's X and every layer's intermediates. MHA_EINVAL
+ * with cross-attention (m > 0: a generated sequence has no second one),
+ * MHA_ENOMEM; either way pr is left empty (mha_probe_free is safe). */
 struct mha_probe {
 	struct mha_config c;    /* the shape it was allocated for */
 	float *x;               /* (n, d) */

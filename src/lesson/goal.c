@@ -246,7 +246,8 @@ static bool eval_probe(const struct lesson_cond *cond, const struct lesson_run *
 		st = mha_probe_run(&pr, c, w, &sp, sc, msg, sizeof msg);
 		mha_probe_free(&pr);
 	} else {
-		snprintf(msg, sizeof msg, "out of memory");
+		snprintf(msg, sizeof msg, "%s", st == MHA_EINVAL ? "it runs on one sequence, not with cross-attention"
+		                                                 : "out of memory");
 	}
 	if (st != MHA_OK) {
 		snprintf(why, len, "%s: %s", lesson_probe_name(cond->probe), msg);

@@ -132,6 +132,34 @@ static void test_heads_at_a_fixed_distance_do_not_pass(void **state)
 		assert_false(holds(setup, both, why, sizeof why));
 		assert_non_null(strstr(why, "(weakest at period "));
 	}
+	/* the head three back is an induction head for repeats of 4 exactly,
+	 * which is why the goal reads the weakest length */
+	char text[4096];
+	snprintf(text, sizeof text, BASE "@step s\n" ZERO PREVIOUS COPY "%s%s@hint h\n@solution W^Q[0,0] = 1\n",
+	         layer1[2], both);
+	struct test_bench b;
+	test_bench_open(&b, text, 0);
+	const struct lesson_op *op = &b.l.base.ops[0];
+	assert_int_equal(op->kind, LESSON_OP_EMBED);
+	const float *tok[4], *pos[8];
+	for (int i = 0; i < 4; i++)
+		tok[i] = op->tokens[i].v;
+	for (int i = 0; i < 8; i++)
+		pos[i] = op->positions[i].v;
+	struct mha_probe_spec sp = { .vocab = 4, .tok = tok, .pos = pos, .seed = LESSON_PROBE_SEED,
+	                             .per_period = LESSON_PROBE_SEQUENCES };
+	struct mha_probe pr;
+	struct mha_probe_scores *sc = malloc(sizeof *sc);
+	char msg[MHA_MSG_MAX];
+	assert_non_null(sc);
+	assert_int_equal(mha_probe_alloc(&pr, &b.c), MHA_OK);
+	assert_int_equal(mha_probe_run(&pr, &b.c, &b.w, &sp, sc, msg, sizeof msg), MHA_OK);
+	assert_int_equal(sc->period[2], 4);
+	assert_true(sc->prefix[1][0][2] > 0.9);
+	assert_true(sc->prefix_min[1][0] < 0.1);
+	mha_probe_free(&pr);
+	free(sc);
+	test_bench_close(&b);
 	/* layer 0 two back is no previous-token head */
 	assert_false(holds(ZERO PARABOLA("", -40) COPY INDUCTION, both, why, sizeof why));
 }
