@@ -345,8 +345,19 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 	char why[LESSON_STATUS_MAX], first[LESSON_STATUS_MAX] = "", last[LESSON_STATUS_MAX] = "";
 	char ask[LESSON_STATUS_MAX] = ""; /* the question's "answer the question", while it waits */
 	int met = 0;
+	/* probe goals are parts of one circuit: the status names every part,
+	 * held or not, with its figure ("layer 0 ...; layer 1 ...") */
+	char parts[LESSON_STATUS_MAX - 16] = ""; /* room for "Not yet: " */
+	bool probes = true;
+	for (int i = 0; i < s->ngoals; i++)
+		probes &= s->goals[i].kind == LESSON_COND_PROBE;
 	for (int i = 0; i < s->ngoals; i++) {
-		if (lesson_cond_eval(&s->goals[i], run, c, w, a, why, sizeof why)) {
+		bool held = lesson_cond_eval(&s->goals[i], run, c, w, a, why, sizeof why);
+		if (probes) {
+			size_t at = strlen(parts);
+			snprintf(parts + at, sizeof parts - at, "%s%.*s", at ? "; " : "", (int)(sizeof parts - at), why);
+		}
+		if (held) {
 			met++;
 			snprintf(last, sizeof last, "%s", why);
 		} else {
@@ -365,7 +376,9 @@ int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
 	bool was = run->met;
 	run->met = met == s->ngoals;
 	run->conds_met = met;
-	if (run->met && s->ngoals == 1)
+	if (probes && s->ngoals > 1)
+		snprintf(run->status, sizeof run->status, "%s %s", run->met ? "Goal met:" : "Not yet:", parts);
+	else if (run->met && s->ngoals == 1)
 		snprintf(run->status, sizeof run->status, "Goal met: %s", last);
 	else if (run->met)
 		snprintf(run->status, sizeof run->status, "Goal met: all %d conditions hold", s->ngoals);
