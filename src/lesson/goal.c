@@ -192,6 +192,12 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
 	struct fold f = { p, p0, 3, 0.0 };
 	lesson_ref_visit(&cond->ref, s, fold_cell, &f);
 	double worst = f.acc;
+	if (cond->kind == LESSON_COND_CHANGED) { /* the same measure, the other way */
+		bool moved = worst > cond->a;
+		snprintf(why, len, "%s moved by at most %.3g since the step began, %s %g", name, worst,
+		         moved ? "more than" : "want more than", cond->a);
+		return moved;
+	}
 	bool ok = worst <= cond->a;
 	snprintf(why, len, "%s moved by at most %.3g since the step began, %s %g", name, worst,
 	         ok ? "within" : "want within", cond->a);
@@ -245,6 +251,7 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
 		         c->head_off[cond->head] ? "off" : "on", cond->off ? "off" : "on");
 		return ok;
 	case LESSON_COND_UNCHANGED:
+	case LESSON_COND_CHANGED:
 		return eval_unchanged(cond, run, c, w, a, why, len);
 	case LESSON_COND_ANSWER:
 		ok = run && run->answered && run->answer_right;

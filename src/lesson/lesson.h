@@ -111,6 +111,7 @@ enum lesson_cond_kind {
 	LESSON_COND_HEAD,      /* head H off | on */
 	LESSON_COND_UNCHANGED, /* unchanged T a: every cell of T within a of the step's start */
 	LESSON_COND_ANSWER,    /* the learner answered the step's question right */
+	LESSON_COND_CHANGED,   /* changed T a: some cell of T moved by more than a since the step's start */
 };
 
 enum lesson_cmp {

@@ -19,7 +19,7 @@
 static bool wants_reference(const struct lesson_step *s)
 {
 	for (int i = 0; i < s->ngoals; i++)
-		if (s->goals[i].kind == LESSON_COND_UNCHANGED)
+		if (s->goals[i].kind == LESSON_COND_UNCHANGED || s->goals[i].kind == LESSON_COND_CHANGED)
 			return true;
 	return false;
 }

@@ -178,12 +178,15 @@ static void test_unchanged_reads_any_layer(void **state)
 {
 	(void)state;
 	struct stack_bench b;
-	sb_open(&b, BENCH "@step s\n@goal unchanged Y 0\n@goal unchanged layer 1 S 0.0001\n@hint h\n"
+	sb_open(&b, BENCH "@step s\n@goal unchanged Y 0\n@goal unchanged layer 1 S 0.0001\n"
+	        "@goal changed layer 1 S₀[1,*] 0.0001\n@hint h\n"
 	        "@solution W^Q[0,0] = 1\n", 0);
-	assert_true(sb_eval(&b));
+	assert_false(sb_eval(&b));
+	assert_int_equal(b.run.conds_met, 2); /* nothing has changed yet */
 	b.w.upper[0].wq[0] += 1.0f; /* layer 1's W^Q */
 	sb_forward(&b);
 	assert_false(sb_eval(&b));
+	assert_int_equal(b.run.conds_met, 2); /* layer 0's Y holds; layer 1's S moved */
 	assert_non_null(strstr(b.run.status, "layer 1 S moved by at most"));
 	b.w.upper[0].wq[0] -= 1.0f;
 	b.w.wq[1] += 0.5f; /* layer 0's: Y of layer 0 moves, and with it layer 1's scores */
@@ -193,6 +196,14 @@ static void test_unchanged_reads_any_layer(void **state)
 	                              sizeof why));
 	assert_false(lesson_cond_eval(&b.run.lesson->steps[0].goals[1], &b.run, &b.c, &b.w, b.s.layer, why,
 	                              sizeof why));
+	/* changed: the same measure, the other way */
+	assert_true(lesson_cond_eval(&b.run.lesson->steps[0].goals[2], &b.run, &b.c, &b.w, b.s.layer, why,
+	                             sizeof why));
+	b.w.wq[1] -= 0.5f;
+	sb_forward(&b);
+	assert_false(lesson_cond_eval(&b.run.lesson->steps[0].goals[2], &b.run, &b.c, &b.w, b.s.layer, why,
+	                              sizeof why));
+	assert_non_null(strstr(why, "want more than 0.0001"));
 	sb_close(&b);
 }
 
