@@ -1,5 +1,5 @@
 /*
- * test_layers.c - lesson goals, edits, highlights and questions that read
+ * test_layer_goals.c - lesson goals, edits, highlights and questions that read
  * a stack of layers and where order enters: "layer 1 S₀[0,1]", the
  * residual stream "x₁[0,0]", @config pos / pos_offset / layers, @focus
  * layer L, and a question whose answer is a cell's live value
