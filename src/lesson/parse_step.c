@@ -21,8 +21,8 @@ void lesson_d_focus(struct parser *ps, const char *arg)
 		const char *p = lesson_skip_blanks(arg + 5);
 		if (lesson_parse_int(p, &p, &layer) != 0 || layer < 0 || layer >= MHA_MAX_LAYERS ||
 		    (*p != ' ' && *p != '\t')) {
-			lesson_parser_err(ps, ps->line, "@focus: write 'layer L STAGE', L in 0..%d (@focus layer 1 Scores)",
-			                  MHA_MAX_LAYERS - 1);
+			lesson_parser_err(ps, ps->line, "@focus: write 'layer L STAGE', L in 0..%d (@focus layer 1 %s)",
+			                  MHA_MAX_LAYERS - 1, pipeline_stage_label(PIPELINE_SCORES));
 			return;
 		}
 		arg = lesson_skip_blanks(p);
