@@ -79,24 +79,8 @@ int lesson_parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena 
 		e->field = q;
 		return 0;
 	}
-	if (!strcmp(word, "layer")) { /* "layer 1 W^Q[0,0] = 4": a W of a later layer */
-		long long l;
-		p = lesson_skip_blanks(after);
-		if (lesson_parse_int(p, &p, &l) != 0 || l < 0 || l >= MHA_MAX_LAYERS) {
-			snprintf(why, len, "expected 'layer L' with L a layer number 0..%d", MHA_MAX_LAYERS - 1);
-			return -1;
-		}
-		e->layer = (int)l;
-		p = lesson_skip_blanks(p);
-	}
 	if (lesson_parse_ref(p, &p, &e->ref, why, len) != 0)
 		return -1;
-	if (e->layer > 0 && e->ref.t != MHA_T_WQ && e->ref.t != MHA_T_WK && e->ref.t != MHA_T_WV &&
-	    e->ref.t != MHA_T_WO) {
-		snprintf(why, len, "every layer has its own W^Q, W^K, W^V, W^O; %s is shared",
-		         mha_tensor_info(e->ref.t)->name);
-		return -1;
-	}
 	if (!mha_tensor_info(e->ref.t)->input) {
 		snprintf(why, len, "%s is computed, not edited: edit X, W^Q, W^K, W^V or W^O",
 		         mha_tensor_info(e->ref.t)->name);
