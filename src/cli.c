@@ -42,6 +42,7 @@ const char cli_usage[] =
 	"                                   its held-out loss beside baselines, and its heads\n"
 	"  mha-tui --dump json --text \"WORDS\" --model [FILE]\n"
 	"                                   a sentence through it: tokens, layers, top-5 next\n"
+
 	"  mha-tui --circuits MODEL [--json] [--position P]  circuits (doc/CIRCUITS.md)\n"
 	"  mha-tui --help | --version\n"
 	"\n"
@@ -72,7 +73,7 @@ const char cli_usage[] =
 	"                     tree, the installed data dir)\n"
 	"  --no-color         monochrome screen (also when NO_COLOR is set)\n"
 	"  --no-mouse         leave the mouse to the terminal (to select text)\n"
-	"  --model [FILE]     the language model (default the shipped one; $MHA_TUI_MODEL)\n"
+	"  --model [FILE]     the language model (default the shipped; $MHA_TUI_MODEL; W)\n"
 	"  --corpus DIR       WordNet 3.0's data files (default /usr/share/wordnet)\n"
 	"\n"
 	"exit status: 0 success, 1 failure (bad lesson or session file), 2 usage error\n";
@@ -499,8 +500,9 @@ static int check_lm_flags(const struct cli *out, char *msg, size_t len)
 		                   "--d-model, --heads, --layers%s%s", "", "");
 	if (out->mode == CLI_EVAL && (out->config_given || out->load || out->lesson || out->train.save))
 		return usage_error(msg, len, "--eval takes --model [FILE] and --corpus DIR only%s%s", "", "");
-	if (lm->model_given && out->mode != CLI_EVAL && out->mode != CLI_DUMP)
-		return usage_error(msg, len, "--model goes with --eval, or with --dump json --text \"WORDS\"%s%s", "", "");
+	if (lm->model_given && out->mode != CLI_EVAL && out->mode != CLI_DUMP && out->mode != CLI_TUI)
+		return usage_error(msg, len, "--model goes with --eval, --dump json --text \"WORDS\", or the workbench "
+		                   "(--text \"WORDS\", W)%s%s", "", "");
 	if (lm->model_given && out->mode == CLI_DUMP) {
 		if (!out->text)
 			return usage_error(msg, len, "--dump json --model needs --text \"WORDS\": the sentence "
