@@ -282,7 +282,9 @@ expect_error 2 "--eval cannot be combined" --dump json --eval
 expect_error 2 "needs --text" --dump json --model
 expect_error 2 "--causal is not for the language model" --dump json --text "the dog" --model --causal
 expect_error 2 "--model cannot be combined with --grad" --dump json --text "the dog" --model --grad
-expect_error 2 "--model goes with" --model "$tmp/x.model"
+expect_error 2 "--model goes with" --train previous --model "$tmp/x.model"
+# the workbench's --model (W, --text): a file that does not load is said before the screen opens
+expect_error 1 "--model $tmp/x.model: $tmp/x.model" --text "the dog" --model "$tmp/x.model"
 expect_error 2 "--model needs a FILE" --eval --model=
 expect_error 2 "--corpus" --dump json --corpus /usr/share/wordnet
 expect_error 2 "--vocab goes with --train lm" --train induction --vocab 100

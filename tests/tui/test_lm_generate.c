@@ -14,6 +14,7 @@
  *   the seed's uniform; the temperature and seed are on screen.
  * - A head switched off in the view reaches the generation.
  * - At the trained context (64 tokens) Right is refused with the reason.
+ * - The model W opens is --model's (app->lm_model) when given.
  */
 #include <curses.h>
 #include <inttypes.h>
@@ -296,12 +297,35 @@ static void test_a_head_off_reaches_generation_and_the_context_ends(void **state
 	ref_close(&r);
 }
 
+/* --model FILE (app->lm_model) is the model W opens, not $MHA_TUI_MODEL's */
+static void test_the_model_given_is_the_one_opened(void **state)
+{
+	(void)state;
+	char model[4200];
+	source_path(model, sizeof model, "assets/lm.model");
+	setenv("MHA_TUI_MODEL", "/nonexistent/lm.model", 1);
+	struct app *app = tui_check_open(NULL);
+	app->lm_model = model;
+	tui_check_keys(app, "W");
+	assert_ptr_equal(app->mode, &lm_view_mode);
+	tui_check_close(app);
+	setenv("MHA_TUI_MODEL", model, 1);
+	app = tui_check_open(NULL);
+	app->lm_model = "/nonexistent/given.model";
+	tui_check_keys(app, "W");
+	assert_ptr_not_equal(app->mode, &lm_view_mode);
+	assert_true(app->status_error);
+	assert_non_null(strstr(app->status, "/nonexistent/given.model"));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_greedy_text_and_every_number_are_the_full_forwards),
 		cmocka_unit_test(test_sampling_follows_the_temperature_and_seed),
 		cmocka_unit_test(test_a_head_off_reaches_generation_and_the_context_ends),
+		cmocka_unit_test(test_the_model_given_is_the_one_opened),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
