@@ -445,9 +445,10 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (!rc)
 		rc = check_lm_flags(out, msg, len);
 	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE || out->mode == CLI_EVAL ||
-	    out->lm.model_given)
+	    (out->lm.model_given && out->mode != CLI_TUI))
 		return rc; /* training checks its own shape (train_shape_check); cfg stays valid;
-		            * the language model has its own shape, and its tokenizer reads --text */
+		            * the language model has its own shape, and its tokenizer reads --text
+		            * (on the workbench, --text is the workbench's sentence as without --model) */
 	return finish_config(&gv, out, msg, len);
 }
 
