@@ -23,7 +23,9 @@
  * N's) is left alone.
  *
  * It does not save the model's edits (the session saves the bench as any
- * session: X, the layer's W's, the labels), nor decode on the model.
+ * session: X, the layer's W's, the labels). g opens the generation page
+ * (lm_generate.c), which decodes on this model as edited. The model is
+ * the shipped one, or --model FILE's (app->lm_model).
  */
 #include <curses.h>
 #include <stdio.h>
