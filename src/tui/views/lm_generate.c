@@ -427,7 +427,7 @@ static const struct action gen_keys[] = {
 };
 
 const struct mode_ops lm_gen_mode = {
-	.name = "generate (the language model)",
+	.name = "generate",
 	.keys = gen_keys,
 	.closed = true,
 	.back = &lm_view_mode,

@@ -275,8 +275,9 @@ static bool lm_status(const struct app *app, const struct frame *f, struct rect 
 	const struct lm_view *s = mode_state_if(app, &lm_view_mode);
 	char line[200];
 	if (s && s->live)
-		snprintf(line, sizeof line, "selected: layer %d head %d (%s); layer %d is on the workbench",
-		         s->sel_layer, s->sel_head, head_title(app, s, s->sel_layer, s->sel_head), s->layer);
+		snprintf(line, sizeof line, "selected: L%dH%d (%s); layer %d is on the workbench; %s: generate",
+		         s->sel_layer, s->sel_head, head_title(app, s, s->sel_layer, s->sel_head), s->layer,
+		         mode_key_name(app, "model-generate"));
 	else
 		snprintf(line, sizeof line, "the workbench no longer holds the model: %s puts the sentence through it",
 		         mode_key_name(app, "model"));
