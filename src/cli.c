@@ -40,7 +40,7 @@ const char cli_usage[] =
 	"  mha-tui --eval [--model FILE] [--corpus DIR]\n"
 	"                                   the language model: train it on WordNet's glosses;\n"
 	"                                   its held-out loss beside baselines, and its heads\n"
-	"  mha-tui --dump json --text \"WORDS\" --model [FILE]\n"
+	"  mha-tui --dump json --text \"WORDS\" --model [FILE] [--generate N]\n"
 	"                                   a sentence through it: tokens, layers, top-5 next\n"
 
 	"  mha-tui --circuits MODEL [--json] [--position P]  circuits (doc/CIRCUITS.md)\n"
@@ -192,7 +192,7 @@ static const struct flag flags[] = {
 	{ "--pos", true, true }, { "--pos-offset", true, true }, { "--kv-tokens", true, true },
 	{ "--kv-text", true, true },
 	{ "--model", false, false }, { "--corpus", true, false }, { "--eval", false, false },
-	{ "--vocab", true, false },
+	{ "--vocab", true, false }, { "--generate", true, false },
 	{ "--circuits", true, false }, { "--json", false, false }, { "--position", true, false },
 };
 
@@ -393,6 +393,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 				                   "shipped model)", "", "");
 		} else if (!strcmp(name, "--corpus")) {
 			out->lm.corpus = val;
+		} else if (!strcmp(name, "--generate")) {
+			rc = parse_int(name, val, 1, MHA_MAX_TOKENS, &out->lm.generate, msg, len);
 		} else if (!strcmp(name, "--vocab")) {
 			rc = parse_int(name, val, 3, 16384, &out->lm.vocab, msg, len);
 		} else if (!strcmp(name, "--eval")) {
@@ -504,6 +506,9 @@ static int check_lm_flags(const struct cli *out, char *msg, size_t len)
 	if (lm->model_given && out->mode != CLI_EVAL && out->mode != CLI_DUMP && out->mode != CLI_TUI)
 		return usage_error(msg, len, "--model goes with --eval, --dump json --text \"WORDS\", or the workbench "
 		                   "(--text \"WORDS\", W)%s%s", "", "");
+	if (lm->generate && !(lm->model_given && out->mode == CLI_DUMP))
+		return usage_error(msg, len, "--generate N goes with --dump json --text \"WORDS\" --model [FILE]%s%s",
+		                   "", "");
 	if (lm->model_given && out->mode == CLI_DUMP) {
 		if (!out->text)
 			return usage_error(msg, len, "--dump json --model needs --text \"WORDS\": the sentence "

@@ -136,7 +136,7 @@ static int run_lm(const struct cli *cl);
 static int run_dump(const struct cli *cl)
 {
 	if (cl->lm.model_given)
-		return lm_dump_command(cl->lm.model, cl->text, stdout, stderr);
+		return lm_dump_command(cl->lm.model, cl->text, cl->lm.generate, stdout, stderr);
 	struct mha_config c;
 	struct mha_weights w;
 	struct mha_stack s;
