@@ -51,7 +51,7 @@ void train_record_free(struct train_record *r)
 void train_record_clear(struct train_record *r)
 {
 	r->count = 0;
-	r->stride = 1;
+	r->stride = TRAIN_RECORD_STRIDE;
 	r->nloss = 0;
 	r->loss_per = 1;
 	r->pending = 0;

@@ -9,7 +9,7 @@
  * hands it each snapshot) and draws nothing. doc/TRAINING.md, "Watching
  * a run".
  *
- * Spacing: a snapshot every `stride` steps, stride 1 at first; when
+ * Spacing: a snapshot every `stride` steps, TRAIN_RECORD_STRIDE at first; when
  * TRAIN_RECORD_MAX are kept, every other one is dropped (those whose step
  * is not a multiple of 2 stride) and stride doubles. So at most
  * TRAIN_RECORD_MAX snapshots, evenly spaced over the run, step 0 always
@@ -25,7 +25,8 @@
 #include "train.h"
 
 enum {
-	TRAIN_RECORD_MAX = 128,   /* snapshots kept */
+	TRAIN_RECORD_MAX = 64,    /* snapshots kept */
+	TRAIN_RECORD_STRIDE = 4,  /* steps between them at first (a snapshot costs ~8 steps' time) */
 	TRAIN_RUN_LOSS_MAX = 8192, /* entries of the whole run's loss, each the mean of `loss_per` steps */
 	TRAIN_SNAP_HEADS = TRAIN_MAX_LAYERS * MHA_MAX_HEADS, /* index l * MHA_MAX_HEADS + i */
 };

@@ -118,8 +118,11 @@ int train_draw_run_loss(const struct train_view *v, int y, int x, int w, int row
 			if (c < end)
 				c = end; /* a mark right after another: its label moves on */
 			int len = snprintf(text, sizeof text, "^%s %ld", mark_name[p], r->formed[p]);
-			if (c + len > cols)
-				len = snprintf(text, sizeof text, "^%s", mark_name[p]);
+			if (c + len > cols) {
+				/* no room on the right: the label ends at the mark */
+				len = snprintf(text, sizeof text, "%s %ld^", mark_name[p], r->formed[p]);
+				c = c - len + 1 >= end ? c - len + 1 : end;
+			}
 			if (c + len > cols)
 				break;
 			memcpy(marks + c, text, (size_t)len);

@@ -170,7 +170,6 @@ static bool train_enter(struct app *app)
 		return true;
 	v->task = train_task_get(TRAIN_INDUCTION);
 	v->seed = 1;
-	v->speed = TRAIN_SPEED_COUNT - 1; /* full speed, until a lesson or the learner says otherwise */
 	if (!model_start(app, v)) {
 		v->task = NULL; /* tried again the next time */
 		return false;
@@ -552,9 +551,9 @@ static const struct action train_keys[] = {
 	{ .keys = { 'x' }, .label = "x", .name = "off/on", .help = "the selected head off / on in the model",
 	  .bar = FL, .call = head_off, .id = "train-head-off" },
 	{ .keys = { 'i' }, .label = "i", .name = "importance", .help = "each head's importance (held-out loss)",
-	  .bar = FL, .call = importance, .id = "train-importance" },
+	  .bar = MORE, .call = importance, .id = "train-importance" },
 	{ .keys = { 'o' }, .label = "o", .name = "workbench", .help = "the shown layer on the probe, into the workbench",
-	  .bar = FL, .call = to_workbench, .id = "train-workbench" },
+	  .bar = MORE, .call = to_workbench, .id = "train-workbench" },
 	{ .keys = { 'r' }, .label = "r", .name = "restart", .help = "restart with the next seed", .bar = MORE,
 	  .call = restart, .id = "train-restart" },
 	{ .keys = { 's' }, .label = "s", .name = "shared start", .help = "a shared start: heads begin as copies",
@@ -571,11 +570,11 @@ static const struct action train_keys[] = {
 	  .bar = MORE, .call = ablation, .id = "train-ablation" },
 	{ .keys = { 'k' }, .label = "k", .name = "circuits", .help = "circuits: what each head reads and writes",
 	  .bar = FL, .call = circuits, .id = "train-circuits" },
-	{ .keys = { '+', '=' }, .label = "+", .name = "faster", .help = "faster / slower: steps a second, from 1 to full speed",
+	{ .keys = { '+', '=' }, .label = "+", .name = "speed", .help = "faster / slower: steps a second, from 1 to full speed",
 	  .help_keys = "+ -", .bar_keys = "+-", .bar = FL, .call = faster, .id = "train-faster" },
 	{ .keys = { '-', '_' }, .label = "-", .name = "slower", .help = "slower", .help_keys = "", .call = slower,
 	  .id = "train-slower" },
-	{ .keys = { '[', KEY_LEFT }, .label = "[", .name = "back", .help = "back / on through the recorded run "
+	{ .keys = { '[', KEY_LEFT }, .label = "[", .name = "back/on", .help = "back / on through the recorded run "
 	  "(Left Right too)", .help_keys = "[ ]", .bar_keys = "[]", .bar = FL, .call = scrub_back,
 	  .id = "train-back" },
 	{ .keys = { ']', KEY_RIGHT }, .label = "]", .name = "on", .help = "on", .help_keys = "", .call = scrub_forward,
@@ -587,8 +586,36 @@ static const struct action train_keys[] = {
 	{ .keys = { 0 } },
 };
 
+/* The screen's words, for the help (?). */
+static const struct mode_word train_words[] = {
+	{ "L0H1", "head 1 of layer 0 (the first layer); heads and layers count from 0" },
+	{ "the probe", "16 fixed sequences of random tokens, each repeated once; the scores, distances and "
+	  "heatmaps are measured on them, never trained on" },
+	{ "prev 1st", "a head's mean attention on the probe to the token before (prev), to the first token (1st)" },
+	{ "self", "to itself" },
+	{ "dup", "to an earlier copy of its own token (a duplicate)" },
+	{ "ind", "to the token right after that earlier copy: what an induction head copies" },
+	{ "|grad|", "the size of the head's share of the step's gradient (its W^Q, W^K, W^V columns, W^O rows)" },
+	{ "best", "the pattern the head follows most, when it scores over .40; - when none does" },
+	{ "imp", "importance (i): how much the held-out loss rises with the head switched off" },
+	{ "held-out", "sequences never trained on: the loss and accuracy that show what the model learnt" },
+	{ "alone L0", "e: held-out accuracy with only that head on in layer 0 (the other layer as it is); "
+	  "all: every head on" },
+	{ "heads apart", "how different a layer's heads are: 0 for copies (s, a shared start), about 1.41 for "
+	  "two random starts" },
+	{ "back 0 1 ..", "how much of a head's attention lands that many tokens back, on the probe" },
+	{ "loss chart", "the batch loss of every step so far, step 1 at the left on a log scale so the first steps "
+	  "and the drop both show" },
+	{ "^ind 140", "the step a head of that kind first scored over its threshold (the task's own head: the "
+	  "task's; others .40)" },
+	{ "recorded", "[ ] went back to a snapshot kept during the run: every 4th step while the run is short, "
+	  "then evenly spaced (64 at most); } returns to now" },
+	{ NULL, NULL },
+};
+
 const struct mode_ops train_mode = {
 	.name = "training",
+	.glossary = train_words,
 	.opener = &train_opener,
 	.keys = train_keys,
 	.state_size = sizeof(struct train_view),
