@@ -138,20 +138,22 @@ int train_draw_run_loss(const struct train_view *v, int y, int x, int w, int row
 	if (y < bottom) {
 		char axis[600];
 		memset(axis, ' ', sizeof axis);
-		int end = 0;
+		/* the last step at the right end first; the powers of ten that
+		 * leave a blank before it */
 		char text[32];
+		int nlen = n > 1 ? snprintf(text, sizeof text, "%ld", n) : 0, stop = cols - nlen - 1;
+		if (nlen)
+			memcpy(axis + cols - nlen, text, (size_t)nlen);
+		int end = 0;
 		for (long t = 1; t <= n; t *= 10) {
 			int c = step_col(t, n, cols), len = snprintf(text, sizeof text, "%ld", t);
-			if (c >= end && c + len <= cols) {
+			if (c >= end && c + len <= (nlen ? stop : cols)) {
 				memcpy(axis + c, text, (size_t)len);
 				end = c + len + 1;
 			}
 			if (t > n / 10)
 				break;
 		}
-		int len = snprintf(text, sizeof text, "%ld", n);
-		if (n > 1 && cols - len >= end)
-			memcpy(axis + cols - len, text, (size_t)len);
 		axis[cols] = '\0';
 		draw_put(y, x, LABEL_W, "step", theme_attr(ROLE_DIM));
 		draw_put(y++, x + LABEL_W, cols, axis, theme_attr(ROLE_DIM));
