@@ -114,19 +114,25 @@ int train_draw_run_loss(const struct train_view *v, int y, int x, int w, int row
 		int end = 0; /* the first column a label may start */
 		for (int k = 0; k < count; k++) {
 			int p = order[k], c = step_col(r->formed[p], n, cols);
-			char text[32];
-			if (c < end)
-				c = end; /* a mark right after another: its label moves on */
-			int len = snprintf(text, sizeof text, "^%s %ld", mark_name[p], r->formed[p]);
-			if (c + len > cols) {
-				/* no room on the right: the label ends at the mark */
-				len = snprintf(text, sizeof text, "%s %ld^", mark_name[p], r->formed[p]);
-				c = c - len + 1 >= end ? c - len + 1 : end;
+			/* the ^ stays at its column; its label before it when another
+			 * mark follows (room for that one's), else after it; then
+			 * shorter; then the ^ alone */
+			char text[5][32];
+			snprintf(text[0], 32, "^%s %ld", mark_name[p], r->formed[p]);
+			snprintf(text[1], 32, "%s %ld^", mark_name[p], r->formed[p]);
+			snprintf(text[2], 32, "^%s", mark_name[p]);
+			snprintf(text[3], 32, "%s^", mark_name[p]);
+			snprintf(text[4], 32, "^");
+			static const int last[5] = { 0, 1, 2, 3, 4 }, more[5] = { 1, 0, 3, 2, 4 };
+			for (int i = 0; i < 5; i++) {
+				int t = k + 1 < count ? more[i] : last[i];
+				int len = (int)strlen(text[t]), at = t % 2 ? c - len + 1 : c;
+				if (at >= end && at + len <= cols) {
+					memcpy(marks + at, text[t], (size_t)len);
+					end = at + len + 1;
+					break;
+				}
 			}
-			if (c + len > cols)
-				break;
-			memcpy(marks + c, text, (size_t)len);
-			end = c + len + 1;
 		}
 		if (count == 0)
 			memcpy(marks, "^ will mark the step each kind of head forms", 44);

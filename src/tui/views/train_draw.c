@@ -216,14 +216,18 @@ static int legend_line(const struct train_view *v, int y, int x, int w, int bott
 static void heat_need_line(const struct train_view *v, int y, int x, int w, int free_rows,
                            const struct heat_plan *p)
 {
-	char line[160];
-	if (p->w > w)
-		snprintf(line, sizeof line, "L%d heatmaps need %d columns, %d here (a wider terminal, or o: workbench)",
+	char wide[160], narrow[96];
+	if (p->w > w) {
+		snprintf(wide, sizeof wide, "L%d heatmaps need %d columns, %d here (a wider terminal, or o: workbench)",
 		         v->layer, p->w, w);
-	else
-		snprintf(line, sizeof line, "L%d heatmaps need %d rows below, %d free here (a taller terminal, or o: "
+		snprintf(narrow, sizeof narrow, "L%d heatmaps need %d columns, %d here", v->layer, p->w, w);
+	} else {
+		snprintf(wide, sizeof wide, "L%d heatmaps need %d rows below, %d free here (a taller terminal, or o: "
 		         "workbench)", v->layer, p->h, free_rows);
-	draw_put(y, x, w, line, theme_attr(ROLE_DIM));
+		snprintf(narrow, sizeof narrow, "L%d heatmaps need %d rows, %d free here", v->layer, p->h, free_rows);
+	}
+	const char *const texts[] = { wide, narrow };
+	draw_put(y, x, w, fit(texts, 2, w), theme_attr(ROLE_DIM));
 }
 
 void train_draw_body(const struct train_view *v, struct rect r)
@@ -249,8 +253,7 @@ void train_draw_body(const struct train_view *v, struct rect r)
 		char formed[96] = "";
 		long at = v->rec.formed[v->task->head];
 		if (at >= 0 && at <= a->step)
-			snprintf(formed, sizeof formed, "%s head at step %ld (%.1f s)", train_pattern_name(v->task->head),
-			         at, v->formed_s);
+			snprintf(formed, sizeof formed, "%s head formed at step %ld", train_pattern_name(v->task->head), at);
 		int n = snprintf(line, sizeof line, "held-out: loss %.3f  accuracy %.2f", a->held.loss, a->held.accuracy);
 		bool beside = n + 2 + (int)strlen(formed) <= r.w; /* else on a line of its own */
 		if (formed[0] && beside)

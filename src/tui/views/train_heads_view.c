@@ -45,7 +45,7 @@ static int grad_block(const struct train_view *v, int y, int x, int w, int botto
 	const struct train_shape *s = &v->m.s;
 	const struct train_snap *a = train_view_shown(v);
 	int nhist = train_draw_history(v);
-	char apart[64] = "", wide[160], narrow[96], line[32];
+	char apart[64] = "", wide[160], narrow[96], tiny[96], line[32];
 	for (int l = 0; l < s->layers; l++) {
 		size_t len = strlen(apart);
 		snprintf(apart + len, sizeof apart - len, " L%d %.2f", l, a->spread[l]);
@@ -54,7 +54,8 @@ static int grad_block(const struct train_view *v, int y, int x, int w, int botto
 	         v->shared ? " (shared start)" : "", apart, other ? "  v: layer by layer" : "");
 	snprintf(narrow, sizeof narrow, "%s |grad|  heads apart (0: copies):%s", v->shared ? "shared start:" : "each head's",
 	         apart);
-	draw_put(y++, x, w, fitting(wide, narrow, w), theme_attr(ROLE_TITLE));
+	snprintf(tiny, sizeof tiny, "|grad|  apart:%s", apart);
+	draw_put(y++, x, w, fitting(wide, fitting(narrow, tiny, w), w), theme_attr(ROLE_TITLE));
 	float hi = 0;
 	for (int l = 0; l < s->layers; l++)
 		for (int i = 0; i < s->h; i++)

@@ -88,10 +88,7 @@ static void analyse(struct train_view *v)
 		}
 	}
 	a->probe_ok = v->probe_ok;
-	bool formed = v->rec.formed[v->task->head] >= 0;
-	train_record_put(&v->rec, a);
-	if (!formed && v->rec.formed[v->task->head] >= 0) /* the phase change, as the record marks it */
-		v->formed_s = v->train_s;
+	train_record_put(&v->rec, a); /* and the marks: the phase change */
 }
 
 static void model_free(struct train_view *v)
@@ -140,7 +137,6 @@ static bool model_start(struct app *app, struct train_view *v)
 	}
 	v->nhist = 0;
 	v->train_s = 0;
-	v->formed_s = 0;
 	v->running = false;
 	v->scrub = -1;
 	v->pace_ms = -1;

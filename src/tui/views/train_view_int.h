@@ -63,7 +63,6 @@ struct train_view {
 	double alone[TRAIN_HEADS];      /* held-out accuracy with each head alone in its layer (e) */
 	double together[TRAIN_MAX_LAYERS]; /*   and with the layer's heads as they are */
 	bool alone_ok;                  /* computed (e) since the last change */
-	double formed_s;                /* training seconds when the task's head formed */
 };
 
 /* What the screen draws: the recorded step scrubbed to, else now. */
