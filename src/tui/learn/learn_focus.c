@@ -49,6 +49,10 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 	 * view: a head picked in the step before would leave the cursors on a
 	 * head the text does not speak of */
 	app->head = 0;
+	/* and on Q, as the lesson's words assume unless they highlight K or V:
+	 * a V picked with v in the lesson before would put its text about W^Q
+	 * over the V screen */
+	app->proj = PROJ_Q;
 	for (int i = 0; i < s->nmarks; i++)
 		if (s->marks[i].is_head && s->marks[i].head < app->cfg.h)
 			app->head = s->marks[i].head;
@@ -60,11 +64,16 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 		int m = ref->r[0].lo, r = ref->r[1].lo, c = ref->r[2].lo;
 		if (!focus_done && s->focus >= 0) {
 			int keep = app->head;
+			enum proj keep_proj = app->proj, proj = app->proj;
 			if (ref->t == MHA_T_SCORES || ref->t == MHA_T_WEIGHTS || ref->t == MHA_T_HEADS)
 				app->head = m < app->cfg.h ? m : app->head;
+			if (input_home(ref->t, &proj) == s->focus)
+				app->proj = proj; /* W^V highlighted on Projection: show V */
 			focus_done = place_cursor(app, (enum pipeline_stage)s->focus, ref->t, m, r, c);
-			if (!focus_done)
+			if (!focus_done) {
 				app->head = keep;
+				app->proj = keep_proj;
+			}
 		}
 		enum proj proj = app->proj;
 		int home = input_home(ref->t, &proj);
