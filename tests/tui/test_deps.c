@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -163,6 +164,28 @@ static void test_the_mask_note_names_every_mask_and_an_empty_row(void **state)
 	assert_non_null(strstr(v.note, "custom"));
 }
 
+/* With one head the panels still carry the head the formula names: "S₀
+ * 4x4" under "S₀ 4x4 = Q₀ . K₀^T", never a bare "S 4x4". */
+static void test_one_head_titles_match_the_formula(void **state)
+{
+	(void)state;
+	struct mha_config c = cfg(1, 1);
+	c.dk = c.d;
+	const enum pipeline_stage st[] = { PIPELINE_SCORES, PIPELINE_SOFTMAX, PIPELINE_WEIGHTED_SUM };
+	for (int k = 0; k < 3; k++) {
+		struct stage_view v;
+		stage_view(st[k], &c, 0, PROJ_Q, &v);
+		/* the formula's first word, the tensor the stage writes */
+		char name[32];
+		snprintf(name, sizeof name, "%.*s ", (int)strcspn(v.formula, " "), v.formula);
+		bool found = false;
+		for (int i = 0; i < v.count; i++)
+			found = found || !strncmp(v.p[i].title, name, strlen(name));
+		if (!found)
+			fail_msg("stage %d: no panel titled '%s' under '%s'", (int)st[k], name, v.formula);
+	}
+}
+
 static void test_each_stage_reads_what_its_cells_are_computed_from(void **state)
 {
 	(void)state;
@@ -250,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_the_gqa_groups_note_is_compact),
 		cmocka_unit_test(test_wo_names_the_current_heads_rows),
 		cmocka_unit_test(test_the_mask_note_names_every_mask_and_an_empty_row),
+		cmocka_unit_test(test_one_head_titles_match_the_formula),
 		cmocka_unit_test(test_each_stage_reads_what_its_cells_are_computed_from),
 		cmocka_unit_test(test_masked_cells_follow_the_core_mask_not_zero_weights),
 	};

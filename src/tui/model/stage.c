@@ -33,7 +33,8 @@ static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
 	p.row_tokens = t != MHA_T_WQ && t != MHA_T_WK && t != MHA_T_WV && t != MHA_T_WO;
 	p.col_tokens = t == MHA_T_SCORES || t == MHA_T_WEIGHTS;
 	char name[32];
-	if (s.count > 1)
+	/* S, P, O carry their head even with one: the formula above says S₀ */
+	if (s.count > 1 || t == MHA_T_SCORES || t == MHA_T_WEIGHTS || t == MHA_T_HEADS)
 		snprintf(p.title, sizeof p.title, "%s %dx%d", hn(name, sizeof name, mha_tensor_info(t)->name, m), s.rows,
 		         s.cols);
 	else
