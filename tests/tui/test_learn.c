@@ -786,6 +786,27 @@ static void test_each_step_starts_on_q_or_the_projection_it_highlights(void **st
 	close_app(app);
 }
 
+/* The menu's legend of short forms ("Symbols: n tokens, ...") stands
+ * once on the screen: in the menu's foot when it has room, else in the
+ * counts' place (at 120x40 it stood in both). */
+static void test_the_menu_legend_is_drawn_once(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	tui_check_keys(app, "M");
+	assert_true(mode_is(app, "menu"));
+	const int sizes[][2] = { { 24, 80 }, { 30, 100 }, { 40, 120 }, { 50, 160 }, { 60, 200 } };
+	for (int i = 0; i < 5; i++) {
+		const char *s = tui_check_screen(app, sizes[i][0], sizes[i][1], true);
+		int count = 0;
+		for (const char *p = s; (p = strstr(p, "Symbols:")) != NULL; p++)
+			count++;
+		if (count != 1)
+			fail_msg("%dx%d: the legend drawn %d times:\n%s", sizes[i][1], sizes[i][0], count, s);
+	}
+	close_app(app);
+}
+
 static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
 {
 	(void)state;
@@ -911,6 +932,7 @@ int main(void)
 		T(test_a_lesson_edit_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
 		T(test_each_step_starts_on_q_or_the_projection_it_highlights),
+	T(test_the_menu_legend_is_drawn_once),
 	T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
 		T(test_a_prompt_opened_from_the_menu_returns_to_it),
