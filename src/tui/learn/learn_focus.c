@@ -7,6 +7,7 @@
 #include "learn_focus.h"
 
 #include "mode.h"
+#include "step_text.h"
 
 /* Put the cursor of stage st on cell (m, r, c) of tensor t when that
  * stage's screen shows it. */
@@ -35,6 +36,31 @@ static int input_home(enum mha_tensor t, enum proj *proj)
 	case MHA_T_WO: return PIPELINE_OUTPUT;
 	default: return -1;
 	}
+}
+
+/* With no highlight on the focused stage, the cursor (and so the room the
+ * matrices share, panels.c) goes to what the stage computes (S₀ on
+ * Scores, P₀ on Softmax, Y on W^O), or to the matrix the step's words
+ * name when they name another and not that one: never to whichever panel
+ * the cursor was on before (lesson 7's head-0 step kept Q₀ eight rows
+ * high and S₀ one). */
+static void point_at_result(struct app *app, const struct lesson_step *s, enum pipeline_stage st)
+{
+	struct stage_view v;
+	stage_view_layer(st, &app->cfg, app->layer, app->head, app->proj, &v);
+	int result = -1, named = -1;
+	for (int i = 0; i < v.count; i++) {
+		const struct panel *p = &v.p[i];
+		if (p->write || p->proof)
+			continue;
+		if (p->t == pipeline_stage_info(st)->writes)
+			result = i;
+		else if (named < 0 && step_text_names(s, mha_tensor_info(p->t)->name))
+			named = i;
+	}
+	int i = result >= 0 && (named < 0 || step_text_names(s, mha_tensor_info(v.p[result].t)->name)) ? result : named;
+	if (i >= 0)
+		app->cur[st] = (struct app_cursor){ i, 0, 0 };
 }
 
 /* @focus selects the stage; @highlight head H shows that head; the first
@@ -85,6 +111,9 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 				app->proj = keep;
 		}
 	}
+	/* (Projection keeps its cursor on X: the input a step there edits) */
+	if (!focus_done && s->focus >= 0 && s->focus != PIPELINE_PROJECTION)
+		point_at_result(app, s, (enum pipeline_stage)s->focus);
 	app->heat_page = app->heat_per_page > 0 ? app->head / app->heat_per_page : 0;
 	app_clamp(app);
 	mode_follow_step(app); /* @flash opens the FlashAttention view; other steps close the views */
