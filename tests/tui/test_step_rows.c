@@ -92,7 +92,7 @@ static bool step_matrix_ok(const struct app *app, const struct stage_view *v, in
 	const struct lesson_step *s = lesson_run_step(&app->learn.run);
 	const struct panel *p = &v->p[f];
 	if (p->t == pipeline_stage_info(app->stage)->writes || (app->stage == PIPELINE_OUTPUT && p->write) ||
-	    (app->stage == PIPELINE_PROJECTION && p->t == MHA_T_X) || /* the input a step there edits */
+	    (app->stage == PIPELINE_PROJECTION && (p->t == MHA_T_X || p->t == MHA_T_XIN)) || /* the input read there */
 	    panels_step_names(app, v, f))
 		return true;
 	for (int i = 0; i < s->nmarks; i++)
