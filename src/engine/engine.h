@@ -170,11 +170,13 @@ void mha_flash_record_free(struct mha_flash_record *r);
 
 /* The memory meter: bytes the plain path materialises for the scores
  * and weights (S and P, h n^2 floats each) against bytes one thread's
- * tiles hold (the br x bc score tile, and m, l, alpha per row). */
+ * tiles hold (the br x dk query tile, the bc x dk key and value tiles,
+ * the br x bc score tile, the br x dk output so far, and m, l, alpha per
+ * row). */
 struct mha_flash_bytes {
 	int64_t plain, tiled;
 };
-struct mha_flash_bytes mha_flash_bytes(int64_t n, int h, int br, int bc);
+struct mha_flash_bytes mha_flash_bytes(int64_t n, int h, int br, int bc, int dk);
 
 /*
  * Decoding at scale (kvdec.c): one new token's attention against a K/V

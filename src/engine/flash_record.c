@@ -109,10 +109,12 @@ void mha_flash_record_free(struct mha_flash_record *r)
 	memset(r, 0, sizeof *r);
 }
 
-struct mha_flash_bytes mha_flash_bytes(int64_t n, int h, int br, int bc)
+struct mha_flash_bytes mha_flash_bytes(int64_t n, int h, int br, int bc, int dk)
 {
 	struct mha_flash_bytes b;
 	b.plain = 2 * (int64_t)h * n * n * (int64_t)sizeof(float);
-	b.tiled = ((int64_t)br * bc + 3 * (int64_t)br) * (int64_t)sizeof(float);
+	/* Q_i, K_j, V_j, S_ij, o_i, then m, l, alpha: one thread's working set */
+	b.tiled = ((int64_t)br * dk + 2 * (int64_t)bc * dk + (int64_t)br * bc + (int64_t)br * dk + 3 * (int64_t)br) *
+	          (int64_t)sizeof(float);
 	return b;
 }

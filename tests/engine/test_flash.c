@@ -268,10 +268,12 @@ static void test_recording_refuses_what_it_cannot_show(void **state)
 static void test_the_memory_meter_counts_the_n_squared_it_saves(void **state)
 {
 	(void)state;
-	/* the paper's base model: h 8; 4096 tokens, 64 x 128 tiles */
-	struct mha_flash_bytes b = mha_flash_bytes(4096, 8, 64, 128);
+	/* the paper's base model: h 8, d_k 64; 4096 tokens, 64 x 128 tiles */
+	struct mha_flash_bytes b = mha_flash_bytes(4096, 8, 64, 128, 64);
 	assert_true(b.plain == 2LL * 8 * 4096 * 4096 * 4); /* 1 GiB of S and P */
-	assert_true(b.tiled == (64LL * 128 + 3 * 64) * 4);
+	/* every tile a thread holds, not the score tile alone: Q's B_r x d_k,
+	 * K's and V's B_c x d_k, S's B_r x B_c, o's B_r x d_k, m, l, alpha */
+	assert_true(b.tiled == (64LL * 64 + 2 * 128 * 64 + 64 * 128 + 64 * 64 + 3 * 64) * 4);
 }
 
 /* The planned forward's tiled path against the plain loops, with tiles

@@ -233,29 +233,78 @@ static void test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow(void 
 {
 	(void)state;
 	struct mha_config c = tui_check_config(6, 16, 4, 4, 4);
-	/* 8 lines (80x24 from Scores on): the reason and the biggest FLOP parts too */
+	/* 8 lines (80x24 from Scores on): the reason and the biggest FLOP
+	 * parts too, the rest as one */
 	const char *s = draw_short(&c, 8, 20);
 	assert_string_equal(s, "Parameters     1,024\n"
 	                       "FLOPs         15,312\n"
 	                       " Projection    9,216\n"
 	                       " Scores        1,152\n"
-	                       " Weighted sum  1,152\n"
+	                       " other         4,944\n"
 	                       "KV values/token   32\n"
 	                       "FLOPs 1.04x 1 head\n"
 	                       "1 head: d_k=d_model\n");
-	/* every line used, at every short height (the compact form has 14) */
+	/* every line used, at every short height (the compact form has 14),
+	 * but one where a breakdown would need two (a part and "other") */
 	for (int h = 1; h <= 14 && h < counts_panel_height(20); h++) {
 		draw_short(&c, h, 20);
-		char last[4] = "", after[4] = "";
+		char last[4] = "", before[4] = "", after[4] = "";
 		mvwinnstr(stdscr, h, 2, last, 1);
+		mvwinnstr(stdscr, h - 1, 2, before, 1);
 		mvwinnstr(stdscr, h + 1, 2, after, 1);
-		assert_string_not_equal(last, " ");
+		assert_true(strcmp(last, " ") != 0 || (h > 1 && strcmp(before, " ") != 0));
 		assert_string_equal(after, " ");
 	}
 	/* one line short of the full form: every matrix's parameters, indented */
 	s = draw_short(&c, counts_panel_height(20) - 2, 20);
 	assert_non_null(strstr(s, "\n W^Q             256\n W^K             256\n"));
 	assert_non_null(strstr(s, "\n Softmax         720\n"));
+}
+
+/* The figure on the line of text that holds label (its last number). */
+static long long figure_of(const char *line)
+{
+	long long v = 0;
+	bool in = false;
+	for (const char *p = line; *p && *p != '\n'; p++)
+		if (*p >= '0' && *p <= '9') {
+			v = in ? v * 10 + (*p - '0') : *p - '0';
+			in = true;
+		} else if (*p != ',') {
+			in = false;
+		}
+	return v;
+}
+
+/* The indented lines under a total add up to it, at every short height:
+ * a breakdown cut short names the rest ("other"), never leaves 768 listed
+ * under 1,024 (W^O dropped with 2 heads). */
+static void test_a_short_panels_breakdown_adds_up_to_its_total(void **state)
+{
+	(void)state;
+	const struct mha_config cs[] = { tui_check_config(6, 16, 2, 2, 8), tui_check_config(6, 16, 4, 4, 4),
+	                                 tui_check_config(6, 512, 8, 8, 64) };
+	for (int ci = 0; ci < 3; ci++)
+		for (int h = 1; h < counts_panel_height(20); h++) {
+			const char *s = draw_short(&cs[ci], h, 20);
+			long long total = -1, sum = 0;
+			int parts = 0;
+			for (const char *l = s; *l; l = strchr(l, '\n') + 1) {
+				if (l[0] == ' ') {
+					sum += figure_of(l);
+					parts++;
+					continue;
+				}
+				if (total >= 0 && parts > 0 && sum != total)
+					fail_msg("config %d height %d: parts add to %lld under %lld:\n%s", ci, h, sum, total, s);
+				total = (!strncmp(l, "Parameters", 10) || !strncmp(l, "FLOPs ", 6)) &&
+				        strncmp(l, "FLOPs 1", 7) ? figure_of(l) : -1;
+				sum = 0;
+				parts = 0;
+			}
+			if (total >= 0 && parts > 0 && sum != total)
+				fail_msg("config %d height %d: parts add to %lld under %lld:\n%s", ci, h, sum, total, s);
+		}
 }
 
 static void test_nothing_is_drawn_outside_the_rectangle(void **state)
@@ -314,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_the_panel_fills_exactly_the_lines_it_asks_for),
 		cmocka_unit_test(test_a_short_panel_keeps_the_totals_kv_per_token_and_the_ratio),
 		cmocka_unit_test(test_a_short_panel_adds_the_breakdowns_indented_as_lines_allow),
+		cmocka_unit_test(test_a_short_panels_breakdown_adds_up_to_its_total),
 		cmocka_unit_test(test_nothing_is_drawn_outside_the_rectangle),
 		cmocka_unit_test(test_with_masks_and_top_k_room_below_says_what_a_sparse_kernel_skips),
 	};

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -129,6 +130,62 @@ static bool reads(const struct pipeline_stage_info *si, enum mha_tensor t)
 /* The stage table's "reads" says what the dependency map says: every
  * source of a cell a stage computes is one of its reads, and every read
  * is the source of some cell (the first and the last of each head). */
+/* The Scores and Softmax headers name every mask that is on (causal,
+ * window, padding, a custom one), not the causal one alone; where a row
+ * keeps no key its P is 0, and the header says so beside "each sums to 1". */
+static void test_the_mask_note_names_every_mask_and_an_empty_row(void **state)
+{
+	(void)state;
+	struct mha_config c = cfg(4, 4);
+	struct stage_view v;
+	c.causal = true;
+	stage_view(PIPELINE_SOFTMAX, &c, 0, PROJ_Q, &v);
+	assert_non_null(strstr(v.note, "causal"));
+	assert_null(strstr(v.note, "window"));
+	assert_null(strstr(v.formula, "no key"));
+	c.window = 2;
+	c.pad = 1u << 5;
+	stage_view(PIPELINE_SOFTMAX, &c, 0, PROJ_Q, &v);
+	assert_non_null(strstr(v.note, "causal"));
+	assert_non_null(strstr(v.note, "window 2"));
+	assert_non_null(strstr(v.note, "padding 5"));
+	assert_null(strstr(v.formula, "no key")); /* every query still sees a key */
+	stage_view(PIPELINE_SCORES, &c, 0, PROJ_Q, &v);
+	assert_non_null(strstr(v.note, "padding 5"));
+	c.pad = 1u << 0 | 1u << 3; /* query 0 sees only key 0, padding */
+	c.window = 0;
+	stage_view(PIPELINE_SOFTMAX, &c, 0, PROJ_Q, &v);
+	assert_non_null(strstr(v.note, "padding 0,3"));
+	assert_non_null(strstr(v.formula, "each sums to 1"));
+	assert_non_null(strstr(v.formula, "a row with no key: 0"));
+	c = cfg(4, 4);
+	mha_mask_set(&c, 1, 2, true);
+	stage_view(PIPELINE_SOFTMAX, &c, 0, PROJ_Q, &v);
+	assert_non_null(strstr(v.note, "custom"));
+}
+
+/* With one head the panels still carry the head the formula names: "S₀
+ * 4x4" under "S₀ 4x4 = Q₀ . K₀^T", never a bare "S 4x4". */
+static void test_one_head_titles_match_the_formula(void **state)
+{
+	(void)state;
+	struct mha_config c = cfg(1, 1);
+	c.dk = c.d;
+	const enum pipeline_stage st[] = { PIPELINE_SCORES, PIPELINE_SOFTMAX, PIPELINE_WEIGHTED_SUM };
+	for (int k = 0; k < 3; k++) {
+		struct stage_view v;
+		stage_view(st[k], &c, 0, PROJ_Q, &v);
+		/* the formula's first word, the tensor the stage writes */
+		char name[32];
+		snprintf(name, sizeof name, "%.*s ", (int)strcspn(v.formula, " "), v.formula);
+		bool found = false;
+		for (int i = 0; i < v.count; i++)
+			found = found || !strncmp(v.p[i].title, name, strlen(name));
+		if (!found)
+			fail_msg("stage %d: no panel titled '%s' under '%s'", (int)st[k], name, v.formula);
+	}
+}
+
 static void test_each_stage_reads_what_its_cells_are_computed_from(void **state)
 {
 	(void)state;
@@ -215,6 +272,8 @@ int main(void)
 		cmocka_unit_test(test_weights_heads_and_concat_follow_their_formulas),
 		cmocka_unit_test(test_the_gqa_groups_note_is_compact),
 		cmocka_unit_test(test_wo_names_the_current_heads_rows),
+		cmocka_unit_test(test_the_mask_note_names_every_mask_and_an_empty_row),
+		cmocka_unit_test(test_one_head_titles_match_the_formula),
 		cmocka_unit_test(test_each_stage_reads_what_its_cells_are_computed_from),
 		cmocka_unit_test(test_masked_cells_follow_the_core_mask_not_zero_weights),
 	};

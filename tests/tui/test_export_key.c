@@ -45,7 +45,7 @@ static void test_E_writes_the_script_and_the_picture(void **state)
 	app->save.session_path = NULL; /* the current directory */
 	tui_check_keys(app, "3E"); /* the Scores stage */
 	assert_false(app->status_error);
-	assert_string_equal(app->status, "wrote " WORKBENCH_EXPORT_PY ", .svg and .txt (scores)");
+	assert_string_equal(app->status, "wrote " WORKBENCH_EXPORT_PY " (numpy), .svg (scores), .txt (screen)");
 	const char *py = slurp(WORKBENCH_EXPORT_PY);
 	assert_non_null(py);
 	for (const char *want = "Q_tui\0S_tui\0P_tui\0O_tui\0Concat_tui\0Y_tui\0\"OUTPUT\": \"W^O\"\0check(tag + STAGE[\"OUTPUT\"]\0"; *want;
@@ -68,7 +68,7 @@ static void test_E_writes_the_script_and_the_picture(void **state)
 	assert_int_equal(mkdir("sub", 0700), 0);
 	app->save.session_path = "sub/session.txt";
 	tui_check_keys(app, "E");
-	assert_string_equal(app->status, "wrote sub/" WORKBENCH_EXPORT_PY ", .svg and .txt (weights)");
+	assert_string_equal(app->status, "wrote sub/" WORKBENCH_EXPORT_PY " (numpy), .svg (weights), .txt (screen)");
 	assert_non_null(slurp("sub/" WORKBENCH_EXPORT_PY));
 	assert_non_null(slurp("sub/" WORKBENCH_EXPORT_SVG));
 	remove("sub/" WORKBENCH_EXPORT_PY);

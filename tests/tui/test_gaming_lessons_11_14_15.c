@@ -118,13 +118,13 @@ static void test_an_answered_tile_shows_in_the_next_step(void **state)
 	tui_check_close(app);
 }
 
-/* shift: + on the cell c lands on, eighty times, lifts S₀[2,0] past 1
+/* shift: + on the highlighted cell, eighty times, lifts S₀[2,0] past 1
  * with P unchanged, and still earns nothing before the prediction. */
 static void test_shift_is_not_climbed_with_plus(void **state)
 {
 	(void)state;
 	struct app *app = tui_check_open_step(&set, set.lessons[lesson_index("flash-attention")].name, "shift");
-	tui_check_keys(app, "1vc");
+	tui_check_keys(app, "1"); /* the step shows K, the cursor on its highlighted W^K[0,0] */
 	for (int i = 0; i < 80; i++)
 		tui_check_keys(app, "+");
 	const float *s = app->a.scores; /* head 0 */

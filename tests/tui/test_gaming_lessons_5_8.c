@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -209,6 +210,42 @@ static void test_the_right_choice_is_not_the_longest(void **state)
 	}
 }
 
+/* Causal (L5) asks what the mask does to a row of P: no step before it
+ * may show P under a causal mask (the first-token step, before it, drew
+ * the masked row it asks about). And the first-token step's answer, P₀[1,0]
+ * under the mask, is not to be read off the causal step's screen either:
+ * its own weights differ from what the causal step shows by more than the
+ * answer's tolerance. */
+static void test_no_masked_p_before_the_causal_question(void **state)
+{
+	(void)state;
+	const struct lesson *les = lesson_set_find(&set, "softmax-masks");
+	assert_non_null(les);
+	int causal = lesson_step_index(les, "causal"), first = lesson_step_index(les, "first-token");
+	assert_true(causal >= 0 && first >= 0);
+	for (int si = 0; si < causal; si++) {
+		struct app *app = tui_check_open_at(&set, (int)(les - set.lessons), si);
+		if (lesson_run_step(&app->learn.run)->question)
+			tui_check_answer_right(app); /* every view the step opens, answered */
+		if (app->cfg.causal)
+			fail_msg("step %s, before the causal question, shows P under the causal mask", les->steps[si].id);
+		tui_check_close(app);
+	}
+	struct app *app = tui_check_open_step(&set, les->name, "causal");
+	tui_check_answer_right(app);
+	struct mha_config c = app->cfg;
+	c.causal = true;
+	app_change_config(app, &c, "causal");
+	float seen = app->a.weights[1 * app->cfg.n + 0];
+	tui_check_close(app);
+	app = tui_check_open_step(&set, les->name, "first-token");
+	const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
+	assert_non_null(q);
+	if (fabs(seen - q->value) <= q->tol)
+		fail_msg("the causal step shows P₀[1,0] = %.3f, first-token's answer %.3f", seen, q->value);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_the_right_letters_are_spread),
 		cmocka_unit_test(test_entropy_and_params_wq_round_numbers_find_nothing),
 		cmocka_unit_test(test_the_right_choice_is_not_the_longest),
+		cmocka_unit_test(test_no_masked_p_before_the_causal_question),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

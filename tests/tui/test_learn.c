@@ -23,6 +23,8 @@
 #include "mode.h"
 #include "app.h"
 #include "learn.h"
+#include "learn_focus.h"
+#include "ref.h"
 #include "lesson.h"
 #include "pane.h"
 #include "lesson_pane.h"
@@ -757,6 +759,54 @@ static void test_each_step_starts_at_head_zero_or_its_highlighted_head(void **st
 	close_app(app);
 }
 
+/* The Q/K/V choice (v) is the step's, as the head is: lesson 3's words
+ * about W^Q never open over the V screen the lesson before left; a step
+ * that highlights W^V shows it even when it is the focused stage. */
+static void test_each_step_starts_on_q_or_the_projection_it_highlights(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	char msg[256];
+	assert_int_equal(learn_open_id(app, "projections", msg, sizeof msg), 0);
+	tui_check_keys(app, "a36\n"); /* W^Q 6x6: answered, so the lesson may be left */
+	assert_false(lesson_run_question_waits(&app->learn.run));
+	app->stage = PIPELINE_PROJECTION;
+	tui_check_keys(app, "vv");
+	assert_int_equal(app->proj, PROJ_V);
+	assert_int_equal(learn_open_id(app, "reshape", msg, sizeof msg), 0);
+	assert_int_equal(app->proj, PROJ_Q);
+	close_app(app);
+	struct lesson_mark mark = { .is_head = false };
+	const char *end;
+	assert_int_equal(lesson_parse_ref("W^V[0,1]", &end, &mark.ref, msg, sizeof msg), 0);
+	struct lesson_step s = { .focus = PIPELINE_PROJECTION, .marks = &mark, .nmarks = 1 };
+	app = open_app(&set);
+	learn_point_at(app, &s);
+	assert_int_equal(app->proj, PROJ_V);
+	close_app(app);
+}
+
+/* The menu's legend of short forms ("Symbols: n tokens, ...") stands
+ * once on the screen: in the menu's foot when it has room, else in the
+ * counts' place (at 120x40 it stood in both). */
+static void test_the_menu_legend_is_drawn_once(void **state)
+{
+	(void)state;
+	struct app *app = open_app(&set);
+	tui_check_keys(app, "M");
+	assert_true(mode_is(app, "menu"));
+	const int sizes[][2] = { { 24, 80 }, { 30, 100 }, { 40, 120 }, { 50, 160 }, { 60, 200 } };
+	for (int i = 0; i < 5; i++) {
+		const char *s = tui_check_screen(app, sizes[i][0], sizes[i][1], true);
+		int count = 0;
+		for (const char *p = s; (p = strstr(p, "Symbols:")) != NULL; p++)
+			count++;
+		if (count != 1)
+			fail_msg("%dx%d: the legend drawn %d times:\n%s", sizes[i][1], sizes[i][0], count, s);
+	}
+	close_app(app);
+}
+
 static void test_the_last_step_goes_on_to_the_next_lesson(void **state)
 {
 	(void)state;
@@ -881,7 +931,9 @@ int main(void)
 		T(test_lesson_id_and_menu_reopen_where_it_was_left),
 		T(test_a_lesson_edit_survives_quit_and_resume),
 		T(test_each_step_starts_at_head_zero_or_its_highlighted_head),
-		T(test_the_last_step_goes_on_to_the_next_lesson),
+		T(test_each_step_starts_on_q_or_the_projection_it_highlights),
+	T(test_the_menu_legend_is_drawn_once),
+	T(test_the_last_step_goes_on_to_the_next_lesson),
 		T(test_every_lesson_action_has_a_key),
 		T(test_a_prompt_opened_from_the_menu_returns_to_it),
 		T(test_lesson_text_names_the_keys_of_the_table),

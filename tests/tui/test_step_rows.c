@@ -61,6 +61,46 @@ static int heat_note_cut(const char *text, const struct body_layout *b)
 	return whole ? 0 : 1;
 }
 
+/* A window's range written as "r0-1/8" or "c4-5/8" (rows 0-1 of 8?
+ * columns 4-5 of a block 4-7?): where one is on the screen, or NULL. */
+static const char *terse_range(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if ((*p != 'r' && *p != 'c') || (p > text && p[-1] != ' '))
+			continue;
+		const char *q = p + 1;
+		int parts = 0;
+		while (*q >= '0' && *q <= '9') {
+			while (*q >= '0' && *q <= '9')
+				q++;
+			parts++;
+			if (*q != '-' && *q != '/')
+				break;
+			q++;
+		}
+		if (parts == 3 && q[-1] != '-' && strchr(p, '/') && strchr(p, '/') < q)
+			return p;
+	}
+	return NULL;
+}
+
+/* The matrix a step puts first is one it highlights or its words name,
+ * or what the stage computes (S₀ on Scores), never a matrix left under
+ * the cursor by chance. */
+static bool step_matrix_ok(const struct app *app, const struct stage_view *v, int f)
+{
+	const struct lesson_step *s = lesson_run_step(&app->learn.run);
+	const struct panel *p = &v->p[f];
+	if (p->t == pipeline_stage_info(app->stage)->writes || (app->stage == PIPELINE_OUTPUT && p->write) ||
+	    (app->stage == PIPELINE_PROJECTION && (p->t == MHA_T_X || p->t == MHA_T_XIN)) || /* the input read there */
+	    panels_step_names(app, v, f))
+		return true;
+	for (int i = 0; i < s->nmarks; i++)
+		if (!s->marks[i].is_head && s->marks[i].ref.t == p->t)
+			return true;
+	return false;
+}
+
 /* Step si of lesson li at rows x cols: 0 when it passes, else 1 with why
  * on stderr. */
 static int step_check(int li, int si, int rows, int cols)
@@ -73,6 +113,11 @@ static int step_check(int li, int si, int rows, int cols)
 	vscreen_text(text, sizeof text);
 	vscreen_close();
 	int bad = heat_note_cut(text, &b);
+	if (terse_range(text)) {
+		fprintf(stderr, "lesson %d step %s at %dx%d: a range such as %.12s, which nobody can read\n",
+		        set.lessons[li].number, set.lessons[li].steps[si].id, cols, rows, terse_range(text));
+		bad = 1;
+	}
 	if (bad)
 		fprintf(stderr, "lesson %d step %s at %dx%d: the heatmaps' note is cut\n", set.lessons[li].number,
 		        set.lessons[li].steps[si].id, cols, rows);
@@ -85,6 +130,12 @@ static int step_check(int li, int si, int rows, int cols)
 		if (f < 0) {
 			fprintf(stderr, "lesson %d step %s: no step matrix\n", set.lessons[li].number,
 			        set.lessons[li].steps[si].id);
+			bad = 1;
+		} else if (!step_matrix_ok(app, &v, f)) {
+			/* lesson 7 step 4: its highlights on W^Q, W^K (another stage)
+			 * left the cursor on Q₀ 8 rows high, S₀ one row */
+			fprintf(stderr, "lesson %d step %s: the step's matrix is %s, neither a highlight nor the stage's result\n",
+			        set.lessons[li].number, set.lessons[li].steps[si].id, v.p[f].title);
 			bad = 1;
 		} else if (got[f].h - 2 < need) {
 			fprintf(stderr, "lesson %d step %s at %dx%d: %s shows %d of %d rows (wants %d)\n",

@@ -7,6 +7,7 @@
 #include "learn_focus.h"
 
 #include "mode.h"
+#include "step_text.h"
 
 /* Put the cursor of stage st on cell (m, r, c) of tensor t when that
  * stage's screen shows it. */
@@ -37,6 +38,31 @@ static int input_home(enum mha_tensor t, enum proj *proj)
 	}
 }
 
+/* With no highlight on the focused stage, the cursor (and so the room the
+ * matrices share, panels.c) goes to what the stage computes (S₀ on
+ * Scores, P₀ on Softmax, Y on W^O), or to the matrix the step's words
+ * name when they name another and not that one: never to whichever panel
+ * the cursor was on before (lesson 7's head-0 step kept Q₀ eight rows
+ * high and S₀ one). */
+static void point_at_result(struct app *app, const struct lesson_step *s, enum pipeline_stage st)
+{
+	struct stage_view v;
+	stage_view_layer(st, &app->cfg, app->layer, app->head, app->proj, &v);
+	int result = -1, named = -1;
+	for (int i = 0; i < v.count; i++) {
+		const struct panel *p = &v.p[i];
+		if (p->write || p->proof)
+			continue;
+		if (p->t == pipeline_stage_info(st)->writes)
+			result = i;
+		else if (named < 0 && step_text_names(s, mha_tensor_info(p->t)->name))
+			named = i;
+	}
+	int i = result >= 0 && (named < 0 || step_text_names(s, mha_tensor_info(v.p[result].t)->name)) ? result : named;
+	if (i >= 0)
+		app->cur[st] = (struct app_cursor){ i, 0, 0 };
+}
+
 /* @focus selects the stage; @highlight head H shows that head; the first
  * highlighted cell gets the cursor on the focused stage, and an input's
  * first highlighted cell gets it where that input is edited, so the keys
@@ -51,6 +77,10 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 	 * view: a head picked in the step before would leave the cursors on a
 	 * head the text does not speak of */
 	app->head = 0;
+	/* and on Q, as the lesson's words assume unless they highlight K or V:
+	 * a V picked with v in the lesson before would put its text about W^Q
+	 * over the V screen */
+	app->proj = PROJ_Q;
 	for (int i = 0; i < s->nmarks; i++)
 		if (s->marks[i].is_head && s->marks[i].head < app->cfg.h)
 			app->head = s->marks[i].head;
@@ -62,11 +92,16 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 		int m = ref->r[0].lo, r = ref->r[1].lo, c = ref->r[2].lo;
 		if (!focus_done && s->focus >= 0) {
 			int keep = app->head;
+			enum proj keep_proj = app->proj, proj = app->proj;
 			if (ref->t == MHA_T_SCORES || ref->t == MHA_T_WEIGHTS || ref->t == MHA_T_HEADS)
 				app->head = m < app->cfg.h ? m : app->head;
+			if (input_home(ref->t, &proj) == s->focus)
+				app->proj = proj; /* W^V highlighted on Projection: show V */
 			focus_done = place_cursor(app, (enum pipeline_stage)s->focus, ref->t, m, r, c);
-			if (!focus_done)
+			if (!focus_done) {
 				app->head = keep;
+				app->proj = keep_proj;
+			}
 		}
 		enum proj proj = app->proj;
 		int home = input_home(ref->t, &proj);
@@ -78,6 +113,9 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 				app->proj = keep;
 		}
 	}
+	/* (Projection keeps its cursor on X: the input a step there edits) */
+	if (!focus_done && s->focus >= 0 && s->focus != PIPELINE_PROJECTION)
+		point_at_result(app, s, (enum pipeline_stage)s->focus);
 	app->heat_page = app->heat_per_page > 0 ? app->head / app->heat_per_page : 0;
 	app_clamp(app);
 	mode_follow_step(app); /* @flash opens the FlashAttention view; other steps close the views */

@@ -33,7 +33,8 @@ static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
 	p.row_tokens = t != MHA_T_WQ && t != MHA_T_WK && t != MHA_T_WV && t != MHA_T_WO;
 	p.col_tokens = t == MHA_T_SCORES || t == MHA_T_WEIGHTS;
 	char name[32];
-	if (s.count > 1)
+	/* S, P, O carry their head even with one: the formula above says S₀ */
+	if (s.count > 1 || t == MHA_T_SCORES || t == MHA_T_WEIGHTS || t == MHA_T_HEADS)
 		snprintf(p.title, sizeof p.title, "%s %dx%d", hn(name, sizeof name, mha_tensor_info(t)->name, m), s.rows,
 		         s.cols);
 	else
@@ -73,13 +74,47 @@ static void gqa_note(const struct mha_config *c, char *out, size_t len)
 		snprintf(out, len, "GQA: %d heads per K,V (query head i reads kv head i/%d)", per, per);
 }
 
+/* The header's second line: every mask that is on, not the causal one
+ * alone ("mask causal j>i, window 2, padding 5: -inf"), then top-k and the
+ * scale. The short causal form stays when it is the only mask. */
 static void mask_note(const struct mha_config *c, char *out, size_t len)
 {
-	char topk[24] = "off";
+	char topk[24] = "off", masks[80] = "", pad[40] = "";
 	if (c->top_k > 0)
 		snprintf(topk, sizeof topk, "%d", c->top_k);
-	snprintf(out, len, "mask %s, top-k %s, scale %s", c->causal ? "causal (j > i is -inf)" : "none",
-	         topk, c->scale ? "1/sqrt(d_k)" : "off (1)");
+	int nk = c->m > 0 ? c->m : c->n;
+	for (int t = 0; t < nk && strlen(pad) + 4 < sizeof pad; t++)
+		if (mha_is_pad(c, t))
+			snprintf(pad + strlen(pad), sizeof pad - strlen(pad), "%s%d", pad[0] ? "," : "", t);
+	bool custom = false;
+	for (int i = 0; i < MHA_MAX_TOKENS; i++)
+		custom = custom || c->hide[i] != 0;
+	if (c->causal)
+		snprintf(masks, sizeof masks, "causal j>i");
+	if (c->window > 0)
+		snprintf(masks + strlen(masks), sizeof masks - strlen(masks), "%swindow %d", masks[0] ? ", " : "",
+		         c->window);
+	if (pad[0])
+		snprintf(masks + strlen(masks), sizeof masks - strlen(masks), "%spadding %s", masks[0] ? ", " : "",
+		         pad);
+	if (custom)
+		snprintf(masks + strlen(masks), sizeof masks - strlen(masks), "%scustom", masks[0] ? ", " : "");
+	if (c->causal && !mha_mask_extra(c))
+		snprintf(masks, sizeof masks, "causal (j > i is -inf)");
+	else if (masks[0])
+		snprintf(masks + strlen(masks), sizeof masks - strlen(masks), ": -inf");
+	snprintf(out, len, "mask %s, top-k %s, scale %s", masks[0] ? masks : "none", topk,
+	         c->scale ? "1/sqrt(d_k)" : "off (1)");
+}
+
+/* Does some query row keep no key at all (its P row is 0, not summing to 1)? */
+static bool mask_empty_row(const struct mha_config *c)
+{
+	unsigned char keep[MHA_MAX_TOKENS];
+	for (int i = 0; i < c->n; i++)
+		if (mha_mask_row(c, i, NULL, keep) == 0)
+			return true;
+	return false;
 }
 
 /* Is PE added to X before layer 0 (sinusoidal, learned)? */
@@ -222,8 +257,9 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		v->p[1] = whole(c, MHA_T_WEIGHTS, i);
 		v->p[1].row_stats = true;
 		v->count = 2;
-		snprintf(v->formula, sizeof v->formula, "%s %dx%d = softmax(%s) by rows: each sums to 1",
-		         hn(a, sizeof a, "P", i), c->n, c->n, hn(b, sizeof b, "S", i));
+		snprintf(v->formula, sizeof v->formula, "%s %dx%d = softmax(%s) by rows: each sums to 1%s",
+		         hn(a, sizeof a, "P", i), c->n, c->n, hn(b, sizeof b, "S", i),
+		         mask_empty_row(c) ? ", a row with no key: 0" : "");
 		mask_note(c, v->note, sizeof v->note);
 		break;
 	case PIPELINE_WEIGHTED_SUM:

@@ -31,6 +31,41 @@ static void put_line(int y, struct rect r, const struct lesson_line *ln, attr_t 
 	theme_addstr(stdscr, y, r.x, r.w, ln->text, a);
 }
 
+/* The lines under the list: the overall progress, load errors if any,
+ * and the workbench's short forms explained once on the first screen,
+ * here when every lesson still fits (else the counts' place has them,
+ * workbench.c). True when the legend is among them. */
+static bool foot_build(const struct app *app, struct rect r, const struct lesson_text *menu,
+                       struct lesson_text *foot)
+{
+	const struct app_learn *l = &app->learn;
+	for (int i = 1 + l->set->count; i < menu->count; i++)
+		if (menu->lines[i].kind != LESSON_LINE_BLANK)
+			lesson_text_add(foot, menu->lines[i].kind, menu->lines[i].text, r.w);
+	if (l->none[0])
+		add_wrapped(foot, l->none, r.w, LESSON_LINE_KEYS, app);
+	struct lesson_text legend = { 0 };
+	add_wrapped(&legend, lesson_menu_legend(), r.w, LESSON_LINE_KEYS, app);
+	bool fits = 1 + l->set->count + foot->count + legend.count <= r.h;
+	if (fits)
+		for (int i = 0; i < legend.count; i++)
+			lesson_text_add(foot, legend.lines[i].kind, legend.lines[i].text, r.w);
+	lesson_text_free(&legend);
+	return fits;
+}
+
+bool lesson_menu_legend_shown(const struct app *app, struct rect r)
+{
+	if (!app->learn.set || r.h <= 0 || r.w <= 0)
+		return false;
+	struct lesson_text menu = { 0 }, foot = { 0 };
+	lesson_menu(app->learn.set, &app->learn.progress, r.w, theme_utf8(), &menu);
+	bool shown = foot_build(app, r, &menu, &foot);
+	lesson_text_free(&menu);
+	lesson_text_free(&foot);
+	return shown;
+}
+
 void lesson_menu_draw(const struct app *app, struct rect r, struct hit_map *hits)
 {
 	const struct app_learn *l = &app->learn;
@@ -63,21 +98,7 @@ void lesson_menu_draw(const struct app *app, struct rect r, struct hit_map *hits
 	/* keys that fit beside the heading go there: a line more for the list */
 	int tl = menu.count > 0 ? (int)strlen(menu.lines[0].text) : 0;
 	bool beside = head.count == 2 && tl + 2 + (int)strlen(head.lines[1].text) <= r.w;
-	/* after the lessons: the overall progress, and load errors if any */
-	for (int i = 1 + l->set->count; i < menu.count; i++)
-		if (menu.lines[i].kind != LESSON_LINE_BLANK)
-			lesson_text_add(&foot, menu.lines[i].kind, menu.lines[i].text, r.w);
-	if (l->none[0])
-		add_wrapped(&foot, l->none, r.w, LESSON_LINE_KEYS, ctx);
-	/* the workbench's short forms, explained once on the first screen:
-	 * here when every lesson still fits, else in the counts' place
-	 * (workbench.c) */
-	struct lesson_text legend = { 0 };
-	add_wrapped(&legend, lesson_menu_legend(), r.w, LESSON_LINE_KEYS, ctx);
-	if (1 + l->set->count + foot.count + legend.count <= r.h)
-		for (int i = 0; i < legend.count; i++)
-			lesson_text_add(&foot, legend.lines[i].kind, legend.lines[i].text, r.w);
-	lesson_text_free(&legend);
+	foot_build(app, r, &menu, &foot);
 
 	int y = r.y;
 	for (int i = 0; i < head.count && y < r.y + r.h; i++, y++) {

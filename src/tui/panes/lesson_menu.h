@@ -19,5 +19,8 @@ void lesson_menu_draw(const struct app *app, struct rect r, struct hit_map *hits
  * paragraph: the menu's foot when it has room, else the counts' place
  * while the menu has the keys. */
 const char *lesson_menu_legend(void);
+/* Does the menu drawn in r hold the legend in its foot? (Then the counts'
+ * place does not repeat it.) */
+bool lesson_menu_legend_shown(const struct app *app, struct rect r);
 
 #endif

@@ -151,21 +151,32 @@ void matrix_panel_draw(const struct matrix_panel *k, struct rect rc)
 	if (nc < p->cols || (nr < p->rows && nr > 0)) {
 		/* rows and columns shown, else the columns alone (with, then
 		 * without the arrow), the rows alone, or nothing: each whole */
-		char rs[48] = "", cs[64] = "";
+		/* in words a reader can take in: "rows 0-1 of 8", "cols 0-5 of
+		 * 16 >", and for a head's block its own columns, "cols 4-5 of
+		 * 4-7" (not "c4-5/8", of a block 4 wide) */
+		char rs[48] = "", cs[64] = "", of[24];
 		if (nr < p->rows && nr > 0)
-			snprintf(rs, sizeof rs, " r%d-%d/%d", r0, r0 + nr - 1, p->rows);
+			snprintf(rs, sizeof rs, " rows %d-%d of %d", r0, r0 + nr - 1, p->rows);
+		if (p->col0 > 0)
+			snprintf(of, sizeof of, "%d-%d", p->col0, p->col0 + p->cols - 1);
+		else
+			snprintf(of, sizeof of, "%d", p->cols);
 		if (nc < p->cols)
-			snprintf(cs, sizeof cs, " c%d-%d/%d%s", p->col0 + c0, p->col0 + c0 + nc - 1, p->col0 + p->cols,
+			snprintf(cs, sizeof cs, " cols %d-%d of %s%s", p->col0 + c0, p->col0 + c0 + nc - 1, of,
 			         c0 + nc < p->cols ? " >" : "");
 		char bare[64];
 		snprintf(bare, sizeof bare, "%.*s", (int)strcspn(cs, ">") - (strchr(cs, '>') ? 1 : 0), cs);
-		const char *forms[4] = { more, cs, bare, rs };
-		snprintf(more, sizeof more, "%s%s", rs, cs);
-		for (int i = 0; i < 4; i++)
-			if (forms[i][0] && (int)strlen(forms[i]) <= rc.x + rc.w - x) {
-				x += draw_put(rc.y, x, rc.x + rc.w - x, forms[i], theme_attr(ROLE_DIM));
-				break;
-			}
+		const char *forms[5] = { more, cs, bare, rs, nc < p->cols && c0 + nc < p->cols ? " >" : "" };
+		snprintf(more, sizeof more, "%s%s%s", rs, rs[0] && cs[0] ? "," : "", cs);
+		/* the longest form that leaves the tag its room, else the
+		 * longest that fits alone (the tag then waits) */
+		int tag = p->tag[0] ? 1 + (int)strlen(p->tag) : 0, pick = -1;
+		for (int pass = 0; pass < 2 && pick < 0; pass++)
+			for (int i = 0; i < 5 && pick < 0; i++)
+				if (forms[i][0] && (int)strlen(forms[i]) + (pass ? 0 : tag) <= rc.x + rc.w - x)
+					pick = i;
+		if (pick >= 0)
+			x += draw_put(rc.y, x, rc.x + rc.w - x, forms[pick], theme_attr(ROLE_DIM));
 	}
 	if (p->tag[0] && x + 1 + (int)strlen(p->tag) <= rc.x + rc.w) /* whole or not at all */
 		draw_put(rc.y, x + 1, (int)strlen(p->tag), p->tag, theme_head_attr(p->tag_head) | A_BOLD);

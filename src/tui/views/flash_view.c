@@ -40,7 +40,7 @@
 #include "pipeline.h"
 #include "theme.h"
 
-enum { BASE_H = 8, CONTEXT_MIN = 64, CONTEXT_MAX = 1 << 20 };
+enum { BASE_H = 8, BASE_DK = 64, CONTEXT_MIN = 64, CONTEXT_MAX = 1 << 20 };
 
 struct flash_view *flash_view_state(struct app *app)
 {
@@ -314,13 +314,13 @@ static void draw_meter(const struct app *app, int y, int x, int width)
 {
 	const struct flash_view *fv = flash_view_now(app);
 	char plain[32], tiled[32], base_plain[32], base_tiled[32], f[2][160];
-	struct mha_flash_bytes now = mha_flash_bytes(app->cfg.n, app->cfg.h, fv->br, fv->bc);
-	struct mha_flash_bytes base = mha_flash_bytes(fv->context, BASE_H, 64, 256);
+	struct mha_flash_bytes now = mha_flash_bytes(app->cfg.n, app->cfg.h, fv->br, fv->bc, app->cfg.dk);
+	struct mha_flash_bytes base = mha_flash_bytes(fv->context, BASE_H, 64, 256, BASE_DK);
 	fmt_bytes(plain, sizeof plain, now.plain);
 	fmt_bytes(tiled, sizeof tiled, now.tiled);
 	fmt_bytes(base_plain, sizeof base_plain, base.plain);
 	fmt_bytes(base_tiled, sizeof base_tiled, base.tiled);
-	snprintf(f[0], sizeof f[0], "memory at n %d, h %d: the plain path holds S,P %s; the tiles hold %s",
+	snprintf(f[0], sizeof f[0], "memory at n %d, h %d: the plain path holds S,P %s; the tiles Q,K,V,S,o %s",
 	         app->cfg.n, app->cfg.h, plain, tiled);
 	snprintf(f[1], sizeof f[1], "n %d h %d: whole S,P %s, tiles %s", app->cfg.n, app->cfg.h, plain, tiled);
 	fit_first(y, x, width, f, 2, theme_attr(ROLE_TITLE));

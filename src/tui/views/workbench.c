@@ -214,13 +214,14 @@ static void draw_wrapped(struct rect r, const char *text, attr_t a)
 	lesson_text_free(&t);
 }
 
-static void draw_counts(const struct app *app, struct rect r)
+static void draw_counts(const struct app *app, struct rect r, struct rect pane)
 {
 	if (r.h <= 0)
 		return;
 	/* the first screen at 80 columns: the menu's legend in the compact
-	 * counts' place, so that the list keeps its lessons */
-	if (mode_is(app, "menu") && r.h <= LAYOUT_PANE_COUNT_LINES) {
+	 * counts' place, so that the list keeps its lessons; not when the
+	 * menu has room for it in its foot (once on the screen) */
+	if (mode_is(app, "menu") && r.h <= LAYOUT_PANE_COUNT_LINES && !lesson_menu_legend_shown(app, pane)) {
 		draw_wrapped(r, lesson_menu_legend(), theme_attr(ROLE_DIM));
 		return;
 	}
@@ -267,7 +268,7 @@ static void workbench_body(const struct app *app, const struct frame *f, const s
 		panels_draw(app, f, b->numbers, b->numbers_cell_w, hits);
 		heat_strip_draw(app, f, b, hits);
 	}
-	draw_counts(app, b->counts);
+	draw_counts(app, b->counts, b->lesson);
 }
 
 const struct mode_ops workbench_mode = {

@@ -70,7 +70,7 @@ unsigned workbench_export(struct app *app, int arg, int key)
 	if (err)
 		app_message(app, true, "export failed: %s: %s", py, strerror(err));
 	else
-		app_message(app, false, "wrote %s, .svg and .txt (%s)", py,
-		            app->stage == PIPELINE_SCORES ? "scores" : "weights");
+		app_message(app, false, "wrote %s (numpy), .svg (%s), .txt (screen)", py,
+		            app->stage == PIPELINE_SCORES ? "scores" : "weights"); /* each file, what it holds */
 	return APP_REDRAW;
 }

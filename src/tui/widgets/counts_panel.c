@@ -178,40 +178,87 @@ int counts_panel_height(int width)
  * each breakdown indented under its total, as many lines as the height
  * allows. Lines are chosen by importance (the totals, KV/token and the ratio
  * are never dropped while there is a line for them: they are the essentials)
- * and shown in reading order. */
+ * and shown in reading order. A breakdown cut short ends in a line "other"
+ * holding the parts left out, so the indented lines always add up to the
+ * total above them (W^Q, W^K, W^V alone, 768 under 1,024, read as if W^O
+ * had no parameters). */
 enum compact_kind { C_ROW, C_SUB, C_FIG, C_WHY };
 struct compact_line {
 	int prio;               /* 0 = kept first */
 	enum compact_kind kind;
 	struct row row;         /* C_ROW, C_SUB */
+	int group;              /* C_SUB: which breakdown (1, 2); 0 none */
 };
+
+/* Lines a breakdown of size n takes with m of its parts shown: the parts,
+ * and "other" unless all or none are. */
+static int group_lines(int m, int n)
+{
+	return m == 0 || m == n ? m : m + 1;
+}
 
 static void compact_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c,
                          const struct mha_counts *k)
 {
 	const struct compact_line lines[] = {
-		{ 0, C_ROW, { "Parameters", "params", k->params_total } },
-		{ 10, C_SUB, weight_row(MHA_T_WQ, k->params_wq) },
-		{ 11, C_SUB, weight_row(MHA_T_WK, k->params_wk) },
-		{ 12, C_SUB, weight_row(MHA_T_WV, k->params_wv) },
-		{ 13, C_SUB, weight_row(MHA_T_WO, k->params_wo) },
-		{ 1, C_ROW, { "FLOPs", "FLOPs", k->flops_total } },
-		{ 5, C_SUB, stage_row(PIPELINE_PROJECTION, k->flops_projection) },
-		{ 6, C_SUB, stage_row(PIPELINE_SCORES, k->flops_scores) },
-		{ 8, C_SUB, stage_row(PIPELINE_SOFTMAX, k->flops_softmax) },
-		{ 7, C_SUB, stage_row(PIPELINE_WEIGHTED_SUM, k->flops_weighted_sum) },
-		{ 9, C_SUB, stage_row(PIPELINE_OUTPUT, k->flops_output) },
-		{ 2, C_ROW, { "KV values/token", "KV/token", k->kv_cache_per_token } },
-		{ 3, C_FIG, { "", "", 0 } },
-		{ 4, C_WHY, { "", "", 0 } },
+		{ 0, C_ROW, { "Parameters", "params", k->params_total }, 0 },
+		{ 10, C_SUB, weight_row(MHA_T_WQ, k->params_wq), 1 },
+		{ 11, C_SUB, weight_row(MHA_T_WK, k->params_wk), 1 },
+		{ 12, C_SUB, weight_row(MHA_T_WV, k->params_wv), 1 },
+		{ 13, C_SUB, weight_row(MHA_T_WO, k->params_wo), 1 },
+		{ 1, C_ROW, { "FLOPs", "FLOPs", k->flops_total }, 0 },
+		{ 5, C_SUB, stage_row(PIPELINE_PROJECTION, k->flops_projection), 2 },
+		{ 6, C_SUB, stage_row(PIPELINE_SCORES, k->flops_scores), 2 },
+		{ 8, C_SUB, stage_row(PIPELINE_SOFTMAX, k->flops_softmax), 2 },
+		{ 7, C_SUB, stage_row(PIPELINE_WEIGHTED_SUM, k->flops_weighted_sum), 2 },
+		{ 9, C_SUB, stage_row(PIPELINE_OUTPUT, k->flops_output), 2 },
+		{ 2, C_ROW, { "KV values/token", "KV/token", k->kv_cache_per_token }, 0 },
+		{ 3, C_FIG, { "", "", 0 }, 0 },
+		{ 4, C_WHY, { "", "", 0 }, 0 },
 	};
-	enum { N = sizeof lines / sizeof lines[0] };
+	enum { N = sizeof lines / sizeof lines[0], GROUPS = 3 };
+	/* choose in order of importance: a line is kept when what it adds
+	 * (a part, and the "other" its breakdown then needs) still fits */
+	bool keep[N] = { false };
+	int size[GROUPS] = { 0 }, shown[GROUPS] = { 0 }, used = 0;
+	for (int i = 0; i < N; i++)
+		size[lines[i].group]++;
+	for (int prio = 0; prio < N; prio++)
+		for (int i = 0; i < N; i++) {
+			if (lines[i].prio != prio)
+				continue;
+			int g = lines[i].group;
+			int cost = g ? group_lines(shown[g] + 1, size[g]) - group_lines(shown[g], size[g]) : 1;
+			if (used + cost > height)
+				continue;
+			keep[i] = true;
+			used += cost;
+			if (g)
+				shown[g]++;
+		}
 	char fig[64], why[64];
 	ratio_text(fig, why, sizeof fig, c, k, width);
 	int line = 0;
+	int64_t left_out = 0;
 	for (int i = 0; i < N && line < height; i++) {
-		if (lines[i].prio >= height)
-			continue; /* height h keeps the h most important lines */
+		int g = lines[i].group;
+		bool group_end = g && (i + 1 == N || lines[i + 1].group != g);
+		if (g && !keep[i])
+			left_out += lines[i].row.v;
+		if (group_end && (shown[g] == 0 || left_out == 0))
+			left_out = 0; /* all shown, or none */
+		else if (group_end) {
+			/* the breakdown's end: the parts left out, as one */
+			if (keep[i] && width > 1)
+				row_draw(win, y + line++, x + 1, width - 1, &lines[i].row);
+			const struct row other = { "other", "other", left_out };
+			if (line < height && width > 1)
+				row_draw(win, y + line++, x + 1, width - 1, &other);
+			left_out = 0;
+			continue;
+		}
+		if (!keep[i])
+			continue;
 		int yy = y + line++;
 		switch (lines[i].kind) {
 		case C_ROW:
