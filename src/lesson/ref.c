@@ -119,6 +119,22 @@ int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, ch
 		q++;
 	}
 	name[n] = '\0';
+	/* a name with a word after '_' ("X_kv", "Q_rot") is one name when the
+	 * whole is a tensor's; else '_' starts the head ("P_0") */
+	size_t w = 0;
+	while (q[0] == '_' && isalpha((unsigned char)q[1 + w]))
+		w++;
+	if (w > 0 && n + 1 + w < sizeof name) {
+		char whole[sizeof name];
+		memcpy(whole, name, n);
+		whole[n] = '_';
+		memcpy(whole + n + 1, q + 1, w);
+		whole[n + 1 + w] = '\0';
+		if (lesson_tensor_by_name(whole) != MHA_T_COUNT) {
+			memcpy(name, whole, sizeof name);
+			q += 1 + w;
+		}
+	}
 	ref->t = lesson_tensor_by_name(name);
 	if (ref->t == MHA_T_COUNT) {
 		snprintf(why, len, "'%.24s' is not a tensor: use X, W^Q, W^K, W^V, W^O, Q, K, V, S, P, O, "

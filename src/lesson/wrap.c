@@ -20,7 +20,8 @@ const char *const lesson_key_actions[] = {
 	"next", "prev", "hint", "solution", "answer", "menu", "leave", "undo", "edit",
 	"nudge-up", "nudge-down", "matrix-scale", "heads-more", "heads-less", "causal", "scale",
 	"dk-more", "dk-less", "kv-more", "kv-less", "tokens-more", "tokens-less", "topk-more",
-	"topk-less", "head-toggle", "stage-next", "save", "quit", "help", "kv-cache", "train", "flash", "masks", "decode", NULL,
+	"topk-less", "head-toggle", "stage-next", "save", "quit", "help", "kv-cache", "train", "flash", "masks", "decode",
+	"source", NULL,
 };
 
 /* What a placeholder reads as when the TUI gives no key (the checker, the
