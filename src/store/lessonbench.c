@@ -200,6 +200,25 @@ int lessonbench_autosave_path(const char *bench, char *out, size_t outlen)
 	return (size_t)snprintf(out, outlen, "%s.autosave", bench) < outlen ? 0 : -1;
 }
 
+/* Is a later than b? */
+static bool newer(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec != b->tv_sec ? a->tv_sec > b->tv_sec : a->tv_nsec > b->tv_nsec;
+}
+
+int lessonbench_crashed_autosave(const char *path, char *out, size_t outlen)
+{
+	char own[4300];
+	struct stat a, b;
+	/* a clean save of the bench removes its autosave: one still there
+	 * and newer holds edits no save took */
+	if (lessonbench_autosave_path(path, own, sizeof own) == 0 && stat(own, &a) == 0 && S_ISREG(a.st_mode) &&
+	    !claim_held(path) && (stat(path, &b) != 0 || newer(&a.st_mtim, &b.st_mtim)) &&
+	    (size_t)snprintf(out, outlen, "%s", own) < outlen)
+		return 0;
+	return claim_orphan_autosave(path, out, outlen);
+}
+
 /* Is e a bench file's name (not its autosave, lock or temporary file)? */
 static bool bench_name(const char *e)
 {

@@ -83,6 +83,12 @@ int lessonbench_save(const char *path, const char *lesson, const char *step, con
  * save are written every few edits and by the crash handler. 0 or -1. */
 int lessonbench_autosave_path(const char *bench, char *out, size_t outlen);
 
+/* The autosave a crashed or killed run left for the bench at path: its
+ * own ("<path>.autosave", newer than the bench, which no other running
+ * mha-tui holds) or a second instance's gone ("<stem>-N.txt.autosave",
+ * claim_orphan_autosave). 0 with out, or -1 when there is none. */
+int lessonbench_crashed_autosave(const char *path, char *out, size_t outlen);
+
 /* The benches in dir ("lesson-bench-*.txt", and "lesson-bench.txt" of
  * older versions) beyond the LESSONBENCH_KEPT newest, removed; never
  * keep, never one another running mha-tui holds, never an autosave. */

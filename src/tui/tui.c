@@ -54,21 +54,29 @@ static unsigned on_mouse(struct app *app)
 	return 0;
 }
 
-/* A crash (term.c): the learner's own bench, if it has edits no file
- * holds yet, written to the autosave by the child term.c forks; never over
- * an autosave still waiting to be recovered. 1: nothing to write; -1:
- * edits that could not be written. */
-static int crash_autosave(void *ctx)
+/* The learner's own session, if it has edits no file holds yet, written
+ * to its autosave; never over an autosave still waiting to be recovered.
+ * 0 written, 1 nothing to write, -1 edits that could not be written. */
+static int crash_session(const struct app *app)
 {
-	const struct app *app = ctx;
 	char path[4096], msg[MHA_MSG_MAX + 4096];
-	if (app->save.edits_unsaved == 0 && !app->save.autosave_due)
+	if (app->save.owed.edits == 0 && !app->save.owed.due)
 		return 1;
 	if (app->save.autosave_held || app_autosave_path(app, path, sizeof path) != 0)
 		return -1;
 	bool other = app->learn.active;
 	return session_save(path, other ? &app->learn.other.cfg : &app->cfg, other ? &app->learn.other.w : &app->w,
 	                    msg, sizeof msg);
+}
+
+/* A crash (term.c), in the child it forks: the session's edits (note 0)
+ * and the open lesson step's (note 1), each to its autosave. */
+static int crash_autosave(void *ctx)
+{
+	const struct app *app = ctx;
+	int session = crash_session(app), lesson = app_bench_autosave_crash(app);
+	return (session == 0 ? 1 : 0) | (lesson == 0 ? 2 : 0) |
+	       (session < 0 || lesson < 0 ? TERM_CRASH_LOST : 0);
 }
 
 /* An exit note (app_save_exit_notes): one line on stderr. */
@@ -198,7 +206,7 @@ int tui_run(const struct tui_options *o)
 	char own[4096];
 	if (!(o->load && app_autosave_path(&app, own, sizeof own) == 0 && strncmp(own, o->load, strlen(own)) == 0))
 		modes_recover_check(&app);
-	term_on_crash(crash_autosave, &app, NULL);
+	term_on_crash(crash_autosave, &app);
 	app_crash_note(&app); /* and again whenever the session moves (app_save) */
 	/* a session opened from its own file has nothing to save until an edit */
 	const char *from = o->load ? o->load : o->config_given ? NULL : o->session_path;
@@ -261,7 +269,7 @@ int tui_run(const struct tui_options *o)
 		rc = 128 + sig;
 	}
 	app_autosave_idle(&app, true); /* the session could not be saved: the autosave owed still is */
-	term_on_crash(NULL, NULL, NULL);
+	term_on_crash(NULL, NULL);
 	term_close();
 	if (!saved) {
 		char *again = strstr(app.status, "; press q again");

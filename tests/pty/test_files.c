@@ -578,6 +578,78 @@ static void test_a_bench_that_cannot_be_read_is_kept_and_the_edits_go_beside_it(
 	pty_free(p);
 }
 
+/* bench_x00 of the autosave at path reads want before deadline_ms: the
+ * autosave is written by a child in a pause of the keys. */
+static bool autosave_holds(const char *path, float want, int deadline_ms)
+{
+	for (int waited = 0; waited < deadline_ms; waited += 20) {
+		struct mha_config c;
+		struct mha_weights w;
+		char msg[1024];
+		if (lessonbench_load(path, "one-head", "idea", &c, &w, msg, sizeof msg) == 0) {
+			bool same = w.x[0] == want;
+			mha_weights_free(&w);
+			if (same)
+				return true;
+		}
+		usleep(20000);
+	}
+	return false;
+}
+
+/* Lesson 1's first step, 20 edits (19 nudges, then X[0][0] = 3.75):
+ * written to the step's autosave as the workbench's are; kill -9; the
+ * next run into the lesson has them back, says so, and the quit saves
+ * them into the bench and removes the autosave. Before, a lesson's edits
+ * were never autosaved: kill -9 lost them all (the adversary's 4). */
+static void test_a_lessons_edits_survive_kill_9(void **state)
+{
+	(void)state;
+	char bench[200], autosave[220];
+	lesson_bench_path(bench, sizeof bench, "");
+	snprintf(autosave, sizeof autosave, "%s.autosave", bench);
+	struct pty *p = start_with((const char *const[]){ "--lesson", "1", NULL });
+	for (int i = 0; i < 19; i++)
+		pty_char(p, '+');
+	if (pty_wait_text(p, "2.90", 10000) != 0)
+		show("no 2.90 after 19 nudges", pty_screen(p));
+	edit_one_cell(p);
+	assert_true(autosave_holds(autosave, 3.75f, 60000));
+	pty_kill(p, SIGKILL);
+	assert_int_not_equal(pty_wait_exit(p, EXIT_MS), -1);
+	pty_free(p);
+	assert_int_equal(access(bench, F_OK), -1); /* no quit: the bench was never saved */
+	p = start_with((const char *const[]){ "--lesson", "1", NULL });
+	if (pty_wait_text(p, "crashed run left are back", 10000) != 0)
+		show("no recovery said", pty_screen(p));
+	assert_non_null(strstr(pty_screen(p), "crashed run left are back"));
+	assert_int_equal(quit(p), 0);
+	assert_true(bench_x00(bench) == 3.75f);
+	assert_int_equal(access(autosave, F_OK), -1);
+	pty_free(p);
+}
+
+/* A crash (SIGSEGV) in a lesson after one edit: the edit is written to
+ * the step's autosave by the crash handler, and the note on the restored
+ * terminal names the command that brings it back. */
+static void test_a_crash_in_a_lesson_keeps_its_edit_and_says_how_to_open_it(void **state)
+{
+	(void)state;
+	char bench[200], autosave[220];
+	lesson_bench_path(bench, sizeof bench, "");
+	snprintf(autosave, sizeof autosave, "%s.autosave", bench);
+	struct pty *p = start_with((const char *const[]){ "--lesson", "1", NULL });
+	edit_one_cell(p);
+	pty_kill(p, SIGSEGV);
+	int st = pty_wait_exit(p, EXIT_MS);
+	assert_true(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+	assert_true(said(p, "the lesson's edits are in "));
+	assert_true(said(p, "mha-tui --lesson one-head"));
+	assert_false(said(p, "could not be written"));
+	assert_true(bench_x00(autosave) == 3.75f);
+	pty_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +667,8 @@ int main(void)
 		T(test_a_lessons_edits_that_cannot_be_saved_are_said_at_exit),
 		T(test_two_instances_in_a_lesson_keep_both_benches),
 		T(test_a_bench_that_cannot_be_read_is_kept_and_the_edits_go_beside_it),
+		T(test_a_lessons_edits_survive_kill_9),
+		T(test_a_crash_in_a_lesson_keeps_its_edit_and_says_how_to_open_it),
 	};
 	return cmocka_run_group_tests_name("the files a run writes", tests, NULL, NULL);
 }

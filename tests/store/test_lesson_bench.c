@@ -9,6 +9,7 @@
  * crashed lesson's autosave is found once no instance holds its bench
  * (the adversary's 4); names that would make another path refused.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -232,6 +233,34 @@ static void test_a_crashed_lessons_autosave_is_found(void **state)
 	mha_weights_free(&w);
 }
 
+/* At the step, the autosave a crashed run left for its bench: its own,
+ * while newer than the bench (a clean save removes it; one older than the
+ * bench is stale), and a second instance's ("-2") once that is gone. */
+static void test_a_steps_crashed_autosave_is_found_while_newer_than_its_bench(void **state)
+{
+	(void)state;
+	char path[4096], autosave[4200], second[4200], found[4200], msg[1024];
+	bench(path, sizeof path, "layers", "stream");
+	assert_int_equal(lessonbench_autosave_path(path, autosave, sizeof autosave), 0);
+	assert_int_equal(lessonbench_crashed_autosave(path, found, sizeof found), -1);
+	assert_int_equal(lessonbench_save(autosave, "layers", "stream", &cfg, &wts, msg, sizeof msg), 0);
+	assert_int_equal(lessonbench_crashed_autosave(path, found, sizeof found), 0); /* no bench at all */
+	assert_string_equal(found, autosave);
+	assert_int_equal(lessonbench_save(path, "layers", "stream", &cfg, &wts, msg, sizeof msg), 0);
+	struct timespec older[2] = { { 1000000, 0 }, { 1000000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, autosave, older, 0), 0);
+	assert_int_equal(lessonbench_crashed_autosave(path, found, sizeof found), -1); /* the bench is newer */
+	struct timespec newer[2] = { { 2000000000, 0 }, { 2000000000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, autosave, newer, 0), 0);
+	assert_int_equal(lessonbench_crashed_autosave(path, found, sizeof found), 0);
+	assert_string_equal(found, autosave);
+	unlink(autosave);
+	snprintf(second, sizeof second, "%.*s-2.txt.autosave", (int)(strlen(path) - 4), path);
+	assert_int_equal(lessonbench_save(second, "layers", "stream", &cfg, &wts, msg, sizeof msg), 0);
+	assert_int_equal(lessonbench_crashed_autosave(path, found, sizeof found), 0);
+	assert_string_equal(found, second);
+}
+
 static void test_names_that_would_make_another_path_are_refused(void **state)
 {
 	(void)state;
@@ -253,6 +282,7 @@ int main(void)
 		cmocka_unit_test_setup(test_a_bench_that_cannot_be_read_is_refused_and_kept, fresh_dir),
 		cmocka_unit_test_setup(test_two_instances_keep_both_benches, fresh_dir),
 		cmocka_unit_test_setup(test_a_crashed_lessons_autosave_is_found, fresh_dir),
+		cmocka_unit_test_setup(test_a_steps_crashed_autosave_is_found_while_newer_than_its_bench, fresh_dir),
 		cmocka_unit_test_setup(test_names_that_would_make_another_path_are_refused, fresh_dir),
 	};
 	return cmocka_run_group_tests_name("lesson benches", tests, fixture_setup, fixture_teardown);

@@ -538,7 +538,7 @@ static void test_an_owed_autosave_waits_for_a_pause_in_the_keys(void **state)
 	struct app *app = open_app_in(&f);
 	app->now_ms = 5000;
 	tui_check_keys(app, "]");
-	assert_true(app->save.autosave_due);
+	assert_true(app->save.owed.due);
 	assert_false(exists(f.autop));
 	assert_false(app_autosave_idle(app, false)); /* keys still coming */
 	app->now_ms += APP_AUTOSAVE_WAIT_MS - 1;
@@ -548,14 +548,14 @@ static void test_an_owed_autosave_waits_for_a_pause_in_the_keys(void **state)
 	assert_true(app_autosave_idle(app, false));
 	app_autosave_wait(app);
 	assert_true(exists(f.autop));
-	assert_false(app->save.autosave_due);
+	assert_false(app->save.owed.due);
 	assert_false(app_autosave_idle(app, true)); /* nothing owed */
 	/* a clean save settles what is owed */
 	unlink(f.autop);
 	tui_check_keys(app, "[");
-	assert_true(app->save.autosave_due);
+	assert_true(app->save.owed.due);
 	tui_check_keys(app, "w");
-	assert_false(app->save.autosave_due);
+	assert_false(app->save.owed.due);
 	assert_false(app_autosave_idle(app, true));
 	assert_false(exists(f.autop));
 	tui_check_close(app);

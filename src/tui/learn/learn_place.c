@@ -88,10 +88,12 @@ static int bench_dir(const struct app_learn *l, char *out, size_t len)
 static const char *lesson_name(const struct app_learn *l) { return l->set->lessons[l->lesson].name; }
 static const char *step_id(const struct app_learn *l) { return lesson_run_step(&l->run)->id; }
 
-/* Leaving the step's bench file: its claim given up. */
-static void bench_release(struct app_learn *l)
+/* Leaving the step's bench file: its claim given up, its autosave gone
+ * with it (what it held is saved, or was let go with the step). */
+static void bench_release(struct app *app)
 {
-	struct learn_bench_file *bf = &l->bench_file;
+	struct learn_bench_file *bf = &L(app)->bench_file;
+	app_bench_autosave_drop(app);
 	if (bf->saves_to[0])
 		lessonbench_release(bf->saves_to);
 	memset(bf, 0, sizeof *bf);
@@ -107,10 +109,11 @@ int learn_place_bench_claim(struct app *app)
 		return -1;
 	if (!strcmp(path, bf->path))
 		return 0;
-	bench_release(l);
+	bench_release(app);
 	snprintf(bf->path, sizeof bf->path, "%s", path);
 	int holder = 0;
 	lessonbench_claim(path, bf->saves_to, sizeof bf->saves_to, &holder); /* -1: path itself, the best left */
+	app_bench_autosave_set(app, bf->saves_to, lesson_name(l), step_id(l)); /* the edits between saves */
 	struct mha_config c;
 	struct mha_weights w;
 	int rc = lessonbench_load(path, lesson_name(l), step_id(l), &c, &w, msg, sizeof msg);
@@ -121,6 +124,10 @@ int learn_place_bench_claim(struct app *app)
 	snprintf(bf->refused, sizeof bf->refused, "%s", msg);
 	if (!strcmp(bf->saves_to, path) && claim_beside(path, bf->saves_to, sizeof bf->saves_to) != 0)
 		bf->saves_to[0] = '\0'; /* nowhere: the save says so at quit */
+	if (bf->saves_to[0])
+		app_bench_autosave_set(app, bf->saves_to, lesson_name(l), step_id(l));
+	else
+		app_bench_autosave_drop(app);
 	/* what it means first: the status line is 80 columns; all of it on exit */
 	if (bf->saves_to[0])
 		app_message(app, true, "lesson bench not read; this step's edits save beside it (said on exit): %s", msg);
@@ -134,7 +141,7 @@ int learn_place_bench_save(struct app *app, char *msg, size_t len, char *note, s
 {
 	struct app_learn *l = L(app);
 	const struct bench *b = l->active ? &app->bench : l->has_other ? &l->other : NULL;
-	const struct learn_bench_file *bf = &l->bench_file;
+	struct learn_bench_file *bf = &l->bench_file;
 	char dir[4096];
 	if (!b || learn_place_bench_claim(app) != 0)
 		return 0; /* nothing to save, or nowhere it is kept (said at start) */
@@ -143,7 +150,10 @@ int learn_place_bench_save(struct app *app, char *msg, size_t len, char *note, s
 		return -1;
 	}
 	if (lessonbench_save(bf->saves_to, lesson_name(l), step_id(l), &b->cfg, &b->w, msg, len) != 0)
-		return -1;
+		return -1; /* the autosave, and a crashed run's loaded, stay */
+	app_bench_autosave_drop(app);
+	if (bf->recovered[0])
+		unlink(bf->recovered); /* its edits are in the bench now */
 	if (bench_dir(l, dir, sizeof dir) == 0)
 		lessonbench_prune(dir, bf->saves_to); /* the newest eight; never another instance's */
 	if (bf->refused[0])
@@ -157,7 +167,7 @@ int learn_place_bench_save(struct app *app, char *msg, size_t len, char *note, s
 
 void learn_place_bench_release(struct app *app)
 {
-	bench_release(L(app));
+	bench_release(app);
 }
 
 void learn_place_step_save(struct app *app)
@@ -209,20 +219,33 @@ void learn_place_step_restore(struct app *app)
 }
 
 /* Back into the lesson at resume: its bench as saved at quit, when there
- * is one (another instance's too, at the same step: where it was left);
- * one that cannot be read is said by bench_claim and left as it is. */
+ * is one (another instance's too, at the same step: where it was left),
+ * or the autosave a crashed or killed run left there, which is newer; one
+ * that cannot be read is said by bench_claim and left as it is. */
 void learn_place_bench_load(struct app *app)
 {
 	struct app_learn *l = L(app);
-	char msg[LEARN_MSG_MAX];
+	struct learn_bench_file *bf = &l->bench_file;
+	char msg[LEARN_MSG_MAX], crashed[4300];
 	struct mha_config c;
 	struct mha_weights w;
-	if (learn_place_bench_claim(app) != 0 || l->bench_file.refused[0] ||
-	    lessonbench_load(l->bench_file.path, lesson_name(l), step_id(l), &c, &w, msg, sizeof msg) != 0)
+	if (learn_place_bench_claim(app) != 0 || bf->refused[0])
+		return;
+	bool recovering = lessonbench_crashed_autosave(bf->path, crashed, sizeof crashed) == 0 &&
+	                  lessonbench_load(crashed, lesson_name(l), step_id(l), &c, &w, msg, sizeof msg) == 0;
+	if (!recovering && lessonbench_load(bf->path, lesson_name(l), step_id(l), &c, &w, msg, sizeof msg) != 0)
 		return;
 	if (app_bench_reset(app, &c, &w, msg, sizeof msg) != 0) {
 		app_message(app, true, "lesson bench not loaded: %s", msg);
 		return;
 	}
 	app_recompute(app);
+	if (!recovering)
+		return;
+	snprintf(bf->recovered, sizeof bf->recovered, "%s", crashed);
+	app->save.bench.owed.due = true; /* its own autosave holds them from now on */
+	app->save.bench.owed.due_ms = app->now_ms;
+	app_message(app, true, "this step's edits that a crashed run left are back (kept until saved at quit): %s",
+	            crashed);
+	app->status_until_ms = app->now_ms + APP_NOTICE_MS;
 }

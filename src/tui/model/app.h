@@ -101,6 +101,7 @@ struct learn_bench_file {
 	char path[4096];             /* the step's bench, "" before one is claimed */
 	char saves_to[4200];         /* where this run saves it (locked while the step is open) */
 	char refused[LEARN_MSG_MAX]; /* why path was refused, or "" */
+	char recovered[4300];        /* a crashed run's autosave loaded into the step: removed once saved */
 };
 
 /* The lessons side of the app (learn.h has the operations). All off when

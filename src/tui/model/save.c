@@ -30,8 +30,7 @@
 static void drop_autosave(struct app *app)
 {
 	char auto_path[4096];
-	app->save.edits_unsaved = 0;
-	app->save.autosave_due = false;
+	app->save.owed = (struct autosave_owed){ 0 };
 	if (!app->save.autosave_held && app_autosave_path(app, auto_path, sizeof auto_path) == 0)
 		unlink(auto_path);
 }
@@ -152,7 +151,7 @@ void app_crash_note(const struct app *app)
 	if (app_autosave_path(app, path, sizeof path) == 0)
 		snprintf(note, sizeof note, "mha-tui: crashed; the edits are in the autosave: mha-tui --load %s",
 		         report_shell_word(path, word, sizeof word));
-	term_crash_note(note);
+	term_crash_note(0, note);
 }
 
 /* A writer process that has ended: reaped, and its failure shown (its
@@ -166,7 +165,10 @@ static bool autosave_reap(struct app *app, bool block)
 	app->save.autosave_pid = 0;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return false;
-	app_message(app, true, "autosave failed: %s.autosave could not be written", app->save.session_path);
+	if (app->learn.active && app->save.bench.path[0])
+		app_message(app, true, "autosave failed: %s could not be written", app->save.bench.path);
+	else
+		app_message(app, true, "autosave failed: %s.autosave could not be written", app->save.session_path);
 	return true;
 }
 
@@ -194,43 +196,71 @@ static void autosave_gate(const char *path, int stage)
 	close(fd);
 }
 
+/* The autosave of the bench on screen: the lesson step's when one is
+ * open, else the learner's session. 0 or -1 with msg. */
+static int write_autosave(const struct app *app, char *msg, size_t len)
+{
+	char path[4096];
+	const struct app_bench_autosave *b = &app->save.bench;
+	if (app->learn.active)
+		return lessonbench_save(b->path, b->lesson, b->step, &app->cfg, &app->w, msg, len);
+	if (app_autosave_path(app, path, sizeof path) != 0) {
+		snprintf(msg, len, "no session file to autosave beside");
+		return -1;
+	}
+	return session_save(path, &app->cfg, &app->w, msg, len);
+}
+
+/* What the bench on screen owes (NULL: a lesson step with nowhere to
+ * keep its bench). The session's edits are counted even where its
+ * autosave cannot be written (held, no path): the crash hook says they
+ * were lost. */
+static struct autosave_owed *owed_here(struct app *app)
+{
+	if (app->learn.active)
+		return app->save.bench.path[0] ? &app->save.bench.owed : NULL;
+	return &app->save.owed;
+}
+
 /* Write the autosave in a child process: at d_model 1024 the text of
  * every input takes most of a second to write, and the learner keeps
  * working meanwhile on the parent's copy (fork copies on write). One
  * writer at a time: while one runs the autosave stays owed. Without fork,
  * written here and now. A failure is shown but changes nothing else. */
-static bool autosave(struct app *app)
+static bool autosave(struct app *app, struct autosave_owed *owed)
 {
-	char path[4096], msg[MHA_MSG_MAX + 4096];
+	char msg[MHA_MSG_MAX + 4096];
 	if (app->save.autosave_pid > 0)
 		return false; /* still owed: the next pause tries again */
-	app->save.edits_unsaved = 0;
-	app->save.autosave_due = false;
-	if (app->save.autosave_held || app_autosave_path(app, path, sizeof path) != 0)
-		return false;
+	*owed = (struct autosave_owed){ 0 };
+	if (!app->learn.active && (app->save.autosave_held || !app->save.session_path))
+		return false; /* never over an autosave waiting to be recovered */
+	if (app->learn.active)
+		app->save.bench.written = true; /* removed when the step's bench is saved or left */
 	pid_t pid = fork();
 	if (pid == 0) {
 		term_child_signals(); /* never touches the learner's terminal (term.h) */
 		if (getenv("MHA_TEST_AUTOSAVE_GATE"))
 			statefile_test_hook = autosave_gate;
-		_exit(session_save(path, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : 1);
+		_exit(write_autosave(app, msg, sizeof msg) == 0 ? 0 : 1);
 	}
 	if (pid > 0) {
 		app->save.autosave_pid = pid;
 		return true;
 	}
-	if (session_save(path, &app->cfg, &app->w, msg, sizeof msg) != 0)
+	if (write_autosave(app, msg, sizeof msg) != 0)
 		app_message(app, true, "autosave failed: %s", msg);
 	return true;
 }
 
 void app_edited(struct app *app, const struct mha_config *before)
 {
-	if (app->learn.active)
-		return; /* a lesson's edits are not the session's: nothing to autosave */
-	if ((++app->save.edits_unsaved >= APP_AUTOSAVE_EDITS || !app_same_shape(before, &app->cfg)) && !app->save.autosave_due) {
-		app->save.autosave_due = true;
-		app->save.autosave_due_ms = app->now_ms;
+	struct autosave_owed *owed = owed_here(app);
+	if (!owed)
+		return;
+	if ((++owed->edits >= APP_AUTOSAVE_EDITS || !app_same_shape(before, &app->cfg)) && !owed->due) {
+		owed->due = true;
+		owed->due_ms = app->now_ms;
 	}
 }
 
@@ -238,10 +268,10 @@ bool app_autosave_idle(struct app *app, bool idle)
 {
 	if (autosave_reap(app, false))
 		return true; /* the status line says it failed */
-	if (!app->save.autosave_due || app->learn.active ||
-	    (!idle && app->now_ms - app->save.autosave_due_ms < APP_AUTOSAVE_WAIT_MS))
+	struct autosave_owed *owed = owed_here(app);
+	if (!owed || !owed->due || (!idle && app->now_ms - owed->due_ms < APP_AUTOSAVE_WAIT_MS))
 		return false;
-	return autosave(app);
+	return autosave(app, owed);
 }
 
 bool app_autosave_check(struct app *app)
@@ -351,4 +381,47 @@ void app_save_exit_notes(const struct app *app, void (*say)(const char *line, vo
 		         "unsaved edits, %.4200s", app->save.recover_path);
 		say(line, ctx);
 	}
+}
+
+/* The crash note for a lesson: the command that opens the lesson where it
+ * was left, which loads the step's autosave (learn_place.c). */
+static void bench_crash_note(const struct app_bench_autosave *b)
+{
+	char note[1024] = "";
+	if (b->path[0]) /* a lesson's name is letters, digits and - . _ (lessonbench_path): one shell word */
+		snprintf(note, sizeof note, "mha-tui: crashed; the lesson's edits are in %.400s: mha-tui --lesson %s "
+		         "opens them", b->path, b->lesson);
+	term_crash_note(1, note);
+}
+
+void app_bench_autosave_set(struct app *app, const char *bench, const char *lesson, const char *step)
+{
+	struct app_bench_autosave *b = &app->save.bench;
+	app_bench_autosave_drop(app);
+	if (lessonbench_autosave_path(bench, b->path, sizeof b->path) != 0) {
+		b->path[0] = '\0';
+		return;
+	}
+	snprintf(b->lesson, sizeof b->lesson, "%s", lesson);
+	snprintf(b->step, sizeof b->step, "%s", step);
+	bench_crash_note(b);
+}
+
+void app_bench_autosave_drop(struct app *app)
+{
+	struct app_bench_autosave *b = &app->save.bench;
+	app_autosave_wait(app); /* a writer still running would land after the unlink */
+	if (b->written)
+		unlink(b->path);
+	memset(b, 0, sizeof *b);
+	bench_crash_note(b);
+}
+
+int app_bench_autosave_crash(const struct app *app)
+{
+	const struct app_bench_autosave *b = &app->save.bench;
+	char msg[MHA_MSG_MAX + 4096];
+	if (!app->learn.active || !b->path[0] || (b->owed.edits == 0 && !b->owed.due))
+		return 1;
+	return lessonbench_save(b->path, b->lesson, b->step, &app->cfg, &app->w, msg, sizeof msg) == 0 ? 0 : -1;
 }

@@ -8,9 +8,31 @@
 #include <stddef.h>
 
 #include "claim.h"
+#include "lessonbench.h"
 #include "mha.h"
 
 struct app;
+
+/* What an autosave owes (app_edited counts the edits): one every
+ * APP_AUTOSAVE_EDITS edits and on every change of shape, written by
+ * app_autosave_idle in a pause of the keys. */
+struct autosave_owed {
+	int edits;        /* edits since the last save or autosave */
+	bool due;         /* an autosave is owed */
+	long long due_ms; /*   since then */
+};
+
+/* The open lesson step's autosave: "<its bench>.autosave", a bench file
+ * (lessonbench.h) of that lesson and step, so that a crash or kill -9 in a
+ * lesson loses no more than the workbench would. Set by the lessons when
+ * a step's bench is claimed (app_bench_autosave_set); "" outside a step. */
+struct app_bench_autosave {
+	char path[4300];
+	char lesson[LESSONBENCH_NAME_MAX];
+	char step[LESSONBENCH_NAME_MAX];
+	struct autosave_owed owed;
+	bool written; /* this run wrote it: removed once the bench is saved or the step left */
+};
 
 /* The learner's session file as this run has it (app->save): where it
  * saves, what an autosave owes, what the run must say about its files on
@@ -18,9 +40,8 @@ struct app;
  * session_path (the export key writes beside it). */
 struct app_save {
 	const char *session_path;     /* where w and q save (not owned) */
-	int edits_unsaved;            /* edits since the last save or autosave */
-	bool autosave_due;            /* an autosave is owed (app_edited), written by app_autosave_idle */
-	long long autosave_due_ms;    /*   since then */
+	struct autosave_owed owed;    /* by the learner's own session (the free workbench) */
+	struct app_bench_autosave bench; /* the open lesson step's */
 	int autosave_pid;             /* the process writing the autosave, or 0 */
 	bool autosave_held;           /* an autosave newer than the session was found at
 	                               * start: this run neither overwrites nor removes it */
@@ -57,8 +78,8 @@ int app_autosave_path(const struct app *app, char *buf, size_t len);
  * whenever session_path changes). */
 void app_crash_note(const struct app *app);
 /* One change of the inputs or configuration went through (app_key calls
- * it with the configuration before): counts it, and owes an autosave every
- * APP_AUTOSAVE_EDITS edits and on every change of shape. */
+ * it with the configuration before): counts it toward the autosave of the
+ * bench it changed (the session's, or the open lesson step's). */
 void app_edited(struct app *app, const struct mha_config *before);
 /* Write the autosave owed, if any, when the keys pause (idle: no key came
  * within the loop's timeout), or when it has waited APP_AUTOSAVE_WAIT_MS.
@@ -85,5 +106,17 @@ void app_recover_say(struct app *app);
  * either says what it did on the status line. */
 unsigned app_recover_load(struct app *app);
 void app_recover_discard(struct app *app);
+
+/* A lesson step's bench file claimed (bench: where this run saves it) or
+ * left: its autosave follows, and so does the crash note (said as the
+ * command that opens the lesson where it was left: --lesson LESSON).
+ * Leaving, an autosave this run wrote is removed: the edits it held are
+ * in the bench (saved) or were let go with the step. */
+void app_bench_autosave_set(struct app *app, const char *bench, const char *lesson, const char *step);
+void app_bench_autosave_drop(struct app *app);
+/* The crash hook's half for a lesson (tui.c): the step's edits no file
+ * holds yet written to its autosave: 0 written, 1 nothing owed, -1
+ * failed. */
+int app_bench_autosave_crash(const struct app *app);
 
 #endif

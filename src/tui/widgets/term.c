@@ -45,7 +45,7 @@ static volatile sig_atomic_t have_saved_modes;
 static SCREEN *screen; /* not touched by handlers */
 static int (*crash_hook)(void *);
 static void *crash_ctx;
-static char crash_note[1024]; /* said after the hook's child succeeded */
+static char crash_note[TERM_CRASH_NOTES][1024]; /* note i said when the hook wrote its file i */
 
 /* Signals that ask the program to stop: the loop saves, then leaves. */
 static const int stop_signals[] = {
@@ -82,27 +82,24 @@ static void put(int fd, const char *s, size_t n)
 /* The crash hook in a child of its own: the raw fork system call, since
  * glibc's fork() takes locks the crash may hold. The child's own crash or
  * a hang (a lock copied held) ends it: default handlers and a 20 s alarm.
- * 0 when it wrote what it meant to, 1 when it had nothing to write, -1
- * when it failed. */
+ * The hook's answer (term.h: bit i for file i written, TERM_CRASH_LOST)
+ * comes back as the child's exit status; a child that died lost it all. */
 static int crash_save(void)
 {
 	if (!crash_hook)
-		return 1;
+		return 0;
 	pid_t pid = (pid_t)syscall(SYS_fork);
 	if (pid == 0) {
 		for (size_t i = 0; i < COUNT(crash_signals); i++)
 			signal(crash_signals[i], SIG_DFL);
 		signal(SIGALRM, SIG_DFL);
 		alarm(20);
-		int rc = crash_hook(crash_ctx);
-		_exit(rc == 0 ? 0 : rc > 0 ? 2 : 1);
+		_exit(crash_hook(crash_ctx) & (TERM_CRASH_LOST | ((1 << TERM_CRASH_NOTES) - 1)));
 	}
 	int st;
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return -1;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 2)
-		return 1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return TERM_CRASH_LOST;
+	return WEXITSTATUS(st);
 }
 
 /* Mouse reports off (every mode ncurses may have asked for: X10 / normal,
@@ -119,9 +116,10 @@ static void on_crash(int sig)
 	static const char lost[] = "mha-tui: crashed; the edits since the last save could not be written to "
 	                           "the autosave\r\n";
 	int saved = crash_save();
-	if (saved == 0)
-		put(STDERR_FILENO, crash_note, strlen(crash_note));
-	else if (saved < 0) /* never silent about edits it could not keep */
+	for (int i = 0; i < TERM_CRASH_NOTES; i++)
+		if (saved & (1 << i))
+			put(STDERR_FILENO, crash_note[i], strlen(crash_note[i]));
+	if (saved & TERM_CRASH_LOST) /* never silent about edits it could not keep */
 		put(STDERR_FILENO, lost, sizeof lost - 1);
 	raise(sig); /* SA_RESETHAND: the default action now, with its exit status */
 }
@@ -193,22 +191,23 @@ void term_resume(void)
 	input_paste_mode(true); /* a shell turns it off while it has the terminal */
 }
 
-void term_on_crash(int (*hook)(void *), void *ctx, const char *note)
+void term_on_crash(int (*hook)(void *), void *ctx)
 {
 	crash_hook = NULL; /* never half-set when a crash comes in between */
-	snprintf(crash_note, sizeof crash_note, "%s\r\n", note ? note : "");
 	crash_ctx = ctx;
 	crash_hook = hook;
 }
 
-void term_crash_note(const char *note)
+void term_crash_note(int which, const char *note)
 {
+	if (which < 0 || which >= TERM_CRASH_NOTES)
+		return;
 	sigset_t all, was;
 	sigemptyset(&all);
 	for (size_t i = 0; i < COUNT(crash_signals); i++)
 		sigaddset(&all, crash_signals[i]);
 	sigprocmask(SIG_BLOCK, &all, &was);
-	snprintf(crash_note, sizeof crash_note, "%s\r\n", note ? note : "");
+	snprintf(crash_note[which], sizeof crash_note[which], "%s\r\n", note ? note : "");
 	sigprocmask(SIG_SETMASK, &was, NULL);
 }
 

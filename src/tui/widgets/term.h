@@ -23,15 +23,19 @@ void term_close(void);
  * (INT, QUIT, TERM, HUP, USR1/2, ALRM, XCPU, ...: term.c lists them). */
 int term_signal(void);
 /* On a crash signal, after the terminal is restored: hook(ctx) runs in a
- * forked child (default signal handlers, a 20 s alarm); when it returns 0
- * (written), note is printed on the restored terminal; above 0, nothing
- * to write, nothing said; below 0 (or the child died), a line says the
- * edits could not be autosaved. hook NULL: none. */
-void term_on_crash(int (*hook)(void *), void *ctx, const char *note);
-/* A new note for the crash hook (the autosave it writes moved: a save
- * went beside a file changed behind the run); crash signals are held off
- * while it is copied, so a crash prints the old note or the new, whole. */
-void term_crash_note(const char *note);
+ * forked child (default signal handlers, a 20 s alarm) and writes what
+ * edits it can. It answers with bit i set for each file i it wrote (term.h
+ * prints note i for it: TERM_CRASH_NOTES files at most, the session's
+ * autosave and a lesson's), TERM_CRASH_LOST when some edits could not be
+ * written (or the child died: a line then says so), 0 when nothing was
+ * owed (nothing said). hook NULL: none. */
+enum { TERM_CRASH_NOTES = 2, TERM_CRASH_LOST = 16 };
+void term_on_crash(int (*hook)(void *), void *ctx);
+/* Note which (0 or 1), printed when the crash hook wrote its file: set
+ * again whenever that file moves (a save went beside a file changed
+ * behind the run, a lesson step opened); crash signals are held off while
+ * it is copied, so a crash prints the old note or the new, whole. */
+void term_crash_note(int which, const char *note);
 /* For a child forked while the terminal is open (the autosave writer):
  * requests to stop ignored (the parent acts on them, the child finishes),
  * crash, Ctrl-Z and resize handling back to the defaults, so the child
