@@ -166,6 +166,11 @@ static void test_padding_a_source_token_zeroes_its_column_of_P(void **state)
 	assert_non_null(strstr(scr, "noir (X_kv) is padding: no query of X sees it"));
 	/* no query row is padding: every one of X's five still has keys */
 	assert_null(strstr(scr, "output ignored"));
+	/* top-k counts keys: up to the source's M = 3, not n = 5 */
+	tui_check_press(app, 27);
+	tui_check_keys(app, "tttt");
+	assert_int_equal(c->top_k, 3);
+	assert_non_null(strstr(app->status, "M (the source's tokens) = 3"));
 	tui_check_close(app);
 }
 
