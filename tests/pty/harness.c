@@ -310,6 +310,37 @@ void pty_continue(struct pty *p, bool whole_group)
 
 /* ---- waiting ---- */
 
+/* Bytes written to the program that it has not read: FIONREAD on the
+ * slave side, opened by name for the question (the queue is the
+ * terminal's, whichever descriptor asks). -1 when it cannot be asked. */
+static int unread_input(const struct pty *p)
+{
+	const char *name = ptsname(p->fd);
+	int n = -1;
+	if (!name)
+		return -1;
+	int fd = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, FIONREAD, &n) != 0)
+		n = -1;
+	close(fd);
+	return n;
+}
+
+int pty_wait_input_read(struct pty *p, int deadline_ms)
+{
+	long deadline = now_ms() + deadline_ms;
+	for (;;) {
+		int n = unread_input(p);
+		if (n == 0 || p->eof)
+			return 0;
+		if (n < 0 || now_ms() >= deadline)
+			return -1;
+		pump(p, 10);
+	}
+}
+
 int pty_wait_quiet(struct pty *p, int quiet_ms, int deadline_ms)
 {
 	long deadline = now_ms() + deadline_ms;

@@ -50,6 +50,12 @@ void pty_continue(struct pty *p, bool whole_group);
  * Returns 0, or -1 when still busy at deadline_ms (the screen is then
  * whatever was drawn so far). */
 int pty_wait_quiet(struct pty *p, int quiet_ms, int deadline_ms);
+/* Read and emulate until the program has read every byte sent to it (the
+ * terminal's input queue is empty): the keys before the last are then
+ * acted on and drawn, since the program draws before it reads on. Output
+ * going quiet does not say that: a busy program can lag behind its keys.
+ * 0, or -1 at deadline_ms. */
+int pty_wait_input_read(struct pty *p, int deadline_ms);
 /* Read until the screen shows text somewhere, then until quiet (50 ms).
  * Returns 0, or -1 at the deadline or when the program ended without it. */
 int pty_wait_text(struct pty *p, const char *text, int deadline_ms);
