@@ -88,7 +88,7 @@ static void check_exercise(const struct lesson *l, int i, struct lesson_errors *
 	const struct lesson_step *s = &l->steps[i];
 	struct mha_config c = mha_config_default();
 	struct mha_weights w = { 0 };
-	struct mha_acts a = { 0 };
+	struct mha_stack a = { 0 }; /* every layer: goals may read any */
 	struct lesson_run run;
 	char msg[1024];
 	int at = s->goals[0].line;
@@ -96,10 +96,10 @@ static void check_exercise(const struct lesson *l, int i, struct lesson_errors *
 		lesson_errors_add(errs, "%s:%d: step '%s': set-up fails: %s", l->path, s->line, s->id, msg);
 		return;
 	}
-	if (mha_acts_alloc(&a, &c) != MHA_OK)
+	if (mha_stack_alloc(&a, &c) != MHA_OK)
 		goto oom;
-	mha_forward(&c, &w, &a);
-	if (lesson_run_eval(&run, &c, &w, &a) & LESSON_EVAL_MET)
+	mha_stack_forward(&c, &w, &a);
+	if (lesson_run_eval(&run, &c, &w, a.layer) & LESSON_EVAL_MET)
 		lesson_errors_add(errs, "%s:%d: step '%s': the goal already holds before the learner does "
 		                  "anything (%s)", l->path, at, s->id, run.status);
 	/* a live answer (@answer flash) is the TUI's recording, which this
@@ -112,15 +112,15 @@ static void check_exercise(const struct lesson *l, int i, struct lesson_errors *
 		lesson_errors_add(errs, "%s:%d: step '%s': the solution cannot be applied: %s", l->path,
 		                  s->nsolution ? s->solution[0].line : s->line, s->id, msg);
 	} else {
-		mha_acts_free(&a);
-		if (mha_acts_alloc(&a, &c) != MHA_OK)
+		mha_stack_free(&a);
+		if (mha_stack_alloc(&a, &c) != MHA_OK)
 			goto oom;
-		mha_forward(&c, &w, &a);
-		if (!(lesson_run_eval(&run, &c, &w, &a) & LESSON_EVAL_MET))
+		mha_stack_forward(&c, &w, &a);
+		if (!(lesson_run_eval(&run, &c, &w, a.layer) & LESSON_EVAL_MET))
 			lesson_errors_add(errs, "%s:%d: step '%s': the goal does not hold after the solution "
 			                  "(%s)", l->path, at, s->id, run.status);
 	}
-	mha_acts_free(&a);
+	mha_stack_free(&a);
 	mha_weights_free(&w);
 	lesson_run_end(&run);
 	return;

@@ -80,14 +80,14 @@ int lesson_parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t 
 		c->off = e.off;
 		return 0;
 	}
-	if (!strcmp(word, "unchanged")) {
-		c->kind = LESSON_COND_UNCHANGED;
+	if (!strcmp(word, "unchanged") || !strcmp(word, "changed")) {
+		c->kind = word[0] == 'u' ? LESSON_COND_UNCHANGED : LESSON_COND_CHANGED;
 		p = lesson_skip_blanks(after);
 		if (lesson_parse_ref(p, &p, &c->ref, why, len) != 0)
 			return -1;
 		p = lesson_skip_blanks(p);
 		if (lesson_parse_number(p, &p, &c->a) != 0 || c->a < 0 || *lesson_skip_blanks(p)) {
-			snprintf(why, len, "expected 'unchanged TENSOR TOLERANCE' (unchanged Y 0.05)");
+			snprintf(why, len, "expected '%s TENSOR TOLERANCE' (%s Y 0.05)", word, word);
 			return -1;
 		}
 		return 0;

@@ -68,13 +68,13 @@ static const float *ref_data(const struct lesson_cond *cond, const struct mha_co
                              struct mha_shape *s, char *name, size_t nlen, char *why, size_t len)
 {
 	lesson_ref_format(&cond->ref, name, nlen);
-	const float *p = mha_tensor_data(w, a, cond->ref.t);
+	if (lesson_ref_check(&cond->ref, c, why, len) != 0)
+		return NULL;
+	const float *p = lesson_ref_data(&cond->ref, c, w, a);
 	if (!p) {
 		snprintf(why, len, "%s: not computed yet", name);
 		return NULL;
 	}
-	if (lesson_ref_check(&cond->ref, c, why, len) != 0)
-		return NULL;
 	*s = mha_tensor_shape(c, cond->ref.t);
 	return p;
 }
@@ -180,17 +180,24 @@ static bool eval_unchanged(const struct lesson_cond *cond, const struct lesson_r
 		return false;
 	}
 	struct mha_shape s = mha_tensor_shape(c, cond->ref.t), s0 = mha_tensor_shape(&run->ref_cfg, cond->ref.t);
-	const float *p = mha_tensor_data(w, a, cond->ref.t);
-	const float *p0 = mha_tensor_data(&run->ref_w, &run->ref, cond->ref.t);
+	if (lesson_ref_check(&cond->ref, c, why, len) != 0)
+		return false;
+	const float *p = lesson_ref_data(&cond->ref, c, w, a);
+	const float *p0 = run->ref_cfg.layers == c->layers
+	                ? lesson_ref_data(&cond->ref, &run->ref_cfg, &run->ref_w, run->ref.layer) : NULL;
 	if (!p || !p0 || s.count != s0.count || s.rows != s0.rows || s.cols != s0.cols) {
 		snprintf(why, len, "%s changed shape since the step began", name);
 		return false;
 	}
-	if (lesson_ref_check(&cond->ref, c, why, len) != 0)
-		return false;
 	struct fold f = { p, p0, 3, 0.0 };
 	lesson_ref_visit(&cond->ref, s, fold_cell, &f);
 	double worst = f.acc;
+	if (cond->kind == LESSON_COND_CHANGED) { /* the same measure, the other way */
+		bool moved = worst > cond->a;
+		snprintf(why, len, "%s moved by at most %.3g since the step began, %s %g", name, worst,
+		         moved ? "more than" : "want more than", cond->a);
+		return moved;
+	}
 	bool ok = worst <= cond->a;
 	snprintf(why, len, "%s moved by at most %.3g since the step began, %s %g", name, worst,
 	         ok ? "within" : "want within", cond->a);
@@ -201,6 +208,8 @@ static void qty_text(enum lesson_qty q, double v, char *buf, size_t len)
 {
 	if (q == LESSON_Q_CAUSAL || q == LESSON_Q_SCALE)
 		snprintf(buf, len, "%s", v != 0 ? "on" : "off");
+	else if (q == LESSON_Q_POS)
+		snprintf(buf, len, "%s", mha_pos_name((enum mha_pos)v));
 	else
 		snprintf(buf, len, "%.0f", v);
 }
@@ -225,6 +234,9 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
 		if (cond->qty == LESSON_Q_CAUSAL || cond->qty == LESSON_Q_SCALE)
 			snprintf(why, len, "%s is %s, want %s", lesson_qty_name(cond->qty), value,
 			         (cond->cmp == LESSON_EQ) == (cond->a != 0) ? "on" : "off");
+		else if (cond->qty == LESSON_Q_POS)
+			snprintf(why, len, "pos is %s, want %s%s", value, cond->cmp == LESSON_NE ? "any but " : "",
+			         mha_pos_name((enum mha_pos)cond->a));
 		else
 			verdict(ok, lesson_qty_name(cond->qty), value, cond, why, len);
 		return ok;
@@ -239,6 +251,7 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
 		         c->head_off[cond->head] ? "off" : "on", cond->off ? "off" : "on");
 		return ok;
 	case LESSON_COND_UNCHANGED:
+	case LESSON_COND_CHANGED:
 		return eval_unchanged(cond, run, c, w, a, why, len);
 	case LESSON_COND_ANSWER:
 		ok = run && run->answered && run->answer_right;
@@ -250,10 +263,36 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
 	return false;
 }
 
+/* One cell's live value into *out; false when it does not exist under c. */
+static bool cell_value(const struct lesson_ref *ref, const struct mha_config *c, const struct mha_weights *w,
+                       const struct mha_acts *a, double *out)
+{
+	char why[160];
+	const float *p = lesson_ref_check(ref, c, why, sizeof why) == 0 ? lesson_ref_data(ref, c, w, a) : NULL;
+	if (!p)
+		return false;
+	struct mha_shape s = mha_tensor_shape(c, ref->t);
+	*out = p[((size_t)ref->r[0].lo * s.rows + ref->r[1].lo) * s.cols + ref->r[2].lo];
+	return *out == *out;
+}
+
+/* A cell question's answer and slips, as they are now: the learner
+ * answers about the numbers in front of them. */
+static void read_cells(struct lesson_run *run, const struct lesson_question *q, const struct mha_config *c,
+                       const struct mha_weights *w, const struct mha_acts *a)
+{
+	run->cell_ok = cell_value(q->cell, c, w, a, &run->cell_value);
+	for (int i = 0; i < q->nfeedback && i < LESSON_CELL_SLIPS; i++)
+		if (q->feedback[i].cell && !cell_value(q->feedback[i].cell, c, w, a, &run->cell_slip[i]))
+			run->cell_slip[i] = NAN; /* matches no answer */
+}
+
 int lesson_run_eval(struct lesson_run *run, const struct mha_config *c,
                     const struct mha_weights *w, const struct mha_acts *a)
 {
 	const struct lesson_step *s = lesson_run_step(run);
+	if (s->question && s->question->cell)
+		read_cells(run, s->question, c, w, a);
 	if (s->ngoals == 0) {
 		run->status[0] = '\0';
 		return 0;

@@ -53,6 +53,7 @@ enum {
 enum lesson_qty {
 	LESSON_Q_TOKENS, LESSON_Q_D_MODEL, LESSON_Q_HEADS, LESSON_Q_KV_HEADS, LESSON_Q_D_K,
 	LESSON_Q_CAUSAL, LESSON_Q_TOP_K, LESSON_Q_SCALE, LESSON_Q_SEED,
+	LESSON_Q_POS, LESSON_Q_POS_OFFSET, LESSON_Q_LAYERS, /* pos reads none|learned|sinusoidal|rope */
 	LESSON_Q_KV_TOKENS, /* cross-attention's source tokens M (0: self-attention) */
 	LESSON_Q_CONFIG_COUNT,
 	LESSON_Q_HEADS_OFF = LESSON_Q_CONFIG_COUNT,
@@ -72,10 +73,14 @@ struct lesson_range {
 };
 
 /* Cells of one tensor: r[0] is the matrix (the head of S, P, O; always
- * 0..0 for the others), r[1] the rows, r[2] the columns. */
+ * 0..0 for the others), r[1] the rows, r[2] the columns; layer the layer
+ * of the stack whose tensor it is ("layer 1 S₀[2,3]"; 0 when not written).
+ * The residual stream x_L ("x₁[2,0]") is t = MHA_T_XIN with layer L: the
+ * input of layer L, or for L = cfg.layers the stack's output. */
 struct lesson_ref {
 	enum mha_tensor t;
 	struct lesson_range r[3];
+	int layer;
 };
 
 /* One change to the workbench (@set and @solution lines). */
@@ -108,6 +113,7 @@ enum lesson_cond_kind {
 	LESSON_COND_HEAD,      /* head H off | on */
 	LESSON_COND_UNCHANGED, /* unchanged T a: every cell of T within a of the step's start */
 	LESSON_COND_ANSWER,    /* the learner answered the step's question right */
+	LESSON_COND_CHANGED,   /* changed T a: some cell of T moved by more than a since the step's start */
 };
 
 enum lesson_cmp {
@@ -144,6 +150,7 @@ struct lesson_feedback {
 	const char *text;
 	int line;
 	int slip;         /* a live question's: enum lesson_flash_slip (flash_step.h) */
+	struct lesson_ref *cell; /* "@feedback cell REF TEXT" (cell questions): the slip is REF's live value */
 };
 
 struct lesson_flash_ask;
@@ -159,6 +166,7 @@ struct lesson_question {
 	struct lesson_feedback *feedback;
 	int nfeedback;
 	struct lesson_flash_ask *flash; /* "@answer flash ...": answered from the recording (flash_step.h), or NULL */
+	struct lesson_ref *cell;  /* "@answer cell REF [TOL]": the answer is that cell's live value, or NULL */
 };
 
 /* What stays hidden until the learner answers right or shows the solution (predict, then
@@ -227,6 +235,7 @@ struct lesson_step {
 	struct lesson_setup setup;/* its own set-up directives */
 	bool resets;              /* entering it sets the workbench up (own set-up, or an exercise) */
 	int focus;                /* enum pipeline_stage, or -1 */
+	int focus_layer;          /* "@focus layer L STAGE": the layer shown; -1 when not given */
 	struct lesson_mark *marks;
 	int nmarks;
 	struct lesson_cond *goals;/* empty: no exercise */

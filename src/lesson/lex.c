@@ -69,5 +69,18 @@ int lesson_parse_qty_value(const char *p, const char **end, double *out)
 			return 0;
 		}
 	}
+	char word[16]; /* an encoding: "rope" reads as MHA_POS_ROPE */
+	size_t n = 0;
+	while (word_char(p[n]) && n + 1 < sizeof word) {
+		word[n] = p[n];
+		n++;
+	}
+	word[n] = '\0';
+	int pos = n && !word_char(p[n]) ? mha_pos_by_name(word) : -1;
+	if (pos >= 0) {
+		*out = pos;
+		*end = p + n;
+		return 0;
+	}
 	return lesson_parse_number(p, end, out);
 }

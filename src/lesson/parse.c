@@ -167,6 +167,7 @@ static void d_step(struct parser *ps, const char *arg)
 	s->title = lesson_parser_need(ps, lesson_arena_strdup(ps->a, lesson_skip_blanks(arg + n)));
 	s->line = ps->line;
 	s->focus = -1;
+	s->focus_layer = -1;
 }
 
 /* ---- set-up ---- */

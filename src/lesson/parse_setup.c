@@ -23,7 +23,8 @@ void lesson_d_config(struct parser *ps, const char *arg)
 		           "on one line", su->config_line);
 	su->config_line = ps->line;
 	static const char *const fields[LESSON_Q_CONFIG_COUNT] = {
-		"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed", "kv_tokens",
+		"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed",
+		"pos", "pos_offset", "layers", "kv_tokens",
 	};
 	const char *p = lesson_skip_blanks(arg);
 	if (!*p)
@@ -40,14 +41,15 @@ void lesson_d_config(struct parser *ps, const char *arg)
 				lesson_parser_err(ps, ps->line, "@config: unknown field '%s': did you mean %s?", name, near);
 			else
 				lesson_parser_err(ps, ps->line, "@config: unknown field '%.24s': fields are tokens, d_model, "
-				    "heads, kv_heads, d_k, causal, top_k, scale, seed, kv_tokens", name);
+				    "heads, kv_heads, d_k, causal, top_k, scale, seed, pos, pos_offset, layers, kv_tokens", name);
 			return;
 		}
 		double v;
 		if (lesson_parse_qty_value(q + 1, &q, &v) != 0 || (*q && *q != ' ' && *q != '\t') ||
 		    v != floor(v) || v < 0 || v > (f == LESSON_Q_SEED ? 9e15 : 1e6)) {
 			lesson_parser_err(ps, ps->line, "@config: %s needs a whole number >= 0%s", name,
-			    f == LESSON_Q_CAUSAL || f == LESSON_Q_SCALE ? " or on / off" : "");
+			    f == LESSON_Q_CAUSAL || f == LESSON_Q_SCALE ? " or on / off"
+			    : f == LESSON_Q_POS ? " or none, learned, sinusoidal, rope" : "");
 			return;
 		}
 		su->given |= 1u << f;

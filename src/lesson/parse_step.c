@@ -16,6 +16,18 @@
 
 void lesson_d_focus(struct parser *ps, const char *arg)
 {
+	long long layer = -1;
+	if (!strncmp(arg, "layer", 5) && (arg[5] == ' ' || arg[5] == '\t')) { /* "@focus layer 1 Scores" */
+		const char *p = lesson_skip_blanks(arg + 5);
+		if (lesson_parse_int(p, &p, &layer) != 0 || layer < 0 || layer >= MHA_MAX_LAYERS ||
+		    (*p != ' ' && *p != '\t')) {
+			lesson_parser_err(ps, ps->line, "@focus: write 'layer L STAGE', L in 0..%d (@focus layer 1 %s)",
+			                  MHA_MAX_LAYERS - 1, pipeline_stage_label(PIPELINE_SCORES));
+			return;
+		}
+		arg = lesson_skip_blanks(p);
+	}
+	lesson_parser_step(ps)->focus_layer = (int)layer;
 	int st = lesson_stage_by_name(arg);
 	if (st < 0) {
 		char stages[160] = "";
@@ -201,7 +213,7 @@ void lesson_d_feedback(struct parser *ps, const char *arg)
 	                                    "standard deviation") : NULL;
 	if (!text)
 		return;
-	for (int i = 0; i < q->nfeedback; i++)
+	for (int i = 0; i < q->nfeedback && strncmp(arg, "cell", n > 4 ? n : 4); i++) /* "cell REF" may repeat */
 		if (strlen(q->feedback[i].key) == n && !strncmp(q->feedback[i].key, arg, n))
 			lesson_parser_err(ps, ps->line, "@feedback for '%.24s' given twice", arg);
 	struct lesson_feedback *f = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&q->feedback,

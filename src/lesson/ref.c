@@ -107,38 +107,97 @@ static bool old_form(enum mha_tensor t, const char *q, char *buf, size_t len)
 	return true;
 }
 
-int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len)
+/* "layer L " before a reference: L, with p past it; 0 when not there,
+ * -1 when malformed. */
+static int parse_layer(const char *p, const char **end, int *layer)
 {
-	char name[32];
-	const char *q = p;
+	if (strncmp(p, "layer", 5) != 0 || (p[5] != ' ' && p[5] != '\t'))
+		return 0;
+	long long l;
+	p = lesson_skip_blanks(p + 5);
+	if (lesson_parse_int(p, &p, &l) != 0 || l < 0 || l >= MHA_MAX_LAYERS || (*p != ' ' && *p != '\t'))
+		return -1;
+	*layer = (int)l;
+	*end = lesson_skip_blanks(p);
+	return 1;
+}
+
+/* The residual stream "x₁" / "x_1" at p: 1 with its index in *l, 0 when
+ * p holds no such name. */
+static int parse_stream(const char *p, const char **end, int *l)
+{
+	if (p[0] != 'x')
+		return 0;
+	if (notation_sub_digit(p + 1) >= 0 && notation_sub_digit(p + 4) < 0) {
+		*l = notation_sub_digit(p + 1);
+		*end = p + 4;
+		return 1;
+	}
+	if (p[1] == '_' && isdigit((unsigned char)p[2]) && !isalnum((unsigned char)p[3])) {
+		*l = p[2] - '0';
+		*end = p + 3;
+		return 1;
+	}
+	return 0;
+}
+
+/* The tensor's name at p into name: the names with '_' in them whole
+ * (X_kv, P_pos, Q_rot, K_rot: '_' elsewhere starts an ASCII head), else
+ * up to the head, the index or what follows. Returns where it ends. */
+static const char *read_name(const char *p, char *name, size_t len)
+{
+	static const char *const whole[] = { "X_kv", "P_pos", "Q_rot", "K_rot" };
+	for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+		size_t n = strlen(whole[i]);
+		if (!strncmp(p, whole[i], n) && !isalnum((unsigned char)p[n]) && p[n] != '_') {
+			snprintf(name, len, "%s", whole[i]);
+			return p + n;
+		}
+	}
 	size_t n = 0;
+	const char *q = p;
 	while (*q && *q != '[' && *q != ' ' && *q != '\t' && *q != '=' && *q != '*' && *q != '<' &&
 	       *q != '>' && *q != '!' && *q != '_' && notation_sub_digit(q) < 0) {
-		if (n + 1 < sizeof name)
+		if (n + 1 < len)
 			name[n++] = *q;
 		q++;
 	}
 	name[n] = '\0';
-	/* a name with a word after '_' ("X_kv", "Q_rot") is one name when the
-	 * whole is a tensor's; else '_' starts the head ("P_0") */
-	size_t w = 0;
-	while (q[0] == '_' && isalpha((unsigned char)q[1 + w]))
-		w++;
-	if (w > 0 && n + 1 + w < sizeof name) {
-		char whole[sizeof name];
-		memcpy(whole, name, n);
-		whole[n] = '_';
-		memcpy(whole + n + 1, q + 1, w);
-		whole[n + 1 + w] = '\0';
-		if (lesson_tensor_by_name(whole) != MHA_T_COUNT) {
-			memcpy(name, whole, sizeof name);
-			q += 1 + w;
-		}
+	return q;
+}
+
+int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, char *why, size_t len)
+{
+	char name[32];
+	const char *q = p;
+	int layer = 0, stream = 0;
+	int given = parse_layer(p, &q, &layer);
+	if (given < 0) {
+		snprintf(why, len, "bad layer in '%.40s': write 'layer L' then the cells, L in 0..%d "
+		         "(layer 1 S\u2080[2,3])", p, MHA_MAX_LAYERS - 1);
+		return -1;
 	}
+	if (parse_stream(q, &q, &stream)) {
+		if (given) {
+			snprintf(why, len, "x\u2081 names its layer itself: drop 'layer %d'", layer);
+			return -1;
+		}
+		if (stream > MHA_MAX_LAYERS) {
+			snprintf(why, len, "the stream runs x\u2080 .. x\u2084 at most (%d layers)", MHA_MAX_LAYERS);
+			return -1;
+		}
+		ref->t = MHA_T_XIN;
+		ref->layer = stream;
+		for (int i = 0; i < 3; i++)
+			ref->r[i] = (struct lesson_range){ 0, i == 0 ? 0 : -1 };
+		goto indices;
+	}
+	ref->layer = layer;
+	q = read_name(q, name, sizeof name);
 	ref->t = lesson_tensor_by_name(name);
 	if (ref->t == MHA_T_COUNT) {
 		snprintf(why, len, "'%.24s' is not a tensor: use X, W^Q, W^K, W^V, W^O, Q, K, V, S, P, O, "
-		         "Concat or Y", name);
+		         "Concat, Y, PE, P_pos, Q_rot, K_rot, X_kv or the stream x\u2081", name);
 		return -1;
 	}
 	bool heads = notation_per_head(ref->t);
@@ -159,6 +218,7 @@ int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, ch
 		         heads ? "the head as a subscript, then [row,column]" : "[row,column] in one pair of brackets");
 		return -1;
 	}
+indices:
 	if (*q == '[') {
 		if (parse_index(q + 1, &q, &ref->r[1]) != 0 ||
 		    (*q == ',' && parse_index(q + 1, &q, &ref->r[2]) != 0) || *q != ']') {
@@ -168,8 +228,9 @@ int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, ch
 		q++;
 	}
 	if (*q == '[' || *q == '_' || notation_sub_digit(q) >= 0) {
-		snprintf(why, len, "%s takes one [row,column] after its name%s", name,
-		         heads ? " and head (P\u2080[2,0])" : "");
+		snprintf(why, len, "%s takes one [row,column] after its name%s",
+		         ref->t == MHA_T_XIN ? "x\u2081" : mha_tensor_info(ref->t)->name,
+		         notation_per_head(ref->t) ? " and head (P\u2080[2,0])" : "");
 		return -1;
 	}
 	*end = q;
@@ -179,7 +240,48 @@ int lesson_parse_ref(const char *p, const char **end, struct lesson_ref *ref, ch
 void lesson_ref_format(const struct lesson_ref *r, char *buf, size_t len)
 {
 	struct notation_range nr[3] = { as_notation(r->r[0]), as_notation(r->r[1]), as_notation(r->r[2]) };
-	notation_ref(buf, len, r->t, nr, true);
+	if (r->t == MHA_T_XIN) { /* the stream: "x₁[2,0]", X's indices after x's name */
+		char idx[NOTATION_MAX], sub[16];
+		notation_ref(idx, sizeof idx, MHA_T_X, nr, true);
+		snprintf(buf, len, "x%s%s", notation_subscript(sub, sizeof sub, r->layer, true), idx + 1);
+		return;
+	}
+	char cells[NOTATION_MAX];
+	notation_ref(cells, sizeof cells, r->t, nr, true);
+	if (r->layer > 0)
+		snprintf(buf, len, "layer %d %s", r->layer, cells);
+	else
+		snprintf(buf, len, "%s", cells);
+}
+
+/* The tensor and layer whose numbers ref names under c: x_L is layer L's
+ * input, or past the last layer the stack's output. */
+static enum mha_tensor ref_where(const struct lesson_ref *ref, const struct mha_config *c, int *layer)
+{
+	*layer = ref->layer;
+	if (ref->t == MHA_T_XIN && ref->layer == c->layers && ref->layer > 0) {
+		*layer = ref->layer - 1;
+		return MHA_T_STREAM;
+	}
+	return ref->t;
+}
+
+float *lesson_ref_data(const struct lesson_ref *ref, const struct mha_config *c,
+                             const struct mha_weights *w, const struct mha_acts *layers)
+{
+	int l;
+	enum mha_tensor t = ref_where(ref, c, &l);
+	if (l < 0 || l >= c->layers || (!layers && !mha_tensor_info(t)->input))
+		return NULL;
+	return mha_tensor_data_layer(w, layers ? &layers[l] : NULL, l, t);
+}
+
+bool lesson_ref_in_layer(const struct lesson_ref *ref, enum mha_tensor t, int layer)
+{
+	if (ref->t == MHA_T_XIN) /* x_L: layer L's input, and layer L-1's output */
+		return (t == MHA_T_XIN && layer == ref->layer) || (t == MHA_T_STREAM && layer == ref->layer - 1);
+	bool shared = t == MHA_T_X || t == MHA_T_XKV || t == MHA_T_POS;
+	return ref->t == t && (shared || ref->layer == layer);
 }
 
 bool lesson_range_resolve(struct lesson_range r, int n, int *lo, int *hi)
@@ -215,6 +317,22 @@ bool lesson_ref_contains(const struct lesson_ref *ref, int m, int r, int c)
 
 int lesson_ref_check(const struct lesson_ref *ref, const struct mha_config *c, char *why, size_t len)
 {
+	if (ref->t == MHA_T_XIN && ref->layer > c->layers) {
+		snprintf(why, len, "x%d does not exist: with %d layer%s the stream runs x0 .. x%d", ref->layer,
+		         c->layers, c->layers == 1 ? "" : "s", c->layers);
+		return -1;
+	}
+	if (ref->t != MHA_T_XIN && ref->layer >= c->layers) {
+		snprintf(why, len, "layer %d does not exist: there %s %d layer%s (0..%d)", ref->layer,
+		         c->layers == 1 ? "is" : "are", c->layers, c->layers == 1 ? "" : "s", c->layers - 1);
+		return -1;
+	}
+	if (!mha_tensor_used(c, ref->t)) {
+		snprintf(why, len, "%s is not used here: %s", mha_tensor_info(ref->t)->name,
+		         ref->t == MHA_T_XKV ? "there is no second sequence"
+		         : ref->t == MHA_T_POS ? "positions are not learned" : "positions are not RoPE");
+		return -1;
+	}
 	struct mha_shape s = mha_tensor_shape(c, ref->t);
 	const int dim[3] = { s.count, s.rows, s.cols };
 	static const char *const what[3] = { "head", "row", "column" };

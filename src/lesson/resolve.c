@@ -97,6 +97,41 @@ static bool is_choice(const struct lesson_question *q, const char *key)
 	return false;
 }
 
+/* "cell ..." (@answer cell REF [TOL], @feedback cell REF TEXT). */
+static bool is_cell(const char *text)
+{
+	return !strncmp(text, "cell", 4) && (text[4] == ' ' || text[4] == '\t' || text[4] == '\0');
+}
+
+/* The one cell at text (what follows "cell"), checked against the step's
+ * configuration, with *rest past it; NULL (said) when it is not one. */
+static struct lesson_ref *cell_ref(struct parser *ps, const struct lesson_step *s, int line, const char *what,
+                                   const char *text, const char **rest)
+{
+	struct lesson_ref ref;
+	char why[256];
+	const char *p = lesson_skip_blanks(text);
+	*rest = p;
+	if (lesson_parse_ref(p, &p, &ref, why, sizeof why) != 0) {
+		lesson_parser_err(ps, line, "%s cell: %s", what, why);
+		return NULL;
+	}
+	for (int i = 0; i < 3; i++)
+		if (ref.r[i].lo != ref.r[i].hi) {
+			lesson_parser_err(ps, line, "%s cell names one cell: give every index (x\u2081[2,0])", what);
+			return NULL;
+		}
+	if (lesson_ref_check(&ref, &s->cfg, why, sizeof why) != 0) {
+		lesson_parser_err(ps, line, "%s cell: %s", what, why);
+		return NULL;
+	}
+	struct lesson_ref *out = lesson_parser_need(ps, lesson_arena_alloc(ps->a, sizeof *out));
+	if (out)
+		*out = ref;
+	*rest = lesson_skip_blanks(p);
+	return out;
+}
+
 static void check_question(struct parser *ps, struct lesson_step *s, struct caps *caps)
 {
 	struct lesson_question *q = s->question;
@@ -118,6 +153,13 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 	if (q->nchoices > 0) {
 		if (!is_choice(q, q->answer))
 			lesson_parser_err(ps, q->line, "@answer '%.20s' is not one of the choices' keys", q->answer);
+	} else if (is_cell(q->answer)) { /* "cell REF [TOL]": the cell's live value */
+		const char *p;
+		q->cell = cell_ref(ps, s, q->line, "@answer", q->answer + 4, &p);
+		q->tol = 0.005;
+		if (q->cell && ((*p && lesson_parse_number(p, &p, &q->tol) != 0) || *lesson_skip_blanks(p) || q->tol < 0))
+			lesson_parser_err(ps, q->line, "@answer cell takes one cell and an optional tolerance: "
+			                  "@answer cell x\u2081[2,0] 0.01");
 	} else if (!lesson_flash_answer_is(q->answer)) { /* a live answer is flash_step.c's */
 		const char *p = q->answer;
 		if (lesson_parse_number(p, &p, &q->value) != 0 ||
@@ -135,10 +177,19 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 			else if (!strcmp(f->key, q->answer))
 				lesson_parser_err(ps, f->line, "@feedback '%.24s' is the right answer: feedback is for "
 				                  "wrong ones", f->key);
+		} else if (q->cell && is_cell(f->key) && f->text) { /* "cell REF TEXT": a slip's live value */
+			const char *rest;
+			f->cell = cell_ref(ps, s, f->line, "@feedback", f->text, &rest);
+			if (f->cell && !*rest)
+				lesson_parser_err(ps, f->line, "@feedback cell REF says why after the cell: @feedback cell "
+				                  "Y[2,0] that is Y alone");
+			f->text = rest;
+			if (i >= LESSON_CELL_SLIPS)
+				lesson_parser_err(ps, f->line, "at most %d @feedback cell lines a question", LESSON_CELL_SLIPS);
 		} else if (lesson_parse_number(p, &p, &f->value) != 0 || *p) {
 			lesson_parser_err(ps, f->line, "@feedback of a question without choices starts with the wrong "
 			                  "number it answers: @feedback 16 that is the standard deviation");
-		} else if (lesson_answer_near(q, f->value, q->value)) {
+		} else if (!q->cell && lesson_answer_near(q, f->value, q->value)) {
 			lesson_parser_err(ps, f->line, "@feedback %.24s would count as the right answer", f->key);
 		}
 	}
@@ -213,6 +264,9 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 		if (s->hides[i].kind == LESSON_HIDE_CELLS &&
 		    lesson_ref_check(&s->hides[i].ref, &s->cfg, why, sizeof why) != 0)
 			lesson_parser_err(ps, s->line, "step '%s': @hide %s", s->id, why);
+	if (s->focus_layer >= s->cfg.layers)
+		lesson_parser_err(ps, s->line, "step '%s': @focus layer %d: there %s %d layer%s", s->id, s->focus_layer,
+		                  s->cfg.layers == 1 ? "is" : "are", s->cfg.layers, s->cfg.layers == 1 ? "" : "s");
 	check_question(ps, s, caps);
 	lesson_flash_resolve(ps, s);
 	for (int i = 0; i < s->ngoals; i++)

@@ -19,7 +19,7 @@
 static bool wants_reference(const struct lesson_step *s)
 {
 	for (int i = 0; i < s->ngoals; i++)
-		if (s->goals[i].kind == LESSON_COND_UNCHANGED)
+		if (s->goals[i].kind == LESSON_COND_UNCHANGED || s->goals[i].kind == LESSON_COND_CHANGED)
 			return true;
 	return false;
 }
@@ -46,25 +46,20 @@ int lesson_run_start(struct lesson_run *run, const struct lesson *l, int i, bool
 	}
 	run->lesson = l;
 	run->step = i;
-	if (wants_reference(s)) {
-		if (mha_acts_alloc(&run->ref, c) != MHA_OK) {
+	if (wants_reference(s)) { /* every layer's inputs and what they computed */
+		if (mha_stack_alloc(&run->ref, c) != MHA_OK) {
 			snprintf(msg, len, "out of memory");
 			memset(run, 0, sizeof *run);
 			return -1;
 		}
 		if (mha_weights_alloc(&run->ref_w, c) != MHA_OK) {
-			mha_acts_free(&run->ref);
+			mha_stack_free(&run->ref);
 			snprintf(msg, len, "out of memory");
 			memset(run, 0, sizeof *run);
 			return -1;
 		}
-		static const enum mha_tensor inputs[] = { MHA_T_X, MHA_T_WQ, MHA_T_WK, MHA_T_WV, MHA_T_WO };
-		for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
-			struct mha_shape sh = mha_tensor_shape(c, inputs[k]);
-			memcpy(mha_tensor_data(&run->ref_w, NULL, inputs[k]), mha_tensor_data(w, NULL, inputs[k]),
-			       (size_t)sh.count * (size_t)sh.rows * (size_t)sh.cols * sizeof(float));
-		}
-		mha_forward(c, w, &run->ref);
+		mha_weights_carry(&run->ref_w, c, w, c);
+		mha_stack_forward(c, &run->ref_w, &run->ref);
 		run->ref_cfg = *c;
 		run->has_ref = true;
 	}
@@ -89,7 +84,7 @@ void lesson_run_forfeit(struct lesson_run *run)
 void lesson_run_end(struct lesson_run *run)
 {
 	if (run->has_ref) {
-		mha_acts_free(&run->ref);
+		mha_stack_free(&run->ref);
 		mha_weights_free(&run->ref_w);
 	}
 	memset(run, 0, sizeof *run);
@@ -112,9 +107,11 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 		return -1;
 	char live[40];
 	double v;
-	if (s->question && s->question->flash) { /* the recording's number */
+	bool is_live = s->question && (s->question->flash || s->question->cell);
+	if (is_live) { /* the recording's number, or the cell's as the learner asked */
 		if (!lesson_run_expected(run, &v)) {
-			snprintf(msg, len, "the answer comes from the FlashAttention view, which holds no such number "
+			snprintf(msg, len, s->question->cell ? "the cell the question asks about does not exist here"
+			         : "the answer comes from the FlashAttention view, which holds no such number "
 			         "here (is the row asked in the predicted step's query tile?)");
 			return -1;
 		}
@@ -122,7 +119,7 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 	}
 	for (int i = 0; i < s->nsolution; i++)
 		if (s->solution[i].kind == LESSON_EDIT_ANSWER &&
-		    lesson_run_answer(run, s->question && s->question->flash ? live : s->solution[i].answer,
+		    lesson_run_answer(run, is_live ? live : s->solution[i].answer,
 		                      msg, len) < 0)
 			return -1;
 	run->solution_shown = run->unearned = true;
@@ -192,7 +189,7 @@ static int decimals_of(const char *p)
  * a live one as its tolerance allows (0.0005 or 0.002: three). */
 static int asked_decimals(const struct lesson_question *q)
 {
-	if (!q->flash)
+	if (!q->flash && !q->cell)
 		return decimals_of(q->answer);
 	return q->tol > 0 ? (int)ceil(-log10(2 * q->tol) - 1e-9) : 0;
 }
@@ -251,7 +248,8 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 			return -1;
 		}
 		if (!lesson_run_expected(run, &want)) {
-			snprintf(msg, len, "the FlashAttention view holds no number for this question (is the row "
+			snprintf(msg, len, q->cell ? "the cell this question asks about does not exist here"
+			         : "the FlashAttention view holds no number for this question (is the row "
 			         "asked in the predicted step's query tile?)");
 			return -1;
 		}
@@ -324,7 +322,10 @@ const char *lesson_run_feedback(const struct lesson_run *run)
 	bool numeric = q->nchoices == 0 && read_answer_number(run->answer, &v) == 0;
 	for (int i = 0; i < q->nfeedback; i++) {
 		const struct lesson_feedback *f = &q->feedback[i];
-		double key = q->flash ? lesson_flash_value(q->flash, &run->live, f->slip) : f->value;
+		double key = q->flash ? lesson_flash_value(q->flash, &run->live, f->slip)
+		           : f->cell ? run->cell_slip[i < LESSON_CELL_SLIPS ? i : 0] : f->value;
+		if (f->cell && (i >= LESSON_CELL_SLIPS || !run->cell_ok))
+			continue;
 		if (numeric ? lesson_answer_near(q, v, key) : strcasecmp(f->key, run->answer) == 0)
 			return f->text;
 	}
@@ -335,6 +336,10 @@ bool lesson_run_expected(const struct lesson_run *run, double *out)
 {
 	const struct lesson_question *q = lesson_run_step(run)->question;
 	*out = q ? q->value : 0.0;
+	if (q && q->cell) { /* the cell's value at the last evaluation */
+		*out = run->cell_value;
+		return run->cell_ok;
+	}
 	if (!q || !q->flash)
 		return true;
 	if (!run->live.ok)
@@ -357,6 +362,11 @@ static bool hiding(const struct lesson_run *run)
 
 bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c)
 {
+	return lesson_run_hidden_at(run, 0, t, m, r, c);
+}
+
+bool lesson_run_hidden_at(const struct lesson_run *run, int layer, enum mha_tensor t, int m, int r, int c)
+{
 	if (!hiding(run))
 		return false;
 	const struct lesson_step *s = lesson_run_step(run);
@@ -365,7 +375,8 @@ bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, i
 		if (h->kind == LESSON_HIDE_STAGE && pipeline_stage_of(t) < PIPELINE_STAGE_COUNT &&
 		    pipeline_stage_of(t) >= h->stage)
 			return true;
-		if (h->kind == LESSON_HIDE_CELLS && h->ref.t == t && lesson_ref_contains(&h->ref, m, r, c))
+		if (h->kind == LESSON_HIDE_CELLS && lesson_ref_in_layer(&h->ref, t, layer) &&
+		    lesson_ref_contains(&h->ref, m, r, c))
 			return true;
 	}
 	return false;
@@ -395,11 +406,17 @@ bool lesson_run_counts_hidden(const struct lesson_run *run)
 
 bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c)
 {
+	return lesson_run_marked_at(run, 0, t, m, r, c);
+}
+
+bool lesson_run_marked_at(const struct lesson_run *run, int layer, enum mha_tensor t, int m, int r, int c)
+{
 	if (!run || !run->lesson)
 		return false;
 	const struct lesson_step *s = lesson_run_step(run);
 	for (int i = 0; i < s->nmarks; i++)
-		if (!s->marks[i].is_head && s->marks[i].ref.t == t && lesson_ref_contains(&s->marks[i].ref, m, r, c))
+		if (!s->marks[i].is_head && lesson_ref_in_layer(&s->marks[i].ref, t, layer) &&
+		    lesson_ref_contains(&s->marks[i].ref, m, r, c))
 			return true;
 	return false;
 }

@@ -23,7 +23,8 @@
 #include "lesson.h"
 #include "mha.h"
 
-enum { LESSON_STATUS_MAX = 200, LESSON_ANSWER_MAX = 32 };
+enum { LESSON_STATUS_MAX = 200, LESSON_ANSWER_MAX = 32,
+       LESSON_CELL_SLIPS = 8 /* @feedback cell lines a question may have */ };
 
 struct lesson_run {
 	const struct lesson *lesson;
@@ -41,14 +42,19 @@ struct lesson_run {
 	int conds_met;                /* how many conditions held */
 	char status[LESSON_STATUS_MAX];
 	/* the start of the step, for 'unchanged' goals: its inputs and what
-	 * they computed */
+	 * they computed, every layer */
 	struct mha_config ref_cfg;
 	struct mha_weights ref_w;
-	struct mha_acts ref;
+	struct mha_stack ref;
 	bool has_ref;
 	/* a live question's numbers (@answer flash ...), copied by the TUI from
 	 * the FlashAttention view's recording whenever it records */
 	struct lesson_flash_live live;
+	/* a cell question's numbers (@answer cell REF): REF's value and each
+	 * @feedback cell line's, read by every lesson_run_eval */
+	bool cell_ok;
+	double cell_value;
+	double cell_slip[LESSON_CELL_SLIPS];
 };
 
 /* Begin step i of l. When the step resets (lesson_step.resets) or force is
@@ -127,12 +133,18 @@ bool lesson_run_revealed(const struct lesson_run *run);
  * m is the head for S, P, O (else 0); r, c the cell; -1 for "any" (ask
  * about a whole head or row). */
 bool lesson_run_hidden(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);
+/* The same for that cell as the screen shows it in layer `layer` of a
+ * stack (lesson_run_hidden is layer 0's): "@hide layer 1 S₀[2,*]" hides
+ * it there only, x₁ in both layers that show it. */
+bool lesson_run_hidden_at(const struct lesson_run *run, int layer, enum mha_tensor t, int m, int r, int c);
 /* Is this stage hidden as a whole (draw a "?" panel instead)? */
 bool lesson_run_stage_hidden(const struct lesson_run *run, enum pipeline_stage s);
 /* Is the counts panel hidden? */
 bool lesson_run_counts_hidden(const struct lesson_run *run);
 /* Does the step highlight this cell (same m, r, c convention)? */
 bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);
+/* The same in layer `layer` (lesson_run_marked is layer 0's). */
+bool lesson_run_marked_at(const struct lesson_run *run, int layer, enum mha_tensor t, int m, int r, int c);
 /* Does the step highlight head h? */
 bool lesson_run_head_marked(const struct lesson_run *run, int h);
 

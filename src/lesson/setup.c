@@ -45,7 +45,8 @@ static int edit_cells(const struct lesson_edit *e, const struct mha_config *c,
                       struct mha_weights *w, char *msg, size_t len)
 {
 	char why[256];
-	float *p = input_data(w, e->ref.t);
+	/* its layer's matrix (W^Q .. W^O of that layer; X is every layer's) */
+	float *p = mha_tensor_info(e->ref.t)->input ? lesson_ref_data(&e->ref, c, w, NULL) : NULL;
 	if (!p || lesson_ref_check(&e->ref, c, why, sizeof why) != 0) {
 		snprintf(msg, len, "line %d: %s", e->line, p ? why : "not an input");
 		return -1;
@@ -108,6 +109,9 @@ static void set_field(struct mha_config *c, enum lesson_qty f, double v)
 	case LESSON_Q_CAUSAL: c->causal = iv != 0; break;
 	case LESSON_Q_TOP_K: c->top_k = iv; break;
 	case LESSON_Q_SCALE: c->scale = iv != 0; break;
+	case LESSON_Q_POS: c->pos = (enum mha_pos)iv; break;
+	case LESSON_Q_POS_OFFSET: c->pos_offset = iv; break;
+	case LESSON_Q_LAYERS: c->layers = iv; break;
 	case LESSON_Q_KV_TOKENS: c->m = iv; break;
 	default: break; /* the parser lets no other field through */
 	}
@@ -169,6 +173,8 @@ void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len)
 	case LESSON_EDIT_CONFIG:
 		if (e->field == LESSON_Q_CAUSAL || e->field == LESSON_Q_SCALE)
 			snprintf(buf, len, "%s %s", lesson_qty_name(e->field), e->value ? "on" : "off");
+		else if (e->field == LESSON_Q_POS)
+			snprintf(buf, len, "pos = %s", mha_pos_name((enum mha_pos)e->value));
 		else
 			snprintf(buf, len, "%s = %g", lesson_qty_name(e->field), e->value);
 		return;
@@ -313,8 +319,12 @@ int lesson_setup_resolve_config(const struct lesson_setup *base, const struct le
 	FIELD(LESSON_Q_D_MODEL, c.d);
 	FIELD(LESSON_Q_HEADS, c.h);
 	FIELD(LESSON_Q_TOP_K, c.top_k);
+	FIELD(LESSON_Q_POS_OFFSET, c.pos_offset);
+	FIELD(LESSON_Q_LAYERS, c.layers);
 	FIELD(LESSON_Q_KV_TOKENS, c.m);
 #undef FIELD
+	if (given & (1u << LESSON_Q_POS))
+		c.pos = (enum mha_pos)v[LESSON_Q_POS];
 	if (given & (1u << LESSON_Q_CAUSAL))
 		c.causal = v[LESSON_Q_CAUSAL] != 0;
 	if (given & (1u << LESSON_Q_SCALE))

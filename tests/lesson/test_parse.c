@@ -211,7 +211,7 @@ static void test_malformed_goal_is_reported(void **state)
 	                      "(P\u2080[row,column])");
 	test_parse_fails_with(HEAD "@step a\n@goal Zed[0][1] > 3\n",
 	                      "t.lesson:6: @goal: 'Zed' is not a tensor: use X, W^Q, W^K, W^V, W^O, "
-	                      "Q, K, V, S, P, O, Concat or Y");
+	                      "Q, K, V, S, P, O, Concat, Y, PE, P_pos, Q_rot, K_rot, X_kv or the stream x\u2081");
 }
 
 /* Directives read the one cell notation (the head as a subscript, or

@@ -132,7 +132,10 @@ static void test_wrong_answers_fit(void **state)
 				struct app *app = tui_check_open_at(&set, li, si);
 				char keys[80];
 				bool choice = q->nchoices > 0;
-				snprintf(keys, sizeof keys, "a%s%s", q->feedback[k].key, choice ? "" : "\n");
+				if (q->feedback[k].cell) /* a slip of a cell question: that cell's live value */
+					snprintf(keys, sizeof keys, "a%.6f\n", app->learn.run.cell_slip[k]);
+				else
+					snprintf(keys, sizeof keys, "a%s%s", q->feedback[k].key, choice ? "" : "\n");
 				app->now_ms = 0;
 				tui_check_keys(app, keys);
 				assert_true(app->learn.run.answered);

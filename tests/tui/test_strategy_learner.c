@@ -473,7 +473,7 @@ static double reading(const struct climber *cl)
 	for (int i = 0; i < n; i++, weight /= cl->ordered ? 3 : 1) {
 		const struct lesson_cond *g = &cl->step->goals[i];
 		char why[LESSON_STATUS_MAX];
-		bool ok = lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why);
+		bool ok = lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, app->stack.layer, why, sizeof why);
 		bool named = named_at < 0 && !ok && strcmp(why, first) == 0;
 		if (named)
 			named_at = i;
@@ -519,7 +519,7 @@ static bool wants_keys(const struct climber *cl)
 		const struct lesson_cond *g = &cl->step->goals[i];
 		char why[LESSON_STATUS_MAX];
 		if ((g->kind == LESSON_COND_QTY || g->kind == LESSON_COND_HEAD) &&
-		    !lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, &app->a, why, sizeof why))
+		    !lesson_cond_eval(g, &app->learn.run, &app->cfg, &app->w, app->stack.layer, why, sizeof why))
 			return true;
 	}
 	return false;

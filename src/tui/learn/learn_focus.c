@@ -45,6 +45,8 @@ void learn_point_at(struct app *app, const struct lesson_step *s)
 {
 	if (s->focus >= 0)
 		app->stage = (enum pipeline_stage)s->focus;
+	if (s->focus_layer >= 0) /* "@focus layer 1 Scores" */
+		app_layer_set(app, s->focus_layer);
 	/* every step starts at head 0 (or its highlighted head), its page in
 	 * view: a head picked in the step before would leave the cursors on a
 	 * head the text does not speak of */

@@ -80,7 +80,7 @@ static const struct lesson_run *shown_run(const struct app *app)
 bool learn_hidden(const struct app *app, enum mha_tensor t, int m, int r, int c)
 {
 	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_hidden(run, t, m, r, c);
+	return run && lesson_run_hidden_at(run, app->layer, t, m, r, c);
 }
 
 bool learn_stage_hidden(const struct app *app, enum pipeline_stage s)
@@ -111,7 +111,7 @@ bool learn_counts_hidden(const struct app *app)
 bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c)
 {
 	const struct lesson_run *run = shown_run(app);
-	return run && lesson_run_marked(run, t, m, r, c);
+	return run && lesson_run_marked_at(run, app->layer, t, m, r, c);
 }
 
 bool learn_head_marked(const struct app *app, int h)
