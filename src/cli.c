@@ -40,8 +40,9 @@ const char cli_usage[] =
 	"  mha-tui --eval [--model FILE] [--corpus DIR]\n"
 	"                                   the language model: train it on WordNet's glosses;\n"
 	"                                   its held-out loss beside baselines, and its heads\n"
-	"  mha-tui --dump json --text \"WORDS\" --model [FILE]\n"
+	"  mha-tui --dump json --text \"WORDS\" --model [FILE] [--generate N]\n"
 	"                                   a sentence through it: tokens, layers, top-5 next\n"
+
 	"  mha-tui --circuits MODEL [--json] [--position P]  circuits (doc/CIRCUITS.md)\n"
 	"  mha-tui --help | --version\n"
 	"\n"
@@ -72,7 +73,7 @@ const char cli_usage[] =
 	"                     tree, the installed data dir)\n"
 	"  --no-color         monochrome screen (also when NO_COLOR is set)\n"
 	"  --no-mouse         leave the mouse to the terminal (to select text)\n"
-	"  --model [FILE]     the language model (default the shipped one; $MHA_TUI_MODEL)\n"
+	"  --model [FILE]     the language model (default the shipped; $MHA_TUI_MODEL; W)\n"
 	"  --corpus DIR       WordNet 3.0's data files (default /usr/share/wordnet)\n"
 	"\n"
 	"exit status: 0 success, 1 failure (bad lesson or session file), 2 usage error\n";
@@ -191,7 +192,7 @@ static const struct flag flags[] = {
 	{ "--pos", true, true }, { "--pos-offset", true, true }, { "--kv-tokens", true, true },
 	{ "--kv-text", true, true },
 	{ "--model", false, false }, { "--corpus", true, false }, { "--eval", false, false },
-	{ "--vocab", true, false },
+	{ "--vocab", true, false }, { "--generate", true, false },
 	{ "--circuits", true, false }, { "--json", false, false }, { "--position", true, false },
 };
 
@@ -392,6 +393,8 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 				                   "shipped model)", "", "");
 		} else if (!strcmp(name, "--corpus")) {
 			out->lm.corpus = val;
+		} else if (!strcmp(name, "--generate")) {
+			rc = parse_int(name, val, 1, MHA_MAX_TOKENS, &out->lm.generate, msg, len);
 		} else if (!strcmp(name, "--vocab")) {
 			rc = parse_int(name, val, 3, 16384, &out->lm.vocab, msg, len);
 		} else if (!strcmp(name, "--eval")) {
@@ -444,9 +447,10 @@ int cli_parse(int argc, char **argv, struct cli *out, char *msg, size_t len)
 	if (!rc)
 		rc = check_lm_flags(out, msg, len);
 	if (rc || out->mode == CLI_TRAIN || out->mode == CLI_ABLATE || out->mode == CLI_EVAL ||
-	    out->lm.model_given)
+	    (out->lm.model_given && out->mode != CLI_TUI))
 		return rc; /* training checks its own shape (train_shape_check); cfg stays valid;
-		            * the language model has its own shape, and its tokenizer reads --text */
+		            * the language model has its own shape, and its tokenizer reads --text
+		            * (on the workbench, --text is the workbench's sentence as without --model) */
 	return finish_config(&gv, out, msg, len);
 }
 
@@ -499,8 +503,12 @@ static int check_lm_flags(const struct cli *out, char *msg, size_t len)
 		                   "--d-model, --heads, --layers%s%s", "", "");
 	if (out->mode == CLI_EVAL && (out->config_given || out->load || out->lesson || out->train.save))
 		return usage_error(msg, len, "--eval takes --model [FILE] and --corpus DIR only%s%s", "", "");
-	if (lm->model_given && out->mode != CLI_EVAL && out->mode != CLI_DUMP)
-		return usage_error(msg, len, "--model goes with --eval, or with --dump json --text \"WORDS\"%s%s", "", "");
+	if (lm->model_given && out->mode != CLI_EVAL && out->mode != CLI_DUMP && out->mode != CLI_TUI)
+		return usage_error(msg, len, "--model goes with --eval, --dump json --text \"WORDS\", or the workbench "
+		                   "(--text \"WORDS\", W)%s%s", "", "");
+	if (lm->generate && !(lm->model_given && out->mode == CLI_DUMP))
+		return usage_error(msg, len, "--generate N goes with --dump json --text \"WORDS\" --model [FILE]%s%s",
+		                   "", "");
 	if (lm->model_given && out->mode == CLI_DUMP) {
 		if (!out->text)
 			return usage_error(msg, len, "--dump json --model needs --text \"WORDS\": the sentence "

@@ -44,6 +44,7 @@ struct cli {
 		const char *model;   /* FILE, or NULL: the shipped one */
 		const char *corpus;  /* --corpus DIR (--train lm, --eval), or NULL: /usr/share/wordnet */
 		int vocab;           /* --vocab V (--train lm); 0: its default */
+		int generate;        /* --generate N (the model's dump): tokens generated after --text; 0: none */
 		const char *other;   /* the first configuration flag given other than --text, or NULL */
 	} lm;
 	struct cli_circuits {    /* --circuits MODEL [--json] [--position P] (doc/CIRCUITS.md) */

@@ -3,8 +3,11 @@
  * split it, each layer as the one-layer dump prints it (dump_json: its X
  * is the residual stream entering the layer, its output what the layer
  * adds to it), the stream the read-out reads, and the five most probable
- * next tokens at every position. Every number comes from src/train
- * (lm_forward); this file only formats.
+ * next tokens at every position; with --generate N, N tokens generated
+ * greedily after the text with a K/V cache a layer (lm_decode.c), each
+ * with its probability, the caches' bytes and the step's FLOPs. Every
+ * number comes from src/train (lm_forward, lm_decoder_*); this file only
+ * formats.
  */
 #include "dump.h"
 #include "lm.h"
@@ -67,8 +70,35 @@ static void put_next(FILE *f, const struct lm_vocab *v, const struct lm_batch *b
 	fputc(']', f);
 }
 
+/* "generated": count tokens after ids[0..n), greedy, a K/V cache a layer;
+ * -1 when the decoder cannot be made */
+static int put_generated(FILE *f, const struct train_model *m, const struct lm_vocab *v, const int *ids, int n,
+                         int count)
+{
+	struct lm_decoder dec;
+	char msg[256];
+	if (lm_decoder_alloc(&dec, m) != 0)
+		return -1;
+	lm_decoder_prefill(&dec, ids, n, msg, sizeof msg);
+	fputs(",\n\"generated\": [", f);
+	for (int k = 0; k < count; k++) {
+		double p;
+		int next = lm_decoder_pick(&dec, 0.0, 0, &p);
+		lm_decoder_push(&dec, next, msg, sizeof msg);
+		struct lm_decode_cost c = lm_decode_cost(m, dec.len - 1);
+		fputs(k ? ",\n  {\"token\": " : "{\"token\": ", f);
+		dump_put_string(f, v->word[next]);
+		fprintf(f, ", \"id\": %d, \"position\": %d, \"p\": %.9g, \"cache_bytes\": %lld, \"step_flops\": %lld, "
+		        "\"recompute_flops\": %lld, \"readout_flops\": %lld}", next, dec.len - 1, p, (long long)c.cache_bytes,
+		        (long long)c.step_flops, (long long)c.recompute_flops, (long long)c.readout_flops);
+	}
+	fputc(']', f);
+	lm_decoder_free(&dec);
+	return 0;
+}
+
 static int dump_text(const char *file, const struct train_model *m, const struct lm_vocab *v,
-                     const struct lm_meta *meta, const char *text, FILE *out, FILE *err)
+                     const struct lm_meta *meta, const char *text, int generate, FILE *out, FILE *err)
 {
 	int ids[MHA_MAX_TOKENS], tgt[MHA_MAX_TOKENS];
 	struct lm_piece pc[MHA_MAX_TOKENS];
@@ -76,6 +106,11 @@ static int dump_text(const char *file, const struct train_model *m, const struct
 	if (total < 1 || total > m->s.n) {
 		fprintf(err, "mha-tui: --text: %d tokens%s: the language model reads 1 to %d "
 		        "(words and punctuation marks count one each)\n", total, total ? "" : " (only blanks)", m->s.n);
+		return 1;
+	}
+	if (generate > m->s.n - total) {
+		fprintf(err, "mha-tui: --generate %d: the model was trained on %d tokens of context and the text has %d: "
+		        "at most %d more\n", generate, m->s.n, total, m->s.n - total);
 		return 1;
 	}
 	int n = lm_encode(v, text, ids, pc, total);
@@ -109,6 +144,12 @@ static int dump_text(const char *file, const struct train_model *m, const struct
 	fputs("],\n\"residual\": ", out);
 	dump_put_matrix(out, lm_stream_at(m, &bt, m->s.layers, 0), n, m->s.d, m->s.d);
 	put_next(out, v, &bt, n);
+	if (generate > 0 && put_generated(out, m, v, ids, n, generate) != 0) {
+		fprintf(err, "mha-tui: out of memory for the decoder\n");
+		lm_batch_free(&bt);
+		free(labels);
+		return 1;
+	}
 	fputs("}\n", out);
 	lm_batch_free(&bt);
 	free(labels);
@@ -119,7 +160,7 @@ static int dump_text(const char *file, const struct train_model *m, const struct
 	return 0;
 }
 
-int lm_dump_command(const char *model, const char *text, FILE *out, FILE *err)
+int lm_dump_command(const char *model, const char *text, int generate, FILE *out, FILE *err)
 {
 	char path[4200], msg[4400];
 	struct train_model m;
@@ -129,7 +170,7 @@ int lm_dump_command(const char *model, const char *text, FILE *out, FILE *err)
 		fprintf(err, "mha-tui: --model: %s\n", msg);
 		return 1;
 	}
-	int rc = dump_text(path, &m, &v, &meta, text, out, err);
+	int rc = dump_text(path, &m, &v, &meta, text, generate, out, err);
 	train_model_free(&m);
 	lm_vocab_free(&v);
 	return rc;

@@ -125,7 +125,7 @@ static int run_lm(const struct cli *cl);
 static int run_dump(const struct cli *cl)
 {
 	if (cl->lm.model_given)
-		return lm_dump_command(cl->lm.model, cl->text, stdout, stderr);
+		return lm_dump_command(cl->lm.model, cl->text, cl->lm.generate, stdout, stderr);
 	struct mha_config c;
 	struct mha_weights w;
 	struct mha_stack s;
@@ -235,8 +235,10 @@ static int run_tui(const struct cli *cl)
 		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
 		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
 		.no_mouse = cl->no_mouse,
-		.lesson = cl->lesson, .lessons_dir = cl->lessons_dir,
+		.lesson = cl->lesson, .lessons_dir = cl->lessons_dir, .lm_model = cl->lm.model,
 	};
+	if (cl->lm.model && lm_model_check(cl->lm.model, msg, sizeof msg) != 0)
+		return fail(1, msg); /* --model FILE that W could not open: said now, not on the screen later */
 	if (tui_check_terminal(msg, sizeof msg) != 0)
 		return fail(1, msg); /* before any file is touched: a run that cannot start changes nothing */
 	bool recovering = false;

@@ -219,6 +219,55 @@ struct mha_weights lm_layer_weights(const struct train_model *m, const struct lm
 /* The residual stream x_l (n, d) of sequence j of bt's last forward. */
 float *lm_stream_at(const struct train_model *m, const struct lm_batch *bt, int l, int j);
 
+/* ---- generating, a token at a time (lm_decode.c) ---- */
+
+/* The model as a decoder: a K/V cache a layer (the core's mha_decoder),
+ * the residual streams' rows so far, the last token's logits and
+ * probabilities. Reads m's weights and heads off at every push.
+ *
+ *     struct lm_decoder dec;  lm_decoder_alloc(&dec, &m);
+ *     lm_decoder_prefill(&dec, prompt, k, msg, len);      // tokens 0..k-1
+ *     int next = lm_decoder_pick(&dec, 0.0, seed, NULL);   // greedy
+ *     lm_decoder_push(&dec, next, msg, len);               // token k, ...
+ */
+struct lm_decoder {
+	const struct train_model *m;
+	int len;                                  /* tokens cached */
+	int cap;                                  /* the context the model was trained with: s.n */
+	int ids[MHA_MAX_TOKENS];                  /* the tokens so far */
+	struct mha_config c[TRAIN_MAX_LAYERS];    /* layer l as the core sees it, n = cap */
+	struct mha_weights w[TRAIN_MAX_LAYERS];   /* X: the stream x_l's rows; W's: the model's */
+	struct mha_decoder dec[TRAIN_MAX_LAYERS]; /* layer l's cache, its last query row and output */
+	float *xs;                                /* (L+1, cap, d) the streams x_0..x_L, rows 0..len-1 */
+	float *logits;                            /* (V) the last token's logits */
+	float *probs;                             /* (V) softmax(logits) */
+	float *mem;
+};
+int lm_decoder_alloc(struct lm_decoder *dec, const struct train_model *m);
+void lm_decoder_free(struct lm_decoder *dec);
+void lm_decoder_reset(struct lm_decoder *dec);
+/* Token id at position len, through every layer and the read-out; -1
+ * with msg when the context is full (len = s.n) or id is not a token. */
+int lm_decoder_push(struct lm_decoder *dec, int id, char *msg, size_t len);
+/* Reset, then the count prompt tokens pushed in order. */
+int lm_decoder_prefill(struct lm_decoder *dec, const int *ids, int count, char *msg, size_t len);
+/* The next token from the last logits: greedy (the most probable; ties:
+ * the lower id) when temperature <= 0, else drawn from
+ * softmax(logits / temperature) with lm_sample_uniform(seed, len). prob:
+ * its probability under that distribution (may be NULL). */
+int lm_decoder_pick(const struct lm_decoder *dec, double temperature, uint64_t seed, double *prob);
+/* The uniform in [0, 1) that decides position t's draw under seed. */
+double lm_sample_uniform(uint64_t seed, int t);
+/* Step t (0-based: the token at position t) over the whole stack. */
+struct lm_decode_cost {
+	int64_t step_flops;      /* every layer's decode step (mha_decode_cost) */
+	int64_t recompute_flops; /* every layer's causal pass over t+1 tokens */
+	int64_t readout_flops;   /* one row of logits and its softmax: the same either way */
+	int64_t cache_values;    /* K and V of every layer after the step */
+	int64_t cache_bytes;     /* as float32 */
+};
+struct lm_decode_cost lm_decode_cost(const struct train_model *m, int t);
+
 /* ---- the heads (lm_heads.c) ---- */
 
 enum lm_head_kind { LM_HEAD_PREVIOUS, LM_HEAD_FIRST, LM_HEAD_SAME, LM_HEAD_INDUCTION, LM_HEAD_SELF,

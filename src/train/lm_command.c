@@ -272,3 +272,18 @@ out:
 	lm_vocab_free(&v);
 	return rc;
 }
+
+int lm_model_check(const char *path, char *msg, size_t len)
+{
+	struct train_model m;
+	struct lm_vocab v;
+	struct lm_meta meta;
+	char where[4200], why[4400];
+	if (lm_model_open(path, where, sizeof where, &m, &v, &meta, why, sizeof why) != 0) {
+		snprintf(msg, len, "--model %.300s: %.3000s", path, why);
+		return -1;
+	}
+	train_model_free(&m);
+	lm_vocab_free(&v);
+	return 0;
+}

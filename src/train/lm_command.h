@@ -34,5 +34,8 @@ int lm_train_command(const struct lm_request *rq, FILE *out, FILE *err);
 int lm_eval_command(const struct lm_request *rq, FILE *out, FILE *err);
 /* The vocabulary's file for a model file: NAME.model -> NAME.vocab, else NAME.vocab. */
 void lm_vocab_path(const char *model_path, char *out, size_t len);
+/* Does the model file (and its vocabulary) load? 0, or -1 with
+ * "--model FILE: why" in msg. */
+int lm_model_check(const char *path, char *msg, size_t len);
 
 #endif

@@ -28,7 +28,10 @@
 static int help_rows(const struct app *app)
 {
 	const struct mode_ops *w = mode_workbench(app), *here = mode_base(app);
-	return action_count(w->keys) + (here != w ? action_count(here->keys) : 0) + 16;
+	int words = 0;
+	for (const struct mode_word *g = here->glossary; g && g->word; g++)
+		words += 3; /* a word's meaning wraps to 3 lines at the most, at 80 columns */
+	return action_count(w->keys) + (here != w ? action_count(here->keys) : 0) + words + 16;
 }
 
 unsigned help_key(struct app *app, int key)
@@ -59,15 +62,9 @@ unsigned help_key(struct app *app, int key)
 	return APP_REDRAW;
 }
 
-/* One row's lines under its keys, wrapped at textw. 0, or -1. */
-static int row_lines(const struct app *app, const struct action *row, int textw, struct lesson_text *out)
+/* A help line: keys (or a word) and text wrapped at textw under it. 0, or -1. */
+static int wrapped_lines(const char *keys, const char *help, int textw, struct lesson_text *out)
 {
-	const struct action *a = mode_target(app, row);
-	const char *keys = row->help_keys ? row->help_keys : a && a->help_keys && a->help_keys[0] ? a->help_keys
-	                 : a ? a->label : NULL;
-	const char *help = row->help ? row->help : a ? a->help : NULL;
-	if (!keys || !keys[0] || !help)
-		return 0; /* spoken for by the row above, or an action the app has not */
 	struct lesson_text w = { 0 };
 	int rc = lesson_wrap(&w, help, textw > 0 ? textw : 1, LESSON_LINE_PROSE, NULL, NULL);
 	for (int j = 0; rc == 0 && j < w.count; j++) {
@@ -77,6 +74,18 @@ static int row_lines(const struct app *app, const struct action *row, int textw,
 	}
 	lesson_text_free(&w);
 	return rc;
+}
+
+/* One row's lines under its keys, wrapped at textw. 0, or -1. */
+static int row_lines(const struct app *app, const struct action *row, int textw, struct lesson_text *out)
+{
+	const struct action *a = mode_target(app, row);
+	const char *keys = row->help_keys ? row->help_keys : a && a->help_keys && a->help_keys[0] ? a->help_keys
+	                 : a ? a->label : NULL;
+	const char *help = row->help ? row->help : a ? a->help : NULL;
+	if (!keys || !keys[0] || !help)
+		return 0; /* spoken for by the row above, or an action the app has not */
+	return wrapped_lines(keys, help, textw, out);
 }
 
 /* Does a `use` row of the workbench's table place opener a there? */
@@ -155,9 +164,18 @@ int help_lines(const struct app *app, int textw, struct lesson_text *out)
 	const struct mode_ops *w = mode_workbench(app), *here = mode_base(app);
 	if (here != w && view_lines(app, here, textw, out) != 0)
 		return -1; /* the keys of the view the help was opened over, first */
-	if (here != w && here->closed) {
+	if (here != w && here->glossary) {
+		/* the words on its screen, under its keys */
+		if (lesson_text_add(out, LESSON_LINE_TITLE, "Words on this screen", 0) != 0)
+			return -1;
+		for (const struct mode_word *g = here->glossary; g->word; g++)
+			if (wrapped_lines(g->word, g->meaning, textw, out) != 0)
+				return -1;
+	}
+	if (here != w && (here->closed || here->glossary)) {
 		/* a closed view lets only ? q w through (keys.c): the workbench's
-		 * other keys would do nothing here, so the help does not list them */
+		 * other keys would do nothing here, so the help does not list them;
+		 * a view with words of its own lists those in their place */
 		static const char *const through[] = { "help", "quit", "save" };
 		if (lesson_text_add(out, LESSON_LINE_TITLE, "Everywhere", 0) != 0)
 			return -1;
@@ -166,6 +184,9 @@ int help_lines(const struct app *app, int textw, struct lesson_text *out)
 			if (a && row_lines(app, a, textw, out) != 0)
 				return -1;
 		}
+		if (!here->closed && wrapped_lines("", "the workbench's other keys act on it under this screen: Esc, "
+		                                   "then ? lists them", textw, out) != 0)
+			return -1;
 		return 0;
 	}
 	/* the workbench's rows, by group; after a group's rows, the openers
@@ -209,7 +230,7 @@ void help_draw(const struct app *app, int rows, int cols)
 	/* the rule for shape changes, wrapped, at the bottom (6 lines at most) */
 	struct lesson_text rule = { 0 }, help = { 0 };
 	int width = cols - 4 < 159 ? cols - 4 : 159;
-	if (!mode_base(app)->closed) /* a closed view's keys change no shape */
+	if (!mode_base(app)->closed && !mode_base(app)->glossary) /* a closed view's keys change no shape */
 		lesson_wrap(&rule, shape_keep_rule, width > 0 ? width : 1, LESSON_LINE_PROSE, NULL, NULL);
 	int rule_lines = rule.count < 6 ? rule.count : 6;
 	int avail = h - 2 - rule_lines;

@@ -31,7 +31,8 @@
 	MODE(train_ablate_mode)   /* its ablation page (train_ablate.c) */                \
 	MODE(train_circuits_mode) /* its circuits page (train_circuits.c) */              \
 	MODE(analysis_view_mode)  /* head analysis (analysis_view.c) */               \
-	MODE(lm_view_mode)        /* your sentence through the language model (lm_view.c) */
+	MODE(lm_view_mode)        /* your sentence through the language model (lm_view.c) */ \
+	MODE(lm_gen_mode)         /* generating from it, a K/V cache a layer (lm_generate.c) */
 
 #define TUI_MODE_EXTERN(m) extern const struct mode_ops m;
 TUI_MODES(TUI_MODE_EXTERN)

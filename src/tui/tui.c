@@ -169,6 +169,7 @@ int tui_run(const struct tui_options *o)
 		return fail(msg);
 	app.save.session_path = o->session_path;
 	app.save.disk = disk;
+	app.lm_model = o->lm_model;
 	app.now_ms = term_now_ms();
 	struct lesson_set set;
 	memset(&set, 0, sizeof set);
@@ -281,8 +282,6 @@ int tui_run(const struct tui_options *o)
 	if (learn_quit(&app, say_on_exit, NULL) > 0 && rc == 0)
 		rc = 1; /* a lesson's edits or the progress lost: never a silent success */
 	char kept[4400];
-	if (o->model && !o->lesson)
-		mode_open_id(&app, "model"); /* when it cannot, the status line says why */
 	if (progress_refused(&app, progress_path, msg, sizeof msg)) {
 		snprintf(kept, sizeof kept, "progress not saved this run (the file is left untouched): %.4000s", msg);
 		report(0, kept);

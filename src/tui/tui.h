@@ -18,6 +18,7 @@ struct tui_options {
 	bool no_mouse;            /* --no-mouse: leave the mouse to the terminal (text selection) */
 	const char *lesson;       /* --lesson ID, or NULL */
 	bool model;               /* --text: open on the sentence through the language model (W) */
+	const char *lm_model;     /* --model FILE: the language model W opens, or NULL: the shipped one */
 	const char *lessons_dir;  /* --lessons-dir, or NULL */
 	const char *held;         /* the session another mha-tui has open (this run saves elsewhere), or NULL */
 	int holder;               /*   its pid, 0 when unknown */

@@ -282,7 +282,9 @@ expect_error 2 "--eval cannot be combined" --dump json --eval
 expect_error 2 "needs --text" --dump json --model
 expect_error 2 "--causal is not for the language model" --dump json --text "the dog" --model --causal
 expect_error 2 "--model cannot be combined with --grad" --dump json --text "the dog" --model --grad
-expect_error 2 "--model goes with" --model "$tmp/x.model"
+expect_error 2 "--model goes with" --train previous --model "$tmp/x.model"
+# the workbench's --model (W, --text): a file that does not load is said before the screen opens
+expect_error 1 "--model $tmp/x.model: $tmp/x.model" --text "the dog" --model "$tmp/x.model"
 expect_error 2 "--model needs a FILE" --eval --model=
 expect_error 2 "--corpus" --dump json --corpus /usr/share/wordnet
 expect_error 2 "--vocab goes with --train lm" --train induction --vocab 100
@@ -312,6 +314,19 @@ if [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && python3 "$here/check_lm_dump.py" "$tmp
 else
 	fail "--dump json --text --model: $(head -c 300 "$tmp/err")"
 fi
+# --generate N: greedy tokens after the text, a K/V cache a layer, against a
+# float64 forward that recomputes every row (check_lm_generate.py)
+run --dump json --text "the dog saw the cat and" --model --generate 3
+if [ $? -eq 0 ] && [ ! -s "$tmp/err" ] && python3 "$here/check_lm_generate.py" "$tmp/out" \
+	"${MHA_SOURCE_ROOT:?}/assets/lm.model"; then
+	pass
+else
+	fail "--dump json --model --generate: $(head -c 300 "$tmp/err")"
+fi
+expect_error 1 "at most 62 more" --dump json --text "the dog" --model --generate 63
+expect_error 2 "--generate N goes with" --generate 3
+expect_error 2 "--generate N goes with" --dump json --generate 3
+expect_error 2 "--generate" --dump json --text "the dog" --model --generate 0
 run --dump json --text "The zyzzyva's tail" --model
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["tokens"] != ["the","<unk>","\x27s","tail"] or d["words"][1] != "zyzzyva")' "$tmp/out"; then
 	pass

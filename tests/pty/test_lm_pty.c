@@ -5,7 +5,10 @@
  * the reference's (tests/fixtures/lm/next.txt: <doc> 0.304 first), x
  * switches the selected head off and the rows change (marked *), u brings
  * them back, Esc goes to the workbench holding the model's layer (d 64,
- * h 4), and q quits with status 0.
+ * h 4), and q quits with status 0. g opens the generation page: the
+ * prompt's last row and one generated step each equal the full forward,
+ * the caches grow by a row; Esc goes back to the view. With NO_COLOR the
+ * model comes by --model FILE ($MHA_TUI_MODEL pointing nowhere).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -61,10 +64,13 @@ static void wait_for(struct pty *p, const char *text, const char *what)
 
 static void run_at(int rows, int cols, bool no_color)
 {
+	/* with NO_COLOR the model comes by --model FILE (MHA_TUI_MODEL then points nowhere) */
 	const char *argv[] = { getenv("MHA_TUI") ? getenv("MHA_TUI") : "./mha-tui", "--text",
-	                       "the dog saw the cat and the dog ran", NULL };
+	                       "the dog saw the cat and the dog ran", no_color ? "--model" : NULL,
+	                       model_env + strlen("MHA_TUI_MODEL="), NULL };
 	struct pty *p = pty_start(argv, rows, cols,
-	                          (const char *const[]){ state_env, model_env, no_color ? "NO_COLOR=1" : "NO_COLOR", NULL });
+	                          (const char *const[]){ state_env, no_color ? "MHA_TUI_MODEL=/nonexistent/lm.model" : model_env,
+	                                                 no_color ? "NO_COLOR=1" : "NO_COLOR", NULL });
 	assert_non_null(p);
 	if (pty_wait_text(p, "next token after each position", START_MS) != 0)
 		fail_msg("%dx%d: the predictions are not on screen:\n%s", cols, rows, pty_screen(p));
@@ -76,6 +82,15 @@ static void run_at(int rows, int cols, bool no_color)
 	pty_char(p, 'u');
 	wait_for(p, "<doc> .304", "u");
 	assert_null(row_with(p, rows, "* 4 cat", NULL));
+	/* g: generate from the sentence, a token a step; each step equals the full forward */
+	pty_char(p, 'g');
+	wait_for(p, "= row 8 of the full forward over all 9 tokens", "g: the generation page");
+	wait_for(p, "K, V: 9 rows x 64 x 2 = 1,152 values", "g: the caches");
+	pty_char(p, 'l');
+	wait_for(p, "= row 9 of the full forward over all 10 tokens", "Right: one token more");
+	wait_for(p, "K, V: 10 rows x 64 x 2 = 1,280 values", "Right: the caches grow");
+	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
+	wait_for(p, "next token after each position", "Esc: back to the model's view");
 	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
 	wait_for(p, "d 64", "Esc: the workbench on the model's layer");
 	pty_char(p, 'q');

@@ -87,6 +87,19 @@ static void test_fewer_significant_digits_keep_the_exponent(void **state)
 	assert_null(strstr(fmt_sig(b, sizeof b, -NAN, 3), "nan"));
 }
 
+/* counts with thousands separators, as the generation page prints FLOPs */
+static void test_grouped_counts(void **state)
+{
+	(void)state;
+	char b[32];
+	assert_string_equal(fmt_grouped(b, sizeof b, 0), "0");
+	assert_string_equal(fmt_grouped(b, sizeof b, 999), "999");
+	assert_string_equal(fmt_grouped(b, sizeof b, 1000), "1,000");
+	assert_string_equal(fmt_grouped(b, sizeof b, 1089536), "1,089,536");
+	assert_string_equal(fmt_grouped(b, sizeof b, -123456), "-123,456");
+	assert_string_equal(fmt_grouped(b, 6, 1089536), "1,08"); /* cut short of the room, NUL kept */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +110,7 @@ int main(void)
 		cmocka_unit_test(test_a_mantissa_that_rounds_to_ten_moves_to_the_next_exponent),
 		cmocka_unit_test(test_nan_and_inf_never_print_nan),
 		cmocka_unit_test(test_fewer_significant_digits_keep_the_exponent),
+		cmocka_unit_test(test_grouped_counts),
 	};
 	return cmocka_run_group_tests_name("fmt", tests, NULL, NULL);
 }

@@ -121,27 +121,27 @@ static void test_each_head_its_gradient_and_layer_by_layer(void **state)
 	tui_check_keys(app, "G..");
 	draw_at(app, 24, 80);
 	expect_text("|grad|", "the gradient block");
-	expect_text("apart: L0 1.4", "heads apart after a random start");
+	expect_text("heads apart (0: copies): L0 1.4", "heads apart after a random start");
 	/* each head's row ends with the table's |grad| */
 	for (int i = 0; i < 4; i++) {
 		char label[8], value[16];
 		snprintf(label, sizeof label, "L%dH%d ", i / 2, i % 2);
 		const struct train_view *v = train_view_now(app);
-		snprintf(value, sizeof value, "%.3f", v->norms[(i / 2) * MHA_MAX_HEADS + i % 2]);
+		snprintf(value, sizeof value, "%.3f", v->now.norms[(i / 2) * MHA_MAX_HEADS + i % 2]);
 		const char *row = line_after(label);
 		assert_non_null(strstr(row, value));
 	}
 	assert_null(strstr(screen, "back    0    1")); /* not both at 80x24 */
 	tui_check_keys(app, "e"); /* each head alone in its layer, and all */
 	draw_at(app, 24, 80);
-	expect_text("alone L0 ", "each head alone");
+	expect_text("each head alone (held-out acc): L0 ", "each head alone, said in words");
 	expect_text(" all ", "the layer's heads together");
 	tui_check_keys(app, "v");
 	draw_at(app, 24, 80);
 	expect_text("ayer by layer: % ", "layer by layer after v");
 	expect_text("back    0    1  2-3  4-7 8-15  16+  mean", "the distance buckets of n = 32");
 	draw_at(app, 60, 200);
-	expect_text("Each head's own |grad|, a step  heads apart: L0 1.4", "both blocks at 200x60");
+	expect_text("|grad|  heads apart (0: copies): L0 1.4", "both blocks at 200x60");
 	expect_text("Layer by layer: % of attention this far back, on the probe", "both blocks at 200x60");
 	expect_text("L1H1 on the probe:", "the heatmaps beside the numbers");
 	/* s: a shared start, every head the same gradient */
@@ -149,14 +149,14 @@ static void test_each_head_its_gradient_and_layer_by_layer(void **state)
 	app->now_ms = 0;
 	assert_non_null(strstr(app->status, "shared start"));
 	draw_at(app, 24, 80);
-	expect_text("apart: L0 0.00 L1 0.00", "copies are 0.00 apart");
+	expect_text("(0: copies): L0 0.00 L1 0.00", "copies are 0.00 apart");
 	const struct train_view *v = train_view_now(app);
 	for (int l = 0; l < 2; l++)
-		assert_true(fabs(v->norms[l * MHA_MAX_HEADS] - v->norms[l * MHA_MAX_HEADS + 1]) <=
-		            1e-4 * v->norms[l * MHA_MAX_HEADS]);
+		assert_true(fabs(v->now.norms[l * MHA_MAX_HEADS] - v->now.norms[l * MHA_MAX_HEADS + 1]) <=
+		            1e-4 * v->now.norms[l * MHA_MAX_HEADS]);
 	tui_check_keys(app, "s");
 	draw_at(app, 24, 80);
-	expect_text("apart: L0 1.4", "a random start again");
+	expect_text("(0: copies): L0 1.4", "a random start again");
 	tui_check_close(app);
 }
 

@@ -167,6 +167,7 @@ struct app {
 	int heat_per_page;            /* as last drawn (for paging) */
 	int heat_scale;               /* the heatmaps' scale: 0 each head, 1 each row, 2 shared (heat_strip.c) */
 	bool help_open;               /* the help overlay is up (over any mode but a prompt) */
+	const char *lm_model;         /* --model FILE: the language model W opens (NULL: the shipped one) */
 	int help_scroll;              /* first help line shown */
 	char status[APP_STATUS_MAX];  /* message for the status line */
 	bool status_error;

@@ -102,6 +102,13 @@ bool action_has_key(const struct action *a, int key);
 /* The row of table bound to key, or NULL (`use` rows are mode_lookup's). */
 const struct action *action_lookup(const struct action *table, int key);
 
+/* A word a view's screen uses and what it means: the help lists them
+ * under the view's keys (mode_ops.glossary, ended by a row whose word is
+ * NULL). */
+struct mode_word {
+	const char *word, *meaning;
+};
+
 struct mode_ops {
 	const char *name;     /* "KV cache": the help's heading, tests, messages */
 	bool prompt;          /* a line being typed: every key, no mouse, returns to where it came from */
@@ -111,6 +118,8 @@ struct mode_ops {
 	bool closed;          /* only its own keys work in it (and ? q w, the mouse); else the
 	                       * workbench's keys it does not take act under it */
 	const struct mode_ops *back; /* where Esc returns (NULL: the workbench): a page of another view */
+	const struct mode_word *glossary; /* its screen's words, for the help; then the help lists
+	                                   * only the keys that pass through, not the workbench's */
 	size_t state_size;    /* its private state, zeroed on first use (mode_state), freed with the app */
 
 	/* hooks; any may be NULL */

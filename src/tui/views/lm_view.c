@@ -23,7 +23,9 @@
  * N's) is left alone.
  *
  * It does not save the model's edits (the session saves the bench as any
- * session: X, the layer's W's, the labels), nor decode on the model.
+ * session: X, the layer's W's, the labels). g opens the generation page
+ * (lm_generate.c), which decodes on this model as edited. The model is
+ * the shipped one, or --model FILE's (app->lm_model).
  */
 #include <curses.h>
 #include <stdio.h>
@@ -33,44 +35,15 @@
 #include "draw.h"
 #include "heatmap.h"
 #include "lm.h"
+#include "lm_view_int.h"
 #include "mode.h"
 #include "theme.h"
 #include "train.h"
 
 enum {
-	TOP = 5,            /* next tokens shown a position */
-	LINKS = 16,         /* layer changes remembered for undo */
 	WIDE_COLS = 150,    /* from here predictions and heads side by side */
 	PRED_WORD_W = 9,    /* a predicted token's column on narrow terminals */
 };
-
-/* A layer put on the bench: at which undo level, which layer. */
-struct lm_link { int undo, layer; };
-
-struct lm_view {
-	bool loaded;
-	char why[600];                       /* the model could not be loaded: why */
-	struct train_model m;                /* the shipped model, with the learner's edits */
-	struct lm_vocab v;
-	struct lm_meta meta;
-	struct lm_batch bt;                  /* one sequence: streams, layers' acts, probabilities */
-	int n, ids[MHA_MAX_TOKENS];
-	char typed[MHA_MAX_TOKENS][MHA_LABEL_MAX]; /* each token as typed (cut to a label) */
-	float x0[MHA_MAX_TOKENS * 256];      /* the stream entering layer 0 (n, d), as the learner left it */
-	struct lm_link link[LINKS];
-	int links;
-	bool live;                           /* the figures below are the bench's */
-	int layer;                           /* the layer the bench holds (when live) */
-	int top_id[MHA_MAX_TOKENS * TOP];
-	float top_p[MHA_MAX_TOKENS * TOP];
-	int base_id[MHA_MAX_TOKENS * TOP];   /* the model as shipped, on this sentence */
-	float base_p[MHA_MAX_TOKENS * TOP];
-	int sel_layer, sel_head;             /* the overview's selected head */
-	int scroll;                          /* first prediction row shown */
-	bool heads_page;                     /* narrow terminals: the overview instead of the predictions */
-};
-
-extern const struct mode_ops lm_view_mode;
 
 static void lm_done(void *state)
 {
@@ -83,12 +56,12 @@ static void lm_done(void *state)
 	s->loaded = false;
 }
 
-static bool load(struct lm_view *s)
+static bool load(const struct app *app, struct lm_view *s)
 {
 	if (s->loaded)
 		return true;
-	char path[4200], msg[4400];
-	if (lm_model_open(NULL, path, sizeof path, &s->m, &s->v, &s->meta, msg, sizeof msg) != 0) {
+	char msg[4400];
+	if (lm_model_open(app->lm_model, s->path, sizeof s->path, &s->m, &s->v, &s->meta, msg, sizeof msg) != 0) {
 		snprintf(s->why, sizeof s->why, "%.500s", msg);
 		return false;
 	}
@@ -192,7 +165,7 @@ static bool open_sentence(struct app *app, struct lm_view *s, const char *text)
 		snprintf(s->typed[i], MHA_LABEL_MAX, "%.*s", pc[i].len, text + pc[i].start);
 	/* the model as shipped: reloaded, so that edits of another sentence go */
 	lm_done(s);
-	if (!load(s))
+	if (!load(app, s))
 		return false;
 	lm_embed(&s->m, s->ids, s->n, s->x0);
 	lm_forward_from(&s->m, &s->bt, 0, s->n, s->x0);
@@ -205,6 +178,14 @@ static bool open_sentence(struct app *app, struct lm_view *s, const char *text)
 
 /* W: load the model, and put the workbench's sentence through it unless
  * the bench holds it already. */
+static bool lm_enter(struct app *app);
+
+bool lm_view_ready(struct app *app)
+{
+	const struct lm_view *s = mode_state_if(app, &lm_view_mode);
+	return (s && s->live) || (lm_enter(app) && (s = mode_state_if(app, &lm_view_mode)) && s->live);
+}
+
 static bool lm_enter(struct app *app)
 {
 	struct lm_view *s = mode_state(app, &lm_view_mode);
@@ -215,7 +196,7 @@ static bool lm_enter(struct app *app)
 		            "goes there first", mode_key_name(app, "leave"));
 		return false;
 	}
-	if (!load(s)) {
+	if (!load(app, s)) {
 		app_message(app, true, "no language model: %s", s->why);
 		return false;
 	}
@@ -295,8 +276,9 @@ static bool lm_status(const struct app *app, const struct frame *f, struct rect 
 	const struct lm_view *s = mode_state_if(app, &lm_view_mode);
 	char line[200];
 	if (s && s->live)
-		snprintf(line, sizeof line, "selected: layer %d head %d (%s); layer %d is on the workbench",
-		         s->sel_layer, s->sel_head, head_title(app, s, s->sel_layer, s->sel_head), s->layer);
+		snprintf(line, sizeof line, "selected: L%dH%d (%s); layer %d is on the workbench; %s: generate",
+		         s->sel_layer, s->sel_head, head_title(app, s, s->sel_layer, s->sel_head), s->layer,
+		         mode_key_name(app, "model-generate"));
 	else
 		snprintf(line, sizeof line, "the workbench no longer holds the model: %s puts the sentence through it",
 		         mode_key_name(app, "model"));
@@ -328,8 +310,7 @@ static int draw_tokens(const struct lm_view *s, int y, int x, int w, int bottom)
 	return y;
 }
 
-/* ".208" for 0.208, "1.00" */
-static void prob_text(char *out, size_t len, float p)
+void lm_prob_text(char *out, size_t len, float p)
 {
 	char v[16];
 	snprintf(v, sizeof v, "%.3f", (double)p);
@@ -364,7 +345,7 @@ static void draw_predictions(const struct app *app, const struct lm_view *s, int
 		int col = x + len;
 		for (int k = 0; k < TOP && col < x + w; k++) {
 			char p[16], item[48];
-			prob_text(p, sizeof p, s->top_p[i * TOP + k]);
+			lm_prob_text(p, sizeof p, s->top_p[i * TOP + k]);
 			snprintf(item, sizeof item, " %.*s %s", word_w, s->v.word[s->top_id[i * TOP + k]], p);
 			int iw = draw_width(item);
 			if (col + iw > x + w)
@@ -531,6 +512,16 @@ static unsigned lm_toggle_head(struct app *app)
 	return f | APP_REDRAW;
 }
 
+/* g: the generation page, on the model as it is now */
+static unsigned lm_generate(struct app *app)
+{
+	struct lm_view *s = mode_state(app, &lm_view_mode);
+	if (!s->live)
+		return 0;
+	mode_open(app, &lm_gen_mode);
+	return APP_REDRAW;
+}
+
 enum { FL = ACTION_BAR_BOTH };
 static const struct action lm_opener = {
 	.keys = { 'W' }, .label = "W", .name = "model", .help = "your sentence through the trained language model",
@@ -559,6 +550,8 @@ static const struct action lm_keys[] = {
 	  .id = "model-open", .bar = FL },
 	{ .keys = { 'x' }, .label = "x", .name = "head off/on", .help = "the selected head off / on: the "
 	  "predictions follow", .call = lm_toggle_head, .id = "model-head-toggle", .bar = FL },
+	{ .keys = { 'g' }, .label = "g", .name = "generate", .help = "generate from your sentence, a token a step "
+	  "with a K/V cache (greedy or sampled)", .call = lm_generate, .id = "model-generate", .bar = FL },
 	{ .use = "undo", .name = "undo", .help = "undo the last edit, head switched or layer put on the workbench",
 	  .bar = FL },
 	{ .keys = { 0 } },

@@ -43,30 +43,34 @@ static void bucket_label(char out[32], int b, int buckets)
 static int grad_block(const struct train_view *v, int y, int x, int w, int bottom, bool other)
 {
 	const struct train_shape *s = &v->m.s;
-	char apart[64] = "", wide[160], narrow[96], line[32];
+	const struct train_snap *a = train_view_shown(v);
+	int nhist = train_draw_history(v);
+	char apart[64] = "", wide[160], narrow[96], tiny[96], line[32];
 	for (int l = 0; l < s->layers; l++) {
 		size_t len = strlen(apart);
-		snprintf(apart + len, sizeof apart - len, " L%d %.2f", l, v->spread[l]);
+		snprintf(apart + len, sizeof apart - len, " L%d %.2f", l, a->spread[l]);
 	}
-	snprintf(wide, sizeof wide, "Each head's own |grad|, a step%s  heads apart:%s%s",
+	snprintf(wide, sizeof wide, "Each head's own |grad|, a step%s  how far apart its layer's heads are (0: copies):%s%s",
 	         v->shared ? " (shared start)" : "", apart, other ? "  v: layer by layer" : "");
-	snprintf(narrow, sizeof narrow, "%s |grad|  apart:%s", v->shared ? "shared start:" : "each head's", apart);
-	draw_put(y++, x, w, fitting(wide, narrow, w), theme_attr(ROLE_TITLE));
+	snprintf(narrow, sizeof narrow, "%s |grad|  heads apart (0: copies):%s", v->shared ? "shared start:" : "each head's",
+	         apart);
+	snprintf(tiny, sizeof tiny, "|grad|  apart:%s", apart);
+	draw_put(y++, x, w, fitting(wide, fitting(narrow, tiny, w), w), theme_attr(ROLE_TITLE));
 	float hi = 0;
 	for (int l = 0; l < s->layers; l++)
 		for (int i = 0; i < s->h; i++)
-			for (int t = 0; t < v->nhist; t++)
+			for (int t = 0; t < nhist; t++)
 				hi = v->grad[l * MHA_MAX_HEADS + i][t] > hi ? v->grad[l * MHA_MAX_HEADS + i][t] : hi;
 	for (int l = 0; l < s->layers; l++)
 		for (int i = 0; i < s->h && y < bottom; i++, y++) {
 			int k = l * MHA_MAX_HEADS + i;
-			attr_t a = v->m.head_off[l][i] ? theme_attr(ROLE_DIM) : theme_head_attr(i);
+			attr_t at = a->head_off[l][i] ? theme_attr(ROLE_DIM) : theme_head_attr(i);
 			snprintf(line, sizeof line, "L%dH%d", l, i);
-			draw_put(y, x, LABEL_W, line, a);
-			train_draw_sparkline(y, x + LABEL_W, w - LABEL_W - VALUE_W, v->grad[k], v->nhist, 0, hi);
-			snprintf(line, sizeof line, " %.3f", v->norms[k]);
-			int sw = v->nhist < w - LABEL_W - VALUE_W ? v->nhist : w - LABEL_W - VALUE_W;
-			draw_put(y, x + LABEL_W + (sw > 0 ? sw : 0), VALUE_W, line, a);
+			draw_put(y, x, LABEL_W, line, at);
+			train_draw_sparkline(y, x + LABEL_W, w - LABEL_W - VALUE_W, v->grad[k], nhist, 0, hi);
+			snprintf(line, sizeof line, " %.3f", a->norms[k]);
+			int sw = nhist < w - LABEL_W - VALUE_W ? nhist : w - LABEL_W - VALUE_W;
+			draw_put(y, x + LABEL_W + (sw > 0 ? sw : 0), VALUE_W, line, at);
 		}
 	return y;
 }
@@ -91,8 +95,8 @@ static int depth_block(const struct train_view *v, int y, int x, int w, int bott
 	draw_put(y++, x, w, line, theme_attr(ROLE_DIM));
 	for (int l = 0; l < s->layers; l++)
 		for (int i = 0; i < s->h && y < bottom; i++, y++) {
-			const struct train_head_distance *d = &v->dist[l * MHA_MAX_HEADS + i];
-			attr_t a = v->m.head_off[l][i] ? theme_attr(ROLE_DIM) : theme_head_attr(i);
+			const struct train_head_distance *d = &train_view_shown(v)->dist[l * MHA_MAX_HEADS + i];
+			attr_t a = train_view_shown(v)->head_off[l][i] ? theme_attr(ROLE_DIM) : theme_head_attr(i);
 			snprintf(line, sizeof line, "L%dH%d", l, i);
 			draw_put(y, x, LABEL_W - 1, line, a);
 			int peak = 0;

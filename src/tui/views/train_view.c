@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <curses.h>
+
 #include "draw.h"
 #include "mode.h"
 #include "theme.h"
@@ -49,35 +51,53 @@ static void probe_free(struct train_view *v)
 	v->probe_ok = false;
 }
 
-/* The analysis after steps: pattern scores, gradient norms, the probe. */
+const int train_speeds[TRAIN_SPEED_COUNT] = { 1, 2, 5, 20, 50, 100, 200, 500, 1000, 0 };
+
+const struct train_snap *train_view_shown(const struct train_view *v)
+{
+	return v->scrub >= 0 ? &v->seen : &v->now;
+}
+
+/* The analysis after steps: pattern scores, gradient norms, the probe,
+ * into v->now; kept in the record when its step is one the record keeps
+ * (so which steps are recorded never depends on the speed). */
 static void analyse(struct train_view *v)
 {
 	char msg[MHA_MSG_MAX];
-	train_probe_measures(&v->m, v->scores, v->dist); /* pattern scores and distances, one pass */
-	train_evaluate(&v->m, v->task, HELD_OUT, &v->held);
+	struct train_snap *a = &v->now;
+	a->step = trainer_steps(v->tr);
+	a->loss = v->nhist ? v->loss[v->nhist - 1] : 0;
+	a->acc = v->nhist ? v->acc[v->nhist - 1] : 0;
+	train_probe_measures(&v->m, a->scores, a->dist); /* pattern scores and distances, one pass */
+	train_evaluate(&v->m, v->task, HELD_OUT, &a->held);
 	v->importance_ok = false;
 	v->alone_ok = false;
-	/* the moment the head that solves the task appears (the phase change) */
-	for (int i = 0; i < v->m.s.h && v->formed_step < 0 && v->task->layer < v->m.s.layers; i++)
-		if (v->scores[(v->task->layer * MHA_MAX_HEADS + i) * TRAIN_PAT_COUNT + v->task->head] > v->task->want_score) {
-			v->formed_step = trainer_steps(v->tr);
-			v->formed_s = v->train_s;
-		}
-	trainer_head_grad_norms(v->tr, v->norms);
-	train_head_spread(&v->m, v->spread);
+	trainer_head_grad_norms(v->tr, a->norms);
+	train_head_spread(&v->m, a->spread);
+	memcpy(a->head_off, v->m.head_off, sizeof a->head_off);
 	probe_free(v);
 	v->probe_ok = true;
-	for (int l = 0; l < v->m.s.layers && v->probe_ok; l++) {
+	const struct train_shape *s = &v->m.s;
+	size_t nn = (size_t)s->n * (size_t)s->n;
+	for (int l = 0; l < s->layers && v->probe_ok; l++) {
 		v->probe_ok = train_layer_workbench(&v->m, l, &v->pc[l], &v->pw[l], msg, sizeof msg) == MHA_OK &&
 		              mha_acts_alloc(&v->pa[l], &v->pc[l]) == MHA_OK;
-		if (v->probe_ok)
+		if (v->probe_ok) {
 			mha_forward(&v->pc[l], &v->pw[l], &v->pa[l]);
+			memcpy(a->probe + (size_t)l * s->h * nn, v->pa[l].weights, (size_t)s->h * nn * sizeof *a->probe);
+		}
 	}
+	a->probe_ok = v->probe_ok;
+	train_record_put(&v->rec, a); /* and the marks: the phase change */
 }
 
 static void model_free(struct train_view *v)
 {
 	probe_free(v);
+	train_record_free(&v->rec);
+	free(v->now.probe);
+	free(v->seen.probe);
+	v->now.probe = v->seen.probe = NULL;
 	trainer_destroy(v->tr);
 	v->tr = NULL;
 	if (v->m.params)
@@ -101,10 +121,25 @@ static bool model_start(struct app *app, struct train_view *v)
 		train_model_free(&v->m);
 		return false;
 	}
+	/* the record: a head type has formed when a head scores above the
+	 * task's threshold for the task's own type, above 0.4 (what the best
+	 * column names) for the others */
+	double thr[TRAIN_PAT_COUNT];
+	for (int p = 0; p < TRAIN_PAT_COUNT; p++)
+		thr[p] = p == (int)v->task->head ? v->task->want_score : TRAIN_HEAD_CLEAR;
+	size_t probe = (size_t)s.layers * s.h * s.n * s.n;
+	v->now.probe = malloc(probe * sizeof *v->now.probe);
+	v->seen.probe = malloc(probe * sizeof *v->seen.probe);
+	if (!v->now.probe || !v->seen.probe || train_record_init(&v->rec, &s, thr) != 0) {
+		app_message(app, true, "training: out of memory");
+		model_free(v);
+		return false;
+	}
 	v->nhist = 0;
 	v->train_s = 0;
-	v->formed_step = -1;
 	v->running = false;
+	v->scrub = -1;
+	v->pace_ms = -1;
 	v->layer = v->task->layer < s.layers ? v->task->layer : 0;
 	v->sel = 0;
 	analyse(v);
@@ -124,6 +159,9 @@ static bool train_enter(struct app *app)
 		app_message(app, true, "training: out of memory");
 		return false;
 	}
+	/* in a lesson slow enough to watch the loss fall, unless chosen */
+	if (!v->speed_chosen)
+		v->speed = app->learn.active ? TRAIN_SPEED_LESSON : TRAIN_SPEED_COUNT - 1;
 	if (v->task)
 		return true;
 	v->task = train_task_get(TRAIN_INDUCTION);
@@ -152,14 +190,20 @@ static void train_done(void *state)
 	model_free(state);
 }
 
-static void steps(struct train_view *v, int count, double budget_s)
+/* Up to count steps, within budget_s of training when it is > 0; each
+ * step the record keeps is analysed as it is trained, and the last one
+ * after the lot. Returns the steps trained. */
+static long steps(struct train_view *v, long count, double budget_s)
 {
 	double t0 = train_view_seconds();
-	for (int k = 0; k < count; k++) {
+	long k = 0;
+	bool fresh = false; /* the last step analysed already */
+	while (k < count) {
 		struct train_stats st;
 		double a = train_view_seconds();
 		trainer_step(v->tr, &st);
 		v->train_s += train_view_seconds() - a;
+		k++;
 		if (v->nhist == TRAIN_HIST) {
 			memmove(v->loss, v->loss + 1, (TRAIN_HIST - 1) * sizeof *v->loss);
 			memmove(v->acc, v->acc + 1, (TRAIN_HIST - 1) * sizeof *v->acc);
@@ -173,19 +217,44 @@ static void steps(struct train_view *v, int count, double budget_s)
 			v->grad[i][v->nhist] = (float)norms[i];
 		v->loss[v->nhist] = (float)st.loss;
 		v->acc[v->nhist++] = (float)st.accuracy;
+		long step = trainer_steps(v->tr);
+		train_record_loss(&v->rec, step, st.loss);
+		fresh = train_record_wants(&v->rec, step);
+		if (fresh)
+			analyse(v);
 		if (budget_s > 0 && train_view_seconds() - t0 > budget_s)
 			break;
 	}
-	analyse(v);
+	if (!fresh)
+		analyse(v);
+	return k;
 }
 
-/* The loop's pause: train for a slice of time while the screen shows and runs. */
+/* The loop's pause: train while the screen shows and runs, at the chosen
+ * speed on the app's clock (app->now_ms, which the tests set), else for a
+ * slice of time. The pace never changes what is trained, only when. */
 static bool train_idle(struct app *app)
 {
 	struct train_view *v = mode_state_if(app, &train_mode);
 	if (!v || !v->running || app->mode != &train_mode)
 		return false;
-	steps(v, 1 << 20, TRAIN_SLICE_MS / 1000.0);
+	int rate = train_speeds[v->speed];
+	if (rate == 0) {
+		steps(v, 1 << 20, TRAIN_SLICE_MS / 1000.0);
+		return true;
+	}
+	/* steps owed since the pace began; more than a second's worth (keys
+	 * held, another view) starts the pace again rather than catching up
+	 * in a burst */
+	long due = v->pace_ms < 0 ? -1 : (long)((app->now_ms - v->pace_ms) * rate / 1000) - v->pace_done;
+	if (due < 0 || due > rate + 1) {
+		v->pace_ms = app->now_ms;
+		v->pace_done = 0;
+		return false;
+	}
+	if (due == 0)
+		return false;
+	v->pace_done += steps(v, due, TRAIN_SLICE_MS / 1000.0);
 	return true;
 }
 
@@ -197,7 +266,13 @@ static struct train_view *tv(struct app *app)
 
 static unsigned run_pause(struct app *app)
 {
-	tv(app)->running = !tv(app)->running;
+	struct train_view *v = tv(app);
+	v->running = !v->running;
+	v->pace_ms = -1;
+	if (v->running && v->scrub >= 0) {
+		v->scrub = -1;
+		app_message(app, false, "back to now: step %ld, running", trainer_steps(v->tr));
+	}
 	return APP_REDRAW;
 }
 
@@ -205,8 +280,94 @@ static unsigned one_step(struct app *app)
 {
 	struct train_view *v = tv(app);
 	v->running = false;
+	v->scrub = -1;
 	steps(v, 1, 0);
 	return APP_REDRAW;
+}
+
+/* The speed as the screen says it: "20 steps/s", "full speed". */
+static void speed_text(char *out, size_t len, int speed)
+{
+	if (train_speeds[speed])
+		snprintf(out, len, "%d step%s/s", train_speeds[speed], train_speeds[speed] > 1 ? "s" : "");
+	else
+		snprintf(out, len, "full speed");
+}
+
+static unsigned speed_by(struct app *app, int by)
+{
+	struct train_view *v = tv(app);
+	int s = v->speed + by;
+	s = s < 0 ? 0 : s >= TRAIN_SPEED_COUNT ? TRAIN_SPEED_COUNT - 1 : s;
+	char text[32];
+	speed_text(text, sizeof text, s);
+	if (s == v->speed)
+		app_message(app, false, "already %s: %s goes the other way", text,
+		            mode_key_name(app, by > 0 ? "train-slower" : "train-faster"));
+	else
+		app_message(app, false, "speed: %s (the numbers are the same at any speed)", text);
+	v->speed = s;
+	v->speed_chosen = true;
+	v->pace_ms = -1;
+	return APP_REDRAW;
+}
+
+static unsigned faster(struct app *app)
+{
+	return speed_by(app, 1);
+}
+
+static unsigned slower(struct app *app)
+{
+	return speed_by(app, -1);
+}
+
+/* Scrubbing: the recorded snapshot k shown (k past the last: now). */
+static unsigned scrub_to(struct app *app, int k)
+{
+	struct train_view *v = tv(app);
+	if (v->rec.count == 0)
+		return APP_REDRAW;
+	v->running = false;
+	if (k >= v->rec.count || (k == v->rec.count - 1 && v->rec.steps[k] == trainer_steps(v->tr))) {
+		v->scrub = -1;
+		app_message(app, false, "now: step %ld (%s runs on)", trainer_steps(v->tr), mode_key_name(app, "train-run"));
+		return APP_REDRAW;
+	}
+	v->scrub = k < 0 ? 0 : k;
+	train_record_get(&v->rec, v->scrub, &v->seen);
+	return APP_REDRAW;
+}
+
+static unsigned scrub_back(struct app *app)
+{
+	struct train_view *v = tv(app);
+	int k = v->scrub >= 0 ? v->scrub - 1 : train_record_find(&v->rec, trainer_steps(v->tr));
+	/* from now, the last recorded step before it */
+	if (v->scrub < 0 && k > 0 && v->rec.steps[k] == trainer_steps(v->tr))
+		k--;
+	return scrub_to(app, k);
+}
+
+static unsigned scrub_forward(struct app *app)
+{
+	struct train_view *v = tv(app);
+	if (v->scrub < 0) {
+		app_message(app, false, "this is now: %s goes back through the recorded steps",
+		            mode_key_name(app, "train-back"));
+		return APP_REDRAW;
+	}
+	return scrub_to(app, v->scrub + 1);
+}
+
+static unsigned scrub_first(struct app *app)
+{
+	return scrub_to(app, 0);
+}
+
+static unsigned scrub_now(struct app *app)
+{
+	return scrub_to(app, tv(app)->rec.count);
 }
 
 static unsigned restart(struct app *app)
@@ -231,7 +392,10 @@ static unsigned shared_start(struct app *app)
 
 static unsigned depth_first(struct app *app)
 {
-	tv(app)->depth_first = !tv(app)->depth_first;
+	struct train_view *v = tv(app);
+	v->depth_first = !v->depth_first;
+	app_message(app, false, "%s first under the head table when only one block fits (both show when the "
+	            "screen has room)", v->depth_first ? "layer by layer" : "each head's |grad|");
 	return APP_REDRAW;
 }
 
@@ -247,6 +411,8 @@ static unsigned next_layer(struct app *app)
 {
 	struct train_view *v = tv(app);
 	v->layer = (v->layer + 1) % v->m.s.layers;
+	app_message(app, false, "heatmaps of layer L%d when only one layer's fit (both show when the screen has room)",
+	            v->layer);
 	return APP_REDRAW;
 }
 
@@ -265,8 +431,9 @@ static unsigned head_off(struct app *app)
 	int l = v->sel / v->m.s.h, i = v->sel % v->m.s.h;
 	v->m.head_off[l][i] = !v->m.head_off[l][i];
 	analyse(v);
+	v->scrub = -1;
 	app_message(app, false, "L%dH%d %s: held-out accuracy %.2f", l, i, v->m.head_off[l][i] ? "off" : "on",
-	            v->held.accuracy);
+	            v->now.held.accuracy);
 	return APP_REDRAW;
 }
 
@@ -380,9 +547,9 @@ static const struct action train_keys[] = {
 	{ .keys = { 'x' }, .label = "x", .name = "off/on", .help = "the selected head off / on in the model",
 	  .bar = FL, .call = head_off, .id = "train-head-off" },
 	{ .keys = { 'i' }, .label = "i", .name = "importance", .help = "each head's importance (held-out loss)",
-	  .bar = FL, .call = importance, .id = "train-importance" },
+	  .bar = MORE, .call = importance, .id = "train-importance" },
 	{ .keys = { 'o' }, .label = "o", .name = "workbench", .help = "the shown layer on the probe, into the workbench",
-	  .bar = FL, .call = to_workbench, .id = "train-workbench" },
+	  .bar = MORE, .call = to_workbench, .id = "train-workbench" },
 	{ .keys = { 'r' }, .label = "r", .name = "restart", .help = "restart with the next seed", .bar = MORE,
 	  .call = restart, .id = "train-restart" },
 	{ .keys = { 's' }, .label = "s", .name = "shared start", .help = "a shared start: heads begin as copies",
@@ -399,11 +566,52 @@ static const struct action train_keys[] = {
 	  .bar = MORE, .call = ablation, .id = "train-ablation" },
 	{ .keys = { 'k' }, .label = "k", .name = "circuits", .help = "circuits: what each head reads and writes",
 	  .bar = FL, .call = circuits, .id = "train-circuits" },
+	{ .keys = { '+', '=' }, .label = "+", .name = "speed", .help = "faster / slower: steps a second, from 1 to full speed",
+	  .help_keys = "+ -", .bar_keys = "+-", .bar = FL, .call = faster, .id = "train-faster" },
+	{ .keys = { '-', '_' }, .label = "-", .name = "slower", .help = "slower", .help_keys = "", .call = slower,
+	  .id = "train-slower" },
+	{ .keys = { '[', KEY_LEFT }, .label = "[", .name = "back/on", .help = "back / on through the recorded run "
+	  "(Left Right too)", .help_keys = "[ ]", .bar_keys = "[]", .bar = FL, .call = scrub_back,
+	  .id = "train-back" },
+	{ .keys = { ']', KEY_RIGHT }, .label = "]", .name = "on", .help = "on", .help_keys = "", .call = scrub_forward,
+	  .id = "train-on" },
+	{ .keys = { '{', KEY_HOME }, .label = "{", .name = "first", .help = "the first recorded step / now (Home End)",
+	  .help_keys = "{ }", .bar = MORE, .bar_keys = "{}", .call = scrub_first, .id = "train-first" },
+	{ .keys = { '}', KEY_END }, .label = "}", .name = "now", .help = "now", .help_keys = "", .call = scrub_now,
+	  .id = "train-now" },
 	{ .keys = { 0 } },
+};
+
+/* The screen's words, for the help (?). */
+static const struct mode_word train_words[] = {
+	{ "L0H1", "head 1 of layer 0 (the first layer); heads and layers count from 0" },
+	{ "the probe", "16 fixed sequences of random tokens, each repeated once; the scores, distances and "
+	  "heatmaps are measured on them, never trained on" },
+	{ "prev 1st", "a head's mean attention on the probe to the token before (prev), to the first token (1st)" },
+	{ "self", "to itself" },
+	{ "dup", "to an earlier copy of its own token (a duplicate)" },
+	{ "ind", "to the token right after that earlier copy: what an induction head copies" },
+	{ "|grad|", "the size of the head's share of the step's gradient (its W^Q, W^K, W^V columns, W^O rows)" },
+	{ "best", "the pattern the head follows most, when it scores over .40; - when none does" },
+	{ "imp", "importance (i): how much the held-out loss rises with the head switched off" },
+	{ "held-out", "sequences never trained on: the loss and accuracy that show what the model learnt" },
+	{ "alone L0", "e: held-out accuracy with only that head on in layer 0 (the other layer as it is); "
+	  "all: every head on" },
+	{ "heads apart", "how different a layer's heads are: 0 for copies (s, a shared start), about 1.41 for "
+	  "two random starts" },
+	{ "back 0 1 ..", "how much of a head's attention lands that many tokens back, on the probe" },
+	{ "loss chart", "the batch loss of every step so far, step 1 at the left on a log scale so the first steps "
+	  "and the drop both show" },
+	{ "^ind 140", "the step a head of that kind first scored over its threshold (the task's own head: the "
+	  "task's; others .40)" },
+	{ "recorded", "[ ] went back to a snapshot kept during the run: every 4th step while the run is short, "
+	  "then evenly spaced (64 at most); } returns to now" },
+	{ NULL, NULL },
 };
 
 const struct mode_ops train_mode = {
 	.name = "training",
+	.glossary = train_words,
 	.opener = &train_opener,
 	.keys = train_keys,
 	.state_size = sizeof(struct train_view),

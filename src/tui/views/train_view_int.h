@@ -16,6 +16,7 @@
 #include "app.h"
 #include "layout.h"
 #include "mode.h"
+#include "record.h"
 #include "train.h"
 
 enum { TRAIN_HIST = 512 };             /* steps of history the sparklines show */
@@ -26,6 +27,11 @@ enum { TRAIN_SLICE_MS = 80 };          /* training in one of the loop's pauses *
  * (train_ablate.c), its circuits page (train_circuits.c). */
 extern const struct mode_ops train_mode, train_ablate_mode, train_circuits_mode;
 
+/* The speeds + and - step through, in steps a second; 0: as fast as the
+ * machine trains (slices of TRAIN_SLICE_MS). */
+enum { TRAIN_SPEED_COUNT = 10, TRAIN_SPEED_LESSON = 3 }; /* 20 steps/s in a lesson */
+extern const int train_speeds[TRAIN_SPEED_COUNT];
+
 struct train_view {
 	const struct train_task *task;
 	struct train_model m;
@@ -33,30 +39,34 @@ struct train_view {
 	uint64_t seed;
 	bool shared;                    /* a shared start: each layer's heads begin as copies of head 0 */
 	bool running;
+	int speed;                      /* index into train_speeds */
+	bool speed_chosen;              /* by + or -: a lesson's default no longer applies */
+	long long pace_ms;              /* the paced run's start on the app's clock (-1: not started) */
+	long pace_done;                 /*   and the steps trained since */
 	int layer;                      /* the layer whose heatmaps show (when not both fit) */
 	bool depth_first;               /* v: layer by layer before the gradients when not both fit */
 	double train_s;                 /* seconds spent in steps */
 	float loss[TRAIN_HIST], acc[TRAIN_HIST]; /* each batch's, the last TRAIN_HIST steps */
 	float grad[TRAIN_HEADS][TRAIN_HIST];     /* each head's |grad| (all four slices), the same steps */
 	int nhist;
-	double scores[TRAIN_HEADS * TRAIN_PAT_COUNT];
-	double norms[TRAIN_HEADS];
-	struct train_head_distance dist[TRAIN_HEADS]; /* how far back each head looks on the probe */
-	double spread[TRAIN_MAX_LAYERS];  /* how far apart each layer's heads are (0: copies) */
+	struct train_snap now;          /* the analysis as of the last step (its probe: the model's) */
+	struct train_record rec;        /* the run so far, for scrubbing back and the whole-run loss */
+	int scrub;                      /* the recorded snapshot shown, or -1: now */
+	struct train_snap seen;         /*   that snapshot, unpacked */
 	struct mha_config pc[TRAIN_MAX_LAYERS]; /* the probe through each layer */
 	struct mha_weights pw[TRAIN_MAX_LAYERS];
 	struct mha_acts pa[TRAIN_MAX_LAYERS];
 	bool probe_ok;
-	struct train_stats held;        /* on held-out sequences, as of the last analysis */
 	int sel;                        /* the selected head, layer * h + head (h, x) */
 	double importance[TRAIN_HEADS];
 	bool importance_ok;             /* computed (i) since the last change */
 	double alone[TRAIN_HEADS];      /* held-out accuracy with each head alone in its layer (e) */
 	double together[TRAIN_MAX_LAYERS]; /*   and with the layer's heads as they are */
 	bool alone_ok;                  /* computed (e) since the last change */
-	long formed_step;               /* when the task's head first scored above its threshold, or -1 */
-	double formed_s;                /*   after this much training */
 };
+
+/* What the screen draws: the recorded step scrubbed to, else now. */
+const struct train_snap *train_view_shown(const struct train_view *v);
 
 /* train_view.c: seconds on a monotonic clock; the ablation page's a (back
  * to the training screen); the layout both pages draw in. */
@@ -77,5 +87,13 @@ void train_draw_sparkline(int y, int x, int w, const float *vals, int n, float l
  * by layer, how far back its heads look; as much as fits (v picks which
  * first). Returns the next free row (train_heads_view.c). */
 int train_draw_heads_apart(const struct train_view *v, int y, int x, int w, int bottom);
+/* How many of the last steps' sparkline values belong at or before the
+ * shown step (all of them when not scrubbing) (train_draw.c). */
+int train_draw_history(const struct train_view *v);
+/* The whole run's loss on a log-step axis, with a mark where each head
+ * type formed and the shown step marked when scrubbing, from row y: rows
+ * of the chart, then the marks, then the axis. Returns the next row
+ * (train_chart.c). */
+int train_draw_run_loss(const struct train_view *v, int y, int x, int w, int rows, int bottom);
 
 #endif

@@ -5,6 +5,7 @@
  * No curses here.
  */
 #include "fmt.h"
+#include <inttypes.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -96,5 +97,20 @@ char *fmt_bytes(char *buf, size_t len, int64_t bytes)
 		snprintf(buf, len, "%.0f %s", v, unit[u]);
 	else
 		snprintf(buf, len, v >= 10.0 ? "%.1f %s" : "%.3g %s", v, unit[u]);
+	return buf;
+}
+
+char *fmt_grouped(char *buf, size_t len, int64_t v)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof digits, "%" PRId64, v), lead = digits[0] == '-';
+	size_t o = 0;
+	for (int i = 0; i < n && o + 2 < len; i++) {
+		if (i > lead && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	if (len > 0)
+		buf[o < len ? o : len - 1] = '\0';
 	return buf;
 }

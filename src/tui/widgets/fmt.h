@@ -28,4 +28,7 @@ char *fmt_full(char *buf, size_t len, float v);
  * Returns buf. */
 char *fmt_bytes(char *buf, size_t len, int64_t bytes);
 
+/* A count with thousands separators: "1,089,536". Returns buf. */
+char *fmt_grouped(char *buf, size_t len, int64_t v);
+
 #endif
