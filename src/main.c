@@ -61,17 +61,6 @@ static int open_inputs(const struct cli *cl, struct mha_config *c, struct mha_we
 	return 0;
 }
 
-/* The workbench (and its screen as text) does not show these settings
- * yet: exit 2, saying where to see them. */
-static int workbench_refuses(const struct mha_config *c, const char *context)
-{
-	char why[MHA_MSG_MAX], msg[MHA_MSG_MAX + 64];
-	if (tui_shows(c, why, sizeof why))
-		return 0;
-	snprintf(msg, sizeof msg, "%s%s%s", context ? context : "", context ? ": " : "", why);
-	return fail(2, msg);
-}
-
 /* What an export writes, for write_output: the script or the picture
  * from a finished forward pass, or the screen (txt). */
 struct export_job {
@@ -151,13 +140,8 @@ static int run_dump(const struct cli *cl)
 	int rc = open_inputs(cl, &c, &w);
 	if (rc)
 		return rc;
-	if (cl->mode == CLI_EXPORT && !strcmp(cl->export_format, "txt")) {
-		if ((rc = workbench_refuses(&c, "--export txt")) != 0) {
-			mha_weights_free(&w);
-			return rc;
-		}
+	if (cl->mode == CLI_EXPORT && !strcmp(cl->export_format, "txt"))
 		return write_export(&(struct export_job){ cl, &c, &w, NULL });
-	}
 	if (mha_stack_alloc(&s, &c) != MHA_OK) {
 		mha_weights_free(&w);
 		return fail(1, "out of memory for the activations");
@@ -174,9 +158,9 @@ static int run_dump(const struct cli *cl)
 	return rc;
 }
 
-/* --text in the workbench: the sentence's session (labels and X) is
- * written where the workbench saves, and opened from there, as a fresh
- * configuration would start anew. */
+/* --text or --kv-text in the workbench: the sentences' session (labels,
+ * X and X_kv) is written where the workbench saves, and opened from there,
+ * as a fresh configuration would start anew. */
 static int start_with_text(const struct cli *cl, struct tui_options *o, char *msg, size_t len)
 {
 	struct mha_config c;
@@ -247,11 +231,6 @@ static int run_tui(const struct cli *cl)
 	char path[4096], owner[4096], claimed[4096], msg[MHA_MSG_MAX + 8192];
 	const char *held = NULL;
 	struct replace_plan plan = { .of = NULL };
-	if (cl->config_given && !cl->load) {
-		int rc = workbench_refuses(&cl->cfg, NULL);
-		if (rc)
-			return rc;
-	}
 	struct tui_options o = {
 		.cfg = cl->cfg, .config_given = cl->config_given, .load = cl->load,
 		.no_color = cl->no_color || (getenv("NO_COLOR") && getenv("NO_COLOR")[0]),
@@ -291,11 +270,13 @@ static int run_tui(const struct cli *cl)
 				return 1;
 		}
 	}
-	if (cl->text) {
+	if (cl->text || cl->kv_text) {
 		int rc = start_with_text(cl, &o, msg, sizeof msg);
 		if (rc)
 			return rc;
-		o.model = true;
+		/* one sentence goes through the language model; a sentence with a
+		 * source (cross-attention) stays on the workbench, which shows both */
+		o.model = cl->text && cl->cfg.m == 0;
 	}
 	int rc = tui_run(&o);
 	if (cl->load && o.session_path == owner && !held)

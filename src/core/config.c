@@ -151,8 +151,10 @@ struct mha_counts mha_counts(const struct mha_config *c)
 	/* every layer as layer 0 but PE added once; x_l+1 = x_l + Y: n d adds a layer */
 	k.flops_stack = layers * (k.flops_total - pe_add) + pe_add + layers * n * d;
 	k.kv_cache_per_token = 2 * g * dk;
-	/* one head of full dimension (h = g = 1, dk = d): 6nd^2 + 2n^2d + 5n^2 + 2n^2d + 2nd^2 */
-	k.flops_one_full_head = 8 * n * d * d + 4 * n * n * d + 5 * n * n;
+	/* one head of full dimension (h = g = 1, dk = d), the same n queries and
+	 * nk keys: 2nd^2 + 4 nk d^2 + 2 n nk d + 5 n nk + 2 n nk d + 2nd^2
+	 * (nk = n: 8nd^2 + 4n^2 d + 5n^2) */
+	k.flops_one_full_head = 4 * n * d * d + 4 * nk * d * d + 4 * n * nk * d + 5 * n * nk;
 	count_sparse(c, &k);
 	return k;
 }

@@ -150,14 +150,26 @@ char *notation_ref(char *buf, size_t len, enum mha_tensor t, const struct notati
 char *notation_cell(char *buf, size_t len, const struct cell *c, const char (*labels)[MHA_LABEL_MAX], int n,
                     bool utf8)
 {
+	return notation_cell_cross(buf, len, c, labels, n, NULL, 0, utf8);
+}
+
+char *notation_cell_cross(char *buf, size_t len, const struct cell *c, const char (*labels)[MHA_LABEL_MAX], int n,
+                          const char (*kv_labels)[MHA_LABEL_MAX], int m, bool utf8)
+{
 	char name[64], rl[MHA_LABEL_MAX + 48] = "", cl[MHA_LABEL_MAX + 48] = "";
 	notation_matrix(name, sizeof name, c->t, c->m, utf8);
+	/* the keys' axis is the source's with cross-attention: rows of X_kv,
+	 * K, V (and K rotated), columns of S and P */
+	bool kv = m > 0 && kv_labels;
+	bool row_kv = kv && (c->t == MHA_T_XKV || c->t == MHA_T_K || c->t == MHA_T_V || c->t == MHA_T_KROT);
+	const char (*rows)[MHA_LABEL_MAX] = row_kv ? kv_labels : labels, (*cols)[MHA_LABEL_MAX] = kv ? kv_labels : labels;
+	int nr = row_kv ? m : n, nc = kv ? m : n;
 	/* the plain word: the index before it already tells a repeated word
 	 * apart ("P₀[0 the, 4 the]") */
-	if (labels && notation_row_is_token(c->t) && c->r >= 0 && c->r < n)
-		snprintf(rl, sizeof rl, " %s", labels[c->r]);
-	if (labels && notation_col_is_token(c->t) && c->c >= 0 && c->c < n)
-		snprintf(cl, sizeof cl, " %s", labels[c->c]);
+	if (rows && notation_row_is_token(c->t) && c->r >= 0 && c->r < nr)
+		snprintf(rl, sizeof rl, " %s", rows[c->r]);
+	if (cols && notation_col_is_token(c->t) && c->c >= 0 && c->c < nc)
+		snprintf(cl, sizeof cl, " %s", cols[c->c]);
 	bool any = rl[0] || cl[0];
 	snprintf(buf, len, "%s[%d%s,%s%d%s]", name, c->r, rl, any ? " " : "", c->c, cl);
 	return buf;

@@ -71,6 +71,11 @@ char *notation_ref(char *buf, size_t len, enum mha_tensor t, const struct notati
  * "X[1 cat, 0]" (the index tells a repeated word apart). Returns buf. */
 char *notation_cell(char *buf, size_t len, const struct cell *c, const char (*labels)[MHA_LABEL_MAX], int n,
                     bool utf8);
+/* The same with cross-attention's source: the tokens of the keys' axis
+ * (rows of X_kv, K, V, K_rot; columns of S and P) are kv_labels' (m of
+ * them) when m > 0: "P₀[2 cat, 0 le]". */
+char *notation_cell_cross(char *buf, size_t len, const struct cell *c, const char (*labels)[MHA_LABEL_MAX], int n,
+                          const char (*kv_labels)[MHA_LABEL_MAX], int m, bool utf8);
 
 /* Rows [r0, r1) x columns [c0, c1) of matrix m (a dependency): "S₀[2,*]",
  * "Q[2,0..3]" (a full span is "*"). Returns buf. */

@@ -1,6 +1,6 @@
 /*
  * edit.c - one edit line, as @set and @solution write them ("W^Q[4,0] =
- * 12", "X *= 2", "heads = 8", "head 2 off", "answer b"), parsed
+ * 12", "X *= 2", "heads = 8", "head 2 off", "pad 4 on", "answer b"), parsed
  * into a struct lesson_edit. Applying edits is setup.c's.
  */
 #include "lesson_int.h"
@@ -13,23 +13,26 @@
 #include <string.h>
 #include <strings.h>
 
-static int parse_head_state(const char *p, int *head, bool *off, char *why, size_t len)
+/* "H off" / "H on" after what ("head": H a head; "pad": H a key token). */
+static int parse_head_state(const char *p, const char *what, int *head, bool *off, char *why, size_t len)
 {
 	long long h;
 	p = lesson_skip_blanks(p);
-	if (lesson_parse_int(p, &p, &h) != 0 || h < 0 || h >= MHA_MAX_HEADS) {
-		snprintf(why, len, "expected 'head H off' or 'head H on' with H a head number");
+	bool pad = !strcmp(what, "pad");
+	if (lesson_parse_int(p, &p, &h) != 0 || h < 0 || h >= (pad ? MHA_MAX_TOKENS : MHA_MAX_HEADS)) {
+		snprintf(why, len, "expected '%s %s off' or '%s %s on' with %s a %s number", what, pad ? "T" : "H", what,
+		         pad ? "T" : "H", pad ? "T" : "H", pad ? "key token" : "head");
 		return -1;
 	}
 	p = lesson_skip_blanks(p);
 	bool is_off = !strncmp(p, "off", 3), is_on = !strncmp(p, "on", 2);
 	if (!is_off && !is_on) {
-		snprintf(why, len, "expected 'off' or 'on' after the head number");
+		snprintf(why, len, "expected 'off' or 'on' after the %s number", pad ? "token" : "head");
 		return -1;
 	}
 	p = lesson_skip_blanks(p + (is_off ? 3 : 2));
 	if (*p) {
-		snprintf(why, len, "unexpected '%.20s' after 'head %lld %s'", p, h, is_off ? "off" : "on");
+		snprintf(why, len, "unexpected '%.20s' after '%s %lld %s'", p, what, h, is_off ? "off" : "on");
 		return -1;
 	}
 	*head = (int)h;
@@ -45,7 +48,11 @@ int lesson_parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena 
 	const char *after = lesson_read_word(p, word, sizeof word);
 	if (!strcmp(word, "head")) {
 		e->kind = LESSON_EDIT_HEAD;
-		return parse_head_state(after, &e->head, &e->off, why, len);
+		return parse_head_state(after, word, &e->head, &e->off, why, len);
+	}
+	if (!strcmp(word, "pad")) {
+		e->kind = LESSON_EDIT_PAD;
+		return parse_head_state(after, word, &e->head, &e->off, why, len);
 	}
 	if (!strcmp(word, "answer")) {
 		after = lesson_skip_blanks(after);

@@ -54,6 +54,7 @@ enum lesson_qty {
 	LESSON_Q_TOKENS, LESSON_Q_D_MODEL, LESSON_Q_HEADS, LESSON_Q_KV_HEADS, LESSON_Q_D_K,
 	LESSON_Q_CAUSAL, LESSON_Q_TOP_K, LESSON_Q_SCALE, LESSON_Q_SEED,
 	LESSON_Q_POS, LESSON_Q_POS_OFFSET, LESSON_Q_LAYERS, /* pos reads none|learned|sinusoidal|rope */
+	LESSON_Q_KV_TOKENS, /* cross-attention's source tokens M (0: self-attention) */
 	LESSON_Q_CONFIG_COUNT,
 	LESSON_Q_HEADS_OFF = LESSON_Q_CONFIG_COUNT,
 	LESSON_Q_PARAMS, LESSON_Q_PARAMS_WQ, LESSON_Q_PARAMS_WK, LESSON_Q_PARAMS_WV,
@@ -88,6 +89,7 @@ enum lesson_edit_kind {
 	LESSON_EDIT_SCALE,  /* REF *= v: every cell of ref is multiplied by v */
 	LESSON_EDIT_CONFIG, /* FIELD = v: a configuration field (shapes may change) */
 	LESSON_EDIT_HEAD,   /* head H off | on */
+	LESSON_EDIT_PAD,    /* pad T on | off: key token T padding, or not (head: T, off: not padding) */
 	LESSON_EDIT_ANSWER, /* answer TEXT: the learner's answer (solutions only) */
 };
 
@@ -97,8 +99,8 @@ struct lesson_edit {
 	struct lesson_ref ref;   /* SET, SCALE */
 	double value;            /* SET: the value; SCALE: the factor; CONFIG: the field's value */
 	enum lesson_qty field;   /* CONFIG */
-	int head;                /* HEAD */
-	bool off;                /* HEAD */
+	int head;                /* HEAD; PAD: the key token */
+	bool off;                /* HEAD; PAD: true for "off", not padding */
 	const char *answer;      /* ANSWER */
 };
 
@@ -226,6 +228,8 @@ struct lesson_setup {
 	int config_line;
 	const char **labels;               /* @labels, or NULL */
 	int nlabels, labels_line;
+	const char **kv_labels;            /* @kv_labels: the source's (X_kv's), or NULL */
+	int nkv_labels, kv_labels_line;
 	struct lesson_op *ops;
 	int nops;
 };

@@ -24,7 +24,7 @@ int lesson_stage_by_name(const char *text)
 
 static const char *const qty_names[LESSON_Q_COUNT] = {
 	"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed",
-	"pos", "pos_offset", "layers", "heads_off", "params", "params_wq", "params_wk", "params_wv", "params_wo", "flops",
+	"pos", "pos_offset", "layers", "kv_tokens", "heads_off", "params", "params_wq", "params_wk", "params_wv", "params_wo", "flops",
 	"flops_projection", "flops_scores", "flops_softmax", "flops_weighted_sum",
 	"flops_output", "flops_one_full_head", "kv_cache",
 };
@@ -65,6 +65,7 @@ long long lesson_qty_value(const struct mha_config *c, enum lesson_qty q)
 	case LESSON_Q_POS: return c->pos;
 	case LESSON_Q_POS_OFFSET: return c->pos_offset;
 	case LESSON_Q_LAYERS: return c->layers;
+	case LESSON_Q_KV_TOKENS: return c->m;
 	case LESSON_Q_HEADS_OFF:
 		for (int i = 0; i < c->h && i < MHA_MAX_HEADS; i++)
 			off += c->head_off[i];

@@ -203,6 +203,7 @@ static const struct directive {
 	{ "lesson", d_lesson, HEADER }, { "title", d_title, HEADER },
 	{ "objective", d_objective, HEADER }, { "step", d_step, ANYWHERE },
 	{ "config", lesson_d_config, ANYWHERE }, { "labels", lesson_d_labels, ANYWHERE },
+	{ "kv_labels", lesson_d_kv_labels, ANYWHERE },
 	{ "matrix", lesson_d_matrix, ANYWHERE }, { "end", lesson_d_end, ANYWHERE },
 	{ "preset", lesson_d_preset, ANYWHERE }, { "fill", lesson_d_fill, ANYWHERE },
 	{ "embed", lesson_d_embed, ANYWHERE }, { "set", lesson_d_set, ANYWHERE },

@@ -24,7 +24,7 @@ void lesson_d_config(struct parser *ps, const char *arg)
 	su->config_line = ps->line;
 	static const char *const fields[LESSON_Q_CONFIG_COUNT] = {
 		"tokens", "d_model", "heads", "kv_heads", "d_k", "causal", "top_k", "scale", "seed",
-		"pos", "pos_offset", "layers",
+		"pos", "pos_offset", "layers", "kv_tokens",
 	};
 	const char *p = lesson_skip_blanks(arg);
 	if (!*p)
@@ -41,7 +41,7 @@ void lesson_d_config(struct parser *ps, const char *arg)
 				lesson_parser_err(ps, ps->line, "@config: unknown field '%s': did you mean %s?", name, near);
 			else
 				lesson_parser_err(ps, ps->line, "@config: unknown field '%.24s': fields are tokens, d_model, "
-				    "heads, kv_heads, d_k, causal, top_k, scale, seed, pos, pos_offset, layers", name);
+				    "heads, kv_heads, d_k, causal, top_k, scale, seed, pos, pos_offset, layers, kv_tokens", name);
 			return;
 		}
 		double v;
@@ -58,32 +58,46 @@ void lesson_d_config(struct parser *ps, const char *arg)
 	}
 }
 
-void lesson_d_labels(struct parser *ps, const char *arg)
+/* @labels (the queries' tokens, X) or @kv_labels (the source's, X_kv):
+ * one word a token into *labels, *n of them, capacity *cap. */
+static void read_labels(struct parser *ps, const char *arg, const char *what, const char ***labels, int *count,
+                        int *line, int *cap)
 {
-	struct caps *caps;
-	struct lesson_setup *su = lesson_parser_setup(ps, &caps);
-	if (su->labels_line)
-		lesson_parser_err(ps, ps->line, "@labels given twice here (first at line %d)", su->labels_line);
-	su->labels_line = ps->line;
-	su->nlabels = 0;
+	if (*line)
+		lesson_parser_err(ps, ps->line, "@%s given twice here (first at line %d)", what, *line);
+	*line = ps->line;
+	*count = 0;
 	for (const char *p = lesson_skip_blanks(arg); *p; p = lesson_skip_blanks(p)) {
 		size_t n = strcspn(p, " \t");
 		if (n >= MHA_LABEL_MAX) {
 			lesson_parser_err(ps, ps->line, "label '%.20s' is too long: at most %d bytes", p, MHA_LABEL_MAX - 1);
 			return;
 		}
-		if (su->nlabels >= MHA_MAX_TOKENS) {
+		if (*count >= MHA_MAX_TOKENS) {
 			lesson_parser_err(ps, ps->line, "more than %d labels", MHA_MAX_TOKENS);
 			return;
 		}
-		const char **slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)&su->labels, &su->nlabels,
-		                                        &caps->labels, sizeof *slot));
+		const char **slot = lesson_parser_need(ps, lesson_arena_push(ps->a, (void **)labels, count, cap, sizeof *slot));
 		if (!slot || !(*slot = lesson_parser_need(ps, lesson_arena_strndup(ps->a, p, n))))
 			return;
 		p += n;
 	}
-	if (su->nlabels == 0)
-		lesson_parser_err(ps, ps->line, "@labels needs one word per token");
+	if (*count == 0)
+		lesson_parser_err(ps, ps->line, "@%s needs one word per token", what);
+}
+
+void lesson_d_labels(struct parser *ps, const char *arg)
+{
+	struct caps *caps;
+	struct lesson_setup *su = lesson_parser_setup(ps, &caps);
+	read_labels(ps, arg, "labels", &su->labels, &su->nlabels, &su->labels_line, &caps->labels);
+}
+
+void lesson_d_kv_labels(struct parser *ps, const char *arg)
+{
+	struct caps *caps;
+	struct lesson_setup *su = lesson_parser_setup(ps, &caps);
+	read_labels(ps, arg, "kv_labels", &su->kv_labels, &su->nkv_labels, &su->kv_labels_line, &caps->kv_labels);
 }
 
 static struct lesson_op *new_op(struct parser *ps, enum lesson_op_kind kind)

@@ -11,7 +11,7 @@
 #include "lesson_int.h"
 
 struct caps { /* capacities of the arrays being grown */
-	int ops, labels, marks, goals, hints, solution, hides, choices, feedback;
+	int ops, labels, kv_labels, marks, goals, hints, solution, hides, choices, feedback;
 };
 
 struct parser {
@@ -53,6 +53,7 @@ struct lesson_setup *lesson_parser_setup(struct parser *ps, struct caps **caps);
  * set-up directives (parse_setup.c): */
 void lesson_d_config(struct parser *ps, const char *arg);
 void lesson_d_labels(struct parser *ps, const char *arg);
+void lesson_d_kv_labels(struct parser *ps, const char *arg);
 void lesson_d_matrix(struct parser *ps, const char *arg);
 void lesson_d_end(struct parser *ps, const char *arg);
 void lesson_d_preset(struct parser *ps, const char *arg);

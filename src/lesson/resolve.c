@@ -54,6 +54,9 @@ static void check_op(struct parser *ps, const struct lesson_op *op, const struct
 		if (op->edit.kind == LESSON_EDIT_HEAD && op->edit.head >= c->h)
 			lesson_parser_err(ps, op->line, "@set: head %d does not exist: there are %d heads (0..%d)",
 			    op->edit.head, c->h, c->h - 1);
+		else if (op->edit.kind == LESSON_EDIT_PAD && op->edit.head >= mha_keys(c))
+			lesson_parser_err(ps, op->line, "@set: key token %d does not exist: there are %d keys (0..%d)",
+			    op->edit.head, mha_keys(c), mha_keys(c) - 1);
 		else if ((op->edit.kind == LESSON_EDIT_SET || op->edit.kind == LESSON_EDIT_SCALE) &&
 		         lesson_ref_check(&op->edit.ref, c, why, sizeof why) != 0)
 			lesson_parser_err(ps, op->line, "@set: %s", why);
@@ -249,6 +252,10 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 		    s->id);
 		ps->base_labels_bad |= lab == &l->base; /* once is enough */
 	}
+	const struct lesson_setup *kv = s->setup.kv_labels ? &s->setup : &l->base;
+	if (kv->kv_labels && kv->nkv_labels != s->cfg.m)
+		lesson_parser_err(ps, kv->kv_labels_line, "%d kv_labels for kv_tokens %d in step '%s'", kv->nkv_labels,
+		                  s->cfg.m, s->id);
 	/* each base operation is reported once, for the first step it fails in */
 	for (int i = 0; i < l->base.nops; i++) {
 		bool rep = false;
@@ -280,7 +287,7 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 		check_cond(ps, s, &s->goals[i]);
 	if (s->ngoals == 0 && (s->nhints || s->nsolution))
 		lesson_parser_err(ps, s->line, "step '%s' has hints or a solution but no @goal", s->id);
-	s->resets = s->setup.given || s->setup.labels || s->setup.nops || s->ngoals > 0;
+	s->resets = s->setup.given || s->setup.labels || s->setup.kv_labels || s->setup.nops || s->ngoals > 0;
 	l->nexercises += s->ngoals > 0;
 }
 

@@ -79,6 +79,17 @@ static int edit_one(const struct lesson_edit *e, struct mha_config *c, struct mh
 		}
 		c->head_off[e->head] = e->off;
 		return 0;
+	case LESSON_EDIT_PAD:
+		if (e->head >= mha_keys(c)) {
+			snprintf(msg, len, "line %d: key token %d does not exist: there are %d keys (0..%d)", e->line,
+			         e->head, mha_keys(c), mha_keys(c) - 1);
+			return -1;
+		}
+		if (e->off)
+			c->pad &= ~((uint64_t)1 << e->head);
+		else
+			c->pad |= (uint64_t)1 << e->head;
+		return 0;
 	case LESSON_EDIT_CONFIG:
 	case LESSON_EDIT_ANSWER:
 		break;
@@ -101,6 +112,7 @@ static void set_field(struct mha_config *c, enum lesson_qty f, double v)
 	case LESSON_Q_POS: c->pos = (enum mha_pos)iv; break;
 	case LESSON_Q_POS_OFFSET: c->pos_offset = iv; break;
 	case LESSON_Q_LAYERS: c->layers = iv; break;
+	case LESSON_Q_KV_TOKENS: c->m = iv; break;
 	default: break; /* the parser lets no other field through */
 	}
 }
@@ -129,7 +141,7 @@ int lesson_edits_apply(const struct lesson_edit *e, int n, struct mha_config *c,
 		return -1;
 	}
 	bool shape = nc.n != c->n || nc.d != c->d || nc.h != c->h || nc.g != c->g || nc.dk != c->dk ||
-	             nc.layers != c->layers;
+	             nc.layers != c->layers || nc.m != c->m;
 	if (shape) {
 		mha_weights_init(&nw, &nc, c->seed);
 		mha_weights_default_labels(&nw, &nc);
@@ -169,6 +181,9 @@ void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len)
 		return;
 	case LESSON_EDIT_HEAD:
 		snprintf(buf, len, "head %d %s", e->head, e->off ? "off" : "on");
+		return;
+	case LESSON_EDIT_PAD:
+		snprintf(buf, len, "pad %d %s", e->head, e->off ? "off" : "on");
 		return;
 	case LESSON_EDIT_ANSWER:
 		snprintf(buf, len, "answer %s", e->answer);
@@ -255,6 +270,14 @@ int lesson_step_setup(const struct lesson *l, int i, struct mha_config *c, struc
 	const struct lesson_setup *lab = s->setup.labels ? &s->setup : &l->base;
 	for (int k = 0; k < lab->nlabels && k < nc.n; k++)
 		snprintf(nw.labels[k], MHA_LABEL_MAX, "%s", lab->labels[k]);
+	/* the source's words, and each one's row of X_kv from the core's table
+	 * (a word has the same row in X and X_kv); @matrix X_kv may follow */
+	const struct lesson_setup *kv = s->setup.kv_labels ? &s->setup : &l->base;
+	if (kv->kv_labels && nc.m > 0) {
+		for (int k = 0; k < kv->nkv_labels && k < nc.m; k++)
+			snprintf(nw.kv_labels[k], MHA_LABEL_MAX, "%s", kv->kv_labels[k]);
+		mha_embed_kv_words(&nw, &nc, nc.seed);
+	}
 	char why[256];
 	const struct lesson_setup *layers[2] = { &l->base, &s->setup };
 	for (int ly = 0; ly < 2; ly++) {
@@ -299,6 +322,7 @@ int lesson_setup_resolve_config(const struct lesson_setup *base, const struct le
 	FIELD(LESSON_Q_TOP_K, c.top_k);
 	FIELD(LESSON_Q_POS_OFFSET, c.pos_offset);
 	FIELD(LESSON_Q_LAYERS, c.layers);
+	FIELD(LESSON_Q_KV_TOKENS, c.m);
 #undef FIELD
 	if (given & (1u << LESSON_Q_POS))
 		c.pos = (enum mha_pos)v[LESSON_Q_POS];

@@ -21,7 +21,8 @@ const char *const lesson_key_actions[] = {
 	"nudge-up", "nudge-down", "matrix-scale", "heads-more", "heads-less", "causal", "scale",
 	"dk-more", "dk-less", "kv-more", "kv-less", "tokens-more", "tokens-less", "topk-more",
 	"topk-less", "head-toggle", "stage-next", "save", "quit", "help", "kv-cache", "train", "flash", "masks", "decode",
-	"positions", "shift", "shuffle", "layer-next", "layer-prev", "layers-more", "layers-less", NULL,
+	"positions", "shift", "shuffle", "layer-next", "layer-prev", "layers-more", "layers-less",
+	"source", NULL,
 };
 
 /* What a placeholder reads as when the TUI gives no key (the checker, the

@@ -245,11 +245,17 @@ static void bench_evaluate(void *ctx, struct train_stats *st)
 
 /* Head i's mean scores on the workbench's P (weights: (h, n, n)), a token
  * being its label: a repeated word is a duplicate and the word after its
- * earlier copy an induction key. */
+ * earlier copy an induction key. With cross-attention (P n x m) none is
+ * scored: each pattern relates a token to its own sentence's tokens. */
 static void bench_head_scores(const struct mha_config *c, const struct mha_weights *w,
                               const float *weights, int i, double *score, bool *scored)
 {
 	const int n = c->n;
+	if (c->m > 0) {
+		memset(score, 0, sizeof(double) * TRAIN_PAT_COUNT);
+		memset(scored, 0, sizeof(bool) * TRAIN_PAT_COUNT);
+		return;
+	}
 	int tok[MHA_MAX_TOKENS];
 	for (int t = 0; t < n; t++) {
 		tok[t] = t;

@@ -20,6 +20,7 @@
 	MODE(scale_prompt_mode)   /* a factor for a block of cells (scale_prompt.c) */    \
 	MODE(answer_prompt_mode)  /* the step's question answered (answer_prompt.c) */    \
 	MODE(label_prompt_mode)   /* your own sentence (label_prompt.c) */                \
+	MODE(source_prompt_mode)  /* cross-attention's source sentence (label_prompt.c) */ \
 	MODE(recover_prompt_mode) /* an autosave found at start (recover_prompt.c) */     \
 	MODE(decode_view_mode)    /* prefill and decode (decode_view.c) */                \
 	MODE(mask_view_mode)      /* padding, window, cells by hand (mask_view.c) */      \

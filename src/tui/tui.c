@@ -91,15 +91,6 @@ static int fail(const char *msg)
 	return report(1, msg);
 }
 
-bool tui_shows(const struct mha_config *c, char *msg, size_t len)
-{
-	if (c->m == 0)
-		return true; /* layers (y Y), positions (v on Projection, O @ ~) */
-	snprintf(msg, len, "the workbench does not show cross-attention yet "
-	         "(kv_tokens %d): see every number with --dump json or --export py", c->m);
-	return false;
-}
-
 /* The inputs to open with, in the order tui.h documents. */
 static int open_inputs(const struct tui_options *o, struct mha_config *c, struct mha_weights *w,
                        char *msg, size_t len)
@@ -107,16 +98,8 @@ static int open_inputs(const struct tui_options *o, struct mha_config *c, struct
 	const char *path = o->load;
 	if (!path && !o->config_given && o->session_path && access(o->session_path, F_OK) == 0)
 		path = o->session_path; /* resume where the learner left off */
-	if (path) {
-		char why[MHA_MSG_MAX];
-		if (session_load(path, c, w, msg, len) != 0)
-			return -1;
-		if (tui_shows(c, why, sizeof why))
-			return 0;
-		mha_weights_free(w);
-		snprintf(msg, len, "%.3000s: %s", path, why);
-		return -1;
-	}
+	if (path)
+		return session_load(path, c, w, msg, len) != 0 ? -1 : 0;
 	*c = o->config_given ? o->cfg : mha_config_default();
 	if (mha_weights_start(w, c) != MHA_OK) {
 		snprintf(msg, len, "out of memory for the weights");

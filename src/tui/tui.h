@@ -33,9 +33,4 @@ int tui_check_terminal(char *msg, size_t len);
  * Returns the process exit status (0, or 1 with a message on stderr). */
 int tui_run(const struct tui_options *o);
 
-/* Can the workbench show c? Not yet positions, cross-attention or more
- * than one layer (issue 21: the core computes them, the dump and the
- * export show them): false, with why in msg. */
-bool tui_shows(const struct mha_config *c, char *msg, size_t len);
-
 #endif

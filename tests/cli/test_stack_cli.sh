@@ -47,9 +47,13 @@ expect_error 2 "--layers 5 is out of range: allowed 1..4" --dump json --layers 5
 expect_error 2 "--layers" --dump json --layers 0
 expect_error 2 "--load" --dump json --load s.txt --layers 2
 expect_error 2 "--pos is not for training" --train previous --pos rope
-# the workbench does not show a source yet: refused before any screen, saying where to look
-expect_error 2 "--dump json" --kv-tokens 3
-expect_error 2 "--dump json" --export txt "$tmp/x.txt" --kv-tokens 2
+# the workbench shows a source: both token axes labelled, S n x M, the stage says whose tokens
+run --export txt - --kv-text "le chat noir" --text "a b c d" --stage scores
+grep -q "S₀ 4x3 = Q₀ 4x4 . K₀^T 4x3" "$tmp/out" || fail "--export txt with a source: S is not n x M"
+grep -q "queries from X (4 tokens), keys and values from X_kv (3 tokens)" "$tmp/out" ||
+	fail "--export txt with a source: the stage does not say whose tokens"
+grep -q "^        le  chat  noir" "$tmp/out" || fail "--export txt with a source: S's columns are not X_kv's words"
+grep -q "rows: queries from X, columns: keys from X_kv" "$tmp/out" || fail "--export txt: the heatmaps' axes"
 # layers it shows: the screen names the layer it draws, and its input x_l
 run --export txt - --layers 2
 grep -q "layer 0: Q 6x16 = X 6x16" "$tmp/out" || fail "--export txt --layers 2: no layer on the screen"

@@ -303,6 +303,16 @@ static void test_smallest_shapes_survive_random_keys(void **state)
 	monkey_run((struct run){ "n1-d1", args, 4, 600 });
 }
 
+/* Cross-attention: a source of 3 tokens for 5 queries, GQA, a padded
+ * source token, on a stack of 2 layers. */
+static void test_a_source_survives_random_keys(void **state)
+{
+	(void)state;
+	static const char *const args[] = { "--tokens", "5", "--kv-tokens", "3", "--kv-heads", "2", "--pad", "2",
+	                                    "--layers", "2", NULL };
+	monkey_run((struct run){ "cross", args, 6, 600 });
+}
+
 /* What a key costs the program, to the frame after it: ? follows the
  * key, and the help it brings up is drawn only once the key before it is
  * done. Counted in the program's CPU time, not the clock's: on a machine
@@ -386,6 +396,7 @@ int main(void)
 		T(test_lesson_menu_and_lessons_survive_random_keys),
 		T(test_an_open_lesson_survives_random_keys),
 		T(test_smallest_shapes_survive_random_keys),
+		T(test_a_source_survives_random_keys),
 		T(test_an_ascii_monochrome_terminal_survives_random_keys),
 		T(test_every_key_answers_quickly_at_the_largest_shape),
 	};

@@ -352,6 +352,72 @@ static void test_with_masks_and_top_k_room_below_says_what_a_sparse_kernel_skips
 	assert_null(strstr(draw_short(&dense, counts_panel_height(110) + 1, 110), "sparse"));
 }
 
+/* Cross-attention, counted by hand: n 5 queries, M 7 source tokens, d 16,
+ * h 4 query heads sharing g 2 kv heads of d_k 4. K and V project the M
+ * source rows: 2 M d (2 g d_k) = 2*7*16*16 = 3,584, Q 2 n d h d_k =
+ * 2,560, so Projection 6,144; scores and P V 2 h n M d_k = 1,120 each;
+ * softmax 5 h n M = 700; W^O 2 n (h d_k) d = 2,560; total 11,644. The one
+ * full head (h = g = 1, d_k = d) over the same n x M: 4nd^2 + 4Md^2 +
+ * 4nMd + 5nM = 5,120 + 7,168 + 2,240 + 175 = 14,703: 0.79x. */
+static void test_cross_attention_counts_match_a_hand_computation(void **state)
+{
+	(void)state;
+	struct mha_config c = tui_check_config(5, 16, 4, 2, 4);
+	c.m = 7;
+	const char *s = draw(&c, 60);
+	assert_non_null(strstr(s, "W^Q              256  Projection            6,144"));
+	assert_non_null(strstr(s, "W^K              128  Scores                1,120"));
+	assert_non_null(strstr(s, "W^V              128  Softmax                 700"));
+	assert_non_null(strstr(s, "W^O              256  Weighted sum          1,120"));
+	assert_non_null(strstr(s, "total            768  W^O                   2,560"));
+	assert_non_null(strstr(s, "KV values/token   16  total                11,644"));
+	assert_non_null(strstr(s, "FLOPs: 0.79x one head of width d_model"));
+	/* the same shape as self-attention (M = n = 5) counts n x n */
+	c.m = 0;
+	s = draw(&c, 60);
+	assert_non_null(strstr(s, "Projection            5,120"));
+	assert_non_null(strstr(s, "Scores                  800"));
+}
+
+/* A stack counts each layer's rows once and the L layers' totals beside
+ * them: n 6, d 16, h 4, d_k 4, 3 layers. One layer: 1,024 parameters;
+ * FLOPs 2 n d (h + 2g) d_k = 9,216 + scores 1,152 + softmax 720 + P V
+ * 1,152 + W^O 3,072 = 15,312. Three: 3,072 parameters, 3 x 15,312 + the
+ * residual adds x_l+1 = x_l + Y, n d = 96 a layer: 46,224 FLOPs. With a
+ * source of M 3 and 2 layers: K, V 2*3*16*32 = 3,072 + Q 3,072 = 6,144;
+ * scores and P V 2*4*6*3*4 = 576 each; softmax 360; W^O 3,072: 10,728 a
+ * layer, 2 x 10,728 + 2 x 96 = 21,648 for the two. */
+static void test_a_stack_counts_every_layer_by_hand(void **state)
+{
+	(void)state;
+	struct mha_config c = tui_check_config(6, 16, 4, 4, 4);
+	c.layers = 3;
+	const char *s = draw(&c, 60);
+	assert_non_null(strstr(s, "Params, each layer"));
+	assert_non_null(strstr(s, "FLOPs, each layer"));
+	assert_non_null(strstr(s, "total          1,024  W^O                   3,072"));
+	assert_non_null(strstr(s, "KV/token/layer    32  total                15,312"));
+	assert_non_null(strstr(s, "3 layers: 3,072 params, 46,224 FLOPs"));
+	/* narrow: the totals in rows of their own */
+	s = draw(&c, 24);
+	assert_non_null(strstr(s, "3 layers params    3,072"));
+	assert_non_null(strstr(s, "3 layers FLOPs    46,224"));
+	c.layers = 2;
+	c.m = 3;
+	s = draw(&c, 60);
+	assert_non_null(strstr(s, "Projection            6,144"));
+	assert_non_null(strstr(s, "Softmax                 360"));
+	assert_non_null(strstr(s, "total                10,728"));
+	assert_non_null(strstr(s, "2 layers: 2,048 params, 21,648 FLOPs"));
+	/* short of the full form: the compact one keeps both totals */
+	erase();
+	counts_panel_draw(stdscr, 1, 2, 6, 30, &c);
+	s = panel_text(1, 2, 6, 30);
+	assert_non_null(strstr(s, "2 layers params"));
+	assert_non_null(strstr(s, "2 layers FLOPs"));
+	assert_non_null(strstr(s, "21,648"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +432,8 @@ int main(void)
 		cmocka_unit_test(test_a_short_panels_breakdown_adds_up_to_its_total),
 		cmocka_unit_test(test_nothing_is_drawn_outside_the_rectangle),
 		cmocka_unit_test(test_with_masks_and_top_k_room_below_says_what_a_sparse_kernel_skips),
+		cmocka_unit_test(test_cross_attention_counts_match_a_hand_computation),
+		cmocka_unit_test(test_a_stack_counts_every_layer_by_hand),
 	};
 	return cmocka_run_group_tests_name("counts_panel", tests, screen_setup, screen_teardown);
 }

@@ -6,7 +6,7 @@
  * memory error on the way. Seeds are fixed, so a failure reproduces: the
  * message names the seed and the event. Run longer by hand with
  * MONKEY_SEED=S MONKEY_EVENTS=N (or MONKEY_DIVIDE=K), and MONKEY_CASE=NAME for one case only
- * (the names are in the failure messages: default, n1-d1, ..., 1..13, big).
+ * (the names are in the failure messages: default, n1-d1, ..., 1..13, cross, cross-stack, big).
  *
  * Each case starts from a configuration chosen to sit at an edge (one
  * token, d_model 1, d_k 1, MQA, top-k = n, the paper's base shape, 64
@@ -332,6 +332,25 @@ static void test_every_lesson_survives_random_keys(void **state)
 	}
 }
 
+/* Cross-attention: 6 queries, 4 source tokens, GQA, a padded source
+ * token, top-k and biases; then the same on a stack of 3 layers with
+ * RoPE, and a source longer than the queries (every key axis n x M). */
+static void test_cross_attention_survives_random_keys(void **state)
+{
+	(void)state;
+	struct mha_config c = shape(6, 16, 4, 2, 4, 3, false);
+	c.m = 4;
+	c.pad = 1u << 3;
+	c.bias = true;
+	run_case((struct monkey){ "cross", c, false, NULL, 7, 1000 });
+	c = shape(3, 8, 2, 2, 4, 0, false);
+	c.m = 9;
+	c.layers = 3;
+	c.pos = MHA_POS_ROPE;
+	c.window = 2;
+	run_case((struct monkey){ "cross-stack", c, true, NULL, 8, 600 });
+}
+
 /* 64 heads, 64 tokens, d_model 1024: few events (each recompute is big). */
 static void test_largest_shape_survives_random_keys(void **state)
 {
@@ -364,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_d_k_one_with_many_heads_survives_random_keys),
 		cmocka_unit_test(test_lesson_menu_survives_random_keys),
 		cmocka_unit_test(test_every_lesson_survives_random_keys),
+		cmocka_unit_test(test_cross_attention_survives_random_keys),
 		cmocka_unit_test(test_largest_shape_survives_random_keys),
 	};
 	return cmocka_run_group_tests_name("monkey, in process", tests, group_setup, group_teardown);

@@ -97,8 +97,8 @@ unsigned shape_tokens(struct app *app, int dir, int key)
 	(void)key;
 	struct mha_config nx = app->cfg;
 	nx.n += dir;
-	if (nx.top_k > nx.n && nx.n >= 1)
-		nx.top_k = nx.n;
+	if (nx.top_k > mha_keys(&nx) && nx.n >= 1) /* the keys: X_kv's m with a source, else n */
+		nx.top_k = mha_keys(&nx);
 	char what[64];
 	snprintf(what, sizeof what, "tokens %d", nx.n);
 	return app_change_config(app, &nx, what);
@@ -124,8 +124,9 @@ unsigned shape_topk(struct app *app, int dir, int key)
 	(void)key;
 	struct mha_config nx = app->cfg;
 	nx.top_k += dir;
-	if (nx.top_k == nx.n + 1 || nx.top_k < 0) {
-		app_message(app, true, "top-k is 0 (off) .. n = %d", nx.n);
+	int keys = mha_keys(&nx); /* top-k keeps keys: the source's m with cross-attention */
+	if (nx.top_k == keys + 1 || nx.top_k < 0) {
+		app_message(app, true, "top-k is 0 (off) .. %s = %d", nx.m > 0 ? "M (the source's tokens)" : "n", keys);
 		return APP_REDRAW;
 	}
 	char what[96];

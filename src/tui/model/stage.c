@@ -32,6 +32,9 @@ static struct panel whole(const struct mha_config *c, enum mha_tensor t, int m)
 	p.rows = s.rows;
 	p.row_tokens = t != MHA_T_WQ && t != MHA_T_WK && t != MHA_T_WV && t != MHA_T_WO;
 	p.col_tokens = t == MHA_T_SCORES || t == MHA_T_WEIGHTS;
+	/* cross-attention: the keys' axis is the source's, X_kv's tokens */
+	p.row_kv = c->m > 0 && (t == MHA_T_XKV || t == MHA_T_K || t == MHA_T_V || t == MHA_T_KROT);
+	p.col_kv = c->m > 0 && p.col_tokens;
 	char name[32];
 	/* S, P, O carry their head even with one: the formula above says S₀ */
 	if (s.count > 1 || t == MHA_T_SCORES || t == MHA_T_WEIGHTS || t == MHA_T_HEADS)
@@ -117,6 +120,17 @@ static bool mask_empty_row(const struct mha_config *c)
 	return false;
 }
 
+/* Cross-attention: where the two token axes come from, in words, before
+ * what the stage's note says otherwise ("" with self-attention). */
+static void cross_note(const struct mha_config *c, const char *rest, char *out, size_t len)
+{
+	if (c->m == 0) {
+		snprintf(out, len, "%s", rest);
+		return;
+	}
+	snprintf(out, len, "queries from X (%d tokens), keys and values from X_kv (%d tokens); %.60s", c->n, c->m, rest);
+}
+
 /* Is PE added to X before layer 0 (sinusoidal, learned)? */
 static bool pe_added(const struct mha_config *c)
 {
@@ -199,6 +213,7 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 	int blk = pj == PROJ_Q ? i : j;
 	const char *on = mha_tensor_info(out)->name, *wn = mha_tensor_info(w)->name;
 	int ow = mha_tensor_shape(c, out).cols;
+	int nk = mha_keys(c); /* keys: X_kv's m tokens with cross-attention, else n */
 	char a[NOTATION_MAX], b[NOTATION_MAX], d[NOTATION_MAX], e[NOTATION_MAX]; /* names in the formulas */
 	struct panel in = layer_input(c, l, pj != PROJ_Q && c->m > 0);
 	char xn[32]; /* the input's name: "X", "x₁", "X_kv" */
@@ -218,7 +233,11 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s %dx%d%s%s", on, in.rows, ow,
 		         xn, in.rows, c->d, wn, c->d, ow, c->bias ? " + b^" : "", c->bias ? wn + 2 : "");
 		v->note_key = "qkv"; /* the key is the drawing's to name */
-		snprintf(v->note, sizeof v->note, "%%s: show Q / K / V    one product projects every head at once");
+		if (c->m > 0)
+			snprintf(v->note, sizeof v->note, "%%s: show Q / K / V    Q from X (%d tokens), K and V from X_kv "
+			         "(%d tokens)", c->n, c->m);
+		else
+			snprintf(v->note, sizeof v->note, "%%s: show Q / K / V    one product projects every head at once");
 		break;
 	case PIPELINE_RESHAPE:
 		v->p[0] = whole(c, out, 0);
@@ -236,6 +255,8 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d -> %d heads of %dx%d: %s = %s . %s", on, in.rows, ow,
 		         ow / c->dk, in.rows, c->dk, hn(a, sizeof a, on, blk), xn, hn(b, sizeof b, wn, blk));
 		gqa_note(c, v->note, sizeof v->note);
+		if (c->m > 0 && pj != PROJ_Q) /* K and V have the source's rows */
+			snprintf(v->note, sizeof v->note, "%s: %d rows, one per X_kv token (the source)", on, c->m);
 		break;
 	case PIPELINE_SCORES: {
 		/* with RoPE the scores read the rotated Q and K */
@@ -246,10 +267,11 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		v->p[2].masked = true;
 		v->count = 3;
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s^T %dx%d%s", hn(a, sizeof a, "S", i),
-		         c->n, c->n, hn(b, sizeof b, rope ? "Q_rot" : "Q", i), c->n, c->dk,
-		         hn(d, sizeof d, rope ? "K_rot" : "K", j), c->dk, c->n, c->scale ? " / sqrt(d_k)" : "");
+		         c->n, nk, hn(b, sizeof b, rope ? "Q_rot" : "Q", i), c->n, c->dk,
+		         hn(d, sizeof d, rope ? "K_rot" : "K", j), c->dk, nk, c->scale ? " / sqrt(d_k)" : "");
 	}
-		mask_note(c, v->note, sizeof v->note);
+		mask_note(c, e, sizeof e);
+		cross_note(c, e, v->note, sizeof v->note);
 		break;
 	case PIPELINE_SOFTMAX:
 		v->p[0] = whole(c, MHA_T_SCORES, i);
@@ -258,9 +280,10 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		v->p[1].row_stats = true;
 		v->count = 2;
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = softmax(%s) by rows: each sums to 1%s",
-		         hn(a, sizeof a, "P", i), c->n, c->n, hn(b, sizeof b, "S", i),
+		         hn(a, sizeof a, "P", i), c->n, nk, hn(b, sizeof b, "S", i),
 		         mask_empty_row(c) ? ", a row with no key: 0" : "");
-		mask_note(c, v->note, sizeof v->note);
+		mask_note(c, e, sizeof e);
+		cross_note(c, e, v->note, sizeof v->note);
 		break;
 	case PIPELINE_WEIGHTED_SUM:
 		v->p[0] = whole(c, MHA_T_WEIGHTS, i);
@@ -268,8 +291,12 @@ void stage_view_layer(enum pipeline_stage s, const struct mha_config *c, int lay
 		v->p[2] = whole(c, MHA_T_HEADS, i);
 		v->count = 3;
 		snprintf(v->formula, sizeof v->formula, "%s %dx%d = %s %dx%d . %s %dx%d", hn(a, sizeof a, "O", i), c->n,
-		         c->dk, hn(b, sizeof b, "P", i), c->n, c->n, hn(d, sizeof d, "V", j), c->n, c->dk);
-		snprintf(v->note, sizeof v->note, "each output row is a mix of V's rows, weighted by P's row");
+		         c->dk, hn(b, sizeof b, "P", i), c->n, nk, hn(d, sizeof d, "V", j), nk, c->dk);
+		if (c->m > 0)
+			snprintf(v->note, sizeof v->note, "each output row (a query of X) is a mix of V's rows (X_kv's tokens), "
+			         "weighted by P's row");
+		else
+			snprintf(v->note, sizeof v->note, "each output row is a mix of V's rows, weighted by P's row");
 		break;
 	case PIPELINE_CONCAT:
 		v->p[0] = whole(c, MHA_T_HEADS, i);

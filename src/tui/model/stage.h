@@ -32,6 +32,8 @@ struct panel {
 	bool row_stats;   /* softmax: each row's sum and entropy beside it */
 	bool row_tokens;  /* rows are tokens: label them with the token labels */
 	bool col_tokens;  /* columns are tokens (scores, weights) */
+	bool row_kv;      /* the row tokens are X_kv's, the source's (cross-attention: X_kv, K, V) */
+	bool col_kv;      /* the column tokens are X_kv's (cross-attention: S, P) */
 	bool masked;      /* scores: show masked cells as -inf */
 	char tag[48];     /* after the title when it fits whole, in head tag_head's colour
 	                   * ("h1: rows 4-7" on W^O); "": none */

@@ -20,8 +20,9 @@
 
 char *cell_text_name(const struct app *app, const struct cell *c, bool labels, char *buf, size_t len)
 {
-	return notation_cell(buf, len, c, labels ? (const char(*)[MHA_LABEL_MAX])app->w.labels : NULL, app->cfg.n,
-	                     theme_utf8());
+	return notation_cell_cross(buf, len, c, labels ? (const char(*)[MHA_LABEL_MAX])app->w.labels : NULL, app->cfg.n,
+	                           labels ? (const char(*)[MHA_LABEL_MAX])app->w.kv_labels : NULL, app->cfg.m,
+	                           theme_utf8());
 }
 
 char *cell_text_write_name(const struct app *app, const struct cell *c, int head, bool labels, char *buf,

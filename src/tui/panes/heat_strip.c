@@ -75,10 +75,11 @@ static void heat_range(const struct app *app, bool scores, float *lo, float *hi)
 	if (!scores)
 		return;
 	bool first = true;
+	int nk = mha_keys(c); /* S is n x nk: the source's m keys with cross-attention */
 	for (int i = 0; i < c->h; i++) {
 		for (int r = 0; r < c->n; r++)
-			for (int k = 0; k < c->n; k++) {
-				float v = app->a.scores[((size_t)i * c->n + r) * c->n + k];
+			for (int k = 0; k < nk; k++) {
+				float v = app->a.scores[((size_t)i * c->n + r) * nk + k];
 				if (pipeline_masked(c, &app->a, i, r, k) || !isfinite(v))
 					continue;
 				if (first || v < *lo)
@@ -148,8 +149,11 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 		page = 0;
 	struct heatmap hm;
 	memset(&hm, 0, sizeof hm);
+	/* rows: the queries (X's tokens); columns: the keys, X_kv's tokens
+	 * with cross-attention (labelled with the source's words) */
+	int nk = mha_keys(c);
 	hm.rows = c->n;
-	hm.cols = c->n;
+	hm.cols = nk;
 	hm.row_h = b->heat_row_h;
 	struct heatmap_size one = heatmap_measure(&hm, b->heat_cell_w);
 	const struct cell cell = f->cursor;
@@ -178,13 +182,13 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 			snprintf(title + tl, sizeof title - tl, " %s", what);
 			snprintf(short_title + sl, sizeof short_title - sl, " %s", brief);
 		}
-		const float *src = (scores ? app->a.scores : app->a.weights) + (size_t)i * c->n * c->n;
+		const float *src = (scores ? app->a.scores : app->a.weights) + (size_t)i * c->n * nk;
 		bool any = learn_hidden(app, ht, i, -1, -1);
 		for (int y = 0; y < c->n; y++)
-			for (int x = 0; x < c->n; x++) {
-				masked[y * c->n + x] = pipeline_masked(c, &app->a, i, y, x);
-				any_masked |= masked[y * c->n + x];
-				hid[y * c->n + x] = any && learn_hidden(app, ht, i, y, x);
+			for (int x = 0; x < nk; x++) {
+				masked[y * nk + x] = pipeline_masked(c, &app->a, i, y, x);
+				any_masked |= masked[y * nk + x];
+				hid[y * nk + x] = any && learn_hidden(app, ht, i, y, x);
 			}
 		hm.m = src;
 		hm.masked = masked;
@@ -194,6 +198,7 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 		hm.scale = scale_of(app);
 		hm.min_span = scores ? SCORE_SPAN : WEIGHT_SPAN;
 		hm.labels = (const char (*)[MHA_LABEL_MAX])app->w.labels;
+		hm.col_labels = c->m > 0 ? (const char (*)[MHA_LABEL_MAX])app->w.kv_labels : NULL;
 		hm.title = title;
 		hm.short_title = short_title;
 		hm.off = c->head_off[i];
@@ -218,7 +223,7 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 	/* the legend, the value under the cursor in the maps' own matrix (P on
 	 * Softmax even when the cursor is in S), and the page */
 	int ly = r.y + r.h - 1;
-	struct heatmap_key key = { lo, hi, scale_of(app), any_masked, true };
+	struct heatmap_key key = { lo, hi, scale_of(app), any_masked, true, c->m > 0 };
 	char tail[160] = "";
 	size_t l = 0;
 	/* the bounds, one ramp cell a level and what the masked mark means
@@ -227,7 +232,7 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 	if (have && (cell.t == MHA_T_SCORES || cell.t == MHA_T_WEIGHTS)) {
 		const float *m = scores ? app->a.scores : app->a.weights;
 		struct cell mc = { ht, cell.m, cell.r, cell.c };
-		float val = m[((size_t)cell.m * c->n + cell.r) * c->n + cell.c];
+		float val = m[((size_t)cell.m * c->n + cell.r) * nk + cell.c];
 		bool hidden = learn_hidden(app, ht, cell.m, cell.r, cell.c);
 		/* the cell without its labels (the status line below has them),
 		 * fewer digits until it fits beside the legend, never cut: a

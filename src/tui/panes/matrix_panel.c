@@ -34,10 +34,13 @@ static void cell_num(char *buf, size_t len, float v, int w)
 }
 
 /* Row or column i's label: a token as the heatmaps label it (a repeated
- * word told apart: "the\u2080", "the\u2084"), else its index. */
-static void token_label(const struct app *app, bool tokens, int i, char *buf, size_t len, int width)
+ * word told apart: "the\u2080", "the\u2084"), X_kv's when kv (the
+ * source's, cross-attention), else its index. */
+static void token_label(const struct app *app, bool tokens, bool kv, int i, char *buf, size_t len, int width)
 {
-	if (tokens)
+	if (tokens && kv)
+		heatmap_token_label(buf, len, (const char (*)[MHA_LABEL_MAX])app->w.kv_labels, app->cfg.m, i, width);
+	else if (tokens)
 		heatmap_token_label(buf, len, (const char (*)[MHA_LABEL_MAX])app->w.labels, app->cfg.n, i, width);
 	else
 		snprintf(buf, len, "%d", i);
@@ -106,7 +109,7 @@ static void panel_focus(const struct matrix_panel *k, int *fr, int *fc)
 	} else if (k->have_target && k->target.t == p->t && k->target.m == p->m) {
 		*fr = k->target.r;
 		*fc = k->target.c - p->col0;
-	} else if (p->row_tokens && k->have_target) {
+	} else if (p->row_tokens && !p->row_kv && k->have_target) {
 		*fr = k->target.r;
 	}
 	if (*fc < 0 || *fc >= p->cols)
@@ -187,7 +190,7 @@ void matrix_panel_draw(const struct matrix_panel *k, struct rect rc)
 	char buf[64];
 	for (int c = 0; c < nc; c++) {
 		if (p->col_tokens) /* as the rows label the same token */
-			token_label(app, true, c0 + c, buf, sizeof buf, PANELS_LABEL_W - 1);
+			token_label(app, true, p->col_kv, c0 + c, buf, sizeof buf, PANELS_LABEL_W - 1);
 		else
 			snprintf(buf, sizeof buf, "%d", p->col0 + c0 + c);
 		char cell[80];
@@ -207,7 +210,7 @@ void matrix_panel_draw(const struct matrix_panel *k, struct rect rc)
 	hit_add(k->hits, (struct rect){ rc.y + 2, rc.x + PANELS_LABEL_W, nr, nc * cw }, HIT_CELL, k->index, r0, c0, cw);
 	for (int r = 0; r < nr; r++) {
 		int gr = r0 + r, y = rc.y + 2 + r;
-		token_label(app, p->row_tokens, gr, buf, sizeof buf, PANELS_LABEL_W - 1);
+		token_label(app, p->row_tokens, p->row_kv, gr, buf, sizeof buf, PANELS_LABEL_W - 1);
 		attr_t la = theme_attr(ROLE_DIM);
 		if (p->colour_rows > 0)
 			la = theme_head_attr(gr / p->colour_rows);

@@ -161,14 +161,17 @@ static void reshape_proof(const struct app *app, const struct stage_view *v, cha
 	}
 	/* the blocks in the cell notation: "Q[*,0..3] = X . W^Q[*,0..3]" */
 	char qs[40], ws[40]; /* "W^Q[*,1008..1023]" */
-	struct cell_rect blk = { 0, 0, app->cfg.n, c0, c1 };
+	struct cell_rect blk = { 0, 0, v->p[1].rows, c0, c1 }; /* K, V: X_kv's m rows with cross-attention */
 	notation_rect(qs, sizeof qs, &app->cfg, t, &blk, theme_utf8());
 	blk.r1 = app->cfg.d;
 	notation_rect(ws, sizeof ws, &app->cfg, t == MHA_T_Q ? MHA_T_WQ : t == MHA_T_K ? MHA_T_WK : MHA_T_WV, &blk,
 	              theme_utf8());
-	snprintf(out, len, "%s = X . %s  max |diff| %s%s", qs, ws, diff + strspn(diff, " "), rel);
+	/* the input as the proof's title names it: "X", "x₁", "X_kv" */
+	const char *title = v->p[2].title, *dot = strstr(title, " . ");
+	int xl = dot ? (int)(dot - title) : 1;
+	snprintf(out, len, "%s = %.*s . %s  max |diff| %s%s", qs, xl, title, ws, diff + strspn(diff, " "), rel);
 	if (draw_width(out) > width)
-		snprintf(out, len, "%s = X.%s  |diff| %s%s", qs, ws, diff + strspn(diff, " "), rel);
+		snprintf(out, len, "%s = %.*s.%s  |diff| %s%s", qs, xl, title, ws, diff + strspn(diff, " "), rel);
 }
 
 /* Output: Y and the heads' writes added up, C_0 + ... + C_{h-1} (+ b^O),

@@ -144,8 +144,9 @@ static void analysis_body(const struct app *app, const struct frame *f, const st
 		return;
 	}
 	if (y < bottom)
-		draw_put(y++, r.x, r.w, "scores: mean P on this sentence's tokens (dup, induct: repeated words)",
-		         theme_attr(ROLE_DIM));
+		draw_put(y++, r.x, r.w, app->cfg.m > 0 ? "scores: none between two sentences (a pattern reads one)"
+		                                       : "scores: mean P on this sentence's tokens (dup, induct: repeated "
+		                                         "words)", theme_attr(ROLE_DIM));
 	snprintf(line, sizeof line, "importance: |Y - Y without the head| / |Y|, |Y| = %.3g; fits: score >= %.1f",
 	         an.y_norm, TRAIN_PATTERN_CLEAR);
 	if (y < bottom)

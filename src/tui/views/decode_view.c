@@ -65,7 +65,10 @@ static bool decode_enter(struct app *app)
 	}
 	decode_done(s);
 	*s = (struct decode_state){ .c = app->cfg, .w = app->w, .prompt = 1 };
-	s->c.causal = true;
+	/* a decoder's own tokens need the causal mask (a later one does not
+	 * exist yet); cross-attention's keys are the source's, all there before
+	 * the first step, and the core refuses causal between two sequences */
+	s->c.causal = app->cfg.m == 0;
 	if (mha_decoder_alloc(&s->dec, &s->c) != MHA_OK || mha_acts_alloc(&s->full, &s->c) != MHA_OK) {
 		mha_decoder_free(&s->dec);
 		app_message(app, true, "out of memory for the decoder");
@@ -151,33 +154,48 @@ static void decode_body(const struct app *app, const struct frame *f, const stru
 	if (!s)
 		return;
 	const struct mha_config *c = &s->c;
-	const int t = s->dec.len - 1, n = c->n, bottom = r.y + r.h;
+	const bool cross = c->m > 0; /* the keys are X_kv's, cached once before the first step */
+	const int t = s->dec.len - 1, n = c->n, nk = mha_keys(c), bottom = r.y + r.h;
 	int y = r.y;
 	char line[512];
-	draw_put(y++, r.x, r.w, "Prefill and decode: the new token's query attends to every cached key",
+	draw_put(y++, r.x, r.w, cross ? "Prefill and decode: the new token's query attends to every source key"
+	                              : "Prefill and decode: the new token's query attends to every cached key",
 	         theme_attr(ROLE_TITLE));
-	snprintf(line, sizeof line, "prompt: %d token%s prefilled; then a token a step%s", s->prompt,
-	         s->prompt == 1 ? "" : "s", app->cfg.causal ? "" : " (causal, though m is off)");
+	if (cross)
+		snprintf(line, sizeof line, "queries from X (%d tokens), one a step; keys and values from X_kv (%d tokens), "
+		         "cached once: no causal mask", n, c->m);
+	else
+		snprintf(line, sizeof line, "prompt: %d token%s prefilled; then a token a step%s", s->prompt,
+		         s->prompt == 1 ? "" : "s", app->cfg.causal ? "" : " (causal, though m is off)");
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
 	draw_tokens(app, s, y++, r);
+	if (cross) { /* the source, every token cached */
+		int x = r.x;
+		x += draw_put(y, x, r.w, "source ", theme_attr(ROLE_DIM));
+		for (int j = 0; j < c->m && x < r.x + r.w; j++)
+			x += draw_put(y, x, r.x + r.w - x, app->w.kv_labels[j], theme_attr(ROLE_NORMAL)) + 1;
+		y++;
+	}
 	/* the cache filling: one cell a token */
-	int bar = n < r.w - 30 ? n : r.w - 30, filled = bar * s->dec.len / n, used;
+	int span = cross ? nk : n, done = cross ? s->dec.keys : s->dec.len;
+	int bar = span < r.w - 30 ? span : r.w - 30, filled = bar * done / span, used;
 	snprintf(line, sizeof line, "cache  ");
 	used = (int)strlen(line);
 	for (int i = 0; i < bar && used < (int)sizeof line - 2; i++)
 		line[used++] = i < filled ? '#' : '.';
-	snprintf(line + used, sizeof line - (size_t)used, "  K, V: %d x 2 x %d values",
-	         s->dec.len, c->g * c->dk);
+	snprintf(line + used, sizeof line - (size_t)used, "  K, V: %d x 2 x %d values%s",
+	         done, c->g * c->dk, cross ? " (the source's, full from the start)" : "");
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	y++;
 	/* the new row of P per head, as many heads as fit */
-	snprintf(line, sizeof line, "step t = %d (%s): its row of P over keys 0..%d, per head", t, app->w.labels[t], t);
+	snprintf(line, sizeof line, "step t = %d (%s): its row of P over %s keys 0..%d, per head", t, app->w.labels[t],
+	         cross ? "X_kv's" : "the", s->dec.keys - 1);
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_TITLE));
 	for (int i = 0; i < c->h && y < bottom - 5; i++) {
 		int len = snprintf(line, sizeof line, "h%-2d", i);
-		for (int j = 0; j <= t && len < (int)sizeof line - 8; j++)
+		for (int j = 0; j < s->dec.keys && len < (int)sizeof line - 8; j++)
 			len += snprintf(line + len, sizeof line - (size_t)len, " %.2f",
-			                (double)s->dec.weights[(size_t)i * s->dec.cap + j]);
+			                (double)s->dec.weights[(size_t)i * nk + j]);
 		if (s->dec.dead[i])
 			snprintf(line + len, sizeof line - (size_t)len, "  no key: row is 0");
 		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_HEAD_0 + i % 8));
@@ -188,15 +206,16 @@ static void decode_body(const struct app *app, const struct frame *f, const stru
 	for (int e = 0; e < c->d; e++)
 		worst = fmax(worst, fabs((double)s->dec.y[e] - s->full.y[(size_t)t * c->d + e]));
 	for (int i = 0; i < c->h; i++)
-		same &= memcmp(s->dec.weights + (size_t)i * s->dec.cap, s->full.weights + ((size_t)i * n + t) * n,
-		               (size_t)n * sizeof(float)) == 0;
+		same &= memcmp(s->dec.weights + (size_t)i * nk, s->full.weights + ((size_t)i * n + t) * nk,
+		               (size_t)s->dec.keys * sizeof(float)) == 0;
 	int len = snprintf(line, sizeof line, "y_t  ");
 	for (int e = 0; e < c->d && len < r.w; e++)
 		len += snprintf(line + len, sizeof line - (size_t)len, " %.3f", (double)s->dec.y[e]);
 	if (y < bottom)
 		draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
-	snprintf(line, sizeof line, same ? "= row %d of the causal full pass, bit for bit (P and Y)"
-	                                 : "row %d differs from the causal full pass by %.3g", t, worst);
+	snprintf(line, sizeof line, same ? "= row %d of the %sfull pass, bit for bit (P and Y)"
+	                                 : "row %d differs from the %sfull pass by %.3g", t, cross ? "" : "causal ",
+	         worst);
 	if (y < bottom)
 		draw_put(y++, r.x, r.w, line, theme_attr(same ? ROLE_MET : ROLE_ERROR));
 	struct mha_decode_cost k = mha_decode_cost(c, t);
@@ -205,7 +224,8 @@ static void decode_body(const struct app *app, const struct frame *f, const stru
 	         (double)k.recompute_flops / (double)k.step_flops);
 	if (y + 1 < bottom)
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
-	snprintf(line, sizeof line, "a step grows as t (one row of scores), a recompute as t^2");
+	snprintf(line, sizeof line, cross ? "a step costs the same at every t (m keys), a recompute grows as t"
+	                                  : "a step grows as t (one row of scores), a recompute as t^2");
 	if (y + 1 < bottom)
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_DIM));
 }

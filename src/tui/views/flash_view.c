@@ -92,6 +92,11 @@ void flash_view_record(struct app *app, struct flash_view *fv)
 static bool flash_enter(struct app *app)
 {
 	const struct lesson_flash *f = flash_lesson_step(app);
+	if (app->cfg.m > 0) { /* the tiled kernel (src/engine/flash.c) walks n x n tiles only */
+		app_message(app, true, "FlashAttention tiles n x n self-attention: %s with no words drops the source",
+		            mode_key_name(app, "source"));
+		return false;
+	}
 	if (!f && app->stage != PIPELINE_SCORES && app->stage != PIPELINE_SOFTMAX) {
 		app_message(app, true, "FlashAttention tiles the scores and the softmax: "
 		            "open it from %s or %s", pipeline_stage_label(PIPELINE_SCORES),

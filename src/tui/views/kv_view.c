@@ -124,7 +124,12 @@ static void kv_body(const struct app *app, const struct frame *f, const struct b
 	snprintf(line, sizeof line, "T = %" PRId64 " tokens, b = %d (%s); highlighted: each model's own h_kv",
 	         kv_context(app), mha_dtype_bytes(kv_dtype(app)), mha_dtype_name(kv_dtype(app)));
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
-	y++;
+	if (c->m > 0) /* cross-attention's K and V are the source's: cached once, whatever the decoder writes */
+		snprintf(line, sizeof line, "this workbench's source: K, V of X_kv's %d tokens, cached once (T = %d here)",
+		         c->m, c->m);
+	else
+		line[0] = '\0';
+	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
 	snprintf(line, sizeof line, "%-21s %3s %3s %4s %4s %9s %11s %11s", "", "L", "h", "h_kv", "d_k",
 	         "val/tok/L", "bytes/tok", "at T");
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM) | A_BOLD);

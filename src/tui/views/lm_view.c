@@ -204,10 +204,11 @@ static bool lm_enter(struct app *app)
 		return true;
 	char text[MHA_MAX_TOKENS * MHA_LABEL_MAX];
 	sentence_of(app, text, sizeof text);
+	bool source = app->cfg.m > 0; /* the model is self-attention: its layer has no source */
 	if (!open_sentence(app, s, text))
 		return false;
-	app_message(app, false, "\"%s\": %d tokens through the language model; layer 0 on the workbench "
-	            "(%s undoes)", text, s->n, mode_key_name(app, "undo"));
+	app_message(app, false, "\"%s\": %d tokens through the language model; layer 0 on the workbench%s "
+	            "(%s undoes)", text, s->n, source ? ", the source set aside" : "", mode_key_name(app, "undo"));
 	return true;
 }
 

@@ -26,27 +26,33 @@ struct mask_view {
 
 extern const struct mode_ops mask_view_mode;
 
-/* The cursor, kept within the current n. */
+/* Key j's label: X_kv's token with cross-attention, else X's. */
+static const char *key_label(const struct app *app, int j)
+{
+	return app->cfg.m > 0 ? app->w.kv_labels[j] : app->w.labels[j];
+}
+
+/* The cursor, kept within the current n queries and nk keys. */
 static void cursor(const struct app *app, int *r, int *c)
 {
 	const struct mask_view *v = mode_state_if(app, &mask_view_mode);
-	int n = app->cfg.n;
+	int n = app->cfg.n, nk = mha_keys(&app->cfg);
 	*r = !v ? 0 : v->row < n ? v->row : n - 1;
-	*c = !v ? 0 : v->col < n ? v->col : n - 1;
+	*c = !v ? 0 : v->col < nk ? v->col : nk - 1;
 }
 
 /* arg: 0 left, 1 down, 2 up, 3 right */
 static unsigned mask_move(struct app *app, int arg)
 {
 	struct mask_view *v = mode_state(app, &mask_view_mode);
-	int r, c, n = app->cfg.n;
+	int r, c, n = app->cfg.n, nk = mha_keys(&app->cfg);
 	cursor(app, &r, &c);
 	if (!v)
 		return APP_REDRAW;
 	r += arg == 1 ? 1 : arg == 2 ? -1 : 0;
 	c += arg == 3 ? 1 : arg == 0 ? -1 : 0;
 	v->row = r < 0 ? 0 : r >= n ? n - 1 : r;
-	v->col = c < 0 ? 0 : c >= n ? n - 1 : c;
+	v->col = c < 0 ? 0 : c >= nk ? nk - 1 : c;
 	return APP_REDRAW;
 }
 
@@ -58,7 +64,7 @@ static unsigned mask_cell(struct app *app)
 	char what[128];
 	bool hidden = (nx.hide[r] >> c) & 1u;
 	mha_mask_set(&nx, r, c, !hidden);
-	snprintf(what, sizeof what, "%s -> %s %s by hand", app->w.labels[r], app->w.labels[c],
+	snprintf(what, sizeof what, "%s -> %s %s by hand", app->w.labels[r], key_label(app, c),
 	         hidden ? "shown again" : "hidden");
 	return app_change_config(app, &nx, what);
 }
@@ -70,8 +76,10 @@ static unsigned mask_pad(struct app *app)
 	struct mha_config nx = app->cfg;
 	char what[128];
 	nx.pad ^= (uint64_t)1 << c;
-	snprintf(what, sizeof what, "%s %s", app->w.labels[c], mha_is_pad(&nx, c)
-	         ? "is padding: no query sees it, its own output is ignored" : "is a token again");
+	/* cross-attention: the bit marks a source token, which is no query */
+	snprintf(what, sizeof what, "%s %s", key_label(app, c), !mha_is_pad(&nx, c) ? "is a token again"
+	         : nx.m > 0 ? "(X_kv) is padding: no query of X sees it"
+	         : "is padding: no query sees it, its own output is ignored");
 	return app_change_config(app, &nx, what);
 }
 
@@ -81,7 +89,8 @@ static unsigned mask_window(struct app *app, int arg)
 	struct mha_config nx = app->cfg;
 	char what[128];
 	nx.window += arg;
-	if (nx.window < 0 || nx.window > app->cfg.n)
+	int most = app->cfg.n > mha_keys(&app->cfg) ? app->cfg.n : mha_keys(&app->cfg);
+	if (nx.window < 0 || nx.window > most)
 		return APP_REDRAW;
 	if (nx.window == 0)
 		snprintf(what, sizeof what, "window off");
@@ -101,7 +110,7 @@ static bool mask_status(const struct app *app, const struct frame *f, struct rec
 	cursor(app, &cr, &cc);
 	snprintf(line, sizeof line, "mask: causal %s, window %d, top-k %d; the cursor on %s -> %s",
 	         app->cfg.causal ? "on" : "off", app->cfg.window, app->cfg.top_k, app->w.labels[cr],
-	         app->w.labels[cc]);
+	         key_label(app, cc));
 	draw_put(r.y, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	return true;
 }
@@ -128,7 +137,7 @@ static void draw_saving(const struct mha_config *c, struct rect r, int y, int en
 	if (y + 3 > end)
 		return;
 	snprintf(line, sizeof line, "a head keeps %lld of %d x %d pairs (%lld visible); dense computes all",
-	         (long long)k.pairs_kept, c->n, c->n, (long long)k.pairs_visible);
+	         (long long)k.pairs_kept, c->n, mha_keys(c), (long long)k.pairs_visible);
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_NORMAL));
 	snprintf(line, sizeof line, "a sparse kernel skips %lld masked score FLOPs, %lld of P V (zero weights)",
 	         (long long)k.flops_scores_masked, (long long)k.flops_weighted_skippable);
@@ -147,12 +156,14 @@ static void mask_body(const struct app *app, const struct frame *f, const struct
 	(void)hits;
 	const struct mha_config *c = &app->cfg;
 	const struct rect r = b->info;
-	const int n = c->n, bottom = r.y + r.h - 2;
+	const int n = c->n, nk = mha_keys(c), bottom = r.y + r.h - 2;
+	const bool cross = c->m > 0; /* keys are X_kv's tokens; padding marks the source's */
 	int cr, cc, y = r.y;
 	cursor(app, &cr, &cc);
 	char line[256];
 	unsigned char keep[MHA_MAX_TOKENS];
-	draw_put(y++, r.x, r.w, "Masks: which keys (across) each query (down) sees", theme_attr(ROLE_TITLE));
+	draw_put(y++, r.x, r.w, cross ? "Masks: which keys of X_kv (across) each query of X (down) sees"
+	                              : "Masks: which keys (across) each query (down) sees", theme_attr(ROLE_TITLE));
 	snprintf(line, sizeof line, "causal %s  window %d  top-k %d (after the mask, per head)",
 	         c->causal ? "on" : "off", c->window, c->top_k);
 	draw_put(y++, r.x, r.w, line, theme_attr(ROLE_DIM));
@@ -167,30 +178,30 @@ static void mask_body(const struct app *app, const struct frame *f, const struct
 		c0 = cc - cols + 1;
 	int rows = bottom - y - 1, r0 = cr >= rows ? cr - rows + 1 : 0;
 	int x = r.x + lw;
-	for (int j = c0; j < n && j < c0 + cols; j++, x += cw) {
-		snprintf(line, sizeof line, "%.2s", app->w.labels[j]);
+	for (int j = c0; j < nk && j < c0 + cols; j++, x += cw) {
+		snprintf(line, sizeof line, "%.2s", key_label(app, j));
 		draw_put(y, x + 1, 2, line, theme_attr(mha_is_pad(c, j) ? ROLE_DIM : ROLE_NORMAL)
 		         | (j == cc ? A_BOLD | A_UNDERLINE : 0));
 	}
 	y++;
 	for (int i = r0; i < n && y < bottom; i++, y++) {
 		int kept = mha_mask_row(c, i, NULL, keep);
-		snprintf(line, sizeof line, "%-6.6s%s", app->w.labels[i], mha_is_pad(c, i) ? "pad" : "");
-		draw_put(y, r.x, lw, line, theme_attr(mha_is_pad(c, i) ? ROLE_DIM : ROLE_NORMAL)
-		         | (i == cr ? A_BOLD : 0));
+		bool pad_row = !cross && mha_is_pad(c, i); /* a query is padding only in its own sequence */
+		snprintf(line, sizeof line, "%-6.6s%s", app->w.labels[i], pad_row ? "pad" : "");
+		draw_put(y, r.x, lw, line, theme_attr(pad_row ? ROLE_DIM : ROLE_NORMAL) | (i == cr ? A_BOLD : 0));
 		x = r.x + lw;
-		for (int j = c0; j < n && j < c0 + cols; j++, x += cw) {
+		for (int j = c0; j < nk && j < c0 + cols; j++, x += cw) {
 			char cell[4] = { ' ', keep[j] ? '#' : why_hidden(c, i, j), ' ', '\0' };
 			attr_t a = theme_attr(keep[j] ? ROLE_MET : ROLE_DIM);
 			if (i == cr && j == cc)
 				a = theme_attr(ROLE_SELECTED);
 			draw_put(y, x, cw, cell, a);
 		}
-		const char *note = kept == 0 ? "no key: P row is 0" : mha_is_pad(c, i) ? "output ignored" : "";
+		const char *note = kept == 0 ? "no key: P row is 0" : pad_row ? "output ignored" : "";
 		draw_put(y, x + 1, r.x + r.w - x - 1, note, theme_attr(kept ? ROLE_DIM : ROLE_ERROR));
 	}
-	snprintf(line, sizeof line, "cursor %s -> %s   padding: hidden as a key, ignored as a query",
-	         app->w.labels[cr], app->w.labels[cc]);
+	snprintf(line, sizeof line, "cursor %s -> %s   padding: %s", app->w.labels[cr], key_label(app, cc),
+	         cross ? "a source token no query sees" : "hidden as a key, ignored as a query");
 	draw_put(r.y + r.h - 1, r.x, r.w, line, theme_attr(ROLE_DIM));
 	draw_saving(c, r, y + 1, r.y + r.h - 1);
 }

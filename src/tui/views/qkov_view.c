@@ -3,7 +3,7 @@
  * current head i (L and H, the workbench's keys, act under it) the two
  * d_model x d_model matrices a head is made of,
  *   W_QK = W^Q_i (W^K_j)^T   what a query token looks for in a key token
- *                            (S_i = X W_QK X^T / sqrt(d_k) without biases)
+ *                            (S_i = X W_QK X^T / sqrt(d_k) without biases; X_kv^T with a source)
  *   W_OV = W^V_j W^O_i       what attending to a token writes into Y
  * (j the kv head query head i reads), each with its rank, at most d_k
  * however large d_model is, its norm and its largest singular values,
@@ -147,8 +147,10 @@ static void qkov_body(const struct app *app, const struct frame *f, const struct
 	if (y < bottom)
 		draw_put(y++, r.x, r.w, c->bias ? "scores: x_q W_QK x_k^T / sqrt(d_k), plus the biases' terms; each of "
 		                                   "rank d_k at most: a head reads and writes d_k numbers"
-		                                 : "scores: S_i = X W_QK X^T / sqrt(d_k); each of rank d_k at most: a "
-		                                   "head reads and writes d_k numbers",
+		         : c->m > 0 ? "scores: S_i = X W_QK X_kv^T / sqrt(d_k) (keys from the source); each of rank d_k at "
+		                      "most: a head reads and writes d_k numbers"
+		                    : "scores: S_i = X W_QK X^T / sqrt(d_k); each of rank d_k at most: a "
+		                      "head reads and writes d_k numbers",
 		         theme_attr(ROLE_DIM));
 	if (!v->m[0] || !v->m[1]) {
 		snprintf(line, sizeof line, "the matrices are drawn up to d_model %d", QKOV_MAX_D);

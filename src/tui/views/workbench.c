@@ -140,10 +140,17 @@ static const char *bias_note(const struct app *app, const char *note, char *out,
  * forms. */
 static void shape_forms(const struct mha_config *c, char f[3][128])
 {
-	snprintf(f[0], 128, "n %d tokens, d %d model width, h %d head%s, h_kv %d KV head%s, d_k %d per head", c->n,
-	         c->d, c->h, c->h == 1 ? "" : "s", c->g, c->g == 1 ? "" : "s", c->dk);
-	snprintf(f[1], 128, "n %d  d %d  h %d  h_kv %d  d_k %d", c->n, c->d, c->h, c->g, c->dk);
-	snprintf(f[2], 128, "n%d d%d h%d h_kv%d d_k%d", c->n, c->d, c->h, c->g, c->dk);
+	/* cross-attention: the source's m tokens after the queries' n */
+	char m[3][32] = { "", "", "" };
+	if (c->m > 0) {
+		snprintf(m[0], sizeof m[0], " m %d source tokens,", c->m);
+		snprintf(m[1], sizeof m[1], "  m %d", c->m);
+		snprintf(m[2], sizeof m[2], " m%d", c->m);
+	}
+	snprintf(f[0], 128, "n %d tokens,%s d %d model width, h %d head%s, h_kv %d KV head%s, d_k %d per head", c->n,
+	         m[0], c->d, c->h, c->h == 1 ? "" : "s", c->g, c->g == 1 ? "" : "s", c->dk);
+	snprintf(f[1], 128, "n %d%s  d %d  h %d  h_kv %d  d_k %d", c->n, m[1], c->d, c->h, c->g, c->dk);
+	snprintf(f[2], 128, "n%d%s d%d h%d h_kv%d d_k%d", c->n, m[2], c->d, c->h, c->g, c->dk);
 }
 
 /* Two lines: the formula, the shape and the stage's note, each whole or
@@ -250,7 +257,8 @@ static struct body_layout workbench_layout(const struct app *app, const struct f
 	 * so they give way before any of its matrices' rows do */
 	if (app->stage == PIPELINE_CONCAT || app->stage == PIPELINE_OUTPUT)
 		least = want > least ? want : least;
-	struct body_layout b = layout_body_min(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, app->cfg.h,
+	struct body_layout b = layout_body_min(l, pipeline_stage_info(app->stage)->heatmaps, app->cfg.n, mha_keys(&app->cfg),
+	                                       app->cfg.h,
 	                                       counts_panel_height, want, least);
 	b.numbers_cell_w = cw;
 	b.body_h = l->body.h;

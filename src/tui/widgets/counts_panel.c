@@ -174,6 +174,33 @@ int counts_panel_height(int width)
 	return width >= COUNTS_WIDE ? LINES_WIDE : LINES_NARROW;
 }
 
+/* A stack's two totals, every layer counted (mha_counts: params_stack,
+ * flops_stack), their labels in full and brief: "3 layers params",
+ * "3 layers FLOPs"; "L3 params", "L3 FLOPs". */
+static void stack_labels(const struct mha_config *c, char lp[32], char lf[32], char bp[16], char bf[16])
+{
+	snprintf(lp, 32, "%d layers params", c->layers);
+	snprintf(lf, 32, "%d layers FLOPs", c->layers);
+	snprintf(bp, 16, "L%d params", c->layers);
+	snprintf(bf, 16, "L%d FLOPs", c->layers);
+}
+
+/* The line with a stack's totals, in at most width columns: "3 layers:
+ * 3,072 params, 32,928 FLOPs (each layer + n d residual adds)", then
+ * shorter; "" when no form fits. */
+static void stack_text(char *out, size_t len, const struct mha_config *c, const struct mha_counts *k, int width)
+{
+	char p[32], f[32];
+	count_format(p, sizeof p, k->params_stack, 20);
+	count_format(f, sizeof f, k->flops_stack, 20);
+	if (snprintf(out, len, "%d layers: %s params, %s FLOPs (each layer + n d residual adds)", c->layers, p, f) <=
+	        width ||
+	    snprintf(out, len, "%d layers: %s params, %s FLOPs", c->layers, p, f) <= width)
+		return;
+	if (snprintf(out, len, "L%d: %s params %s FLOPs", c->layers, p, f) > width)
+		out[0] = '\0';
+}
+
 /* The compact form, for panels shorter than the full one: totals first,
  * each breakdown indented under its total, as many lines as the height
  * allows. Lines are chosen by importance (the totals, KV/token and the ratio
@@ -184,7 +211,7 @@ int counts_panel_height(int width)
  * had no parameters). */
 enum compact_kind { C_ROW, C_SUB, C_FIG, C_WHY };
 struct compact_line {
-	int prio;               /* 0 = kept first */
+	int prio;               /* 0 = kept first; -1 not this configuration's */
 	enum compact_kind kind;
 	struct row row;         /* C_ROW, C_SUB */
 	int group;              /* C_SUB: which breakdown (1, 2); 0 none */
@@ -200,21 +227,29 @@ static int group_lines(int m, int n)
 static void compact_draw(WINDOW *win, int y, int x, int height, int width, const struct mha_config *c,
                          const struct mha_counts *k)
 {
+	/* a stack: the rows are one layer's, and its two totals come right
+	 * after the layer's (s = 2 lines more before the rest) */
+	const bool stack = c->layers > 1;
+	const int s = stack ? 2 : 0;
+	char lp[32], lf[32], bp[16], bf[16];
+	stack_labels(c, lp, lf, bp, bf);
 	const struct compact_line lines[] = {
-		{ 0, C_ROW, { "Parameters", "params", k->params_total }, 0 },
-		{ 10, C_SUB, weight_row(MHA_T_WQ, k->params_wq), 1 },
-		{ 11, C_SUB, weight_row(MHA_T_WK, k->params_wk), 1 },
-		{ 12, C_SUB, weight_row(MHA_T_WV, k->params_wv), 1 },
-		{ 13, C_SUB, weight_row(MHA_T_WO, k->params_wo), 1 },
-		{ 1, C_ROW, { "FLOPs", "FLOPs", k->flops_total }, 0 },
-		{ 5, C_SUB, stage_row(PIPELINE_PROJECTION, k->flops_projection), 2 },
-		{ 6, C_SUB, stage_row(PIPELINE_SCORES, k->flops_scores), 2 },
-		{ 8, C_SUB, stage_row(PIPELINE_SOFTMAX, k->flops_softmax), 2 },
-		{ 7, C_SUB, stage_row(PIPELINE_WEIGHTED_SUM, k->flops_weighted_sum), 2 },
-		{ 9, C_SUB, stage_row(PIPELINE_OUTPUT, k->flops_output), 2 },
-		{ 2, C_ROW, { "KV values/token", "KV/token", k->kv_cache_per_token }, 0 },
-		{ 3, C_FIG, { "", "", 0 }, 0 },
-		{ 4, C_WHY, { "", "", 0 }, 0 },
+		{ 0, C_ROW, { stack ? "Params/layer" : "Parameters", stack ? "par/layer" : "params", k->params_total }, 0 },
+		{ 10 + s, C_SUB, weight_row(MHA_T_WQ, k->params_wq), 1 },
+		{ 11 + s, C_SUB, weight_row(MHA_T_WK, k->params_wk), 1 },
+		{ 12 + s, C_SUB, weight_row(MHA_T_WV, k->params_wv), 1 },
+		{ 13 + s, C_SUB, weight_row(MHA_T_WO, k->params_wo), 1 },
+		{ 1, C_ROW, { stack ? "FLOPs/layer" : "FLOPs", stack ? "FL/layer" : "FLOPs", k->flops_total }, 0 },
+		{ 5 + s, C_SUB, stage_row(PIPELINE_PROJECTION, k->flops_projection), 2 },
+		{ 6 + s, C_SUB, stage_row(PIPELINE_SCORES, k->flops_scores), 2 },
+		{ 8 + s, C_SUB, stage_row(PIPELINE_SOFTMAX, k->flops_softmax), 2 },
+		{ 7 + s, C_SUB, stage_row(PIPELINE_WEIGHTED_SUM, k->flops_weighted_sum), 2 },
+		{ 9 + s, C_SUB, stage_row(PIPELINE_OUTPUT, k->flops_output), 2 },
+		{ stack ? 2 : -1, C_ROW, { lp, bp, k->params_stack }, 0 },
+		{ stack ? 3 : -1, C_ROW, { lf, bf, k->flops_stack }, 0 },
+		{ 2 + s, C_ROW, { stack ? "KV/token/layer" : "KV values/token", "KV/token", k->kv_cache_per_token }, 0 },
+		{ 3 + s, C_FIG, { "", "", 0 }, 0 },
+		{ 4 + s, C_WHY, { "", "", 0 }, 0 },
 	};
 	enum { N = sizeof lines / sizeof lines[0], GROUPS = 3 };
 	/* choose in order of importance: a line is kept when what it adds
@@ -287,6 +322,10 @@ void counts_panel_draw(WINDOW *win, int y, int x, int height, int width, const s
 		compact_draw(win, y, x, height, width, c, &k);
 		return;
 	}
+	/* a stack: the rows are one layer's (every layer has the same shape),
+	 * and a line gives the totals of all of them */
+	const bool stack = c->layers > 1;
+	const char *ptitle = stack ? "Params, each layer" : "Parameters", *ftitle = stack ? "FLOPs, each layer" : "FLOPs";
 	const struct row params[] = {
 		weight_row(MHA_T_WQ, k.params_wq), weight_row(MHA_T_WK, k.params_wk),
 		weight_row(MHA_T_WV, k.params_wv), weight_row(MHA_T_WO, k.params_wo),
@@ -295,7 +334,8 @@ void counts_panel_draw(WINDOW *win, int y, int x, int height, int width, const s
 		stage_row(PIPELINE_PROJECTION, k.flops_projection), stage_row(PIPELINE_SCORES, k.flops_scores),
 		stage_row(PIPELINE_SOFTMAX, k.flops_softmax), stage_row(PIPELINE_WEIGHTED_SUM, k.flops_weighted_sum),
 		stage_row(PIPELINE_OUTPUT, k.flops_output), { "total", "all", k.flops_total },
-	}, kv = { "KV values/token", "KV/token", k.kv_cache_per_token }; /* K and V values cached per token */
+	}, kv = { stack ? "KV/token/layer" : "KV values/token", "KV/token", k.kv_cache_per_token }; /* K and V
+	                                                                  * values cached per token */
 	enum { NP = sizeof params / sizeof params[0], NF = sizeof flops / sizeof flops[0] };
 	attr_t title = theme_attr(ROLE_TITLE), normal = theme_attr(ROLE_NORMAL);
 	char fig[64], why[64], text[160];
@@ -303,12 +343,16 @@ void counts_panel_draw(WINDOW *win, int y, int x, int height, int width, const s
 
 	if (width >= COUNTS_WIDE) {
 		int fx = x + COL_PARAMS + COL_GAP;
-		theme_addstr(win, y, x, COL_PARAMS, "Parameters", title);
-		theme_addstr(win, y, fx, COL_FLOPS, "FLOPs", title);
+		theme_addstr(win, y, x, COL_PARAMS, ptitle, title);
+		theme_addstr(win, y, fx, COL_FLOPS, ftitle, title);
 		for (line = 1; line <= NF && line < height; line++) {
 			/* the line under the parameters holds the KV cache */
 			row_draw(win, y + line, x, COL_PARAMS, line <= NP ? &params[line - 1] : &kv);
 			row_draw(win, y + line, fx, COL_FLOPS, &flops[line - 1]);
+		}
+		if (stack && line < height) { /* before the ratio: what the stack costs in all */
+			stack_text(text, sizeof text, c, &k, width);
+			theme_addstr(win, y + line++, x, width, text, normal);
 		}
 		if (line < height) {
 			ratio_text(fig, why, sizeof fig, c, &k, width);
@@ -336,15 +380,22 @@ void counts_panel_draw(WINDOW *win, int y, int x, int height, int width, const s
 		return;
 	}
 	if (line < height)
-		theme_addstr(win, y + line++, x, width, "Parameters", title);
+		theme_addstr(win, y + line++, x, width, stack ? "Params/layer" : "Parameters", title);
 	for (int i = 0; i < NP && line < height; i++)
 		row_draw(win, y + line++, x, width, &params[i]);
 	if (line < height)
-		theme_addstr(win, y + line++, x, width, "FLOPs", title);
+		theme_addstr(win, y + line++, x, width, stack ? "FLOPs/layer" : "FLOPs", title);
 	for (int i = 0; i < NF && line < height; i++)
 		row_draw(win, y + line++, x, width, &flops[i]);
 	if (line < height)
 		row_draw(win, y + line++, x, width, &kv);
+	if (stack) { /* the stack's totals in the ratio's two lines; the ratio after, if there is room */
+		char lp[32], lf[32], bp[16], bf[16];
+		stack_labels(c, lp, lf, bp, bf);
+		const struct row all[2] = { { lp, bp, k.params_stack }, { lf, bf, k.flops_stack } };
+		for (int i = 0; i < 2 && line < height; i++)
+			row_draw(win, y + line++, x, width, &all[i]);
+	}
 	ratio_text(fig, why, sizeof fig, c, &k, width);
 	if (line < height)
 		theme_addstr(win, y + line++, x, width, fig, normal);

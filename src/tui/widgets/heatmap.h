@@ -67,6 +67,7 @@ struct heatmap_key {
 	enum heatmap_scale scale;
 	bool masked;                  /* some cell shows the masked mark: say what it means */
 	bool axes;                    /* say that rows are queries and columns keys */
+	bool cross;                   /*   from two sequences: X's queries, X_kv's keys */
 };
 
 struct heatmap_size { int rows, cols; }; /* screen cells needed */

@@ -104,7 +104,12 @@ int heatmap_key_draw(WINDOW *win, int y, int x, int width, const struct heatmap_
 	key_bounds(k, los, his, sizeof los);
 	snprintf(name, sizeof name, ", %s", heatmap_scale_name(k->scale));
 	snprintf(masked, sizeof masked, "  %s masked", theme_masked_glyph());
-	static const char *const axes[] = { "  rows: queries, columns: keys", "  rows=queries cols=keys" };
+	static const char *const self[] = { "  rows: queries, columns: keys", "  rows=queries cols=keys" };
+	/* cross-attention: the two axes are two sequences, said by name */
+	static const char *const cross[] = { "  rows: queries from X, columns: keys from X_kv",
+	                                     "  rows=X queries cols=X_kv keys", "  rows=X cols=X_kv" };
+	const char *const *axes = k->cross ? cross : self;
+	int forms = k->cross ? 3 : 2;
 	int levels = theme_heat_levels();
 	/* the parts in order of need, each kept only when it fits whole beside
 	 * the values and a ramp of one cell a level */
@@ -115,7 +120,7 @@ int heatmap_key_draw(WINDOW *win, int y, int x, int width, const struct heatmap_
 	bool show_name = used + nname <= width;
 	used += show_name ? nname : 0;
 	int ax = -1;
-	for (int i = 0; i < 2 && k->axes && ax < 0; i++)
+	for (int i = 0; i < forms && k->axes && ax < 0; i++)
 		if (used + (int)strlen(axes[i]) <= width)
 			ax = i;
 	used += ax >= 0 ? (int)strlen(axes[ax]) : 0;

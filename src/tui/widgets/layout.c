@@ -62,22 +62,22 @@ static int ceil_div(int a, int b)
 /* Rows a strip of all h heatmaps needs at this width and cell width, rows
  * row_h lines tall, with the legend line; 0 when not even one fits the
  * width. */
-static int strip_rows_h(int n, int h, int width, int cell_w, int row_h, int *per_row)
+static int strip_rows_h(int n, int nk, int h, int width, int cell_w, int row_h, int *per_row)
 {
 	struct heatmap hm;
 	memset(&hm, 0, sizeof hm);
 	hm.rows = n;
-	hm.cols = n;
+	hm.cols = nk;
 	hm.row_h = row_h;
 	struct heatmap_size one = heatmap_measure(&hm, cell_w);
-	if (heatmap_fit(n, n, one.rows, width, cell_w, per_row) == 0 || *per_row <= 0)
+	if (heatmap_fit(n, nk, one.rows, width, cell_w, per_row) == 0 || *per_row <= 0)
 		return 0;
 	return ceil_div(h, *per_row) * one.rows + 1;
 }
 
-static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
+static int strip_rows(int n, int nk, int h, int width, int cell_w, int *per_row)
 {
-	return strip_rows_h(n, h, width, cell_w, 1, per_row);
+	return strip_rows_h(n, nk, h, width, cell_w, 1, per_row);
 }
 
 /* The heatmaps take a strip below the matrices: the widest cells (up to
@@ -87,28 +87,28 @@ static int strip_rows(int n, int h, int width, int cell_w, int *per_row)
  * paged. At the widest cells, rows up to HEATMAP_ROW_H_MAX lines tall
  * when that still leaves the matrices their rows. The strip sits at the
  * bottom of a; the caller may lift it. Returns what is left above. */
-static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h, int numbers_want,
+static struct rect split_heat(struct body_layout *b, struct rect a, int n, int nk, int h, int numbers_want,
                               int numbers_min)
 {
 	int per_row = 0;
 	int least = numbers_min > NUMBERS_MIN ? numbers_min : NUMBERS_MIN;
 	for (int pass = numbers_want > 0 ? 0 : 1; pass < 2; pass++)
 		for (int cw = pass == 0 ? HEATMAP_CELL_W_MAX : HEATMAP_CELL_W_MAX - 1; cw >= HEATMAP_CELL_W_MIN; cw--) {
-			int need = strip_rows(n, h, a.w, cw, &per_row);
+			int need = strip_rows(n, nk, h, a.w, cw, &per_row);
 			int keep = pass == 0 && numbers_want + 1 > least ? numbers_want + 1 : least;
 			/* a cell so wide that the maps stack one under another
 			 * while a narrower one that still holds numbers
 			 * (HEAT_NUMBERS_W) sets them side by side: narrower */
 			int other = 0;
 			if (need > 0 && h > 1 && per_row < 2 && cw > HEAT_NUMBERS_W &&
-			    strip_rows(n, h, a.w, HEAT_NUMBERS_W, &other) > 0 && other >= 2)
+			    strip_rows(n, nk, h, a.w, HEAT_NUMBERS_W, &other) > 0 && other >= 2)
 				continue;
 			if (need > 0 && a.h - need >= keep) {
 				/* room to spare at the widest cells: rows as many lines
 				 * tall as fit (8 columns by 3 lines is near square) */
 				b->heat_row_h = 1;
 				for (int rh = HEATMAP_ROW_H_MAX; cw == HEATMAP_CELL_W_MAX && rh > 1; rh--) {
-					int tall = strip_rows_h(n, h, a.w, cw, rh, &other);
+					int tall = strip_rows_h(n, nk, h, a.w, cw, rh, &other);
 					if (tall > 0 && other == per_row && a.h - tall >= keep) {
 						b->heat_row_h = rh;
 						need = tall;
@@ -124,10 +124,10 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int h
 		}
 	/* one band, paged: cells of 2 if that fits, else 1 */
 	b->heat_row_h = 1;
-	int cw = 2, need = strip_rows(n, 1, a.w, cw, &per_row);
+	int cw = 2, need = strip_rows(n, nk, 1, a.w, cw, &per_row);
 	if (need == 0 || a.h - need < least) {
 		cw = 1;
-		need = strip_rows(n, 1, a.w, cw, &per_row);
+		need = strip_rows(n, nk, 1, a.w, cw, &per_row);
 	}
 	if ((need == 0 || a.h - need < least) && a.h - 2 < least)
 		return a; /* not even one heatmap fits, nor the line saying so: the matrices' rows first */
@@ -169,7 +169,7 @@ static void lift_heat(const struct layout *l, struct body_layout *b, int keep)
  * still holding numbers), the strip moves up there, right under the
  * matrices; the room left over goes to the bottom. a: the body under the
  * info lines. */
-static void beside_counts(const struct layout *l, struct body_layout *b, struct rect a, int n, int h,
+static void beside_counts(const struct layout *l, struct body_layout *b, struct rect a, int n, int nk, int h,
                           int counts_h, int numbers_want)
 {
 	int nw = layout_numbers_width(l), per_row = 0;
@@ -177,7 +177,7 @@ static void beside_counts(const struct layout *l, struct body_layout *b, struct 
 	    counts_h <= numbers_want)
 		return;
 	for (int cw = b->heat_cell_w; cw >= b->heat_cell_w - 1 && cw >= HEAT_NUMBERS_W; cw--) {
-		int need = strip_rows(n, h, nw, cw, &per_row);
+		int need = strip_rows(n, nk, h, nw, cw, &per_row);
 		if (need > 0 && per_row >= b->heat_per_row && numbers_want + 1 + need <= a.h) {
 			b->numbers = mk(a.y, a.x, numbers_want, nw);
 			b->heat = mk(a.y + numbers_want + 1, a.x, need, nw);
@@ -193,10 +193,10 @@ static void beside_counts(const struct layout *l, struct body_layout *b, struct 
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
                                int (*counts_lines)(int width), int numbers_want)
 {
-	return layout_body_min(l, heat, n, h, counts_lines, numbers_want, 0);
+	return layout_body_min(l, heat, n, n, h, counts_lines, numbers_want, 0);
 }
 
-struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int h,
+struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int nk, int h,
                                    int (*counts_lines)(int width), int numbers_want, int numbers_min)
 {
 	struct body_layout b;
@@ -208,7 +208,7 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 	a = mk(a.y + INFO_LINES, a.x, a.h - INFO_LINES, a.w);
 	struct rect under_info = a;
 	if (heat)
-		a = split_heat(&b, a, n, h, numbers_want, numbers_min);
+		a = split_heat(&b, a, n, nk, h, numbers_want, numbers_min);
 	if (l->side_narrow) {
 		/* narrow with the lesson pane: the pane atop the side column, the
 		 * counts' compact form under it; or the counts alone, or the
@@ -238,7 +238,7 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 			keep = ch > keep ? ch : keep;
 		}
 		lift_heat(l, &b, keep);
-		beside_counts(l, &b, under_info, n, h, counts_lines(LAYOUT_COUNTS_COLS), numbers_want);
+		beside_counts(l, &b, under_info, n, nk, h, counts_lines(LAYOUT_COUNTS_COLS), numbers_want);
 	}
 	return b;
 }

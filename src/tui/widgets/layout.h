@@ -80,10 +80,11 @@ int layout_numbers_width(const struct layout *l);
  * lines tall (a cell nearer square than 8 columns by one line). */
 struct body_layout layout_body(const struct layout *l, bool heat, int n, int h,
                                int (*counts_lines)(int width), int numbers_want);
-/* As layout_body, and the heatmaps shrink to a band, then to a one-line
- * note, before the matrices get fewer than numbers_min rows (a lesson
- * step's matrix: its rows first). */
-struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int h,
+/* As layout_body for maps of n rows (queries) by nk columns (keys: n, or
+ * a source's m tokens), and the heatmaps shrink to a band, then to a
+ * one-line note, before the matrices get fewer than numbers_min rows (a
+ * lesson step's matrix: its rows first). */
+struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int nk, int h,
                                    int (*counts_lines)(int width), int numbers_want, int numbers_min);
 
 /* Place count panels wanting want[i] (h, w) in area, in reading order:
