@@ -256,6 +256,8 @@ struct lesson_step {
 	int nhides;
 	struct mha_config cfg;    /* its starting configuration, resolved */
 	struct lesson_flash *flash; /* @flash: the FlashAttention view it opens (flash_step.h), or NULL */
+	const char *wait;         /* @wait ACTION: that view waits, here and in every step before, until this
+	                           * step's question is answered right or shown; or NULL */
 };
 
 struct lesson_arena;

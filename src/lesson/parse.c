@@ -212,7 +212,7 @@ static const struct directive {
 	{ "question", lesson_d_question, STEP }, { "choice", lesson_d_choice, STEP },
 	{ "answer", lesson_d_answer, STEP }, { "include", d_include, STEP },
 	{ "feedback", lesson_d_feedback, STEP },
-	{ "flash", lesson_d_flash, STEP },
+	{ "flash", lesson_d_flash, STEP }, { "wait", lesson_d_wait, STEP },
 };
 enum { NDIRECTIVES = sizeof directives / sizeof directives[0] };
 

@@ -6,6 +6,7 @@
  */
 #include "lesson_int.h"
 #include "parser.h"
+#include "wrap.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -94,6 +95,18 @@ void lesson_d_hide(struct parser *ps, const char *arg)
 	                                               &ps->step_caps.hides, sizeof *slot));
 	if (slot)
 		*slot = h;
+}
+
+/* @wait ACTION: a view (named by its key action, as {key:...} names it)
+ * that would show this step's answer from an earlier step. */
+void lesson_d_wait(struct parser *ps, const char *arg)
+{
+	struct lesson_step *s = lesson_parser_step(ps);
+	if (!lesson_key_action_known(arg) || s->wait) {
+		lesson_parser_err(ps, ps->line, "@wait takes one view's action, as {key:...} names it (kv-cache)");
+		return;
+	}
+	s->wait = lesson_parser_need(ps, lesson_arena_strdup(ps->a, arg));
 }
 
 /* ---- exercises ---- */

@@ -68,6 +68,7 @@ void lesson_parser_block_close(struct parser *ps);
 void lesson_d_focus(struct parser *ps, const char *arg);
 void lesson_d_highlight(struct parser *ps, const char *arg);
 void lesson_d_hide(struct parser *ps, const char *arg);
+void lesson_d_wait(struct parser *ps, const char *arg);
 void lesson_d_goal(struct parser *ps, const char *arg);
 void lesson_d_hint(struct parser *ps, const char *arg);
 void lesson_d_solution(struct parser *ps, const char *arg);

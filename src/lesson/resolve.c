@@ -156,6 +156,9 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 		if (s->nhides)
 			lesson_parser_err(ps, s->line, "step '%s': @hide needs a @question: what is hidden shows once the "
 			    "learner answers", s->id);
+		if (s->wait)
+			lesson_parser_err(ps, s->line, "step '%s': @wait needs a @question: the view waits for its answer",
+			                  s->id);
 		return;
 	}
 	if (!q->answer) {

@@ -4,8 +4,9 @@
  * table, its opener or Esc to leave it, then (unless the mode is closed)
  * the workbench's table and every view's opener. One function runs a
  * row, whichever table it is in: it refuses a row that would show what
- * the open lesson step hides (action.shows), and counts a change of the
- * inputs toward the next autosave. A click on a key hint is that key; any
+ * the open lesson step hides (action.shows) or a question still to come
+ * waits for (@wait), and counts a change of the inputs toward the next
+ * autosave. A click on a key hint is that key; any
  * other click goes to the modes as KEY_MOUSE. It knows no view by name
  * and draws nothing.
  */
@@ -52,6 +53,12 @@ unsigned keys_run(struct app *app, const struct action *a, const struct mode_ops
 	if (hides(app, a, owner)) {
 		app_message(app, false, "%s: not until the question is answered right (it would show the answer)",
 		            a->name);
+		return APP_REDRAW;
+	}
+	const struct lesson_step *waits = learn_view_waits(app, a->id);
+	if (waits && !(owner && owner->owns_step && owner->owns_step(app))) {
+		app_message(app, false, "%s: not until \"%s\" is answered (it shows that answer)", a->name,
+		            waits->title[0] ? waits->title : waits->id);
 		return APP_REDRAW;
 	}
 	struct mha_config before = app->cfg;

@@ -343,6 +343,16 @@ static void test_hide_needs_a_question(void **state)
 	                      "the learner answers");
 }
 
+/* @wait names a view the lessons know, once, in a step with a question. */
+static void test_wait_needs_a_view_and_a_question(void **state)
+{
+	(void)state;
+	test_parse_fails_with(HEAD "@step a\n@wait kv-cache\n",
+	                      "t.lesson:5: step 'a': @wait needs a @question: the view waits for its answer");
+	test_parse_fails_with(HEAD "@step a\n@question How many?\n@answer 2\n@wait kv-cash\n",
+	                      "t.lesson:8: @wait takes one view's action, as {key:...} names it (kv-cache)");
+}
+
 static void test_hints_without_a_goal_are_reported(void **state)
 {
 	(void)state;
@@ -468,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_config_field_suggests_the_nearest),
 		cmocka_unit_test(test_question_parts_must_fit_together),
 		cmocka_unit_test(test_hide_needs_a_question),
+		cmocka_unit_test(test_wait_needs_a_view_and_a_question),
 		cmocka_unit_test(test_hints_without_a_goal_are_reported),
 		cmocka_unit_test(test_solution_editing_a_computed_tensor_is_reported),
 		cmocka_unit_test(test_missing_asset_names_the_path),

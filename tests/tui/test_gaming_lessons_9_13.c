@@ -6,7 +6,8 @@
  * analysis view naming the head that moves Y least; round factors typed in
  * for twins (2 for exact twins, 0.5, 1.5: the copy now adds 0.3 of head
  * 0's part); round numbers counted up from 0.50 (lesson 13 two); the KV
- * cache view read for lesson 10's at-scale figures; kv-less pressed until
+ * cache view read for lesson 10's at-scale figures, at their own steps
+ * and at any step before them (every view is opened at every step); kv-less pressed until
  * the status line named the MQA cache, and v reading W^K's shape off the
  * Projection title (lesson 10 mqa, wk-size); W^K's 65,536 and other powers
  * of two typed in, and a step's answer carried into the next (lesson 10
@@ -162,9 +163,85 @@ static void test_the_kv_cache_view_waits_for_the_at_scale_answers(void **state)
 		tui_check_keys(app, answers[i]);
 		assert_true(app->learn.run.met);
 		tui_check_keys(app, "g");
+		if (i < 2) { /* a later step's answer is still on the view */
+			assert_ptr_equal(app->mode, &workbench_mode);
+			assert_non_null(strstr(app->status, i == 0 ? "In bytes" : "MQA at scale"));
+			tui_check_close(app);
+			continue;
+		}
 		assert_ptr_not_equal(app->mode, &workbench_mode);
 		tui_check_close(app);
 	}
+}
+
+/* What each of lesson 10's scale questions reads as on a screen that
+ * gives it away (the KV cache view's LLaMA-2-70B rows). */
+static const struct {
+	const char *step, *shown[3];
+} scale_answers[] = {
+	{ "llama", { "163840", "163,840", NULL } },
+	{ "at-scale", { "320 KiB", NULL, NULL } },
+	{ "mqa-scale", { "160 MiB", NULL, NULL } },
+};
+
+/* Every view opened now: none shows the answer of a scale question not
+ * yet answered (answered: how many of scale_answers are, in order). */
+static void every_view_hides_the_answers(struct app *app, int answered)
+{
+	for (int m = 1; m < APP_MODES_MAX && app->modes[m]; m++) {
+		const struct mode_ops *view = app->modes[m];
+		if (view->prompt || !view->opener || !view->opener->keys[0])
+			continue; /* a prompt types, it shows nothing */
+		tui_check_press(app, view->opener->keys[0]);
+		if (app->mode == mode_workbench(app))
+			continue; /* refused: the workbench's screen, which --check-lessons reads */
+		const char *screen = tui_check_screen(app, 24, 80, true);
+		for (int q = answered; q < 3; q++)
+			for (int k = 0; k < 3 && scale_answers[q].shown[k]; k++)
+				if (strstr(screen, scale_answers[q].shown[k]))
+					fail_msg("step %s: %s shows %s, the answer of step %s", lesson_run_step(&app->learn.run)->id,
+					         view->name, scale_answers[q].shown[k], scale_answers[q].step);
+		if (app->mode != mode_workbench(app))
+			tui_check_press(app, view->opener->keys[0]); /* back */
+		if (app->mode != mode_workbench(app))
+			fail_msg("%s: %s did not close", view->name, app->mode->name);
+	}
+}
+
+/* Lesson 10 played through: at every step, before its answer and after,
+ * every view is opened, and none answers a scale question still to come
+ * (the KV cache view printed all three from the decode step on, and from
+ * every answered step). Each question is then answered right, so the
+ * lesson stays earnable. */
+static void test_no_view_answers_lesson_ten_s_scale_questions_early(void **state)
+{
+	(void)state;
+	struct app *app = open_at("10", "cache-mha");
+	int answered = 0;
+	const struct lesson *ten = app->learn.run.lesson;
+	for (;;) {
+		const struct lesson_step *st = lesson_run_step(&app->learn.run);
+		every_view_hides_the_answers(app, answered);
+		if (st->question) {
+			char keys[64];
+			snprintf(keys, sizeof keys, "a%s\n", st->question->answer);
+			tui_check_keys(app, keys);
+			if (!app->learn.run.answer_right)
+				fail_msg("step %s: %s refused (%s)", st->id, keys, app->status);
+			for (int i = 0; i < 8 && !app->learn.run.met && app->cfg.g > 1; i++)
+				tui_check_keys(app, "<"); /* gqa, mqa: the cache at a half, then at its least */
+			if (answered < 3 && !strcmp(st->id, scale_answers[answered].step))
+				answered++;
+			every_view_hides_the_answers(app, answered);
+		}
+		int was = app->learn.run.step;
+		tui_check_next_step(app);
+		if (app->learn.run.step == was || app->learn.run.lesson != ten)
+			break;
+	}
+	assert_int_equal(answered, 3);
+	assert_true(done(app, "gqa-mqa/mqa-scale"));
+	tui_check_close(app);
 }
 
 /* mqa: kv-less pressed before the answer names the cache on the status
@@ -361,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_twins_that_add_unequal_shares_need_the_factor_worked_out),
 		cmocka_unit_test(test_round_numbers_do_not_earn_the_top_two_weight),
 		cmocka_unit_test(test_the_kv_cache_view_waits_for_the_at_scale_answers),
+		cmocka_unit_test(test_no_view_answers_lesson_ten_s_scale_questions_early),
 		cmocka_unit_test(test_the_status_line_and_the_shapes_do_not_answer_lesson_ten),
 		cmocka_unit_test(test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten),
 		cmocka_unit_test(test_which_kv_tells_dealt_out_from_grouped_heads),

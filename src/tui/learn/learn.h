@@ -90,6 +90,10 @@ bool learn_counts_hidden(const struct app *app);
 /* Does the open step hide any of what `shows` says (MODE_SHOWS_*: stages,
  * the counts)? A key that shows it is refused until the answer. */
 bool learn_shows_hidden(const struct app *app, unsigned shows);
+/* The step whose unanswered question the view of key action `action`
+ * waits for (@wait: that step or a later one of the open lesson, neither
+ * answered right nor shown), or NULL when the view may open. */
+const struct lesson_step *learn_view_waits(const struct app *app, const char *action);
 bool learn_marked(const struct app *app, enum mha_tensor t, int m, int r, int c);
 bool learn_head_marked(const struct app *app, int h);
 /* The lesson and step the learner left for the free workbench, to name

@@ -102,6 +102,27 @@ bool learn_shows_hidden(const struct app *app, unsigned shows)
 	return false;
 }
 
+const struct lesson_step *learn_view_waits(const struct app *app, const char *action)
+{
+	const struct lesson_run *run = shown_run(app);
+	if (!run || !action)
+		return NULL;
+	const struct lesson *les = run->lesson;
+	for (int i = run->step; i < les->nsteps; i++) {
+		const struct lesson_step *s = &les->steps[i];
+		if (!s->wait || strcmp(s->wait, action) != 0)
+			continue;
+		char key[256];
+		lesson_step_key(les, i, key, sizeof key);
+		bool settled = i == run->step ? lesson_run_revealed(run) || run->unearned
+		                              : progress_is_done(&app->learn.progress, key) ||
+		                                    progress_is_shown(&app->learn.progress, key);
+		if (!settled)
+			return s;
+	}
+	return NULL;
+}
+
 bool learn_counts_hidden(const struct app *app)
 {
 	const struct lesson_run *run = shown_run(app);
