@@ -157,6 +157,43 @@ static int names_the_scale_key(const struct lesson *l, int si)
 	return checked;
 }
 
+/* A key an exercise's solution needs is taught in words (the text or the
+ * question of this step, or of a step before it, lessons in order) before
+ * any hint names it: * for a block or a whole matrix, [ and ] for fewer or
+ * more heads. Lesson 2's role-v needed *, named only in its last hint
+ * (lesson 3 taught it); lesson 9's one-head needed [, never named. */
+static void test_keys_a_solution_needs_are_taught_before_the_hints(void **state)
+{
+	(void)state;
+	static const char *const keys[] = { "{key:matrix-scale}", "{key:heads-less}", "{key:heads-more}" };
+	bool taught[3] = { false, false, false };
+	int checked = 0;
+	for (int li = 0; li < set.count; li++) {
+		const struct lesson *l = &set.lessons[li];
+		for (int si = 0; si < l->nsteps; si++) {
+			const struct lesson_step *s = &l->steps[si];
+			for (int k = 0; k < 3; k++)
+				taught[k] = taught[k] || says(s->prose, keys[k]) ||
+				            (s->question && says(s->question->text, keys[k]));
+			for (int e = 0; e < s->nsolution; e++) {
+				const struct lesson_edit *ed = &s->solution[e];
+				bool whole = false;
+				int need = is_cell_edit(ed) && cells_of(s, ed, &whole) >= BLOCK_CELLS ? 0
+				         : ed->kind == LESSON_EDIT_CONFIG && ed->field == LESSON_Q_HEADS
+				             ? (ed->value < s->cfg.h ? 1 : ed->value > s->cfg.h ? 2 : -1)
+				             : -1;
+				if (need < 0)
+					continue;
+				checked++;
+				if (!taught[need])
+					fail_msg("%s step '%s': its solution needs %s, which no step's words have taught yet",
+					         l->stem, s->id, keys[need]);
+			}
+		}
+	}
+	assert_true(checked >= 10);
+}
+
 static void test_whole_matrix_and_block_edits_name_the_scale_key(void **state)
 {
 	(void)state;
@@ -386,6 +423,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edits_on_another_stage_say_which_stage_key_to_press),
 		cmocka_unit_test(test_whole_matrix_and_block_edits_name_the_scale_key),
+		cmocka_unit_test(test_keys_a_solution_needs_are_taught_before_the_hints),
 		cmocka_unit_test(test_what_to_do_comes_first_within_the_lines_the_pane_shows),
 		cmocka_unit_test(test_verbatim_lines_fit_the_narrow_pane),
 		cmocka_unit_test(test_lesson_titles_fit_the_narrow_pane_heading),
