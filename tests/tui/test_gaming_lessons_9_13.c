@@ -1,7 +1,8 @@
 /*
  * test_gaming_lessons_9_13.c - tricks a gaming learner (one who plays to pass, not
  * to learn) used on lessons 9, 10, 12 and 13, replayed headless: each must
- * no longer earn its step. The tricks: switching heads off one at a time
+ * no longer earn its step. The tricks: the best heads read off lesson 9's
+ * table a step back (best now asks what the table rules out); switching heads off one at a time
  * while the goal line counted "2 of 3 hold" (lesson 12 prune-one); the
  * analysis view naming the head that moves Y least; round factors typed in
  * for twins (2 for exact twins, 0.5, 1.5: the copy now adds 0.3 of head
@@ -244,6 +245,39 @@ static void test_no_view_answers_lesson_ten_s_scale_questions_early(void **state
 	tui_check_close(app);
 }
 
+/* best: the question was which heads scored best, read off the table a
+ * step back (its last hint: "It appears twice"). Now it asks what the
+ * table's fixed budget rules out: no choice is one of the table's
+ * figures, and a learner who goes back to the table and picks a
+ * plausible reason gets why not and forfeits the step; the budget's
+ * reason earns it. */
+static void test_lesson_nine_best_is_not_read_off_the_table(void **state)
+{
+	(void)state;
+	static const char *const figures[] = { "24.9", "25.5", "25.8", "25.4", "8 and 16", "32", "tied" };
+	struct app *app = open_at("9", "best");
+	const struct lesson_question *q = lesson_run_step(&app->learn.run)->question;
+	assert_true(q->nchoices >= 4);
+	for (int c = 0; c < q->nchoices; c++)
+		for (size_t f = 0; f < sizeof figures / sizeof *figures; f++)
+			if (strstr(q->choices[c].text, figures[f]))
+				fail_msg("choice %s, \"%s\", is the table's %s", q->choices[c].key, q->choices[c].text, figures[f]);
+	tui_check_keys(app, "p");
+	assert_string_equal(lesson_run_step(&app->learn.run)->id, "table");
+	tui_check_keys(app, "n");
+	assert_string_equal(lesson_run_step(&app->learn.run)->id, "best");
+	tui_check_keys(app, "aa"); /* the single average: true, and not what the table tests */
+	assert_false(app->learn.run.answer_right);
+	assert_non_null(strstr(app->status, "cannot rule that out"));
+	tui_check_keys(app, "ab");
+	assert_false(done(app, "head-count/best"));
+	tui_check_close(app);
+	app = open_at("9", "best"); /* the right path */
+	tui_check_keys(app, "ab");
+	assert_true(done(app, "head-count/best"));
+	tui_check_close(app);
+}
+
 /* mqa: kv-less pressed before the answer names the cache on the status
  * line ("KV cache 128 values per token"), so the question asks what the
  * status never says, the whole layer's parameters; and no stage shows W^K's shape
@@ -442,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_the_status_line_and_the_shapes_do_not_answer_lesson_ten),
 		cmocka_unit_test(test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten),
 		cmocka_unit_test(test_which_kv_tells_dealt_out_from_grouped_heads),
+		cmocka_unit_test(test_lesson_nine_best_is_not_read_off_the_table),
 		cmocka_unit_test(test_the_longest_choice_is_not_the_giveaway),
 		cmocka_unit_test(test_no_hint_is_the_answer_in_arithmetic),
 	};
