@@ -61,6 +61,16 @@ static bool done(const struct app *app, const char *key)
 	return progress_is_done(&app->learn.progress, key);
 }
 
+/* The right path: a fresh learner at lesson's step `id` types keys and
+ * earns the step (progress key `key`). */
+static void right_path_earns(const char *lesson, const char *id, const char *keys, const char *key)
+{
+	struct app *app = open_at(lesson, id);
+	tui_check_keys(app, keys);
+	assert_true(done(app, key));
+	tui_check_close(app);
+}
+
 /* prune-one: before the answer, switching each head off alone shows
  * neither Y nor how many conditions hold, and the views that would rank
  * the heads wait; the right answer and the right head earn the step. */
@@ -272,10 +282,7 @@ static void test_lesson_nine_best_is_not_read_off_the_table(void **state)
 	tui_check_keys(app, "ab");
 	assert_false(done(app, "head-count/best"));
 	tui_check_close(app);
-	app = open_at("9", "best"); /* the right path */
-	tui_check_keys(app, "ab");
-	assert_true(done(app, "head-count/best"));
-	tui_check_close(app);
+	right_path_earns("9", "best", "ab", "head-count/best");
 }
 
 /* mqa: kv-less pressed before the answer names the cache on the status
@@ -326,10 +333,7 @@ static void test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten(void *
 	assert_true(app->learn.run.answer_right);
 	assert_false(done(app, "gqa-mqa/wk-size"));
 	tui_check_close(app);
-	app = open_at("10", "wk-size"); /* the right path */
-	tui_check_keys(app, "a655360\n");
-	assert_true(done(app, "gqa-mqa/wk-size"));
-	tui_check_close(app);
+	right_path_earns("10", "wk-size", "a655360\n", "gqa-mqa/wk-size");
 	app = open_at("10", "gqa"); /* the cache at a half: no power of two */
 	tui_check_keys(app, "a655360\n"); /* the step before's answer */
 	assert_non_null(strstr(app->status, "cache at a quarter"));
