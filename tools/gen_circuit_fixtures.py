@@ -486,15 +486,21 @@ def eig_fixture(rng):
         fx.put("eig.n.%d" % k, [a.shape[0]])
         fx.put("eig.w.%d" % k, [x for z in lam for x in (z.real, z.imag)])
     fx.put("eig.count", [len(mats)])
-    shapes = [(4, 1), (6, 3), (12, 4), (32, 16), (40, 8)]
+    # the last two: a head wider than the model (d < d_k), whose k - m
+    # further singular values are 0; drawn from a generator of their own,
+    # so that the fixtures after this one keep their numbers
+    shapes = [(4, 1), (6, 3), (12, 4), (32, 16), (40, 8), (1, 4), (3, 6)]
+    wide = np.random.default_rng(2026)
     for k, (m, kk) in enumerate(shapes):
-        a, b = rng.standard_normal((m, kk)), rng.standard_normal((m, kk))
+        g = wide if m < kk else rng
+        a, b = g.standard_normal((m, kk)), g.standard_normal((m, kk))
         if k == 2:
             b[:, 3] = b[:, 0]  # a column repeated: rank kk - 1
         fx.put("sv.shape.%d" % k, [m, kk])
         fx.put("sv.a.%d" % k, a)
         fx.put("sv.b.%d" % k, b)
-        fx.put("sv.s.%d" % k, np.linalg.svd(a @ b.T, compute_uv=False)[:kk])
+        s = np.linalg.svd(a @ b.T, compute_uv=False)
+        fx.put("sv.s.%d" % k, np.concatenate([s, np.zeros(max(0, kk - len(s)))])[:kk])
     fx.put("sv.count", [len(shapes)])
     fx.close()
 

@@ -269,24 +269,12 @@ static int descending(const void *x, const void *y)
 	return (a < b) - (a > b);
 }
 
-int linalg_product_singular_values(int m, int k, const double *a, int lda, const double *b,
-                                   int ldb, double *s)
+/* The singular values of the (m, k) matrix x (overwritten), descending,
+ * into s[0..k-1], by one-sided Jacobi: rotate column pairs until every
+ * pair is orthogonal; then the column norms are the singular values.
+ * 0, or -1 when 60 sweeps did not converge. */
+static int jacobi_singular_values(int m, int k, double *x, double *s)
 {
-	double *w = malloc(sizeof(double) * ((size_t)m * k * 2 + (size_t)k * k));
-	if (!w)
-		return -1;
-	double *x = w + (size_t)m * k, *r = x + (size_t)m * k;
-	qr_r(m, k, b, ldb, w, r);
-	// X (m, k) = A R^T: X[i][c] = sum_j A[i][j] R[c][j]
-	for (int i = 0; i < m; i++)
-		for (int c = 0; c < k; c++) {
-			double acc = 0;
-			for (int j = c; j < k; j++)
-				acc += a[(size_t)i * lda + j] * r[(size_t)c * k + j];
-			x[(size_t)i * k + c] = acc;
-		}
-	// one-sided Jacobi: rotate column pairs until every pair is orthogonal;
-	// then the column norms are the singular values
 	int rc = -1;
 	for (int sweep = 0; sweep < 60 && rc; sweep++) {
 		bool rotated = false;
@@ -322,6 +310,45 @@ int linalg_product_singular_values(int m, int k, const double *a, int lda, const
 		s[c] = sqrt(norm);
 	}
 	qsort(s, (size_t)k, sizeof *s, descending);
+	return rc;
+}
+
+int linalg_product_singular_values(int m, int k, const double *a, int lda, const double *b,
+                                   int ldb, double *s)
+{
+	if (m < k) {
+		// a head wider than the model: A B^T (m, m) itself, whose m singular
+		// values are all there are; the other k - m are 0
+		double *p = malloc(sizeof(double) * (size_t)m * m);
+		if (!p)
+			return -1;
+		for (int i = 0; i < m; i++)
+			for (int j = 0; j < m; j++) {
+				double acc = 0;
+				for (int c = 0; c < k; c++)
+					acc += a[(size_t)i * lda + c] * b[(size_t)j * ldb + c];
+				p[(size_t)i * m + j] = acc;
+			}
+		int rc = jacobi_singular_values(m, m, p, s);
+		for (int c = m; c < k; c++)
+			s[c] = 0;
+		free(p);
+		return rc;
+	}
+	double *w = malloc(sizeof(double) * ((size_t)m * k * 2 + (size_t)k * k));
+	if (!w)
+		return -1;
+	double *x = w + (size_t)m * k, *r = x + (size_t)m * k;
+	qr_r(m, k, b, ldb, w, r);
+	// X (m, k) = A R^T: X[i][c] = sum_j A[i][j] R[c][j]
+	for (int i = 0; i < m; i++)
+		for (int c = 0; c < k; c++) {
+			double acc = 0;
+			for (int j = c; j < k; j++)
+				acc += a[(size_t)i * lda + j] * r[(size_t)c * k + j];
+			x[(size_t)i * k + c] = acc;
+		}
+	int rc = jacobi_singular_values(m, k, x, s);
 	free(w);
 	return rc;
 }

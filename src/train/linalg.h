@@ -22,12 +22,13 @@
 int linalg_eigenvalues(int n, double *a, double *re, double *im);
 
 /* The k largest singular values, descending, of the (m, m) product
- * A B^T of two (m, k) matrices, m >= k (row strides lda, ldb): a
+ * A B^T of two (m, k) matrices (row strides lda, ldb). With m >= k a
  * Householder QR B = Q R gives A B^T = (A R^T) Q^T with orthonormal Q, so
  * the singular values are those of the (m, k) matrix A R^T, found by
- * one-sided Jacobi. The other m - k singular values of A B^T are exactly
- * 0 (its columns lie in A's column space). 0, or -1 (out of memory or no
- * convergence in 60 sweeps). */
+ * one-sided Jacobi; the other m - k singular values of A B^T are exactly
+ * 0 (its columns lie in A's column space). With m < k (a head wider than
+ * the model) it is A B^T itself, and s[m..k-1] are 0. 0, or -1 (out of
+ * memory or no convergence in 60 sweeps). */
 int linalg_product_singular_values(int m, int k, const double *a, int lda, const double *b,
                                    int ldb, double *s);
 
