@@ -37,27 +37,10 @@ extern const struct mode_ops lm_view_mode, lm_gen_mode;
 enum { TOP = 5 };
 static const char *screen;
 
-static void source_path(char *out, size_t len, const char *rel)
-{
-	const char *root = getenv("MHA_SOURCE_ROOT");
-	assert_non_null(root);
-	snprintf(out, len, "%s/%s", root, rel);
-}
-
 /* The app on the sentence (N), its view (W), then the page (g). */
 static struct app *open_page(const char *sentence, const char *view_keys)
 {
-	char model[4200];
-	source_path(model, sizeof model, "assets/lm.model");
-	setenv("MHA_TUI_MODEL", model, 1);
-	struct app *app = tui_check_open(NULL);
-	char keys[1024] = "N";
-	for (int i = 0; i < 200; i++)
-		strcat(keys, "\b");
-	strcat(keys, sentence);
-	strcat(keys, "\nW");
-	tui_check_keys(app, keys);
-	assert_ptr_equal(app->mode, &lm_view_mode);
+	struct app *app = tui_check_open_sentence_model(sentence);
 	tui_check_keys(app, view_keys);
 	tui_check_keys(app, "g");
 	assert_ptr_equal(app->mode, &lm_gen_mode);
@@ -74,7 +57,7 @@ struct ref {
 static void ref_open(struct ref *r)
 {
 	char path[4200], msg[4400];
-	source_path(path, sizeof path, "assets/lm.model");
+	tui_check_source_path(path, sizeof path, "assets/lm.model");
 	if (lm_model_load(&r->m, &r->v, &r->meta, path, msg, sizeof msg) != 0)
 		fail_msg("%s", msg);
 	assert_int_equal(lm_batch_alloc(&r->bt, &r->m, 1, 1), MHA_OK);
@@ -302,7 +285,7 @@ static void test_the_model_given_is_the_one_opened(void **state)
 {
 	(void)state;
 	char model[4200];
-	source_path(model, sizeof model, "assets/lm.model");
+	tui_check_source_path(model, sizeof model, "assets/lm.model");
 	setenv("MHA_TUI_MODEL", "/nonexistent/lm.model", 1);
 	struct app *app = tui_check_open(NULL);
 	app->lm_model = model;

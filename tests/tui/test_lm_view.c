@@ -40,31 +40,6 @@ static const char *line_with(const char *a, const char *b)
 	return tui_check_line_with(screen, a, b, NULL);
 }
 
-static void source_path(char *out, size_t len, const char *rel)
-{
-	const char *root = getenv("MHA_SOURCE_ROOT");
-	assert_non_null(root);
-	snprintf(out, len, "%s/%s", root, rel);
-}
-
-/* The app on the sentence typed with N, then W. */
-static struct app *open_on(const char *sentence)
-{
-	char model[4200];
-	source_path(model, sizeof model, "assets/lm.model");
-	setenv("MHA_TUI_MODEL", model, 1);
-	struct app *app = tui_check_open(NULL);
-	char keys[1024] = "N";
-	for (int i = 0; i < 200; i++)
-		strcat(keys, "\b");
-	strcat(keys, sentence);
-	strcat(keys, "\nW");
-	tui_check_keys(app, keys);
-	assert_ptr_equal(app->mode, &lm_view_mode);
-	assert_false(app->status_error);
-	return app;
-}
-
 /* ".208" as the view writes a probability */
 static void prob_text(char *out, size_t len, double p)
 {
@@ -102,15 +77,15 @@ static void test_the_top_five_on_screen_are_the_reference(void **state)
 {
 	(void)state;
 	const char *sentence = "the dog saw the cat and the dog ran";
-	struct app *app = open_on(sentence);
+	struct app *app = tui_check_open_sentence_model(sentence);
 	assert_int_equal(app->cfg.n, 9);
 	assert_int_equal(app->cfg.d, 64);
 	char path[4200], msg[4400], *fixture;
 	size_t size;
 	struct lm_vocab v;
-	source_path(path, sizeof path, "assets/lm.vocab");
+	tui_check_source_path(path, sizeof path, "assets/lm.vocab");
 	assert_int_equal(lm_vocab_load(&v, path, msg, sizeof msg), 0);
-	source_path(path, sizeof path, "tests/fixtures/lm/next.txt");
+	tui_check_source_path(path, sizeof path, "tests/fixtures/lm/next.txt");
 	FILE *f = fopen(path, "rb");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
@@ -141,7 +116,7 @@ static void test_the_top_five_on_screen_are_the_reference(void **state)
 static void test_an_unknown_word_is_shown_as_typed(void **state)
 {
 	(void)state;
-	struct app *app = open_on("the zyzzyva ran");
+	struct app *app = tui_check_open_sentence_model("the zyzzyva ran");
 	render(app, 24, 80, true);
 	assert_non_null(line_with("tokens:", "zyzzyva=<unk>"));
 	assert_string_equal(app->w.labels[1], "<unk>"); /* the model reads the unknown token */
@@ -158,7 +133,7 @@ static bool marked(struct app *app)
 static void test_edits_reach_the_predictions_and_undo_brings_them_back(void **state)
 {
 	(void)state;
-	struct app *app = open_on("the dog saw the cat and the dog ran");
+	struct app *app = tui_check_open_sentence_model("the dog saw the cat and the dog ran");
 	assert_false(marked(app));
 	render(app, 60, 200, true);
 	assert_non_null(line_with(" 4 cat", "<doc> .304"));
@@ -186,7 +161,7 @@ static void test_edits_reach_the_predictions_and_undo_brings_them_back(void **st
 static void test_enter_puts_another_layer_on_the_workbench(void **state)
 {
 	(void)state;
-	struct app *app = open_on("the dog saw the cat");
+	struct app *app = tui_check_open_sentence_model("the dog saw the cat");
 	float x0 = app->w.x[0], wq0 = app->w.wq[0];
 	tui_check_keys(app, "Jll"); /* layer 1, head 2 */
 	tui_check_keys(app, "\n");

@@ -60,6 +60,30 @@ struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson
 	return app;
 }
 
+void tui_check_source_path(char *out, size_t len, const char *rel)
+{
+	const char *root = getenv("MHA_SOURCE_ROOT");
+	assert_non_null(root);
+	snprintf(out, len, "%s/%s", root, rel);
+}
+
+struct app *tui_check_open_sentence_model(const char *sentence)
+{
+	char model[4200];
+	tui_check_source_path(model, sizeof model, "assets/lm.model");
+	setenv("MHA_TUI_MODEL", model, 1);
+	struct app *app = tui_check_open(NULL);
+	char keys[1024] = "N";
+	for (int i = 0; i < 200; i++)
+		strcat(keys, "\b"); /* the default sentence erased */
+	strncat(keys, sentence, sizeof keys - strlen(keys) - 3);
+	strcat(keys, "\nW");
+	tui_check_keys(app, keys);
+	assert_ptr_equal(app->mode, &lm_view_mode);
+	assert_false(app->status_error);
+	return app;
+}
+
 void tui_check_close(struct app *app)
 {
 	app_free(app);

@@ -30,6 +30,12 @@ struct app *tui_check_open(const struct lesson_set *set);
 struct app *tui_check_open_at(const struct lesson_set *set, int li, int si);
 struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson, const char *id);
 void tui_check_close(struct app *app);
+/* rel under the source tree ($MHA_SOURCE_ROOT, set by meson). */
+void tui_check_source_path(char *out, size_t len, const char *rel);
+/* The default workbench on the shipped language model (assets/lm.model
+ * by $MHA_TUI_MODEL), sentence typed with N, then W: the model's view
+ * open on it, with no error said. */
+struct app *tui_check_open_sentence_model(const char *sentence);
 /* n until the open lesson's step changes: leaving a waiting question may
  * take a second press (the first one says what skipping costs). */
 void tui_check_next_step(struct app *app);
