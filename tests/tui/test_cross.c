@@ -199,18 +199,15 @@ static void test_decode_attends_over_the_source_and_flash_says_why_not(void **st
 static void test_a_saved_session_keeps_the_source(void **state)
 {
 	(void)state;
-	char path[4096], msg[MHA_MSG_MAX];
+	char path[4096];
 	tmpdir_path(path, sizeof path, "cross.session");
 	struct app *app = open_cross();
 	tui_check_keys(app, "1v"); /* K: the cursor in X_kv */
 	tui_check_keys(app, "\n-0.75\n");
 	assert_float_equal(app->w.x_kv[0], -0.75f, 0.0f);
-	app->save.session_path = path;
-	tui_check_keys(app, "w");
-	assert_false(app->status_error);
 	struct mha_config c;
 	struct mha_weights w;
-	assert_int_equal(session_load(path, &c, &w, msg, sizeof msg), 0);
+	tui_check_save_and_load(app, path, &c, &w);
 	assert_int_equal(c.m, 3);
 	assert_string_equal(w.kv_labels[1], "chat");
 	assert_float_equal(w.x_kv[0], -0.75f, 0.0f);

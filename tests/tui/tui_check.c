@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "frame.h"
+#include "session.h"
 #include "learn.h"
 #include "vscreen.h"
 
@@ -58,6 +59,16 @@ struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson
 	struct app *app = tui_check_open_at(set, (int)(l - set->lessons), si);
 	assert_string_equal(lesson_run_step(&app->learn.run)->id, id);
 	return app;
+}
+
+void tui_check_save_and_load(struct app *app, const char *path, struct mha_config *c, struct mha_weights *w)
+{
+	char msg[4400];
+	app->save.session_path = path;
+	tui_check_keys(app, "w");
+	assert_false(app->status_error);
+	if (session_load(path, c, w, msg, sizeof msg) != 0)
+		fail_msg("%s", msg);
 }
 
 void tui_check_source_path(char *out, size_t len, const char *rel)

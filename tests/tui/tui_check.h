@@ -30,6 +30,9 @@ struct app *tui_check_open(const struct lesson_set *set);
 struct app *tui_check_open_at(const struct lesson_set *set, int li, int si);
 struct app *tui_check_open_step(const struct lesson_set *set, const char *lesson, const char *id);
 void tui_check_close(struct app *app);
+/* w pressed with the session at path, then the file read back into c and
+ * w (allocated: mha_weights_free); the test fails when either fails. */
+void tui_check_save_and_load(struct app *app, const char *path, struct mha_config *c, struct mha_weights *w);
 /* rel under the source tree ($MHA_SOURCE_ROOT, set by meson). */
 void tui_check_source_path(char *out, size_t len, const char *rel);
 /* The default workbench on the shipped language model (assets/lm.model
