@@ -5,6 +5,7 @@
  * string it keeps points into argv; on 2 the message is one non-empty
  * line. It does not run the program.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "cli.h"
@@ -44,8 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_REQUIRE(!(cl.load && cl.config_given),
 			             "--load is never mixed with configuration flags");
 		}
-		FUZZ_REQUIRE(cl.mode == CLI_CIRCUITS ? cl.circuits.model != NULL && cl.circuits.position < MHA_MAX_TOKENS
-		                                     : !cl.circuits.json && cl.circuits.position == -1,
+		bool answers_anything = cl.mode == CLI_HELP || cl.mode == CLI_VERSION;
+		FUZZ_REQUIRE(answers_anything ||
+		             (cl.mode == CLI_CIRCUITS ? cl.circuits.model != NULL && cl.circuits.position < MHA_MAX_TOKENS
+		                                      : !cl.circuits.json && cl.circuits.position == -1),
 		             "--json and --position only with --circuits MODEL");
 		FUZZ_REQUIRE(points_into(cl.load, buf, size) && points_into(cl.lesson, buf, size) &&
 		             points_into(cl.lessons_dir, buf, size) && points_into(cl.check_dir, buf, size) &&
