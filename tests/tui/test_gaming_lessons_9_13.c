@@ -195,28 +195,25 @@ static const struct {
 	{ "mqa-scale", { "160 MiB", NULL, NULL } },
 };
 
+/* A view opened now: it shows no answer of a scale question not yet
+ * answered (*answered: how many of scale_answers are, in order). */
+static void view_hides_the_answers(struct app *app, const struct mode_ops *view, void *answered)
+{
+	if (app->mode == mode_workbench(app))
+		return; /* refused: the workbench's screen, which --check-lessons reads */
+	const char *screen = tui_check_screen(app, 24, 80, true);
+	for (int q = *(int *)answered; q < 3; q++)
+		for (int k = 0; k < 3 && scale_answers[q].shown[k]; k++)
+			if (strstr(screen, scale_answers[q].shown[k]))
+				fail_msg("step %s: %s shows %s, the answer of step %s", lesson_run_step(&app->learn.run)->id,
+				         view->name, scale_answers[q].shown[k], scale_answers[q].step);
+}
+
 /* Every view opened now: none shows the answer of a scale question not
- * yet answered (answered: how many of scale_answers are, in order). */
+ * yet answered. */
 static void every_view_hides_the_answers(struct app *app, int answered)
 {
-	for (int m = 1; m < APP_MODES_MAX && app->modes[m]; m++) {
-		const struct mode_ops *view = app->modes[m];
-		if (view->prompt || !view->opener || !view->opener->keys[0])
-			continue; /* a prompt types, it shows nothing */
-		tui_check_press(app, view->opener->keys[0]);
-		if (app->mode == mode_workbench(app))
-			continue; /* refused: the workbench's screen, which --check-lessons reads */
-		const char *screen = tui_check_screen(app, 24, 80, true);
-		for (int q = answered; q < 3; q++)
-			for (int k = 0; k < 3 && scale_answers[q].shown[k]; k++)
-				if (strstr(screen, scale_answers[q].shown[k]))
-					fail_msg("step %s: %s shows %s, the answer of step %s", lesson_run_step(&app->learn.run)->id,
-					         view->name, scale_answers[q].shown[k], scale_answers[q].step);
-		if (app->mode != mode_workbench(app))
-			tui_check_press(app, view->opener->keys[0]); /* back */
-		if (app->mode != mode_workbench(app))
-			fail_msg("%s: %s did not close", view->name, app->mode->name);
-	}
+	tui_check_each_view(app, view_hides_the_answers, &answered);
 }
 
 /* Lesson 10 played through: at every step, before its answer and after,

@@ -321,6 +321,21 @@ int tui_check_answer_right(struct app *app)
 	return rc;
 }
 
+void tui_check_each_view(struct app *app, void (*fn)(struct app *, const struct mode_ops *, void *), void *ctx)
+{
+	for (int m = 1; m < APP_MODES_MAX && app->modes[m]; m++) {
+		const struct mode_ops *view = app->modes[m];
+		if (view->prompt || !view->opener || !view->opener->keys[0])
+			continue;
+		tui_check_press(app, view->opener->keys[0]);
+		fn(app, view, ctx);
+		if (app->mode != mode_workbench(app))
+			tui_check_press(app, view->opener->keys[0]); /* back */
+		if (app->mode != mode_workbench(app))
+			fail_msg("%s: %s did not close", view->name, app->mode->name);
+	}
+}
+
 void tui_check_next_step(struct app *app)
 {
 	int was = app->learn.run.step;
