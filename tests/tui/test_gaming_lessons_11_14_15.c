@@ -298,6 +298,25 @@ static void test_o_does_not_put_a_trained_layer_over_a_lesson(void **state)
 	tui_check_close(app);
 }
 
+/* how-big (issue 24 item 9): it asked one head's n x n at n = 4096, the
+ * question's number squared, 2^24, its hints 'n x n' and '4096 x 4096'.
+ * Now every head of a 6,000-token layer: the question's number squared
+ * (one head), the outputs' size and the causal half spend the tries; the
+ * count earns it. */
+static void test_how_big_is_not_the_question_s_number_squared(void **state)
+{
+	(void)state;
+	const char *name = set.lessons[lesson_index("flash-attention")].name;
+	tui_check_forfeits(tui_check_open_step(&set, name, "how-big"), "a16777216\na3072000\na36000000\n",
+	                   "each of the 8 heads", "a288000000\n");
+	struct app *app = tui_check_open_step(&set, name, "how-big");
+	tui_check_keys(app, "a288,000,000\n");
+	char key[128];
+	snprintf(key, sizeof key, "%s/how-big", name);
+	assert_true(progress_is_done(&app->learn.progress, key));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -309,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
 		cmocka_unit_test(test_the_training_screen_answers_no_prediction_early),
 		cmocka_unit_test(test_o_does_not_put_a_trained_layer_over_a_lesson),
+		cmocka_unit_test(test_how_big_is_not_the_question_s_number_squared),
 	};
 	return cmocka_run_group_tests_name("gaming_lessons_11_14_15", tests, group_setup, group_teardown);
 }

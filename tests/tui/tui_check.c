@@ -336,6 +336,18 @@ void tui_check_each_view(struct app *app, void (*fn)(struct app *, const struct 
 	}
 }
 
+void tui_check_forfeits(struct app *app, const char *wrong, const char *reason, const char *right)
+{
+	tui_check_keys(app, wrong);
+	assert_false(app->learn.run.answer_right);
+	if (reason && !strstr(app->status, reason))
+		fail_msg("after %s the status says \"%s\", not \"%s\"", wrong, app->status, reason);
+	assert_true(app->learn.run.unearned);
+	tui_check_keys(app, right);
+	assert_true(app->learn.run.answer_right);
+	tui_check_close(app);
+}
+
 void tui_check_next_step(struct app *app)
 {
 	int was = app->learn.run.step;

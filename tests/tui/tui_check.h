@@ -51,6 +51,11 @@ unsigned tui_check_press(struct app *app, int key);
  * with it open, or with the workbench when it refused to open; then it
  * is closed again (the test fails when it does not close). */
 void tui_check_each_view(struct app *app, void (*fn)(struct app *, const struct mode_ops *, void *), void *ctx);
+/* A gaming learner's wrong answers typed (keys): the step's question is
+ * not answered right, the status names reason (unless NULL), and the
+ * tries are spent for good; the right answer typed then shows the rest,
+ * the step shown but never earned. Closes app. */
+void tui_check_forfeits(struct app *app, const char *wrong, const char *reason, const char *right);
 /* The default configuration with these shapes (not checked). */
 struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
 /* Group set-up and teardown for the lesson tests: the shipped lessons
