@@ -321,6 +321,78 @@ static void test_flat_cost_is_not_read_off_a_step_back(void **state)
 	tui_check_close(app);
 }
 
+/* padding (issue 24 item 11): the "a zero row adds nothing" slip
+ * forfeits; the causal mask, which also keeps rows 0-3 off keys 4 and 5,
+ * is not padding (and rows 4 and 5 still see the pads); the mask view
+ * waits for the answer, then p on keys 4 and 5 earns the step, every row
+ * of P, the pad queries' included, 0 on them. */
+static void test_padding_is_the_mask_not_a_shortcut(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "softmax-masks", "padding");
+	tui_check_keys(app, tui_check_key_name("masks"));
+	assert_ptr_not_equal(app->mode, &mask_view_mode);
+	tui_check_forfeits(app, "ab", "e^0 = 1", "ac");
+	app = tui_check_open_step(&set, "softmax-masks", "padding");
+	tui_check_keys(app, "ac");
+	tui_check_keys(app, tui_check_key_name("causal"));
+	assert_false(app->learn.run.met);
+	tui_check_keys(app, tui_check_key_name("causal"));
+	tui_check_keys(app, tui_check_key_name("masks"));
+	assert_ptr_equal(app->mode, &mask_view_mode);
+	tui_check_keys(app, "llllpl");
+	assert_false(app->learn.run.met); /* one pad is not enough */
+	tui_check_keys(app, "p");
+	tui_check_keys(app, tui_check_key_name("masks"));
+	assert_true(app->learn.run.met);
+	assert_true(progress_is_done(&app->learn.progress, "softmax-masks/padding"));
+	const int n = app->cfg.n;
+	for (int i = 0; i < n; i++) {
+		float kept = 0;
+		for (int j = 0; j < 4; j++)
+			kept += app->a.weights[i * n + j];
+		assert_float_equal(kept, 1.0f, 1e-5f); /* every row, the pads' own included */
+	}
+	tui_check_close(app);
+}
+
+/* sink (issue 24 item 11): silencing head 2 by its values (W^V's block
+ * at 0) or by the other tokens' words writes nothing too, and is not a
+ * sink; the slips (every other "the" forgotten, chase forgotten, 0) spend
+ * the tries; the answer, then token 0's word out, earns it, and O₂'s
+ * column 0 is then the number asked. */
+static void test_sink_writes_nothing_through_its_first_token(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "several-heads", "sink");
+	assert_true(learn_stage_hidden(app, PIPELINE_WEIGHTED_SUM));
+	const int n = app->cfg.n, d = app->cfg.d, cols = app->cfg.g * app->cfg.dk;
+	for (int r = 0; r < d; r++) /* head 2's values at 0: O₂ is 0, not by a sink */
+		for (int c = 8; c < 12; c++)
+			app->w.wv[r * cols + c] = 0.0f;
+	app_recompute(app);
+	tui_check_keys(app, "a0.024\n");
+	assert_true(app->learn.run.answer_right);
+	assert_false(app->learn.run.met);
+	tui_check_close(app);
+	app = tui_check_open_step(&set, "several-heads", "sink");
+	for (int t = 1; t < n; t++) /* every word but token 0's out */
+		app->w.x[t * d + 0] = 0.0f;
+	app_recompute(app);
+	assert_false(app->learn.run.met);
+	tui_check_forfeits(app, "a0.016\na0.032\na0\n", "small weights", "a0.024\n");
+	app = tui_check_open_step(&set, "several-heads", "sink");
+	tui_check_keys(app, "a0.024\n");
+	app->w.x[0] = 0.0f; /* X[0,0]: token 0 carries no word */
+	app_recompute(app);
+	assert_true(app->learn.run.met);
+	assert_true(progress_is_done(&app->learn.progress, "several-heads/sink"));
+	double want = lesson_run_step(&app->learn.run)->question->value;
+	for (int t = 0; t < n; t++)
+		assert_float_equal(app->a.heads[((size_t)2 * n + t) * app->cfg.dk + 0], want, 0.0005);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -336,6 +408,8 @@ int main(void)
 		cmocka_unit_test(test_causal_needs_the_factor_worked_out),
 		cmocka_unit_test(test_predict_first_is_not_on_the_sentence_step),
 		cmocka_unit_test(test_flat_cost_is_not_read_off_a_step_back),
+		cmocka_unit_test(test_padding_is_the_mask_not_a_shortcut),
+		cmocka_unit_test(test_sink_writes_nothing_through_its_first_token),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
