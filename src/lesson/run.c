@@ -367,6 +367,8 @@ bool lesson_run_expected(const struct lesson_run *run, double *out)
 		*out = run->cell_value;
 		return run->cell_ok;
 	}
+	if (q && q->model)
+		return false; /* a head, not a number */
 	if (!q || !q->flash)
 		return true;
 	if (!run->live.ok)
