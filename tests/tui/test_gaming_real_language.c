@@ -178,6 +178,7 @@ static void test_the_previous_word_head_is_measured(void **state)
 	int pl, ph, cl, ch;
 	int pb = best(app, LESSON_MODEL_PREVIOUS, &pl, &ph), cb = best(app, LESSON_MODEL_CURRENT, &cl, &ch);
 	assert_int_not_equal(pb, cb);
+	fprintf(stderr, "previous L%dH%d current L%dH%d\n", pl, ph, cl, ch);
 	/* the answer is on the 80x24 screen to be read: its title */
 	heads_page(app);
 	char want[40];
