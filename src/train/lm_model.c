@@ -321,8 +321,7 @@ static void backward_sequence(struct par *p, int j, int thread)
 		memcpy(o + wsz, gr->wk, wsz * sizeof *o);
 		memcpy(o + 2 * wsz, gr->wv, wsz * sizeof *o);
 		memcpy(o + 3 * wsz, gr->wo, wsz * sizeof *o);
-		for (size_t e = 0; e < nd; e++)
-			dx[e] += gr->x[e];
+		vexp_add(dx, gr->x, nd);
 	}
 }
 
@@ -384,11 +383,8 @@ void lm_backward(const struct train_model *m, struct lm_batch *bt, const int *to
 	const size_t ns = lm_slot_floats(m);
 	float *gl = g->wq[0]; /* the layers' tensors lie one after another in this order */
 	memcpy(gl, slots, ns * sizeof *gl);
-	for (int j = 1; j < b; j++) {
-		const float *s = slots + (size_t)j * ns;
-		for (size_t e = 0; e < ns; e++)
-			gl[e] += s[e];
-	}
+	for (int j = 1; j < b; j++)
+		vexp_add(gl, slots + (size_t)j * ns, ns);
 	// dP[i] = sum over sequences of dx_0[i]; dE[t] += dx_0[i] for each token t at i
 	memset(g->pos, 0, (size_t)m->s.n * d * sizeof *g->pos);
 	memset(g->emb, 0, (size_t)m->s.vocab * d * sizeof *g->emb);

@@ -13,6 +13,7 @@
 #include "model.h"
 #include "gemm.h"
 #include "pool.h"
+#include "vexp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,11 +150,8 @@ static void sum_task(void *ctx, int c, int thread)
 	const size_t np = tr->m->nparams, e0 = (size_t)c * SUM_CHUNK;
 	const size_t e1 = e0 + SUM_CHUNK < np ? e0 + SUM_CHUNK : np;
 	memcpy(tr->grad + e0, tr->slots + e0, (e1 - e0) * sizeof(float));
-	for (int b = 1; b < tr->o.batch; b++) {
-		const float *s = tr->slots + (size_t)b * np;
-		for (size_t e = e0; e < e1; e++)
-			tr->grad[e] += s[e];
-	}
+	for (int b = 1; b < tr->o.batch; b++)
+		vexp_add(tr->grad + e0, tr->slots + (size_t)b * np + e0, e1 - e0);
 }
 
 void trainer_step(struct trainer *tr, struct train_stats *st)
