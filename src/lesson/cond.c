@@ -4,6 +4,7 @@
  * Evaluating one is goal.c's.
  */
 #include "lesson_int.h"
+#include "model_step.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -70,6 +71,10 @@ int lesson_parse_cond(const char *arg, struct lesson_cond *c, char *why, size_t 
 	if (!strcmp(word, "answer") && !*lesson_skip_blanks(after)) {
 		c->kind = LESSON_COND_ANSWER;
 		return 0;
+	}
+	if (!strcmp(word, "model")) {
+		c->kind = LESSON_COND_MODEL;
+		return lesson_model_parse_cond(after, c, why, len);
 	}
 	if (!strcmp(word, "head")) {
 		struct lesson_edit e = { 0 };

@@ -4,6 +4,7 @@
  * into a struct lesson_edit. Applying edits is setup.c's.
  */
 #include "lesson_int.h"
+#include "model_step.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -49,6 +50,13 @@ int lesson_parse_edit(const char *p, struct lesson_edit *e, struct lesson_arena 
 	if (!strcmp(word, "head")) {
 		e->kind = LESSON_EDIT_HEAD;
 		return parse_head_state(after, word, &e->head, &e->off, why, len);
+	}
+	if (!strcmp(word, "model")) { /* the language model's head: the TUI switches it */
+		if (!allow_answer) {
+			snprintf(why, len, "'model head KIND off' belongs in @solution: a step's set-up opens the model as shipped");
+			return -1;
+		}
+		return lesson_model_parse_edit(after, e, why, len);
 	}
 	if (!strcmp(word, "pad")) {
 		e->kind = LESSON_EDIT_PAD;

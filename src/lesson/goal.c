@@ -337,6 +337,10 @@ bool lesson_cond_eval(const struct lesson_cond *cond, const struct lesson_run *r
 		return eval_unchanged(cond, run, c, w, a, why, len);
 	case LESSON_COND_PROBE:
 		return eval_probe(cond, run, c, w, why, len);
+	case LESSON_COND_MODEL: {
+		static const struct lesson_model_live none;
+		return lesson_model_cond_eval(cond, run ? &run->model : &none, why, len);
+	}
 	case LESSON_COND_ANSWER:
 		ok = run && run->answered && run->answer_right;
 		snprintf(why, len, "%s", ok ? "answered right" : !run || !run->answered ? "answer the question"

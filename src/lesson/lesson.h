@@ -91,6 +91,8 @@ enum lesson_edit_kind {
 	LESSON_EDIT_HEAD,   /* head H off | on */
 	LESSON_EDIT_PAD,    /* pad T on | off: key token T padding, or not (head: T, off: not padding) */
 	LESSON_EDIT_ANSWER, /* answer TEXT: the learner's answer (solutions only) */
+	LESSON_EDIT_MODEL_HEAD, /* model head KIND off | on (solutions only): the language model's head the
+	                         * analysis names, switched by the TUI (head: the kind, model_step.h) */
 };
 
 struct lesson_edit {
@@ -116,6 +118,15 @@ enum lesson_cond_kind {
 	LESSON_COND_PROBE,     /* previous-token | prefix-matching layer L op a: the layer's best head on
 	                        * sequences the program generates (probe.h), embedded by the step's @embed */
 	LESSON_COND_CHANGED,   /* changed T a: some cell of T moved by more than a since the step's start */
+	LESSON_COND_MODEL,     /* model ...: the language model's state, as the TUI measured it (model_step.h) */
+};
+
+/* What a model goal reads (LESSON_COND_MODEL). */
+enum lesson_model_goal {
+	LESSON_MODEL_HEADS_OFF, /* model heads_off op a: heads off in every layer of the model */
+	LESSON_MODEL_HEAD,      /* model head KIND off|on: the head the analysis names for KIND */
+	LESSON_MODEL_TOP1,      /* model top1[T] changed|unchanged: the most probable next token after T */
+	LESSON_MODEL_NEXT,      /* model next[T] changed|unchanged: the top 5 after T (the view's '*') */
 };
 
 /* What a probe goal measures (LESSON_COND_PROBE). */
@@ -139,6 +150,9 @@ struct lesson_cond {
 	bool off;                /* HEAD */
 	enum lesson_probe probe; /* PROBE */
 	int layer;               /* PROBE */
+	enum lesson_model_goal model; /* MODEL: what it reads */
+	int model_kind;          /* MODEL, HEAD: enum lesson_model_kind (model_step.h) */
+	int token;               /* MODEL, TOP1 / NEXT: the position T */
 };
 
 /* A question the learner answers: multiple choice (choices, answer is a
@@ -174,11 +188,14 @@ struct lesson_question {
 	int nfeedback;
 	struct lesson_flash_ask *flash; /* "@answer flash ...": answered from the recording (flash_step.h), or NULL */
 	struct lesson_ref *cell;  /* "@answer cell REF [TOL]": the answer is that cell's live value, or NULL */
+	bool model;               /* "@answer model head KIND": the head the analysis names (model_step.h) */
+	int model_kind;           /* its kind; a @feedback's slip is another kind's head */
 };
 
 /* What stays hidden until the learner answers right or shows the solution (predict, then
  * reveal). STAGE hides that stage and every later one. */
-enum lesson_hide_kind { LESSON_HIDE_STAGE, LESSON_HIDE_COUNTS, LESSON_HIDE_CELLS };
+enum lesson_hide_kind { LESSON_HIDE_STAGE, LESSON_HIDE_COUNTS, LESSON_HIDE_CELLS,
+                        LESSON_HIDE_MODEL /* the language model's predictions and heads (@hide model) */ };
 
 struct lesson_hide {
 	enum lesson_hide_kind kind;
@@ -258,6 +275,8 @@ struct lesson_step {
 	struct lesson_flash *flash; /* @flash: the FlashAttention view it opens (flash_step.h), or NULL */
 	const char *wait;         /* @wait ACTION: that view waits, here and in every step before, until this
 	                           * step's question is answered right or shown; or NULL */
+	const char *model;        /* @model SENTENCE: the language model's view on it owns the step, or NULL */
+	int model_line;
 };
 
 struct lesson_arena;

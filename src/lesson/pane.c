@@ -107,7 +107,8 @@ static int question_lines(const struct lesson_run *run, int width, lesson_key_fn
 		         lesson_run_step(run)->nhides && !lesson_run_revealed(run)
 		         ? "Answer with {key:answer}: part of the screen stays hidden until it is right"
 		         : q->nchoices > 0 ? "Press {key:answer}, then a choice's key"
-		                           : "Press {key:answer}, then type the number and Enter", tries);
+		         : q->model ? "Press {key:answer}, then type the head as the view names it and Enter"
+		                    : "Press {key:answer}, then type the number and Enter", tries);
 	return rc;
 }
 

@@ -213,6 +213,7 @@ static const struct directive {
 	{ "answer", lesson_d_answer, STEP }, { "include", d_include, STEP },
 	{ "feedback", lesson_d_feedback, STEP },
 	{ "flash", lesson_d_flash, STEP }, { "wait", lesson_d_wait, STEP },
+	{ "model", lesson_d_model, STEP },
 };
 enum { NDIRECTIVES = sizeof directives / sizeof directives[0] };
 

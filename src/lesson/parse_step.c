@@ -83,6 +83,8 @@ void lesson_d_hide(struct parser *ps, const char *arg)
 	int st = lesson_stage_by_name(arg);
 	if (!strcmp(arg, "counts")) {
 		h.kind = LESSON_HIDE_COUNTS;
+	} else if (!strcmp(arg, "model")) { /* the language model's predictions and heads */
+		h.kind = LESSON_HIDE_MODEL;
 	} else if (st >= 0) {
 		h.kind = LESSON_HIDE_STAGE;
 		h.stage = (enum pipeline_stage)st;

@@ -80,6 +80,10 @@ void lesson_d_feedback(struct parser *ps, const char *arg);
  * step's live question checked. */
 void lesson_d_flash(struct parser *ps, const char *arg);
 void lesson_flash_resolve(struct parser *ps, struct lesson_step *s);
+/* The language model's view (model_step.c): @model, and after the last
+ * line a step's model goals, answer and edits checked. */
+void lesson_d_model(struct parser *ps, const char *arg);
+void lesson_model_resolve(struct parser *ps, struct lesson_step *s);
 
 /* After the last line: resolve every step's configuration and check
  * references, shapes, assets and questions against it (resolve.c). */

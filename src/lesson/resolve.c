@@ -7,6 +7,7 @@
  * hidden parts fit together. Nothing here runs the forward pass.
  */
 #include "flash_step.h"
+#include "model_step.h"
 #include "goal.h"
 #include "parser.h"
 #include "run.h"
@@ -177,7 +178,8 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 		if (q->cell && ((*p && lesson_parse_number(p, &p, &q->tol) != 0) || *lesson_skip_blanks(p) || q->tol < 0))
 			lesson_parser_err(ps, q->line, "@answer cell takes one cell and an optional tolerance: "
 			                  "@answer cell x\u2081[2,0] 0.01");
-	} else if (!lesson_flash_answer_is(q->answer)) { /* a live answer is flash_step.c's */
+	} else if (!lesson_flash_answer_is(q->answer) && !lesson_model_answer_is(q->answer)) {
+		/* a live answer is flash_step.c's or model_step.c's */
 		const char *p = q->answer;
 		if (lesson_parse_number(p, &p, &q->value) != 0 ||
 		    (*lesson_skip_blanks(p) && lesson_parse_number(lesson_skip_blanks(p), &p, &q->tol) != 0) ||
@@ -185,7 +187,8 @@ static void check_question(struct parser *ps, struct lesson_step *s, struct caps
 			lesson_parser_err(ps, q->line, "@answer of a question without choices is a number and an optional "
 			    "tolerance: @answer 0.25 0.01");
 	}
-	for (int i = 0; i < q->nfeedback && !lesson_flash_answer_is(q->answer); i++) {
+	for (int i = 0; i < q->nfeedback && !lesson_flash_answer_is(q->answer) && !lesson_model_answer_is(q->answer);
+	     i++) {
 		struct lesson_feedback *f = &q->feedback[i];
 		const char *p = f->key;
 		if (q->nchoices > 0) {
@@ -286,11 +289,13 @@ static void check_step(struct parser *ps, struct lesson_step *s, struct caps *ca
 		                  s->cfg.layers == 1 ? "is" : "are", s->cfg.layers, s->cfg.layers == 1 ? "" : "s");
 	check_question(ps, s, caps);
 	lesson_flash_resolve(ps, s);
+	lesson_model_resolve(ps, s);
 	for (int i = 0; i < s->ngoals; i++)
 		check_cond(ps, s, &s->goals[i]);
 	if (s->ngoals == 0 && (s->nhints || s->nsolution))
 		lesson_parser_err(ps, s->line, "step '%s' has hints or a solution but no @goal", s->id);
-	s->resets = s->setup.given || s->setup.labels || s->setup.kv_labels || s->setup.nops || s->ngoals > 0;
+	s->resets = s->setup.given || s->setup.labels || s->setup.kv_labels || s->setup.nops || s->ngoals > 0 ||
+	            s->model;
 	l->nexercises += s->ngoals > 0;
 }
 

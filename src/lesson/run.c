@@ -108,7 +108,15 @@ int lesson_run_solve(struct lesson_run *run, struct mha_config *c, struct mha_we
 	char live[40];
 	double v;
 	bool is_live = s->question && (s->question->flash || s->question->cell);
-	if (is_live) { /* the recording's number, or the cell's as the learner asked */
+	if (s->question && s->question->model) { /* the head the analysis names */
+		int best = lesson_model_best(&run->model, (enum lesson_model_kind)s->question->model_kind);
+		if (best < 0) {
+			snprintf(msg, len, "the answer comes from the language model's view, which is not open here");
+			return -1;
+		}
+		lesson_model_head_name(&run->model, best, live, sizeof live);
+		is_live = true;
+	} else if (is_live) { /* the recording's number, or the cell's as the learner asked */
 		if (!lesson_run_expected(run, &v)) {
 			snprintf(msg, len, s->question->cell ? "the cell the question asks about does not exist here"
 			         : "the answer comes from the FlashAttention view, which holds no such number "
@@ -236,6 +244,18 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 			return -1;
 		}
 		right = strcasecmp(q->answer, t) == 0;
+	} else if (q->model) { /* a head, as the overview names it */
+		int typed = lesson_model_read_head(&run->model, t);
+		if (!run->model.ok) {
+			snprintf(msg, len, "the language model's view is not open on the step's sentence");
+			return -1;
+		}
+		if (typed < 0) {
+			snprintf(msg, len, typed == -2 ? "type a head as the overview names it: L%dH%d" :
+			         "the model has layers 0..%d and heads 0..%d", run->model.layers - 1, run->model.heads - 1);
+			return -1;
+		}
+		right = typed == lesson_model_best(&run->model, (enum lesson_model_kind)q->model_kind);
 	} else {
 		double v, want;
 		int read = read_answer_number(t, &v);
@@ -283,7 +303,7 @@ int lesson_run_answer(struct lesson_run *run, const char *text, char *msg, size_
 
 int lesson_question_tries(const struct lesson_question *q)
 {
-	return q && q->nchoices > 0 ? 1 : LESSON_NUMBER_TRIES;
+	return q && (q->nchoices > 0 || q->model) ? 1 : LESSON_NUMBER_TRIES; /* a head: one of a few */
 }
 
 int lesson_run_tries(const struct lesson_run *run)
@@ -319,6 +339,13 @@ const char *lesson_run_feedback(const struct lesson_run *run)
 	double v;
 	if (!q || !run->answered || run->answer_right)
 		return NULL;
+	if (q->model) { /* the head of another kind: the slip its @feedback names */
+		int typed = lesson_model_read_head(&run->model, run->answer);
+		for (int i = 0; i < q->nfeedback && typed >= 0; i++)
+			if (lesson_model_best(&run->model, (enum lesson_model_kind)q->feedback[i].slip) == typed)
+				return q->feedback[i].text;
+		return NULL;
+	}
 	bool numeric = q->nchoices == 0 && read_answer_number(run->answer, &v) == 0;
 	for (int i = 0; i < q->nfeedback; i++) {
 		const struct lesson_feedback *f = &q->feedback[i];
@@ -340,6 +367,8 @@ bool lesson_run_expected(const struct lesson_run *run, double *out)
 		*out = run->cell_value;
 		return run->cell_ok;
 	}
+	if (q && q->model)
+		return false; /* a head, not a number */
 	if (!q || !q->flash)
 		return true;
 	if (!run->live.ok)
@@ -393,15 +422,25 @@ bool lesson_run_stage_hidden(const struct lesson_run *run, enum pipeline_stage s
 	return false;
 }
 
-bool lesson_run_counts_hidden(const struct lesson_run *run)
+static bool hides_kind(const struct lesson_run *run, enum lesson_hide_kind k)
 {
 	if (!hiding(run))
 		return false;
 	const struct lesson_step *s = lesson_run_step(run);
 	for (int i = 0; i < s->nhides; i++)
-		if (s->hides[i].kind == LESSON_HIDE_COUNTS)
+		if (s->hides[i].kind == k)
 			return true;
 	return false;
+}
+
+bool lesson_run_counts_hidden(const struct lesson_run *run)
+{
+	return hides_kind(run, LESSON_HIDE_COUNTS);
+}
+
+bool lesson_run_model_hidden(const struct lesson_run *run)
+{
+	return hides_kind(run, LESSON_HIDE_MODEL);
 }
 
 bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c)

@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "flash_step.h"
+#include "model_step.h"
 #include "lesson.h"
 #include "mha.h"
 
@@ -55,6 +56,9 @@ struct lesson_run {
 	bool cell_ok;
 	double cell_value;
 	double cell_slip[LESSON_CELL_SLIPS];
+	/* the language model's state (@model steps), copied by the TUI's view
+	 * after every forward pass: model goals and answers read it */
+	struct lesson_model_live model;
 };
 
 /* Begin step i of l. When the step resets (lesson_step.resets) or force is
@@ -141,6 +145,8 @@ bool lesson_run_hidden_at(const struct lesson_run *run, int layer, enum mha_tens
 bool lesson_run_stage_hidden(const struct lesson_run *run, enum pipeline_stage s);
 /* Is the counts panel hidden? */
 bool lesson_run_counts_hidden(const struct lesson_run *run);
+/* Are the language model's predictions and heads hidden (@hide model)? */
+bool lesson_run_model_hidden(const struct lesson_run *run);
 /* Does the step highlight this cell (same m, r, c convention)? */
 bool lesson_run_marked(const struct lesson_run *run, enum mha_tensor t, int m, int r, int c);
 /* The same in layer `layer` (lesson_run_marked is layer 0's). */

@@ -10,6 +10,7 @@
 #include "run.h"
 #include "setup.h"
 #include "lesson_int.h"
+#include "model_step.h"
 #include "notation.h"
 
 #include <math.h>
@@ -92,6 +93,7 @@ static int edit_one(const struct lesson_edit *e, struct mha_config *c, struct mh
 		return 0;
 	case LESSON_EDIT_CONFIG:
 	case LESSON_EDIT_ANSWER:
+	case LESSON_EDIT_MODEL_HEAD: /* the language model's: the TUI applies it */
 		break;
 	}
 	return 0;
@@ -187,6 +189,10 @@ void lesson_edit_describe(const struct lesson_edit *e, char *buf, size_t len)
 		return;
 	case LESSON_EDIT_ANSWER:
 		snprintf(buf, len, "answer %s", e->answer);
+		return;
+	case LESSON_EDIT_MODEL_HEAD:
+		snprintf(buf, len, "model head %s %s", lesson_model_kind_name((enum lesson_model_kind)e->head),
+		         e->off ? "off" : "on");
 		return;
 	}
 	snprintf(buf, len, "?");

@@ -22,7 +22,7 @@ const char *const lesson_key_actions[] = {
 	"dk-more", "dk-less", "kv-more", "kv-less", "tokens-more", "tokens-less", "topk-more",
 	"topk-less", "head-toggle", "stage-next", "save", "quit", "help", "kv-cache", "train", "flash", "masks", "decode",
 	"positions", "shift", "shuffle", "layer-next", "layer-prev", "layers-more", "layers-less",
-	"source", NULL,
+	"source", "model", NULL,
 };
 
 /* What a placeholder reads as when the TUI gives no key (the checker, the

@@ -363,6 +363,11 @@ static bool passed_blind(int li, int si, char *why, size_t len)
 	if (q && q->nchoices > 0) {
 		blind_answer = q->nchoices < 3;
 		snprintf(why, len, "%d choices", q->nchoices);
+	} else if (q && q->model) {
+		/* a head of the language model, one try: as a choice among every
+		 * layer x head (the shipped model's 2 x 4) */
+		blind_answer = false;
+		snprintf(why, len, "one head of the model, one try");
 	} else if (q) {
 		blind_answer = numeric_blind(li, si);
 		snprintf(why, len, "answer %s on screen or guessable", q->answer);

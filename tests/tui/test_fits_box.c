@@ -132,7 +132,14 @@ static void test_wrong_answers_fit(void **state)
 				struct app *app = tui_check_open_at(&set, li, si);
 				char keys[80];
 				bool choice = q->nchoices > 0;
-				if (q->feedback[k].cell) /* a slip of a cell question: that cell's live value */
+				char head[16];
+				if (q->model) { /* a slip of a model question: the head of another kind */
+					lesson_model_head_name(&app->learn.run.model,
+					                       lesson_model_best(&app->learn.run.model,
+					                                         (enum lesson_model_kind)q->feedback[k].slip),
+					                       head, sizeof head);
+					snprintf(keys, sizeof keys, "a%s\n", head);
+				} else if (q->feedback[k].cell) /* a slip of a cell question: that cell's live value */
 					snprintf(keys, sizeof keys, "a%.6f\n", app->learn.run.cell_slip[k]);
 				else
 					snprintf(keys, sizeof keys, "a%s%s", q->feedback[k].key, choice ? "" : "\n");

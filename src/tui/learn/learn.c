@@ -307,6 +307,8 @@ static unsigned open_at_saved_place(struct app *app, int li, int si)
 	if (l->active && l->lesson == li && l->run.step == si) {
 		learn_place_bench_load(app); /* the edits made in it */
 		learn_place_step_restore(app); /* where it was looked at, hints, a wrong answer */
+		if (lesson_run_step(&l->run)->model)
+			mode_follow_step(app); /* the model's layer again: the saved bench is not the model */
 	}
 	return f;
 }
@@ -425,6 +427,7 @@ unsigned learn_solve(struct app *app)
 		return APP_REDRAW;
 	}
 	unsigned f = app_replace(app, &nc, &nw);
+	mode_solve(app); /* the edits a view owns (the language model's heads) */
 	if (f & APP_RECOMPUTE)
 		app_message(app, false, "solution applied (%s undoes it)", mode_key_name(app, "undo"));
 	l->scroll = LEARN_SCROLL_END;

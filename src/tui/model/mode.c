@@ -189,6 +189,13 @@ void mode_recompute(struct app *app)
 			app->modes[i]->recompute(app);
 }
 
+void mode_solve(struct app *app)
+{
+	for (int i = 0; i < APP_MODES_MAX && app->modes[i]; i++)
+		if (app->modes[i]->solve)
+			app->modes[i]->solve(app);
+}
+
 bool mode_idle(struct app *app)
 {
 	bool redraw = false;

@@ -137,6 +137,9 @@ struct mode_ops {
 	/* The open lesson step opens this view itself (@flash): it then takes
 	 * the keys when the step opens, and what the step hides is its to keep. */
 	bool (*owns_step)(const struct app *app);
+	/* The open step's solution was applied to the bench (S): apply its
+	 * edits that are this view's (a lesson's "model head KIND off"). */
+	void (*solve)(struct app *app);
 	/* A prompt: a key that is not in its table (a character typed). */
 	unsigned (*type)(struct app *app, int key);
 
@@ -194,6 +197,8 @@ void mode_free_all(struct app *app);
 /* Walk the app's modes: every recompute hook (app_recompute); every idle
  * hook (the loop's pause; true: redraw). */
 void mode_recompute(struct app *app);
+/* Every solve hook (S in a lesson step, after the bench's edits). */
+void mode_solve(struct app *app);
 bool mode_idle(struct app *app);
 /* A lesson step was opened, or the lesson left: a view that owns the
  * open step takes the keys; a view that shows what a step may hide

@@ -23,7 +23,9 @@
  * N's) is left alone.
  *
  * It does not save the model's edits (the session saves the bench as any
- * session: X, the layer's W's, the labels). g opens the generation page
+ * session: X, the layer's W's, the labels). In a lesson step with @model
+ * the step owns the view and the lesson's bench holds the layer
+ * (lm_lesson.c: what its goals read). g opens the generation page
  * (lm_generate.c), which decodes on this model as edited. The model is
  * the shipped one, or --model FILE's (app->lm_model).
  */
@@ -43,6 +45,7 @@
 enum {
 	WIDE_COLS = 150,    /* from here predictions and heads side by side */
 	PRED_WORD_W = 9,    /* a predicted token's column on narrow terminals */
+	LIST_ITEM_W = 22,   /* "> L0H0 previous word" and a gap: the overview as a list */
 };
 
 static void lm_done(void *state)
@@ -139,7 +142,7 @@ static void sentence_of(const struct app *app, char *out, size_t len)
 static bool bench_is_model(const struct app *app, const struct lm_view *s)
 {
 	const struct mha_config *c = &app->cfg;
-	if (!s->loaded || s->links == 0 || c->n != s->n || c->d != s->m.s.d || c->h != s->m.s.h || c->g != c->h ||
+	if (!s->loaded || s->links == 0 || s->lesson != app->learn.active || c->n != s->n || c->d != s->m.s.d || c->h != s->m.s.h || c->g != c->h ||
 	    c->dk != s->m.s.dk || c->m != 0 || c->layers > 1 || c->bias || c->pos != MHA_POS_NONE)
 		return false;
 	for (int i = 0; i < s->n; i++)
@@ -170,6 +173,9 @@ static bool open_sentence(struct app *app, struct lm_view *s, const char *text)
 	lm_embed(&s->m, s->ids, s->n, s->x0);
 	lm_forward_from(&s->m, &s->bt, 0, s->n, s->x0);
 	read_top(s, s->base_id, s->base_p);
+	lm_lesson_measure(s);
+	snprintf(s->sentence, sizeof s->sentence, "%s", text);
+	s->lesson = app->learn.active;
 	s->links = 0;
 	s->sel_layer = s->sel_head = 0;
 	s->scroll = 0;
@@ -191,7 +197,8 @@ static bool lm_enter(struct app *app)
 	struct lm_view *s = mode_state(app, &lm_view_mode);
 	if (!s)
 		return false;
-	if (app->learn.active) { /* a lesson's bench is the lesson's: the model goes on the learner's own */
+	const char *step_text = lm_lesson_sentence(app);
+	if (app->learn.active && !step_text) { /* a lesson's bench is the lesson's: the model goes on the learner's own */
 		app_message(app, true, "the language model goes on your own workbench, not a lesson's: %s "
 		            "goes there first", mode_key_name(app, "leave"));
 		return false;
@@ -199,6 +206,14 @@ static bool lm_enter(struct app *app)
 	if (!load(app, s)) {
 		app_message(app, true, "no language model: %s", s->why);
 		return false;
+	}
+	if (step_text) { /* the step's sentence (@model), as the step left it or afresh */
+		if (bench_is_model(app, s) && !strcmp(s->sentence, step_text))
+			return true;
+		if (!open_sentence(app, s, step_text))
+			return false;
+		app_message(app, false, "\"%s\": %d tokens through the language model", step_text, s->n);
+		return true;
 	}
 	if (bench_is_model(app, s))
 		return true;
@@ -217,13 +232,16 @@ static bool lm_enter(struct app *app)
 static void lm_recompute(struct app *app)
 {
 	struct lm_view *s = mode_state_if(app, &lm_view_mode);
-	if (!s || !s->loaded || app->learn.active)
+	if (!s || !s->loaded)
 		return;
 	while (s->links > 0 && app->undo_count < s->link[s->links - 1].undo)
 		s->links--; /* undone past the layer's arrival: the one before */
 	s->live = bench_is_model(app, s);
-	if (!s->live)
+	if (!s->live) {
+		if (app->learn.active)
+			lm_lesson_live(app, s); /* the lesson's goals see no model */
 		return;
+	}
 	const int l = s->link[s->links - 1].layer;
 	const size_t dd = (size_t)s->m.s.d * s->m.s.h * s->m.s.dk;
 	s->layer = l;
@@ -237,6 +255,8 @@ static void lm_recompute(struct app *app)
 		memcpy(s->x0, app->w.x, sizeof(float) * (size_t)s->n * s->m.s.d);
 	lm_forward_after(&s->m, &s->bt, l, s->n, app->w.x, app->a.y);
 	read_top(s, s->top_id, s->top_p);
+	if (s->lesson)
+		lm_lesson_live(app, s);
 }
 
 /* ---- what a head does ---- */
@@ -275,7 +295,10 @@ static bool lm_status(const struct app *app, const struct frame *f, struct rect 
 		return false;
 	const struct lm_view *s = mode_state_if(app, &lm_view_mode);
 	char line[200];
-	if (s && s->live)
+	if (s && s->live && lm_lesson_hides(app))
+		snprintf(line, sizeof line, "predict first: %s answers; the predictions and heads show once you answer right",
+		         mode_key_name(app, "answer"));
+	else if (s && s->live)
 		snprintf(line, sizeof line, "selected: L%dH%d (%s); layer %d is on the workbench; %s: generate",
 		         s->sel_layer, s->sel_head, head_title(app, s, s->sel_layer, s->sel_head), s->layer,
 		         mode_key_name(app, "model-generate"));
@@ -380,8 +403,24 @@ static void draw_heads(const struct app *app, const struct lm_view *s, int y, in
 			one = t, cell_w = cw;
 	}
 	if (H * (one.cols + 1) > w || L * one.rows > bottom - y) {
-		/* the table: a row a layer, a column a head */
+		/* the table: a row a layer, a column a head; when a column
+		 * cannot hold "h0 previous word", the heads as a list */
 		int col_w = (w - 8) / H;
+		if (col_w < LIST_ITEM_W - 2) {
+			int per = w / LIST_ITEM_W > 0 ? w / LIST_ITEM_W : 1;
+			for (int k = 0; k < L * H && y < bottom; k++) {
+				int l = k / H, i = k % H;
+				bool sel = l == s->sel_layer && i == s->sel_head;
+				/* the selection marked in words too (NO_COLOR) */
+				snprintf(line, sizeof line, "%c L%dH%d %s", sel ? '>' : ' ', l, i, head_title(app, s, l, i));
+				draw_put(y, x + (k % per) * LIST_ITEM_W, LIST_ITEM_W - 1, line,
+				         sel ? theme_attr(ROLE_SELECTED) : theme_head_attr(i));
+				y += k % per == per - 1 || k == L * H - 1;
+			}
+			if (y < bottom)
+				draw_put(y, x, w, "(a larger terminal shows each head's map)", theme_attr(ROLE_DIM));
+			return;
+		}
 		for (int l = 0; l < L && y < bottom; l++, y++) {
 			snprintf(line, sizeof line, "layer %d", l);
 			draw_put(y, x, 8, line, theme_attr(ROLE_DIM));
@@ -438,6 +477,12 @@ static void lm_body(const struct app *app, const struct frame *f, const struct b
 		return;
 	}
 	y = draw_tokens(s, y, r.x, r.w, bottom) + 2;
+	if (lm_lesson_hides(app)) { /* the step's question first */
+		snprintf(line, sizeof line, "Predict first (%s answers): the predictions and every head's map show "
+		         "once you answer right.", mode_key_name(app, "answer"));
+		draw_fit(y, r.x, r.w, line, theme_attr(ROLE_DIM));
+		return;
+	}
 	if (r.w >= WIDE_COLS) {
 		int pw = r.w * 45 / 100;
 		draw_predictions(app, s, y, r.x, pw, bottom);
@@ -483,6 +528,8 @@ static unsigned lm_open_head(struct app *app)
 	struct lm_view *s = mode_state(app, &lm_view_mode);
 	if (!s->live)
 		return 0;
+	if (lm_lesson_refuse(app))
+		return APP_REDRAW;
 	if (s->sel_layer != s->layer && !put_layer(app, s, s->sel_layer))
 		return APP_REDRAW;
 	app->head = s->sel_head;
@@ -494,30 +541,76 @@ static unsigned lm_open_head(struct app *app)
 	return APP_RECOMPUTE | APP_REDRAW;
 }
 
+/* Head i of layer l off (off true) or on, its layer on the workbench
+ * first, as one undo level; selected. */
+static unsigned switch_head(struct app *app, struct lm_view *s, int l, int i, bool off)
+{
+	s->sel_layer = l;
+	s->sel_head = i;
+	if (l != s->layer && !put_layer(app, s, l))
+		return APP_REDRAW;
+	struct mha_config next = app->cfg;
+	next.head_off[i] = off;
+	unsigned f = app_change_config(app, &next, off ? "head off" : "head on");
+	if (f & APP_RECOMPUTE)
+		app_recompute(app); /* the predictions now, for the message */
+	app_message(app, false, "layer %d head %d %s: the predictions follow (%s undoes)", l, i,
+	            app->cfg.head_off[i] ? "off" : "on", mode_key_name(app, "undo"));
+	return f | APP_REDRAW;
+}
+
 /* x: the selected head off / on (its layer on the workbench first) */
 static unsigned lm_toggle_head(struct app *app)
 {
 	struct lm_view *s = mode_state(app, &lm_view_mode);
 	if (!s->live)
 		return 0;
-	if (s->sel_layer != s->layer && !put_layer(app, s, s->sel_layer))
+	if (lm_lesson_refuse(app))
 		return APP_REDRAW;
-	struct mha_config next = app->cfg;
-	next.head_off[s->sel_head] = !next.head_off[s->sel_head];
-	unsigned f = app_change_config(app, &next, next.head_off[s->sel_head] ? "head off" : "head on");
-	if (f & APP_RECOMPUTE)
-		app_recompute(app); /* the predictions now, for the message */
-	app_message(app, false, "layer %d head %d %s: the predictions follow (%s undoes)", s->sel_layer, s->sel_head,
-	            app->cfg.head_off[s->sel_head] ? "off" : "on", mode_key_name(app, "undo"));
-	return f | APP_REDRAW;
+	return switch_head(app, s, s->sel_layer, s->sel_head, !head_off(app, s, s->sel_layer, s->sel_head));
+}
+
+/* S in a lesson step: its "model head KIND off|on" edits, each on the
+ * head the analysis names for KIND on the sentence (lesson_model_best). */
+static void lm_solve(struct app *app)
+{
+	struct lm_view *s = mode_state_if(app, &lm_view_mode);
+	if (!s || !s->live || !s->lesson || !lm_lesson_sentence(app))
+		return;
+	const struct lesson_step *st = lesson_run_step(&app->learn.run);
+	for (int k = 0; k < st->nsolution; k++) {
+		const struct lesson_edit *e = &st->solution[k];
+		int best = e->kind == LESSON_EDIT_MODEL_HEAD
+		         ? lesson_model_best(&app->learn.run.model, (enum lesson_model_kind)e->head) : -1;
+		if (best >= 0)
+			switch_head(app, s, best / s->m.s.h, best % s->m.s.h, e->off);
+	}
+}
+
+/* The step's sentence is the view's: a lesson step with @model. */
+static bool lm_owns_step(const struct app *app)
+{
+	return lm_lesson_sentence(app) != NULL;
+}
+
+/* The whole width; in a lesson step the side column for its pane. */
+static struct body_layout lm_layout(const struct app *app, const struct frame *f, const struct layout *l, int cols)
+{
+	if (!lm_lesson_sentence(app) || l->side.w <= 0 || l->side.h <= 0)
+		return mode_layout_wide(app, f, l, cols);
+	struct body_layout b = { 0 };
+	b.info = l->body;
+	b.body_h = l->body.h;
+	b.lesson = l->side;
+	return b;
 }
 
 /* g: the generation page, on the model as it is now */
 static unsigned lm_generate(struct app *app)
 {
 	struct lm_view *s = mode_state(app, &lm_view_mode);
-	if (!s->live)
-		return 0;
+	if (!s->live || lm_lesson_refuse(app))
+		return APP_REDRAW;
 	mode_open(app, &lm_gen_mode);
 	return APP_REDRAW;
 }
@@ -554,6 +647,14 @@ static const struct action lm_keys[] = {
 	  "with a K/V cache (greedy or sampled)", .call = lm_generate, .id = "model-generate", .bar = FL },
 	{ .use = "undo", .name = "undo", .help = "undo the last edit, head switched or layer put on the workbench",
 	  .bar = FL },
+	/* a lesson step on the model (@model): its question, hints and steps work here */
+	{ .use = "answer", .bar = ACTION_BAR_LESSON },
+	{ .use = "hint", .bar = ACTION_BAR_LESSON },
+	{ .use = "solution", .bar = ACTION_BAR_LESSON },
+	{ .use = "next", .bar = ACTION_BAR_LESSON },
+	{ .use = "prev", .bar = ACTION_BAR_LESSON },
+	{ .use = "leave", .bar = ACTION_BAR_LESSON },
+	{ .use = "menu", .bar = ACTION_BAR_LESSON },
 	{ .keys = { 0 } },
 };
 
@@ -566,7 +667,9 @@ const struct mode_ops lm_view_mode = {
 	.enter = lm_enter,
 	.done = lm_done,
 	.recompute = lm_recompute,
+	.owns_step = lm_owns_step,
+	.solve = lm_solve,
 	.status = lm_status,
-	.layout = mode_layout_wide,
+	.layout = lm_layout,
 	.body = lm_body,
 };

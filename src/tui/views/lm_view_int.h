@@ -13,6 +13,7 @@
 
 #include "lm.h"
 #include "mode.h"
+#include "train.h"
 
 enum {
 	TOP = 5,            /* next tokens shown a position */
@@ -44,6 +45,11 @@ struct lm_view {
 	int sel_layer, sel_head;             /* the overview's selected head */
 	int scroll;                          /* first prediction row shown */
 	bool heads_page;                     /* narrow terminals: the overview instead of the predictions */
+	bool lesson;                         /* opened by a lesson step (@model): the lesson's bench holds it */
+	char sentence[MHA_MAX_TOKENS * MHA_LABEL_MAX]; /* the text put through the model */
+	/* each head's measure on the sentence through the model as shipped
+	 * (every head on), for a lesson's goals: [layer * h + head][kind] */
+	double shipped_score[TRAIN_MAX_LAYERS * MHA_MAX_HEADS][TRAIN_HEAD_KINDS];
 };
 
 /* The view (lm_view.c) and its generation page (lm_generate.c). */
@@ -54,5 +60,19 @@ extern const struct mode_ops lm_view_mode, lm_gen_mode;
 bool lm_view_ready(struct app *app);
 /* lm_view.c: ".208" for 0.208, "1.00" */
 void lm_prob_text(char *out, size_t len, float p);
+
+/* lm_lesson.c: the view in a lesson step (@model). The open step's
+ * sentence, or NULL when the step has none; */
+const char *lm_lesson_sentence(const struct app *app);
+/* does the step keep the predictions and heads hidden (@hide model, its
+ * question not answered yet)? and refuse a key that would show them
+ * (said on the status line: true); */
+bool lm_lesson_hides(const struct app *app);
+bool lm_lesson_refuse(struct app *app);
+/* each head's measure on the sentence just opened (s->bt: the model as
+ * shipped), into s->shipped_score; */
+void lm_lesson_measure(struct lm_view *s);
+/* and what the lesson's goals read, into the step's run. */
+void lm_lesson_live(struct app *app, const struct lm_view *s);
 
 #endif
