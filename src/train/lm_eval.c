@@ -52,7 +52,7 @@ void lm_evaluate(const struct train_model *m, const struct lm_stream *s, int max
 	long W;
 	long *starts = windows_of(s, n, max_windows, &W);
 	struct lm_batch bt;
-	if (!starts || W == 0 || lm_batch_alloc(&bt, m, EVAL_BATCH, 1) != MHA_OK) {
+	if (!starts || W == 0 || lm_batch_alloc(&bt, m, EVAL_BATCH, threads) != MHA_OK) {
 		free(starts);
 		return;
 	}

@@ -5,8 +5,9 @@
  * first token is the same mark (a stream with no "<doc>": at any offset);
  * one window in LM_REPEAT_EVERY is that text said again ("<doc>", then a
  * period of 8 to 40 tokens repeated to fill it), so that copying what
- * followed an earlier copy pays (doc/LANGUAGE_MODEL.md, "Training"); it runs the batched forward and backward (lm_model.c), clips the
- * gradient's global norm at 1 and takes one AdamW step (the toy trainer's
+ * followed an earlier copy pays (doc/LANGUAGE_MODEL.md, "Training"). It
+ * runs the batched forward and backward (lm_model.c), clips the gradient's
+ * global norm at 1 and takes one AdamW step (the toy trainer's
  * train_adamw_update) at the learning rate of a warm-up then cosine
  * schedule. Same seed, same bits, for any thread count. It does not
  * evaluate (lm_eval.c) or write files (lm_file.c).
