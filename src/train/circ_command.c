@@ -551,8 +551,8 @@ static bool is_lm_file(const char *path)
 enum { LM_WINDOWS = 16 }; /* the language model's held-out windows: a forward costs 8192 logits a token */
 
 /* The language model, its vocabulary, and its first LM_WINDOWS windows of
- * held-out text (lm_windows: each from a "<doc>", targets the next token
- * each, as --eval cuts them) into *data (2 LM_WINDOWS n ints: tokens, targets). */
+ * held-out text (tokens ids[w n ..], targets the next token each, as
+ * --eval cuts them) into *data (2 LM_WINDOWS n ints: tokens, targets). */
 static int open_lm(const char *path, struct train_model *m, struct lm_vocab *v, int **data, int *windows,
                    FILE *err)
 {
@@ -575,14 +575,13 @@ static int open_lm(const char *path, struct train_model *m, struct lm_vocab *v, 
 		goto fail;
 	}
 	const int n = m->s.n;
-	long starts[LM_WINDOWS];
-	*windows = (int)lm_windows(&ho, n, LM_WINDOWS, starts);
+	*windows = (int)((ho.len - 1) / n < LM_WINDOWS ? (ho.len - 1) / n : LM_WINDOWS);
 	*data = malloc(sizeof(int) * 2 * LM_WINDOWS * (size_t)n);
 	if (*data && *windows > 0) {
 		for (int w = 0; w < *windows; w++)
 			for (int i = 0; i < n; i++) {
-				(*data)[(size_t)w * n + i] = ho.ids[starts[w] + i];
-				(*data)[(size_t)(*windows + w) * n + i] = ho.ids[starts[w] + i + 1];
+				(*data)[(size_t)w * n + i] = ho.ids[(long)w * n + i];
+				(*data)[(size_t)(*windows + w) * n + i] = ho.ids[(long)w * n + i + 1];
 			}
 		rc = 0;
 	} else {

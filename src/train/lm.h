@@ -42,13 +42,11 @@ enum {
 /* ---- the corpus (lm_corpus.c) ---- */
 
 /* WordNet's data.noun, data.verb, data.adj, data.adv in that order, one
- * document a synset: its words, then its gloss (definitions and quoted
- * examples) as written after " | " on its line, trailing blanks removed:
- * "dog, domestic dog, Canis familiaris: a member of ...". */
+ * document a synset: its gloss (definitions and quoted examples), as
+ * written after " | " on its line, trailing blanks removed. */
 struct lm_corpus {
 	int ndocs;
-	char **doc;          /* (ndocs) NUL-terminated, in file order */
-	int *order;          /* (ndocs) document numbers in dictionary order (lm_corpus_order) */
+	char **doc;          /* (ndocs) NUL-terminated */
 	size_t bytes;        /* of all documents */
 	char *mem;
 	uint64_t fingerprint[2]; /* FNV-1a 64 of the training and of the held-out documents */
@@ -63,16 +61,6 @@ enum lm_split lm_doc_split(int k);
 /* The gloss of one data-file line (after " | ", trailing blanks and the
  * newline cut); NULL for a line that holds none (the licence header). */
 const char *lm_gloss_of(const char *line, size_t *glen);
-/* The document of one data-file line, written into out (room for the
- * line's bytes and a NUL): the synset's words joined by ", " ('_' as a
- * blank, an adjective's "(a)" "(p)" "(ip)" cut), ": ", then the gloss; the
- * gloss alone when the words cannot be read. Its length, 0 when the line
- * holds no gloss. */
-size_t lm_entry_of(const char *line, char *out);
-/* c->order: the documents sorted by their first word lower-cased (a word
- * before the longer ones it begins), ties in file order, as a dictionary
- * lists the senses of a word together. 0, or -1 when out of memory. */
-int lm_corpus_order(struct lm_corpus *c);
 /* FNV-1a 64 of bytes, continuing from h (start: LM_FNV_START). */
 #define LM_FNV_START 0xcbf29ce484222325ULL
 uint64_t lm_fnv(uint64_t h, const void *p, size_t n);
@@ -124,7 +112,7 @@ size_t lm_decode(const struct lm_vocab *v, const int *ids, int n, char *out, siz
 /* ---- token streams ---- */
 
 /* One split encoded: "<doc>" then the document's tokens, document after
- * document, in dictionary order (c->order). */
+ * document, in corpus order. */
 struct lm_stream {
 	int *ids;
 	long len;
@@ -201,16 +189,8 @@ enum mha_status lm_trainer_create(struct lm_trainer **out, struct train_model *m
                                   const struct lm_stream *train, const struct lm_train_options *o,
                                   uint64_t seed, char *msg, size_t len);
 void lm_trainer_destroy(struct lm_trainer *t);
-/* One AdamW step on a fresh batch of windows, each starting at a "<doc>"
- * drawn at random (at any offset in a stream with none); one in
- * LM_REPEAT_EVERY of them (drawn) repeats its text: "<doc>", then the
- * period P (drawn from LM_REPEAT_MIN..MAX) tokens after it, over and over
- * (t[i] = ids[off + 1 + (i - 1) % P], i >= 1). Stats of that batch before
- * the step. */
-enum { LM_REPEAT_EVERY = 4, LM_REPEAT_MIN = 8, LM_REPEAT_MAX = 40 };
-/* The last step's windows: (batch, n) inputs and targets. */
-const int *lm_trainer_tokens(const struct lm_trainer *t);
-const int *lm_trainer_targets(const struct lm_trainer *t);
+/* One AdamW step on a fresh batch of windows at random offsets; stats of
+ * that batch before the step. */
 void lm_trainer_step(struct lm_trainer *t, struct train_stats *st);
 /* The learning rate of step k (1-based) under the schedule. */
 float lm_lr_at(const struct lm_train_options *o, long k);
@@ -219,17 +199,9 @@ struct lm_train_options lm_train_defaults(const struct lm_train_options *o);
 
 /* ---- evaluation ---- */
 
-/* The windows a stream is measured on, each n inputs and their n next
- * tokens: the first starts at the stream's first "<doc>", each next one at
- * the first "<doc>" at or after where the last one's inputs end (so every
- * window begins with a document, as in training; the rest of a document
- * cut off is skipped); in a stream with no "<doc>", back to back from 0.
- * Their starts into starts (may be NULL), at most max_windows (<= 0: all);
- * returns the count. */
-long lm_windows(const struct lm_stream *s, int n, long max_windows, long *starts);
-/* Cross-entropy in nats per token over the stream's windows (lm_windows:
- * window w's inputs ids[p .. p + n - 1], targets the next token each,
- * p = its start), the first max_windows (0: all). counted = predictions. */
+/* Cross-entropy in nats per token over the stream cut into windows of
+ * s.n tokens (window w: inputs ids[w n .. w n + n - 1], targets the next
+ * token each), the first max_windows (0: all). counted = predictions. */
 void lm_evaluate(const struct train_model *m, const struct lm_stream *s, int max_windows,
                  int threads, struct train_stats *st);
 /* The same predictions' cross-entropy under add-one unigram and bigram
@@ -308,9 +280,8 @@ struct lm_head_report {
 	/* means over held-out windows: previous P[q][q-1], first P[q][0],
 	 * self (the current token) P[q][q] (q >= 1); same word: weight on
 	 * earlier keys with the query's token (queries that have one);
-	 * induction: on repeated text ("<doc>", 31 held-out tokens, the same
-	 * 31 again), weight on the key after the query's earlier copy, over
-	 * the second copy */
+	 * induction: on repeated text (32 held-out tokens twice), weight on
+	 * the key after the query's earlier copy, in the second half */
 	double score[TRAIN_MAX_LAYERS][MHA_MAX_HEADS][LM_HEAD_KINDS];
 	/* what a head that spreads evenly over the keys it sees would score */
 	double uniform[LM_HEAD_KINDS];

@@ -185,7 +185,7 @@ out:
 static void print_heads(const struct train_model *m, const struct lm_head_report *r, FILE *out)
 {
 	fprintf(out, "\nheads, measured on %d held-out windows of %d tokens (mean attention weight; induction "
-	        "on <doc> and 31 held-out tokens repeated once):\n"
+	        "on 32 held-out tokens repeated once):\n"
 	        "  head  previous  first  same-word  induction  current  importance  what it does\n", r->windows,
 	        m->s.n);
 	for (int l = 0; l < m->s.layers; l++)

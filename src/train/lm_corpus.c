@@ -6,12 +6,9 @@
  * does not tokenize (lm_vocab.c).
  *
  * A data line is "offset lex_filenum ss_type w_cnt word lex_id ... | gloss";
- * a document is the synset's words, then its gloss (definitions, then
- * examples in double quotes, separated by "; "), as a dictionary prints an
- * entry: "dog, domestic dog, Canis familiaris: a member of ...". Lines that
- * begin with two blanks are the licence header and hold no synset. The
- * documents of each split go into its token stream in dictionary order
- * (lm_corpus_order), so that the senses of a word follow one another.
+ * the gloss (definitions, then examples in double quotes, separated by
+ * "; ") is all the model reads. Lines that begin with two blanks are the
+ * licence header and hold no synset.
  */
 #include "lm.h"
 #include "readfile.h"
@@ -61,109 +58,8 @@ const char *lm_gloss_of(const char *line, size_t *glen)
 	return bar;
 }
 
-/* The w_cnt words of a data line, "word lex_id" pairs after
- * "offset lex_filenum ss_type w_cnt", written as "w1, w2: " into out with
- * '_' as a blank and an adjective's marker ("(a)", "(p)", "(ip)") cut.
- * Returns the bytes written (0 when the line does not have that shape);
- * never more than the line's own bytes before the words' end. */
-static size_t entry_words(const char *line, char *out)
-{
-	const char *p = line;
-	for (int f = 0; f < 3; f++) { /* offset, lex_filenum, ss_type */
-		p += strcspn(p, " ");
-		if (*p != ' ')
-			return 0;
-		p++;
-	}
-	char *end;
-	long count = strtol(p, &end, 16);
-	if (end == p || *end != ' ' || count < 1 || count > 255)
-		return 0;
-	p = end + 1;
-	size_t at = 0;
-	for (long w = 0; w < count; w++) {
-		size_t wl = strcspn(p, " |");
-		if (!wl || p[wl] != ' ')
-			return 0;
-		size_t keep = wl;
-		const char *open = memchr(p, '(', wl);
-		if (p[wl - 1] == ')' && open && open > p)
-			keep = (size_t)(open - p); /* "beautiful(a)": the marker cut */
-		if (at)
-			out[at++] = ',', out[at++] = ' ';
-		for (size_t i = 0; i < keep; i++)
-			out[at++] = p[i] == '_' ? ' ' : p[i];
-		p += wl + 1;
-		p += strcspn(p, " |"); /* lex_id */
-		if (*p != ' ')
-			return 0;
-		p++;
-	}
-	out[at++] = ':';
-	out[at++] = ' ';
-	return at;
-}
-
-size_t lm_entry_of(const char *line, char *out)
-{
-	size_t g;
-	const char *gloss = lm_gloss_of(line, &g);
-	if (!gloss)
-		return 0;
-	size_t at = entry_words(line, out);
-	memmove(out + at, gloss, g);
-	out[at + g] = '\0';
-	return at + g;
-}
-
-/* The first word of a document: its bytes up to the first ',' or ':' */
-static size_t head_len(const char *doc)
-{
-	return strcspn(doc, ",:");
-}
-
-struct entry { const char *doc; int k; };
-
-/* Dictionary order: the first words lower-cased, byte by byte (a word
- * before the longer words it begins), then file order */
-static int by_headword(const void *a, const void *b)
-{
-	const struct entry *ea = a, *eb = b;
-	int i = ea->k, j = eb->k;
-	const char *x = ea->doc, *y = eb->doc;
-	size_t nx = head_len(x), ny = head_len(y);
-	for (size_t k = 0; k < nx && k < ny; k++) {
-		int cx = x[k] >= 'A' && x[k] <= 'Z' ? x[k] + 32 : (unsigned char)x[k];
-		int cy = y[k] >= 'A' && y[k] <= 'Z' ? y[k] + 32 : (unsigned char)y[k];
-		if (cx != cy)
-			return cx < cy ? -1 : 1;
-	}
-	if (nx != ny)
-		return nx < ny ? -1 : 1;
-	return i < j ? -1 : i > j;
-}
-
-int lm_corpus_order(struct lm_corpus *c)
-{
-	free(c->order);
-	c->order = malloc((size_t)(c->ndocs ? c->ndocs : 1) * sizeof *c->order);
-	if (!c->order)
-		return -1;
-	struct entry *e = malloc((size_t)(c->ndocs ? c->ndocs : 1) * sizeof *e);
-	if (!e)
-		return -1;
-	for (int k = 0; k < c->ndocs; k++)
-		e[k] = (struct entry){ c->doc[k], k };
-	qsort(e, (size_t)c->ndocs, sizeof *e, by_headword);
-	for (int k = 0; k < c->ndocs; k++)
-		c->order[k] = e[k].k;
-	free(e);
-	return 0;
-}
-
 void lm_corpus_free(struct lm_corpus *c)
 {
-	free(c->order);
 	free(c->doc);
 	free(c->mem);
 	memset(c, 0, sizeof *c);
@@ -208,8 +104,11 @@ int lm_corpus_read(struct lm_corpus *c, const char *dir, char *msg, size_t len)
 				*nl = '\0';
 			else
 				text[f][size[f]] = '\0'; /* readfile_all leaves room for it */
-			size_t g = lm_entry_of(line, at);
-			if (g) {
+			size_t g;
+			const char *gloss = lm_gloss_of(line, &g);
+			if (gloss) {
+				memcpy(at, gloss, g);
+				at[g] = '\0';
 				int k = c->ndocs++;
 				c->doc[k] = at;
 				/* the split's fingerprint: each document and a newline */
@@ -224,10 +123,6 @@ int lm_corpus_read(struct lm_corpus *c, const char *dir, char *msg, size_t len)
 	if (c->ndocs < LM_HELDOUT_EVERY) {
 		snprintf(msg, len, "corpus: %.300s: %d glosses found; WordNet 3.0 has 117,659 "
 		         "(are these WordNet's data files?)", dir, c->ndocs);
-		goto out;
-	}
-	if (lm_corpus_order(c) != 0) {
-		snprintf(msg, len, "corpus: out of memory");
 		goto out;
 	}
 	rc = 0;

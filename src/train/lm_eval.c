@@ -14,34 +14,11 @@
 
 enum { EVAL_BATCH = 16 };
 
-long lm_windows(const struct lm_stream *s, int n, long max_windows, long *starts)
+/* Windows of n inputs and their n next tokens in a stream of len tokens */
+static long windows_of(long len, int n, int max_windows)
 {
-	bool marks = false;
-	for (long i = 0; i < s->len && !marks; i++)
-		marks = s->ids[i] == LM_DOC;
-	long w = 0, p = 0;
-	// window k: inputs ids[p .. p + n - 1], targets ids[p + 1 .. p + n]; the next from the first "<doc>" at p + n or after
-	while (marks && p < s->len && s->ids[p] != LM_DOC)
-		p++;
-	while (p + n < s->len && (max_windows <= 0 || w < max_windows)) {
-		if (starts)
-			starts[w] = p;
-		w++;
-		p += n;
-		while (marks && p < s->len && s->ids[p] != LM_DOC)
-			p++;
-	}
-	return w;
-}
-
-/* The windows' starts, allocated (*W of them); NULL when out of memory */
-static long *windows_of(const struct lm_stream *s, int n, int max_windows, long *W)
-{
-	*W = lm_windows(s, n, max_windows, NULL);
-	long *starts = malloc((size_t)(*W ? *W : 1) * sizeof *starts);
-	if (starts)
-		lm_windows(s, n, max_windows, starts);
-	return starts;
+	long w = len > 1 ? (len - 1) / n : 0;
+	return max_windows > 0 && w > max_windows ? max_windows : w;
 }
 
 void lm_evaluate(const struct train_model *m, const struct lm_stream *s, int max_windows,
@@ -49,23 +26,18 @@ void lm_evaluate(const struct train_model *m, const struct lm_stream *s, int max
 {
 	memset(st, 0, sizeof *st);
 	const int n = m->s.n;
-	long W;
-	long *starts = windows_of(s, n, max_windows, &W);
+	const long W = windows_of(s->len, n, max_windows);
 	struct lm_batch bt;
-	if (!starts || W == 0 || lm_batch_alloc(&bt, m, EVAL_BATCH, threads) != MHA_OK) {
-		free(starts);
+	if (W == 0 || lm_batch_alloc(&bt, m, EVAL_BATCH, threads) != MHA_OK)
 		return;
-	}
 	int *tok = malloc((size_t)EVAL_BATCH * n * sizeof *tok), *tgt = malloc((size_t)EVAL_BATCH * n * sizeof *tgt);
 	double loss = 0;
 	long correct = 0;
 	for (long w0 = 0; tok && tgt && w0 < W; w0 += EVAL_BATCH) {
 		int b = W - w0 < EVAL_BATCH ? (int)(W - w0) : EVAL_BATCH;
-		// window w: inputs ids[p .. p + n - 1], targets ids[p + 1 .. p + n], p = starts[w]
-		for (int j = 0; j < b; j++) {
-			memcpy(tok + (size_t)j * n, s->ids + starts[w0 + j], (size_t)n * sizeof *tok);
-			memcpy(tgt + (size_t)j * n, s->ids + starts[w0 + j] + 1, (size_t)n * sizeof *tgt);
-		}
+		// window w: inputs ids[w n .. w n + n - 1], targets ids[w n + 1 .. w n + n]
+		memcpy(tok, s->ids + w0 * n, (size_t)b * n * sizeof *tok);
+		memcpy(tgt, s->ids + w0 * n + 1, (size_t)b * n * sizeof *tgt);
 		struct lm_result r;
 		lm_forward(m, &bt, tok, tgt, b, n, threads, &r);
 		loss += r.loss;
@@ -78,7 +50,6 @@ void lm_evaluate(const struct train_model *m, const struct lm_stream *s, int max
 	}
 	free(tok);
 	free(tgt);
-	free(starts);
 	lm_batch_free(&bt);
 }
 
@@ -116,14 +87,12 @@ int lm_baselines(const struct lm_stream *train, const struct lm_stream *heldout,
 {
 	memset(out, 0, sizeof *out);
 	long *uni = calloc((size_t)vocab, sizeof *uni), *first = calloc((size_t)vocab, sizeof *first);
-	long pairs = train->len > 1 ? train->len - 1 : 0, W;
+	long pairs = train->len > 1 ? train->len - 1 : 0;
 	uint64_t *keys = malloc((size_t)(pairs ? pairs : 1) * sizeof *keys);
-	long *starts = windows_of(heldout, n, max_windows, &W);
-	if (!uni || !first || !keys || !starts) {
+	if (!uni || !first || !keys) {
 		free(uni);
 		free(first);
 		free(keys);
-		free(starts);
 		return -1;
 	}
 	// c(b): every training token; c(a b): every pair of neighbours, c(a .) their first halves
@@ -134,10 +103,11 @@ int lm_baselines(const struct lm_stream *train, const struct lm_stream *heldout,
 		first[train->ids[i]]++;
 	}
 	qsort(keys, (size_t)pairs, sizeof *keys, by_key);
+	const long W = windows_of(heldout->len, n, max_windows);
 	double hu = 0, hb = 0;
 	for (long w = 0; w < W; w++)
 		for (int i = 0; i < n; i++) {
-			int a = heldout->ids[starts[w] + i], b = heldout->ids[starts[w] + i + 1];
+			int a = heldout->ids[w * n + i], b = heldout->ids[w * n + i + 1];
 			// -log P(b) = -log((c(b) + 1) / (N + V))
 			hu -= log((double)(uni[b] + 1) / (double)(train->len + vocab));
 			// -log P(b | a) = -log((c(a b) + 1) / (c(a .) + V))
@@ -152,6 +122,5 @@ int lm_baselines(const struct lm_stream *train, const struct lm_stream *heldout,
 	free(uni);
 	free(first);
 	free(keys);
-	free(starts);
 	return 0;
 }

@@ -3,9 +3,9 @@
  * held-out text (doc/LANGUAGE_MODEL.md, "The heads"): the mean attention
  * weight each head puts on the previous token, the first token (the
  * attention sink), itself, and earlier copies of the query's word, over
- * held-out windows (lm_windows: each begins with a document); its
- * induction score on repeated held-out text ("<doc>", 31 tokens, then the
- * same 31 again: the weight on the token after the query's earlier copy); what a head that spreads evenly would score on
+ * held-out windows; its induction score on repeated held-out text (32
+ * tokens, then the same 32 again: the weight on the token after the
+ * query's earlier copy); what a head that spreads evenly would score on
  * the same tokens; and each head's importance (held-out loss with it off
  * minus with it on). It reads the model and puts head_off back as it was.
  */
@@ -39,20 +39,15 @@ static void uniform_causal(float *p, int n)
 			p[q * n + j] = j <= q ? 1.0f / (float)(q + 1) : 0.0f;
 }
 
-/* Held-out windows (lm_windows): every head's P on the text as it is */
-static int measure_text(struct train_model *m, struct lm_batch *bt, const struct lm_stream *s, int W,
+/* Held-out windows: every head's P on the text as it is */
+static void measure_text(struct train_model *m, struct lm_batch *bt, const struct lm_stream *s, int W,
                          struct sums *z, const float *uni)
 {
 	const int n = m->s.n;
 	int tok[HEAD_BATCH * MHA_MAX_TOKENS], tgt[HEAD_BATCH * MHA_MAX_TOKENS];
-	long *starts = malloc((size_t)W * sizeof *starts);
-	if (!starts)
-		return -1;
-	lm_windows(s, n, W, starts);
 	for (int w0 = 0; w0 < W; w0 += HEAD_BATCH) {
 		int b = W - w0 < HEAD_BATCH ? W - w0 : HEAD_BATCH;
-		for (int j = 0; j < b; j++)
-			memcpy(tok + (size_t)j * n, s->ids + starts[w0 + j], (size_t)n * sizeof *tok);
+		memcpy(tok, s->ids + (size_t)w0 * n, (size_t)b * n * sizeof *tok);
 		for (int k = 0; k < b * n; k++)
 			tgt[k] = -1;
 		struct lm_result r;
@@ -66,34 +61,30 @@ static int measure_text(struct train_model *m, struct lm_batch *bt, const struct
 			train_pattern_accumulate(uni, n, t, z->us, z->uc);
 		}
 	}
-	free(starts);
-	return 0;
 }
 
-/* Repeated text, as a window begins: "<doc>", then L = (n - 1) / 2
- * held-out tokens, then the same L again (and "<doc>" in a last position
- * left over); the weight on the token after the earlier copy,
- * P[q][q - L + 1], over the second copy's queries q = L + 1 .. 2L */
+/* Repeated text: 32 held-out tokens, then the same 32; the weight on the
+ * token after the earlier copy, P[q][q - half + 1], over the second half */
 static void measure_repeat(struct train_model *m, struct lm_batch *bt, const struct lm_stream *s, int W,
                            struct sums *z)
 {
-	const int n = m->s.n, L = (n - 1) / 2;
+	const int n = m->s.n, half = n / 2;
 	int tok[HEAD_BATCH * MHA_MAX_TOKENS], tgt[HEAD_BATCH * MHA_MAX_TOKENS];
 	for (int w0 = 0; w0 < W; w0 += HEAD_BATCH) {
 		int b = W - w0 < HEAD_BATCH ? W - w0 : HEAD_BATCH;
 		for (int j = 0; j < b; j++)
 			for (int q = 0; q < n; q++) {
-				int src = q >= 1 && q <= L ? q - 1 : q > L && q <= 2 * L ? q - 1 - L : -1;
-				tok[j * n + q] = src < 0 ? LM_DOC : s->ids[(size_t)(w0 + j) * L + src];
+				int src = q < half ? q : q - half;
+				tok[j * n + q] = q < 2 * half ? s->ids[(size_t)(w0 + j) * half + src] : LM_DOC;
 				tgt[j * n + q] = -1;
 			}
 		struct lm_result r;
 		lm_forward(m, bt, tok, tgt, b, n, 1, &r);
 		for (int j = 0; j < b; j++)
-			for (int q = L + 1; q <= 2 * L; q++) {
+			for (int q = half; q < 2 * half; q++) {
 				for (int l = 0; l < m->s.layers; l++)
 					for (int i = 0; i < m->s.h; i++)
-						z->ind[l][i] += bt->acts[l * bt->cap_b + j].weights[((size_t)i * n + q) * n + q - L + 1];
+						z->ind[l][i] += bt->acts[l * bt->cap_b + j].weights[((size_t)i * n + q) * n + q - half + 1];
 				z->uind += 1.0 / (q + 1);
 				z->ind_n += 1;
 			}
@@ -105,9 +96,7 @@ int lm_head_analysis(struct train_model *m, const struct lm_stream *heldout, int
 {
 	memset(r, 0, sizeof *r);
 	const int n = m->s.n;
-	long have = lm_windows(heldout, n, 0, NULL), reps = heldout->len / ((n - 1) / 2 > 0 ? (n - 1) / 2 : 1);
-	if (reps < have)
-		have = reps; /* measure_repeat's segments of (n - 1) / 2 tokens */
+	long have = heldout->len > 1 ? (heldout->len - 1) / n : 0;
 	int W = windows > 0 ? windows : DEFAULT_WINDOWS;
 	if (W > have)
 		W = (int)have;
@@ -122,15 +111,9 @@ int lm_head_analysis(struct train_model *m, const struct lm_stream *heldout, int
 		return -1;
 	}
 	uniform_causal(uni, n);
-	int rc = measure_text(m, &bt, heldout, W, z, uni);
-	if (rc == 0)
-		measure_repeat(m, &bt, heldout, W, z);
+	measure_text(m, &bt, heldout, W, z, uni);
+	measure_repeat(m, &bt, heldout, W, z);
 	lm_batch_free(&bt);
-	if (rc != 0) {
-		free(z);
-		free(uni);
-		return -1;
-	}
 	static const enum train_pattern from[LM_HEAD_KINDS] = { TRAIN_PAT_PREVIOUS, TRAIN_PAT_FIRST,
 	                                                        TRAIN_PAT_DUPLICATE, 0, TRAIN_PAT_SELF };
 	for (int k = 0; k < LM_HEAD_KINDS; k++)

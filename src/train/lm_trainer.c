@@ -1,13 +1,8 @@
 /*
  * lm_trainer.c - training the language model: each step draws a batch of
- * windows of n + 1 tokens of the training stream, each starting at a
- * document's "<doc>" drawn at random (seeded), so that every window's
- * first token is the same mark (a stream with no "<doc>": at any offset);
- * one window in LM_REPEAT_EVERY is that text said again ("<doc>", then a
- * period of 8 to 40 tokens repeated to fill it), so that copying what
- * followed an earlier copy pays (doc/LANGUAGE_MODEL.md, "Training"). It
- * runs the batched forward and backward (lm_model.c), clips the gradient's
- * global norm at 1 and takes one AdamW step (the toy trainer's
+ * windows of n + 1 tokens at random offsets of the training stream
+ * (seeded), runs the batched forward and backward (lm_model.c), clips the
+ * gradient's global norm at 1 and takes one AdamW step (the toy trainer's
  * train_adamw_update) at the learning rate of a warm-up then cosine
  * schedule. Same seed, same bits, for any thread count. It does not
  * evaluate (lm_eval.c) or write files (lm_file.c).
@@ -26,8 +21,6 @@ struct lm_trainer {
 	struct train_options adam;
 	uint64_t rng;
 	long step;
-	long *starts, nstarts; /* where a window may start */
-	bool documents;        /* the stream has "<doc>" marks: windows start there, some repeat */
 	int *tokens, *targets;   /* (B, n) */
 	float *grad, *am, *av;   /* (nparams) */
 	float *slots;            /* (B, layer parameters) */
@@ -65,7 +58,6 @@ void lm_trainer_destroy(struct lm_trainer *t)
 	if (!t)
 		return;
 	lm_batch_free(&t->bt);
-	free(t->starts);
 	free(t->tokens);
 	free(t->targets);
 	free(t->grad);
@@ -103,17 +95,7 @@ enum mha_status lm_trainer_create(struct lm_trainer **out, struct train_model *m
 	t->am = calloc(np, sizeof *t->am);
 	t->av = calloc(np, sizeof *t->av);
 	t->slots = malloc(B * lm_slot_floats(m) * sizeof *t->slots);
-	// a window starts at a "<doc>" whose n inputs and n next tokens are in the stream
-	const long span = train->len - (long)n; /* offsets 0 .. len - n - 1 */
-	t->starts = malloc((size_t)span * sizeof *t->starts);
-	for (long i = 0; t->starts && i < span; i++)
-		if (train->ids[i] == LM_DOC)
-			t->starts[t->nstarts++] = i;
-	t->documents = t->nstarts > 0;
-	if (t->starts && t->nstarts == 0) /* no document marks: any offset */
-		for (long i = 0; i < span; i++)
-			t->starts[t->nstarts++] = i;
-	if (!t->tokens || !t->starts || !t->targets || !t->grad || !t->am || !t->av || !t->slots ||
+	if (!t->tokens || !t->targets || !t->grad || !t->am || !t->av || !t->slots ||
 	    lm_batch_alloc(&t->bt, m, t->o.batch, t->o.threads) != MHA_OK) {
 		lm_trainer_destroy(t);
 		snprintf(msg, len, "out of memory for the trainer (batch %d)", t->o.batch);
@@ -123,37 +105,15 @@ enum mha_status lm_trainer_create(struct lm_trainer **out, struct train_model *m
 	return MHA_OK;
 }
 
-const int *lm_trainer_tokens(const struct lm_trainer *t)
-{
-	return t->tokens;
-}
-
-const int *lm_trainer_targets(const struct lm_trainer *t)
-{
-	return t->targets;
-}
-
 void lm_trainer_step(struct lm_trainer *t, struct train_stats *st)
 {
 	struct train_model *m = t->m;
 	const int B = t->o.batch, n = m->s.n;
+	const long span = t->data->len - n; /* offsets 0 .. len - n - 1: n inputs and their n next tokens */
 	for (int b = 0; b < B; b++) {
-		long off = t->starts[train_rand(&t->rng) % (uint64_t)t->nstarts];
-		int *tok = t->tokens + (size_t)b * n, *tgt = t->targets + (size_t)b * n;
-		if (t->documents && train_rand(&t->rng) % LM_REPEAT_EVERY == 0) {
-			// text said again: "<doc>", then the period's tokens after it, over and over
-			int period = LM_REPEAT_MIN + (int)(train_rand(&t->rng) % (LM_REPEAT_MAX - LM_REPEAT_MIN + 1));
-			for (int i = 0; i <= n; i++) {
-				int v = i == 0 ? LM_DOC : t->data->ids[off + 1 + (i - 1) % period];
-				if (i < n)
-					tok[i] = v;
-				if (i > 0)
-					tgt[i - 1] = v;
-			}
-			continue;
-		}
-		memcpy(tok, t->data->ids + off, (size_t)n * sizeof *tok);
-		memcpy(tgt, t->data->ids + off + 1, (size_t)n * sizeof *tgt);
+		long off = (long)(train_rand(&t->rng) % (uint64_t)span);
+		memcpy(t->tokens + (size_t)b * n, t->data->ids + off, (size_t)n * sizeof *t->tokens);
+		memcpy(t->targets + (size_t)b * n, t->data->ids + off + 1, (size_t)n * sizeof *t->targets);
 	}
 	struct lm_result r;
 	lm_forward(m, &t->bt, t->tokens, t->targets, B, n, t->o.threads, &r);

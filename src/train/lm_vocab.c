@@ -444,8 +444,7 @@ int lm_stream_encode(struct lm_stream *s, const struct lm_vocab *v, const struct
 		snprintf(msg, len, "corpus: out of memory for %ld tokens", total);
 		return -1;
 	}
-	for (int o = 0; o < c->ndocs; o++) {
-		int k = c->order ? c->order[o] : o;
+	for (int k = 0; k < c->ndocs; k++) {
 		if (lm_doc_split(k) != split)
 			continue;
 		s->ids[s->len++] = LM_DOC;
