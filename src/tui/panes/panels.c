@@ -239,7 +239,11 @@ int panels_place(const struct app *app, const struct stage_view *v, struct rect 
 		six.cols = six.t == MHA_T_WEIGHTS || six.cols < 6 ? six.cols : 6;
 		focus_w = panel_width(&six, cws[f]);
 	}
-	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, f, rows + 2, focus_w, got);
+	/* side by side the others keep PANELS_READABLE_COLS columns before
+	 * the focus widens (Scores at 80x24: Q₀, K₀ 3 columns each, S₀ 4,
+	 * not 2, 2 and all 6) */
+	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, PANELS_LABEL_W + PANELS_READABLE_COLS * cw,
+	                           f, rows + 2, focus_w, got);
 }
 
 void panels_draw(const struct app *app, const struct frame *f, struct rect area, int cw, struct hit_map *hits)

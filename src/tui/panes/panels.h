@@ -13,6 +13,7 @@
 enum {
 	PANELS_LABEL_W = 5,   /* row labels: 4 characters and a space */
 	PANELS_NARROW_CW = 5, /* a narrower cell: 4-character numbers ("0.31") */
+	PANELS_READABLE_COLS = 3, /* columns a matrix shows before it reads as more than a sliver */
 };
 
 /* Cell width, separator included: 6 (5-character numbers, "-0.56") on 80
