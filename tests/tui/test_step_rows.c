@@ -374,7 +374,8 @@ static void test_steps_about_heatmaps_show_them(void **state)
  * default configuration): every matrix drawn shows at least
  * min(its columns, PANELS_READABLE_COLS) of them, and every one of the
  * stage's matrices is drawn with rows (80x24 Weighted sum drew three
- * 2-column slivers beside the counts column). */
+ * 2-column slivers beside the counts column); from 120x40 a matrix of
+ * d_model 16 columns that is drawn shows all 16. */
 static void test_free_workbench_matrices_readable(void **state)
 {
 	(void)state;
@@ -397,10 +398,13 @@ static void test_free_workbench_matrices_readable(void **state)
 			for (int i = 0; i < v.count; i++) {
 				int shown = panels_cols_shown(&v.p[i], got[i], cws[i]);
 				int want = v.p[i].cols < PANELS_READABLE_COLS ? v.p[i].cols : PANELS_READABLE_COLS;
+				/* from 120x40, d_model 16 whole (it showed 15 of 16) */
+				if (z > 0 && v.p[i].cols <= 16 && got[i].h > 2)
+					want = v.p[i].cols;
 				if (shown < want) {
 					fprintf(stderr, "free workbench stage %d at %dx%d: %s shows %d of %d columns (%s)\n",
 					        st + 1, sizes[z][1], sizes[z][0], v.p[i].title, shown, v.p[i].cols,
-					        got[i].h > 2 ? "a sliver" : "no rows");
+					        got[i].h > 2 ? "cut short" : "no rows");
 					fails = 1;
 				}
 			}

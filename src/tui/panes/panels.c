@@ -107,6 +107,15 @@ int panels_cell_widths(const struct app *app, const struct stage_view *v, int wi
 	return f;
 }
 
+int panels_widest(const struct app *app, const struct stage_view *v, int width, int cw)
+{
+	int cws[STAGE_PANELS_MAX], w = 0;
+	panels_cell_widths(app, v, width, cw, cws);
+	for (int i = 0; i < v->count; i++)
+		w = panel_width(&v->p[i], cws[i]) > w ? panel_width(&v->p[i], cws[i]) : w;
+	return w;
+}
+
 int panels_cols_shown(const struct panel *p, struct rect got, int cw)
 {
 	int c = (got.w - PANELS_LABEL_W - (p->row_stats ? 2 * cw : 0)) / cw;

@@ -282,16 +282,24 @@ static int readable_cols(const struct app *app, const struct frame *f, const str
 	return sum;
 }
 
-/* The body. Narrow with no side column, the counts column gives its
+/* The body. Narrow with no side column, the counts column narrows by the
+ * column or two that a matrix lacks to show whole, and gives all its
  * width to the matrices where they would be slivers beside it (80x24,
  * Scores and Weighted sum: three matrices of 2-3 columns): the stage's
  * numbers are what it is about, the counts show on the other stages. */
 static struct body_layout workbench_layout(const struct app *app, const struct frame *f, const struct layout *l,
                                            int cols)
 {
-	struct body_layout b = body_at(app, f, l, cols);
 	if (l->side.w > 0 || l->too_small || learn_stage_hidden(app, app->stage))
-		return b;
+		return body_at(app, f, l, cols);
+	/* a matrix a column or two wider than its room (d_model 16 at 120
+	 * columns: 101 of 99): the counts column narrows to its brief labels */
+	struct layout narrow = *l;
+	int nw = layout_numbers_width(l);
+	int excess = panels_widest(app, &f->view, nw, panels_cell_width(&f->view, nw, cols)) - nw;
+	if (excess > 0 && excess <= LAYOUT_COUNTS_COLS - LAYOUT_COUNTS_MIN_COLS)
+		narrow.counts_w = LAYOUT_COUNTS_COLS - excess;
+	struct body_layout b = body_at(app, f, &narrow, cols);
 	struct layout wide = *l;
 	wide.counts_off = true;
 	struct body_layout w = body_at(app, f, &wide, cols);

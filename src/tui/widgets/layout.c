@@ -144,9 +144,17 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int n
 	return mk(a.y, a.x, a.h - need - 1, a.w);
 }
 
+/* The counts column's width, narrow: LAYOUT_COUNTS_COLS unless the mode
+ * narrowed it. */
+static int counts_cols(const struct layout *l)
+{
+	return l->counts_w >= LAYOUT_COUNTS_MIN_COLS && l->counts_w < LAYOUT_COUNTS_COLS ? l->counts_w
+	                                                                                 : LAYOUT_COUNTS_COLS;
+}
+
 int layout_numbers_width(const struct layout *l)
 {
-	return l->side.w > 0 || l->counts_off ? l->body.w : l->body.w - LAYOUT_COUNTS_COLS - 1;
+	return l->side.w > 0 || l->counts_off ? l->body.w : l->body.w - counts_cols(l) - 1;
 }
 
 /* Lift the heat strip to just below the matrices' top rows (keep of
@@ -183,8 +191,7 @@ static void beside_counts(const struct layout *l, struct body_layout *b, struct 
 			b->heat = mk(a.y + numbers_want + 1, a.x, need, nw);
 			b->heat_cell_w = cw;
 			b->heat_per_row = per_row;
-			b->counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, counts_h < a.h ? counts_h : a.h,
-			               LAYOUT_COUNTS_COLS);
+			b->counts = mk(a.y, a.x + a.w - counts_cols(l), counts_h < a.h ? counts_h : a.h, counts_cols(l));
 			return;
 		}
 	}
@@ -231,17 +238,17 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 		b.numbers = a;
 	} else {
 		/* narrow: counts in a column right of the matrices, as tall as they are */
-		b.counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, a.h, LAYOUT_COUNTS_COLS);
+		b.counts = mk(a.y, a.x + a.w - counts_cols(l), a.h, counts_cols(l));
 		b.numbers = mk(a.y, a.x, a.h, layout_numbers_width(l));
 	}
 	if (heat && numbers_want > 0) {
 		int keep = numbers_want;
 		if (l->side.w == 0 && !l->counts_off) { /* narrow: the counts column keeps its full form's height if it can */
-			int ch = counts_lines(LAYOUT_COUNTS_COLS);
+			int ch = counts_lines(counts_cols(l));
 			keep = ch > keep ? ch : keep;
 		}
 		lift_heat(l, &b, keep);
-		beside_counts(l, &b, under_info, n, nk, h, counts_lines(LAYOUT_COUNTS_COLS), numbers_want);
+		beside_counts(l, &b, under_info, n, nk, h, counts_lines(counts_cols(l)), numbers_want);
 	}
 	return b;
 }

@@ -16,6 +16,7 @@ enum {
 	LAYOUT_WIDE_COLS = 130,  /* from here on a side column holds counts and the lesson pane */
 	LAYOUT_SIDE_COLS = 50,   /* room for the counts panel's two-column form */
 	LAYOUT_COUNTS_COLS = 20, /* the counts column on narrow terminals */
+	LAYOUT_COUNTS_MIN_COLS = 18, /* ... narrowed to (brief labels) so that a matrix shows whole */
 	LAYOUT_PANE_COLS = LESSON_PANE_MIN_COLS, /* the lesson pane's column on narrow terminals
 	                          * (the lessons' verbatim blocks are written for it) */
 	LAYOUT_PANE_COUNT_LINES = 4, /* under it, the counts' compact form: totals, KV/token, ratio */
@@ -38,6 +39,8 @@ struct layout {
 	bool counts_off;       /* narrow with no side column: the counts column left out, its
 	                        * width given to the matrices (the mode's choice, where the
 	                        * stage's matrices would be slivers beside it) */
+	int counts_w;          /* narrow: the counts column's width, LAYOUT_COUNTS_MIN_COLS up
+	                        * to LAYOUT_COUNTS_COLS (0: the latter) */
 };
 
 /* What the side column holds below LAYOUT_WIDE_COLS (wide terminals
