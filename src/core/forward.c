@@ -14,6 +14,7 @@
  */
 #include "mha.h"
 #include "forward.h"
+#include "clock.h"
 #include "gemm.h"
 #include "mask.h"
 
@@ -156,18 +157,11 @@ void bias_add(float *rows, int n, int width, const float *b)
 			rows[(size_t)r * width + e] += b[e];
 }
 
-double phase_clock(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 void phase_lap(double *seconds, enum mha_phase st, double *t0)
 {
 	if (!seconds)
 		return;
-	double t = phase_clock();
+	double t = clock_wall();
 	seconds[st] += t - *t0;
 	*t0 = t;
 }
@@ -247,7 +241,7 @@ static void layer_run(const struct mha_config *c, const struct mha_layer_weights
 void forward_run(const struct mha_config *c, const struct mha_weights *w,
                  struct mha_acts *a, gemm_fn *mm, softmax_fn *softmax, double *seconds)
 {
-	double t0 = seconds ? phase_clock() : 0.0;
+	double t0 = seconds ? clock_wall() : 0.0;
 	const size_t nd = (size_t)c->n * c->d;
 	// x_0 (n,d) = X + PE: where sinusoidal or learned positions enter
 	if (c->pos == MHA_POS_SINUSOIDAL || c->pos == MHA_POS_LEARNED) {
@@ -269,7 +263,7 @@ void stack_run(const struct mha_config *c, const struct mha_weights *w, struct m
 	forward_run(c, w, &s->layer[0], mm, softmax, seconds);
 	const size_t nd = (size_t)c->n * c->d;
 	for (int l = 1; l < s->layers; l++) {
-		double t0 = seconds ? phase_clock() : 0.0;
+		double t0 = seconds ? clock_wall() : 0.0;
 		struct mha_acts *a = &s->layer[l];
 		// x_l = x_l-1 + Y_l-1, the stream the layer below wrote; PE entered in layer 0 only
 		memset(a->pe, 0, nd * sizeof *a->pe);

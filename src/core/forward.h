@@ -19,7 +19,6 @@ typedef void gemm_fn(bool ta, bool tb, int m, int n, int k, float alpha,
 /* One row of softmax (mha_softmax_row's contract); work: n floats. */
 typedef bool softmax_fn(const float *s, float *p, int n, int limit, int top_k, float *work);
 
-double phase_clock(void);
 /* seconds[ph] += now - *t0, then *t0 = now; nothing when seconds is NULL. */
 void phase_lap(double *seconds, enum mha_phase ph, double *t0);
 /* The forward pass with these product and row, every intermediate kept in

@@ -9,6 +9,7 @@
  * and their ratio; min, median and max over rounds. It measures; it does
  * not decide: the targets are the bench's (mha-bench --decode --check).
  */
+#include "clock.h"
 #include "kvdec.h"
 #include "roof.h"
 
@@ -21,17 +22,6 @@
 enum { MAX_LAYERS = 4096, ROUND_SAMPLES = 4096, MAX_ROUNDS = 99 };
 #define DEFAULT_SET (256.0 * 1024 * 1024)
 
-static double clock_s(clockid_t id)
-{
-	struct timespec t;
-	clock_gettime(id, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double now(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -109,16 +99,16 @@ static double round_median(struct bench *b, int g, bool step, double min_time, d
                            double *cpu)
 {
 	int n = 0;
-	double start = now(), *cbuf = buf + ROUND_SAMPLES;
+	double start = clock_wall(), *cbuf = buf + ROUND_SAMPLES;
 	do {
-		double t0 = now(), c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		double t0 = clock_wall(), c0 = clock_seconds(CLOCK_THREAD_CPUTIME_ID);
 		if (step)
 			one_step(b);
 		else
 			one_read(b, g);
-		cbuf[n] = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
-		buf[n++] = now() - t0;
-	} while ((now() - start < min_time || n < 3) && n < ROUND_SAMPLES);
+		cbuf[n] = clock_seconds(CLOCK_THREAD_CPUTIME_ID) - c0;
+		buf[n++] = clock_wall() - t0;
+	} while ((clock_wall() - start < min_time || n < 3) && n < ROUND_SAMPLES);
 	*cpu = median(cbuf, n);
 	return median(buf, n);
 }

@@ -19,6 +19,7 @@
  * differs.
  */
 #include "engine.h"
+#include "clock.h"
 #include "attn.h"
 #include "flash.h"
 #include "forward.h"
@@ -323,7 +324,7 @@ static void pack_weights_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
-	double t0 = p->profile ? phase_clock() : 0.0;
+	double t0 = p->profile ? clock_wall() : 0.0;
 	const int hw = c->h * c->dk, gw = c->g * c->dk, d = c->d, L = p->proj_lanes;
 	const int T = pool_threads(p->pool), r0 = d * task / T, r1 = d * (task + 1) / T;
 	const struct mha_weights *w = p->w;
@@ -350,7 +351,7 @@ static void project_task(void *ctx, int task, int thread)
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
 	const struct mha_weights *w = p->w;
-	double t0 = p->profile ? phase_clock() : 0.0;
+	double t0 = p->profile ? clock_wall() : 0.0;
 	const int d = c->d, hw = c->h * c->dk, gw = c->g * c->dk, wd = p->wd;
 	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
 	size_t left = (size_t)(c->n - r0);
@@ -386,7 +387,7 @@ static void attend_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
-	double t0 = p->profile ? phase_clock() : 0.0;
+	double t0 = p->profile ? clock_wall() : 0.0;
 	const int n = c->n, dk = c->dk, hw = c->h * dk, gw = c->g * dk, wd = p->wd;
 	const int i = task % c->h, r0 = (p->nb - 1 - task / c->h) * p->br;
 	const int rows = n - r0 < p->br ? n - r0 : p->br;
@@ -421,7 +422,7 @@ static void output_task(void *ctx, int task, int thread)
 {
 	struct mha_plan *p = ctx;
 	const struct mha_config *c = &p->c;
-	double t0 = p->profile ? phase_clock() : 0.0;
+	double t0 = p->profile ? clock_wall() : 0.0;
 	const int d = c->d, hw = c->h * c->dk;
 	int r0 = task * p->chunk, rows = c->n - r0 < p->chunk ? c->n - r0 : p->chunk;
 	size_t left = (size_t)(c->n - r0);
@@ -443,7 +444,7 @@ void mha_plan_forward(struct mha_plan *p, const struct mha_weights *w)
 		return;
 	}
 	p->w = w;
-	double *wall = p->profile ? p->wall : NULL, t0 = wall ? phase_clock() : 0.0;
+	double *wall = p->profile ? p->wall : NULL, t0 = wall ? clock_wall() : 0.0;
 	int had = gemm_threads_set(1);
 	int chunks = (p->c.n + p->chunk - 1) / p->chunk;
 	if (!p->separate_qkv)

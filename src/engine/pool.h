@@ -1,8 +1,9 @@
 /*
  * pool.h - a persistent pool of worker threads for the planned forward
- * (internal to the core). Created once with the plan; each pool_run hands
- * out tasks to the caller and the workers and returns when all are done,
- * so a forward pays no thread start-up.
+ * and the trainers. Created once (with the plan, the trainer, the language
+ * model's batch); each pool_run hands out tasks to the caller and the
+ * workers and returns when all are done, so a forward or a training step
+ * pays no thread start-up.
  */
 #ifndef POOL_H
 #define POOL_H

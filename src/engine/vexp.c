@@ -1,6 +1,6 @@
 /*
- * vexp.c - max, exp-and-sum and scale over float arrays, for the
- * softmax of the engine's paths: a portable C version and, on x86-64,
+ * vexp.c - max, exp-and-sum, scale and add over float arrays, for the
+ * softmax of the engine's paths and the trainers' gradient sums: a portable C version and, on x86-64,
  * AVX2+FMA and AVX-512F versions picked at run time (the build itself
  * stays baseline x86-64, and no -ffast-math: NaN and -inf keep their
  * meaning). The algorithm and its error bound are in vexp.h. No masking
@@ -45,6 +45,12 @@ static void scale_c(float *x, size_t n, float a)
 {
 	for (size_t i = 0; i < n; i++)
 		x[i] *= a;
+}
+
+static void add_c(float *y, const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		y[i] += x[i];
 }
 
 #ifdef VEXP_X86
@@ -145,6 +151,15 @@ AVX2 static void scale_avx2(float *x, size_t n, float a)
 		x[i] *= a;
 }
 
+AVX2 static void add_avx2(float *y, const float *x, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		_mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_loadu_ps(y + i), _mm256_loadu_ps(x + i)));
+	for (; i < n; i++)
+		y[i] += x[i];
+}
+
 #define AVX512 __attribute__((target("avx512f,avx2,fma")))
 
 /* exp for x <= 0 and not NaN (the softmax's s - max): no upper clamp,
@@ -219,19 +234,32 @@ AVX512 static void scale_avx512(float *x, size_t n, float a)
 		_mm512_mask_storeu_ps(x + i, t, _mm512_mul_ps(_mm512_maskz_loadu_ps(t, x + i), va));
 	}
 }
+
+AVX512 static void add_avx512(float *y, const float *x, size_t n)
+{
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(y + i, _mm512_add_ps(_mm512_loadu_ps(y + i), _mm512_loadu_ps(x + i)));
+	if (i < n) {
+		__mmask16 t = tail16(n - i);
+		_mm512_mask_storeu_ps(y + i, t, _mm512_add_ps(_mm512_maskz_loadu_ps(t, y + i),
+		                                              _mm512_maskz_loadu_ps(t, x + i)));
+	}
+}
 #endif
 
 struct kernels {
 	float (*shift_sum)(const float *, float, float *, size_t);
 	float (*max)(const float *, size_t, bool *);
 	void (*scale)(float *, size_t, float);
+	void (*add)(float *, const float *, size_t);
 };
 
 static const struct kernels table[] = {
-	[VEXP_SCALAR] = { shift_sum_c, max_c, scale_c },
+	[VEXP_SCALAR] = { shift_sum_c, max_c, scale_c, add_c },
 #ifdef VEXP_X86
-	[VEXP_AVX2] = { shift_sum_avx2, max_avx2, scale_avx2 },
-	[VEXP_AVX512] = { shift_sum_avx512, max_avx512, scale_avx512 },
+	[VEXP_AVX2] = { shift_sum_avx2, max_avx2, scale_avx2, add_avx2 },
+	[VEXP_AVX512] = { shift_sum_avx512, max_avx512, scale_avx512, add_avx512 },
 #endif
 };
 
@@ -291,4 +319,9 @@ float vexp_max(const float *x, size_t n, bool *nan)
 void vexp_scale(float *x, size_t n, float a)
 {
 	table[vexp_isa()].scale(x, n, a);
+}
+
+void vexp_add(float *y, const float *x, size_t n)
+{
+	table[vexp_isa()].add(y, x, n);
 }

@@ -44,5 +44,8 @@ float vexp_shift_sum(const float *s, float m, float *p, size_t n);
 float vexp_max(const float *x, size_t n, bool *nan);
 /* x_i *= a */
 void vexp_scale(float *x, size_t n, float a);
+/* y_i += x_i: one IEEE addition per element, so every version gives the
+ * same bits as the plain loop (the trainers' sums rely on it). */
+void vexp_add(float *y, const float *x, size_t n);
 
 #endif

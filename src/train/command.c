@@ -6,6 +6,7 @@
  * starts; every message goes out cleaned (report_line).
  */
 #include "command.h"
+#include "clock.h"
 #include "report.h"
 #include "session.h"
 #include "train.h"
@@ -16,13 +17,6 @@
 #include <time.h>
 
 enum { HELDOUT_SEQUENCES = 256, CHECK_EVERY = 25 };
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static double score_of(const double *sc, int l, int i, enum train_pattern p)
 {
@@ -57,15 +51,15 @@ static int train_one(struct train_model *m, const struct train_task *t, const st
 		train_model_free(m);
 		return 1;
 	}
-	double t0 = now(), clock_used = 0;
+	double t0 = clock_wall(), clock_used = 0;
 	*formed_step = -1;
 	*formed_s = -1;
 	double sc[TRAIN_MAX_LAYERS * MHA_MAX_HEADS * TRAIN_PAT_COUNT];
 	for (int k = 1; k <= steps; k++) {
 		struct train_stats st;
-		double a = now();
+		double a = clock_wall();
 		trainer_step(tr, &st);
-		clock_used += now() - a;
+		clock_used += clock_wall() - a;
 		bool check = k % CHECK_EVERY == 0 || k == steps;
 		if (check && *formed_step < 0 && t->layer < s->layers) {
 			train_pattern_scores(m, sc);
@@ -77,7 +71,7 @@ static int train_one(struct train_model *m, const struct train_task *t, const st
 		}
 		if (err && (k % 100 == 0 || k == steps))
 			fprintf(err, "step %5d/%d  loss %.4f  accuracy %.3f  %.0f steps/s\n", k, steps, st.loss,
-			        st.accuracy, k / (now() - t0));
+			        st.accuracy, k / (clock_wall() - t0));
 	}
 	*seconds = clock_used;
 	trainer_destroy(tr);
@@ -253,7 +247,7 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 	fprintf(err, "ablation on '%s': d_model %d, %d layer%s, h = 1..%d with d_k = d_model / h, "
 	        "%d seeds x %d steps\n", t->name, ab.d, layers, layers > 1 ? "s" : "", ab.row[nh - 1].h,
 	        seeds, steps);
-	double t0 = now();
+	double t0 = clock_wall();
 	while (!train_ablation_done(&ab)) {
 		int k = ab.k, sd = ab.sd;
 		if (train_ablation_step(&ab, steps) < 0) { /* at most to the end of this run */
@@ -263,7 +257,7 @@ int ablate_command(const struct train_request *rq, FILE *out, FILE *err)
 		}
 		fprintf(err, "h %2d seed %llu: accuracy %.3f loss %.4f (%.0f s so far)\n", ab.row[k].h,
 		        (unsigned long long)(rq->seed + (uint64_t)sd), ab.row[k].acc[sd], ab.row[k].loss[sd],
-		        now() - t0);
+		        clock_wall() - t0);
 	}
 	for (int k = 0; k < nh; k++)
 		train_ablation_summary(&ab.row[k], &acc[k][0], &acc[k][1], &loss[k][0], &loss[k][1]);

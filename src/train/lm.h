@@ -128,6 +128,7 @@ void lm_stream_free(struct lm_stream *s);
 /* The model is a struct train_model with classes = vocab. Its forward on
  * B sequences of n <= s.n tokens at once, read-out as one GEMM. */
 enum { LM_MAX_THREADS = 16 };
+struct pool;
 struct lm_batch {
 	int cap_b, n_max;      /* room for cap_b sequences of up to n_max = s.n tokens */
 	int b, n;              /* the last forward's */
@@ -138,8 +139,11 @@ struct lm_batch {
 	float *logits;         /* (cap_b * n_max, V) logits, then probabilities, then dlogits */
 	float *dx;             /* (cap_b * n_max, d) dL/dx_l on the way down, rows as x */
 	float *mem;
+	struct pool *pool;     /* lm_batch_alloc's threads, started once (pool.h) */
 };
-/* threads: how many a backward may use (each has its own grads). */
+/* threads: the batch's pool of threads (each has its own grads), used by
+ * lm_forward and lm_backward when their threads > 1; 1 runs all in the
+ * caller. */
 enum mha_status lm_batch_alloc(struct lm_batch *bt, const struct train_model *m, int cap_b, int threads);
 void lm_batch_free(struct lm_batch *bt);
 /* x_0 = E[t] + P, the positions' one place (rows 0..n-1 of P). */

@@ -5,6 +5,7 @@
  * from the library (lm_*.c); this file only sequences, times and formats.
  */
 #include "lm_command.h"
+#include "clock.h"
 #include "lm.h"
 #include "report.h"
 #include "writefile.h"
@@ -14,22 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-static double clock_s(clockid_t id)
-{
-	struct timespec t;
-	clock_gettime(id, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static double now(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
 
 /* CPU time of the process: on a shared machine, what one core spent */
 static double cpu_now(void)
 {
-	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 void lm_vocab_path(const char *model_path, char *out, size_t len)
@@ -158,19 +148,19 @@ int lm_train_command(const struct lm_request *rq, FILE *out, FILE *err)
 		rc = 1;
 		goto free_model;
 	}
-	double t0 = now(), c0 = cpu_now(), smooth = 0;
+	double t0 = clock_wall(), c0 = cpu_now(), smooth = 0;
 	for (int k = 1; k <= steps; k++) {
 		struct train_stats st;
 		lm_trainer_step(t, &st);
 		smooth = k == 1 ? st.loss : 0.98 * smooth + 0.02 * st.loss;
 		if (k % 100 == 0 || k == steps) {
-			double el = now() - t0;
+			double el = clock_wall() - t0;
 			fprintf(err, "step %5d/%d  loss %.4f (smoothed %.4f)  lr %.2e  %.2f steps/s  %.0f s (cpu %.0f s), "
 			        "%.0f s to go\n", k, steps, st.loss, smooth, (double)lm_lr_at(&o, k), k / el, el,
 			        cpu_now() - c0, el / k * (steps - k));
 		}
 	}
-	double seconds = cpu_now() - c0, wall = now() - t0;
+	double seconds = cpu_now() - c0, wall = clock_wall() - t0;
 	lm_trainer_destroy(t);
 	struct train_stats held;
 	lm_evaluate(&m, &ho, 0, rq->threads, &held);

@@ -28,7 +28,7 @@ void lm_evaluate(const struct train_model *m, const struct lm_stream *s, int max
 	const int n = m->s.n;
 	const long W = windows_of(s->len, n, max_windows);
 	struct lm_batch bt;
-	if (W == 0 || lm_batch_alloc(&bt, m, EVAL_BATCH, 1) != MHA_OK)
+	if (W == 0 || lm_batch_alloc(&bt, m, EVAL_BATCH, threads) != MHA_OK)
 		return;
 	int *tok = malloc((size_t)EVAL_BATCH * n * sizeof *tok), *tgt = malloc((size_t)EVAL_BATCH * n * sizeof *tgt);
 	double loss = 0;

@@ -1,26 +1,33 @@
 /*
  * lm_model.c - the language model's forward and backward over a batch of
  * sequences at once: embeddings and learned positions, the core's
- * mha_forward / mha_backward per layer and sequence (split over threads),
- * the read-out to the vocabulary and its gradient as single GEMMs over the
- * whole batch, softmax cross-entropy (the engine's vector exp), and the
- * next-token top-k. The model
+ * mha_forward / mha_backward per layer and sequence, the read-out to the
+ * vocabulary and its gradient as GEMMs over the whole batch (cut into
+ * fixed blocks of rows or columns), softmax cross-entropy (the engine's
+ * vector exp), and the next-token top-k. The sequences and the blocks run
+ * on the batch's pool of threads, started once (pool.h): the read-out is
+ * most of a step's FLOPs at the shipped size, so it must be shared too. The model
  * is train.h's (classes = vocabulary). AdamW and the batches' text are in
  * lm_trainer.c; evaluation over a stream in lm_eval.c.
  *
  * Determinism: every sequence's layer gradients go to a slot of their
  * own and are summed in sequence order, and the embedding gradient is
- * gathered in (sequence, position) order, so the thread count changes no
- * bit. BLAS runs single-threaded inside (gemm_threads_set(1)).
+ * gathered in (sequence, position) order, and the read-out's blocks are
+ * the same whatever the thread count, so the thread count changes no bit.
+ * BLAS runs single-threaded inside (gemm_threads_set(1)).
  */
 #include "gemm.h"
 #include "lm.h"
+#include "pool.h"
 #include "vexp.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The read-out's blocks: rows of logits (forward, dx_L) or columns of dU
+ * (backward), fixed sizes so that the products do not depend on threads. */
+enum { READOUT_ROWS = 128, READOUT_COLS = 512 };
 
 static size_t layer_floats(const struct train_shape *s)
 {
@@ -43,6 +50,7 @@ void lm_batch_free(struct lm_batch *bt)
 			mha_grads_free(&bt->grads[t]);
 	free(bt->acts);
 	free(bt->mem);
+	pool_destroy(bt->pool);
 	memset(bt, 0, sizeof *bt);
 }
 
@@ -66,7 +74,12 @@ enum mha_status lm_batch_alloc(struct lm_batch *bt, const struct train_model *m,
 			goto fail;
 	if (threads > LM_MAX_THREADS)
 		threads = LM_MAX_THREADS;
-	for (int t = 0; t < (threads > 1 ? threads : 1); t++)
+	bt->pool = pool_create(threads);
+	if (!bt->pool) /* no thread to be had: the caller alone */
+		bt->pool = pool_create(1);
+	if (!bt->pool)
+		goto fail;
+	for (int t = 0; t < pool_threads(bt->pool); t++)
 		if (mha_grads_alloc(&bt->grads[t], &c) != MHA_OK)
 			goto fail;
 	return MHA_OK;
@@ -84,57 +97,65 @@ void lm_embed(const struct train_model *m, const int *tokens, int n, float *x0)
 			x0[(size_t)i * d + e] = m->emb[(size_t)tokens[i] * d + e] + m->pos[(size_t)i * d + e];
 }
 
-/* ---- running per-sequence work on threads ---- */
+/* ---- running per-sequence work on the pool ---- */
 
 struct par {
 	void (*fn)(struct par *p, int item, int thread);
-	int items, threads;
+	int items, threads;    /* threads: at most this many of the pool's */
 	const struct train_model *m;
 	struct lm_batch *bt;
 	const int *tokens, *targets;
 	int from;              /* the first layer the forward runs (0: from the embedding) */
 	float scale, *slots;
+	struct train_model *g; /* the backward's gradient */
 	struct lm_result *res; /* (items) per sequence */
 };
 
-struct par_arg {
-	struct par *p;
-	int thread;
-};
-
-static void *par_worker(void *a)
+static void par_task(void *ctx, int item, int thread)
 {
-	struct par_arg *pa = a;
-	for (int i = pa->thread; i < pa->p->items; i += pa->p->threads)
-		pa->p->fn(pa->p, i, pa->thread);
-	return NULL;
+	struct par *p = ctx;
+	p->fn(p, item, thread);
 }
 
-/* Item i on thread i % threads; the caller is thread 0. Every item
- * writes only its own outputs, so the schedule changes nothing. */
-static void par_run(struct par *p)
+/* Items 0..items-1 of fn, on the pool when more than one thread is asked
+ * for (thread: the pool's id, 0 the caller), else in order here. Every
+ * item writes only its own outputs, so the schedule changes nothing. */
+static void par_run(struct par *p, int items)
 {
-	if (p->threads < 1)
-		p->threads = 1;
-	if (p->threads > LM_MAX_THREADS)
-		p->threads = LM_MAX_THREADS;
-	pthread_t th[LM_MAX_THREADS];
-	struct par_arg args[LM_MAX_THREADS];
-	int started = 1;
-	for (int t = 1; t < p->threads; t++) {
-		args[t] = (struct par_arg){ p, t };
-		if (pthread_create(&th[t], NULL, par_worker, &args[t]) != 0)
-			break;
-		started++;
-	}
-	args[0] = (struct par_arg){ p, 0 };
-	par_worker(&args[0]);
-	for (int t = started; t < p->threads; t++) { /* threads that did not start: done here */
-		args[t] = (struct par_arg){ p, t };
-		par_worker(&args[t]);
-	}
-	for (int t = 1; t < started; t++)
-		pthread_join(th[t], NULL);
+	if (p->threads > 1)
+		pool_run(p->bt->pool, par_task, p, items);
+	else
+		for (int i = 0; i < items; i++)
+			p->fn(p, i, 0);
+}
+
+/* Rows [r0, r1) of b n, in blocks of READOUT_ROWS. */
+static int row_blocks(const struct par *p)
+{
+	const int rows = p->items * p->bt->n;
+	return (rows + READOUT_ROWS - 1) / READOUT_ROWS;
+}
+
+static void block_rows(const struct par *p, int blk, int *r0, int *r1)
+{
+	const int rows = p->items * p->bt->n;
+	*r0 = blk * READOUT_ROWS;
+	*r1 = *r0 + READOUT_ROWS < rows ? *r0 + READOUT_ROWS : rows;
+}
+
+/* logits[r0..r1) (rows, V) = x_L[r0..r1) (rows, d) @ U (d, V) */
+static void logits_block(struct par *p, int blk, int thread)
+{
+	(void)thread;
+	const struct train_model *m = p->m;
+	const struct lm_batch *bt = p->bt;
+	const int d = m->s.d, V = m->s.classes;
+	const size_t block = (size_t)bt->cap_b * bt->n_max * d;
+	int r0, r1;
+	block_rows(p, blk, &r0, &r1);
+	const size_t rows = (size_t)(r1 - r0);
+	gemm_rm(false, false, (int)rows, V, d, 1.0f, bt->x + m->s.layers * block + (size_t)r0 * d, d, rows * d,
+	        m->unemb, V, (size_t)d * V, bt->logits + (size_t)r0 * V, V, rows * V);
 }
 
 float *lm_stream_at(const struct train_model *m, const struct lm_batch *bt, int l, int j)
@@ -217,23 +238,20 @@ static void softmax_sequence(struct par *p, int j, int thread)
  * probabilities in bt->logits, the loss of the counted targets in r. */
 static void forward_run(struct par *p, struct lm_result *r)
 {
-	const struct train_model *m = p->m;
-	struct lm_batch *bt = p->bt;
-	const int d = m->s.d, V = m->s.classes, b = p->items, n = bt->n;
+	const int b = p->items;
 	struct lm_result res[256];
 	struct lm_result *rs = b <= 256 ? res : calloc((size_t)b, sizeof *rs);
 	p->res = rs;
 	int had = gemm_threads_set(1);
 	p->fn = forward_sequence;
-	par_run(p);
-	// logits (b n, V) = x_L (b n, d) @ U (d, V): the whole batch in one product
-	const size_t rows = (size_t)b * n, block = (size_t)bt->cap_b * bt->n_max * d;
-	gemm_rm(false, false, (int)rows, V, d, 1.0f, bt->x + m->s.layers * block, d, rows * d, m->unemb, V,
-	        (size_t)d * V, bt->logits, V, rows * V);
+	par_run(p, b);
+	// logits (b n, V) = x_L (b n, d) @ U (d, V): the whole batch, in blocks of rows
+	p->fn = logits_block;
+	par_run(p, row_blocks(p));
 	memset(r, 0, sizeof *r);
 	if (rs) {
 		p->fn = softmax_sequence;
-		par_run(p);
+		par_run(p, b);
 		for (int j = 0; j < b; j++) { /* in order: the same sum for any thread count */
 			r->loss += rs[j].loss;
 			r->counted += rs[j].counted;
@@ -303,53 +321,70 @@ static void backward_sequence(struct par *p, int j, int thread)
 		memcpy(o + wsz, gr->wk, wsz * sizeof *o);
 		memcpy(o + 2 * wsz, gr->wv, wsz * sizeof *o);
 		memcpy(o + 3 * wsz, gr->wo, wsz * sizeof *o);
-		for (size_t e = 0; e < nd; e++)
-			dx[e] += gr->x[e];
+		vexp_add(dx, gr->x, nd);
 	}
+}
+
+/* Rows [r0, r1) of the read-out's gradient: dlogits = (p - onehot(target))
+ * * scale on counted rows, 0 on the rest (in place), then
+ * dx_L[r0..r1) (rows, d) = dlogits[r0..r1) (rows, V) @ U^T (V, d). */
+static void dlogits_block(struct par *p, int blk, int thread)
+{
+	(void)thread;
+	const struct train_model *m = p->m;
+	struct lm_batch *bt = p->bt;
+	const int d = m->s.d, V = m->s.classes;
+	int r0, r1;
+	block_rows(p, blk, &r0, &r1);
+	for (int i = r0; i < r1; i++) {
+		float *z = bt->logits + (size_t)i * V;
+		if (p->targets[i] < 0) {
+			memset(z, 0, (size_t)V * sizeof *z);
+			continue;
+		}
+		z[p->targets[i]] -= 1.0f;
+		for (int k = 0; k < V; k++)
+			z[k] *= p->scale;
+	}
+	const size_t rows = (size_t)(r1 - r0);
+	gemm_rm(false, true, (int)rows, d, V, 1.0f, bt->logits + (size_t)r0 * V, V, rows * V, m->unemb, V,
+	        (size_t)d * V, bt->dx + (size_t)r0 * d, d, rows * d);
+}
+
+/* Columns [c0, c1) of dU (d, V) = x_L^T (d, b n) @ dlogits (b n, V), into
+ * p->g: each column a sum over every row of the batch. */
+static void dunemb_block(struct par *p, int blk, int thread)
+{
+	(void)thread;
+	const struct train_model *m = p->m;
+	const struct lm_batch *bt = p->bt;
+	const int d = m->s.d, V = m->s.classes;
+	const size_t rows = (size_t)p->items * bt->n, block = (size_t)bt->cap_b * bt->n_max * d;
+	const int c0 = blk * READOUT_COLS, c1 = c0 + READOUT_COLS < V ? c0 + READOUT_COLS : V;
+	gemm_rm(true, false, d, c1 - c0, (int)rows, 1.0f, bt->x + m->s.layers * block, d, rows * d,
+	        bt->logits + c0, V, rows * V - (size_t)c0, p->g->unemb + c0, V, (size_t)d * V - (size_t)c0);
 }
 
 void lm_backward(const struct train_model *m, struct lm_batch *bt, const int *tokens,
                  const int *targets, float scale, int threads, float *slots, struct train_model *g)
 {
 	const int b = bt->b, n = bt->n, d = m->s.d, V = m->s.classes;
-	const size_t rows = (size_t)b * n, block = (size_t)bt->cap_b * bt->n_max * d;
-	// dlogits = (p - onehot(target)) * scale on counted rows, 0 on the rest (in place)
-	for (size_t i = 0; i < rows; i++) {
-		float *z = bt->logits + i * V;
-		if (targets[i] < 0) {
-			memset(z, 0, (size_t)V * sizeof *z);
-			continue;
-		}
-		z[targets[i]] -= 1.0f;
-		for (int k = 0; k < V; k++)
-			z[k] *= scale;
-	}
-	int had = gemm_threads_set(1);
-	// dU (d, V) = x_L^T (d, b n) @ dlogits (b n, V); dx_L (b n, d) = dlogits @ U^T
-	gemm_rm(true, false, d, V, (int)rows, 1.0f, bt->x + m->s.layers * block, d, rows * d, bt->logits, V,
-	        rows * V, g->unemb, V, (size_t)d * V);
-	gemm_rm(false, true, (int)rows, d, V, 1.0f, bt->logits, V, rows * V, m->unemb, V, (size_t)d * V,
-	        bt->dx, d, rows * d);
-	if (threads > LM_MAX_THREADS)
-		threads = LM_MAX_THREADS;
-	for (int t = 1; t < threads; t++) /* only threads that have their own grads */
-		if (!bt->grads[t].mem) {
-			threads = t;
-			break;
-		}
 	struct par p = { .items = b, .threads = threads, .m = m, .bt = bt, .tokens = tokens,
-	                 .targets = targets, .scale = scale, .slots = slots, .fn = backward_sequence };
-	par_run(&p);
+	                 .targets = targets, .scale = scale, .slots = slots, .g = g };
+	int had = gemm_threads_set(1);
+	p.fn = dlogits_block;
+	par_run(&p, row_blocks(&p));
+	p.fn = dunemb_block;
+	par_run(&p, (V + READOUT_COLS - 1) / READOUT_COLS);
+	p.fn = backward_sequence;
+	par_run(&p, b);
 	gemm_threads_set(had);
 	// the layers' gradients: the slots summed in sequence order
 	const size_t ns = lm_slot_floats(m);
 	float *gl = g->wq[0]; /* the layers' tensors lie one after another in this order */
 	memcpy(gl, slots, ns * sizeof *gl);
-	for (int j = 1; j < b; j++) {
-		const float *s = slots + (size_t)j * ns;
-		for (size_t e = 0; e < ns; e++)
-			gl[e] += s[e];
-	}
+	for (int j = 1; j < b; j++)
+		vexp_add(gl, slots + (size_t)j * ns, ns);
 	// dP[i] = sum over sequences of dx_0[i]; dE[t] += dx_0[i] for each token t at i
 	memset(g->pos, 0, (size_t)m->s.n * d * sizeof *g->pos);
 	memset(g->emb, 0, (size_t)m->s.vocab * d * sizeof *g->emb);

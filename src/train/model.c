@@ -8,6 +8,7 @@
 #include "model.h"
 #include "engine.h"
 #include "gemm.h"
+#include "vexp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -224,8 +225,7 @@ void seq_backward(const struct train_model *m, struct seq_work *w, const int *to
 		memcpy(g->wk[l], gr->wk, (size_t)d * hw * sizeof(float));
 		memcpy(g->wv[l], gr->wv, (size_t)d * hw * sizeof(float));
 		memcpy(g->wo[l], gr->wo, (size_t)hw * d * sizeof(float));
-		for (size_t e = 0; e < nd; e++)
-			w->dx[e] += gr->x[e];
+		vexp_add(w->dx, gr->x, nd);
 	}
 	// dP = dx_0; dE[t_i] += dx_0[i]
 	memcpy(g->pos, w->dx, nd * sizeof(float));

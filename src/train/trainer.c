@@ -1,9 +1,9 @@
 /*
  * trainer.c - the batch loop and AdamW. Each step draws a fresh batch from
  * the task's seeded stream, runs every sequence's forward and backward
- * (split over threads: sequence b goes to thread b % threads), keeps each
- * sequence's gradient in its own slot and sums the slots in order, so the
- * result does not depend on which thread finished first. The layers run
+ * (on the trainer's pool of threads, started once: pool.h), keeps each
+ * sequence's gradient in its own slot and sums the slots in sequence
+ * order, so the result does not depend on which thread ran what. The layers run
  * with the engine's vector softmax row (mha_forward_vector: the same
  * activations for the backward, a faster exp; the model's other users keep
  * the core's row, bit for bit what the workbench shows). Then global-norm
@@ -12,13 +12,15 @@
  */
 #include "model.h"
 #include "gemm.h"
+#include "pool.h"
+#include "vexp.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { MAX_THREADS = 16 };
+enum { SUM_CHUNK = 4096 }; /* parameters a task sums: fixed, so the bits do not depend on threads */
 
 struct trainer {
 	struct train_model *m;
@@ -34,6 +36,7 @@ struct trainer {
 	float scale;         /* 1 / counted positions of the batch */
 	struct train_head_norm head_norm[TRAIN_MAX_LAYERS * MHA_MAX_HEADS]; /* of grad, each step */
 	struct seq_work work[MAX_THREADS];
+	struct pool *pool;   /* o.threads threads (the caller is thread 0) */
 };
 
 static struct train_options options_default(const struct train_task *t)
@@ -57,6 +60,7 @@ void trainer_destroy(struct trainer *tr)
 	free(tr->adam_m);
 	free(tr->adam_v);
 	free(tr->res);
+	pool_destroy(tr->pool);
 	free(tr);
 }
 
@@ -99,7 +103,13 @@ enum mha_status trainer_create(struct trainer **out, struct train_model *m,
 	tr->adam_m = calloc(np, sizeof(float));
 	tr->adam_v = calloc(np, sizeof(float));
 	tr->res = calloc(B, sizeof *tr->res);
-	bool ok = tr->tokens && tr->targets && tr->slots && tr->grad && tr->adam_m && tr->adam_v && tr->res;
+	tr->pool = pool_create(tr->o.threads);
+	if (!tr->pool) { /* no thread to be had: the caller alone */
+		tr->o.threads = 1;
+		tr->pool = pool_create(1);
+	}
+	bool ok = tr->tokens && tr->targets && tr->slots && tr->grad && tr->adam_m && tr->adam_v && tr->res &&
+	          tr->pool;
 	for (int i = 0; ok && i < tr->o.threads; i++) {
 		ok = seq_work_alloc(&tr->work[i], m) == MHA_OK;
 		tr->work[i].vector = true; /* the engine's softmax row: doc/PERFORMANCE.md */
@@ -118,28 +128,30 @@ long trainer_steps(const struct trainer *tr)
 	return tr->step;
 }
 
-struct worker_arg {
-	struct trainer *tr;
-	int thread;
-};
-
-static void run_sequences(struct trainer *tr, int thread)
+/* Sequence b's forward and backward, its gradient into slot b; the
+ * thread's own scratch (work[thread]) holds nothing between sequences. */
+static void sequence_task(void *ctx, int b, int thread)
 {
+	struct trainer *tr = ctx;
 	const struct train_model *m = tr->m;
 	size_t n = (size_t)m->s.n;
-	for (int b = thread; b < tr->o.batch; b += tr->o.threads) {
-		struct train_model g;
-		train_model_view(&g, &m->s, tr->slots + (size_t)b * m->nparams);
-		seq_forward(m, &tr->work[thread], tr->tokens + b * n, tr->targets + b * n, &tr->res[b]);
-		seq_backward(m, &tr->work[thread], tr->tokens + b * n, tr->targets + b * n, tr->scale, &g);
-	}
+	struct train_model g;
+	train_model_view(&g, &m->s, tr->slots + (size_t)b * m->nparams);
+	seq_forward(m, &tr->work[thread], tr->tokens + b * n, tr->targets + b * n, &tr->res[b]);
+	seq_backward(m, &tr->work[thread], tr->tokens + b * n, tr->targets + b * n, tr->scale, &g);
 }
 
-static void *worker(void *p)
+/* grad[e] = slot_0[e] + slot_1[e] + ... in sequence order, for the
+ * parameters of chunk c: the same bits for any thread count. */
+static void sum_task(void *ctx, int c, int thread)
 {
-	struct worker_arg *a = p;
-	run_sequences(a->tr, a->thread);
-	return NULL;
+	(void)thread;
+	struct trainer *tr = ctx;
+	const size_t np = tr->m->nparams, e0 = (size_t)c * SUM_CHUNK;
+	const size_t e1 = e0 + SUM_CHUNK < np ? e0 + SUM_CHUNK : np;
+	memcpy(tr->grad + e0, tr->slots + e0, (e1 - e0) * sizeof(float));
+	for (int b = 1; b < tr->o.batch; b++)
+		vexp_add(tr->grad + e0, tr->slots + (size_t)b * np + e0, e1 - e0);
 }
 
 void trainer_step(struct trainer *tr, struct train_stats *st)
@@ -158,31 +170,9 @@ void trainer_step(struct trainer *tr, struct train_stats *st)
 
 	// forward and backward of every sequence, BLAS single-threaded inside
 	int had = gemm_threads_set(1);
-	pthread_t th[MAX_THREADS];
-	struct worker_arg args[MAX_THREADS];
-	int started = 1;
-	for (int t = 1; t < tr->o.threads; t++) {
-		args[t] = (struct worker_arg){ tr, t };
-		if (pthread_create(&th[t], NULL, worker, &args[t]) != 0)
-			break;
-		started++;
-	}
-	if (started < tr->o.threads) { /* fewer threads than asked: the caller does the rest */
-		for (int t = started; t < tr->o.threads; t++)
-			run_sequences(tr, t);
-	}
-	run_sequences(tr, 0);
-	for (int t = 1; t < started; t++)
-		pthread_join(th[t], NULL);
+	pool_run(tr->pool, sequence_task, tr, B);
 	gemm_threads_set(had);
-
-	// sum the slots in sequence order: the same bits for any thread count
-	memcpy(tr->grad, tr->slots, np * sizeof(float));
-	for (int b = 1; b < B; b++) {
-		const float *s = tr->slots + (size_t)b * np;
-		for (size_t e = 0; e < np; e++)
-			tr->grad[e] += s[e];
-	}
+	pool_run(tr->pool, sum_task, tr, (int)((np + SUM_CHUNK - 1) / SUM_CHUNK));
 	struct train_stats bs = { 0 };
 	long correct = 0;
 	for (int b = 0; b < B; b++) {

@@ -186,6 +186,30 @@ static void test_shift_sum_and_max_match_plain_loops_at_every_tail_length(void *
 	use_widest();
 }
 
+/* vexp_add against the plain loop, bit for bit, at every tail length and
+ * with values whose sum rounds (the trainers' gradient sums rely on it),
+ * and nothing written past n. */
+static void test_add_equals_the_plain_loop_bit_for_bit(void **state)
+{
+	(void)state;
+	float x[80], y[81], want[81];
+	for (size_t v = 0; v < sizeof all_isas / sizeof all_isas[0]; v++) {
+		if (!vexp_use(all_isas[v]))
+			continue;
+		for (int n = 0; n <= 80; n++) {
+			for (int i = 0; i < n; i++) {
+				x[i] = uniform(1e3f) * 1e-3f;
+				y[i] = want[i] = uniform(1e3f);
+				want[i] += x[i];
+			}
+			y[n] = want[n] = 7.0f;
+			vexp_add(y, x, (size_t)n);
+			assert_memory_equal(y, want, (size_t)(n + 1) * sizeof *y);
+		}
+	}
+	use_widest();
+}
+
 /* The softmax exp far below the row's max: the band where 2^k is +0
  * (x <= -87.68), where the result is under FLT_MIN (x < ln FLT_MIN: 0),
  * and just above it (a normal result, within the bound), for every
@@ -625,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_vexp_special_values),
 		cmocka_unit_test(test_shift_sum_and_max_match_plain_loops_at_every_tail_length),
 		cmocka_unit_test(test_shift_sum_far_below_the_max),
+		cmocka_unit_test(test_add_equals_the_plain_loop_bit_for_bit),
 		cmocka_unit_test(test_fast_softmax_row_equals_the_reference),
 		cmocka_unit_test(test_fast_softmax_row_keeps_the_rules_for_nan_inf_and_huge_scores),
 		cmocka_unit_test(test_mha_forward_equals_the_plain_loops),

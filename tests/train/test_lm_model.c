@@ -23,42 +23,51 @@
 
 enum { V = 13, N = 7, B = 5 };
 
-static struct train_model small_model(int layers, uint64_t seed)
+static struct train_model model_of(int layers, uint64_t seed, int vocab)
 {
-	struct train_shape s = { .layers = layers, .d = 8, .h = 2, .dk = 4, .vocab = V, .classes = V, .n = N };
+	struct train_shape s = { .layers = layers, .d = 8, .h = 2, .dk = 4, .vocab = vocab, .classes = vocab, .n = N };
 	struct train_model m;
 	assert_int_equal(train_model_alloc(&m, &s), MHA_OK);
 	train_model_init(&m, seed);
 	return m;
 }
 
-static void draw(int *tok, int *tgt, int count, uint64_t seed, bool some_uncounted)
+static struct train_model small_model(int layers, uint64_t seed)
+{
+	return model_of(layers, seed, V);
+}
+
+static void draw(int *tok, int *tgt, int count, int vocab, uint64_t seed, bool some_uncounted)
 {
 	uint64_t rng = seed;
 	for (int i = 0; i < count; i++) {
-		tok[i] = (int)(train_rand(&rng) % V);
-		tgt[i] = (int)(train_rand(&rng) % V);
+		tok[i] = (int)(train_rand(&rng) % (uint64_t)vocab);
+		tgt[i] = (int)(train_rand(&rng) % (uint64_t)vocab);
 		if (some_uncounted && i % 4 == 1)
 			tgt[i] = -1;
 	}
 }
 
-/* The batch against model.c's seq_forward / seq_backward, sequence by sequence. */
-static void batch_matches_sequences(int layers, int n)
+/* The batch of `batch` sequences of n tokens over a vocabulary of `vocab`,
+ * on `threads`, against model.c's seq_forward / seq_backward, sequence by
+ * sequence. */
+static void batch_matches_sequences(int layers, int n, int vocab, int batch, int threads)
 {
-	struct train_model m = small_model(layers, 3), g, gs, one;
+	struct train_model m = model_of(layers, 3, vocab), g, gs, one;
 	assert_int_equal(train_model_alloc(&g, &m.s), MHA_OK);
 	assert_int_equal(train_model_alloc(&gs, &m.s), MHA_OK);
 	assert_int_equal(train_model_alloc(&one, &m.s), MHA_OK);
-	int tok[B * N], tgt[B * N];
-	draw(tok, tgt, B * n, 11, true);
+	int *tok = malloc((size_t)batch * N * sizeof *tok), *tgt = malloc((size_t)batch * N * sizeof *tgt);
+	assert_non_null(tok);
+	assert_non_null(tgt);
+	draw(tok, tgt, batch * n, vocab, 11, true);
 	struct lm_batch bt;
-	assert_int_equal(lm_batch_alloc(&bt, &m, B, 1), MHA_OK);
+	assert_int_equal(lm_batch_alloc(&bt, &m, batch, threads), MHA_OK);
 	struct lm_result r;
-	lm_forward(&m, &bt, tok, tgt, B, n, 1, &r);
-	float *slots = malloc((size_t)B * lm_slot_floats(&m) * sizeof *slots);
+	lm_forward(&m, &bt, tok, tgt, batch, n, threads, &r);
+	float *slots = malloc((size_t)batch * lm_slot_floats(&m) * sizeof *slots);
 	const float scale = 0.25f;
-	lm_backward(&m, &bt, tok, tgt, scale, 1, slots, &g);
+	lm_backward(&m, &bt, tok, tgt, scale, threads, slots, &g);
 
 	/* model.c's passes want n tokens of the model's context: a shorter
 	 * sequence is padded with uncounted positions, which (causal) change
@@ -70,7 +79,7 @@ static void batch_matches_sequences(int layers, int n)
 	double loss = 0;
 	long counted = 0;
 	memset(gs.params, 0, gs.nparams * sizeof(float));
-	for (int b = 0; b < B; b++) {
+	for (int b = 0; b < batch; b++) {
 		int t[N], y[N];
 		for (int i = 0; i < N; i++) {
 			t[i] = i < n ? tok[b * n + i] : 0;
@@ -96,6 +105,8 @@ static void batch_matches_sequences(int layers, int n)
 	for (size_t e = (size_t)n * m.s.d; e < (size_t)N * m.s.d; e++)
 		assert_true(g.pos[e] == 0.0f);
 	free(slots);
+	free(tok);
+	free(tgt);
 	seq_work_free(&w);
 	lm_batch_free(&bt);
 	train_model_free(&one);
@@ -107,14 +118,23 @@ static void batch_matches_sequences(int layers, int n)
 static void test_batch_gradient_equals_the_sequences_sum(void **state)
 {
 	(void)state;
-	batch_matches_sequences(1, N);
-	batch_matches_sequences(2, N);
+	batch_matches_sequences(1, N, V, B, 1);
+	batch_matches_sequences(2, N, V, B, 1);
+}
+
+/* The read-out runs in blocks of 128 rows and 512 columns (lm_model.c):
+ * 20 x 7 = 140 rows and 1,100 words cut both, with ragged last blocks. */
+static void test_the_read_out_in_blocks_equals_the_sequences_sum(void **state)
+{
+	(void)state;
+	batch_matches_sequences(2, N, 1100, 20, 1);
+	batch_matches_sequences(2, N, 1100, 20, 2);
 }
 
 static void test_a_shorter_sequence_uses_the_first_positions(void **state)
 {
 	(void)state;
-	batch_matches_sequences(2, 4);
+	batch_matches_sequences(2, 4, V, B, 1);
 }
 
 /* A stream of made-up text: a cycle of 5 tokens, so the next is always known */
@@ -261,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batch_gradient_equals_the_sequences_sum),
+		cmocka_unit_test(test_the_read_out_in_blocks_equals_the_sequences_sum),
 		cmocka_unit_test(test_a_shorter_sequence_uses_the_first_positions),
 		cmocka_unit_test(test_same_seed_same_bits_for_any_thread_count),
 		cmocka_unit_test(test_a_short_run_learns_a_cycle),

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "draw.h"
 #include "mode.h"
 #include "theme.h"
@@ -65,11 +66,11 @@ static bool ablate_idle(struct app *app)
 	struct ablate_page *p = mode_state_if(app, &train_ablate_mode);
 	if (app->mode != &train_ablate_mode || !p || !p->started || ablate_finished(p))
 		return false;
-	double t0 = train_view_seconds();
+	double t0 = clock_wall();
 	do {
 		if (train_ablation_step(&p->ab, SLICE_STEPS) < 0)
 			p->failed = true;
-	} while (!ablate_finished(p) && train_view_seconds() - t0 < TRAIN_SLICE_MS / 1000.0);
+	} while (!ablate_finished(p) && clock_wall() - t0 < TRAIN_SLICE_MS / 1000.0);
 	return true;
 }
 

@@ -25,6 +25,7 @@
 
 #include <curses.h>
 
+#include "clock.h"
 #include "draw.h"
 #include "mode.h"
 #include "theme.h"
@@ -32,13 +33,6 @@
 #include "train_view_int.h"
 
 enum { HELD_OUT = 64 }; /* held-out sequences the screen evaluates after each slice */
-
-double train_view_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void probe_free(struct train_view *v)
 {
@@ -195,14 +189,14 @@ static void train_done(void *state)
  * after the lot. Returns the steps trained. */
 static long steps(struct train_view *v, long count, double budget_s)
 {
-	double t0 = train_view_seconds();
+	double t0 = clock_wall();
 	long k = 0;
 	bool fresh = false; /* the last step analysed already */
 	while (k < count) {
 		struct train_stats st;
-		double a = train_view_seconds();
+		double a = clock_wall();
 		trainer_step(v->tr, &st);
-		v->train_s += train_view_seconds() - a;
+		v->train_s += clock_wall() - a;
 		k++;
 		if (v->nhist == TRAIN_HIST) {
 			memmove(v->loss, v->loss + 1, (TRAIN_HIST - 1) * sizeof *v->loss);
@@ -222,7 +216,7 @@ static long steps(struct train_view *v, long count, double budget_s)
 		fresh = train_record_wants(&v->rec, step);
 		if (fresh)
 			analyse(v);
-		if (budget_s > 0 && train_view_seconds() - t0 > budget_s)
+		if (budget_s > 0 && clock_wall() - t0 > budget_s)
 			break;
 	}
 	if (!fresh)

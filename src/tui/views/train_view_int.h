@@ -68,9 +68,8 @@ struct train_view {
 /* What the screen draws: the recorded step scrubbed to, else now. */
 const struct train_snap *train_view_shown(const struct train_view *v);
 
-/* train_view.c: seconds on a monotonic clock; the ablation page's a (back
- * to the training screen); the layout both pages draw in. */
-double train_view_seconds(void);
+/* train_view.c: the ablation page's a (back to the training screen); the
+ * layout both pages draw in. */
 /* The training screen's model made (as G makes it the first time) for a
  * page opened before the screen was; false with a message when it cannot be. */
 bool train_view_ready(struct app *app);
