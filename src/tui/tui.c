@@ -26,6 +26,7 @@
 #include "lesson.h"
 #include "mode.h"
 #include "modes.h"
+#include "prompt.h"
 #include "report.h"
 #include "session.h"
 #include "term.h"
@@ -233,7 +234,14 @@ int tui_run(const struct tui_options *o)
 		}
 		int key = input_key(!o->no_mouse, mode_typing(&app)); /* a paste types into a prompt */
 		app.now_ms = term_now_ms();
-		if (key >= INPUT_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
+		unsigned esc_f = 0;
+		if (key >= INPUT_KEY_ALT && mode_typing(&app)) {
+			/* in a prompt, Esc then a key within ESCDELAY: the Esc closes
+			 * the prompt as it would alone, then the key is itself (the
+			 * status line under the prompt could not say "Alt-x") */
+			esc_f = app_key(&app, PROMPT_ESC);
+			key -= INPUT_KEY_ALT;
+		} else if (key >= INPUT_KEY_ALT) { /* Alt-x: one key, and none of mha-tui's */
 			int ch = key - INPUT_KEY_ALT;
 			app_message(&app, false, "Alt-%c is not a key here (%s lists the keys)", ch,
 			            mode_key_name(&app, "help"));
@@ -251,7 +259,7 @@ int tui_run(const struct tui_options *o)
 			dirty = true;
 		if (key == ERR)
 			continue;
-		unsigned f = key == KEY_MOUSE ? on_mouse(&app) : app_key(&app, key);
+		unsigned f = esc_f | (key == KEY_MOUSE ? on_mouse(&app) : app_key(&app, key));
 		/* the key says what it changed: a frame only when it changed what
 		 * is drawn (a recompute always does); a key that did nothing
 		 * draws nothing (tests/tui/test_monkey.c holds every key to it) */

@@ -171,7 +171,8 @@ static void probe(const struct run *r, int key_no, struct pty *p, int *rows, int
 	 * going quiet alone did not say so: a program lagging behind its keys
 	 * drew the lesson menu while an answer prompt was still to open, and
 	 * the Esc and ? came to that prompt together, as Alt-?, whose message
-	 * the prompt covers (seed 1, key 479, at loads of 11-16) */
+	 * the prompt covered then (seed 1, key 479, at loads of 11-16; a
+	 * prompt now reads Alt-? as Esc, then ?) */
 	if (pty_wait_input_read(p, PROBE_MS) != 0)
 		fail_at(r, key_no, "the keys sent were not read within 20 s: hung", p);
 	pty_wait_quiet(p, 60, PROBE_MS);

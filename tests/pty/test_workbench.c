@@ -1148,6 +1148,32 @@ static void test_typed_garbage_is_refused_on_the_status_line(void **state)
 	pty_free(p);
 }
 
+/* Esc then a key, read together (within ESCDELAY) while a prompt is
+ * open: the Esc cancels the prompt as it would alone and the key is
+ * itself; they came as one Alt-key, which the prompt used to swallow
+ * with its message hidden under the prompt line. */
+static void test_esc_and_a_key_together_close_a_prompt_then_act(void **state)
+{
+	(void)state;
+	struct pty *p = start_workbench(24, 80);
+	char *before = strdup(pty_row(p, 5)); /* the first row of X */
+	pty_type(p, "\n");
+	assert_int_equal(pty_wait_row(p, 22, "Enter sets", 10000), 0);
+	pty_type(p, "9");
+	assert_int_equal(pty_send(p, "\033?", 2, 10000), 0);
+	assert_int_equal(pty_wait_text(p, "mha-tui keys", 10000), 0);
+	assert_null(strstr(pty_screen(p), "Enter sets"));
+	assert_null(strstr(pty_screen(p), "is not a key"));
+	pty_key(p, VTERM_KEY_ESCAPE, VTERM_MOD_NONE);
+	pty_wait_input_read(p, 10000);
+	pty_wait_quiet(p, 60, 10000);
+	assert_string_equal(pty_row(p, 5), before); /* the 9 was never set */
+	free(before);
+	pty_char(p, 'q');
+	assert_int_equal(WEXITSTATUS(pty_wait_exit(p, EXIT_MS)), 0);
+	pty_free(p);
+}
+
 /* +-1e6 typed into X and every W, then every stage at two sizes: no NaN,
  * no Inf anywhere on screen. */
 static void test_extreme_typed_weights_never_show_nan_or_inf(void **state)
@@ -1199,6 +1225,7 @@ int main(void)
 		T(test_sigquit_usr1_usr2_alrm_xcpu_save_and_restore_the_terminal),
 		T(test_ctrl_backslash_saves_and_restores_the_terminal),
 		T(test_ctrl_s_does_not_freeze_the_screen),
+		T(test_esc_and_a_key_together_close_a_prompt_then_act),
 	T(test_ctrl_z_during_an_autosave_resumes_on_the_current_frame),
 		T(test_sigbus_fpe_ill_trap_sys_restore_the_terminal_and_autosave),
 		T(test_file_size_limit_fails_the_save_with_a_message),

@@ -15,7 +15,11 @@
  *   - real-row by the numbers on screen: its answer was one of query 5's
  *     m and the tile's two scores, so three tries typed them all;
  *   - the training screen's tables: G in a question step of lessons 14
- *     and 15 waits for the answer, and n from inside the screen leaves it.
+ *     and 15 waits for the answer, and n from inside the screen leaves it;
+ *     and the screen stays shut, whatever view is opened at whatever
+ *     step, until every prediction it answers is made (the own-Table-3
+ *     rows, e and s were on it at the watch, ablate and depth steps
+ *     before the Table 3, ensemble, labour and copies questions).
  *
  * Not here: the generic strategies (always one letter, hill-climbing),
  * which test_blind_learner.c and the climber's tests cover.
@@ -154,8 +158,94 @@ static void test_real_row_is_not_one_of_the_numbers_on_screen(void **state)
 	tui_check_close(app);
 }
 
-/* Every choice question of lessons 14 and 15: G waits for the answer; a
- * training screen opened in the step before is left by n. */
+/* The predictions of lessons specialised-heads and heads-apart that the
+ * training screen answers (its tables, e, a, s): none may be read there
+ * before it is made. */
+static const struct {
+	const char *lesson, *steps[4];
+} screen_answers[] = {
+	{ "specialised-heads", { "read-ind", "knock-out", "predict-table3", NULL } },
+	{ "heads-apart", { "copies", "near-far", "ensemble", "labour" } },
+};
+
+/* The first of lesson i's screen-answered predictions not yet answered
+ * right (nor shown) in app's progress, or NULL. */
+static const char *open_prediction(const struct app *app, size_t i)
+{
+	for (int k = 0; k < 4 && screen_answers[i].steps[k]; k++) {
+		char key[256];
+		snprintf(key, sizeof key, "%s/%s", screen_answers[i].lesson, screen_answers[i].steps[k]);
+		if (!progress_is_done(&app->learn.progress, key) && !progress_is_shown(&app->learn.progress, key))
+			return screen_answers[i].steps[k];
+	}
+	return NULL;
+}
+
+/* A view opened now: not the training screen while one of lesson *i's
+ * screen-answered predictions waits. */
+static void view_trains_not_early(struct app *app, const struct mode_ops *view, void *i)
+{
+	const char *waiting = open_prediction(app, *(size_t *)i);
+	if (app->mode == &train_mode && waiting)
+		fail_msg("%s step %s: %s opens the training screen, which answers %s, still to be predicted",
+		         screen_answers[*(size_t *)i].lesson, lesson_run_step(&app->learn.run)->id, view->name, waiting);
+}
+
+/* Every view opened now: the training screen does not open while one of
+ * lesson i's screen-answered predictions waits. */
+static void no_view_trains_early(struct app *app, size_t i)
+{
+	tui_check_each_view(app, view_trains_not_early, &i);
+}
+
+/* Lessons specialised-heads and heads-apart played through from their
+ * first step: at every step, before its answer and after, every view is
+ * opened, and the training screen stays shut until every prediction it
+ * answers is made (the own-Table-3 rows were one a away at the watch and
+ * ablate steps, e and s there answered the ensemble, labour and copies
+ * questions). Each question is then answered right, so the lessons stay
+ * earnable, and the training screen opens after the last prediction. */
+static void test_the_training_screen_answers_no_prediction_early(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof screen_answers / sizeof *screen_answers; i++) {
+		int li = lesson_index(screen_answers[i].lesson);
+		const struct lesson *l = &set.lessons[li];
+		struct app *app = tui_check_open_at(&set, li, 0);
+		bool opened = false;
+		for (;;) {
+			const struct lesson_step *st = lesson_run_step(&app->learn.run);
+			no_view_trains_early(app, i);
+			if (st->question) {
+				char keys[64];
+				const char *ans = st->question->answer; /* a number without its tolerance */
+				snprintf(keys, sizeof keys, st->question->nchoices ? "a%.*s" : "a%.*s\n", (int)strcspn(ans, " "), ans);
+				tui_check_keys(app, keys);
+				if (!app->learn.run.answer_right)
+					fail_msg("step %s: %s refused (%s)", st->id, keys, app->status);
+				no_view_trains_early(app, i);
+			}
+			if (!open_prediction(app, i) && !opened) {
+				tui_check_keys(app, "G");
+				opened = app->mode == &train_mode;
+				if (app->mode != mode_workbench(app))
+					tui_check_keys(app, "\x1b");
+			}
+			int was = app->learn.run.step;
+			tui_check_next_step(app);
+			if (app->learn.run.step == was || app->learn.run.lesson != l)
+				break;
+		}
+		assert_null(open_prediction(app, i));
+		assert_true(opened);
+		tui_check_close(app);
+	}
+}
+
+/* Every choice question of specialised-heads and heads-apart: G waits for
+ * the answer, in its step and in the step before, and a training screen
+ * opened before the question (a step after the lesson's predictions) is
+ * left by n. */
 static void test_the_training_screen_waits_for_the_answer(void **state)
 {
 	(void)state;
@@ -168,11 +258,10 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 			if (!l->steps[si].question || l->steps[si].question->nchoices == 0)
 				continue;
 			struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[si - 1].id);
-			tui_check_keys(app, "G"); /* a step before that is a question waits too */
-			assert_int_equal(app->mode == &train_mode, !l->steps[si - 1].question);
+			tui_check_keys(app, "G");
+			assert_ptr_not_equal(app->mode, &train_mode);
 			tui_check_next_step(app);
 			assert_int_equal(app->learn.run.step, si);
-			assert_ptr_not_equal(app->mode, &train_mode);
 			tui_check_keys(app, "G");
 			if (app->mode == &train_mode)
 				fail_msg("lesson %d step %s: G opens the training screen before the answer",
@@ -182,6 +271,13 @@ static void test_the_training_screen_waits_for_the_answer(void **state)
 		}
 	}
 	assert_true(checked >= 8);
+	/* the screen opened after the predictions goes when n leaves its step */
+	struct app *app = tui_check_open_step(&set, "specialised-heads", "watch");
+	tui_check_keys(app, "G");
+	assert_ptr_equal(app->mode, &train_mode);
+	tui_check_next_step(app);
+	assert_ptr_not_equal(app->mode, &train_mode);
+	tui_check_close(app);
 }
 
 /* o on the training screen puts a trained layer into the workbench: not
@@ -191,12 +287,7 @@ static void test_o_does_not_put_a_trained_layer_over_a_lesson(void **state)
 {
 	(void)state;
 	int li = lesson_index("specialised-heads");
-	const struct lesson *l = &set.lessons[li];
-	int si = 0;
-	while (si < l->nsteps && l->steps[si].question)
-		si++;
-	assert_true(si < l->nsteps);
-	struct app *app = tui_check_open_step(&set, set.lessons[li].name, l->steps[si].id);
+	struct app *app = tui_check_open_step(&set, set.lessons[li].name, "watch"); /* after the predictions */
 	int n = app->cfg.n;
 	tui_check_keys(app, "G");
 	assert_ptr_equal(app->mode, &train_mode);
@@ -204,6 +295,25 @@ static void test_o_does_not_put_a_trained_layer_over_a_lesson(void **state)
 	assert_ptr_equal(app->mode, &train_mode);
 	assert_int_equal(app->cfg.n, n);
 	assert_non_null(strstr(app->status, "free workbench"));
+	tui_check_close(app);
+}
+
+/* how-big (issue 24 item 9): it asked one head's n x n at n = 4096, the
+ * question's number squared, 2^24, its hints 'n x n' and '4096 x 4096'.
+ * Now every head of a 6,000-token layer: the question's number squared
+ * (one head), the outputs' size and the causal half spend the tries; the
+ * count earns it. */
+static void test_how_big_is_not_the_question_s_number_squared(void **state)
+{
+	(void)state;
+	const char *name = set.lessons[lesson_index("flash-attention")].name;
+	tui_check_forfeits(tui_check_open_step(&set, name, "how-big"), "a16777216\na3072000\na36000000\n",
+	                   "each of the 8 heads", "a288000000\n");
+	struct app *app = tui_check_open_step(&set, name, "how-big");
+	tui_check_keys(app, "a288,000,000\n");
+	char key[128];
+	snprintf(key, sizeof key, "%s/how-big", name);
+	assert_true(progress_is_done(&app->learn.progress, key));
 	tui_check_close(app);
 }
 
@@ -216,7 +326,9 @@ int main(void)
 		cmocka_unit_test(test_shift_is_not_climbed_with_plus),
 		cmocka_unit_test(test_real_row_is_not_one_of_the_numbers_on_screen),
 		cmocka_unit_test(test_the_training_screen_waits_for_the_answer),
+		cmocka_unit_test(test_the_training_screen_answers_no_prediction_early),
 		cmocka_unit_test(test_o_does_not_put_a_trained_layer_over_a_lesson),
+		cmocka_unit_test(test_how_big_is_not_the_question_s_number_squared),
 	};
 	return cmocka_run_group_tests_name("gaming_lessons_11_14_15", tests, group_setup, group_teardown);
 }

@@ -256,6 +256,30 @@ static void test_role_v_always_a_is_wrong(void **state)
 	tui_check_close(app);
 }
 
+/* code (the reshape as view and transpose, issue 24 item 11): the slip
+ * of reading q before the transpose (token first) forfeits with its
+ * reason, Reshape hidden until the right cell is named; and the prose's
+ * inverse holds in the program: Concat[t, i*d_k + j] is O_i[t, j], the
+ * (h, n, d_k) block the transpose made. */
+static void test_code_view_and_transpose_need_the_axes(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "reshape", "code");
+	assert_true(learn_stage_hidden(app, PIPELINE_RESHAPE));
+	tui_check_forfeits(app, "aa", "before the transpose", "ad");
+	app = tui_check_open_step(&set, "reshape", "code");
+	tui_check_keys(app, "ad");
+	assert_true(earned(app));
+	assert_false(learn_stage_hidden(app, PIPELINE_RESHAPE));
+	const int n = app->cfg.n, h = app->cfg.h, dk = app->cfg.dk;
+	for (int i = 0; i < h; i++)
+		for (int t = 0; t < n; t++)
+			for (int j = 0; j < dk; j++)
+				assert_float_equal(app->a.concat[(size_t)t * h * dk + i * dk + j],
+				                   app->a.heads[((size_t)i * n + t) * dk + j], 0.0f);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_predict_self_round_steps_find_nothing),
 		cmocka_unit_test(test_head_block_and_score_count_give_one_try),
 		cmocka_unit_test(test_role_v_always_a_is_wrong),
+		cmocka_unit_test(test_code_view_and_transpose_need_the_axes),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -34,6 +34,7 @@
 #include "learn.h"
 #include "lesson.h"
 #include "mode.h"
+#include "progress.h"
 #include "run.h"
 #include "tui_check.h"
 
@@ -46,12 +47,7 @@ TUI_CHECK_LESSON_GROUP(set, dir)
  * the rest, but the step is only shown, never earned. Closes app. */
 static void spent_then_shown(struct app *app, const char *wrong, const char *right)
 {
-	tui_check_keys(app, wrong);
-	assert_false(app->learn.run.answer_right);
-	assert_true(app->learn.run.unearned);
-	tui_check_keys(app, right);
-	assert_true(app->learn.run.answer_right);
-	tui_check_close(app);
+	tui_check_forfeits(app, wrong, NULL, right);
 }
 
 /* Mix: W^O[4,0] = 1 typed before answering meets both Y goals, yet the
@@ -152,7 +148,7 @@ static void test_the_right_letters_are_spread(void **state)
 			count[c - 'a']++;
 		}
 	}
-	assert_true(questions >= 7);
+	assert_true(questions >= 6); /* causal, predict-first, flat-cost: numbers now */
 	for (int c = 0; c < 26; c++)
 		assert_true(count[c] * 100 <= questions * 45);
 }
@@ -246,6 +242,157 @@ static void test_no_masked_p_before_the_causal_question(void **state)
 	tui_check_close(app);
 }
 
+/* The strategy learner on the three exercises of lessons 5-8 the review
+ * found weak (issue 24 item 9), and the right path beside each:
+ * - causal was a choice whose prose named the kept keys, and the mask
+ *   switched on before answering showed which ones were cut: now a factor
+ *   the learner computes, row 2's kept weights hidden even with the mask
+ *   on; 1 (nothing moves), 2 (six keys to three) and the share that stays
+ *   spend the tries;
+ * - predict-first's prose said where the weight goes, and the sentence
+ *   step before it drew head 2's weights: now a weight to compute (the
+ *   score 4 against seven 0s), the sentence step's head 2 unwired;
+ * - flat-cost asked "do the projections change?", which the prose and
+ *   the step before's counts answered: now what the whole layer gains
+ *   from 8 to 64 heads; "nothing" (its old answer) and softmax's figures
+ *   on screen a step back find nothing. */
+static void test_causal_needs_the_factor_worked_out(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "softmax-masks", "causal");
+	tui_check_keys(app, tui_check_key_name("causal"));
+	assert_true(app->cfg.causal);
+	for (int j = 0; j < 3; j++) /* the mask on: what stays is still hidden */
+		assert_true(learn_hidden(app, MHA_T_WEIGHTS, 0, 2, j));
+	assert_false(learn_hidden(app, MHA_T_WEIGHTS, 0, 2, 4));
+	assert_int_equal(app->learn.run.conds_met, 2); /* all but the answer */
+	assert_false(app->learn.run.met);
+	tui_check_keys(app, "a1\n");
+	assert_non_null(lesson_run_feedback(&app->learn.run));
+	spent_then_shown(app, "a2\na0.41\n", "a2.45\n");
+	app = tui_check_open_step(&set, "softmax-masks", "causal"); /* the right path */
+	tui_check_keys(app, "a2.45\n");
+	tui_check_keys(app, tui_check_key_name("causal"));
+	assert_true(app->learn.run.met);
+	assert_true(progress_is_done(&app->learn.progress, "softmax-masks/causal"));
+	tui_check_close(app);
+}
+
+static void test_predict_first_is_not_on_the_sentence_step(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "several-heads", "predict-first");
+	double want;
+	assert_true(lesson_run_expected(&app->learn.run, &want));
+	assert_true(want > 0.88 && want < 0.89); /* e^4 / (e^4 + 7) */
+	assert_true(learn_stage_hidden(app, PIPELINE_SCORES));
+	tui_check_close(app);
+	/* the step before: head 2's weights, drawn, say nothing of it */
+	app = tui_check_open_step(&set, "several-heads", "sentence");
+	tui_check_keys(app, "4LL");
+	assert_int_equal(app->head, 2);
+	const float *p2 = app->a.weights + (size_t)2 * app->cfg.n * app->cfg.n;
+	for (int i = 0; i < app->cfg.n * app->cfg.n; i++)
+		if (fabsf(p2[i] - (float)want) < 0.01f)
+			fail_msg("the sentence step's P₂ holds %.3f, predict-first's answer", p2[i]);
+	tui_check_close(app);
+	/* an even share, no scale, all on token 0: three tries gone */
+	spent_then_shown(tui_check_open_step(&set, "several-heads", "predict-first"), "a0.125\na0.998\na1\n",
+	                 "a0.886\n");
+	app = tui_check_open_step(&set, "several-heads", "predict-first");
+	tui_check_keys(app, "a0.886\n");
+	assert_true(progress_is_done(&app->learn.progress, "several-heads/predict-first"));
+	assert_false(learn_stage_hidden(app, PIPELINE_SCORES));
+	tui_check_close(app);
+}
+
+static void test_flat_cost_is_not_read_off_a_step_back(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "counting", "flat-cost");
+	assert_true(learn_counts_hidden(app));
+	tui_check_close(app);
+	/* no change (the old answer), softmax at 8 heads from the step before's
+	 * prose, softmax at 64 */
+	spent_then_shown(tui_check_open_step(&set, "counting", "flat-cost"), "a0\na4000\na32000\n", "a28000\n");
+	app = tui_check_open_step(&set, "counting", "flat-cost");
+	tui_check_keys(app, "a28000\n");
+	assert_true(progress_is_done(&app->learn.progress, "counting/flat-cost"));
+	tui_check_close(app);
+}
+
+/* padding (issue 24 item 11): the "a zero row adds nothing" slip
+ * forfeits; the causal mask, which also keeps rows 0-3 off keys 4 and 5,
+ * is not padding (and rows 4 and 5 still see the pads); the mask view
+ * waits for the answer, then p on keys 4 and 5 earns the step, every row
+ * of P, the pad queries' included, 0 on them. */
+static void test_padding_is_the_mask_not_a_shortcut(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "softmax-masks", "padding");
+	tui_check_keys(app, tui_check_key_name("masks"));
+	assert_ptr_not_equal(app->mode, &mask_view_mode);
+	tui_check_forfeits(app, "ab", "e^0 = 1", "ac");
+	app = tui_check_open_step(&set, "softmax-masks", "padding");
+	tui_check_keys(app, "ac");
+	tui_check_keys(app, tui_check_key_name("causal"));
+	assert_false(app->learn.run.met);
+	tui_check_keys(app, tui_check_key_name("causal"));
+	tui_check_keys(app, tui_check_key_name("masks"));
+	assert_ptr_equal(app->mode, &mask_view_mode);
+	tui_check_keys(app, "llllpl");
+	assert_false(app->learn.run.met); /* one pad is not enough */
+	tui_check_keys(app, "p");
+	tui_check_keys(app, tui_check_key_name("masks"));
+	assert_true(app->learn.run.met);
+	assert_true(progress_is_done(&app->learn.progress, "softmax-masks/padding"));
+	const int n = app->cfg.n;
+	for (int i = 0; i < n; i++) {
+		float kept = 0;
+		for (int j = 0; j < 4; j++)
+			kept += app->a.weights[i * n + j];
+		assert_float_equal(kept, 1.0f, 1e-5f); /* every row, the pads' own included */
+	}
+	tui_check_close(app);
+}
+
+/* sink (issue 24 item 11): silencing head 2 by its values (W^V's block
+ * at 0) or by the other tokens' words writes nothing too, and is not a
+ * sink; the slips (every other "the" forgotten, chase forgotten, 0) spend
+ * the tries; the answer, then token 0's word out, earns it, and O₂'s
+ * column 0 is then the number asked. */
+static void test_sink_writes_nothing_through_its_first_token(void **state)
+{
+	(void)state;
+	struct app *app = tui_check_open_step(&set, "several-heads", "sink");
+	assert_true(learn_stage_hidden(app, PIPELINE_WEIGHTED_SUM));
+	const int n = app->cfg.n, d = app->cfg.d, cols = app->cfg.g * app->cfg.dk;
+	for (int r = 0; r < d; r++) /* head 2's values at 0: O₂ is 0, not by a sink */
+		for (int c = 8; c < 12; c++)
+			app->w.wv[r * cols + c] = 0.0f;
+	app_recompute(app);
+	tui_check_keys(app, "a0.024\n");
+	assert_true(app->learn.run.answer_right);
+	assert_false(app->learn.run.met);
+	tui_check_close(app);
+	app = tui_check_open_step(&set, "several-heads", "sink");
+	for (int t = 1; t < n; t++) /* every word but token 0's out */
+		app->w.x[t * d + 0] = 0.0f;
+	app_recompute(app);
+	assert_false(app->learn.run.met);
+	tui_check_forfeits(app, "a0.016\na0.032\na0\n", "small weights", "a0.024\n");
+	app = tui_check_open_step(&set, "several-heads", "sink");
+	tui_check_keys(app, "a0.024\n");
+	app->w.x[0] = 0.0f; /* X[0,0]: token 0 carries no word */
+	app_recompute(app);
+	assert_true(app->learn.run.met);
+	assert_true(progress_is_done(&app->learn.progress, "several-heads/sink"));
+	double want = lesson_run_step(&app->learn.run)->question->value;
+	for (int t = 0; t < n; t++)
+		assert_float_equal(app->a.heads[((size_t)2 * n + t) * app->cfg.dk + 0], want, 0.0005);
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +405,11 @@ int main(void)
 		cmocka_unit_test(test_entropy_and_params_wq_round_numbers_find_nothing),
 		cmocka_unit_test(test_the_right_choice_is_not_the_longest),
 		cmocka_unit_test(test_no_masked_p_before_the_causal_question),
+		cmocka_unit_test(test_causal_needs_the_factor_worked_out),
+		cmocka_unit_test(test_predict_first_is_not_on_the_sentence_step),
+		cmocka_unit_test(test_flat_cost_is_not_read_off_a_step_back),
+		cmocka_unit_test(test_padding_is_the_mask_not_a_shortcut),
+		cmocka_unit_test(test_sink_writes_nothing_through_its_first_token),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -321,6 +321,33 @@ int tui_check_answer_right(struct app *app)
 	return rc;
 }
 
+void tui_check_each_view(struct app *app, void (*fn)(struct app *, const struct mode_ops *, void *), void *ctx)
+{
+	for (int m = 1; m < APP_MODES_MAX && app->modes[m]; m++) {
+		const struct mode_ops *view = app->modes[m];
+		if (view->prompt || !view->opener || !view->opener->keys[0])
+			continue;
+		tui_check_press(app, view->opener->keys[0]);
+		fn(app, view, ctx);
+		if (app->mode != mode_workbench(app))
+			tui_check_press(app, view->opener->keys[0]); /* back */
+		if (app->mode != mode_workbench(app))
+			fail_msg("%s: %s did not close", view->name, app->mode->name);
+	}
+}
+
+void tui_check_forfeits(struct app *app, const char *wrong, const char *reason, const char *right)
+{
+	tui_check_keys(app, wrong);
+	assert_false(app->learn.run.answer_right);
+	if (reason && !strstr(app->status, reason))
+		fail_msg("after %s the status says \"%s\", not \"%s\"", wrong, app->status, reason);
+	assert_true(app->learn.run.unearned);
+	tui_check_keys(app, right);
+	assert_true(app->learn.run.answer_right);
+	tui_check_close(app);
+}
+
 void tui_check_next_step(struct app *app)
 {
 	int was = app->learn.run.step;

@@ -46,6 +46,16 @@ void tui_check_next_step(struct app *app);
  * the flags of them all. tui_check_press: one key (a curses code). */
 unsigned tui_check_keys(struct app *app, const char *s);
 unsigned tui_check_press(struct app *app, int key);
+/* Every view with an opener key (prompts left out: they type, they show
+ * nothing) opened in turn from the workbench: fn(app, view, ctx) called
+ * with it open, or with the workbench when it refused to open; then it
+ * is closed again (the test fails when it does not close). */
+void tui_check_each_view(struct app *app, void (*fn)(struct app *, const struct mode_ops *, void *), void *ctx);
+/* A gaming learner's wrong answers typed (keys): the step's question is
+ * not answered right, the status names reason (unless NULL), and the
+ * tries are spent for good; the right answer typed then shows the rest,
+ * the step shown but never earned. Closes app. */
+void tui_check_forfeits(struct app *app, const char *wrong, const char *reason, const char *right);
 /* The default configuration with these shapes (not checked). */
 struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
 /* Group set-up and teardown for the lesson tests: the shipped lessons
