@@ -4,9 +4,19 @@
 . "$(dirname "$0")/lib.sh"
 start 80 24 NO_COLOR=1 TERM=xterm
 wait_for "1 Projection"
+# each stage by its formula (at 80x24 Scores, Softmax and Weighted sum
+# give the counts' column to their three matrices)
 for k in 2 3 4 5 6 7; do
 	keys "$k"
-	wait_for "Parameters"
+	case $k in
+	2) wait_for "-> 4 heads of 6x4" ;;
+	3) wait_for "^T 4x6 / sqrt(d_k)" ;;
+	4) wait_for "= softmax(" ;;
+	5) wait_for "weighted by P's row" ;;
+	6) wait_for "x switches a head off" ;;
+	7) wait_for "= Concat 6x16 . W^O 16x16" ;;
+	esac
+	[ "$k" = 3 ] || [ "$k" = 4 ] || [ "$k" = 5 ] || wait_for "Parameters"
 done
 keys 4 # W^O's heatmaps give way to its matrices: Softmax has them
 wait_for "3 next"  # head 3 of the default workbench, titled with what it finds

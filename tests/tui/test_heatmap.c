@@ -58,6 +58,19 @@ static wchar_t cell_at(int y, int x, attr_t *a, short *pair)
 	return wc[0];
 }
 
+/* n screen columns from (y, x), one character each: ASCII as it is,
+ * anything else (a block glyph) as '~'. */
+static void columns_at(char *out, int y, int x, int n)
+{
+	for (int i = 0; i < n; i++) {
+		attr_t a;
+		short p;
+		wchar_t c = cell_at(y, x + i, &a, &p);
+		out[i] = c > 0 && c < 128 ? (char)c : '~';
+	}
+	out[n] = '\0';
+}
+
 static const char labels[6][MHA_LABEL_MAX] = { "the", "cat", "sat", "on", "a", "mat" };
 
 /* 6x6: row r, column c holds (r * 6 + c) / 35, so 0 at the top left and
@@ -213,17 +226,19 @@ static void test_cells_from_width_5_show_their_value(void **state)
 	float m[4] = { 0.42f, 1.0f, 0.004f, 0.125f };
 	struct heatmap hm = { m, 2, 2, 0.0f, 1.0f, NULL, "w", -1, -1, false, 0 };
 	heatmap_draw(stdscr, 0, 0, &hm, 5);
-	/* label column 5, then cells of 5: glyph, value in 3, space */
-	assert_string_equal(line_at(2, 6, 3), ".42");
+	/* label column 5, then cells of 5: glyph, value in 3, space; "1.00"
+	 * does not fit beside a glyph, so the whole map has one decimal */
+	assert_string_equal(line_at(2, 6, 3), "0.4");
 	assert_string_equal(line_at(2, 11, 3), "1.0");
-	assert_string_equal(line_at(3, 5, 4), "4e-3"); /* never ".00": it takes the glyph's column */
-	assert_string_equal(line_at(3, 11, 3), ".12");
+	assert_string_equal(line_at(3, 6, 3), "0.0"); /* 0.004: the zero it rounds to, never "4e-3" */
+	assert_string_equal(line_at(3, 11, 3), "0.1");
 	erase();
 	heatmap_draw(stdscr, 0, 0, &hm, 6);
-	/* label column 6, cells of 6: glyphs, value right-aligned in 4, space */
-	assert_string_equal(line_at(2, 8, 3), ".42");
+	/* label column 6, cells of 6: a glyph, the value right-aligned in 4, space */
+	assert_string_equal(line_at(2, 7, 4), " .42");
 	assert_string_equal(line_at(2, 13, 4), "1.00");
-	assert_string_equal(line_at(3, 14, 3), ".12");
+	assert_string_equal(line_at(3, 7, 4), " .00");
+	assert_string_equal(line_at(3, 13, 4), " .12");
 	screen_close();
 }
 
@@ -239,19 +254,25 @@ static void test_positive_and_negative_values_are_drawn_alike(void **state)
 		float m[4] = { 0.0236f, -0.0236f, 0.42f, -0.42f };
 		struct heatmap hm = { m, 2, 2, -1.0f, 1.0f, NULL, "w", -1, -1, false, 0 };
 		hm.scale = HEATMAP_SCALE_MAP; /* symmetric data: -0.42..0.42 */
-		for (int w = 5; w <= 6; w++) {
+		for (int w = 5; w <= 8; w++) {
 			erase();
 			heatmap_draw(stdscr, 0, 0, &hm, w);
-			int tw = w - 2, lw = heatmap_label_width(w); /* the value's columns, after one glyph */
-			for (int r = w == 5 ? 1 : 0; r < 2; r++) {
-				char pos[16], neg[16];
-				snprintf(pos, sizeof pos, "%s", line_at(2 + r, lw + 1, tw));
-				snprintf(neg, sizeof neg, "%s", line_at(2 + r, lw + 1 + w, tw));
-				/* the same text but for the sign */
-				assert_int_equal(pos[0], ' ');
-				assert_int_equal(neg[0], '-');
-				assert_string_equal(pos + 1, neg + 1);
-				assert_non_null(strpbrk(pos, "0123456789"));
+			int lw = heatmap_label_width(w);
+			for (int r = 0; r < 2; r++) {
+				char pos[32], neg[32];
+				columns_at(pos, 2 + r, lw, w - 1);
+				columns_at(neg, 2 + r, lw + w, w - 1);
+				/* the negative's value from its minus (the last one: an
+				 * ASCII glyph may be a '-'), and as many columns of the
+				 * positive's: a space for the minus, then the same text */
+				const char *e = strrchr(neg, '-');
+				assert_non_null(e);
+				assert_non_null(strpbrk(e, "0123456789"));
+				size_t k = strlen(e);
+				assert_true(strlen(pos) >= k);
+				const char *d = pos + strlen(pos) - k;
+				assert_int_equal(d[0], ' ');
+				assert_string_equal(d + 1, e + 1);
 			}
 		}
 		erase();
@@ -265,8 +286,68 @@ static void test_positive_and_negative_values_are_drawn_alike(void **state)
 		m[1] = -24.0f;
 		erase();
 		heatmap_draw(stdscr, 0, 0, &hm, 6);
-		assert_string_equal(line_at(2, 7, 4), "  24");
-		assert_string_equal(line_at(2, 13, 4), " -24");
+		assert_string_equal(line_at(2, 8, 3), " 24");
+		assert_string_equal(line_at(2, 14, 3), "-24");
+		screen_close();
+	}
+}
+
+/* Softmax weights as a peaked row gives them (1, 1e-4, 4e-11, 3e-20)
+ * beside a masked key: at every cell width that shows values and in both
+ * glyph sets, every value has the same decimals, none in the exponent
+ * form (a tiny one reads as the zero it rounds to), every cell as many
+ * glyphs as the next (UTF-8), the lowest shade a glyph and not a blank,
+ * and the masked cell blank but for its mark. (It drew "3e-20" beside
+ * blanks, ".0" beside ".00", and a glyph count that followed each
+ * number's width.) */
+static void test_a_map_has_one_number_format_and_as_many_glyphs_in_every_cell(void **state)
+{
+	(void)state;
+	const char *locs[] = { "C.UTF-8", "C" };
+	float m[9] = { 1.0f, 1e-4f, 4e-11f, 0.953f, 0.047f, 3e-20f, 0.0f, 0.5f, 0.25f };
+	unsigned char masked[9] = { 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	for (int l = 0; l < 2; l++) {
+		screen_open(locs[l], false);
+		struct heatmap hm = { m, 3, 3, 0.0f, 1.0f, NULL, "p", -1, -1, false, 0 };
+		hm.masked = masked;
+		for (int w = 5; w <= HEATMAP_CELL_W_MAX; w++) {
+			erase();
+			heatmap_draw(stdscr, 0, 0, &hm, w);
+			int lw = heatmap_label_width(w), glyphs = -1, decimals = -1;
+			for (int i = 0; i < 9; i++) {
+				char cell[16];
+				columns_at(cell, 2 + i / 3, lw + (i % 3) * w, w - 1);
+				if (masked[i]) {
+					for (int k = 0; k < w - 2; k++)
+						assert_int_equal(cell[k], ' ');
+					continue;
+				}
+				/* the value: after the glyphs (block glyphs read as '~';
+				 * ASCII ones end at the space before the value, and a
+				 * cell that starts with a space or digit has none) */
+				size_t g = l == 0 ? strspn(cell, "~") : strcspn(cell, " ");
+				if (l == 1 && (strpbrk(cell, "0123456789") < cell + g || g == strlen(cell)))
+					g = 0;
+				const char *v = cell + g;
+				if (glyphs < 0)
+					glyphs = (int)g;
+				if ((int)g != glyphs)
+					fail_msg("width %d: cell %d \"%s\" has %d glyphs, cell 0 %d", w, i, cell, (int)g, glyphs);
+				if (glyphs > 0)
+					assert_true(cell[0] != ' '); /* the lowest shade too */
+				assert_null(strchr(v, 'e'));
+				const char *dot = strchr(v, '.');
+				int d = dot ? (int)strspn(dot + 1, "0123456789") : 0;
+				if (decimals < 0)
+					decimals = d;
+				if (d != decimals)
+					fail_msg("width %d: cell %d \"%s\" has %d decimals, cell 0 %d", w, i, cell, d, decimals);
+				if (m[i] < 1e-3f)
+					assert_null(strpbrk(v, "123456789")); /* a readable zero */
+			}
+			assert_true(decimals >= 1);
+			assert_true(glyphs > 0 || (l == 1 && w == 5)); /* ASCII's 5: "1.00" leaves none */
+		}
 		screen_close();
 	}
 }
@@ -287,12 +368,12 @@ static void test_a_cell_value_never_gets_a_stray_leading_glyph(void **state)
 			assert_string_equal(line_at(3, 10, 4), " .35");
 		}
 		/* a signed map's sign column is a space or a minus, never a glyph */
-		m[1] = -0.024f;
+		m[1] = -0.24f;
 		hm.lo = -1.0f;
 		hm.cur_col = 1;
 		erase();
 		heatmap_draw(stdscr, 0, 0, &hm, 6);
-		assert_string_equal(line_at(2, 13, 4), "-.02");
+		assert_string_equal(line_at(2, 13, 4), "-.24");
 		if (l == 1)
 			assert_int_equal(line_at(2, 12, 1)[0], ' ');
 		screen_close();
@@ -368,7 +449,7 @@ static void test_low_and_high_cells_differ_in_glyph_and_colour(void **state)
 	attr_t a;
 	short p;
 	wchar_t lo = cell_at(2, 2, &a, &p);
-	assert_int_equal(lo, L' ');
+	assert_int_equal(lo, 0x00b7); /* the lowest shade is a dot, never blank */
 	assert_int_equal(p, PAIR_NUMBER(theme_heat_attr(0)));
 	wchar_t hi = cell_at(7, 2 + 5 * 2, &a, &p);
 	assert_int_equal(hi, 0x2588);
@@ -387,13 +468,13 @@ static void test_monochrome_ascii_cells_still_read_low_to_high(void **state)
 	heatmap_draw(stdscr, 0, 0, &hm, 2);
 	attr_t a;
 	short p;
-	assert_int_equal(cell_at(2, 2, &a, &p), L' ');
+	assert_int_equal(cell_at(2, 2, &a, &p), L'.');
 	assert_true(a & A_DIM);
 	assert_int_equal(cell_at(7, 12, &a, &p), L'@');
 	assert_true(a & A_BOLD);
 	assert_int_equal(p, 0);
 	/* along the last row the glyphs never get lighter */
-	const char *order = " .:-=+*#%@";
+	const char *order = ".,:-=+*#%@";
 	int prev = 0;
 	for (int c = 0; c < 6; c++) {
 		int g = (int)(strchr(order, (int)cell_at(7, 2 + 2 * c, &a, &p)) - order);
@@ -954,6 +1035,7 @@ int main(void)
 		cmocka_unit_test(test_a_tall_row_has_its_value_on_its_middle_line_and_its_shade_on_all),
 		cmocka_unit_test(test_the_key_names_the_scale_the_mask_and_the_axes),
 		cmocka_unit_test(test_a_cell_value_never_gets_a_stray_leading_glyph),
+		cmocka_unit_test(test_a_map_has_one_number_format_and_as_many_glyphs_in_every_cell),
 		cmocka_unit_test(test_huge_cell_values_take_the_exponent_form_or_only_the_glyph),
 		cmocka_unit_test(test_nan_and_inf_are_marked_and_never_printed),
 		cmocka_unit_test(test_low_and_high_cells_differ_in_glyph_and_colour),

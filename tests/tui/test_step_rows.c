@@ -30,6 +30,7 @@
 #include "pane.h"
 #include "mode.h"
 #include "panels.h"
+#include "pipeline.h"
 #include "tui_check.h"
 #include "vscreen.h"
 
@@ -369,9 +370,55 @@ static void test_steps_about_heatmaps_show_them(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* The free workbench's seven stages at 80x24, 120x40 and 200x60 (the
+ * default configuration): every matrix drawn shows at least
+ * min(its columns, PANELS_READABLE_COLS) of them, and every one of the
+ * stage's matrices is drawn with rows (80x24 Weighted sum drew three
+ * 2-column slivers beside the counts column); from 120x40 a matrix of
+ * d_model 16 columns that is drawn shows all 16. */
+static void test_free_workbench_matrices_readable(void **state)
+{
+	(void)state;
+	static const int sizes[][2] = { { 24, 80 }, { 40, 120 }, { 60, 200 } };
+	int bad = 0, screens = 0;
+	struct app *app = tui_check_open(NULL);
+	for (int z = 0; z < 3; z++)
+		for (int st = 0; st < PIPELINE_STAGE_COUNT; st++, screens++) {
+			app->stage = (enum pipeline_stage)st;
+			app_clamp(app);
+			assert_int_equal(vscreen_open(sizes[z][0], sizes[z][1], "xterm-256color", false), 0);
+			struct body_layout b = draw_screen(app, sizes[z][0], sizes[z][1]);
+			vscreen_close();
+			struct stage_view v;
+			struct rect got[STAGE_PANELS_MAX];
+			int cws[STAGE_PANELS_MAX], fails = 0;
+			app_view(app, &v);
+			panels_cell_widths(app, &v, b.numbers.w, b.numbers_cell_w, cws);
+			panels_place(app, &v, b.numbers, b.numbers_cell_w, got);
+			for (int i = 0; i < v.count; i++) {
+				int shown = panels_cols_shown(&v.p[i], got[i], cws[i]);
+				int want = v.p[i].cols < PANELS_READABLE_COLS ? v.p[i].cols : PANELS_READABLE_COLS;
+				/* from 120x40, d_model 16 whole (it showed 15 of 16) */
+				if (z > 0 && v.p[i].cols <= 16 && got[i].h > 2)
+					want = v.p[i].cols;
+				if (shown < want) {
+					fprintf(stderr, "free workbench stage %d at %dx%d: %s shows %d of %d columns (%s)\n",
+					        st + 1, sizes[z][1], sizes[z][0], v.p[i].title, shown, v.p[i].cols,
+					        got[i].h > 2 ? "cut short" : "no rows");
+					fails = 1;
+				}
+			}
+			bad += fails;
+		}
+	tui_check_close(app);
+	fprintf(stderr, "%d of %d free workbench stage screens have a matrix too narrow to read\n", bad, screens);
+	assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_free_workbench_matrices_readable),
 		cmocka_unit_test(test_step_matrix_rows_first),
 		cmocka_unit_test(test_step_question_goal_and_feedback_stay),
 		cmocka_unit_test(test_steps_about_heatmaps_show_them),

@@ -43,11 +43,16 @@ enum { N_SCALES = sizeof weight_scales / sizeof weight_scales[0] };
  * apart, a difference worth a shade or two */
 static const float WEIGHT_SPAN = 0.5f, SCORE_SPAN = 2.0f;
 
-static enum heatmap_scale scale_of(const struct app *app)
+static enum heatmap_scale scale_for(const struct app *app, bool scores)
 {
 	int k = app->heat_scale;
-	const enum heatmap_scale *s = app->stage == PIPELINE_SCORES ? score_scales : weight_scales;
+	const enum heatmap_scale *s = scores ? score_scales : weight_scales;
 	return s[k >= 0 && k < N_SCALES ? k : 0];
+}
+
+static enum heatmap_scale scale_of(const struct app *app)
+{
+	return scale_for(app, app->stage == PIPELINE_SCORES);
 }
 
 unsigned heat_strip_scale_next(struct app *app, int arg, int key)
@@ -119,14 +124,14 @@ static bool heat_title(const struct app *app, int i, char *what, size_t wlen, ch
 	return true;
 }
 
-void heat_strip_draw(const struct app *app, const struct frame *f, const struct body_layout *b,
-                     struct hit_map *hits)
+/* The strip b->heat of the scores' maps (scores) or the weights'. */
+static void strip_draw(const struct app *app, const struct frame *f, const struct body_layout *b,
+                       struct hit_map *hits, bool scores)
 {
 	const struct mha_config *c = &app->cfg;
 	struct rect r = b->heat;
 	if (r.h <= 0)
 		return;
-	bool scores = app->stage == PIPELINE_SCORES;
 	if (b->heat_per_page <= 0) {
 		/* the longest form that fits whole; none when not even the shortest does */
 		char msg[3][128];
@@ -195,7 +200,7 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 		hm.hidden = any ? hid : NULL;
 		hm.lo = lo;
 		hm.hi = hi;
-		hm.scale = scale_of(app);
+		hm.scale = scale_for(app, scores);
 		hm.min_span = scores ? SCORE_SPAN : WEIGHT_SPAN;
 		hm.labels = (const char (*)[MHA_LABEL_MAX])app->w.labels;
 		hm.col_labels = c->m > 0 ? (const char (*)[MHA_LABEL_MAX])app->w.kv_labels : NULL;
@@ -223,7 +228,7 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 	/* the legend, the value under the cursor in the maps' own matrix (P on
 	 * Softmax even when the cursor is in S), and the page */
 	int ly = r.y + r.h - 1;
-	struct heatmap_key key = { lo, hi, scale_of(app), any_masked, true, c->m > 0 };
+	struct heatmap_key key = { lo, hi, scale_for(app, scores), any_masked, true, c->m > 0 };
 	char tail[160] = "";
 	size_t l = 0;
 	/* the bounds, one ramp cell a level and what the masked mark means
@@ -251,4 +256,33 @@ void heat_strip_draw(const struct app *app, const struct frame *f, const struct 
 		kw = key_min < r.w ? key_min : r.w;
 	int drawn = heatmap_key_draw(stdscr, ly, r.x, kw, &key);
 	draw_fit(ly, r.x + drawn, r.w - drawn, tail, theme_attr(ROLE_DIM));
+}
+
+void heat_strip_draw(const struct app *app, const struct frame *f, const struct body_layout *b,
+                     struct hit_map *hits)
+{
+	strip_draw(app, f, b, hits, app->stage == PIPELINE_SCORES);
+}
+
+bool heat_strip_weights_in(const struct app *app, const struct frame *f, struct rect r)
+{
+	const struct mha_config *c = &app->cfg;
+	struct body_layout b;
+	memset(&b, 0, sizeof b);
+	/* the widest cells at which every head fits above the legend line */
+	for (int cw = HEATMAP_CELL_W_MAX; cw >= HEATMAP_CELL_W_MIN; cw--) {
+		int per_row = 0;
+		if (heatmap_fit(c->n, mha_keys(c), r.h - 1, r.w, cw, &per_row) >= c->h && per_row > 0) {
+			struct heatmap hm = { .rows = c->n, .cols = mha_keys(c), .row_h = 1 };
+			int rows = (c->h + per_row - 1) / per_row * heatmap_measure(&hm, cw).rows + 1;
+			b.heat = (struct rect){ r.y, r.x, rows, r.w };
+			b.heat_cell_w = cw;
+			b.heat_row_h = 1;
+			b.heat_per_page = c->h;
+			b.heat_per_row = per_row;
+			strip_draw(app, f, &b, NULL, false);
+			return true;
+		}
+	}
+	return false;
 }

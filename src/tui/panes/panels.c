@@ -107,6 +107,15 @@ int panels_cell_widths(const struct app *app, const struct stage_view *v, int wi
 	return f;
 }
 
+int panels_widest(const struct app *app, const struct stage_view *v, int width, int cw)
+{
+	int cws[STAGE_PANELS_MAX], w = 0;
+	panels_cell_widths(app, v, width, cw, cws);
+	for (int i = 0; i < v->count; i++)
+		w = panel_width(&v->p[i], cws[i]) > w ? panel_width(&v->p[i], cws[i]) : w;
+	return w;
+}
+
 int panels_cols_shown(const struct panel *p, struct rect got, int cw)
 {
 	int c = (got.w - PANELS_LABEL_W - (p->row_stats ? 2 * cw : 0)) / cw;
@@ -239,7 +248,11 @@ int panels_place(const struct app *app, const struct stage_view *v, struct rect 
 		six.cols = six.t == MHA_T_WEIGHTS || six.cols < 6 ? six.cols : 6;
 		focus_w = panel_width(&six, cws[f]);
 	}
-	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, f, rows + 2, focus_w, got);
+	/* side by side the others keep PANELS_READABLE_COLS columns before
+	 * the focus widens (Scores at 80x24: Q₀, K₀ 3 columns each, S₀ 4,
+	 * not 2, 2 and all 6) */
+	return layout_panels_focus(area, v->count, want, PANELS_LABEL_W + 2 * cw, PANELS_LABEL_W + PANELS_READABLE_COLS * cw,
+	                           f, rows + 2, focus_w, got);
 }
 
 void panels_draw(const struct app *app, const struct frame *f, struct rect area, int cw, struct hit_map *hits)

@@ -13,6 +13,7 @@
 enum {
 	PANELS_LABEL_W = 5,   /* row labels: 4 characters and a space */
 	PANELS_NARROW_CW = 5, /* a narrower cell: 4-character numbers ("0.31") */
+	PANELS_READABLE_COLS = 3, /* columns a matrix shows before it reads as more than a sliver */
 };
 
 /* Cell width, separator included: 6 (5-character numbers, "-0.56") on 80
@@ -42,6 +43,9 @@ int panels_named_rows(const struct app *app, const struct stage_view *v);
 int panels_cell_widths(const struct app *app, const struct stage_view *v, int width, int cw, int *cws);
 /* The columns of p shown in got at cell width cw (0: not drawn). */
 int panels_cols_shown(const struct panel *p, struct rect got, int cw);
+/* The columns the widest of the stage's matrices wants whole (row labels,
+ * cells, the softmax row stats) at cell width cw in width columns. */
+int panels_widest(const struct app *app, const struct stage_view *v, int width, int cw);
 /* Where panels_draw puts each panel of v in area (got[i].h = 0: left
  * out); returns how many are placed. */
 int panels_place(const struct app *app, const struct stage_view *v, struct rect area, int cw, struct rect *got);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "heat_strip.h"
 #include "mode.h"
 #include "theme.h"
 #include "train.h"
@@ -77,8 +78,8 @@ static int head_table(const struct app *app, const struct train_bench_analysis *
 }
 
 /* The prune curve from row y: the rows that fit, always ending with the
- * last point (no head kept). */
-static void prune_table(const struct train_bench_analysis *an, int y, int x, int w, int bottom)
+ * last point (no head kept); returns the row under them. */
+static int prune_table(const struct train_bench_analysis *an, int y, int x, int w, int bottom)
 {
 	char line[256], bar[BAR_MAX + 1];
 	double top = 1.0;
@@ -89,14 +90,14 @@ static void prune_table(const struct train_bench_analysis *an, int y, int x, int
 	bar_w = bar_w > BAR_MAX ? BAR_MAX : bar_w;
 	draw_put(y++, x, w, "Prune: remove the head that moves Y least", theme_attr(ROLE_TITLE));
 	if (y >= bottom)
-		return;
+		return y;
 	draw_put(y++, x, w, "kept  removed  change of Y", theme_attr(ROLE_DIM) | A_BOLD);
 	for (int k = 0; k < an->points && y < bottom; k++) {
 		if (y == bottom - 1 && k < an->points - 1) {
 			draw_put(y++, x, w, "  ...", theme_attr(ROLE_DIM)); /* the last row shows the end */
 			k = an->points - 1;
 			if (y >= bottom)
-				return;
+				return y;
 		}
 		const struct train_prune_point *pt = &an->prune[k];
 		char removed[16];
@@ -111,6 +112,7 @@ static void prune_table(const struct train_bench_analysis *an, int y, int x, int
 		         bar_w > 0 ? "|" : "", bar);
 		draw_put(y++, x, w, line, pt->head < 0 ? theme_attr(ROLE_NORMAL) : theme_head_attr(pt->head));
 	}
+	return y;
 }
 
 /* The prune curve in two rows: Y's change at h, h-1, .. 0 heads kept. */
@@ -129,9 +131,21 @@ static void prune_line(const struct train_bench_analysis *an, int y, int x, int 
 	draw_put(y, x, w, line, theme_attr(ROLE_NORMAL));
 }
 
+/* Under the tables, when the rows are there (120x40 left 26 blank): each
+ * head's weights P, the pattern its scores measure, with the title the
+ * workbench gives it (what the map shows); from row y to bottom. */
+static void heads_maps(const struct app *app, const struct frame *f, int y, struct rect r, int bottom)
+{
+	if (bottom - y < 3 + app->cfg.n + 1)
+		return;
+	struct rect maps = { y + 2, r.x, bottom - y - 2, r.w };
+	if (heat_strip_weights_in(app, f, maps))
+		draw_put(y + 1, r.x, r.w, "What the scores measure: each head's weights P on this sentence",
+		         theme_attr(ROLE_TITLE));
+}
+
 static void analysis_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
-	(void)f;
 	(void)hits;
 	const struct rect r = b->info;
 	const int bottom = r.y + r.h;
@@ -155,18 +169,19 @@ static void analysis_body(const struct app *app, const struct frame *f, const st
 		y++;
 	if (r.w >= HEAD_TABLE_W + SIDE_BY_SIDE_GAP + PRUNE_TABLE_W + 10) {
 		int px = r.x + HEAD_TABLE_W + SIDE_BY_SIDE_GAP;
-		head_table(app, &an, y + 1, r.x, HEAD_TABLE_W, bottom);
+		int hy = y + 1 + head_table(app, &an, y + 1, r.x, HEAD_TABLE_W, bottom), py = y;
 		if (y < bottom)
 			draw_put(y, r.x, HEAD_TABLE_W, "Heads", theme_attr(ROLE_TITLE));
 		if (y < bottom)
-			prune_table(&an, y, px, r.x + r.w - px, bottom);
+			py = prune_table(&an, y, px, r.x + r.w - px, bottom);
+		heads_maps(app, f, hy > py ? hy : py, r, bottom);
 		return;
 	}
 	/* stacked: the prune table below the heads when both fit, else the
 	 * curve in two rows under as many heads as fit */
 	if (y + 1 + an.h + 1 + 2 + an.points <= bottom) {
 		y += head_table(app, &an, y, r.x, r.w, bottom);
-		prune_table(&an, y + 1, r.x, r.w, bottom);
+		heads_maps(app, f, prune_table(&an, y + 1, r.x, r.w, bottom), r, bottom);
 	} else if (y + 5 <= bottom) {
 		y += head_table(app, &an, y, r.x, r.w, bottom - 3);
 		prune_line(&an, y + 1, r.x, r.w);

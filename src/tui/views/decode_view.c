@@ -6,7 +6,8 @@
  * mha_decoder_*). On screen: the tokens with the cache's extent, the new
  * row of P for each head, the new row of Y, whether it equals the same row
  * of the causal full pass (bit for bit: the same loops), and the step's
- * FLOPs against recomputing the whole pass. Left steps back, 0 restarts,
+ * FLOPs against recomputing the whole pass; where there are rows, the
+ * cache itself (K and V, a row a cached token). Left steps back, 0 restarts,
  * o or Esc leaves. The view holds its own decoder and causal full pass,
  * made when it opens (a step forward is one decode step; back empties the
  * cache and prefills), freed when it closes; the view is closed: other
@@ -21,6 +22,8 @@
 #include <string.h>
 
 #include "draw.h"
+#include "fmt.h"
+#include "heatmap.h"
 #include "mode.h"
 #include "theme.h"
 
@@ -145,6 +148,59 @@ static void draw_tokens(const struct app *app, const struct decode_state *s, int
 	}
 }
 
+/* One of the cache's matrices (k: K, else V) at (y, x) in w columns:
+ * its title, the columns' indices, a row a cached key (the newest one
+ * highlighted), as many of its g*dk columns as w holds; returns the
+ * rows drawn. */
+static int draw_cache_matrix(const struct app *app, const struct decode_state *s, bool k, int y, int x, int w)
+{
+	const struct mha_config *c = &s->c;
+	const int cols = c->g * c->dk, shown = (w - 5) / 6 < cols ? (w - 5) / 6 : cols;
+	const float *m = k ? s->dec.k : s->dec.v;
+	char line[96], num[32];
+	if (shown < 1)
+		return 0;
+	int at = snprintf(line, sizeof line, "%s cache %dx%d", k ? "K" : "V", s->dec.keys, cols);
+	if (shown < cols)
+		snprintf(line + at, sizeof line - (size_t)at, " cols 0-%d", shown - 1);
+	draw_put(y, x, w, line, theme_attr(ROLE_TITLE));
+	for (int j = 0; j < shown; j++) {
+		snprintf(num, sizeof num, "%5d", j);
+		draw_put(y + 1, x + 5 + j * 6, 6, num, theme_attr(ROLE_DIM));
+	}
+	for (int r = 0; r < s->dec.keys; r++) {
+		/* the newest row is the one this step wrote (self-attention) */
+		bool now = c->m == 0 && r == s->dec.len - 1;
+		char label[MHA_LABEL_MAX * 2];
+		heatmap_token_label(label, sizeof label,
+		                    (const char (*)[MHA_LABEL_MAX])(c->m > 0 ? app->w.kv_labels : app->w.labels),
+		                    c->m > 0 ? c->m : c->n, r, 4); /* "the₀" as the workbench writes it */
+		draw_put(y + 2 + r, x, 4, label, theme_attr(now ? ROLE_SELECTED : ROLE_NORMAL));
+		for (int j = 0; j < shown; j++) {
+			fmt_num(num, sizeof num, m[(size_t)r * cols + j], 5);
+			draw_put(y + 2 + r, x + 5 + j * 6, 6, num, theme_attr(now ? ROLE_SELECTED : ROLE_NORMAL));
+		}
+	}
+	return 2 + s->dec.keys;
+}
+
+/* Under the step, where the rows are (120x40 left 24 blank): the cache
+ * itself, K over V when both fit whole that way, else side by side;
+ * nothing when not even that fits. The room is that of the full cache,
+ * so that it never vanishes as it fills. From row y to bottom. */
+static void draw_cache(const struct app *app, const struct decode_state *s, int y, struct rect r, int bottom)
+{
+	int rows = 2 + (s->c.m > 0 ? s->c.m : s->c.n);
+	if (bottom - y >= 2 * rows + 1) {
+		y += draw_cache_matrix(app, s, true, y, r.x, r.w) + 1;
+		draw_cache_matrix(app, s, false, y, r.x, r.w);
+	} else if (bottom - y >= rows) {
+		int half = (r.w - 2) / 2;
+		draw_cache_matrix(app, s, true, y, r.x, half);
+		draw_cache_matrix(app, s, false, y, r.x + half + 2, r.w - half - 2);
+	}
+}
+
 static void decode_body(const struct app *app, const struct frame *f, const struct body_layout *b, struct hit_map *hits)
 {
 	(void)f;
@@ -228,6 +284,7 @@ static void decode_body(const struct app *app, const struct frame *f, const stru
 	                                  : "a step grows as t (one row of scores), a recompute as t^2");
 	if (y + 1 < bottom)
 		draw_put(++y, r.x, r.w, line, theme_attr(ROLE_DIM));
+	draw_cache(app, s, y + 2, r, bottom);
 }
 
 enum { FL = ACTION_BAR_BOTH };

@@ -312,6 +312,56 @@ static void fit_first(int y, int x, int width, char (*forms)[160], int n, attr_t
 	draw_fit(y, x, width, forms[n - 1], a);
 }
 
+/* A tile's range of rows or keys ("q0-1", "k4-5"; "k60" when that does
+ * not fit w) for tile t of size sz among n. */
+static void tile_label(char *buf, size_t len, char axis, int t, int sz, int n, int w)
+{
+	int a = t * sz, b = (t + 1) * sz < n ? (t + 1) * sz - 1 : n - 1;
+	if (snprintf(buf, len, "%c%d-%d", axis, a, b) > w)
+		snprintf(buf, len, "%c%d", axis, a);
+}
+
+/* The order of the tiles, from the record: query tiles down, key tiles
+ * across, each the step that computes it (the step shown reversed, those
+ * done plain, the rest dim), "-" for a tile no step computes (every key
+ * of it masked), ".." when more key tiles than the width holds. Only
+ * where its rows fit (rows): none drawn otherwise. */
+static void draw_order(const struct flash_view *fv, int y, int x, int rows, int width)
+{
+	const struct mha_flash_record *rec = &fv->rec;
+	int nq = (rec->n + rec->br - 1) / rec->br, nk = (rec->n + rec->bc - 1) / rec->bc;
+	enum { CELL = 6, LABEL = 7 };
+	if (rows < 2 + nq || width < LABEL + CELL)
+		return;
+	int shown = (width - LABEL) / CELL < nk ? (width - LABEL) / CELL : nk;
+	char buf[32], key[24], f[3][160] = { "tile order: query tiles down, key tiles across",
+	                                     "tile order (queries down, keys across)", "tile order" };
+	fit_first(y, x, width, f, 3, theme_attr(ROLE_TITLE));
+	for (int k = 0; k < shown; k++) {
+		tile_label(key, sizeof key, 'k', k, rec->bc, rec->n, CELL - 1);
+		snprintf(buf, sizeof buf, "%*s", CELL - 1, key); /* over the step numbers */
+		draw_put(y + 1, x + LABEL + k * CELL, CELL - 1, buf, theme_attr(ROLE_DIM));
+	}
+	if (shown < nk && LABEL + shown * CELL + 2 <= width)
+		draw_put(y + 1, x + LABEL + shown * CELL, 2, "..", theme_attr(ROLE_DIM));
+	for (int q = 0; q < nq; q++) {
+		tile_label(buf, sizeof buf, 'q', q, rec->br, rec->n, LABEL - 1);
+		draw_put(y + 2 + q, x, LABEL - 1, buf, theme_attr(ROLE_DIM));
+		for (int k = 0; k < shown; k++) {
+			int at = -1;
+			for (int s = 0; s < rec->steps && at < 0; s++)
+				if (rec->step[s].qt == q && rec->step[s].kt == k)
+					at = s;
+			if (at < 0)
+				snprintf(buf, sizeof buf, "%*s", CELL - 1, "-");
+			else
+				snprintf(buf, sizeof buf, "%*d", CELL - 1, at + 1);
+			attr_t a = theme_attr(at == fv->step ? ROLE_SELECTED : at >= 0 && at < fv->step ? ROLE_NORMAL : ROLE_DIM);
+			draw_put(y + 2 + q, x + LABEL + k * CELL, CELL - 1, buf, a);
+		}
+	}
+}
+
 /* What memory each path holds: the plain path the whole S and P of every
  * head, the tiled one only its tiles; at this n and h, then for the
  * paper's base model at the chosen context, each figure named. */
@@ -365,6 +415,8 @@ static void flash_body(const struct app *app, const struct frame *f, const struc
 	int rx = side ? r.x + sw + 2 : r.x, ry = side ? top : top + app->cfg.n + 2;
 	int rh = side ? h : h - app->cfg.n - 2, rw = side ? r.w - sw - 2 : r.w;
 	int used = draw_rows(fv, st, ry, rx, rh, rw);
+	if (side) /* under S, the rows it leaves (120x40 left 26 blank) */
+		draw_order(fv, top + app->cfg.n + 2, r.x, h - app->cfg.n - 2, sw);
 	if (next) {
 		draw_next(next, ry + used, rx, rh - used, rw);
 	} else if (fv->step + 1 == fv->rec.steps || fv->rec.step[fv->step + 1].qt != st->qt) {

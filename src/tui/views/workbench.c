@@ -240,10 +240,10 @@ static void draw_counts(const struct app *app, struct rect r, struct rect pane)
 	draw_put(r.y + 1, r.x, r.w, "hidden until answered right", theme_attr(ROLE_DIM));
 }
 
-/* The body: two lines of formula and shape, the matrices, the heatmaps
- * (from Scores on), the counts; the cell width the matrices fit. */
-static struct body_layout workbench_layout(const struct app *app, const struct frame *f, const struct layout *l,
-                                           int cols)
+/* The body at layout l: two lines of formula and shape, the matrices,
+ * the heatmaps (from Scores on), the counts; the cell width the matrices
+ * fit. */
+static struct body_layout body_at(const struct app *app, const struct frame *f, const struct layout *l, int cols)
 {
 	const struct stage_view *v = &f->view;
 	int nw = layout_numbers_width(l), cw = panels_cell_width(v, nw, cols), rows = 0;
@@ -263,6 +263,47 @@ static struct body_layout workbench_layout(const struct app *app, const struct f
 	b.numbers_cell_w = cw;
 	b.body_h = l->body.h;
 	return b;
+}
+
+/* How readable the stage's matrices are in b: each counts the columns it
+ * shows up to PANELS_READABLE_COLS (fewer when it has fewer), so that
+ * three matrices of 3 columns beat 9 columns of one beside slivers of 2. */
+static int readable_cols(const struct app *app, const struct frame *f, const struct body_layout *b)
+{
+	const struct stage_view *v = &f->view;
+	struct rect got[STAGE_PANELS_MAX];
+	int cws[STAGE_PANELS_MAX], sum = 0;
+	panels_cell_widths(app, v, b->numbers.w, b->numbers_cell_w, cws);
+	panels_place(app, v, b->numbers, b->numbers_cell_w, got);
+	for (int i = 0; i < v->count; i++) {
+		int shown = panels_cols_shown(&v->p[i], got[i], cws[i]);
+		sum += shown < PANELS_READABLE_COLS ? shown : PANELS_READABLE_COLS;
+	}
+	return sum;
+}
+
+/* The body. Narrow with no side column, the counts column narrows by the
+ * column or two that a matrix lacks to show whole, and gives all its
+ * width to the matrices where they would be slivers beside it (80x24,
+ * Scores and Weighted sum: three matrices of 2-3 columns): the stage's
+ * numbers are what it is about, the counts show on the other stages. */
+static struct body_layout workbench_layout(const struct app *app, const struct frame *f, const struct layout *l,
+                                           int cols)
+{
+	if (l->side.w > 0 || l->too_small || learn_stage_hidden(app, app->stage))
+		return body_at(app, f, l, cols);
+	/* a matrix a column or two wider than its room (d_model 16 at 120
+	 * columns: 101 of 99): the counts column narrows to its brief labels */
+	struct layout narrow = *l;
+	int nw = layout_numbers_width(l);
+	int excess = panels_widest(app, &f->view, nw, panels_cell_width(&f->view, nw, cols)) - nw;
+	if (excess > 0 && excess <= LAYOUT_COUNTS_COLS - LAYOUT_COUNTS_MIN_COLS)
+		narrow.counts_w = LAYOUT_COUNTS_COLS - excess;
+	struct body_layout b = body_at(app, f, &narrow, cols);
+	struct layout wide = *l;
+	wide.counts_off = true;
+	struct body_layout w = body_at(app, f, &wide, cols);
+	return readable_cols(app, f, &w) > readable_cols(app, f, &b) ? w : b;
 }
 
 static void workbench_body(const struct app *app, const struct frame *f, const struct body_layout *b,

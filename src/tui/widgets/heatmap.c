@@ -88,41 +88,15 @@ int heatmap_pick_cell_w(int rows, int cols, int height, int width, int count)
 	return HEATMAP_CELL_W_MIN;
 }
 
-/* A value in at most w chars: fewest dropped decimals first, leading zero
- * dropped (".42", "-.4"); a small value that would read as zero (".0"
- * for 0.02) in the exponent form ("2e-2") or not at all; then k/M/G/T suffixes ("1.2k"), then the
+/* The compact form of a value of at least one half in at most w chars:
+ * a whole number ("45"), then k/M/G/T suffixes ("1.2k"), then the
  * exponent form ("1e15"), else nothing. */
 static void value_format(char *buf, size_t len, float v, int w)
 {
 	char t[48];
-	/* three decimals only where a wide cell has room for them and a glyph */
-	for (int dec = w >= 6 ? 3 : 2; dec >= 0; dec--) {
-		/* no "-0.00": a value that rounds to zero has no sign */
-		double x = fabs(v) < 0.5 * pow(10, -dec) ? 0.0 : v;
-		snprintf(t, sizeof t, "%.*f", dec, x);
-		char *z = t[0] == '-' ? t + 1 : t;
-		if (z[0] == '0' && z[1] == '.')
-			memmove(z, z + 1, strlen(z));
-		if ((int)strlen(t) <= w) {
-			if (x == 0.0 && v != 0.0f)
-				break; /* it would read as zero: its exponent form */
-			snprintf(buf, len, "%s", t);
-			return;
-		}
-	}
-	if (v != 0.0f && fabs(v) < 0.5) {
-		/* a value that is not zero never reads as one (".0" for 0.02,
-		 * "-.0" for -0.02): "2e-2", or nothing (the caller may give it
-		 * the glyph's column; the colour tells the level, the readout
-		 * the value) */
-		int e = (int)floor(log10(fabs(v)));
-		double mant = v / pow(10, e);
-		if (fabs(mant) >= 9.5) { /* 9.6e-3 rounds to 1e-2 */
-			mant /= 10;
-			e++;
-		}
-		snprintf(t, sizeof t, "%.0fe%d", mant, e);
-		snprintf(buf, len, "%s", (int)strlen(t) <= w ? t : "");
+	snprintf(t, sizeof t, "%.0f", (double)v);
+	if ((int)strlen(t) <= w) {
+		snprintf(buf, len, "%s", t);
 		return;
 	}
 	static const char units[] = "kMGT";
@@ -274,8 +248,8 @@ const char *heatmap_scale_name(enum heatmap_scale s)
 
 /* The value text of a cell in w columns. In a map with negative values
  * (lo < 0) the magnitude gets w - 1 columns and the sign (or a space)
- * the one before it, always w in all, so 0.02 and -0.02 read " .02" and
- * "-.02", 24 and -24 "  24" and " -24": the same digits, the same glyphs. */
+ * the one before it, always w in all, so 24 and -24 read "  24" and
+ * " -24": the same digits. */
 static void cell_value(char *buf, size_t len, float v, int w, bool sign_column)
 {
 	if (!sign_column) {
@@ -293,10 +267,117 @@ static void cell_value(char *buf, size_t len, float v, int w, bool sign_column)
 	snprintf(buf, len, "%*s", w, sig);
 }
 
+/* One number format for a whole map, so that its cells read alike: every
+ * value with the same decimals (".953", ".045", ".000" for 3e-20: a
+ * value too small for the decimals reads as the zero it rounds to), or
+ * when even none fit, the compact form (k, M, the exponent) with values
+ * under one half as "0"; right-aligned in the same w columns, so every
+ * cell has as many glyphs as the next (cw - w). With ASCII glyphs, which
+ * read as part of a number ('-', '.'), w holds a space before it. */
+struct cell_format {
+	int dec; /* decimals of the fixed form; -1: the compact form */
+	int w;   /* the value's columns, a space in ASCII included; 0: no values */
+	int room;
+	bool sign; /* the map has negatives: the compact form's sign column */
+};
+
+/* v with dec decimals, the leading zero dropped from two decimals on
+ * (".42", "-.42"; "0.4", never ".4" or ".0"), no sign on a value that
+ * rounds to zero; its length. */
+static int fixed_text(char *buf, size_t len, float v, int dec)
+{
+	double x = fabs(v) < 0.5 * pow(10, -dec) ? 0.0 : v;
+	snprintf(buf, len, "%.*f", dec, x);
+	char *z = buf[0] == '-' ? buf + 1 : buf;
+	if (dec > 1 && z[0] == '0' && z[1] == '.')
+		memmove(z, z + 1, strlen(z));
+	return (int)strlen(buf);
+}
+
+/* The compact form of v in room columns (may be ""), leading blanks
+ * dropped; its length. */
+static int compact_text(char *buf, size_t len, float v, int room, bool sign)
+{
+	char t[64];
+	if (fabsf(v) < 0.5f)
+		snprintf(t, sizeof t, "0");
+	else
+		cell_value(t, sizeof t, v, room, sign);
+	snprintf(buf, len, "%s", t + strspn(t, " "));
+	return (int)strlen(buf);
+}
+
+static bool cell_hidden(const struct heatmap *hm, int r, int c)
+{
+	return hm->hidden && hm->hidden[(size_t)r * (size_t)hm->cols + (size_t)c];
+}
+
+static bool cell_masked(const struct heatmap *hm, int r, int c);
+
+/* The widest text of the map's shown values (not hidden, not masked,
+ * finite) in the fixed form with dec decimals (dec >= 0), else the
+ * compact form in room columns; *big: whether one is 10 or more. */
+static int widest_text(const struct heatmap *hm, int dec, int room, bool sign, bool *big)
+{
+	int w = 0;
+	char t[64];
+	*big = false;
+	for (int r = 0; r < hm->rows; r++)
+		for (int c = 0; c < hm->cols; c++) {
+			float v = hm->m[(size_t)r * (size_t)hm->cols + (size_t)c];
+			if (!isfinite(v) || cell_hidden(hm, r, c) || cell_masked(hm, r, c))
+				continue;
+			int n = dec >= 0 ? fixed_text(t, sizeof t, v, dec) : compact_text(t, sizeof t, v, room, sign);
+			w = n > w ? n : w;
+			*big = *big || fabsf(v) >= 10.0f;
+		}
+	return w;
+}
+
+/* The map's format for cells of cw columns: the most decimals (up to 3
+ * where a wide cell has room for them and a glyph, else 2), at least
+ * one, that leave a glyph; else whole numbers beside a glyph when some
+ * value is 10 or more (weights would all read 0 or 1); else decimals in the
+ * glyph's column too (the colour still tells the level: "-.02" in 4);
+ * else the compact form beside a glyph. No values below 4 columns. */
+static struct cell_format map_format(const struct heatmap *hm, int cw, float lo)
+{
+	struct cell_format f = { -1, 0, cw - 1, lo < 0.0f };
+	int sep = strlen(theme_heat_glyph(0)) == 1 ? 1 : 0, top = cw - 1 >= 6 ? 3 : 2;
+	bool big = false;
+	if (cw < 4)
+		return f;
+	for (int pass = 0; pass < 3; pass++)
+		for (int dec = pass == 1 ? 0 : top; dec >= (pass == 1 ? 0 : 1); dec--) {
+			int w = widest_text(hm, dec, f.room, f.sign, &big);
+			w += sep && w < cw ? 1 : 0; /* the space before the number */
+			if ((pass == 1 && !big) || w > (pass == 2 ? cw : cw - 1))
+				continue;
+			f.dec = dec;
+			f.w = w;
+			return f;
+		}
+	int w = widest_text(hm, -1, f.room, f.sign, &big);
+	f.w = w > 0 && sep && w < cw ? w + 1 : w;
+	return f;
+}
+
+/* Cell value v in the map's format, right-aligned in f->w columns; ""
+ * when it has no number (the compact form did not fit). */
+static void format_cell(char *buf, size_t len, float v, const struct cell_format *f)
+{
+	char t[64];
+	int n = f->dec >= 0 ? fixed_text(t, sizeof t, v, f->dec) : compact_text(t, sizeof t, v, f->room, f->sign);
+	if (n == 0 || f->w == 0)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "%*s", f->w, t);
+}
+
 /* One line of cell (r, c): its text line has the value (or the mark),
  * its other lines the shade alone; last: its last line. */
 static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r, int c, int cell_w,
-                      float lo, float hi, bool text_line, bool last)
+                      float lo, float hi, const struct cell_format *f, bool text_line, bool last)
 {
 	int cw = cell_w - cell_space(cell_w);
 	float v = hm->m[(size_t)r * (size_t)hm->cols + (size_t)c];
@@ -309,14 +390,15 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 	const char *glyph = theme_heat_glyph(level);
 	char text[64] = "";
 	int at = 0;
-	if (hm->hidden && hm->hidden[(size_t)r * (size_t)hm->cols + (size_t)c]) {
+	if (cell_hidden(hm, r, c)) {
 		/* not yet revealed: no colour, no glyph, no value */
 		for (int k = 0; k < cw; k++)
 			theme_addstr(win, y, x + k, 1, k == cw - 1 && text_line ? "?" : " ", theme_attr(ROLE_DIM) | ul);
 		return;
 	}
 	if (cell_masked(hm, r, c)) {
-		/* its own mark, never a heat glyph: masked is not "small" */
+		/* its own mark on blanks, never a heat glyph (the lowest shade
+		 * has one): masked is not "small" */
 		for (int k = 0; k < cw; k++)
 			theme_addstr(win, y, x + k, 1, k == cw - 1 && text_line ? theme_masked_glyph() : " ",
 			             theme_attr(ROLE_DIM) | ul);
@@ -328,20 +410,12 @@ static void cell_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int r
 		/* never "nan" or "inf": the clamped colour, marked with '!' */
 		theme_addstr(win, y, x, 1, "!", theme_attr(ROLE_ERROR) | ul);
 		at = 1;
-	} else if (cw >= 4) {
-		cell_value(text, sizeof text, v, cw - 1, lo < 0.0f);
-		/* a small value that has no digits beside a glyph takes the
-		 * glyph's column ("-.02" rather than "-.0"): the colour keeps the
-		 * level */
-		if (!text[0] && v != 0.0f && fabsf(v) < 0.5f)
-			cell_value(text, sizeof text, v, cw, lo < 0.0f);
+	} else {
+		format_cell(text, sizeof text, v, f);
 	}
 	int vlen = (int)strlen(text);
-	/* an ASCII glyph ('-', '.', '+') right before a number would read as
-	 * part of it (".35" as "-.35"): that pad is a space; fills cannot. */
-	bool ascii_pad = vlen && strlen(glyph) == 1;
 	for (; at < cw - vlen; at++)
-		theme_addstr(win, y, x + at, 1, ascii_pad && at == cw - vlen - 1 ? " " : glyph, a);
+		theme_addstr(win, y, x + at, 1, glyph, a);
 	if (vlen)
 		theme_addstr(win, y, x + at, vlen, text, a);
 }
@@ -365,6 +439,7 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 	float lo, hi;
 	heatmap_range(hm, -1, &lo, &hi);
 	int rh = heatmap_row_h(hm), mid = (rh - 1) / 2; /* the label and values' line of a row */
+	struct cell_format fmt = map_format(hm, ct, lo);
 	for (int r = 0; r < hm->rows; r++) {
 		int ry = y + 2 + r * rh;
 		label_text(buf, sizeof buf, hm, false, r, tw);
@@ -374,7 +449,7 @@ void heatmap_draw(WINDOW *win, int y, int x, const struct heatmap *hm, int cell_
 		for (int k = 0; k < rh; k++)
 			for (int c = 0; c < hm->cols; c++) {
 				int cx = x + lw + c * cell_w;
-				cell_draw(win, ry + k, cx, hm, r, c, cell_w, lo, hi, k == mid, k == rh - 1);
+				cell_draw(win, ry + k, cx, hm, r, c, cell_w, lo, hi, &fmt, k == mid, k == rh - 1);
 				if (cell_space(cell_w) && c < hm->cols - 1)
 					theme_addstr(win, ry + k, cx + ct, 1, " ", normal);
 			}

@@ -144,9 +144,17 @@ static struct rect split_heat(struct body_layout *b, struct rect a, int n, int n
 	return mk(a.y, a.x, a.h - need - 1, a.w);
 }
 
+/* The counts column's width, narrow: LAYOUT_COUNTS_COLS unless the mode
+ * narrowed it. */
+static int counts_cols(const struct layout *l)
+{
+	return l->counts_w >= LAYOUT_COUNTS_MIN_COLS && l->counts_w < LAYOUT_COUNTS_COLS ? l->counts_w
+	                                                                                 : LAYOUT_COUNTS_COLS;
+}
+
 int layout_numbers_width(const struct layout *l)
 {
-	return l->side.w > 0 ? l->body.w : l->body.w - LAYOUT_COUNTS_COLS - 1;
+	return l->side.w > 0 || l->counts_off ? l->body.w : l->body.w - counts_cols(l) - 1;
 }
 
 /* Lift the heat strip to just below the matrices' top rows (keep of
@@ -173,7 +181,7 @@ static void beside_counts(const struct layout *l, struct body_layout *b, struct 
                           int counts_h, int numbers_want)
 {
 	int nw = layout_numbers_width(l), per_row = 0;
-	if (l->side.w > 0 || b->heat.h <= 0 || b->heat_per_page != h || b->heat_row_h != 1 ||
+	if (l->side.w > 0 || l->counts_off || b->heat.h <= 0 || b->heat_per_page != h || b->heat_row_h != 1 ||
 	    counts_h <= numbers_want)
 		return;
 	for (int cw = b->heat_cell_w; cw >= b->heat_cell_w - 1 && cw >= HEAT_NUMBERS_W; cw--) {
@@ -183,8 +191,7 @@ static void beside_counts(const struct layout *l, struct body_layout *b, struct 
 			b->heat = mk(a.y + numbers_want + 1, a.x, need, nw);
 			b->heat_cell_w = cw;
 			b->heat_per_row = per_row;
-			b->counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, counts_h < a.h ? counts_h : a.h,
-			               LAYOUT_COUNTS_COLS);
+			b->counts = mk(a.y, a.x + a.w - counts_cols(l), counts_h < a.h ? counts_h : a.h, counts_cols(l));
 			return;
 		}
 	}
@@ -226,19 +233,22 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
 		b.counts = mk(l->side.y, l->side.x, ch, l->side.w);
 		b.lesson = mk(l->side.y + ch + 1, l->side.x, l->side.h - ch - 1, l->side.w);
 		b.numbers = a;
+	} else if (l->counts_off) {
+		/* narrow, the counts left out: the matrices take the width */
+		b.numbers = a;
 	} else {
 		/* narrow: counts in a column right of the matrices, as tall as they are */
-		b.counts = mk(a.y, a.x + a.w - LAYOUT_COUNTS_COLS, a.h, LAYOUT_COUNTS_COLS);
+		b.counts = mk(a.y, a.x + a.w - counts_cols(l), a.h, counts_cols(l));
 		b.numbers = mk(a.y, a.x, a.h, layout_numbers_width(l));
 	}
 	if (heat && numbers_want > 0) {
 		int keep = numbers_want;
-		if (l->side.w == 0) { /* narrow: the counts column keeps its full form's height if it can */
-			int ch = counts_lines(LAYOUT_COUNTS_COLS);
+		if (l->side.w == 0 && !l->counts_off) { /* narrow: the counts column keeps its full form's height if it can */
+			int ch = counts_lines(counts_cols(l));
 			keep = ch > keep ? ch : keep;
 		}
 		lift_heat(l, &b, keep);
-		beside_counts(l, &b, under_info, n, nk, h, counts_lines(LAYOUT_COUNTS_COLS), numbers_want);
+		beside_counts(l, &b, under_info, n, nk, h, counts_lines(counts_cols(l)), numbers_want);
 	}
 	return b;
 }
@@ -300,11 +310,11 @@ int layout_panels_height(int width, int count, const struct rect *want)
 
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out)
 {
-	return layout_panels_focus(area, count, want, min_w, -1, 0, 0, out);
+	return layout_panels_focus(area, count, want, min_w, min_w, -1, 0, 0, out);
 }
 
-int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
-                        int focus_w, struct rect *out)
+int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int keep_w, int focus,
+                        int focus_h, int focus_w, struct rect *out)
 {
 	int shelf_of[LAYOUT_PANELS_MAX], shelf_h[LAYOUT_PANELS_MAX];
 	if (count > LAYOUT_PANELS_MAX)
@@ -327,9 +337,9 @@ int layout_panels_focus(struct rect area, int count, const struct rect *want, in
 		int w[LAYOUT_PANELS_MAX];
 		share_widths(area.w, count, want, w);
 		/* the focused panel first, up to its whole width, while the
-		 * others keep min_w each (Softmax: more of P's columns, fewer
+		 * others keep keep_w each (Softmax: more of P's columns, fewer
 		 * of S's) */
-		int wf = focus >= 0 && focus < count ? area.w - (count - 1) * (min_w + 1) : 0;
+		int wf = focus >= 0 && focus < count ? area.w - (count - 1) * (keep_w + 1) : 0;
 		if (focus >= 0 && focus < count && wf > want[focus].w)
 			wf = want[focus].w;
 		if (focus >= 0 && focus < count && focus_w > wf) /* whole, the others after it */

@@ -16,6 +16,7 @@ enum {
 	LAYOUT_WIDE_COLS = 130,  /* from here on a side column holds counts and the lesson pane */
 	LAYOUT_SIDE_COLS = 50,   /* room for the counts panel's two-column form */
 	LAYOUT_COUNTS_COLS = 20, /* the counts column on narrow terminals */
+	LAYOUT_COUNTS_MIN_COLS = 18, /* ... narrowed to (brief labels) so that a matrix shows whole */
 	LAYOUT_PANE_COLS = LESSON_PANE_MIN_COLS, /* the lesson pane's column on narrow terminals
 	                          * (the lessons' verbatim blocks are written for it) */
 	LAYOUT_PANE_COUNT_LINES = 4, /* under it, the counts' compact form: totals, KV/token, ratio */
@@ -35,6 +36,11 @@ struct layout {
 	bool side_narrow;      /* the narrow side column: the lesson pane over the compact counts */
 	bool side_counts_only; /* ... or the counts alone (the learner's choice, #) */
 	bool side_lesson_only; /* ... or the lesson pane alone (its question needs the rows) */
+	bool counts_off;       /* narrow with no side column: the counts column left out, its
+	                        * width given to the matrices (the mode's choice, where the
+	                        * stage's matrices would be slivers beside it) */
+	int counts_w;          /* narrow: the counts column's width, LAYOUT_COUNTS_MIN_COLS up
+	                        * to LAYOUT_COUNTS_COLS (0: the latter) */
 };
 
 /* What the side column holds below LAYOUT_WIDE_COLS (wide terminals
@@ -66,7 +72,7 @@ struct body_layout {
 };
 
 /* The width of the matrices' area (the body, less the counts column when
- * narrow): known before the body is split. */
+ * narrow and not counts_off): known before the body is split. */
 int layout_numbers_width(const struct layout *l);
 
 /* heat: the stage shows heatmaps of h matrices n x n. counts_lines(width)
@@ -96,11 +102,12 @@ struct body_layout layout_body_min(const struct layout *l, bool heat, int n, int
  * placed with h > 0. */
 int layout_panels(struct rect area, int count, const struct rect *want, int min_w, struct rect *out);
 /* As layout_panels, and panel focus (>= 0) gets up to focus_h rows (title
- * and header included) before the other shelves share the rest; and when
- * focus_w > 0, side by side its whole focus_w columns (up to the area's),
- * the others sharing what is left (left out below min_w). */
-int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int focus, int focus_h,
-                        int focus_w, struct rect *out);
+ * and header included) before the other shelves share the rest; side by
+ * side it widens past its share while the others keep keep_w (>= min_w)
+ * each; and when focus_w > 0, its whole focus_w columns (up to the
+ * area's), the others sharing what is left (left out below min_w). */
+int layout_panels_focus(struct rect area, int count, const struct rect *want, int min_w, int keep_w, int focus,
+                        int focus_h, int focus_w, struct rect *out);
 /* Rows the panels take when shelved in width columns with room to spare:
  * the shelves' heights and one blank line between shelves. */
 int layout_panels_height(int width, int count, const struct rect *want);

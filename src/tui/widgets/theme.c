@@ -39,8 +39,10 @@ static const short head_256[8] = { 214, 75, 36, 227, 25, 166, 175, 250 };
 static const short head_8[8] = { COLOR_YELLOW, COLOR_CYAN, COLOR_GREEN, COLOR_MAGENTA,
                                  COLOR_BLUE, COLOR_RED, COLOR_WHITE, COLOR_YELLOW };
 
-static const char *const glyphs_utf8[] = { " ", "\u2591", "\u2592", "\u2593", "\u2588" };
-static const char *const glyphs_ascii[] = { " ", ".", ":", "-", "=", "+", "*", "#", "%", "@" };
+/* the lowest shade is a dot, never blank: a weight of 1e-20 is there,
+ * and blank is a masked cell's (its own mark on blanks) */
+static const char *const glyphs_utf8[] = { "\u00b7", "\u2591", "\u2592", "\u2593", "\u2588" };
+static const char *const glyphs_ascii[] = { ".", ",", ":", "-", "=", "+", "*", "#", "%", "@" };
 #define N_UTF8 ((int)(sizeof glyphs_utf8 / sizeof glyphs_utf8[0]))
 #define N_ASCII ((int)(sizeof glyphs_ascii / sizeof glyphs_ascii[0]))
 
@@ -173,8 +175,9 @@ static int level_clamp(int level)
 
 attr_t theme_heat_attr(int level) { return theme.heat[level_clamp(level)]; }
 
-/* Level l of L onto glyph g of G, rounded, with only level 0 blank:
- * g = round(l (G-1) / (L-1)), at least 1 when l > 0. */
+/* Level l of L onto glyph g of G, rounded, with only level 0 on the
+ * lowest glyph (the dot): g = round(l (G-1) / (L-1)), at least 1 when
+ * l > 0. */
 static int glyph_index(int level, int n_glyphs)
 {
 	int l = level_clamp(level), top = theme.heat_levels - 1;
