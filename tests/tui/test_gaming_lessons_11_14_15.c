@@ -317,6 +317,26 @@ static void test_how_big_is_not_the_question_s_number_squared(void **state)
 	tui_check_close(app);
 }
 
+/* read-ind (issue 24 item 9): it asked which pattern L0's best head
+ * follows, which the step before had just answered (a head below writes
+ * "A came before me" into B). Now where an ind head looks on a sequence:
+ * the other patterns' positions (dup, prev, the earlier copy of the token
+ * before) spend the one try; the token after the earlier copy earns it. */
+static void test_read_ind_needs_the_token_after_the_earlier_copy(void **state)
+{
+	(void)state;
+	const char *name = set.lessons[lesson_index("specialised-heads")].name;
+	tui_check_forfeits(tui_check_open_step(&set, name, "read-ind"), "aa", "dup", "ac");
+	tui_check_forfeits(tui_check_open_step(&set, name, "read-ind"), "ab", "prev", "ac");
+	tui_check_forfeits(tui_check_open_step(&set, name, "read-ind"), "ad", "one step on", "ac");
+	struct app *app = tui_check_open_step(&set, name, "read-ind");
+	tui_check_keys(app, "ac");
+	char key[128];
+	snprintf(key, sizeof key, "%s/read-ind", name);
+	assert_true(progress_is_done(&app->learn.progress, key));
+	tui_check_close(app);
+}
+
 int main(void)
 {
 	setlocale(LC_CTYPE, "C");
@@ -329,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_the_training_screen_answers_no_prediction_early),
 		cmocka_unit_test(test_o_does_not_put_a_trained_layer_over_a_lesson),
 		cmocka_unit_test(test_how_big_is_not_the_question_s_number_squared),
+		cmocka_unit_test(test_read_ind_needs_the_token_after_the_earlier_copy),
 	};
 	return cmocka_run_group_tests_name("gaming_lessons_11_14_15", tests, group_setup, group_teardown);
 }
