@@ -6,8 +6,8 @@
  * fixed blocks of rows or columns), softmax cross-entropy (the engine's
  * vector exp), and the next-token top-k. The sequences and the blocks run
  * on the batch's pool of threads, started once (pool.h): the read-out is
- * most of a step's FLOPs at the shipped size, so it must be shared too. The model
- * is train.h's (classes = vocabulary). AdamW and the batches' text are in
+ * most of a step's FLOPs at the shipped size, so it must be shared too.
+ * The model is train.h's (classes = vocabulary). AdamW and the batches' text are in
  * lm_trainer.c; evaluation over a stream in lm_eval.c.
  *
  * Determinism: every sequence's layer gradients go to a slot of their
@@ -101,7 +101,7 @@ void lm_embed(const struct train_model *m, const int *tokens, int n, float *x0)
 
 struct par {
 	void (*fn)(struct par *p, int item, int thread);
-	int items, threads;    /* threads: at most this many of the pool's */
+	int items, threads;    /* threads: 1 runs here, in order; more: the whole pool */
 	const struct train_model *m;
 	struct lm_batch *bt;
 	const int *tokens, *targets;
@@ -129,13 +129,14 @@ static void par_run(struct par *p, int items)
 			p->fn(p, i, 0);
 }
 
-/* Rows [r0, r1) of b n, in blocks of READOUT_ROWS. */
+/* How many blocks of READOUT_ROWS the b n rows make. */
 static int row_blocks(const struct par *p)
 {
 	const int rows = p->items * p->bt->n;
 	return (rows + READOUT_ROWS - 1) / READOUT_ROWS;
 }
 
+/* Block blk's rows [r0, r1) of the b n. */
 static void block_rows(const struct par *p, int blk, int *r0, int *r1)
 {
 	const int rows = p->items * p->bt->n;
