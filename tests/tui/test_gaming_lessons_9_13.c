@@ -62,13 +62,10 @@ static bool done(const struct app *app, const char *key)
 }
 
 /* The right path: a fresh learner at lesson's step `id` types keys and
- * earns the step (progress key `key`). */
-static void right_path_earns(const char *lesson, const char *id, const char *keys, const char *key)
+ * earns the step. */
+static void right_path_earns(const char *lesson, const char *id, const char *keys)
 {
-	struct app *app = open_at(lesson, id);
-	tui_check_keys(app, keys);
-	assert_true(done(app, key));
-	tui_check_close(app);
+	tui_check_earns(open_at(lesson, id), keys);
 }
 
 /* prune-one: before the answer, switching each head off alone shows
@@ -280,7 +277,7 @@ static void test_lesson_nine_best_is_not_read_off_the_table(void **state)
 	tui_check_keys(app, "ab");
 	assert_false(done(app, "head-count/best"));
 	tui_check_close(app);
-	right_path_earns("9", "best", "ab", "head-count/best");
+	right_path_earns("9", "best", "ab");
 }
 
 /* mqa: kv-less pressed before the answer names the cache on the status
@@ -331,7 +328,7 @@ static void test_powers_of_two_and_carried_answers_do_not_earn_lesson_ten(void *
 	assert_true(app->learn.run.answer_right);
 	assert_false(done(app, "gqa-mqa/wk-size"));
 	tui_check_close(app);
-	right_path_earns("10", "wk-size", "a655360\n", "gqa-mqa/wk-size");
+	right_path_earns("10", "wk-size", "a655360\n");
 	app = open_at("10", "gqa"); /* the cache at a half: no power of two */
 	tui_check_keys(app, "a655360\n"); /* the step before's answer */
 	assert_non_null(strstr(app->status, "cache at a quarter"));
@@ -489,21 +486,21 @@ static void test_carried_answers_and_lines_do_not_earn_mqa_or_at_scale(void **st
 	assert_true(learn_counts_hidden(app));
 	/* the step before's, wk-size's, then the line through them */
 	tui_check_forfeits(app, "a786432\na655360\na589824\n", "d_k = 64", "a557056\n");
-	right_path_earns("10", "mqa", "a557056\n<<<<", "gqa-mqa/mqa");
+	right_path_earns("10", "mqa", "a557056\n<<<<");
 	/* the old answer (KiB a token), values as bytes, one layer */
 	tui_check_forfeits(open_at("10", "at-scale"), "a320\na6553\na262144\n", "80 layers", "a3276\n");
-	right_path_earns("10", "at-scale", "a3276\n", "gqa-mqa/at-scale");
+	right_path_earns("10", "at-scale", "a3276\n");
 }
 
 static void test_importance_and_last_to_go_are_not_read_off_their_text(void **state)
 {
 	(void)state;
 	tui_check_forfeits(open_at("12", "importance"), "aa", "whatever its sign", "ab"); /* the lower number */
-	right_path_earns("12", "importance", "ab", "pruning/importance");
+	right_path_earns("12", "importance", "ab");
 	/* the twins' fix carried over */
 	tui_check_forfeits(open_at("12", "last-to-go"), "aa", "its own values", "ab");
 	tui_check_forfeits(open_at("12", "last-to-go"), "ac", "other ones", "ab");
-	right_path_earns("12", "last-to-go", "ab", "pruning/last-to-go");
+	right_path_earns("12", "last-to-go", "ab");
 }
 
 int main(void)

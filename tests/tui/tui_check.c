@@ -348,6 +348,16 @@ void tui_check_forfeits(struct app *app, const char *wrong, const char *reason, 
 	tui_check_close(app);
 }
 
+void tui_check_earns(struct app *app, const char *keys)
+{
+	char key[256];
+	lesson_step_key(app->learn.run.lesson, app->learn.run.step, key, sizeof key);
+	tui_check_keys(app, keys);
+	if (!progress_is_done(&app->learn.progress, key))
+		fail_msg("%s not earned after %s", key, keys);
+	tui_check_close(app);
+}
+
 void tui_check_next_step(struct app *app)
 {
 	int was = app->learn.run.step;

@@ -56,6 +56,9 @@ void tui_check_each_view(struct app *app, void (*fn)(struct app *, const struct 
  * tries are spent for good; the right answer typed then shows the rest,
  * the step shown but never earned. Closes app. */
 void tui_check_forfeits(struct app *app, const char *wrong, const char *reason, const char *right);
+/* The right path: keys typed at app's step earn it (done in the
+ * progress, not only shown). Closes app. */
+void tui_check_earns(struct app *app, const char *keys);
 /* The default configuration with these shapes (not checked). */
 struct mha_config tui_check_config(int n, int d, int h, int g, int dk);
 /* Group set-up and teardown for the lesson tests: the shipped lessons
